@@ -1,0 +1,3 @@
+from thinkfix.cli import main
+
+main()

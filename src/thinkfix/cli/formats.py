@@ -1,0 +1,7 @@
+"""`thinkfix formats`."""
+
+from __future__ import annotations
+
+import click
+
+commands: list[click.Command] = []

@@ -1,0 +1,7 @@
+"""`thinkfix repair`."""
+
+from __future__ import annotations
+
+import click
+
+commands: list[click.Command] = []

@@ -1,0 +1,182 @@
+"""The `Report` value: what a scan found, independent of how it is shown, and its exit code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum, IntEnum
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+class ExitCode(IntEnum):
+    """The command contract of DESIGN.md."""
+
+    CLEAN = 0
+    FINDINGS = 1
+    ERROR = 2
+
+
+class ErrorKind(str, Enum):
+    UNREADABLE = "unreadable"  # the file could not be opened or decompressed
+    UNKNOWN_FORMAT = "unknown_format"  # no format claims the file
+    BAD_LINE = "bad_line"  # a line that is not JSON, not UTF-8, or truncated: copied through untouched
+    BAD_SHAPE = "bad_shape"  # valid JSON of a shape the format does not know
+    CHANGED = "changed"  # the file changed while it was being repaired
+    WRITE_FAILED = "write_failed"
+
+
+@dataclass(frozen=True, order=True)
+class LeakFinding:
+    """One leak in one stored message, located well enough to find it again."""
+
+    path: str
+    line: int  # 1-based line of the record (1 for a whole-document JSON file)
+    json_path: str  # e.g. message.content[1].text
+    format: str
+    kind: str
+    tag: str
+    start: int  # offsets into the stored text
+    end: int
+    leaked_chars: int
+    session_id: str | None = None
+    message_id: str | None = None
+    message_index: int = 0  # position of the message in its session, for baselines without ids
+    model: str | None = None
+    fingerprint: str = ""  # baseline identity: format + session + message + hash of leaked text
+    baselined: bool = False
+    snippet: str = ""  # the leaked text (possibly redacted), for humans
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "json_path": self.json_path,
+            "format": self.format,
+            "session_id": self.session_id,
+            "message_id": self.message_id,
+            "message_index": self.message_index,
+            "model": self.model,
+            "kind": self.kind,
+            "tag": self.tag,
+            "start": self.start,
+            "end": self.end,
+            "leaked_chars": self.leaked_chars,
+            "fingerprint": self.fingerprint,
+            "baselined": self.baselined,
+            "snippet": self.snippet,
+        }
+
+
+@dataclass(frozen=True, order=True)
+class InputError:
+    """A file or line that could not be read; never counted as clean."""
+
+    path: str
+    line: int | None
+    kind: str
+    message: str
+
+    @property
+    def fatal(self) -> bool:
+        """A whole file that could not be read (as opposed to one bad line passed through)."""
+        return self.kind in (ErrorKind.UNREADABLE, ErrorKind.UNKNOWN_FORMAT, ErrorKind.CHANGED,
+                             ErrorKind.WRITE_FAILED)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "kind": self.kind, "message": self.message}
+
+
+@dataclass(frozen=True)
+class MessageCounts:
+    """Assistant messages seen and how many leaked, for one breakdown key."""
+
+    assistant_messages: int = 0
+    leaking_messages: int = 0
+    findings: int = 0
+    format: str | None = None  # set in by_file only
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "assistant_messages": self.assistant_messages,
+            "leaking_messages": self.leaking_messages,
+            "findings": self.findings,
+        }
+        if self.format is not None:
+            out["format"] = self.format
+        return out
+
+
+@dataclass(frozen=True)
+class Summary:
+    files: int = 0
+    records: int = 0
+    assistant_messages: int = 0
+    leaking_messages: int = 0
+    findings: int = 0
+    leaked_chars: int = 0
+    baselined: int = 0
+    by_kind: dict[str, int] = field(default_factory=dict)
+    by_format: dict[str, MessageCounts] = field(default_factory=dict)
+    by_model: dict[str, MessageCounts] = field(default_factory=dict)
+    by_file: dict[str, MessageCounts] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "records": self.records,
+            "assistant_messages": self.assistant_messages,
+            "leaking_messages": self.leaking_messages,
+            "findings": self.findings,
+            "leaked_chars": self.leaked_chars,
+            "baselined": self.baselined,
+            "by_kind": dict(sorted(self.by_kind.items())),
+            "by_format": {k: v.to_dict() for k, v in sorted(self.by_format.items())},
+            "by_model": {k: v.to_dict() for k, v in sorted(self.by_model.items())},
+            "by_file": {k: v.to_dict() for k, v in sorted(self.by_file.items())},
+        }
+
+
+@dataclass(frozen=True)
+class StaleEntry:
+    """A baseline entry that no longer matches any finding."""
+
+    fingerprint: str
+    path: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"fingerprint": self.fingerprint, "path": self.path}
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a scan found, sorted so it is the same whatever order files ran in."""
+
+    summary: Summary
+    findings: tuple[LeakFinding, ...] = ()
+    errors: tuple[InputError, ...] = ()
+    stale_baseline: tuple[StaleEntry, ...] = ()
+    tool_version: str = ""
+
+    @property
+    def new_findings(self) -> tuple[LeakFinding, ...]:
+        """Findings not covered by a baseline: the ones that fail a run."""
+        return tuple(f for f in self.findings if not f.baselined)
+
+    def exit_code(self, *, exit_zero: bool = False) -> ExitCode:
+        # A bad line is part of a file that was not fully read: never call that clean.
+        if self.errors:
+            return ExitCode.ERROR
+        if self.new_findings and not exit_zero:
+            return ExitCode.FINDINGS
+        return ExitCode.CLEAN
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "tool": {"name": "thinkfix", "version": self.tool_version},
+            "summary": self.summary.to_dict(),
+            "findings": [f.to_dict() for f in self.findings],
+            "errors": [e.to_dict() for e in self.errors],
+            "stale_baseline": [s.to_dict() for s in self.stale_baseline],
+        }

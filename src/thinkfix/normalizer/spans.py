@@ -1,0 +1,130 @@
+"""The values the normalizer returns: labelled spans that tile the input, and what derives from them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+
+
+class Label(str, Enum):
+    """What a span of the original text is."""
+
+    VISIBLE = "visible"
+    THINKING = "thinking"
+    DELIMITER = "delimiter"
+    TRIMMED = "trimmed"  # whitespace dropped next to a removed block or at a segment edge
+    DUPLICATE = "duplicate"  # reasoning already present in the native field
+
+
+class LeakKind(str, Enum):
+    """The kinds of leak the normalizer reports (DESIGN.md's damage table, plus two notices)."""
+
+    BLOCK = "block"
+    ORPHAN_CLOSE = "orphan_close"
+    STRAY_CLOSE = "stray_close"
+    UNCLOSED = "unclosed"
+    EMPTY_BLOCK = "empty_block"
+    DUPLICATE = "duplicate"
+    MARKER = "marker"  # an answer-wrapper or channel token removed (begin_of_solution, harmony final)
+    UNCLOSED_INLINE = "unclosed_inline"  # notice only: a mid-text opener that never closed stays visible
+
+    @property
+    def changes_text(self) -> bool:
+        """False for notices that leave the visible text as it was."""
+        return self is not LeakKind.UNCLOSED_INLINE
+
+
+@dataclass(frozen=True)
+class Span:
+    """A half-open slice [start, end) of the original text with its label."""
+
+    start: int
+    end: int
+    label: Label
+    block: int | None = None  # index of the reasoning block it belongs to, if any
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One leak: its kind, the delimiter that showed it, and the offsets it covers."""
+
+    kind: LeakKind
+    tag: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind.value, "tag": self.tag, "start": self.start, "end": self.end}
+
+
+_WS = re.compile(r"\s+")
+
+
+def squash_whitespace(text: str) -> str:
+    """Whitespace-normalised form used to compare reasoning segments (rule 9)."""
+    return _WS.sub(" ", text).strip()
+
+
+@dataclass(frozen=True)
+class Result:
+    """The partition of `text` into spans, with the visible text, reasoning and findings derived."""
+
+    text: str
+    spans: tuple[Span, ...]
+    findings: tuple[Finding, ...] = ()
+    native: str = ""  # the native reasoning, delimiters stripped and trimmed
+
+    @cached_property
+    def visible(self) -> str:
+        text = self.text
+        return "".join(text[s.start : s.end] for s in self.spans if s.label is Label.VISIBLE)
+
+    @cached_property
+    def extracted(self) -> tuple[str, ...]:
+        """The reasoning segments taken from the text and kept, in order (not the native)."""
+        text = self.text
+        segments: dict[int, list[str]] = {}
+        for s in self.spans:
+            if s.label is Label.THINKING and s.block is not None:
+                segments.setdefault(s.block, []).append(text[s.start : s.end])
+        return tuple(seg for seg in ("".join(parts) for _, parts in sorted(segments.items())) if seg)
+
+    @cached_property
+    def thinking(self) -> tuple[str, ...]:
+        """Every reasoning segment, native first."""
+        return ((self.native,) if self.native else ()) + self.extracted
+
+    @property
+    def thinking_text(self) -> str:
+        """The reasoning as one string, segments joined by a blank line (rule 8)."""
+        return "\n\n".join(self.thinking)
+
+    @property
+    def changed(self) -> bool:
+        """True when the visible text differs from the input."""
+        return any(s.label is not Label.VISIBLE for s in self.spans)
+
+    @property
+    def leaked_chars(self) -> int:
+        """Characters removed from the visible text."""
+        return sum(s.end - s.start for s in self.spans if s.label is not Label.VISIBLE)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "visible": self.visible,
+            "thinking": list(self.thinking),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+@dataclass(frozen=True)
+class Delta:
+    """What one `StreamNormalizer.feed` or `finish` call releases."""
+
+    visible: str = ""
+    thinking: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.visible or self.thinking)
