@@ -1,11 +1,30 @@
-"""Whole-string normalization (placeholder until the scanner lands)."""
+"""Whole-string normalization: `normalize(text) -> Result`."""
 
 from __future__ import annotations
 
+from thinkfix.normalizer.grammar import DETOK_OPEN, grammar_for
+from thinkfix.normalizer.pipeline import Pipeline, clean_native
 from thinkfix.normalizer.policy import DEFAULT, Policy
-from thinkfix.normalizer.spans import Result
+from thinkfix.normalizer.spans import Label, Result, Span
 
 
 def normalize(text: str, *, native_reasoning: str | None = None, policy: Policy = DEFAULT,
               start_in_reasoning: bool = False) -> Result:
-    raise NotImplementedError
+    """Split stored assistant text into visible answer and leaked reasoning, losing nothing.
+
+    The result's spans tile `text`; `visible`, `thinking` and `findings` derive from them.
+    """
+    native = clean_native(native_reasoning, policy)
+    if not policy.enabled or (not start_in_reasoning and _clean(text, policy)):
+        spans = (Span(0, len(text), Label.VISIBLE),) if text else ()
+        return Result(text, spans, (), native)
+    pipeline = Pipeline(policy, native=native, start_in_reasoning=start_in_reasoning)
+    pipeline.pieces = pipeline.feed(text) + pipeline.finish()
+    return pipeline.result(text)
+
+
+def _clean(text: str, policy: Policy) -> bool:
+    """True when no delimiter can be in `text`: one C-level search, no Python loop."""
+    if grammar_for(policy).prefilter.search(text):
+        return False
+    return not (policy.harmony and text.lstrip().startswith(DETOK_OPEN))

@@ -1,0 +1,79 @@
+"""Scanner and stages wired together; the engine behind `normalize` and `StreamNormalizer`."""
+
+from __future__ import annotations
+
+from thinkfix.normalizer.policy import NativeMode, Policy
+from thinkfix.normalizer.scanner import Scanner
+from thinkfix.normalizer.spans import Finding, Label, LeakKind, Result, Span
+from thinkfix.normalizer.stages import Deduper, Piece, Trimmer
+
+
+def clean_native(native: str | None, policy: Policy) -> str:
+    """Rule 9: native reasoning with any delimiters stripped, trimmed."""
+    if not native:
+        return ""
+    from thinkfix.normalizer.batch import normalize
+
+    inner = normalize(native, policy=policy.with_changes(native=NativeMode.MERGE))
+    parts = [*inner.extracted, inner.visible.strip()]
+    return "\n\n".join(p for p in parts if p)
+
+
+class Pipeline:
+    """Text in, final labelled pieces out, in order, as soon as they are settled."""
+
+    def __init__(self, policy: Policy, *, native: str = "", start_in_reasoning: bool = False,
+                 holdback: int | None = None) -> None:
+        self.scanner = Scanner(policy, start_in_reasoning=start_in_reasoning, holdback=holdback)
+        self.trimmer = Trimmer(policy.trim)
+        self.deduper = Deduper(policy, native)
+        self.native = native
+        self.pieces: list[Piece] = []  # batch mode keeps everything; streaming drains it
+        self.finished = False
+
+    def feed(self, chunk: str) -> list[Piece]:
+        self.scanner.feed(chunk)
+        self.scanner.run(final=False)
+        return self._drain()
+
+    def finish(self) -> list[Piece]:
+        self.scanner.run(final=True)
+        out = self._drain()
+        tail = self.deduper.push(self.trimmer.finish()) + self.deduper.finish()
+        self.finished = True
+        return out + tail
+
+    def _drain(self) -> list[Piece]:
+        scanner = self.scanner
+        raw = scanner.take()
+        pieces = [Piece(s.start, s.end, s.label, s.block, scanner.text_at(s.start, s.end)) for s in raw]
+        if raw:
+            scanner.release(raw[-1].end)
+        return self.deduper.push(self.trimmer.push(pieces))
+
+    def findings(self) -> tuple[Finding, ...]:
+        """Findings so far (all of them once finished), duplicates relabelled."""
+        out = []
+        for bf in self.scanner.findings:
+            f = bf.finding
+            if bf.block is not None and bf.block in self.deduper.duplicates and f.kind is LeakKind.BLOCK:
+                f = Finding(LeakKind.DUPLICATE, f.tag, f.start, f.end)
+            out.append(f)
+        return tuple(sorted(out, key=lambda f: (f.start, f.end)))
+
+    def result(self, text: str) -> Result:
+        pieces = sorted(self.pieces, key=lambda p: p.start)
+        spans = _merge(Span(p.start, p.end, p.label, p.block) for p in pieces)
+        return Result(text, spans, self.findings(), self.native)
+
+
+def _merge(spans) -> tuple[Span, ...]:  # type: ignore[no-untyped-def]
+    out: list[Span] = []
+    for s in spans:
+        if s.end <= s.start:
+            continue
+        if out and out[-1].label is s.label and out[-1].block == s.block and out[-1].end == s.start:
+            out[-1] = Span(out[-1].start, s.end, s.label, s.block)
+        else:
+            out.append(s)
+    return tuple(out)

@@ -1,0 +1,504 @@
+"""The incremental scanner shared by `normalize` and `StreamNormalizer`.
+
+It turns text into raw spans (visible, thinking, delimiter) in order. Batch
+normalization is this scanner fed the whole text at once; streaming feeds it
+chunk by chunk. Decisions that need to see further ahead (rule 4's orphan
+close, rule 5's mid-text opener that may never close, rule 6's nesting) are
+made speculatively from a checkpoint and undone at `finish` if the text ends
+without confirming them, so every chunking reaches the same spans.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from enum import Enum
+from functools import lru_cache
+
+from thinkfix.normalizer.grammar import CONTEXT, DETOK_CLOSE, DETOK_OPEN, Kind, Token, grammar_for
+from thinkfix.normalizer.policy import OrphanClose, Policy
+from thinkfix.normalizer.spans import Finding, Label, LeakKind
+
+_NON_WS = re.compile(r"[^\s\ufeff]")
+_PROSE_BEFORE = " \t"
+_TICKS = re.compile(r"`+")
+
+
+@lru_cache(maxsize=32)
+def _fence_closer(fence: str) -> re.Pattern[str]:
+    return re.compile(rf"\n[ ]{{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*(?:\r?\n|\Z)")
+
+
+class Mode(Enum):
+    LEAD = "lead"  # nothing but whitespace seen yet
+    OUT = "out"  # visible text
+    IN = "in"  # inside a reasoning block
+    DETOK = "detok"  # inside a detokenised harmony `analysis...assistantfinal` candidate
+
+
+@dataclass(frozen=True)
+class RawSpan:
+    start: int
+    end: int
+    label: Label
+    block: int | None = None
+
+
+@dataclass(frozen=True)
+class BlockFinding:
+    """A finding, with the reasoning block it concerns (so dedupe can relabel it)."""
+
+    finding: Finding
+    block: int | None = None
+
+
+@dataclass(frozen=True)
+class _State:
+    mode: Mode
+    seg: int = 0  # start of the text not yet cut into a span
+    first_delim: bool = False  # rule 4 looks only at the first delimiter
+    window: int | None = 0  # start of the pre-delimiter window while it is open
+    prose: int = 0  # prose openers awaiting their prose close
+    depth: int = 0
+    block: int = -1  # id of the current (or last) reasoning block
+    opener: Token | None = None
+    leading: bool = False
+    content: bool = False  # the current block has non-blank reasoning
+    fence: str | None = None  # the fence of the code block we are inside
+
+
+@dataclass(frozen=True)
+class _Checkpoint:
+    """Where to come back to if the text ends before a speculation is confirmed."""
+
+    state: _State
+    pos: int
+    spans: int
+    findings: int
+    override: str  # "literal": the token at pos is text; "close": it ends the block
+
+
+class Scanner:
+    """Raw spans of a text fed in pieces; `text_at` reads back what was fed."""
+
+    def __init__(self, policy: Policy, *, start_in_reasoning: bool = False,
+                 holdback: int | None = None) -> None:
+        self.policy = policy
+        self.grammar = grammar_for(policy)
+        self.holdback = holdback
+        self.start_in_reasoning = start_in_reasoning
+        self.spans: list[RawSpan] = []
+        self.findings: list[BlockFinding] = []
+        self.pos = 0
+        self.length = 0
+        self._chunks: list[str] = []
+        self._chunk_base = 0  # absolute offset of _chunks[0]
+        self._ck: _Checkpoint | None = None
+        self._overrides: dict[int, str] = {}
+        self._line_ticks: tuple[int, dict[int, list[int]]] | None = None
+        if start_in_reasoning:
+            self.st = _State(Mode.IN, depth=1, block=0, leading=True, first_delim=True,
+                             window=None, opener=Token(Kind.OPEN, 0, 0, "<think>", xml=True))
+        else:
+            self.st = _State(Mode.LEAD)
+
+    # -- text storage -------------------------------------------------------------------
+
+    def feed(self, chunk: str) -> None:
+        if chunk:
+            self._chunks.append(chunk)
+            self.length += len(chunk)
+
+    def text_at(self, start: int, end: int) -> str:
+        """The fed text between two absolute offsets (both at or after the released point)."""
+        out, base = [], self._chunk_base
+        for chunk in self._chunks:
+            nxt = base + len(chunk)
+            if nxt > start and base < end:
+                out.append(chunk[max(0, start - base) : end - base])
+            if nxt >= end:
+                break
+            base = nxt
+        return "".join(out)
+
+    def release(self, upto: int) -> None:
+        """Forget text before `upto`; the caller has taken what it needs from it."""
+        upto = min(upto, self.pos - CONTEXT, self._ck.pos if self._ck else upto)
+        while self._chunks and self._chunk_base + len(self._chunks[0]) <= upto:
+            self._chunk_base += len(self._chunks.pop(0))
+
+    # -- the frontier ---------------------------------------------------------------------
+
+    def frontier(self) -> int:
+        """Spans ending at or before this offset are final."""
+        limit = self.pos
+        st = self.st
+        if self._ck is not None:
+            ck = self._ck
+            limit = min(limit, ck.pos if ck.state.window is None else min(ck.pos, ck.state.window))
+        if st.window is not None:
+            limit = min(limit, st.window)
+        return limit
+
+    def take(self) -> list[RawSpan]:
+        """Pop the spans that can no longer change."""
+        limit = self.frontier()
+        n = 0
+        for span in self.spans:
+            if span.end > limit:
+                break
+            n += 1
+        if self._ck is not None:
+            n = min(n, self._ck.spans)
+        out, self.spans = self.spans[:n], self.spans[n:]
+        if self._ck is not None:
+            self._ck = replace(self._ck, spans=self._ck.spans - n)
+        return out
+
+    # -- scanning -------------------------------------------------------------------------
+
+    def run(self, final: bool = False) -> None:
+        """Scan as far as the fed text allows; with `final`, to the end, settling everything."""
+        while True:
+            self._scan(final)
+            if not final:
+                self._cut()
+                self._close_window_past_holdback()
+                return
+            if not self._end_of_text():
+                return
+
+    def _window(self) -> tuple[str, int]:
+        """The text from a little before `pos` to the end, and the offset of its first char."""
+        start = max(self.pos - CONTEXT, self._chunk_base)
+        text = self.text_at(start, self.length)
+        if start == 0:
+            return "\n" + text, -1  # a virtual line start before the text
+        return text, start
+
+    def _scan(self, final: bool) -> None:
+        w, off = self._window()
+        g = self.grammar
+        end = len(w)
+        while True:
+            i = self.pos - off
+            st = self.st
+            if st.mode is Mode.LEAD:
+                m = _NON_WS.search(w, i)
+                if m is None:
+                    self.pos = off + end
+                    return
+                j = m.start()
+                self.pos = off + j
+                if self.policy.harmony and self._overrides.get(self.pos) != "literal":
+                    tail = w[j : j + len(DETOK_OPEN)]
+                    if tail == DETOK_OPEN:
+                        self._start_detok(Token(Kind.OPEN, off + j, off + j + len(tail), DETOK_OPEN))
+                        continue
+                    if not final and DETOK_OPEN.startswith(tail) and j + len(tail) == end:
+                        return
+                tm = g.pattern.match(w, j)
+                if tm is None and not final and g.partial_start(w, j) == j:
+                    return
+                if tm is not None and tm.end() == end and not final:
+                    return
+                tok = g.token(tm, off) if tm is not None else None
+                if tok is not None and tok.kind in (Kind.OPEN, Kind.EMPTY, Kind.CLOSE, Kind.END,
+                                                     Kind.MARKER, Kind.VISIBLE_HEADER):
+                    self.st = replace(st, mode=Mode.OUT)
+                    if not self._on_token(tok, w, off, final, lead=True):
+                        return
+                    continue
+                self.st = replace(st, mode=Mode.OUT)
+                continue
+            if st.mode is Mode.DETOK:
+                k = w.find(DETOK_CLOSE, i)
+                if k < 0:
+                    keep = len(DETOK_CLOSE) - 1
+                    self.pos = off + max(i, end - keep)
+                    return
+                self._end_detok(Token(Kind.CLOSE, off + k, off + k + len(DETOK_CLOSE), DETOK_CLOSE))
+                continue
+            if st.fence is not None:
+                if not self._in_fence(st.fence, w, off, i, final):
+                    return
+                continue
+            m = g.pattern.search(w, i)
+            if m is None or (m.end() == end and not final):
+                stop = m.start() if m is not None else None
+                if stop is None and not final:
+                    stop = g.partial_start(w, i)
+                self.pos = off + (stop if stop is not None else end)
+                return
+            tok = g.token(m, off)
+            if not self._on_token(tok, w, off, final, lead=False):
+                return
+
+    # -- token handling ---------------------------------------------------------------------
+
+    def _on_token(self, tok: Token, w: str, off: int, final: bool, *, lead: bool) -> bool:
+        """Act on one token; False when more text is needed first (pos is left at the token)."""
+        if tok.kind in (Kind.FENCE, Kind.TICKS):
+            return self._skip_code(tok, w, off, final)
+        override = self._overrides.get(tok.start)
+        if override == "literal":
+            self.pos = tok.end
+            return True
+        if self.st.mode is Mode.IN:
+            return self._in_block(tok, w, off, final, override)
+        return self._outside(tok, w, off, final, lead)
+
+    def _prev_char(self, pos: int, w: str, off: int) -> str:
+        return w[pos - off - 1]
+
+    def _outside(self, tok: Token, w: str, off: int, final: bool, lead: bool) -> bool:
+        st = self.st
+        kind = tok.kind
+        prose = tok.xml and not lead and self._prev_char(tok.start, w, off) in _PROSE_BEFORE
+        if kind is Kind.OPEN:
+            if prose:
+                self.st = replace(st, prose=st.prose + 1)
+                self.pos = tok.end
+                return True
+            self._open_block(tok, leading=lead)
+            return True
+        if kind is Kind.EMPTY:
+            if not prose:
+                self._remove(tok, LeakKind.EMPTY_BLOCK)
+            self.pos = tok.end
+            return True
+        if kind in (Kind.MARKER, Kind.VISIBLE_HEADER, Kind.END):
+            self._remove(tok, LeakKind.MARKER)
+            return True
+        # a close tag outside any block
+        if tok.xml and st.prose:
+            self.st = replace(st, prose=st.prose - 1)
+            self.pos = tok.end
+            return True
+        nxt_i = tok.end - off
+        if tok.xml and not lead and nxt_i >= len(w) and not final:
+            self.pos = tok.start
+            return False
+        if (tok.xml and not lead and self._prev_char(tok.start, w, off) in _PROSE_BEFORE
+                and nxt_i < len(w) and w[nxt_i] in _PROSE_BEFORE):
+            self.pos = tok.end
+            return True  # `Use the </think> tag`: prose
+        if self.holdback is not None and st.window is not None and tok.start - st.window > self.holdback:
+            st = self.st = replace(st, window=None)
+        if st.first_delim or st.window is None or self.policy.orphan_close is OrphanClose.STRIP:
+            self._remove(tok, LeakKind.STRAY_CLOSE)
+            return True
+        if self.policy.orphan_close is OrphanClose.AUTO:
+            m = _NON_WS.search(w, nxt_i)
+            if m is None and not final:
+                self.pos = tok.start
+                return False
+            follows = m is not None
+        else:
+            follows = True
+        if not follows:
+            self._remove(tok, LeakKind.STRAY_CLOSE)
+            return True
+        self._orphan_split(tok)
+        return True
+
+    def _in_block(self, tok: Token, w: str, off: int, final: bool, override: str | None) -> bool:
+        st = self.st
+        kind = tok.kind
+        if kind is Kind.OPEN:
+            if self.start_in_reasoning and st.leading and st.block == 0 and not st.content and st.depth == 1:
+                self._cut()
+                self._add(tok.start, tok.end, Label.DELIMITER)
+                self.st = replace(self.st, seg=tok.end)
+                self.pos = tok.end
+                return True
+            if tok.xml and self._prev_char(tok.start, w, off) in _PROSE_BEFORE:
+                self.st = replace(st, prose=st.prose + 1)
+            else:
+                self.st = replace(st, depth=st.depth + 1)
+            self.pos = tok.end
+            return True
+        if kind in (Kind.EMPTY, Kind.MARKER):
+            self.pos = tok.end
+            return True
+        # CLOSE, END or VISIBLE_HEADER: closes (a level of) the block
+        if tok.xml and st.prose and override != "close":
+            self.st = replace(st, prose=st.prose - 1)
+            self.pos = tok.end
+            return True
+        if st.depth > 1 and override != "close":
+            self._cut()
+            self._ck = _Checkpoint(self.st, tok.start, len(self.spans), len(self.findings), "close")
+            self.st = replace(self.st, depth=self.st.depth - 1)
+            self.pos = tok.end
+            return True
+        self._close_block(tok)
+        return True
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def _add(self, start: int, end: int, label: Label, block: int | None = None) -> None:
+        if end > start:
+            self.spans.append(RawSpan(start, end, label, block))
+
+    def _cut(self, upto: int | None = None) -> None:
+        """Turn the open segment, up to `upto` (default: pos), into a span of the current label."""
+        st = self.st
+        upto = self.pos if upto is None else upto
+        if upto <= st.seg:
+            return
+        if st.mode in (Mode.IN, Mode.DETOK):
+            self._add(st.seg, upto, Label.THINKING, st.block)
+            if not st.content and _NON_WS.search(self.text_at(st.seg, upto)):
+                self.st = replace(st, seg=upto, content=True)
+                return
+        else:
+            self._add(st.seg, upto, Label.VISIBLE)
+        self.st = replace(self.st, seg=upto)
+
+    def _finding(self, kind: LeakKind, tag: str, start: int, end: int, block: int | None = None) -> None:
+        self.findings.append(BlockFinding(Finding(kind, tag, start, end), block))
+
+    def _remove(self, tok: Token, kind: LeakKind) -> None:
+        """A delimiter that goes on its own; the text around it stays where it is."""
+        self._cut(tok.start)
+        self._add(tok.start, tok.end, Label.DELIMITER)
+        self._finding(kind, tok.tag, tok.start, tok.end)
+        self.st = replace(self.st, seg=tok.end, first_delim=True, window=None)
+        self.pos = tok.end
+
+    def _open_block(self, tok: Token, *, leading: bool) -> None:
+        if not leading:
+            self._ck = _Checkpoint(self.st, tok.start, len(self.spans), len(self.findings), "literal")
+        self._cut(tok.start)
+        self._add(tok.start, tok.end, Label.DELIMITER)
+        st = self.st
+        self.st = replace(st, mode=Mode.IN, seg=tok.end, first_delim=True, window=None, depth=1,
+                          block=st.block + 1, opener=tok, leading=leading, content=False, prose=0)
+        self.pos = tok.end
+
+    def _close_block(self, tok: Token) -> None:
+        self._cut(tok.start)
+        st = self.st
+        self._add(tok.start, tok.end, Label.DELIMITER)
+        opener = st.opener
+        start = opener.start if opener is not None else 0
+        kind = LeakKind.BLOCK if st.content else LeakKind.EMPTY_BLOCK
+        tag = opener.tag if opener is not None and opener.end > opener.start else tok.tag
+        self._finding(kind, tag, start, tok.end, st.block)
+        self.st = replace(st, mode=Mode.OUT, seg=tok.end, depth=0, prose=0, opener=None)
+        self._ck = None
+        self.pos = tok.end
+
+    def _orphan_split(self, tok: Token) -> None:
+        """Rule 4: everything before the first, glued close tag was reasoning."""
+        st = self.st
+        self._cut(tok.start)
+        block = st.block + 1
+        window = st.window or 0
+        content = False
+        for n, span in enumerate(self.spans):
+            if span.start >= window:
+                self.spans[n] = RawSpan(span.start, span.end, Label.THINKING, block)
+                content = content or bool(_NON_WS.search(self.text_at(span.start, span.end)))
+        self._add(tok.start, tok.end, Label.DELIMITER)
+        kind = LeakKind.ORPHAN_CLOSE if content else LeakKind.STRAY_CLOSE
+        self._finding(kind, tok.tag, window if content else tok.start, tok.end, block)
+        self.st = replace(st, seg=tok.end, first_delim=True, window=None, block=block)
+        self.pos = tok.end
+
+    def _start_detok(self, tok: Token) -> None:
+        self._ck = _Checkpoint(self.st, tok.start, len(self.spans), len(self.findings), "literal")
+        self._cut(tok.start)
+        self._add(tok.start, tok.end, Label.DELIMITER)
+        st = self.st
+        self.st = replace(st, mode=Mode.DETOK, seg=tok.end, first_delim=True, window=None,
+                          block=st.block + 1, opener=Token(Kind.OPEN, tok.start, tok.end, "harmony"),
+                          leading=True, content=False)
+        self.pos = tok.end
+
+    def _end_detok(self, tok: Token) -> None:
+        self._close_block(tok)
+
+    def _skip_code(self, tok: Token, w: str, off: int, final: bool) -> bool:
+        """Rule 2: a fenced block or inline code span is literal text."""
+        if tok.kind is Kind.FENCE:
+            self.st = replace(self.st, fence=tok.tag)
+            self.pos = tok.end
+            return True
+        eol = w.find("\n", tok.end - off)
+        if eol < 0 and not final:
+            self.pos = tok.start
+            return False
+        line_end = eol if eol >= 0 else len(w)
+        closing = self._closing_run(w, off, tok, line_end)
+        self.pos = closing if closing is not None else tok.end
+        return True
+
+    def _in_fence(self, fence: str, w: str, off: int, i: int, final: bool) -> bool:
+        """Skip to the end of the fenced block; False when its end is not in the text yet."""
+        closer = _fence_closer(fence)
+        eol = w.find("\n", i)
+        m = closer.search(w, eol) if eol >= 0 else None
+        if m is not None and (m.group().endswith("\n") or final):
+            self.pos = m.end() + off
+            self.st = replace(self.st, fence=None)
+            return True
+        if final:
+            self.pos = len(w) + off
+            self.st = replace(self.st, fence=None)
+            return True
+        last_nl = w.rfind("\n", i)
+        if last_nl >= 0:
+            self.pos = last_nl + off  # a closing line may be arriving: look at it again
+        return False
+
+    def _closing_run(self, w: str, off: int, tok: Token, line_end: int) -> int | None:
+        """End of the next backtick run as long as `tok` on its line (one pass per line)."""
+        line_start = w.rfind("\n", 0, tok.start - off) + 1 + off
+        if self._line_ticks is None or self._line_ticks[0] != line_start:
+            runs: dict[int, list[int]] = {}
+            for m in _TICKS.finditer(w, line_start - off, line_end):
+                runs.setdefault(m.end() - m.start(), []).append(m.end() + off)
+            self._line_ticks = (line_start, runs)
+        run = tok.end - tok.start
+        for end in self._line_ticks[1].get(run, ()):
+            if end - run >= tok.end:
+                return end
+        return None
+
+    # -- holdback and the end of the text ----------------------------------------------------
+
+    def _close_window_past_holdback(self) -> None:
+        st = self.st
+        if self.holdback is not None and st.window is not None and self.pos - st.window > self.holdback:
+            self.st = replace(st, window=None)
+
+    def _end_of_text(self) -> bool:
+        """Settle what the end of the text decides; False if a rollback needs another scan."""
+        st = self.st
+        if st.mode in (Mode.IN, Mode.DETOK):
+            ck = self._ck
+            if ck is not None:
+                self.st, self.pos = ck.state, ck.pos
+                del self.spans[ck.spans :]
+                del self.findings[ck.findings :]
+                self._overrides[ck.pos] = ck.override
+                self._ck = None
+                if ck.override == "literal" and st.mode is Mode.IN:
+                    self._finding(LeakKind.UNCLOSED_INLINE, st.opener.tag if st.opener else "",
+                                  ck.pos, st.opener.end if st.opener else ck.pos)
+                return True
+            self.pos = self.length
+            self._cut()
+            opener = st.opener
+            start = opener.start if opener is not None else 0
+            tag = opener.tag if opener is not None else ""
+            kind = LeakKind.UNCLOSED if self.st.content else LeakKind.EMPTY_BLOCK
+            self._finding(kind, tag, start, self.length, st.block)
+            self.st = replace(self.st, mode=Mode.OUT, seg=self.length)
+            return False
+        self.pos = self.length
+        self._cut()
+        self.st = replace(self.st, window=None)
+        return False

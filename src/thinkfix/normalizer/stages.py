@@ -1,0 +1,190 @@
+"""The stages after the scanner: whitespace trimming (rule 7) and native dedupe (rule 9).
+
+Each stage takes final spans in order, with their text, and may hold a few
+back (a run of whitespace whose fate depends on what follows). Batch and
+streaming run the very same stages, which is what keeps them equal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from thinkfix.normalizer.policy import NativeMode, Policy
+from thinkfix.normalizer.spans import Label, squash_whitespace
+
+_NON_WS = re.compile(r"[^\s\ufeff]")
+_TRAILING_WS = re.compile(r"[\s\ufeff]*\Z")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A final span with its text."""
+
+    start: int
+    end: int
+    label: Label
+    block: int | None
+    text: str
+
+    def split(self, at: int) -> tuple[Piece, Piece]:
+        """Two pieces at `at` characters into this one."""
+        return (
+            Piece(self.start, self.start + at, self.label, self.block, self.text[:at]),
+            Piece(self.start + at, self.end, self.label, self.block, self.text[at:]),
+        )
+
+    def relabel(self, label: Label) -> Piece:
+        return Piece(self.start, self.end, label, self.block, self.text)
+
+
+class Trimmer:
+    """Rule 7: trim reasoning; drop blank lines and blank segments next to removed blocks."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._vis_state = "start"  # "start" | "after_removed" | "content"
+        self._vis_pending: list[Piece] = []
+        self._visible_out = False
+        self._block: int | None = None
+        self._think_started = False
+        self._think_pending: list[Piece] = []
+
+    def push(self, pieces: Iterable[Piece]) -> list[Piece]:
+        out: list[Piece] = []
+        for piece in pieces:
+            if not self.enabled:
+                out.append(piece)
+            elif piece.label is Label.VISIBLE:
+                self._visible(piece, out)
+            else:
+                self._removed(piece, out)
+        return out
+
+    def finish(self) -> list[Piece]:
+        out: list[Piece] = []
+        if self.enabled:
+            label = Label.VISIBLE if self._vis_state == "start" else Label.TRIMMED
+            out.extend(p.relabel(label) for p in self._vis_pending)
+            out.extend(p.relabel(Label.TRIMMED) for p in self._think_pending)
+        self._vis_pending, self._think_pending = [], []
+        return sorted(out, key=lambda p: p.start)
+
+    def _visible(self, piece: Piece, out: list[Piece]) -> None:
+        self._end_thinking(out)
+        if self._vis_state == "content":
+            out.append(piece)
+            self._visible_out = True
+            return
+        m = _NON_WS.search(piece.text)
+        if m is None:
+            self._vis_pending.append(piece)
+            return
+        lead, rest = piece.split(m.start())
+        pending = self._vis_pending + ([lead] if lead.text else [])
+        self._vis_pending = []
+        if self._vis_state == "start":
+            out.extend(pending)
+        else:
+            out.extend(self._drop_blank_lines(pending))
+        out.append(rest)
+        self._vis_state = "content"
+        self._visible_out = True
+
+    def _drop_blank_lines(self, pending: list[Piece]) -> list[Piece]:
+        """Leading whitespace after a removed block: drop through its last newline."""
+        text = "".join(p.text for p in pending)
+        cut = text.rfind("\n") + 1
+        if cut == 0 and not self._visible_out:
+            cut = len(text)
+        result: list[Piece] = []
+        for p in pending:
+            if cut >= len(p.text):
+                result.append(p.relabel(Label.TRIMMED))
+            elif cut > 0:
+                head, tail = p.split(cut)
+                result.extend((head.relabel(Label.TRIMMED), tail))
+            else:
+                result.append(p)
+            cut -= len(p.text)
+        return result
+
+    def _removed(self, piece: Piece, out: list[Piece]) -> None:
+        if self._vis_pending:
+            out.extend(p.relabel(Label.TRIMMED) for p in self._vis_pending)
+            self._vis_pending = []
+        self._vis_state = "after_removed"
+        if piece.label is not Label.THINKING:
+            self._end_thinking(out)
+            out.append(piece)
+            return
+        if piece.block != self._block:
+            self._end_thinking(out)
+            self._block = piece.block
+        if not self._think_started:
+            m = _NON_WS.search(piece.text)
+            if m is None:
+                out.append(piece.relabel(Label.TRIMMED))
+                return
+            if m.start():
+                lead, piece = piece.split(m.start())
+                out.append(lead.relabel(Label.TRIMMED))
+            self._think_started = True
+        ws = _TRAILING_WS.search(piece.text)
+        assert ws is not None
+        body, tail = piece.split(ws.start())
+        if body.text:
+            out.extend(self._think_pending)
+            self._think_pending = []
+            out.append(body)
+        if tail.text:
+            self._think_pending.append(tail)
+
+    def _end_thinking(self, out: list[Piece]) -> None:
+        out.extend(p.relabel(Label.TRIMMED) for p in self._think_pending)
+        self._think_pending = []
+        self._think_started = False
+        self._block = None
+
+
+class Deduper:
+    """Rule 9: drop extracted reasoning the native field already holds."""
+
+    def __init__(self, policy: Policy, native: str) -> None:
+        self.mode = policy.native
+        self.native = squash_whitespace(native)
+        self.active = bool(self.native) and self.mode is not NativeMode.MERGE
+        self._held: list[Piece] = []
+        self.duplicates: set[int] = set()
+
+    def push(self, pieces: Iterable[Piece]) -> list[Piece]:
+        if not self.active:
+            return list(pieces)
+        out: list[Piece] = []
+        for piece in pieces:
+            if piece.label is Label.THINKING:
+                if self._held and self._held[0].block != piece.block:
+                    out.extend(self._decide())
+                self._held.append(piece)
+            elif piece.label is Label.TRIMMED and self._held:
+                self._held.append(piece)  # trimmed edges inside the block wait with it
+            else:
+                out.extend(self._decide())
+                out.append(piece)
+        return out
+
+    def finish(self) -> list[Piece]:
+        return self._decide()
+
+    def _decide(self) -> list[Piece]:
+        held, self._held = self._held, []
+        if not held:
+            return []
+        thinking = [p for p in held if p.label is Label.THINKING]
+        segment = squash_whitespace("".join(p.text for p in thinking))
+        duplicate = self.mode is NativeMode.NATIVE_ONLY or (segment and segment in self.native)
+        if not duplicate:
+            return held
+        self.duplicates.add(thinking[0].block)  # type: ignore[arg-type]
+        return [p.relabel(Label.DUPLICATE) if p.label is Label.THINKING else p for p in held]
