@@ -1,0 +1,48 @@
+"""Reporters: one module per output format behind `base.Reporter`, and the registry of them."""
+
+from __future__ import annotations
+
+from thinkfix.reporters.base import (
+    DEFAULT_OPTIONS,
+    OutputFormat,
+    RenderOptions,
+    Reporter,
+    get_reporter,
+)
+from thinkfix.reporters.github import GithubReporter
+from thinkfix.reporters.json import JsonReporter
+from thinkfix.reporters.jsonl import JsonlReporter
+from thinkfix.reporters.junit import JunitReporter
+from thinkfix.reporters.markdown import MarkdownReporter
+from thinkfix.reporters.openmetrics import OpenMetricsReporter
+from thinkfix.reporters.sarif import SarifReporter
+from thinkfix.reporters.text import TextReporter
+
+# Explicit, so a format cannot exist without a reporter: a test checks every member is here.
+REPORTERS: dict[OutputFormat, Reporter] = {
+    OutputFormat.TEXT: TextReporter(),
+    OutputFormat.JSON: JsonReporter(),
+    OutputFormat.JSONL: JsonlReporter(),
+    OutputFormat.SARIF: SarifReporter(),
+    OutputFormat.JUNIT: JunitReporter(),
+    OutputFormat.GITHUB: GithubReporter(),
+    OutputFormat.MARKDOWN: MarkdownReporter(),
+    OutputFormat.OPENMETRICS: OpenMetricsReporter(),
+}
+
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "REPORTERS",
+    "GithubReporter",
+    "JsonReporter",
+    "JsonlReporter",
+    "JunitReporter",
+    "MarkdownReporter",
+    "OpenMetricsReporter",
+    "OutputFormat",
+    "RenderOptions",
+    "Reporter",
+    "SarifReporter",
+    "TextReporter",
+    "get_reporter",
+]

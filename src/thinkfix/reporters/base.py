@@ -1,0 +1,288 @@
+"""The reporter interface: one `Report` in, one document out, and the helpers every format shares.
+
+Reporters never read files and never print; the CLI decides where the text goes. Everything a
+reporter emits comes from the report, so the same report always renders to the same bytes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import TYPE_CHECKING, ClassVar
+
+import orjson
+
+from thinkfix.engine.report import InputError, LeakFinding, MessageCounts, Report, Summary
+from thinkfix.normalizer import LeakKind
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+class OutputFormat(str, Enum):
+    """The values of `--output-format` and of `--report FORMAT=PATH`."""
+
+    TEXT = "text"
+    JSON = "json"
+    JSONL = "jsonl"
+    SARIF = "sarif"
+    JUNIT = "junit"
+    GITHUB = "github"
+    MARKDOWN = "markdown"
+    OPENMETRICS = "openmetrics"
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """What the user asked of the output, as opposed to what the scan found.
+
+    Machine formats (json, jsonl, sarif, junit, github, openmetrics) are complete data and ignore
+    `statistics` and `max_findings`; they shape the human formats (text, markdown) only.
+    """
+
+    statistics: bool = False  # add the counts by kind, format, model and file
+    color: bool = False  # ANSI styles in text; the CLI decides (terminal, NO_COLOR, --color)
+    max_findings: int | None = None  # rows of findings listed; None is the reporter's default
+    width: int | None = None  # text columns; None is a fixed width, so files are reproducible
+
+
+DEFAULT_OPTIONS = RenderOptions()
+
+
+class Reporter(ABC):
+    """Turns a `Report` into one document of one output format.
+
+    A format implements `document`, returning text or bytes, whichever it builds natively (orjson
+    builds bytes); `render` and `render_bytes` give callers either without encoding twice.
+    """
+
+    format: ClassVar[OutputFormat]
+    media_type: ClassVar[str] = "text/plain; charset=utf-8"
+    suffix: ClassVar[str] = ".txt"  # the usual file name ending for this format
+    default_max_findings: ClassVar[int | None] = None  # None lists every finding
+
+    @abstractmethod
+    def document(self, report: Report, options: RenderOptions) -> str | bytes:
+        """The whole document, ending with a newline; bytes are UTF-8."""
+
+    def render(self, report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
+        """The document as text."""
+        doc = self.document(plain_report(report), options)
+        return doc if isinstance(doc, str) else doc.decode("utf-8")
+
+    def render_bytes(self, report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> bytes:
+        """The document as UTF-8, the encoding every supported format specifies or allows."""
+        doc = self.document(plain_report(report), options)
+        return doc.encode("utf-8") if isinstance(doc, str) else doc
+
+    def finding_limit(self, options: RenderOptions) -> int | None:
+        """How many findings to list: the option when given, else this reporter's default."""
+        if options.max_findings is not None:
+            return options.max_findings
+        return self.default_max_findings
+
+
+def _plain(value: str) -> str:
+    return value.value if isinstance(value, Enum) else value
+
+
+def plain_report(report: Report) -> Report:
+    """The report with enum-valued kinds and formats as their plain values.
+
+    The fields are typed `str`, but a `LeakKind` or `ErrorKind` member passes that check and
+    formats as `LeakKind.BLOCK` in an f-string before Python 3.12; every format must say `block`.
+    """
+    def is_enum(*values: str | None) -> bool:
+        return any(isinstance(v, Enum) for v in values)
+
+    s = report.summary
+    if not (is_enum(*s.by_kind, *s.by_format, *(c.format for c in s.by_file.values()))
+            or any(is_enum(f.kind, f.format) for f in report.findings)
+            or any(is_enum(e.kind) for e in report.errors)):
+        return report
+    summary = replace(
+        s,
+        by_kind={_plain(k): v for k, v in s.by_kind.items()},
+        by_format={_plain(k): v for k, v in s.by_format.items()},
+        by_file={k: replace(v, format=_plain(v.format) if v.format is not None else None)
+                 for k, v in s.by_file.items()},
+    )
+    return replace(
+        report,
+        summary=summary,
+        findings=tuple(replace(f, kind=_plain(f.kind), format=_plain(f.format))
+                       for f in report.findings),
+        errors=tuple(replace(e, kind=_plain(e.kind)) for e in report.errors),
+    )
+
+
+def pretty_json(value: object) -> bytes:
+    """Indented JSON in the value's own key order, newline-terminated, raw UTF-8."""
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def get_reporter(name: str | OutputFormat) -> Reporter:
+    """The reporter for a format name; `ValueError` naming the choices when there is none."""
+    from thinkfix.reporters import REPORTERS  # the registry imports every module, which import us
+
+    try:
+        return REPORTERS[OutputFormat(name)]
+    except ValueError:
+        choices = ", ".join(f.value for f in OutputFormat)
+        raise ValueError(f"unknown output format {name!r} (choose from {choices})") from None
+
+
+def __getattr__(name: str) -> object:
+    # `REPORTERS` lives in the package so the registry can import every module without a cycle;
+    # it is reachable here too because base is where callers look for the interface.
+    if name == "REPORTERS":
+        from thinkfix.reporters import REPORTERS
+
+        return REPORTERS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --- words shared by every format --------------------------------------------------------------
+
+TOOL_NAME = "thinkfix"
+
+_KIND_DESCRIPTIONS: dict[str, str] = {
+    LeakKind.BLOCK: "A complete reasoning block was stored in the visible answer.",
+    LeakKind.ORPHAN_CLOSE: (
+        "Reasoning ended by a close tag whose opener was in the prompt template was stored in the "
+        "visible answer."
+    ),
+    LeakKind.STRAY_CLOSE: "A reasoning close tag with nothing to close was left in the visible answer.",
+    LeakKind.UNCLOSED: (
+        "A reasoning block that never closed (generation stopped inside it) was stored as the "
+        "visible answer."
+    ),
+    LeakKind.EMPTY_BLOCK: "An empty reasoning block was left in the visible answer.",
+    LeakKind.DUPLICATE: "Reasoning already stored in the native field was repeated in the visible answer.",
+    LeakKind.MARKER: "An answer-wrapper or channel token was left in the visible answer.",
+    LeakKind.UNCLOSED_INLINE: (
+        "A reasoning opener in the middle of the text never closed; the text was left visible."
+    ),
+}
+
+
+def known_kinds() -> list[str]:
+    """Every leak kind the normalizer can report, in declaration order."""
+    return [k.value for k in LeakKind]
+
+
+def describe_kind(kind: str) -> str:
+    """One sentence on what a leak kind means; unknown kinds still get a sentence."""
+    return _KIND_DESCRIPTIONS.get(kind, f"Reasoning leaked into the visible answer ({kind}).")
+
+
+def report_kinds(report: Report) -> list[str]:
+    """The known kinds, then any other kind the report names, so every finding has a rule."""
+    kinds = known_kinds()
+    extra = {f.kind for f in report.findings} | set(report.summary.by_kind)
+    return kinds + sorted(extra - set(kinds))
+
+
+def label(value: str | None) -> str:
+    """A breakdown key or optional field for humans: an empty or missing one still reads."""
+    return value if value else "(unknown)"
+
+
+def location(path: str, line: int | None) -> str:
+    """`path:line` the way editors and terminals link it."""
+    return f"{path}:{line}" if line else path
+
+
+def finding_title(f: LeakFinding) -> str:
+    """A short headline for one finding."""
+    return f"Leaked reasoning ({f.kind})"
+
+
+def finding_message(f: LeakFinding) -> str:
+    """One line that says what leaked, where in the record, and from which model."""
+    parts = [f"{f.leaked_chars} chars of reasoning leaked into {f.json_path or 'the text'}"]
+    if f.tag:
+        parts.append(f"tag {f.tag}")
+    if f.model:
+        parts.append(f"model {f.model}")
+    if f.session_id:
+        parts.append(f"session {f.session_id}")
+    if f.message_id:
+        parts.append(f"message {f.message_id}")
+    if f.baselined:
+        parts.append("covered by the baseline")
+    return f"{f.kind}: " + "; ".join(parts)
+
+
+def error_message(e: InputError) -> str:
+    """One line for one input error."""
+    return f"{e.kind}: {e.message}"
+
+
+def percent(part: int, whole: int) -> str:
+    """A share as text, with a dash where there is nothing to divide."""
+    return f"{100 * part / whole:.1f}%" if whole else "-"
+
+
+def plural(n: int, word: str) -> str:
+    """`1 file`, `2 files`."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def headline(report: Report) -> str:
+    """The verdict in a sentence or two, the same words in every human format."""
+    s = report.summary
+    total = len(report.findings)
+    new = len(report.new_findings)
+    if total:
+        text = (f"Reasoning leaked in {s.leaking_messages} of {plural(s.assistant_messages, 'assistant message')}"
+                f" across {plural(s.files, 'file')}: {plural(total, 'finding')}")
+        if new == total:
+            text += "."
+        elif new:
+            text += f", {new} new, {total - new} covered by the baseline."
+        else:
+            text += ", all covered by the baseline."
+    elif s.files:
+        text = (f"No leaked reasoning in {plural(s.assistant_messages, 'assistant message')}"
+                f" across {plural(s.files, 'file')}.")
+    else:
+        text = "No files scanned."
+    if report.errors:
+        text += f" {plural(len(report.errors), 'input error')}: those inputs were not fully read."
+    return text
+
+
+def counts_sections(summary: Summary, *, by_file: bool) -> Iterator[tuple[str, str, Mapping[str, MessageCounts]]]:
+    """The message-count breakdowns as (title, key heading, counts), in a fixed order."""
+    yield "By format", "format", dict(sorted(summary.by_format.items()))
+    yield "By model", "model", dict(sorted(summary.by_model.items()))
+    if by_file:
+        yield "By file", "file", dict(sorted(summary.by_file.items()))
+
+
+def sorted_by_kind(summary: Summary) -> list[tuple[str, int]]:
+    """Findings per kind, most first, ties by name."""
+    return sorted(summary.by_kind.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def scanned_paths(report: Report) -> list[str]:
+    """Every file the report mentions: scanned, leaking or failed."""
+    paths = set(report.summary.by_file)
+    paths.update(f.path for f in report.findings)
+    paths.update(e.path for e in report.errors)
+    return sorted(paths)
+
+
+def listing_order(findings: Sequence[LeakFinding]) -> list[LeakFinding]:
+    """New findings before baselined ones, each in report order, so a cap never hides a new one."""
+    return sorted(findings, key=lambda f: f.baselined)
+
+
+def capped(findings: Sequence[LeakFinding], limit: int | None) -> tuple[Sequence[LeakFinding], int]:
+    """The findings to list and how many were left out."""
+    if limit is None or len(findings) <= limit:
+        return findings, 0
+    return findings[: max(limit, 0)], len(findings) - max(limit, 0)

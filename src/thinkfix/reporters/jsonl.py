@@ -1,0 +1,34 @@
+"""JSON Lines: a header, then one object per finding, error and stale entry, for streaming tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from thinkfix.engine.report import SCHEMA_VERSION, Report
+from thinkfix.reporters.base import TOOL_NAME, OutputFormat, RenderOptions, Reporter
+
+
+def _line(kind: str, body: dict[str, Any]) -> bytes:
+    # `type` first so `grep '"type":"error"'` and eyes both find it at the start of the line.
+    return orjson.dumps({"type": kind, **body})
+
+
+class JsonlReporter(Reporter):
+    """Every line is a whole JSON object with a `type`: header, finding, error or stale_baseline."""
+
+    format = OutputFormat.JSONL
+    media_type = "application/jsonl"
+    suffix = ".jsonl"
+
+    def document(self, report: Report, options: RenderOptions) -> bytes:
+        lines = [_line("header", {
+            "schema_version": SCHEMA_VERSION,
+            "tool": {"name": TOOL_NAME, "version": report.tool_version},
+            "summary": report.summary.to_dict(),
+        })]
+        lines += [_line("finding", f.to_dict()) for f in report.findings]
+        lines += [_line("error", e.to_dict()) for e in report.errors]
+        lines += [_line("stale_baseline", s.to_dict()) for s in report.stale_baseline]
+        return b"\n".join(lines) + b"\n"

@@ -1,0 +1,119 @@
+"""JUnit XML, so CI test views (GitLab, Jenkins, Azure) list leaks as failed tests per file."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+
+from thinkfix.engine.report import InputError, LeakFinding, Report
+from thinkfix.reporters.base import (
+    TOOL_NAME,
+    OutputFormat,
+    RenderOptions,
+    Reporter,
+    error_message,
+    finding_message,
+    finding_title,
+    location,
+    scanned_paths,
+)
+
+# Characters XML 1.0 cannot carry even escaped; leaked text can hold any of them.
+_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """Text with every character XML 1.0 forbids shown as a visible `\\xNN` escape."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _element(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+    child = ET.SubElement(parent, tag, {k: xml_safe(v) for k, v in attrs.items()})
+    if text is not None:
+        # A parser turns a raw CR into LF anyway; doing it here keeps the file free of bare CRs.
+        child.text = xml_safe(text.replace("\r\n", "\n").replace("\r", "\n"))
+    return child
+
+
+def _finding_details(f: LeakFinding) -> str:
+    fields = [
+        ("location", location(f.path, f.line)),
+        ("json path", f.json_path),
+        ("format", f.format),
+        ("kind", f.kind),
+        ("tag", f.tag),
+        ("model", f.model),
+        ("session", f.session_id),
+        ("message", f.message_id),
+        ("message index", str(f.message_index)),
+        ("leaked chars", str(f.leaked_chars)),
+        ("fingerprint", f.fingerprint),
+    ]
+    lines = [f"{name}: {value}" for name, value in fields if value]
+    if f.snippet:
+        lines += ["", f.snippet]
+    return "\n".join(lines)
+
+
+def _finding_case(suite: ET.Element, f: LeakFinding) -> None:
+    case = _element(suite, "testcase", classname=f.path,
+                    name=f"line {f.line}: {f.json_path} ({f.kind})")
+    if f.baselined:
+        # A baselined leak does not fail the run, so it must not fail the test view either.
+        _element(case, "skipped", message=finding_message(f))
+    else:
+        _element(case, "failure", _finding_details(f), message=finding_message(f),
+                 type=finding_title(f))
+
+
+def _error_case(suite: ET.Element, e: InputError) -> None:
+    name = f"line {e.line}: {e.kind}" if e.line else e.kind
+    case = _element(suite, "testcase", classname=e.path, name=name)
+    _element(case, "error", location(e.path, e.line), message=error_message(e), type=e.kind)
+
+
+def _counts(element: ET.Element) -> dict[str, int]:
+    cases = element.iter("testcase")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for case in cases:
+        totals["tests"] += 1
+        for outcome, key in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
+            totals[key] += len(case.findall(outcome))
+    return totals
+
+
+def _set_counts(element: ET.Element) -> None:
+    for key, value in _counts(element).items():
+        element.set(key, str(value))
+
+
+class JunitReporter(Reporter):
+    """One testsuite per file, one testcase per finding or error; a clean file is one passing test."""
+
+    format = OutputFormat.JUNIT
+    media_type = "application/xml"
+    suffix = ".xml"
+
+    def document(self, report: Report, options: RenderOptions) -> str:
+        findings: dict[str, list[LeakFinding]] = defaultdict(list)
+        errors: dict[str, list[InputError]] = defaultdict(list)
+        for f in report.findings:
+            findings[f.path].append(f)
+        for e in report.errors:
+            errors[e.path].append(e)
+
+        root = ET.Element("testsuites", {"name": TOOL_NAME})
+        for path in scanned_paths(report):
+            suite = _element(root, "testsuite", name=path)
+            for f in findings[path]:
+                _finding_case(suite, f)
+            for e in errors[path]:
+                _error_case(suite, e)
+            if not findings[path] and not errors[path]:
+                _element(suite, "testcase", classname=path, name="no leaked reasoning")
+            _set_counts(suite)
+        _set_counts(root)
+        ET.indent(root, space="  ")
+        body = ET.tostring(root, encoding="unicode", short_empty_elements=True)
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

@@ -1,0 +1,135 @@
+"""SARIF 2.1.0, for code-scanning dashboards (GitHub code scanning, GitLab, Azure DevOps)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote
+
+from thinkfix.engine.report import SCHEMA_VERSION, InputError, LeakFinding, Report
+from thinkfix.reporters.base import (
+    TOOL_NAME,
+    OutputFormat,
+    RenderOptions,
+    Reporter,
+    describe_kind,
+    error_message,
+    finding_message,
+    pretty_json,
+    report_kinds,
+)
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+FINGERPRINT_KEY = "thinkfix/v1"  # versioned so a new fingerprint scheme is not matched with old
+
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:/")
+
+
+def artifact_uri(path: str) -> str:
+    """A URI reference for a report path: relative paths stay relative, absolute ones get file://.
+
+    Code-scanning services resolve relative URIs against the checkout, which is what a scan of a
+    repository produces; the reporter never touches the file system to make paths relative.
+    """
+    posix = path.replace("\\", "/")
+    if _WINDOWS_DRIVE.match(posix):
+        return "file:///" + quote(posix, safe="/:")
+    if posix.startswith("/"):
+        return "file://" + quote(posix, safe="/")
+    return quote(posix, safe="/")
+
+
+def _physical(path: str, line: int | None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(path)}}
+    if line and line > 0:
+        physical["region"] = {"startLine": line}
+    return physical
+
+
+def _rule(kind: str) -> dict[str, Any]:
+    return {
+        "id": kind,
+        "name": "".join(part.capitalize() for part in kind.split("_")) + "ReasoningLeak",
+        "shortDescription": {"text": f"Leaked reasoning: {kind.replace('_', ' ')}"},
+        "fullDescription": {"text": describe_kind(kind)},
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
+def _result(f: LeakFinding, rule_index: dict[str, int]) -> dict[str, Any]:
+    location: dict[str, Any] = {"physicalLocation": _physical(f.path, f.line)}
+    if f.json_path:
+        location["logicalLocations"] = [{"fullyQualifiedName": f.json_path, "kind": "member"}]
+    result: dict[str, Any] = {
+        "ruleId": f.kind,
+        "ruleIndex": rule_index[f.kind],
+        # A baselined finding stays visible but does not fail the run, like the exit code.
+        "level": "note" if f.baselined else "error",
+        "baselineState": "unchanged" if f.baselined else "new",
+        "message": {"text": finding_message(f)},
+        "locations": [location],
+    }
+    if f.fingerprint:
+        result["partialFingerprints"] = {FINGERPRINT_KEY: f.fingerprint}
+    properties = {
+        "format": f.format,
+        "tag": f.tag,
+        "leakedChars": f.leaked_chars,
+        "model": f.model,
+        "sessionId": f.session_id,
+        "messageId": f.message_id,
+        "messageIndex": f.message_index,
+    }
+    result["properties"] = {k: v for k, v in properties.items() if v is not None}
+    return result
+
+
+def _notification(e: InputError) -> dict[str, Any]:
+    return {
+        "level": "error",
+        "message": {"text": error_message(e)},
+        "descriptor": {"id": e.kind},
+        "locations": [{"physicalLocation": _physical(e.path, e.line)}],
+    }
+
+
+def to_sarif(report: Report) -> dict[str, Any]:
+    """The SARIF log as a dict, for callers that merge runs or add to it."""
+    kinds = report_kinds(report)
+    rule_index = {kind: i for i, kind in enumerate(kinds)}
+    driver: dict[str, Any] = {"name": TOOL_NAME, "rules": [_rule(k) for k in kinds]}
+    if report.tool_version:
+        driver["version"] = report.tool_version
+    invocation: dict[str, Any] = {
+        # Any input error means some text went unread, so the run did not fully succeed.
+        "executionSuccessful": not report.errors,
+        "toolExecutionNotifications": [_notification(e) for e in report.errors],
+    }
+    if report.stale_baseline:
+        invocation["toolConfigurationNotifications"] = [
+            {
+                "level": "note",
+                "message": {"text": f"baseline entry {s.fingerprint} for {s.path} matches no finding"},
+                "descriptor": {"id": "stale_baseline"},
+            }
+            for s in report.stale_baseline
+        ]
+    run = {
+        "tool": {"driver": driver},
+        "invocations": [invocation],
+        "results": [_result(f, rule_index) for f in report.findings],
+        "properties": {"schema_version": SCHEMA_VERSION, "summary": report.summary.to_dict()},
+    }
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+class SarifReporter(Reporter):
+    """One run, one rule per leak kind, one result per finding; input errors as notifications."""
+
+    format = OutputFormat.SARIF
+    media_type = "application/sarif+json"
+    suffix = ".sarif"
+
+    def document(self, report: Report, options: RenderOptions) -> bytes:
+        return pretty_json(to_sarif(report))

@@ -1,0 +1,194 @@
+"""The default, human output: rich tables of findings and errors, and a summary panel."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+from rich import box
+from rich.console import Console, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from thinkfix.engine.report import Report
+from thinkfix.reporters.base import (
+    OutputFormat,
+    RenderOptions,
+    Reporter,
+    capped,
+    counts_sections,
+    headline,
+    label,
+    listing_order,
+    location,
+    percent,
+    plural,
+    sorted_by_kind,
+)
+
+DEFAULT_WIDTH = 120  # for files and pipes; a terminal passes its own width
+
+
+def _console(options: RenderOptions) -> tuple[Console, StringIO]:
+    # Every setting rich would otherwise take from the terminal or the environment (COLUMNS,
+    # NO_COLOR, FORCE_COLOR, TERM) is fixed here, so the output depends on the report alone.
+    buffer = StringIO()
+    console = Console(
+        file=buffer,
+        width=options.width or DEFAULT_WIDTH,
+        height=25,
+        force_terminal=options.color,
+        force_jupyter=False,
+        force_interactive=False,
+        no_color=not options.color,
+        color_system="standard" if options.color else None,
+        legacy_windows=False,
+        markup=False,
+        emoji=False,
+        highlight=False,
+        soft_wrap=False,
+        tab_size=8,
+    )
+    return console, buffer
+
+
+def _table(title: str, *columns: tuple[str, str]) -> Table:
+    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
+                  header_style="bold", pad_edge=False)
+    for heading, justify in columns:
+        # fold, never an ellipsis: a report written to a file must keep every path whole.
+        table.add_column(heading, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    return table
+
+
+def _findings(report: Report, limit: int | None) -> list[RenderableType]:
+    shown, hidden = capped(listing_order(report.findings), limit)
+    with_status = any(f.baselined for f in report.findings)
+    columns = [("Location", "left"), ("JSON path", "left"), ("Kind", "left"), ("Tag", "left"),
+               ("Model", "left"), ("Chars", "right")]
+    if with_status:
+        columns.append(("Status", "left"))
+    table = _table("Leaked reasoning", *columns)
+    for f in shown:
+        # Text() keeps file names and tags literal: no rich markup or emoji codes from the data.
+        cells = [
+            Text(location(f.path, f.line), style="" if f.baselined else "cyan"),
+            Text(f.json_path),
+            Text(f.kind, style="" if f.baselined else "bold red"),
+            Text(f.tag),
+            Text(label(f.model)),
+            Text(str(f.leaked_chars)),
+        ]
+        if with_status:
+            cells.append(Text("baselined" if f.baselined else "new"))
+        table.add_row(*cells, style="dim" if f.baselined else "")
+    out: list[RenderableType] = [table]
+    if hidden:
+        out.append(Text(f"... and {plural(hidden, 'more finding')}", style="dim"))
+    return out
+
+
+def _errors(report: Report) -> Table:
+    table = _table("Input errors", ("Location", "left"), ("Kind", "left"), ("Message", "left"))
+    for e in report.errors:
+        table.add_row(Text(location(e.path, e.line), style="cyan"), Text(e.kind, style="bold red"),
+                      Text(e.message))
+    return table
+
+
+def _stale(report: Report) -> Table:
+    table = _table("Stale baseline entries", ("Fingerprint", "left"), ("Path", "left"))
+    for s in report.stale_baseline:
+        table.add_row(Text(s.fingerprint), Text(s.path))
+    return table
+
+
+def _statistics(report: Report) -> list[RenderableType]:
+    s = report.summary
+    out: list[RenderableType] = []
+    if s.by_kind:
+        kinds = _table("By kind", ("kind", "left"), ("findings", "right"))
+        for kind, n in sorted_by_kind(s):
+            kinds.add_row(Text(kind), str(n))
+        out.append(kinds)
+    for title, key, counts in counts_sections(s, by_file=True):
+        if not counts:
+            continue
+        columns = [(key, "left")]
+        if key == "file":
+            columns.append(("format", "left"))
+        columns += [("assistant messages", "right"), ("leaking", "right"), ("share", "right"),
+                    ("findings", "right")]
+        table = _table(title, *columns)
+        for name, c in counts.items():
+            cells = [Text(label(name))]
+            if key == "file":
+                cells.append(Text(label(c.format)))
+            cells += [Text(str(c.assistant_messages)), Text(str(c.leaking_messages)),
+                      Text(percent(c.leaking_messages, c.assistant_messages)), Text(str(c.findings))]
+            table.add_row(*cells)
+        out.append(table)
+    return out
+
+
+def _summary(report: Report) -> Panel:
+    s = report.summary
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column(justify="right")
+    rows = [
+        ("Files", str(s.files)),
+        ("Records", str(s.records)),
+        ("Assistant messages", str(s.assistant_messages)),
+        ("Leaking messages", f"{s.leaking_messages} ({percent(s.leaking_messages, s.assistant_messages)})"),
+        ("Findings", str(s.findings)),
+        ("  new", str(len(report.new_findings))),
+        ("  baselined", str(s.baselined)),
+        ("Leaked chars", str(s.leaked_chars)),
+        ("Input errors", str(len(report.errors))),
+    ]
+    if report.stale_baseline:
+        rows.append(("Stale baseline entries", str(len(report.stale_baseline))))
+    for name, value in rows:
+        grid.add_row(name, value)
+    return Panel(grid, title="thinkfix scan", title_align="left", box=box.ROUNDED, expand=False)
+
+
+def _verdict(report: Report) -> Text:
+    # Last, so it is the line a CI log or a terminal leaves in view.
+    if report.errors:
+        style = "bold red"
+    elif report.new_findings:
+        style = "bold yellow"
+    else:
+        style = "bold green"
+    return Text(headline(report), style=style)
+
+
+class TextReporter(Reporter):
+    """Tables for a terminal or a log; colour only when the options ask for it."""
+
+    format = OutputFormat.TEXT
+
+    def document(self, report: Report, options: RenderOptions) -> str:
+        console, buffer = _console(options)
+        parts: list[RenderableType] = []
+        if report.findings:
+            parts += _findings(report, self.finding_limit(options))
+        if report.errors:
+            parts.append(_errors(report))
+        if report.stale_baseline:
+            parts.append(_stale(report))
+        if options.statistics:
+            parts += _statistics(report)
+        parts.append(_summary(report))
+        for i, part in enumerate(parts):
+            if i:
+                console.print()
+            console.print(part)
+        console.print(_verdict(report))
+        text = buffer.getvalue()
+        if not options.color:
+            # rich pads cells to the column width; trailing blanks only make diffs noisy.
+            text = "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+        return text
