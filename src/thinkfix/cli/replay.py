@@ -1,7 +1,115 @@
-"""`thinkfix replay`."""
+"""`thinkfix replay CAPTURE`: what a captured provider stream would have shown, and what it should."""
 
 from __future__ import annotations
 
-import click
+from typing import Any
 
-commands: list[click.Command] = []
+import click
+import orjson
+
+from thinkfix.engine.report import SCHEMA_VERSION, ExitCode
+from thinkfix.providers.accumulator import AssembledMessage, Block, BlockType, replay_events
+from thinkfix.providers.capture import Capture, CaptureError, detect, read_capture
+from thinkfix.providers.registry import ADAPTERS, PROVIDER_ALIASES, Resolution
+
+_SNIPPET = 60
+
+
+def _block_heading(block: Block) -> str:
+    if block.type is BlockType.THINKING:
+        notes = [block.source.value if block.source else "native"]
+        if block.signature is not None:
+            notes.append(f"signature {len(block.signature)} chars")
+        return f"[thinking, {', '.join(notes)}]"
+    if block.type is BlockType.TOOL_CALL:
+        return f"[tool_call {block.name or '?'} id={block.id or '?'}]"
+    if block.type is BlockType.REDACTED_THINKING:
+        return f"[redacted_thinking, {len(block.text)} chars]"
+    note = f", signature {len(block.signature)} chars" if block.signature is not None else ""
+    return f"[text{note}]"
+
+
+def _snippet(text: str) -> str:
+    short = text if len(text) <= _SNIPPET else text[: _SNIPPET - 3] + "..."
+    return repr(short)
+
+
+def render_text(path: str, capture: Capture, resolution: Resolution, message: AssembledMessage) -> str:
+    """The human report: where the stream came from, the normalized message, the leaks."""
+    lines = [
+        f"capture   {path} ({capture.encoding.value}, {len(capture.events)} events)",
+        f"provider  {resolution.adapter} (rule: {resolution.rule})",
+        f"model     {message.model or '-'}",
+        f"stop      {message.stop_reason or '-'}",
+        "",
+        "normalized message:",
+    ]
+    for block in message.blocks:
+        lines.append(_block_heading(block))
+        if block.type is not BlockType.REDACTED_THINKING:
+            lines.append(block.text)
+    if not message.blocks:
+        lines.append("(no blocks)")
+    lines.append("")
+    if message.leaks:
+        lines.append(f"leaks in the raw visible text: {len(message.leaks)}")
+        for leak in message.leaks:
+            lines.append(f"  {leak.kind.value} {leak.tag} (run {leak.run}, {leak.start}-{leak.end}): "
+                         f"{_snippet(leak.text)}")
+    else:
+        lines.append("leaks in the raw visible text: none")
+    lines.append("result: LEAKED (the raw stream would have shown reasoning as answer text)"
+                 if message.leaked else "result: clean")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(path: str, capture: Capture, resolution: Resolution, message: AssembledMessage) -> bytes:
+    doc: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "capture": {"path": path, "encoding": capture.encoding.value, "events": len(capture.events),
+                    "done": capture.done},
+        "adapter": {"name": resolution.adapter, "rule": resolution.rule},
+        "leaked": message.leaked,
+        "message": message.to_dict(),
+    }
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def _fail(message: str) -> None:
+    click.echo(f"thinkfix replay: error: {message}", err=True)
+    click.get_current_context().exit(ExitCode.ERROR)
+
+
+@click.command("replay")
+@click.argument("capture", type=click.Path(dir_okay=False, allow_dash=False))
+@click.option("--provider", metavar="NAME",
+              help="Adapter or provider name instead of detecting it from the events: "
+                   + ", ".join(sorted({*ADAPTERS, *PROVIDER_ALIASES})) + ".")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON document (schema_version 1).")
+def replay_command(capture: str, provider: str | None, as_json: bool) -> None:
+    """Replay a captured provider stream (SSE or NDJSON) through the adapters and the
+    streaming normalizer; print the normalized message and what leaked.
+
+    Exit 1 if the raw stream would have shown reasoning as answer text, 0 if clean,
+    2 if the capture cannot be read or no adapter knows it.
+    """
+    try:
+        parsed = read_capture(capture)
+        resolution = detect(parsed, provider)
+    except CaptureError as exc:
+        _fail(str(exc))
+        return
+    message = replay_events(parsed.payloads, resolution.create()).message
+    if not message.blocks and message.error is None:
+        _fail(f"{resolution.adapter} found no content in {len(parsed.events)} events; "
+              "try --provider")
+    if message.error is not None:
+        click.echo(f"thinkfix replay: the stream ended with an error: {message.error}", err=True)
+    if as_json:
+        click.echo(render_json(capture, parsed, resolution, message).decode(), nl=False)
+    else:
+        click.echo(render_text(capture, parsed, resolution, message), nl=False)
+    click.get_current_context().exit(ExitCode.FINDINGS if message.leaked else ExitCode.CLEAN)
+
+
+commands: list[click.Command] = [replay_command]

@@ -1,0 +1,440 @@
+"""Normalize a live chunk stream and assemble the final assistant message from it.
+
+Every visible delta passes through a `StreamNormalizer` (one per visible run, i.e. per
+text block), so inline reasoning leaves the answer as it streams. The final message is
+built once the stream ends by `normalize()` over each run's raw text, with the message's
+native reasoning as `native_reasoning`: inline reasoning known natively is dropped as a
+duplicate even when the native text arrived late, and the blocks keep the exact order of
+thinking and text inside a run, which a stream of `Delta`s cannot tell.
+
+What the live stream showed and what the message keeps agree: each run's text blocks
+join to exactly the visible text streamed for it. Where a finite `holdback` made the
+stream strip a late orphan `</think>` instead of splitting there, the message follows the
+stream (the `strip` reading), so what is persisted is what was shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from thinkfix.normalizer import (
+    DEFAULT,
+    Delta,
+    Label,
+    LeakKind,
+    OrphanClose,
+    Policy,
+    Result,
+    StreamNormalizer,
+    normalize,
+)
+from thinkfix.providers.base import Channel, Phase, ReasoningChunk, StreamAdapter
+
+
+class BlockType(str, Enum):
+    """The kinds of block an assembled message holds."""
+
+    THINKING = "thinking"
+    REDACTED_THINKING = "redacted_thinking"
+    TEXT = "text"
+    TOOL_CALL = "tool_call"
+
+
+class Source(str, Enum):
+    """Where a thinking block came from."""
+
+    NATIVE = "native"  # a reasoning field or block of the provider
+    INLINE = "inline"  # extracted from tags in the visible text
+
+
+_BLOCK_OF: dict[Channel, BlockType] = {
+    Channel.THINKING: BlockType.THINKING,
+    Channel.REDACTED: BlockType.REDACTED_THINKING,
+    Channel.VISIBLE: BlockType.TEXT,
+    Channel.TOOL_CALL: BlockType.TOOL_CALL,
+}
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block of the assembled message.
+
+    `text` is the thinking, the answer text, the redacted `data`, or the tool call's
+    arguments JSON. `signature` is exactly what the provider sent (concatenated deltas).
+    """
+
+    type: BlockType
+    text: str = ""
+    signature: str | None = None
+    source: Source | None = None  # thinking blocks only
+    content_index: int = 0
+    id: str | None = None  # tool calls
+    name: str | None = None  # tool calls
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type.value}
+        if self.type is BlockType.THINKING:
+            out["thinking"] = self.text
+            out["source"] = self.source.value if self.source else Source.NATIVE.value
+        elif self.type is BlockType.REDACTED_THINKING:
+            out["data"] = self.text
+        elif self.type is BlockType.TOOL_CALL:
+            out.update({"id": self.id, "name": self.name, "arguments": self.text})
+        else:
+            out["text"] = self.text
+        if self.signature is not None:
+            out["signature"] = self.signature
+        out["content_index"] = self.content_index
+        return out
+
+
+@dataclass(frozen=True)
+class Leak:
+    """One finding in the raw visible text of run `run` (offsets into that run's raw text)."""
+
+    run: int
+    content_index: int
+    kind: LeakKind
+    tag: str
+    start: int
+    end: int
+    text: str  # the raw text the finding covers
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run": self.run, "content_index": self.content_index, "kind": self.kind.value,
+                "tag": self.tag, "start": self.start, "end": self.end, "text": self.text}
+
+
+@dataclass(frozen=True)
+class AssembledMessage:
+    """The final assistant message, normalized, with what its raw stream leaked."""
+
+    provider: str
+    blocks: tuple[Block, ...]
+    raw_visible: tuple[str, ...] = ()  # each visible run exactly as streamed
+    leaks: tuple[Leak, ...] = ()
+    id: str | None = None
+    model: str | None = None
+    stop_reason: str | None = None
+    usage: Mapping[str, Any] | None = field(default=None, hash=False)
+    error: Any = field(default=None, hash=False)
+
+    @property
+    def leaked(self) -> bool:
+        """True when showing the raw visible text would have shown reasoning or its delimiters."""
+        return any(leak.kind.changes_text for leak in self.leaks)
+
+    @property
+    def text(self) -> str:
+        """The visible answer: the text blocks joined."""
+        return "".join(b.text for b in self.blocks if b.type is BlockType.TEXT)
+
+    @property
+    def thinking(self) -> tuple[str, ...]:
+        """Every thinking block's text, in message order."""
+        return tuple(b.text for b in self.blocks if b.type is BlockType.THINKING)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "id": self.id,
+            "model": self.model,
+            "stop_reason": self.stop_reason,
+            "usage": self.usage,
+            "error": self.error,
+            "blocks": [b.to_dict() for b in self.blocks],
+            "raw_visible": list(self.raw_visible),
+            "leaked": self.leaked,
+            "leaks": [leak.to_dict() for leak in self.leaks],
+        }
+
+
+@dataclass
+class _Building:
+    """A non-visible block being received."""
+
+    channel: Channel
+    content_index: int
+    metadata: Mapping[str, Any]
+    parts: list[str] = field(default_factory=list)
+    signature: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Run:
+    """A visible run being received: its raw text and what the live normalizer released."""
+
+    content_index: int
+    provider: str
+    normalizer: StreamNormalizer
+    start_in_reasoning: bool
+    raw: list[str] = field(default_factory=list)
+    visible: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+    signature: list[str] = field(default_factory=list)
+    inline_open: bool = False
+
+    channel = Channel.VISIBLE
+
+
+class Accumulator:
+    """Feed it `ReasoningChunk`s; get back the normalized live chunks, and at the end the message.
+
+    `policy`, `start_in_reasoning` (the template opened a reasoning block before the first
+    visible text) and `holdback` go to the `StreamNormalizer` of each run.
+    """
+
+    def __init__(self, *, policy: Policy = DEFAULT, start_in_reasoning: bool = False,
+                 holdback: int | None = None) -> None:
+        self.policy = policy
+        self.start_in_reasoning = start_in_reasoning
+        self.holdback = holdback
+        self.provider = ""
+        self.message_start: dict[str, Any] = {}
+        self.message_end: dict[str, Any] = {}
+        self._slots: list[_Building | _Run] = []
+        self._current: _Building | _Run | None = None
+        self._finished = False
+
+    # -- live side ---------------------------------------------------------------------
+
+    def feed(self, chunk: ReasoningChunk) -> tuple[ReasoningChunk, ...]:
+        """The chunks to show for `chunk`: visible text normalized, inline reasoning as thinking."""
+        if self._finished:
+            raise RuntimeError("feed() after finish()")
+        self.provider = self.provider or chunk.provider
+        if chunk.channel is Channel.MESSAGE:
+            (self.message_start if chunk.phase is Phase.START else self.message_end).update(chunk.metadata)
+            return (chunk,)
+        if chunk.channel is Channel.SIGNATURE:
+            self._attach_signature(chunk)
+            return (chunk,)
+        out: list[ReasoningChunk] = []
+        if chunk.phase is Phase.START:
+            out.extend(self._close())
+            self._open(chunk)
+            out.append(chunk)
+        elif chunk.phase is Phase.DELTA:
+            current = self._current
+            if current is None or (current.channel, current.content_index) != (chunk.channel, chunk.content_index):
+                out.extend(self._close())
+                current = self._open(chunk)
+            if isinstance(current, _Run):
+                current.raw.append(chunk.text)
+                out.extend(self._release(current, current.normalizer.feed(chunk.text)))
+            else:
+                current.parts.append(chunk.text)
+                out.append(chunk)
+        else:
+            current = self._current
+            if current is not None and (current.channel, current.content_index) == (chunk.channel,
+                                                                                     chunk.content_index):
+                out.extend(self._close(end=chunk))
+            else:
+                out.append(chunk)
+        return tuple(out)
+
+    def finish(self) -> tuple[ReasoningChunk, ...]:
+        """Flush what the normalizer held back and close the open block; feed nothing after."""
+        if self._finished:
+            return ()
+        out = self._close()
+        self._finished = True
+        return tuple(out)
+
+    def _open(self, chunk: ReasoningChunk) -> _Building | _Run:
+        slot: _Building | _Run
+        if chunk.channel is Channel.VISIBLE:
+            first = not any(isinstance(s, _Run) for s in self._slots)
+            start = self.start_in_reasoning and first
+            native = self._native_text()
+            slot = _Run(chunk.content_index, chunk.provider,
+                        StreamNormalizer(self.policy, start_in_reasoning=start, holdback=self.holdback,
+                                         native_reasoning=native or None), start)
+        else:
+            slot = _Building(chunk.channel, chunk.content_index, chunk.metadata)
+        self._slots.append(slot)
+        self._current = slot
+        return slot
+
+    def _close(self, end: ReasoningChunk | None = None) -> list[ReasoningChunk]:
+        current, self._current = self._current, None
+        out: list[ReasoningChunk] = []
+        if isinstance(current, _Run):
+            out.extend(self._release(current, current.normalizer.finish()))
+            if current.inline_open:
+                current.inline_open = False
+                out.append(self._inline(current, Phase.END))
+        if end is not None:
+            out.append(end)
+        return out
+
+    def _release(self, run: _Run, delta: Delta) -> list[ReasoningChunk]:
+        # A Delta does not say whether its reasoning came before its text; reasoning
+        # usually precedes the answer, so it is released first. The message is exact.
+        out: list[ReasoningChunk] = []
+        if delta.thinking:
+            if not run.inline_open:
+                run.inline_open = True
+                out.append(self._inline(run, Phase.START))
+            run.thinking.append(delta.thinking)
+            out.append(self._inline(run, Phase.DELTA, delta.thinking))
+        if delta.visible:
+            if run.inline_open:
+                run.inline_open = False
+                out.append(self._inline(run, Phase.END))
+            run.visible.append(delta.visible)
+            out.append(ReasoningChunk(run.provider, Phase.DELTA, Channel.VISIBLE, delta.visible,
+                                      run.content_index))
+        return out
+
+    @staticmethod
+    def _inline(run: _Run, phase: Phase, text: str = "") -> ReasoningChunk:
+        return ReasoningChunk(run.provider, phase, Channel.THINKING, text, run.content_index,
+                              phase is Phase.END, {"source": Source.INLINE.value})
+
+    def _attach_signature(self, chunk: ReasoningChunk) -> None:
+        # Anthropic signs the thinking block the signature arrives in; Gemini the part it
+        # rides on; a Responses reasoning item without summary has no block yet.
+        current = self._current
+        if current is not None and current.content_index == chunk.content_index:
+            current.signature.append(chunk.text)
+            return
+        for slot in reversed(self._slots):
+            if slot.content_index == chunk.content_index:
+                slot.signature.append(chunk.text)
+                return
+        slot = _Building(Channel.THINKING, chunk.content_index, {})
+        slot.signature.append(chunk.text)
+        self._slots.append(slot)
+
+    def _native_text(self) -> str:
+        return "\n\n".join("".join(s.parts) for s in self._slots
+                           if isinstance(s, _Building) and s.channel is Channel.THINKING and s.parts)
+
+    # -- the assembled message ---------------------------------------------------------
+
+    def message(self) -> AssembledMessage:
+        """The final message (finishing the stream first if needed)."""
+        self.finish()
+        native = self._native_text() or None
+        blocks: list[Block] = []
+        raw_visible: list[str] = []
+        leaks: list[Leak] = []
+        for slot in self._slots:
+            signature = "".join(slot.signature) if slot.signature else None
+            if isinstance(slot, _Building):
+                meta = slot.metadata
+                blocks.append(Block(
+                    _BLOCK_OF[slot.channel], "".join(slot.parts), signature,
+                    Source.NATIVE if slot.channel is Channel.THINKING else None, slot.content_index,
+                    meta.get("id") if slot.channel is Channel.TOOL_CALL else None,
+                    meta.get("name") if slot.channel is Channel.TOOL_CALL else None))
+                continue
+            run_number = len(raw_visible)
+            raw = "".join(slot.raw)
+            raw_visible.append(raw)
+            reported, shown = self._normalize_run(slot, raw, native)
+            leaks.extend(Leak(run_number, slot.content_index, f.kind, f.tag, f.start, f.end, raw[f.start:f.end])
+                         for f in reported.findings)
+            run_blocks = (run_blocks_from(shown, slot.content_index) if shown is not None
+                          else self._live_blocks(slot))
+            if signature is not None:
+                run_blocks = _sign_last_text(run_blocks, signature, slot.content_index)
+            blocks.extend(run_blocks)
+        return AssembledMessage(
+            provider=self.provider,
+            blocks=tuple(blocks),
+            raw_visible=tuple(raw_visible),
+            leaks=tuple(leaks),
+            id=self.message_start.get("id"),
+            model=self.message_start.get("model"),
+            stop_reason=self.message_end.get("stop_reason"),
+            usage=self.message_end.get("usage"),
+            error=self.message_end.get("error"),
+        )
+
+    def _normalize_run(self, run: _Run, raw: str, native: str | None) -> tuple[Result, Result | None]:
+        """The result to report leaks from, and the one whose visible text the stream showed."""
+        reported = normalize(raw, native_reasoning=native, policy=self.policy,
+                             start_in_reasoning=run.start_in_reasoning)
+        live = "".join(run.visible)
+        if reported.visible == live:
+            return reported, reported
+        stripped = normalize(raw, native_reasoning=native, start_in_reasoning=run.start_in_reasoning,
+                             policy=self.policy.with_changes(orphan_close=OrphanClose.STRIP))
+        return reported, (stripped if stripped.visible == live else None)
+
+    @staticmethod
+    def _live_blocks(run: _Run) -> list[Block]:
+        # Only reached if batch and stream disagree beyond the holdback rule: keep what was shown.
+        out = [Block(BlockType.THINKING, "".join(run.thinking), None, Source.INLINE, run.content_index)]
+        out.append(Block(BlockType.TEXT, "".join(run.visible), None, None, run.content_index))
+        return [b for b in out if b.text]
+
+
+def run_blocks_from(result: Result, content_index: int) -> list[Block]:
+    """The ordered text and inline-thinking blocks of one normalized run (duplicates dropped)."""
+    blocks: list[Block] = []
+    key: object = None
+    parts: list[str] = []
+
+    def flush() -> None:
+        text = "".join(parts)
+        parts.clear()
+        if not text:
+            return
+        if key == "text":
+            blocks.append(Block(BlockType.TEXT, text, None, None, content_index))
+        else:
+            blocks.append(Block(BlockType.THINKING, text, None, Source.INLINE, content_index))
+
+    for span in result.spans:
+        if span.label is Label.VISIBLE:
+            span_key: object = "text"
+        elif span.label is Label.THINKING and span.block is not None:
+            span_key = span.block
+        else:
+            continue  # delimiters, trimmed whitespace and duplicates leave no block
+        if span_key != key:
+            flush()
+            key = span_key
+        parts.append(result.text[span.start:span.end])
+    flush()
+    return blocks
+
+
+def _sign_last_text(blocks: list[Block], signature: str, content_index: int) -> list[Block]:
+    """Put a run's signature (Gemini) on its last text block, or on an empty one."""
+    for i in range(len(blocks) - 1, -1, -1):
+        if blocks[i].type is BlockType.TEXT:
+            b = blocks[i]
+            blocks[i] = Block(b.type, b.text, signature, b.source, b.content_index)
+            return blocks
+    return [*blocks, Block(BlockType.TEXT, "", signature, None, content_index)]
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A whole stream replayed: the normalized live chunks and the assembled message."""
+
+    chunks: tuple[ReasoningChunk, ...]
+    message: AssembledMessage
+
+
+def replay_events(events: Iterable[Any], adapter: StreamAdapter, *, policy: Policy = DEFAULT,
+                  start_in_reasoning: bool = False, holdback: int | None = None) -> Replay:
+    """Run raw events through `adapter` and an `Accumulator`, as a live runtime would."""
+    accumulator = Accumulator(policy=policy, start_in_reasoning=start_in_reasoning, holdback=holdback)
+    adapter.reset()
+    chunks: list[ReasoningChunk] = []
+    for event in events:
+        for chunk in adapter.parse(event):
+            chunks.extend(accumulator.feed(chunk))
+    for chunk in adapter.finish():
+        chunks.extend(accumulator.feed(chunk))
+    chunks.extend(accumulator.finish())
+    return Replay(tuple(chunks), accumulator.message())

@@ -1,0 +1,60 @@
+"""Ollama NDJSON streams: `/api/chat` (`message.thinking`, `message.content`) and `/api/generate`.
+
+With `think` on, Ollama parses the model's tags into `thinking`; with it off, or on a
+version or model it cannot parse, the same `<think>` text arrives in `content`.
+Tool calls come whole (arguments as an object), never as fragments.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from thinkfix.providers.base import (
+    Channel,
+    ReasoningChunk,
+    StreamAdapter,
+    Wire,
+    as_dict,
+    as_list,
+    as_str,
+)
+
+_USAGE_FIELDS = ("prompt_eval_count", "eval_count", "total_duration", "load_duration",
+                 "prompt_eval_duration", "eval_duration")
+
+
+class OllamaAdapter(StreamAdapter):
+    """One Ollama response; segments are numbered in order of appearance."""
+
+    name = "ollama"
+    wire = Wire.OLLAMA
+
+    @classmethod
+    def claims(cls, event: Mapping[str, Any]) -> bool:
+        return "done" in event and "created_at" in event and ("message" in event or "response" in event)
+
+    def _parse(self, event: Mapping[str, Any]) -> Iterator[ReasoningChunk]:
+        if event.get("error") is not None:
+            yield from self._end_message(error=event.get("error"))
+            return
+        yield from self._start_message({"model": event.get("model"), "created_at": event.get("created_at")})
+        seg = self.segments
+        message = as_dict(event.get("message"))
+        thinking = as_str(message.get("thinking")) or as_str(event.get("thinking"))
+        content = as_str(message.get("content")) or as_str(event.get("response"))
+        yield from seg.delta(Channel.THINKING, thinking)
+        yield from seg.delta(Channel.VISIBLE, content)
+        for call in as_list(message.get("tool_calls")):
+            call = as_dict(call)
+            function = as_dict(call.get("function"))
+            arguments = function.get("arguments")
+            text = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, ensure_ascii=False)
+            yield from seg.close()
+            yield from seg.open(Channel.TOOL_CALL, None, {"id": call.get("id"), "name": function.get("name")})
+            yield from seg.delta(Channel.TOOL_CALL, text)
+            yield from seg.close()
+        if event.get("done"):
+            usage = {k: event[k] for k in _USAGE_FIELDS if k in event}
+            yield from self._end_message(stop_reason=event.get("done_reason"), usage=usage or None)
