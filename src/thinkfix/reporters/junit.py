@@ -23,9 +23,14 @@ from thinkfix.reporters.base import (
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
+def _visible_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def xml_safe(text: str) -> str:
-    """Text with every character XML 1.0 forbids shown as a visible `\\xNN` escape."""
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Text with every character XML 1.0 forbids shown as a visible `\\xNN` or `\\uNNNN` escape."""
+    return _NOT_XML.sub(_visible_escape, text)
 
 
 def _element(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:

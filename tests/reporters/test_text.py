@@ -1,0 +1,69 @@
+"""The text reporter: rich tables rendered to a string, plain unless colour is asked for."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from thinkfix.engine.report import Report
+from thinkfix.reporters import REPORTERS, OutputFormat, RenderOptions
+
+
+def _render(report: Report, options: RenderOptions = RenderOptions()) -> str:
+    return REPORTERS[OutputFormat.TEXT].render(report, options)
+
+
+def test_text_has_no_ansi_unless_colour_is_asked_for(full: Report) -> None:
+    assert "\x1b[" not in _render(full)
+    assert "\x1b[" in _render(full, RenderOptions(color=True))
+
+
+def test_text_ignores_the_terminal_environment(full: Report, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = _render(full)
+    for name, value in (("COLUMNS", "40"), ("FORCE_COLOR", "1"), ("TERM", "xterm-256color"),
+                        ("TTY_COMPATIBLE", "1")):
+        monkeypatch.setenv(name, value)
+    assert _render(full) == plain
+
+
+def test_text_lists_every_finding_with_its_location(full: Report) -> None:
+    text = _render(full, RenderOptions(width=200))
+    for f in full.findings:
+        assert f"{f.path}:{f.line}" in text
+    assert "Input errors" in text and "Stale baseline entries" in text
+
+
+def test_text_never_truncates_with_an_ellipsis(full: Report) -> None:
+    text = _render(full, RenderOptions(width=60))
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= 60
+
+
+def test_text_statistics_add_the_counts_tables(full: Report) -> None:
+    assert "By kind" not in _render(full)
+    text = _render(full, RenderOptions(statistics=True))
+    for title in ("By kind", "By format", "By model", "By file"):
+        assert title in text
+
+
+def test_text_ends_with_the_verdict(full: Report, clean: Report) -> None:
+    assert _render(clean).endswith("No leaked reasoning in 6 assistant messages across 2 files.\n")
+    assert "2 input errors" in _render(full, RenderOptions(width=300)).splitlines()[-1]
+
+
+def test_text_shows_markup_in_data_literally(full: Report) -> None:
+    finding = replace(full.findings[0], path="[bold]x[/bold] :smile:.jsonl", model="[red]m")
+    text = _render(replace(full, findings=(finding,)), RenderOptions(width=200))
+    assert "[bold]x[/bold] :smile:.jsonl:3" in text and "[red]m" in text
+
+
+def test_text_caps_findings_when_asked(full: Report) -> None:
+    text = _render(full, RenderOptions(max_findings=1, width=200))
+    assert "... and 5 more findings" in text
+    assert "Status" in text  # a baselined finding exists, so the column is there
+
+
+def test_text_status_column_only_when_something_is_baselined(full: Report) -> None:
+    report = replace(full, findings=full.new_findings)
+    assert "Status" not in _render(report, RenderOptions(width=200))
