@@ -4,6 +4,7 @@ finding, input errors, a stale baseline entry, and text that needs escaping in e
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from thinkfix.engine.report import (
     InputError,
@@ -26,42 +27,138 @@ BROKEN = "sessions/broken.jsonl.gz"
 WEIRD_MODEL = 'local "r1" \\ q4'
 
 
-def _finding(path: str, line: int, fmt: str, kind: str, tag: str, chars: int, **kw: object) -> LeakFinding:
-    return LeakFinding(path=path, line=line, json_path=str(kw.pop("json_path", "message.content[0].text")),
-                       format=fmt, kind=kind, tag=tag, start=0, end=chars, leaked_chars=chars,
-                       **kw)  # type: ignore[arg-type]
+def _finding(
+    path: str,
+    line: int,
+    fmt: str,
+    kind: str,
+    tag: str,
+    chars: int,
+    json_path: str = "message.content[0].text",
+    **kw: Any,
+) -> LeakFinding:
+    return LeakFinding(
+        path=path,
+        line=line,
+        json_path=json_path,
+        format=fmt,
+        kind=kind,
+        tag=tag,
+        start=0,
+        end=chars,
+        leaked_chars=chars,
+        **kw,
+    )
 
 
-FINDINGS = tuple(sorted([
-    _finding(CLAUDE, 3, "claude-code", "block", "<think>", 120, session_id="s-1", message_id="m-1",
-             message_index=1, model="deepseek-r1", fingerprint="fp-claude-3",
-             snippet="First, plan the answer."),
-    _finding(CLAUDE, 7, "claude-code", "orphan_close", "</think>", 48, session_id="s-1",
-             message_id="m-4", message_index=4, model="qwen3-32b", fingerprint="fp-claude-7",
-             json_path="message.content[1].text", snippet="a | b\nthen `code` and *stars*"),
-    _finding(PI, 2, "pi", "unclosed", "<thinking>", 300, session_id="s-2", message_id="m-9",
-             message_index=2, model="gpt-oss-120b", fingerprint="fp-pi-2", baselined=True,
-             snippet="cut off while thinking"),
-    _finding(ODD, 5, "pi", "duplicate", "[THINK]", 17, session_id="s-3", message_index=0,
-             model=WEIRD_MODEL, fingerprint="fp-odd-5", snippet="100%, done:\r\nyes"),
-    _finding(CODEX, 11, "codex", "stray_close", "◁/think▷", 0, session_id="s-4",
-             message_id='msg "quoted"', message_index=3, fingerprint="fp-codex-11",
-             json_path="payload.content[0].text", snippet="bell \x07 <script>&amp;</script>"),
-    _finding(CODEX, 12, "codex", "block", "<think>", 64, session_id="s-4", message_id="m-12",
-             message_index=4, model="kimi-k2", fingerprint="fp-codex-12", snippet="Kimi plans."),
-]))
+FINDINGS = tuple(
+    sorted(
+        [
+            _finding(
+                CLAUDE,
+                3,
+                "claude-code",
+                "block",
+                "<think>",
+                120,
+                session_id="s-1",
+                message_id="m-1",
+                message_index=1,
+                model="deepseek-r1",
+                fingerprint="fp-claude-3",
+                snippet="First, plan the answer.",
+            ),
+            _finding(
+                CLAUDE,
+                7,
+                "claude-code",
+                "orphan_close",
+                "</think>",
+                48,
+                session_id="s-1",
+                message_id="m-4",
+                message_index=4,
+                model="qwen3-32b",
+                fingerprint="fp-claude-7",
+                json_path="message.content[1].text",
+                snippet="a | b\nthen `code` and *stars*",
+            ),
+            _finding(
+                PI,
+                2,
+                "pi",
+                "unclosed",
+                "<thinking>",
+                300,
+                session_id="s-2",
+                message_id="m-9",
+                message_index=2,
+                model="gpt-oss-120b",
+                fingerprint="fp-pi-2",
+                baselined=True,
+                snippet="cut off while thinking",
+            ),
+            _finding(
+                ODD,
+                5,
+                "pi",
+                "duplicate",
+                "[THINK]",
+                17,
+                session_id="s-3",
+                message_index=0,
+                model=WEIRD_MODEL,
+                fingerprint="fp-odd-5",
+                snippet="100%, done:\r\nyes",
+            ),
+            _finding(
+                CODEX,
+                11,
+                "codex",
+                "stray_close",
+                "◁/think▷",
+                0,
+                session_id="s-4",
+                message_id='msg "quoted"',
+                message_index=3,
+                fingerprint="fp-codex-11",
+                json_path="payload.content[0].text",
+                snippet="bell \x07 <script>&amp;</script>",
+            ),
+            _finding(
+                CODEX,
+                12,
+                "codex",
+                "block",
+                "<think>",
+                64,
+                session_id="s-4",
+                message_id="m-12",
+                message_index=4,
+                model="kimi-k2",
+                fingerprint="fp-codex-12",
+                snippet="Kimi plans.",
+            ),
+        ]
+    )
+)
 
-ERRORS = tuple(sorted([
-    InputError(BROKEN, None, "unreadable", "gzip: not a gzipped file"),
-    InputError(PI, 9, "bad_line", "line is not valid JSON: unexpected end of data"),
-]))
+ERRORS = tuple(
+    sorted(
+        [
+            InputError(BROKEN, None, "unreadable", "gzip: not a gzipped file"),
+            InputError(PI, 9, "bad_line", "line is not valid JSON: unexpected end of data"),
+        ]
+    )
+)
 
 STALE = (StaleEntry("fp-gone", "sessions/old.jsonl"),)
 
 
 def _counts(assistant: int, leaking: int, findings: int, fmt: str | None = None) -> MessageCounts:
-    return MessageCounts(assistant_messages=assistant, leaking_messages=leaking, findings=findings,
-                         format=fmt)
+    return MessageCounts(
+        assistant_messages=assistant, leaking_messages=leaking, findings=findings, format=fmt
+    )
 
 
 def full_report() -> Report:
@@ -75,7 +172,11 @@ def full_report() -> Report:
         leaked_chars=sum(f.leaked_chars for f in FINDINGS),
         baselined=1,
         by_kind=dict(Counter(f.kind for f in FINDINGS)),
-        by_format={"claude-code": _counts(8, 2, 2), "pi": _counts(7, 2, 2), "codex": _counts(5, 2, 2)},
+        by_format={
+            "claude-code": _counts(8, 2, 2),
+            "pi": _counts(7, 2, 2),
+            "codex": _counts(5, 2, 2),
+        },
         by_model={
             "deepseek-r1": _counts(3, 1, 1),
             "qwen3-32b": _counts(3, 1, 1),
@@ -92,14 +193,21 @@ def full_report() -> Report:
             CODEX: _counts(5, 2, 2, "codex"),
         },
     )
-    return Report(summary=summary, findings=FINDINGS, errors=ERRORS, stale_baseline=STALE,
-                  tool_version=TOOL_VERSION)
+    return Report(
+        summary=summary,
+        findings=FINDINGS,
+        errors=ERRORS,
+        stale_baseline=STALE,
+        tool_version=TOOL_VERSION,
+    )
 
 
 def clean_report() -> Report:
     """Two files read, nothing leaked, nothing failed: exit 0."""
     summary = Summary(
-        files=2, records=14, assistant_messages=6,
+        files=2,
+        records=14,
+        assistant_messages=6,
         by_format={"claude-code": _counts(4, 0, 0), "pi": _counts(2, 0, 0)},
         by_model={"claude-sonnet-4": _counts(4, 0, 0), "deepseek-r1": _counts(2, 0, 0)},
         by_file={CLEAN: _counts(4, 0, 0, "claude-code"), PI: _counts(2, 0, 0, "pi")},

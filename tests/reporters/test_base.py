@@ -8,8 +8,7 @@ import pytest
 
 from thinkfix.engine.report import ErrorKind, InputError, Report
 from thinkfix.normalizer import LeakKind
-from thinkfix.reporters import REPORTERS, OutputFormat, RenderOptions, Reporter, get_reporter
-from thinkfix.reporters import base
+from thinkfix.reporters import REPORTERS, OutputFormat, RenderOptions, Reporter, base, get_reporter
 
 from .cases import FINDINGS, clean_report, empty_report, full_report
 
@@ -38,13 +37,19 @@ def test_get_reporter_names_the_choices_for_an_unknown_format() -> None:
 def test_render_options_are_frozen_with_quiet_defaults() -> None:
     options = RenderOptions()
     assert (options.statistics, options.color, options.max_findings, options.width) == (
-        False, False, None, None)
+        False,
+        False,
+        None,
+        None,
+    )
     with pytest.raises(AttributeError):
         options.color = True  # type: ignore[misc]
 
 
 @pytest.mark.parametrize("fmt", list(OutputFormat))
-def test_render_and_render_bytes_agree_and_end_with_a_newline(fmt: OutputFormat, any_report: Report) -> None:
+def test_render_and_render_bytes_agree_and_end_with_a_newline(
+    fmt: OutputFormat, any_report: Report
+) -> None:
     reporter = REPORTERS[fmt]
     text = reporter.render(any_report)
     assert reporter.render_bytes(any_report) == text.encode("utf-8")
@@ -61,7 +66,9 @@ def test_enum_kinds_render_as_their_values(fmt: OutputFormat) -> None:
         report,
         findings=tuple(replace(f, kind=LeakKind(f.kind)) for f in report.findings),
         errors=tuple(replace(e, kind=ErrorKind(e.kind)) for e in report.errors),
-        summary=replace(report.summary, by_kind={LeakKind(k): v for k, v in report.summary.by_kind.items()}),
+        summary=replace(
+            report.summary, by_kind={LeakKind(k): v for k, v in report.summary.by_kind.items()}
+        ),
     )
     options = RenderOptions(statistics=True)
     rendered = REPORTERS[fmt].render(as_enums, options)
@@ -77,17 +84,23 @@ def test_plain_report_returns_a_plain_report_unchanged() -> None:
 def test_headline_for_new_and_baselined_findings_and_errors() -> None:
     assert base.headline(full_report()) == (
         "Reasoning leaked in 6 of 20 assistant messages across 6 files: 6 findings, 5 new, "
-        "1 covered by the baseline. 2 input errors: those inputs were not fully read.")
+        "1 covered by the baseline. 2 input errors: those inputs were not fully read."
+    )
 
 
 def test_headline_when_everything_is_baselined() -> None:
     report = full_report()
-    report = replace(report, findings=tuple(replace(f, baselined=True) for f in report.findings), errors=())
+    report = replace(
+        report, findings=tuple(replace(f, baselined=True) for f in report.findings), errors=()
+    )
     assert base.headline(report).endswith("6 findings, all covered by the baseline.")
 
 
 def test_headline_for_clean_and_empty_reports() -> None:
-    assert base.headline(clean_report()) == "No leaked reasoning in 6 assistant messages across 2 files."
+    assert (
+        base.headline(clean_report())
+        == "No leaked reasoning in 6 assistant messages across 2 files."
+    )
     assert base.headline(empty_report()) == "No files scanned."
 
 
@@ -102,8 +115,9 @@ def test_listing_order_puts_new_findings_before_baselined_ones() -> None:
     assert [f for f in ordered if not f.baselined] == [f for f in FINDINGS if not f.baselined]
 
 
-@pytest.mark.parametrize(("limit", "shown", "hidden"), [(None, 6, 0), (10, 6, 0), (6, 6, 0), (2, 2, 4),
-                                                        (0, 0, 6)])
+@pytest.mark.parametrize(
+    ("limit", "shown", "hidden"), [(None, 6, 0), (10, 6, 0), (6, 6, 0), (2, 2, 4), (0, 0, 6)]
+)
 def test_capped_reports_how_many_were_left_out(limit: int | None, shown: int, hidden: int) -> None:
     listed, rest = base.capped(FINDINGS, limit)
     assert (len(listed), rest) == (shown, hidden)

@@ -30,8 +30,13 @@ def _commands(report: Report) -> tuple[list[dict[str, object]], list[str]]:
             plain.append(line)
             continue
         props = dict(p.split("=", 1) for p in match["props"].split(",")) if match["props"] else {}
-        parsed.append({"level": match["level"], "message": _unescape(match["message"]),
-                       **{k: _unescape(v) for k, v in props.items()}})
+        parsed.append(
+            {
+                "level": match["level"],
+                "message": _unescape(match["message"]),
+                **{k: _unescape(v) for k, v in props.items()},
+            }
+        )
     return parsed, plain
 
 
@@ -39,7 +44,9 @@ def test_github_errors_for_new_findings_and_input_errors_notices_for_the_rest(fu
     commands, plain = _commands(full)
     levels = [c["level"] for c in commands]
     assert levels.count("error") == len(full.new_findings) + len(full.errors)
-    assert levels.count("notice") == len(full.findings) - len(full.new_findings) + len(full.stale_baseline)
+    assert levels.count("notice") == len(full.findings) - len(full.new_findings) + len(
+        full.stale_baseline
+    )
     assert len(plain) == 1 and plain[0].startswith("thinkfix: ")
 
 
@@ -58,7 +65,9 @@ def test_github_escapes_commas_colons_and_percent_in_paths(full: Report) -> None
 
 def test_github_a_message_with_newlines_stays_on_one_line(full: Report) -> None:
     finding = replace(full.findings[0], json_path="a\r\nb\n::set-output name=x::1")
-    text = REPORTERS[OutputFormat.GITHUB].render(replace(full, findings=(finding,), errors=(), stale_baseline=()))
+    text = REPORTERS[OutputFormat.GITHUB].render(
+        replace(full, findings=(finding,), errors=(), stale_baseline=())
+    )
     first = text.splitlines()[0]
     assert "a%0D%0Ab%0A::set-output" in first
     assert len(text.splitlines()) == 2
@@ -72,7 +81,8 @@ def test_github_error_without_a_line_leaves_line_out(full: Report) -> None:
 
 def test_github_clean_report_is_the_summary_line_alone(clean: Report) -> None:
     assert REPORTERS[OutputFormat.GITHUB].render(clean) == (
-        "thinkfix: No leaked reasoning in 6 assistant messages across 2 files.\n")
+        "thinkfix: No leaked reasoning in 6 assistant messages across 2 files.\n"
+    )
 
 
 def test_escape_examples() -> None:

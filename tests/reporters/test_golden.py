@@ -29,18 +29,14 @@ CASES: dict[str, tuple[Callable[[], Report], RenderOptions, tuple[OutputFormat, 
     "empty": (empty_report, RenderOptions(), ALL),
 }
 
-PARAMS = [
-    pytest.param(case, fmt, id=f"{case}-{fmt.value}")
-    for case, (_, _, formats) in CASES.items()
-    for fmt in formats
-]
+PAIRS = [(case, fmt) for case, (_, _, formats) in CASES.items() for fmt in formats]
 
 
 def golden_path(case: str, fmt: OutputFormat) -> Path:
     return GOLDEN / case / f"{fmt.value}{REPORTERS[fmt].suffix}"
 
 
-@pytest.mark.parametrize(("case", "fmt"), PARAMS)
+@pytest.mark.parametrize(("case", "fmt"), PAIRS, ids=[f"{c}-{f.value}" for c, f in PAIRS])
 def test_reporter_matches_golden(case: str, fmt: OutputFormat) -> None:
     build, options, _ = CASES[case]
     actual = REPORTERS[fmt].render_bytes(build(), options)
@@ -54,6 +50,6 @@ def test_reporter_matches_golden(case: str, fmt: OutputFormat) -> None:
 
 def test_golden_files_all_have_a_case() -> None:
     # A golden file whose case was removed would rot unnoticed.
-    expected = {golden_path(case, fmt) for case, fmt in ((p.values[0], p.values[1]) for p in PARAMS)}
+    expected = {golden_path(case, fmt) for case, fmt in PAIRS}
     actual = set(GOLDEN.rglob("*.*"))
     assert actual <= expected, sorted(str(p) for p in actual - expected)

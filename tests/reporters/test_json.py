@@ -24,4 +24,6 @@ def test_json_writes_raw_utf8_not_escapes(full: Report) -> None:
 
 def test_json_ignores_human_options(full: Report) -> None:
     reporter = REPORTERS[OutputFormat.JSON]
-    assert reporter.render(full, RenderOptions(statistics=True, color=True, max_findings=1)) == reporter.render(full)
+    assert reporter.render(
+        full, RenderOptions(statistics=True, color=True, max_findings=1)
+    ) == reporter.render(full)

@@ -26,11 +26,20 @@ def test_jsonl_has_one_typed_line_per_finding_error_and_stale_entry(full: Report
     lines = _lines(full)
     assert all(next(iter(line)) == "type" for line in lines)
     assert Counter(line["type"] for line in lines) == {
-        "header": 1, "finding": len(full.findings), "error": len(full.errors),
-        "stale_baseline": len(full.stale_baseline)}
-    findings = [{k: v for k, v in line.items() if k != "type"} for line in lines if line["type"] == "finding"]
+        "header": 1,
+        "finding": len(full.findings),
+        "error": len(full.errors),
+        "stale_baseline": len(full.stale_baseline),
+    }
+    findings = [
+        {k: v for k, v in line.items() if k != "type"}
+        for line in lines
+        if line["type"] == "finding"
+    ]
     assert findings == [f.to_dict() for f in full.findings]
-    errors = [{k: v for k, v in line.items() if k != "type"} for line in lines if line["type"] == "error"]
+    errors = [
+        {k: v for k, v in line.items() if k != "type"} for line in lines if line["type"] == "error"
+    ]
     assert errors == [e.to_dict() for e in full.errors]
 
 

@@ -24,7 +24,9 @@ def test_junit_counts_match_the_report(full: Report) -> None:
     root = _root(full)
     new = len(full.new_findings)
     baselined = len(full.findings) - new
-    clean_files = len(set(full.summary.by_file) - {f.path for f in full.findings} - {e.path for e in full.errors})
+    clean_files = len(
+        set(full.summary.by_file) - {f.path for f in full.findings} - {e.path for e in full.errors}
+    )
     assert _count(root, "tests") == len(full.findings) + len(full.errors) + clean_files
     assert _count(root, "failures") == new == len(root.findall(".//failure"))
     assert _count(root, "skipped") == baselined == len(root.findall(".//skipped"))
@@ -34,12 +36,16 @@ def test_junit_counts_match_the_report(full: Report) -> None:
 def test_junit_has_one_suite_per_file_with_consistent_counts(full: Report) -> None:
     root = _root(full)
     names = [suite.attrib["name"] for suite in root.findall("testsuite")]
-    expected = set(full.summary.by_file) | {f.path for f in full.findings} | {e.path for e in full.errors}
+    expected = (
+        set(full.summary.by_file) | {f.path for f in full.findings} | {e.path for e in full.errors}
+    )
     assert names == sorted(expected)
     for suite in root.findall("testsuite"):
         assert _count(suite, "tests") == len(suite.findall("testcase")) >= 1
         assert _count(suite, "failures") == len(suite.findall("testcase/failure"))
-        assert all(case.attrib["classname"] == suite.attrib["name"] for case in suite.findall("testcase"))
+        assert all(
+            case.attrib["classname"] == suite.attrib["name"] for case in suite.findall("testcase")
+        )
 
 
 def test_junit_clean_file_is_one_passing_testcase(clean: Report) -> None:
@@ -50,7 +56,9 @@ def test_junit_clean_file_is_one_passing_testcase(clean: Report) -> None:
         assert list(case) == []
 
 
-def test_junit_failure_carries_the_leaked_text_with_illegal_characters_made_visible(full: Report) -> None:
+def test_junit_failure_carries_the_leaked_text_with_illegal_characters_made_visible(
+    full: Report,
+) -> None:
     root = _root(full)
     bodies = [failure.text or "" for failure in root.iter("failure")]
     assert any("bell \\x07 <script>&amp;</script>" in body for body in bodies)

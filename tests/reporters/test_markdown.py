@@ -6,13 +6,13 @@ import re
 from dataclasses import replace
 
 from thinkfix.engine.report import Report
-from thinkfix.reporters import REPORTERS, OutputFormat, RenderOptions
+from thinkfix.reporters import DEFAULT_OPTIONS, REPORTERS, OutputFormat, RenderOptions
 from thinkfix.reporters.markdown import md_code, md_text
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
 
-def _render(report: Report, options: RenderOptions = RenderOptions()) -> str:
+def _render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     return REPORTERS[OutputFormat.MARKDOWN].render(report, options)
 
 
@@ -59,7 +59,9 @@ def test_markdown_caps_long_lists_by_default(full: Report) -> None:
     assert "and 50 more findings" in text
 
 
-def test_markdown_has_counts_by_kind_format_and_model_and_by_file_with_statistics(full: Report) -> None:
+def test_markdown_has_counts_by_kind_format_and_model_and_by_file_with_statistics(
+    full: Report,
+) -> None:
     text = _render(full)
     for heading in ("By kind", "By format", "By model"):
         assert f"### {heading}\n" in text
@@ -76,7 +78,10 @@ def test_markdown_escapes_pipes_and_keeps_tags_visible(full: Report) -> None:
 
 
 def test_markdown_clean_and_empty_reports_say_so(clean: Report, empty: Report) -> None:
-    assert ":white_check_mark: No leaked reasoning in 6 assistant messages across 2 files." in _render(clean)
+    assert (
+        ":white_check_mark: No leaked reasoning in 6 assistant messages across 2 files."
+        in _render(clean)
+    )
     assert "### Findings" not in _render(clean)
     assert _render(empty).startswith("## thinkfix scan\n\n:white_check_mark: No files scanned.\n")
 
@@ -89,4 +94,7 @@ def test_md_code_fences_past_backticks_and_stays_on_one_line() -> None:
 
 
 def test_md_text_escapes_what_markdown_would_interpret() -> None:
-    assert md_text("*a* _b_ <i> [l](u) x|y & \\") == "\\*a\\* \\_b\\_ \\<i\\> \\[l\\](u) x\\|y \\& \\\\"
+    assert (
+        md_text("*a* _b_ <i> [l](u) x|y & \\")
+        == "\\*a\\* \\_b\\_ \\<i\\> \\[l\\](u) x\\|y \\& \\\\"
+    )

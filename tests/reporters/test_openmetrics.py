@@ -14,8 +14,8 @@ from thinkfix.reporters.openmetrics import escape_label_value
 
 NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
 LABEL_VALUE = r'"(?:[^"\\\n]|\\[\\n"])*"'
-SAMPLE = re.compile(
-    rf"^(?P<name>{NAME})(?:\{{(?P<labels>{NAME}={LABEL_VALUE}(?:,{NAME}={LABEL_VALUE})*)\}})? (?P<value>-?\d+)$")
+PAIRS = rf"{NAME}={LABEL_VALUE}(?:,{NAME}={LABEL_VALUE})*"
+SAMPLE = re.compile(rf"^(?P<name>{NAME})(?:\{{(?P<labels>{PAIRS})\}})? (?P<value>-?\d+)$")
 LABEL = re.compile(rf"({NAME})=({LABEL_VALUE})")
 META = re.compile(rf"^# (?:TYPE (?P<family>{NAME}) (?P<type>counter|gauge|info)|HELP {NAME} .+)$")
 
@@ -48,7 +48,9 @@ def _samples(report: Report) -> list[tuple[str, dict[str, str], int]]:
     return samples
 
 
-def _values(samples: list[tuple[str, dict[str, str], int]], name: str) -> dict[tuple[tuple[str, str], ...], int]:
+def _values(
+    samples: list[tuple[str, dict[str, str], int]], name: str
+) -> dict[tuple[tuple[str, str], ...], int]:
     return {tuple(labels.items()): value for n, labels, value in samples if n == name}
 
 
@@ -69,7 +71,9 @@ def test_openmetrics_messages_by_format_and_by_model(full: Report) -> None:
     samples = _samples(full)
     by_format = _values(samples, "thinkfix_assistant_messages")
     assert sum(by_format.values()) == full.summary.assistant_messages
-    assert sum(_values(samples, "thinkfix_leaking_messages").values()) == full.summary.leaking_messages
+    assert (
+        sum(_values(samples, "thinkfix_leaking_messages").values()) == full.summary.leaking_messages
+    )
     by_model = _values(samples, "thinkfix_leaking_messages_by_model")
     assert {dict(k)["model"] for k in by_model} == set(full.summary.by_model)
     assert sum(by_model.values()) == full.summary.leaking_messages
@@ -77,7 +81,9 @@ def test_openmetrics_messages_by_format_and_by_model(full: Report) -> None:
 
 def test_openmetrics_errors_by_kind_always_present(full: Report, clean: Report) -> None:
     errors = _values(_samples(full), "thinkfix_errors")
-    assert Counter({dict(k)["kind"]: v for k, v in errors.items() if v}) == Counter(e.kind for e in full.errors)
+    assert Counter({dict(k)["kind"]: v for k, v in errors.items() if v}) == Counter(
+        e.kind for e in full.errors
+    )
     clean_errors = _values(_samples(clean), "thinkfix_errors")
     assert {dict(k)["kind"] for k in clean_errors} == {k.value for k in ErrorKind}
     assert set(clean_errors.values()) == {0}

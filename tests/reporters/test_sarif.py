@@ -20,10 +20,16 @@ _PHYSICAL = {
     "type": "object",
     "required": ["artifactLocation"],
     "properties": {
-        "artifactLocation": {"type": "object", "required": ["uri"],
-                             "properties": {"uri": {"type": "string", "format": "uri-reference"}}},
-        "region": {"type": "object", "required": ["startLine"],
-                   "properties": {"startLine": {"type": "integer", "minimum": 1}}},
+        "artifactLocation": {
+            "type": "object",
+            "required": ["uri"],
+            "properties": {"uri": {"type": "string", "format": "uri-reference"}},
+        },
+        "region": {
+            "type": "object",
+            "required": ["startLine"],
+            "properties": {"startLine": {"type": "integer", "minimum": 1}},
+        },
     },
 }
 _LOCATION = {"type": "object", "properties": {"physicalLocation": _PHYSICAL}}
@@ -31,7 +37,11 @@ _LEVEL = {"enum": ["none", "note", "warning", "error"]}
 _NOTIFICATION = {
     "type": "object",
     "required": ["message"],
-    "properties": {"message": _MESSAGE, "level": _LEVEL, "locations": {"type": "array", "items": _LOCATION}},
+    "properties": {
+        "message": _MESSAGE,
+        "level": _LEVEL,
+        "locations": {"type": "array", "items": _LOCATION},
+    },
 }
 SARIF_SUBSET_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -39,53 +49,88 @@ SARIF_SUBSET_SCHEMA: dict[str, Any] = {
     "properties": {
         "$schema": {"type": "string"},
         "version": {"const": "2.1.0"},
-        "runs": {"type": "array", "minItems": 1, "maxItems": 1, "items": {
-            "type": "object",
-            "required": ["tool"],
-            "properties": {
-                "tool": {"type": "object", "required": ["driver"], "properties": {"driver": {
-                    "type": "object",
-                    "required": ["name"],
-                    "properties": {
-                        "name": {"type": "string"},
-                        "version": {"type": "string"},
-                        "rules": {"type": "array", "items": {
+        "runs": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["tool"],
+                "properties": {
+                    "tool": {
+                        "type": "object",
+                        "required": ["driver"],
+                        "properties": {
+                            "driver": {
+                                "type": "object",
+                                "required": ["name"],
+                                "properties": {
+                                    "name": {"type": "string"},
+                                    "version": {"type": "string"},
+                                    "rules": {
+                                        "type": "array",
+                                        "items": {
+                                            "type": "object",
+                                            "required": ["id"],
+                                            "properties": {
+                                                "id": {"type": "string"},
+                                                "shortDescription": _MESSAGE,
+                                                "fullDescription": _MESSAGE,
+                                                "defaultConfiguration": {
+                                                    "type": "object",
+                                                    "properties": {"level": _LEVEL},
+                                                },
+                                            },
+                                        },
+                                    },
+                                },
+                            }
+                        },
+                    },
+                    "invocations": {
+                        "type": "array",
+                        "items": {
                             "type": "object",
-                            "required": ["id"],
-                            "properties": {"id": {"type": "string"}, "shortDescription": _MESSAGE,
-                                           "fullDescription": _MESSAGE,
-                                           "defaultConfiguration": {"type": "object",
-                                                                    "properties": {"level": _LEVEL}}},
-                        }},
+                            "required": ["executionSuccessful"],
+                            "properties": {
+                                "executionSuccessful": {"type": "boolean"},
+                                "toolExecutionNotifications": {
+                                    "type": "array",
+                                    "items": _NOTIFICATION,
+                                },
+                                "toolConfigurationNotifications": {
+                                    "type": "array",
+                                    "items": _NOTIFICATION,
+                                },
+                            },
+                        },
                     },
-                }}},
-                "invocations": {"type": "array", "items": {
-                    "type": "object",
-                    "required": ["executionSuccessful"],
-                    "properties": {
-                        "executionSuccessful": {"type": "boolean"},
-                        "toolExecutionNotifications": {"type": "array", "items": _NOTIFICATION},
-                        "toolConfigurationNotifications": {"type": "array", "items": _NOTIFICATION},
+                    "results": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["message", "ruleId"],
+                            "properties": {
+                                "ruleId": {"type": "string"},
+                                "ruleIndex": {"type": "integer", "minimum": 0},
+                                "level": _LEVEL,
+                                "baselineState": {
+                                    "enum": ["new", "unchanged", "updated", "absent"]
+                                },
+                                "message": _MESSAGE,
+                                "locations": {"type": "array", "items": _LOCATION},
+                                "partialFingerprints": {
+                                    "type": "object",
+                                    "additionalProperties": {"type": "string"},
+                                },
+                                "properties": {"type": "object"},
+                            },
+                        },
                     },
-                }},
-                "results": {"type": "array", "items": {
-                    "type": "object",
-                    "required": ["message", "ruleId"],
-                    "properties": {
-                        "ruleId": {"type": "string"},
-                        "ruleIndex": {"type": "integer", "minimum": 0},
-                        "level": _LEVEL,
-                        "baselineState": {"enum": ["new", "unchanged", "updated", "absent"]},
-                        "message": _MESSAGE,
-                        "locations": {"type": "array", "items": _LOCATION},
-                        "partialFingerprints": {"type": "object",
-                                                "additionalProperties": {"type": "string"}},
-                        "properties": {"type": "object"},
-                    },
-                }},
-                "properties": {"type": "object"},
+                    "properties": {"type": "object"},
+                },
             },
-        }},
+        },
     },
 }
 
@@ -96,7 +141,9 @@ def _sarif(report: Report) -> dict[str, Any]:
 
 def test_sarif_validates_against_the_schema_subset(any_report: Report) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    jsonschema.validate(_sarif(any_report), SARIF_SUBSET_SCHEMA, format_checker=jsonschema.FormatChecker())
+    jsonschema.validate(
+        _sarif(any_report), SARIF_SUBSET_SCHEMA, format_checker=jsonschema.FormatChecker()
+    )
 
 
 def test_sarif_has_one_run_by_thinkfix(full: Report) -> None:
@@ -132,7 +179,9 @@ def test_sarif_results_locate_fingerprint_and_grade_each_finding(full: Report) -
         physical = result["locations"][0]["physicalLocation"]
         assert physical["artifactLocation"]["uri"] == artifact_uri(finding.path)
         assert physical["region"] == {"startLine": finding.line}
-        assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == finding.json_path
+        assert (
+            result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == finding.json_path
+        )
         assert result["partialFingerprints"] == {FINGERPRINT_KEY: finding.fingerprint}
         expected = ("note", "unchanged") if finding.baselined else ("error", "new")
         assert (result["level"], result["baselineState"]) == expected
@@ -161,12 +210,15 @@ def test_sarif_leaves_out_what_it_does_not_know(full: Report) -> None:
     assert "model" not in only["properties"]
 
 
-@pytest.mark.parametrize(("path", "uri"), [
-    ("sessions/a.jsonl", "sessions/a.jsonl"),
-    ("sessions/pi/odd, name: 100%.jsonl", "sessions/pi/odd%2C%20name%3A%20100%25.jsonl"),
-    ("/home/u/.claude/projects/x.jsonl", "file:///home/u/.claude/projects/x.jsonl"),
-    ("C:\\Users\\u\\s.jsonl", "file:///C:/Users/u/s.jsonl"),
-    ("dir\\s.jsonl", "dir/s.jsonl"),
-])
+@pytest.mark.parametrize(
+    ("path", "uri"),
+    [
+        ("sessions/a.jsonl", "sessions/a.jsonl"),
+        ("sessions/pi/odd, name: 100%.jsonl", "sessions/pi/odd%2C%20name%3A%20100%25.jsonl"),
+        ("/home/u/.claude/projects/x.jsonl", "file:///home/u/.claude/projects/x.jsonl"),
+        ("C:\\Users\\u\\s.jsonl", "file:///C:/Users/u/s.jsonl"),
+        ("dir\\s.jsonl", "dir/s.jsonl"),
+    ],
+)
 def test_artifact_uri_is_a_uri_reference(path: str, uri: str) -> None:
     assert artifact_uri(path) == uri

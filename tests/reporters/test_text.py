@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 
 from thinkfix.engine.report import Report
-from thinkfix.reporters import REPORTERS, OutputFormat, RenderOptions
+from thinkfix.reporters import DEFAULT_OPTIONS, REPORTERS, OutputFormat, RenderOptions
 
 
-def _render(report: Report, options: RenderOptions = RenderOptions()) -> str:
+def _render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
     return REPORTERS[OutputFormat.TEXT].render(report, options)
 
 
@@ -19,10 +19,16 @@ def test_text_has_no_ansi_unless_colour_is_asked_for(full: Report) -> None:
     assert "\x1b[" in _render(full, RenderOptions(color=True))
 
 
-def test_text_ignores_the_terminal_environment(full: Report, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_text_ignores_the_terminal_environment(
+    full: Report, monkeypatch: pytest.MonkeyPatch
+) -> None:
     plain = _render(full)
-    for name, value in (("COLUMNS", "40"), ("FORCE_COLOR", "1"), ("TERM", "xterm-256color"),
-                        ("TTY_COMPATIBLE", "1")):
+    for name, value in (
+        ("COLUMNS", "40"),
+        ("FORCE_COLOR", "1"),
+        ("TERM", "xterm-256color"),
+        ("TTY_COMPATIBLE", "1"),
+    ):
         monkeypatch.setenv(name, value)
     assert _render(full) == plain
 

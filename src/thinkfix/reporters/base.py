@@ -94,26 +94,32 @@ def plain_report(report: Report) -> Report:
     The fields are typed `str`, but a `LeakKind` or `ErrorKind` member passes that check and
     formats as `LeakKind.BLOCK` in an f-string before Python 3.12; every format must say `block`.
     """
+
     def is_enum(*values: str | None) -> bool:
         return any(isinstance(v, Enum) for v in values)
 
     s = report.summary
-    if not (is_enum(*s.by_kind, *s.by_format, *(c.format for c in s.by_file.values()))
-            or any(is_enum(f.kind, f.format) for f in report.findings)
-            or any(is_enum(e.kind) for e in report.errors)):
+    if not (
+        is_enum(*s.by_kind, *s.by_format, *(c.format for c in s.by_file.values()))
+        or any(is_enum(f.kind, f.format) for f in report.findings)
+        or any(is_enum(e.kind) for e in report.errors)
+    ):
         return report
     summary = replace(
         s,
         by_kind={_plain(k): v for k, v in s.by_kind.items()},
         by_format={_plain(k): v for k, v in s.by_format.items()},
-        by_file={k: replace(v, format=_plain(v.format) if v.format is not None else None)
-                 for k, v in s.by_file.items()},
+        by_file={
+            k: replace(v, format=_plain(v.format) if v.format is not None else None)
+            for k, v in s.by_file.items()
+        },
     )
     return replace(
         report,
         summary=summary,
-        findings=tuple(replace(f, kind=_plain(f.kind), format=_plain(f.format))
-                       for f in report.findings),
+        findings=tuple(
+            replace(f, kind=_plain(f.kind), format=_plain(f.format)) for f in report.findings
+        ),
         errors=tuple(replace(e, kind=_plain(e.kind)) for e in report.errors),
     )
 
@@ -154,13 +160,17 @@ _KIND_DESCRIPTIONS: dict[str, str] = {
         "Reasoning ended by a close tag whose opener was in the prompt template was stored in the "
         "visible answer."
     ),
-    LeakKind.STRAY_CLOSE: "A reasoning close tag with nothing to close was left in the visible answer.",
+    LeakKind.STRAY_CLOSE: (
+        "A reasoning close tag with nothing to close was left in the visible answer."
+    ),
     LeakKind.UNCLOSED: (
         "A reasoning block that never closed (generation stopped inside it) was stored as the "
         "visible answer."
     ),
     LeakKind.EMPTY_BLOCK: "An empty reasoning block was left in the visible answer.",
-    LeakKind.DUPLICATE: "Reasoning already stored in the native field was repeated in the visible answer.",
+    LeakKind.DUPLICATE: (
+        "Reasoning already stored in the native field was repeated in the visible answer."
+    ),
     LeakKind.MARKER: "An answer-wrapper or channel token was left in the visible answer.",
     LeakKind.UNCLOSED_INLINE: (
         "A reasoning opener in the middle of the text never closed; the text was left visible."
@@ -237,8 +247,11 @@ def headline(report: Report) -> str:
     total = len(report.findings)
     new = len(report.new_findings)
     if total:
-        text = (f"Reasoning leaked in {s.leaking_messages} of {plural(s.assistant_messages, 'assistant message')}"
-                f" across {plural(s.files, 'file')}: {plural(total, 'finding')}")
+        messages = plural(s.assistant_messages, "assistant message")
+        text = (
+            f"Reasoning leaked in {s.leaking_messages} of {messages}"
+            f" across {plural(s.files, 'file')}: {plural(total, 'finding')}"
+        )
         if new == total:
             text += "."
         elif new:
@@ -246,8 +259,10 @@ def headline(report: Report) -> str:
         else:
             text += ", all covered by the baseline."
     elif s.files:
-        text = (f"No leaked reasoning in {plural(s.assistant_messages, 'assistant message')}"
-                f" across {plural(s.files, 'file')}.")
+        text = (
+            f"No leaked reasoning in {plural(s.assistant_messages, 'assistant message')}"
+            f" across {plural(s.files, 'file')}."
+        )
     else:
         text = "No files scanned."
     if report.errors:
@@ -255,7 +270,9 @@ def headline(report: Report) -> str:
     return text
 
 
-def counts_sections(summary: Summary, *, by_file: bool) -> Iterator[tuple[str, str, Mapping[str, MessageCounts]]]:
+def counts_sections(
+    summary: Summary, *, by_file: bool
+) -> Iterator[tuple[str, str, Mapping[str, MessageCounts]]]:
     """The message-count breakdowns as (title, key heading, counts), in a fixed order."""
     yield "By format", "format", dict(sorted(summary.by_format.items()))
     yield "By model", "model", dict(sorted(summary.by_model.items()))

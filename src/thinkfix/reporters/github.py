@@ -27,7 +27,9 @@ def escape_property(value: str) -> str:
 
 def command(level: str, message: str, **properties: str | int | None) -> str:
     """One `::level key=value,...::message` line; properties that are None are left out."""
-    props = ",".join(f"{k}={escape_property(str(v))}" for k, v in properties.items() if v is not None)
+    props = ",".join(
+        f"{k}={escape_property(str(v))}" for k, v in properties.items() if v is not None
+    )
     return f"::{level}{' ' + props if props else ''}::{escape_data(message)}"
 
 
@@ -40,19 +42,34 @@ class GithubReporter(Reporter):
     def document(self, report: Report, options: RenderOptions) -> str:
         lines = []
         for f in report.findings:
-            lines.append(command(
-                "notice" if f.baselined else "error",
-                finding_message(f),
-                file=f.path,
-                line=f.line or None,
-                title=f"{TOOL_NAME}: {finding_title(f)}",
-            ))
+            lines.append(
+                command(
+                    "notice" if f.baselined else "error",
+                    finding_message(f),
+                    file=f.path,
+                    line=f.line or None,
+                    title=f"{TOOL_NAME}: {finding_title(f)}",
+                )
+            )
         for e in report.errors:
-            lines.append(command("error", error_message(e), file=e.path, line=e.line or None,
-                                 title=f"{TOOL_NAME}: input error ({e.kind})"))
+            lines.append(
+                command(
+                    "error",
+                    error_message(e),
+                    file=e.path,
+                    line=e.line or None,
+                    title=f"{TOOL_NAME}: input error ({e.kind})",
+                )
+            )
         for s in report.stale_baseline:
-            lines.append(command("notice", f"baseline entry {s.fingerprint} matches no finding",
-                                 file=s.path, title=f"{TOOL_NAME}: stale baseline entry"))
+            lines.append(
+                command(
+                    "notice",
+                    f"baseline entry {s.fingerprint} matches no finding",
+                    file=s.path,
+                    title=f"{TOOL_NAME}: stale baseline entry",
+                )
+            )
         # A plain line (not a command) so the log says what the annotations add up to.
         lines.append(f"{TOOL_NAME}: {headline(report)}")
         return "\n".join(lines) + "\n"

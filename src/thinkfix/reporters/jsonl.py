@@ -23,11 +23,16 @@ class JsonlReporter(Reporter):
     suffix = ".jsonl"
 
     def document(self, report: Report, options: RenderOptions) -> bytes:
-        lines = [_line("header", {
-            "schema_version": SCHEMA_VERSION,
-            "tool": {"name": TOOL_NAME, "version": report.tool_version},
-            "summary": report.summary.to_dict(),
-        })]
+        lines = [
+            _line(
+                "header",
+                {
+                    "schema_version": SCHEMA_VERSION,
+                    "tool": {"name": TOOL_NAME, "version": report.tool_version},
+                    "summary": report.summary.to_dict(),
+                },
+            )
+        ]
         lines += [_line("finding", f.to_dict()) for f in report.findings]
         lines += [_line("error", e.to_dict()) for e in report.errors]
         lines += [_line("stale_baseline", s.to_dict()) for s in report.stale_baseline]

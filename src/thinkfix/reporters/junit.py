@@ -62,14 +62,16 @@ def _finding_details(f: LeakFinding) -> str:
 
 
 def _finding_case(suite: ET.Element, f: LeakFinding) -> None:
-    case = _element(suite, "testcase", classname=f.path,
-                    name=f"line {f.line}: {f.json_path} ({f.kind})")
+    case = _element(
+        suite, "testcase", classname=f.path, name=f"line {f.line}: {f.json_path} ({f.kind})"
+    )
     if f.baselined:
         # A baselined leak does not fail the run, so it must not fail the test view either.
         _element(case, "skipped", message=finding_message(f))
     else:
-        _element(case, "failure", _finding_details(f), message=finding_message(f),
-                 type=finding_title(f))
+        _element(
+            case, "failure", _finding_details(f), message=finding_message(f), type=finding_title(f)
+        )
 
 
 def _error_case(suite: ET.Element, e: InputError) -> None:
@@ -94,7 +96,7 @@ def _set_counts(element: ET.Element) -> None:
 
 
 class JunitReporter(Reporter):
-    """One testsuite per file, one testcase per finding or error; a clean file is one passing test."""
+    """One testsuite per file, one testcase per finding or error; a clean file passes one test."""
 
     format = OutputFormat.JUNIT
     media_type = "application/xml"

@@ -72,18 +72,41 @@ class MarkdownReporter(Reporter):
         verdict = ":x:" if report.errors or report.new_findings else ":white_check_mark:"
         out = [f"## {TOOL_NAME} scan", "", f"{verdict} {md_text(headline(report))}", ""]
         out += table(
-            ["files", "records", "assistant messages", "leaking messages", "share", "findings",
-             "new", "baselined", "leaked chars", "errors"],
-            [[str(s.files), str(s.records), str(s.assistant_messages), str(s.leaking_messages),
-              percent(s.leaking_messages, s.assistant_messages), str(s.findings),
-              str(len(report.new_findings)), str(s.baselined), str(s.leaked_chars),
-              str(len(report.errors))]],
+            [
+                "files",
+                "records",
+                "assistant messages",
+                "leaking messages",
+                "share",
+                "findings",
+                "new",
+                "baselined",
+                "leaked chars",
+                "errors",
+            ],
+            [
+                [
+                    str(s.files),
+                    str(s.records),
+                    str(s.assistant_messages),
+                    str(s.leaking_messages),
+                    percent(s.leaking_messages, s.assistant_messages),
+                    str(s.findings),
+                    str(len(report.new_findings)),
+                    str(s.baselined),
+                    str(s.leaked_chars),
+                    str(len(report.errors)),
+                ]
+            ],
             numeric_from=0,
         )
         if s.by_kind:
             out += ["", "### By kind", ""]
-            out += table(["kind", "findings"],
-                         [[md_code(k), str(n)] for k, n in sorted_by_kind(s)], numeric_from=1)
+            out += table(
+                ["kind", "findings"],
+                [[md_code(k), str(n)] for k, n in sorted_by_kind(s)],
+                numeric_from=1,
+            )
         for title, key, counts in counts_sections(s, by_file=options.statistics):
             if not counts:
                 continue
@@ -92,33 +115,61 @@ class MarkdownReporter(Reporter):
             for name, c in counts.items():
                 first = md_text(label(name)) if key == "model" else md_code(label(name))
                 row = [first] + ([md_code(label(c.format))] if key == "file" else [])
-                row += [str(c.assistant_messages), str(c.leaking_messages),
-                        percent(c.leaking_messages, c.assistant_messages), str(c.findings)]
+                row += [
+                    str(c.assistant_messages),
+                    str(c.leaking_messages),
+                    percent(c.leaking_messages, c.assistant_messages),
+                    str(c.findings),
+                ]
                 rows.append(row)
             out += ["", f"### {title}", ""]
-            out += table(headings + ["assistant messages", "leaking", "share", "findings"], rows,
-                         numeric_from=len(headings))
+            out += table(
+                headings + ["assistant messages", "leaking", "share", "findings"],
+                rows,
+                numeric_from=len(headings),
+            )
         if report.findings:
             shown, hidden = capped(listing_order(report.findings), self.finding_limit(options))
             out += ["", "### Findings", ""]
             out += table(
                 ["location", "JSON path", "kind", "tag", "model", "status", "leaked chars"],
-                [[md_code(location(f.path, f.line)), md_code(f.json_path), md_code(f.kind),
-                  md_code(f.tag), md_text(label(f.model)), "baselined" if f.baselined else "**new**",
-                  str(f.leaked_chars)] for f in shown],
+                [
+                    [
+                        md_code(location(f.path, f.line)),
+                        md_code(f.json_path),
+                        md_code(f.kind),
+                        md_code(f.tag),
+                        md_text(label(f.model)),
+                        "baselined" if f.baselined else "**new**",
+                        str(f.leaked_chars),
+                    ]
+                    for f in shown
+                ],
                 numeric_from=6,
             )
             if hidden:
-                out += ["", f"_... and {plural(hidden, 'more finding')}"
-                            " (the json and sarif reports list them all)_"]
+                out += [
+                    "",
+                    (
+                        f"_... and {plural(hidden, 'more finding')}"
+                        " (the json and sarif reports list them all)_"
+                    ),
+                ]
         if report.errors:
             out += ["", "### Input errors", ""]
-            out += table(["location", "kind", "message"],
-                         [[md_code(location(e.path, e.line)), md_code(e.kind),
-                           md_text(e.message)] for e in report.errors], numeric_from=3)
+            out += table(
+                ["location", "kind", "message"],
+                [
+                    [md_code(location(e.path, e.line)), md_code(e.kind), md_text(e.message)]
+                    for e in report.errors
+                ],
+                numeric_from=3,
+            )
         if report.stale_baseline:
             out += ["", "### Stale baseline entries", ""]
-            out += table(["fingerprint", "path"],
-                         [[md_code(x.fingerprint), md_code(x.path)] for x in report.stale_baseline],
-                         numeric_from=2)
+            out += table(
+                ["fingerprint", "path"],
+                [[md_code(x.fingerprint), md_code(x.path)] for x in report.stale_baseline],
+                numeric_from=2,
+            )
         return "\n".join(out) + "\n"

@@ -32,7 +32,9 @@ def _sample(name: str, labels: Labels, value: int) -> str:
     return f"{name}{{{body}}} {value}"
 
 
-def _family(name: str, kind: str, help_text: str, samples: Iterable[tuple[Labels, int]]) -> list[str]:
+def _family(
+    name: str, kind: str, help_text: str, samples: Iterable[tuple[Labels, int]]
+) -> list[str]:
     suffix = {"counter": "_total", "info": "_info"}.get(kind, "")
     lines = [f"# TYPE {name} {kind}", f"# HELP {name} {help_text}"]
     lines += [_sample(name + suffix, labels, value) for labels, value in sorted(samples)]
@@ -62,35 +64,66 @@ class OpenMetricsReporter(Reporter):
         errors.update(e.kind for e in report.errors)
 
         lines: list[str] = []
-        lines += _family(f"{TOOL_NAME}_build", "info", "The tool and report schema that produced these metrics.",
-                         [((("schema_version", str(SCHEMA_VERSION)), ("version", report.tool_version)), 1)])
+        lines += _family(
+            f"{TOOL_NAME}_build",
+            "info",
+            "The tool and report schema that produced these metrics.",
+            [((("schema_version", str(SCHEMA_VERSION)), ("version", report.tool_version)), 1)],
+        )
         lines += _family("thinkfix_files", "gauge", "Session files scanned.", [((), s.files)])
-        lines += _family("thinkfix_records", "gauge", "Records (lines or documents) read.",
-                         [((), s.records)])
-        lines += _family("thinkfix_assistant_messages", "gauge",
-                         "Assistant messages scanned, by session format.",
-                         _by("format", {k: v.assistant_messages for k, v in s.by_format.items()}))
-        lines += _family("thinkfix_leaking_messages", "gauge",
-                         "Assistant messages with leaked reasoning, by session format.",
-                         _by("format", {k: v.leaking_messages for k, v in s.by_format.items()}))
-        lines += _family("thinkfix_assistant_messages_by_model", "gauge",
-                         "Assistant messages scanned, by model.",
-                         _by("model", {k: v.assistant_messages for k, v in s.by_model.items()}))
-        lines += _family("thinkfix_leaking_messages_by_model", "gauge",
-                         "Assistant messages with leaked reasoning, by model.",
-                         _by("model", {k: v.leaking_messages for k, v in s.by_model.items()}))
-        lines += _family("thinkfix_leaks", "counter", "Leaks found, by leak kind and session format.",
-                         leaks.items())
-        lines += _family("thinkfix_leaked_chars", "counter",
-                         "Characters of leaked reasoning, by leak kind and session format.",
-                         chars.items())
-        lines += _family("thinkfix_baselined_leaks", "gauge",
-                         "Leaks covered by the baseline (they do not fail the run).",
-                         [((), s.baselined)])
-        lines += _family("thinkfix_errors", "gauge", "Input errors, by error kind.",
-                         _by("kind", errors))
-        lines += _family("thinkfix_stale_baseline_entries", "gauge",
-                         "Baseline entries that match no finding.",
-                         [((), len(report.stale_baseline))])
+        lines += _family(
+            "thinkfix_records", "gauge", "Records (lines or documents) read.", [((), s.records)]
+        )
+        lines += _family(
+            "thinkfix_assistant_messages",
+            "gauge",
+            "Assistant messages scanned, by session format.",
+            _by("format", {k: v.assistant_messages for k, v in s.by_format.items()}),
+        )
+        lines += _family(
+            "thinkfix_leaking_messages",
+            "gauge",
+            "Assistant messages with leaked reasoning, by session format.",
+            _by("format", {k: v.leaking_messages for k, v in s.by_format.items()}),
+        )
+        lines += _family(
+            "thinkfix_assistant_messages_by_model",
+            "gauge",
+            "Assistant messages scanned, by model.",
+            _by("model", {k: v.assistant_messages for k, v in s.by_model.items()}),
+        )
+        lines += _family(
+            "thinkfix_leaking_messages_by_model",
+            "gauge",
+            "Assistant messages with leaked reasoning, by model.",
+            _by("model", {k: v.leaking_messages for k, v in s.by_model.items()}),
+        )
+        lines += _family(
+            "thinkfix_leaks",
+            "counter",
+            "Leaks found, by leak kind and session format.",
+            leaks.items(),
+        )
+        lines += _family(
+            "thinkfix_leaked_chars",
+            "counter",
+            "Characters of leaked reasoning, by leak kind and session format.",
+            chars.items(),
+        )
+        lines += _family(
+            "thinkfix_baselined_leaks",
+            "gauge",
+            "Leaks covered by the baseline (they do not fail the run).",
+            [((), s.baselined)],
+        )
+        lines += _family(
+            "thinkfix_errors", "gauge", "Input errors, by error kind.", _by("kind", errors)
+        )
+        lines += _family(
+            "thinkfix_stale_baseline_entries",
+            "gauge",
+            "Baseline entries that match no finding.",
+            [((), len(report.stale_baseline))],
+        )
         lines.append("# EOF")
         return "\n".join(lines) + "\n"

@@ -110,7 +110,9 @@ def to_sarif(report: Report) -> dict[str, Any]:
         invocation["toolConfigurationNotifications"] = [
             {
                 "level": "note",
-                "message": {"text": f"baseline entry {s.fingerprint} for {s.path} matches no finding"},
+                "message": {
+                    "text": f"baseline entry {s.fingerprint} for {s.path} matches no finding"
+                },
                 "descriptor": {"id": "stale_baseline"},
             }
             for s in report.stale_baseline

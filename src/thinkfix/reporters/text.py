@@ -53,8 +53,14 @@ def _console(options: RenderOptions) -> tuple[Console, StringIO]:
 
 
 def _table(title: str, *columns: tuple[str, str]) -> Table:
-    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
-                  header_style="bold", pad_edge=False)
+    table = Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        box=box.SIMPLE_HEAD,
+        header_style="bold",
+        pad_edge=False,
+    )
     for heading, justify in columns:
         # fold, never an ellipsis: a report written to a file must keep every path whole.
         table.add_column(heading, justify=justify, overflow="fold")  # type: ignore[arg-type]
@@ -64,8 +70,14 @@ def _table(title: str, *columns: tuple[str, str]) -> Table:
 def _findings(report: Report, limit: int | None) -> list[RenderableType]:
     shown, hidden = capped(listing_order(report.findings), limit)
     with_status = any(f.baselined for f in report.findings)
-    columns = [("Location", "left"), ("JSON path", "left"), ("Kind", "left"), ("Tag", "left"),
-               ("Model", "left"), ("Chars", "right")]
+    columns = [
+        ("Location", "left"),
+        ("JSON path", "left"),
+        ("Kind", "left"),
+        ("Tag", "left"),
+        ("Model", "left"),
+        ("Chars", "right"),
+    ]
     if with_status:
         columns.append(("Status", "left"))
     table = _table("Leaked reasoning", *columns)
@@ -91,8 +103,11 @@ def _findings(report: Report, limit: int | None) -> list[RenderableType]:
 def _errors(report: Report) -> Table:
     table = _table("Input errors", ("Location", "left"), ("Kind", "left"), ("Message", "left"))
     for e in report.errors:
-        table.add_row(Text(location(e.path, e.line), style="cyan"), Text(e.kind, style="bold red"),
-                      Text(e.message))
+        table.add_row(
+            Text(location(e.path, e.line), style="cyan"),
+            Text(e.kind, style="bold red"),
+            Text(e.message),
+        )
     return table
 
 
@@ -117,15 +132,23 @@ def _statistics(report: Report) -> list[RenderableType]:
         columns = [(key, "left")]
         if key == "file":
             columns.append(("format", "left"))
-        columns += [("assistant messages", "right"), ("leaking", "right"), ("share", "right"),
-                    ("findings", "right")]
+        columns += [
+            ("assistant messages", "right"),
+            ("leaking", "right"),
+            ("share", "right"),
+            ("findings", "right"),
+        ]
         table = _table(title, *columns)
         for name, c in counts.items():
             cells = [Text(label(name))]
             if key == "file":
                 cells.append(Text(label(c.format)))
-            cells += [Text(str(c.assistant_messages)), Text(str(c.leaking_messages)),
-                      Text(percent(c.leaking_messages, c.assistant_messages)), Text(str(c.findings))]
+            cells += [
+                Text(str(c.assistant_messages)),
+                Text(str(c.leaking_messages)),
+                Text(percent(c.leaking_messages, c.assistant_messages)),
+                Text(str(c.findings)),
+            ]
             table.add_row(*cells)
         out.append(table)
     return out
@@ -140,7 +163,10 @@ def _summary(report: Report) -> Panel:
         ("Files", str(s.files)),
         ("Records", str(s.records)),
         ("Assistant messages", str(s.assistant_messages)),
-        ("Leaking messages", f"{s.leaking_messages} ({percent(s.leaking_messages, s.assistant_messages)})"),
+        (
+            "Leaking messages",
+            f"{s.leaking_messages} ({percent(s.leaking_messages, s.assistant_messages)})",
+        ),
         ("Findings", str(s.findings)),
         ("  new", str(len(report.new_findings))),
         ("  baselined", str(s.baselined)),
