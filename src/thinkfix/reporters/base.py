@@ -7,18 +7,15 @@ reporter emits comes from the report, so the same report always renders to the s
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import orjson
 
 from thinkfix.engine.report import InputError, LeakFinding, MessageCounts, Report, Summary
 from thinkfix.normalizer import LeakKind
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
 
 
 class OutputFormat(str, Enum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from io import StringIO
 
 from rich import box
-from rich.console import Console, RenderableType
+from rich.console import Console, JustifyMethod, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -52,7 +52,7 @@ def _console(options: RenderOptions) -> tuple[Console, StringIO]:
     return console, buffer
 
 
-def _table(title: str, *columns: tuple[str, str]) -> Table:
+def _table(title: str, *columns: tuple[str, JustifyMethod]) -> Table:
     table = Table(
         title=title,
         title_justify="left",
@@ -63,14 +63,14 @@ def _table(title: str, *columns: tuple[str, str]) -> Table:
     )
     for heading, justify in columns:
         # fold, never an ellipsis: a report written to a file must keep every path whole.
-        table.add_column(heading, justify=justify, overflow="fold")  # type: ignore[arg-type]
+        table.add_column(heading, justify=justify, overflow="fold")
     return table
 
 
 def _findings(report: Report, limit: int | None) -> list[RenderableType]:
     shown, hidden = capped(listing_order(report.findings), limit)
     with_status = any(f.baselined for f in report.findings)
-    columns = [
+    columns: list[tuple[str, JustifyMethod]] = [
         ("Location", "left"),
         ("JSON path", "left"),
         ("Kind", "left"),
@@ -129,7 +129,7 @@ def _statistics(report: Report) -> list[RenderableType]:
     for title, key, counts in counts_sections(s, by_file=True):
         if not counts:
             continue
-        columns = [(key, "left")]
+        columns: list[tuple[str, JustifyMethod]] = [(key, "left")]
         if key == "file":
             columns.append(("format", "left"))
         columns += [
