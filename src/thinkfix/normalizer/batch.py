@@ -25,6 +25,6 @@ def normalize(text: str, *, native_reasoning: str | None = None, policy: Policy 
 
 def _clean(text: str, policy: Policy) -> bool:
     """True when no delimiter can be in `text`: one C-level search, no Python loop."""
-    if grammar_for(policy).prefilter.search(text):
+    if grammar_for(policy).maybe_delimited(text):
         return False
     return not (policy.harmony and text.lstrip().startswith(DETOK_OPEN))

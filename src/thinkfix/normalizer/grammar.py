@@ -34,6 +34,7 @@ class Kind(Enum):
     END = "end"  # harmony <|end|>-style: a close inside a block, a marker outside
     FENCE = "fence"
     TICKS = "ticks"
+    TEXT = "text"  # a candidate that turned out to be plain text (a `~~` run mid-line)
 
 
 @dataclass(frozen=True)
@@ -82,29 +83,44 @@ class Grammar:
         # Longest first, so a header wins over the bare `<|start|>assistant` marker.
         literals.sort(key=lambda lit: -len(lit.text))
         self.literals: dict[str, _Literal] = {lit.text: lit for lit in literals}
+        # literals that begin a longer literal: a match of one may still grow
+        self.prefix_literals = frozenset(
+            a for a in self.literals if any(b != a and b.startswith(a) for b in self.literals)
+        )
         self.harmony = policy.harmony
         self.tags = policy.tags
 
-        delimiter_parts: list[str] = []
+        # Each pattern starts with a one-character class, then dispatches on that character
+        # with a look-behind. Starting with a plain class lets the regex engine skip clean
+        # text at C speed; the look-aheads make a run of `<` cost one test per character.
+        branches: dict[str, list[str]] = {}
         if policy.tags:
-            names = "|".join(re.escape(t) for t in policy.tags)
-            delimiter_parts.append(
-                rf"(?P<xml><{_WS}(?P<slash>/)?{_WS}(?P<name>(?i:{names}))"
-                rf"(?:[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}?)?>)"
+            names = _trie(sorted(policy.tags))
+            firsts = "".join(sorted({c for t in policy.tags for c in (t[0].lower(), t[0].upper())}))
+            branches.setdefault("<", []).append(
+                rf"(?P<xml>(?=[ \t\r\n/{re.escape(firsts)}]){_WS}+(?P<slash>/)?{_WS}+"
+                rf"(?P<name>(?>(?i:{names})))(?=[ \t\r\n/>])(?:[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}?)?>)"
             )
-        if literals:
-            delimiter_parts.append(
-                "(?P<lit>" + "|".join(re.escape(lit.text) for lit in literals) + ")"
-            )
-        code_parts = [r"(?P<fence>(?<=\n)[ ]{0,3}(?:`{3,}|~{3,}))", r"(?P<ticks>`+)"]
+        by_first: dict[str, list[str]] = {}
+        for lit in literals:
+            by_first.setdefault(lit.text[0], []).append(lit.text[1:])
+        for n, (first, rests) in enumerate(sorted(by_first.items())):
+            branches.setdefault(first, []).append(f"(?P<lit{n}>{_trie(rests)})")
         never = r"(?!x)x"
-        self.prefilter = re.compile("|".join(delimiter_parts) or never)
-        parts = (code_parts if policy.protect_code else []) + delimiter_parts
-        self.pattern = re.compile("|".join(parts) or never)
+        self.prefilter = re.compile(_dispatch(branches) if branches else never)
+        if policy.protect_code:
+            branches.setdefault("`", []).append(r"(?P<ticks>`*)")
+            branches.setdefault("~", []).append(r"(?P<tildes>~~+)")
+        self.pattern = re.compile(_dispatch(branches) if branches else never)
+        self._names = tuple(policy.tags)
+        self._probes: dict[str, tuple[str, ...]] = {}
+        for lit in literals:
+            self._probes.setdefault(lit.text[:2], ())
+            self._probes[lit.text[:2]] += (lit.text,)
         self.max_token = max([len(lit.text) for lit in literals] + [MAX_ATTRS + 64])
         starts = {"<"} | {lit.text[0] for lit in literals}
         if policy.protect_code:
-            starts |= {"`", "~", "\n"}
+            starts |= {"`", "~"}
         self._partial_starts = re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]")
         self._xml_partial = re.compile(
             rf"<{_WS}(?:/{_WS})?(?P<name>[A-Za-z]*)(?P<rest>[^<>]*)\Z"
@@ -122,12 +138,32 @@ class Grammar:
             if inner.endswith("/"):
                 return Token(Kind.EMPTY, start, end, f"<{name}/>", xml=True)
             return Token(Kind.OPEN, start, end, f"<{name}>", xml=True)
-        if group == "lit":
-            lit = self.literals[m.group("lit")]
+        if group is not None and group.startswith("lit"):
+            lit = self.literals[m.group()]
             return Token(lit.kind, start, end, lit.tag)
-        if group == "fence":
-            return Token(Kind.FENCE, start, end, m.group("fence").lstrip(" "))
-        return Token(Kind.TICKS, start, end, m.group("ticks"))
+        run = m.group()
+        if len(run) >= 3 and _at_line_start(m.string, m.start()):
+            return Token(Kind.FENCE, start, end, run)
+        return Token(Kind.TICKS if group == "ticks" else Kind.TEXT, start, end, run)
+
+    def maybe_delimited(self, text: str) -> bool:
+        """False only when no delimiter can occur in `text`; a few C-speed substring tests."""
+        if "<" in text and self._names:
+            lower = text.lower()
+            if any(name in lower for name in self._names):
+                return True
+        return any(
+            prefix in text and any(lit in text for lit in lits)
+            for prefix, lits in self._probes.items()
+        )
+
+    def may_grow(self, m: re.Match[str], window: str) -> bool:
+        """True when the match is a literal that the rest of the window may still extend."""
+        lit = m.group() if m.lastgroup and m.lastgroup.startswith("lit") else None
+        if lit is None or lit not in self.prefix_literals:
+            return False
+        tail = window[m.start() : m.start() + self.max_token]
+        return any(len(text) > len(tail) and text.startswith(tail) for text in self.literals)
 
     def partial_start(self, window: str, lo: int) -> int | None:
         """Where, at or after `lo`, an incomplete delimiter may begin at the end of `window`."""
@@ -140,8 +176,6 @@ class Grammar:
     def _could_grow(self, window: str, i: int) -> bool:
         tail = window[i:]
         first = tail[0]
-        if first == "\n":
-            return len(tail) <= 4 and tail[1:].strip(" ") == ""
         if first in "`~":
             return tail.strip(first) == ""
         if any(len(text) > len(tail) and text.startswith(tail) for text in self.literals):
@@ -155,6 +189,38 @@ class Grammar:
                 return any(t.startswith(name) for t in self.tags)
             return name in self.tags and rest[0] in " \t\r\n/" and len(rest) <= MAX_ATTRS
         return False
+
+
+def _at_line_start(text: str, i: int) -> bool:
+    """True when only up to three spaces stand between a newline and position i."""
+    j = i
+    while j > 0 and text[j - 1] == " " and i - j < 3:
+        j -= 1
+    return j == 0 or text[j - 1] == "\n"
+
+
+def _trie(words: list[str]) -> str:
+    """A regex for a set of literal words with common prefixes factored (longest first)."""
+    groups: dict[str, list[str]] = {}
+    ends = False
+    for word in words:
+        if word:
+            groups.setdefault(word[0], []).append(word[1:])
+        else:
+            ends = True
+    branches = [re.escape(first) + _trie(rest) for first, rest in sorted(groups.items())]
+    if not branches:
+        return ""
+    alternation = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    return f"(?:{alternation})?" if ends else alternation
+
+
+def _dispatch(branches: dict[str, list[str]]) -> str:
+    """`[firsts](?:(?<=a)rest-of-a|(?<=b)rest-of-b...)`: see Grammar.__init__."""
+    firsts = "".join(re.escape(c) for c in sorted(branches))
+    order = sorted(branches, key=lambda c: (c != "<", c))  # `<` is by far the commonest
+    arms = [f"(?<={re.escape(c)})(?:{'|'.join(branches[c])})" for c in order]
+    return f"[{firsts}](?:{'|'.join(arms)})"
 
 
 @lru_cache(maxsize=64)

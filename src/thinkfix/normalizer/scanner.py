@@ -65,6 +65,7 @@ class _State:
     leading: bool = False
     content: bool = False  # the current block has non-blank reasoning
     fence: str | None = None  # the fence of the code block we are inside
+    shown: bool = False  # non-blank visible text precedes the scan position
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ class Scanner:
                 tm = g.pattern.match(w, j)
                 if tm is None and not final and g.partial_start(w, j) == j:
                     return
-                if tm is not None and tm.end() == end and not final:
+                if tm is not None and not final and (tm.end() == end or g.may_grow(tm, w)):
                     return
                 tok = g.token(tm, off) if tm is not None else None
                 if tok is not None and tok.kind in (Kind.OPEN, Kind.EMPTY, Kind.CLOSE, Kind.END,
@@ -224,7 +225,7 @@ class Scanner:
                     return
                 continue
             m = g.pattern.search(w, i)
-            if m is None or (m.end() == end and not final):
+            if m is None or (not final and (m.end() == end or g.may_grow(m, w))):
                 stop = m.start() if m is not None else None
                 if stop is None and not final:
                     stop = g.partial_start(w, i)
@@ -240,6 +241,9 @@ class Scanner:
         """Act on one token; False when more text is needed first (pos is left at the token)."""
         if tok.kind in (Kind.FENCE, Kind.TICKS):
             return self._skip_code(tok, w, off, final)
+        if tok.kind is Kind.TEXT:
+            self.pos = tok.end
+            return True
         override = self._overrides.get(tok.start)
         if override == "literal":
             self.pos = tok.end
@@ -254,13 +258,18 @@ class Scanner:
     def _outside(self, tok: Token, w: str, off: int, final: bool, lead: bool) -> bool:
         st = self.st
         kind = tok.kind
-        prose = tok.xml and not lead and self._prev_char(tok.start, w, off) in _PROSE_BEFORE
+        if kind in (Kind.OPEN, Kind.EMPTY):
+            self._cut(tok.start)
+        prose = (tok.xml and not lead and self.st.shown
+                 and self._prev_char(tok.start, w, off) in _PROSE_BEFORE)
+        st = self.st
         if kind is Kind.OPEN:
             if prose:
                 self.st = replace(st, prose=st.prose + 1)
                 self.pos = tok.end
                 return True
-            self._open_block(tok, leading=lead)
+            # an opener with nothing visible before it is as structural as a leading one
+            self._open_block(tok, leading=lead or not self.st.shown)
             return True
         if kind is Kind.EMPTY:
             if not prose:
@@ -306,8 +315,9 @@ class Scanner:
         st = self.st
         kind = tok.kind
         if kind is Kind.OPEN:
+            self._cut(tok.start)
+            st = self.st
             if self.start_in_reasoning and st.leading and st.block == 0 and not st.content and st.depth == 1:
-                self._cut()
                 self._add(tok.start, tok.end, Label.DELIMITER)
                 self.st = replace(self.st, seg=tok.end)
                 self.pos = tok.end
@@ -354,6 +364,9 @@ class Scanner:
                 return
         else:
             self._add(st.seg, upto, Label.VISIBLE)
+            if not st.shown and _NON_WS.search(self.text_at(st.seg, upto)):
+                self.st = replace(st, seg=upto, shown=True)
+                return
         self.st = replace(self.st, seg=upto)
 
     def _finding(self, kind: LeakKind, tag: str, start: int, end: int, block: int | None = None) -> None:
@@ -404,7 +417,7 @@ class Scanner:
         self._add(tok.start, tok.end, Label.DELIMITER)
         kind = LeakKind.ORPHAN_CLOSE if content else LeakKind.STRAY_CLOSE
         self._finding(kind, tok.tag, window if content else tok.start, tok.end, block)
-        self.st = replace(st, seg=tok.end, first_delim=True, window=None, block=block)
+        self.st = replace(st, seg=tok.end, first_delim=True, window=None, block=block, shown=False)
         self.pos = tok.end
 
     def _start_detok(self, tok: Token) -> None:

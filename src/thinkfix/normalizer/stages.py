@@ -47,6 +47,7 @@ class Trimmer:
         self._vis_state = "start"  # "start" | "after_removed" | "content"
         self._vis_pending: list[Piece] = []
         self._visible_out = False
+        self._at_line_start = True  # the visible text so far is empty or ends with a newline
         self._block: int | None = None
         self._think_started = False
         self._think_pending: list[Piece] = []
@@ -74,8 +75,7 @@ class Trimmer:
     def _visible(self, piece: Piece, out: list[Piece]) -> None:
         self._end_thinking(out)
         if self._vis_state == "content":
-            out.append(piece)
-            self._visible_out = True
+            self._emit_visible(piece, out)
             return
         m = _NON_WS.search(piece.text)
         if m is None:
@@ -84,13 +84,18 @@ class Trimmer:
         lead, rest = piece.split(m.start())
         pending = self._vis_pending + ([lead] if lead.text else [])
         self._vis_pending = []
-        if self._vis_state == "start":
-            out.extend(pending)
+        if self._vis_state == "start" or not self._at_line_start:
+            out.extend(pending)  # mid-line, the whitespace separates words or paragraphs
         else:
             out.extend(self._drop_blank_lines(pending))
-        out.append(rest)
         self._vis_state = "content"
-        self._visible_out = True
+        self._emit_visible(rest, out)
+
+    def _emit_visible(self, piece: Piece, out: list[Piece]) -> None:
+        out.append(piece)
+        if piece.text:
+            self._visible_out = True
+            self._at_line_start = piece.text.endswith("\n")
 
     def _drop_blank_lines(self, pending: list[Piece]) -> list[Piece]:
         """Leading whitespace after a removed block: drop through its last newline."""

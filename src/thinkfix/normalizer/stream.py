@@ -22,12 +22,15 @@ class StreamNormalizer:
                  holdback: int | None = None, native_reasoning: str | None = None) -> None:
         self._pipeline = Pipeline(policy, native=clean_native(native_reasoning, policy),
                                   start_in_reasoning=start_in_reasoning, holdback=holdback)
+        self._enabled = policy.enabled
         self._last_block: int | None = None
         self._thinking_out = False
 
     def feed(self, chunk: str) -> Delta:
         if self._pipeline.finished:
             raise RuntimeError("feed() after finish()")
+        if not self._enabled:
+            return Delta(chunk)
         return self._delta(self._pipeline.feed(chunk))
 
     def finish(self) -> Delta:

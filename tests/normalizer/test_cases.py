@@ -1,0 +1,94 @@
+"""Every documented example, as data: DESIGN.md's damage table, the rules, seeds 000 and 001."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from thinkfix import Label, Policy, normalize
+
+from .conftest import batch_pair, stream
+
+CASES = json.loads((Path(__file__).with_name("cases.json")).read_text(encoding="utf-8"))
+
+
+def _policy(case: dict) -> Policy:
+    return Policy(**case.get("policy", {}))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_normalize_case(case: dict) -> None:
+    r = normalize(case["text"], native_reasoning=case.get("native"), policy=_policy(case))
+    assert r.visible == case["visible"]
+    assert list(r.thinking) == case["thinking"]
+    assert [f.kind.value for f in r.findings] == case["kinds"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_stream_case_one_char_chunks_equal_batch(case: dict) -> None:
+    policy = _policy(case)
+    chunks = list(case["text"])
+    assert stream(chunks, policy=policy, native_reasoning=case.get("native")) == batch_pair(
+        case["text"], policy, case.get("native"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_normalize_case_spans_tile_the_input(case: dict) -> None:
+    r = normalize(case["text"], native_reasoning=case.get("native"), policy=_policy(case))
+    assert "".join(case["text"][s.start:s.end] for s in r.spans) == case["text"]
+    assert all(a.end == b.start for a, b in zip(r.spans, r.spans[1:]))
+
+
+def test_normalize_block_labels_delimiters() -> None:
+    r = normalize("<think>plan</think>Answer")
+    labels = [(r.text[s.start:s.end], s.label) for s in r.spans]
+    assert labels == [("<think>", Label.DELIMITER), ("plan", Label.THINKING),
+                      ("</think>", Label.DELIMITER), ("Answer", Label.VISIBLE)]
+
+
+def test_normalize_finding_offsets_cover_the_block() -> None:
+    text = "Intro\n<think>r</think>\nAnswer"
+    (f,) = normalize(text).findings
+    assert text[f.start:f.end] == "<think>r</think>"
+    assert f.tag == "<think>"
+
+
+def test_stream_split_close_tag_does_not_leak() -> None:
+    assert stream(["<think>plan</thi", "nk>Answer"]) == ("Answer", "plan")
+    assert stream(["plan</thi", "nk>", "Answer"]) == ("Answer", "plan")
+
+
+def test_stream_seed001_split_across_deltas() -> None:
+    chunks = ["<thi", "nking", ">", "hidden ", "stuff", "</thi", "nking>", "out"]
+    assert stream(chunks) == ("out", "hidden stuff")
+
+
+def test_stream_start_in_reasoning_streams_thinking_immediately() -> None:
+    from thinkfix import StreamNormalizer
+
+    s = StreamNormalizer(start_in_reasoning=True)
+    assert s.feed("step one ").thinking == "step one"
+    assert s.feed("two</think>\n\nAns").visible == "Ans"
+    assert s.feed("wer").visible == "wer"
+    assert s.finish().visible == ""
+
+
+def test_stream_holdback_bounds_withheld_text() -> None:
+    from thinkfix import StreamNormalizer
+
+    s = StreamNormalizer(holdback=10)
+    first = s.feed("A visible answer that is long")
+    assert first.visible.startswith("A visible answer")
+    rest = s.feed(" and then</think>tail")
+    done = s.finish()
+    # the window closed, so the late orphan close only loses its delimiter
+    assert first.visible + rest.visible + done.visible == "A visible answer that is long and thentail"
+    assert [f.kind.value for f in s.findings] == ["stray_close"]
+
+
+def test_normalize_batch_equals_unbounded_stream_with_start_in_reasoning() -> None:
+    text = "plan\n</think>\n\nAnswer"
+    assert stream(list(text), start_in_reasoning=True) == batch_pair(text, start_in_reasoning=True)
+    assert batch_pair(text, start_in_reasoning=True) == ("Answer", "plan")

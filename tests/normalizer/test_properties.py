@@ -1,0 +1,130 @@
+"""Hypothesis properties for every invariant of DESIGN.md's normalizer contract."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from thinkfix import Label, LeakKind, Policy, normalize
+from thinkfix.normalizer.grammar import grammar_for
+
+from .conftest import batch_pair, stream
+
+DELIMITERS = [
+    "<think>", "</think>", "<thinking>", "</thinking>", "<thought>", "</thought>", "<reasoning>",
+    "</reasoning>", "<reason>", "</reason>", "<reflection>", "</reflection>", "<THINK>", "< think >",
+    "</ Think >", "<think reason=\"x\">", "<think/>", "<|begin_of_thought|>", "<|end_of_thought|>",
+    "<|begin_of_solution|>", "<|end_of_solution|>", "◁think▷", "◁/think▷", "[THINK]", "[/THINK]",
+    "<seed:think>", "</seed:think>", "<|START_THINKING|>", "<|END_THINKING|>",
+    "<|channel|>analysis<|message|>", "<|end|>", "<|start|>assistant<|channel|>final<|message|>",
+    "<|return|>", "analysis", "assistantfinal",
+]
+NOISE = ["<", ">", "/", "<thinker>", "<div>", "a < b", "`", "``", "```", "~~~", "\n", "\r\n", " ", "\t",
+         "\ufeff", "\u00a0", "x", "word", "答え", "🎉", "<thi", "nk>", "|", "["]
+FRAGMENTS = st.sampled_from(DELIMITERS + NOISE)
+TEXTS = st.lists(FRAGMENTS, max_size=24).map("".join) | st.text(max_size=40)
+POLICIES = st.builds(
+    Policy,
+    orphan_close=st.sampled_from(["auto", "split", "strip"]),
+    trim=st.booleans(),
+    protect_code=st.booleans(),
+    native=st.sampled_from(["dedupe", "native-only", "merge"]),
+    prose_delimiters=st.booleans(),
+)
+NATIVE = st.none() | st.sampled_from(["", "plan", "word x", "<think>word</think>"])
+
+
+@st.composite
+def partitions(draw: st.DrawFn, text: str) -> list[str]:
+    cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=12)))
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(text=TEXTS, policy=POLICIES, native=NATIVE)
+def test_normalize_spans_tile_the_text(text: str, policy: Policy, native: str | None) -> None:
+    r = normalize(text, policy=policy, native_reasoning=native)
+    assert "".join(text[s.start:s.end] for s in r.spans) == text
+    assert all(a.end == b.start for a, b in zip(r.spans, r.spans[1:]))
+    assert not r.spans or (r.spans[0].start == 0 and r.spans[-1].end == len(text))
+    removed = sum(s.end - s.start for s in r.spans if s.label is not Label.VISIBLE)
+    assert removed == len(text) - len(r.visible)
+
+
+@SETTINGS
+@given(data=st.data(), text=TEXTS, policy=POLICIES, native=NATIVE)
+def test_stream_any_partition_equals_batch(data: st.DataObject, text: str, policy: Policy,
+                                           native: str | None) -> None:
+    chunks = data.draw(partitions(text))
+    assert stream(chunks, policy=policy, native_reasoning=native) == batch_pair(text, policy, native)
+
+
+@SETTINGS
+@given(text=TEXTS, policy=POLICIES, start=st.booleans())
+def test_stream_one_char_chunks_equal_batch(text: str, policy: Policy, start: bool) -> None:
+    assert stream(list(text), policy=policy, start_in_reasoning=start) == batch_pair(
+        text, policy, start_in_reasoning=start)
+
+
+@SETTINGS
+@given(text=TEXTS, policy=POLICIES)
+def test_normalize_is_idempotent(text: str, policy: Policy) -> None:
+    once = normalize(text, policy=policy)
+    twice = normalize(once.visible, policy=policy)
+    assert twice.visible == once.visible
+    assert not twice.extracted
+    assert all(not f.kind.changes_text for f in twice.findings)
+
+
+STRUCTURAL = st.lists(
+    st.tuples(st.sampled_from(["think", "thinking", "thought", "reasoning", "reflection"]),
+              st.sampled_from(["plan", "a\nb", "x < y", ""]),
+              st.sampled_from(["Answer", "ok\n", "", "done."])),
+    min_size=1, max_size=4,
+)
+
+
+@SETTINGS
+@given(blocks=STRUCTURAL, lead=st.sampled_from(["", "\n", "Intro", "Intro\n"]))
+def test_normalize_leaves_no_delimiter_visible(blocks: list[tuple[str, str, str]], lead: str) -> None:
+    text = lead + "".join(f"<{t}>{body}</{t}>{answer}" for t, body, answer in blocks)
+    visible = normalize(text).visible
+    assert grammar_for(Policy()).prefilter.search(visible) is None
+
+
+UNKNOWN = st.lists(st.sampled_from(
+    ["<div>", "</div>", "<thinker>", "<thinks>", "<thinkpad>", "a < b > c", "<br/>", "<", ">", "x", " ",
+     "\n", "<reasons>", "<Thoughtful>", "[THINKING]", "◁", "▷", "<|im_start|>", "答"]), max_size=30).map("".join)
+
+
+@SETTINGS
+@given(text=UNKNOWN)
+def test_normalize_preserves_unknown_tags(text: str) -> None:
+    r = normalize(text)
+    assert r.visible == text
+    assert not r.findings
+
+
+@SETTINGS
+@given(text=st.text(alphabet=st.characters(blacklist_characters="<[◁`~"), max_size=200))
+def test_normalize_clean_text_is_unchanged(text: str) -> None:
+    if text.lstrip().startswith("analysis"):
+        return
+    r = normalize(text)
+    assert r.visible == text and not r.findings and not r.changed
+
+
+def test_normalize_hostile_input_is_linear() -> None:
+    import time
+
+    for hostile in ("<" * 10_000_000, "<think" * 1_700_000, "`" * 5_000_000 + "a",
+                    "<think " + " " * 5_000_000, "</think" * 1_500_000):
+        t0 = time.perf_counter()
+        normalize(hostile)
+        assert time.perf_counter() - t0 < 1.5, hostile[:10]  # about 0.2-0.8 s here
