@@ -159,6 +159,7 @@ class _Building:
     channel: Channel
     content_index: int
     metadata: Mapping[str, Any]
+    first: int  # arrival number of its first chunk: blocks are ordered by it
     parts: list[str] = field(default_factory=list)
     signature: list[str] = field(default_factory=list)
 
@@ -171,20 +172,43 @@ class _Run:
     provider: str
     normalizer: StreamNormalizer
     start_in_reasoning: bool
+    first: int
     raw: list[str] = field(default_factory=list)
+    arrivals: list[tuple[int, int]] = field(default_factory=list)  # (raw offset, arrival) per delta
     visible: list[str] = field(default_factory=list)
     thinking: list[str] = field(default_factory=list)
     signature: list[str] = field(default_factory=list)
     inline_open: bool = False
+    size: int = 0
 
     channel = Channel.VISIBLE
+
+    def arrival_at(self, offset: int) -> int:
+        """When the character at raw `offset` arrived."""
+        when = self.first
+        for start, arrival in self.arrivals:
+            if start > offset:
+                break
+            when = arrival
+        return when
+
+
+_Slot = _Building | _Run
 
 
 class Accumulator:
     """Feed it `ReasoningChunk`s; get back the normalized live chunks, and at the end the message.
 
-    `policy`, `start_in_reasoning` (the template opened a reasoning block before the first
-    visible text) and `holdback` go to the `StreamNormalizer` of each run.
+    Block boundaries are the START / END phases the adapter reports (see `Segments`):
+    several segments may be open at once on parallel wires. `policy`,
+    `start_in_reasoning` (the template opened a reasoning block before the first visible
+    text) and `holdback` go to each run's `StreamNormalizer`; `holdback=None` holds
+    visible text until the run ends (exact, for replay), a live runtime sets a bound.
+
+    Native reasoning that arrives while a run is already streaming (a relay copying
+    `reasoning_content` into `content`, delta by delta) cannot reach that run's
+    `StreamNormalizer`, so the live stream may carry the inline copy as `inline`
+    thinking; the message drops it as a duplicate. Visible text always agrees.
     """
 
     def __init__(self, *, policy: Policy = DEFAULT, start_in_reasoning: bool = False,
@@ -195,8 +219,9 @@ class Accumulator:
         self.provider = ""
         self.message_start: dict[str, Any] = {}
         self.message_end: dict[str, Any] = {}
-        self._slots: list[_Building | _Run] = []
-        self._current: _Building | _Run | None = None
+        self._slots: list[_Slot] = []
+        self._open: dict[tuple[Channel, int], _Slot] = {}
+        self._arrivals = 0
         self._finished = False
 
     # -- live side ---------------------------------------------------------------------
@@ -205,6 +230,7 @@ class Accumulator:
         """The chunks to show for `chunk`: visible text normalized, inline reasoning as thinking."""
         if self._finished:
             raise RuntimeError("feed() after finish()")
+        self._arrivals += 1
         self.provider = self.provider or chunk.provider
         if chunk.channel is Channel.MESSAGE:
             (self.message_start if chunk.phase is Phase.START else self.message_end).update(chunk.metadata)
@@ -212,64 +238,60 @@ class Accumulator:
         if chunk.channel is Channel.SIGNATURE:
             self._attach_signature(chunk)
             return (chunk,)
+        key = (chunk.channel, chunk.content_index)
         out: list[ReasoningChunk] = []
         if chunk.phase is Phase.START:
-            out.extend(self._close())
-            self._open(chunk)
+            out.extend(self._close(key))
+            self._open_slot(chunk)
             out.append(chunk)
         elif chunk.phase is Phase.DELTA:
-            current = self._current
-            if current is None or (current.channel, current.content_index) != (chunk.channel, chunk.content_index):
-                out.extend(self._close())
-                current = self._open(chunk)
-            if isinstance(current, _Run):
-                current.raw.append(chunk.text)
-                out.extend(self._release(current, current.normalizer.feed(chunk.text)))
+            slot = self._open.get(key) or self._open_slot(chunk)
+            if isinstance(slot, _Run):
+                slot.arrivals.append((slot.size, self._arrivals))
+                slot.size += len(chunk.text)
+                slot.raw.append(chunk.text)
+                out.extend(self._release(slot, slot.normalizer.feed(chunk.text)))
             else:
-                current.parts.append(chunk.text)
+                slot.parts.append(chunk.text)
                 out.append(chunk)
         else:
-            current = self._current
-            if current is not None and (current.channel, current.content_index) == (chunk.channel,
-                                                                                     chunk.content_index):
-                out.extend(self._close(end=chunk))
-            else:
-                out.append(chunk)
+            out.extend(self._close(key))
+            out.append(chunk)
         return tuple(out)
 
     def finish(self) -> tuple[ReasoningChunk, ...]:
-        """Flush what the normalizer held back and close the open block; feed nothing after."""
+        """Flush what the normalizers held back and close open blocks; feed nothing after."""
         if self._finished:
             return ()
-        out = self._close()
+        out: list[ReasoningChunk] = []
+        for key in list(self._open):
+            out.extend(self._close(key))
         self._finished = True
         return tuple(out)
 
-    def _open(self, chunk: ReasoningChunk) -> _Building | _Run:
-        slot: _Building | _Run
+    def _open_slot(self, chunk: ReasoningChunk) -> _Slot:
+        slot: _Slot
         if chunk.channel is Channel.VISIBLE:
             first = not any(isinstance(s, _Run) for s in self._slots)
             start = self.start_in_reasoning and first
             native = self._native_text()
             slot = _Run(chunk.content_index, chunk.provider,
                         StreamNormalizer(self.policy, start_in_reasoning=start, holdback=self.holdback,
-                                         native_reasoning=native or None), start)
+                                         native_reasoning=native or None), start, self._arrivals)
         else:
-            slot = _Building(chunk.channel, chunk.content_index, chunk.metadata)
+            slot = _Building(chunk.channel, chunk.content_index, chunk.metadata, self._arrivals)
         self._slots.append(slot)
-        self._current = slot
+        self._open[(chunk.channel, chunk.content_index)] = slot
         return slot
 
-    def _close(self, end: ReasoningChunk | None = None) -> list[ReasoningChunk]:
-        current, self._current = self._current, None
+    def _close(self, key: tuple[Channel, int]) -> list[ReasoningChunk]:
+        slot = self._open.pop(key, None)
         out: list[ReasoningChunk] = []
-        if isinstance(current, _Run):
-            out.extend(self._release(current, current.normalizer.finish()))
-            if current.inline_open:
-                current.inline_open = False
-                out.append(self._inline(current, Phase.END))
-        if end is not None:
-            out.append(end)
+        if isinstance(slot, _Run):
+            out.extend(self._release(slot, slot.normalizer.finish()))
+            if slot.inline_open:
+                slot.inline_open = False
+                out.append(self._inline(slot, Phase.END))
         return out
 
     def _release(self, run: _Run, delta: Delta) -> list[ReasoningChunk]:
@@ -297,17 +319,17 @@ class Accumulator:
                               phase is Phase.END, {"source": Source.INLINE.value})
 
     def _attach_signature(self, chunk: ReasoningChunk) -> None:
-        # Anthropic signs the thinking block the signature arrives in; Gemini the part it
-        # rides on; a Responses reasoning item without summary has no block yet.
-        current = self._current
-        if current is not None and current.content_index == chunk.content_index:
-            current.signature.append(chunk.text)
+        # Anthropic signs the thinking block the signature arrives in, Gemini the part it
+        # rides on, Responses the reasoning item (whose last summary part is the latest
+        # block at that index); a reasoning item with no summary gets an empty block.
+        open_slots = list(self._open.values())
+        candidates = [s for s in [*reversed(open_slots), *reversed(self._slots)]
+                      if s.content_index == chunk.content_index]
+        thinking = [s for s in candidates if s.channel is Channel.THINKING]
+        if thinking or candidates:
+            (thinking or candidates)[0].signature.append(chunk.text)
             return
-        for slot in reversed(self._slots):
-            if slot.content_index == chunk.content_index:
-                slot.signature.append(chunk.text)
-                return
-        slot = _Building(Channel.THINKING, chunk.content_index, {})
+        slot = _Building(Channel.THINKING, chunk.content_index, {}, self._arrivals)
         slot.signature.append(chunk.text)
         self._slots.append(slot)
 
@@ -321,18 +343,15 @@ class Accumulator:
         """The final message (finishing the stream first if needed)."""
         self.finish()
         native = self._native_text() or None
-        blocks: list[Block] = []
+        placed: list[tuple[tuple[int, int], Block]] = []
         raw_visible: list[str] = []
         leaks: list[Leak] = []
         for slot in self._slots:
             signature = "".join(slot.signature) if slot.signature else None
             if isinstance(slot, _Building):
-                meta = slot.metadata
-                blocks.append(Block(
-                    _BLOCK_OF[slot.channel], "".join(slot.parts), signature,
-                    Source.NATIVE if slot.channel is Channel.THINKING else None, slot.content_index,
-                    meta.get("id") if slot.channel is Channel.TOOL_CALL else None,
-                    meta.get("name") if slot.channel is Channel.TOOL_CALL else None))
+                block = _building_block(slot, signature)
+                if block.text or block.signature is not None or block.type is BlockType.TOOL_CALL:
+                    placed.append(((slot.first, 0), block))
                 continue
             run_number = len(raw_visible)
             raw = "".join(slot.raw)
@@ -341,13 +360,14 @@ class Accumulator:
             leaks.extend(Leak(run_number, slot.content_index, f.kind, f.tag, f.start, f.end, raw[f.start:f.end])
                          for f in reported.findings)
             run_blocks = (run_blocks_from(shown, slot.content_index) if shown is not None
-                          else self._live_blocks(slot))
+                          else _live_blocks(slot))
             if signature is not None:
                 run_blocks = _sign_last_text(run_blocks, signature, slot.content_index)
-            blocks.extend(run_blocks)
+            placed.extend(((slot.arrival_at(offset), offset), block) for offset, block in run_blocks)
+        placed.sort(key=lambda item: item[0])  # stable: the order things arrived in
         return AssembledMessage(
             provider=self.provider,
-            blocks=tuple(blocks),
+            blocks=tuple(block for _, block in placed),
             raw_visible=tuple(raw_visible),
             leaks=tuple(leaks),
             id=self.message_start.get("id"),
@@ -368,19 +388,28 @@ class Accumulator:
                              policy=self.policy.with_changes(orphan_close=OrphanClose.STRIP))
         return reported, (stripped if stripped.visible == live else None)
 
-    @staticmethod
-    def _live_blocks(run: _Run) -> list[Block]:
-        # Only reached if batch and stream disagree beyond the holdback rule: keep what was shown.
-        out = [Block(BlockType.THINKING, "".join(run.thinking), None, Source.INLINE, run.content_index)]
-        out.append(Block(BlockType.TEXT, "".join(run.visible), None, None, run.content_index))
-        return [b for b in out if b.text]
+
+def _building_block(slot: _Building, signature: str | None) -> Block:
+    tool = slot.channel is Channel.TOOL_CALL
+    return Block(_BLOCK_OF[slot.channel], "".join(slot.parts), signature,
+                 Source.NATIVE if slot.channel is Channel.THINKING else None, slot.content_index,
+                 slot.metadata.get("id") if tool else None, slot.metadata.get("name") if tool else None)
 
 
-def run_blocks_from(result: Result, content_index: int) -> list[Block]:
-    """The ordered text and inline-thinking blocks of one normalized run (duplicates dropped)."""
-    blocks: list[Block] = []
+def _live_blocks(run: _Run) -> list[tuple[int, Block]]:
+    # Only reached if batch and stream disagree beyond the holdback rule: keep what was shown.
+    out = [(0, Block(BlockType.THINKING, "".join(run.thinking), None, Source.INLINE, run.content_index)),
+           (0, Block(BlockType.TEXT, "".join(run.visible), None, None, run.content_index))]
+    return [(o, b) for o, b in out if b.text]
+
+
+def run_blocks_from(result: Result, content_index: int) -> list[tuple[int, Block]]:
+    """The ordered text and inline-thinking blocks of one normalized run, each with the raw
+    offset it starts at (duplicates of native reasoning leave no block)."""
+    blocks: list[tuple[int, Block]] = []
     key: object = None
     parts: list[str] = []
+    start = 0
 
     def flush() -> None:
         text = "".join(parts)
@@ -388,9 +417,9 @@ def run_blocks_from(result: Result, content_index: int) -> list[Block]:
         if not text:
             return
         if key == "text":
-            blocks.append(Block(BlockType.TEXT, text, None, None, content_index))
+            blocks.append((start, Block(BlockType.TEXT, text, None, None, content_index)))
         else:
-            blocks.append(Block(BlockType.THINKING, text, None, Source.INLINE, content_index))
+            blocks.append((start, Block(BlockType.THINKING, text, None, Source.INLINE, content_index)))
 
     for span in result.spans:
         if span.label is Label.VISIBLE:
@@ -401,20 +430,22 @@ def run_blocks_from(result: Result, content_index: int) -> list[Block]:
             continue  # delimiters, trimmed whitespace and duplicates leave no block
         if span_key != key:
             flush()
-            key = span_key
+            key, start = span_key, span.start
         parts.append(result.text[span.start:span.end])
     flush()
     return blocks
 
 
-def _sign_last_text(blocks: list[Block], signature: str, content_index: int) -> list[Block]:
+def _sign_last_text(blocks: list[tuple[int, Block]], signature: str,
+                    content_index: int) -> list[tuple[int, Block]]:
     """Put a run's signature (Gemini) on its last text block, or on an empty one."""
     for i in range(len(blocks) - 1, -1, -1):
-        if blocks[i].type is BlockType.TEXT:
-            b = blocks[i]
-            blocks[i] = Block(b.type, b.text, signature, b.source, b.content_index)
+        offset, b = blocks[i]
+        if b.type is BlockType.TEXT:
+            blocks[i] = (offset, Block(b.type, b.text, signature, b.source, b.content_index))
             return blocks
-    return [*blocks, Block(BlockType.TEXT, "", signature, None, content_index)]
+    end = blocks[-1][0] if blocks else 0
+    return [*blocks, (end, Block(BlockType.TEXT, "", signature, None, content_index))]
 
 
 @dataclass(frozen=True)

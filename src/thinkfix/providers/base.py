@@ -99,32 +99,52 @@ def compact(mapping: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class Segments:
-    """Opens and closes segments for wires that have no explicit block events.
+    """Opens and closes segments for the adapters, so every wire yields START, DELTA*, END.
 
-    Only one segment is open at a time: opening another ends the current one, which is
-    what "flush when the channel switches" means at the chunk level. With `index=None`
-    a new segment gets the next free number; a delta on the open channel continues it.
+    Two wire models exist. Sequential wires (Anthropic blocks, Responses items, Gemini
+    parts) have one block at a time: opening a segment ends the open one, which is where
+    a block is flushed because the channel switched. Parallel wires (Chat Completions,
+    Ollama) carry reasoning and answer as two fields of one message, often interleaved
+    delta by delta: each field is one segment, open until the message ends.
+
+    With `index=None` a delta continues the open segment of its channel, or opens one
+    with the next free number.
     """
 
-    def __init__(self, provider: str) -> None:
+    def __init__(self, provider: str, *, parallel: bool = False) -> None:
         self.provider = provider
-        self.current: tuple[Channel, int] | None = None
+        self.parallel = parallel
+        self.open_keys: list[tuple[Channel, int]] = []
         self._next = 0
+
+    @property
+    def current(self) -> tuple[Channel, int] | None:
+        """The most recently opened segment still open."""
+        return self.open_keys[-1] if self.open_keys else None
+
+    def new_index(self) -> int:
+        """A content index no segment has used yet."""
+        index = self._next
+        self._next += 1
+        return index
 
     def chunk(self, phase: Phase, channel: Channel, text: str = "", index: int = 0,
               metadata: Mapping[str, Any] | None = None, *, complete: bool = False) -> ReasoningChunk:
         return ReasoningChunk(self.provider, phase, channel, text, index, complete, compact(metadata or {}))
 
+    def _key(self, channel: Channel, index: int | None) -> tuple[Channel, int] | None:
+        """The open segment a delta on `channel` continues, if any."""
+        if index is not None:
+            return (channel, index) if (channel, index) in self.open_keys else None
+        return next((k for k in reversed(self.open_keys) if k[0] is channel), None)
+
     def open(self, channel: Channel, index: int | None = None,
              metadata: Mapping[str, Any] | None = None) -> list[ReasoningChunk]:
-        if index is None:
-            if self.current is not None and self.current[0] is channel:
-                return []
-            index = self._next
-        elif self.current == (channel, index):
+        if self._key(channel, index) is not None:
             return []
-        out = self.close()
-        self.current = (channel, index)
+        index = self._next if index is None else index
+        out = [] if self.parallel else self.close()
+        self.open_keys.append((channel, index))
         self._next = max(self._next, index + 1)
         out.append(self.chunk(Phase.START, channel, "", index, metadata))
         return out
@@ -134,24 +154,26 @@ class Segments:
         if not text:
             return []
         out = self.open(channel, index, metadata)
-        assert self.current is not None
-        out.append(self.chunk(Phase.DELTA, channel, text, self.current[1]))
+        key = self._key(channel, index)
+        assert key is not None
+        out.append(self.chunk(Phase.DELTA, channel, text, key[1]))
         return out
 
-    def close(self) -> list[ReasoningChunk]:
-        if self.current is None:
-            return []
-        channel, index = self.current
-        self.current = None
-        return [self.chunk(Phase.END, channel, "", index, complete=True)]
+    def close(self, channel: Channel | None = None, index: int | None = None) -> list[ReasoningChunk]:
+        """End every open segment, or only the given one."""
+        keys = [k for k in self.open_keys if channel is None or k == (channel, index)]
+        for key in keys:
+            self.open_keys.remove(key)
+        return [self.chunk(Phase.END, c, "", i, complete=True) for c, i in keys]
 
     def signature(self, text: str, index: int | None = None,
                   metadata: Mapping[str, Any] | None = None) -> list[ReasoningChunk]:
-        """A signature for the block at `index` (default: the open one)."""
+        """A signature for the block at `index` (default: the segment opened last)."""
         if not text:
             return []
         if index is None:
-            index = self.current[1] if self.current is not None else max(self._next - 1, 0)
+            current = self.current
+            index = current[1] if current is not None else max(self._next - 1, 0)
         return [self.chunk(Phase.DELTA, Channel.SIGNATURE, text, index, metadata)]
 
 
@@ -165,13 +187,14 @@ class StreamAdapter(ABC):
 
     name: ClassVar[str]
     wire: ClassVar[Wire]
+    parallel: ClassVar[bool] = False  # see `Segments`
 
     def __init__(self) -> None:
         self.reset()
 
     def reset(self) -> None:
         """Forget everything about the previous message."""
-        self.segments = Segments(self.name)
+        self.segments = Segments(self.name, parallel=self.parallel)
         self.started = False
         self.ended = False
         self.end_metadata: dict[str, Any] = {}

@@ -26,10 +26,11 @@ _USAGE_FIELDS = ("prompt_eval_count", "eval_count", "total_duration", "load_dura
 
 
 class OllamaAdapter(StreamAdapter):
-    """One Ollama response; segments are numbered in order of appearance."""
+    """One Ollama response: `thinking` and `content` are fields (index 0), tool calls numbered after."""
 
     name = "ollama"
     wire = Wire.OLLAMA
+    parallel = True
 
     @classmethod
     def claims(cls, event: Mapping[str, Any]) -> bool:
@@ -44,17 +45,17 @@ class OllamaAdapter(StreamAdapter):
         message = as_dict(event.get("message"))
         thinking = as_str(message.get("thinking")) or as_str(event.get("thinking"))
         content = as_str(message.get("content")) or as_str(event.get("response"))
-        yield from seg.delta(Channel.THINKING, thinking)
-        yield from seg.delta(Channel.VISIBLE, content)
+        yield from seg.delta(Channel.THINKING, thinking, 0)
+        yield from seg.delta(Channel.VISIBLE, content, 0)
         for call in as_list(message.get("tool_calls")):
             call = as_dict(call)
             function = as_dict(call.get("function"))
             arguments = function.get("arguments")
             text = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, ensure_ascii=False)
-            yield from seg.close()
-            yield from seg.open(Channel.TOOL_CALL, None, {"id": call.get("id"), "name": function.get("name")})
-            yield from seg.delta(Channel.TOOL_CALL, text)
-            yield from seg.close()
+            index = seg.new_index()
+            yield from seg.open(Channel.TOOL_CALL, index, {"id": call.get("id"), "name": function.get("name")})
+            yield from seg.delta(Channel.TOOL_CALL, text, index)
+            yield from seg.close(Channel.TOOL_CALL, index)
         if event.get("done"):
             usage = {k: event[k] for k in _USAGE_FIELDS if k in event}
             yield from self._end_message(stop_reason=event.get("done_reason"), usage=usage or None)

@@ -47,10 +47,7 @@ class OpenAIChatAdapter(StreamAdapter):
 
     name = "openai"
     wire = Wire.CHAT
-
-    def reset(self) -> None:
-        super().reset()
-        self.tool_calls: set[int] = set()
+    parallel = True
 
     @classmethod
     def claims(cls, event: Mapping[str, Any]) -> bool:
@@ -86,12 +83,12 @@ class OpenAIChatAdapter(StreamAdapter):
         for detail in as_list(delta.get("reasoning_details")):
             detail = as_dict(detail)
             if detail.get("type") == "reasoning.encrypted" and as_str(detail.get("data")):
-                yield from seg.open(Channel.REDACTED, None, {"field": "reasoning_details"})
-                yield from seg.delta(Channel.REDACTED, as_str(detail.get("data")))
-                yield from seg.close()
+                index = seg.new_index()
+                yield from seg.open(Channel.REDACTED, index, {"field": "reasoning_details"})
+                yield from seg.delta(Channel.REDACTED, as_str(detail.get("data")), index)
+                yield from seg.close(Channel.REDACTED, index)
             elif as_str(detail.get("signature")):
-                yield from seg.signature(as_str(detail.get("signature")), None,
-                                         {"field": "reasoning_details"})
+                yield from seg.signature(as_str(detail.get("signature")), 0, {"field": "reasoning_details"})
         content = delta.get("content")
         if isinstance(content, str):
             yield from seg.delta(Channel.VISIBLE, content, 0)
@@ -109,10 +106,7 @@ class OpenAIChatAdapter(StreamAdapter):
             index = call.get("index", 0)
             index = index if isinstance(index, int) else 0
             function = as_dict(call.get("function"))
-            if index not in self.tool_calls:
-                self.tool_calls.add(index)
-                yield from seg.open(Channel.TOOL_CALL, index,
-                                    {"id": call.get("id"), "name": function.get("name")})
+            yield from seg.open(Channel.TOOL_CALL, index, {"id": call.get("id"), "name": function.get("name")})
             arguments = function.get("arguments")
             if isinstance(arguments, Mapping):  # a few hosts send the object, not its JSON text
                 arguments = json.dumps(arguments, ensure_ascii=False)
