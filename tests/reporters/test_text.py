@@ -33,11 +33,22 @@ def test_text_ignores_the_terminal_environment(
     assert _render(full) == plain
 
 
-def test_text_lists_every_finding_with_its_location(full: Report) -> None:
-    text = _render(full, RenderOptions(width=200))
+def test_text_lists_every_finding_under_its_file(full: Report) -> None:
+    lines = _render(full, RenderOptions(width=200)).splitlines()
     for f in full.findings:
-        assert f"{f.path}:{f.line}" in text
-    assert "Input errors" in text and "Stale baseline entries" in text
+        heading = lines.index(f.path)
+        rows = lines[heading + 1 : lines.index("", heading)]
+        assert any(row.split()[:2] == ["line", str(f.line)] and f.json_path in row for row in rows)
+    assert "Input errors" in lines and "Stale baseline entries (they match no finding)" in lines
+
+
+def test_text_keeps_baselined_findings_apart_after_new_ones(full: Report) -> None:
+    lines = _render(full, RenderOptions(width=200)).splitlines()
+    baselined = next(f for f in full.findings if f.baselined)
+    assert lines.index("Leaked reasoning") < lines.index("Covered by the baseline")
+    assert lines.index("Covered by the baseline") < lines.index(baselined.path)
+    only_new = replace(full, findings=full.new_findings)
+    assert "Covered by the baseline" not in _render(only_new)
 
 
 def test_text_never_truncates_with_an_ellipsis(full: Report) -> None:
@@ -61,15 +72,10 @@ def test_text_ends_with_the_verdict(full: Report, clean: Report) -> None:
 def test_text_shows_markup_in_data_literally(full: Report) -> None:
     finding = replace(full.findings[0], path="[bold]x[/bold] :smile:.jsonl", model="[red]m")
     text = _render(replace(full, findings=(finding,)), RenderOptions(width=200))
-    assert "[bold]x[/bold] :smile:.jsonl:3" in text and "[red]m" in text
+    assert "\n[bold]x[/bold] :smile:.jsonl\n" in text and "[red]m" in text
 
 
 def test_text_caps_findings_when_asked(full: Report) -> None:
     text = _render(full, RenderOptions(max_findings=1, width=200))
     assert "... and 5 more findings" in text
-    assert "Status" in text  # a baselined finding exists, so the column is there
-
-
-def test_text_status_column_only_when_something_is_baselined(full: Report) -> None:
-    report = replace(full, findings=full.new_findings)
-    assert "Status" not in _render(report, RenderOptions(width=200))
+    assert "Covered by the baseline" not in text  # the cap keeps new findings first

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from io import StringIO
 
 from rich import box
-from rich.console import Console, JustifyMethod, RenderableType
+from rich.console import Console, Group, JustifyMethod, RenderableType
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from thinkfix.engine.report import Report
+from thinkfix.engine.report import LeakFinding, Report
 from thinkfix.reporters.base import (
     OutputFormat,
     RenderOptions,
@@ -58,6 +60,7 @@ def _table(title: str, *columns: tuple[str, JustifyMethod]) -> Table:
         title_justify="left",
         title_style="bold",
         box=box.SIMPLE_HEAD,
+        show_edge=False,
         header_style="bold",
         pad_edge=False,
     )
@@ -67,55 +70,80 @@ def _table(title: str, *columns: tuple[str, JustifyMethod]) -> Table:
     return table
 
 
-def _findings(report: Report, limit: int | None) -> list[RenderableType]:
-    shown, hidden = capped(listing_order(report.findings), limit)
-    with_status = any(f.baselined for f in report.findings)
-    columns: list[tuple[str, JustifyMethod]] = [
-        ("Location", "left"),
-        ("JSON path", "left"),
-        ("Kind", "left"),
-        ("Tag", "left"),
-        ("Model", "left"),
-        ("Chars", "right"),
-    ]
-    if with_status:
-        columns.append(("Status", "left"))
-    table = _table("Leaked reasoning", *columns)
-    for f in shown:
-        # Text() keeps file names and tags literal: no rich markup or emoji codes from the data.
-        cells = [
-            Text(location(f.path, f.line), style="" if f.baselined else "cyan"),
-            Text(f.json_path),
-            Text(f.kind, style="" if f.baselined else "bold red"),
-            Text(f.tag),
-            Text(label(f.model)),
-            Text(str(f.leaked_chars)),
-        ]
-        if with_status:
-            cells.append(Text("baselined" if f.baselined else "new"))
-        table.add_row(*cells, style="dim" if f.baselined else "")
-    out: list[RenderableType] = [table]
-    if hidden:
-        out.append(Text(f"... and {plural(hidden, 'more finding')}", style="dim"))
+# line, JSON path, kind, tag, model, chars. Only the model may wrap at spaces, so a narrow
+# terminal squeezes it before it breaks a JSON path or a tag in two.
+_FINDING_COLUMNS: tuple[tuple[JustifyMethod, bool], ...] = (
+    ("right", False),
+    ("left", False),
+    ("left", False),
+    ("left", False),
+    ("left", True),
+    ("right", False),
+)
+
+
+def _by_file(findings: Sequence[LeakFinding], style: str) -> list[RenderableType]:
+    # Grouped by file, like eslint's "stylish": a session path is often longer than a terminal
+    # is wide, so it gets a line of its own and the columns keep their width for the findings.
+    by_path: dict[str, list[LeakFinding]] = {}
+    for f in findings:
+        by_path.setdefault(f.path, []).append(f)
+    out: list[RenderableType] = []
+    for path, group in by_path.items():
+        grid = Table.grid(padding=(0, 2))
+        for justify, wrap in _FINDING_COLUMNS:
+            # fold, never an ellipsis: a report written to a file keeps every value whole.
+            grid.add_column(justify=justify, no_wrap=not wrap, overflow="fold")
+        for f in group:
+            # Text() keeps data literal: no rich markup or emoji codes from file names or tags.
+            grid.add_row(
+                Text(f"line {f.line}"),
+                Text(f.json_path),
+                Text(f.kind, style=style or "bold red"),
+                Text(f.tag),
+                Text(f.model or "(no model)"),
+                Text(plural(f.leaked_chars, "char")),
+                style=style,
+            )
+        out += [Text(""), Text(path, style=style or "bold cyan"), Padding(grid, (0, 0, 0, 2))]
     return out
 
 
-def _errors(report: Report) -> Table:
-    table = _table("Input errors", ("Location", "left"), ("Kind", "left"), ("Message", "left"))
+def _findings(report: Report, limit: int | None) -> RenderableType:
+    shown, hidden = capped(listing_order(report.findings), limit)
+    new = [f for f in shown if not f.baselined]
+    old = [f for f in shown if f.baselined]
+    out: list[RenderableType] = []
+    if new:
+        out += [Text("Leaked reasoning", style="bold"), *_by_file(new, "")]
+    if old:
+        # Apart from the new ones, so what fails the run is never mixed with what does not.
+        if out:
+            out.append(Text(""))
+        out += [Text("Covered by the baseline", style="bold"), *_by_file(old, "dim")]
+    if hidden:
+        out += [Text(""), Text(f"... and {plural(hidden, 'more finding')}", style="dim")]
+    return Group(*out)
+
+
+def _errors(report: Report) -> RenderableType:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True, overflow="fold", style="cyan")
+    grid.add_column(no_wrap=True, style="bold red")
+    grid.add_column(overflow="fold")
     for e in report.errors:
-        table.add_row(
-            Text(location(e.path, e.line), style="cyan"),
-            Text(e.kind, style="bold red"),
-            Text(e.message),
-        )
-    return table
+        grid.add_row(Text(location(e.path, e.line)), Text(e.kind), Text(e.message))
+    return Group(Text("Input errors", style="bold"), Text(""), Padding(grid, (0, 0, 0, 2)))
 
 
-def _stale(report: Report) -> Table:
-    table = _table("Stale baseline entries", ("Fingerprint", "left"), ("Path", "left"))
-    for s in report.stale_baseline:
-        table.add_row(Text(s.fingerprint), Text(s.path))
-    return table
+def _stale(report: Report) -> RenderableType:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True, overflow="fold")
+    grid.add_column(overflow="fold")
+    for entry in report.stale_baseline:
+        grid.add_row(Text(entry.fingerprint), Text(entry.path))
+    title = Text("Stale baseline entries (they match no finding)", style="bold")
+    return Group(title, Text(""), Padding(grid, (0, 0, 0, 2)))
 
 
 def _statistics(report: Report) -> list[RenderableType]:
@@ -133,7 +161,7 @@ def _statistics(report: Report) -> list[RenderableType]:
         if key == "file":
             columns.append(("format", "left"))
         columns += [
-            ("assistant messages", "right"),
+            ("messages", "right"),
             ("leaking", "right"),
             ("share", "right"),
             ("findings", "right"),
@@ -200,7 +228,7 @@ class TextReporter(Reporter):
         console, buffer = _console(options)
         parts: list[RenderableType] = []
         if report.findings:
-            parts += _findings(report, self.finding_limit(options))
+            parts.append(_findings(report, self.finding_limit(options)))
         if report.errors:
             parts.append(_errors(report))
         if report.stale_baseline:
