@@ -1,7 +1,63 @@
-"""`thinkfix normalize`."""
+"""`thinkfix normalize`: text on stdin, the visible text (or JSON) on stdout."""
 
 from __future__ import annotations
 
-import click
+import sys
+from typing import Any
 
-commands: list[click.Command] = []
+import click
+import orjson
+
+from thinkfix.cli.options import policy_options, pop_policy
+from thinkfix.engine.report import SCHEMA_VERSION
+from thinkfix.normalizer import StreamNormalizer, normalize
+
+
+@click.command("normalize")
+@click.option("--json", "as_json", is_flag=True, help="Print {schema_version, visible, thinking, findings}.")
+@click.option("--native", "native_text", default=None, metavar="TEXT",
+              help="Native reasoning already stored with the message (for dedupe).")
+@click.option("--stream-chunk", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Feed the text through StreamNormalizer in N-character chunks.")
+@click.option("--start-in-reasoning", is_flag=True,
+              help="The chat template opened the reasoning block before the text began.")
+@click.option("--holdback", type=click.IntRange(min=0), default=None, metavar="N",
+              help="With --stream-chunk: withhold visible text for at most N characters.")
+@policy_options
+def normalize_command(as_json: bool, native_text: str | None, stream_chunk: int | None,
+                      start_in_reasoning: bool, holdback: int | None, **kwargs: Any) -> None:
+    """Split text on stdin into visible answer and leaked reasoning."""
+    policy = pop_policy(kwargs)
+    data = sys.stdin.buffer.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.UsageError(f"stdin is not UTF-8: {exc}") from exc
+    if stream_chunk is None:
+        result = normalize(text, native_reasoning=native_text, policy=policy,
+                           start_in_reasoning=start_in_reasoning)
+        visible, thinking, findings = result.visible, list(result.thinking), result.findings
+    else:
+        s = StreamNormalizer(policy, start_in_reasoning=start_in_reasoning, holdback=holdback,
+                             native_reasoning=native_text)
+        parts = [s.feed(text[i : i + stream_chunk]) for i in range(0, len(text), stream_chunk)]
+        parts.append(s.finish())
+        visible = "".join(p.visible for p in parts)
+        native = normalize("", native_reasoning=native_text, policy=policy).native
+        thinking = [t for t in (native, *s.segments) if t]
+        findings = s.findings
+    if as_json:
+        doc = {
+            "schema_version": SCHEMA_VERSION,
+            "visible": visible,
+            "thinking": thinking,
+            "findings": [f.to_dict() for f in findings],
+        }
+        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        sys.stdout.write(visible)
+        if visible and not visible.endswith("\n") and sys.stdout.isatty():
+            sys.stdout.write("\n")
+
+
+commands: list[click.Command] = [normalize_command]

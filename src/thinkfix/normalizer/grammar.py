@@ -165,6 +165,10 @@ class Grammar:
         tail = window[m.start() : m.start() + self.max_token]
         return any(len(text) > len(tail) and text.startswith(tail) for text in self.literals)
 
+    def has_candidate(self, text: str) -> bool:
+        """True when a delimiter or code marker could start somewhere in `text`."""
+        return self._partial_starts.search(text) is not None
+
     def partial_start(self, window: str, lo: int) -> int | None:
         """Where, at or after `lo`, an incomplete delimiter may begin at the end of `window`."""
         lo = max(lo, len(window) - self.max_token)

@@ -32,9 +32,21 @@ class Pipeline:
         self.finished = False
 
     def feed(self, chunk: str) -> list[Piece]:
-        self.scanner.feed(chunk)
-        self.scanner.run(final=False)
-        return self._drain()
+        scanner = self.scanner
+        start, seg = scanner.length, scanner.st.seg
+        label = scanner.skip_plain(chunk)
+        if label is None:
+            scanner.feed(chunk)
+            scanner.run(final=False)
+            return self._drain()
+        if seg != start or not scanner.settled():
+            return []  # it waits, with the text before it, for the scanner's next cut
+        # the hot path of a live stream: plain text with nothing pending goes straight out
+        scanner.pass_through()
+        block = scanner.st.block if label is Label.THINKING else None
+        piece = Piece(start, scanner.length, label, block, chunk)
+        scanner.release(start)
+        return self.deduper.push(self.trimmer.push([piece]))
 
     def finish(self) -> list[Piece]:
         self.scanner.run(final=True)

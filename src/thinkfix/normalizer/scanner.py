@@ -11,6 +11,7 @@ without confirming them, so every chunking reaches the same spans.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
@@ -93,7 +94,9 @@ class Scanner:
         self.pos = 0
         self.length = 0
         self._chunks: list[str] = []
-        self._chunk_base = 0  # absolute offset of _chunks[0]
+        self._starts: list[int] = []  # absolute offset of each chunk
+        self._chunk_base = 0  # absolute offset of the first chunk kept
+        self._dropped = 0  # chunks released from the front (kept as a count: no list shifting)
         self._ck: _Checkpoint | None = None
         self._overrides: dict[int, str] = {}
         self._line_ticks: tuple[int, dict[int, list[int]]] | None = None
@@ -108,25 +111,70 @@ class Scanner:
     def feed(self, chunk: str) -> None:
         if chunk:
             self._chunks.append(chunk)
+            self._starts.append(self.length)
             self.length += len(chunk)
 
     def text_at(self, start: int, end: int) -> str:
         """The fed text between two absolute offsets (both at or after the released point)."""
-        out, base = [], self._chunk_base
-        for chunk in self._chunks:
-            nxt = base + len(chunk)
-            if nxt > start and base < end:
-                out.append(chunk[max(0, start - base) : end - base])
-            if nxt >= end:
+        if start >= end:
+            return ""
+        i = max(bisect_right(self._starts, start, lo=self._dropped) - 1, self._dropped)
+        first = self._chunks[i]
+        base = self._starts[i]
+        if end <= base + len(first):
+            return first[start - base : end - base]
+        out = [first[start - base :]]
+        for chunk in self._chunks[i + 1 :]:
+            base += len(first)
+            first = chunk
+            if end <= base + len(chunk):
+                out.append(chunk[: end - base])
                 break
-            base = nxt
+            out.append(chunk)
         return "".join(out)
 
     def release(self, upto: int) -> None:
         """Forget text before `upto`; the caller has taken what it needs from it."""
-        upto = min(upto, self.pos - CONTEXT, self._ck.pos if self._ck else upto)
-        while self._chunks and self._chunk_base + len(self._chunks[0]) <= upto:
-            self._chunk_base += len(self._chunks.pop(0))
+        upto = min(upto, self.pos - CONTEXT, self.st.seg, self._ck.pos if self._ck else upto,
+                   self.spans[0].start if self.spans else upto,
+                   self.st.window if self.st.window is not None else upto)
+        chunks, starts = self._chunks, self._starts
+        n = self._dropped
+        while n < len(chunks) - 1 and starts[n + 1] <= upto:
+            chunks[n] = ""
+            n += 1
+        self._dropped = n
+        self._chunk_base = starts[n] if starts else 0
+        if n > 1024 and n * 2 > len(chunks):  # compact now and then
+            del chunks[:n], starts[:n]
+            self._dropped = 0
+
+    def skip_plain(self, chunk: str) -> Label | None:
+        """Take a chunk with no candidate character without scanning it.
+
+        Returns the label it gets, or None when the scanner must look at it.
+        """
+        st = self.st
+        if (st.mode not in (Mode.OUT, Mode.IN) or st.fence is not None or self.pos != self.length
+                or self.grammar.has_candidate(chunk)):
+            return None
+        self.feed(chunk)
+        self.pos = self.length
+        if st.mode is Mode.IN:
+            if not st.content and _NON_WS.search(chunk):
+                self.st = replace(st, content=True)
+            return Label.THINKING
+        if not st.shown and _NON_WS.search(chunk):
+            self.st = replace(st, shown=True)
+        return Label.VISIBLE
+
+    def pass_through(self) -> None:
+        """The caller emitted everything fed so far itself: start the next segment here."""
+        self.st = replace(self.st, seg=self.length)
+
+    def settled(self) -> bool:
+        """True when nothing fed so far waits on what comes next."""
+        return self._ck is None and self.st.window is None and not self.spans
 
     # -- the frontier ---------------------------------------------------------------------
 

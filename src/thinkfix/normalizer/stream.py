@@ -25,6 +25,7 @@ class StreamNormalizer:
         self._enabled = policy.enabled
         self._last_block: int | None = None
         self._thinking_out = False
+        self._segments: list[list[str]] = []
 
     def feed(self, chunk: str) -> Delta:
         if self._pipeline.finished:
@@ -38,6 +39,11 @@ class StreamNormalizer:
         if self._pipeline.finished:
             return Delta()
         return self._delta(self._pipeline.finish())
+
+    @property
+    def segments(self) -> tuple[str, ...]:
+        """The extracted reasoning released so far, one string per block (as `Result.extracted`)."""
+        return tuple("".join(parts) for parts in self._segments)
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -55,6 +61,8 @@ class StreamNormalizer:
                     if self._thinking_out:
                         thinking.append("\n\n")
                     self._last_block = p.block
+                    self._segments.append([])
+                self._segments[-1].append(p.text)
                 thinking.append(p.text)
                 self._thinking_out = True
         return Delta("".join(visible), "".join(thinking))

@@ -1,0 +1,49 @@
+"""Option bundles shared by several commands."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from thinkfix.normalizer.policy import DEFAULT, NativeMode, OrphanClose, Policy
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+POLICY_KEYS = ("tags", "orphan_close", "native_mode", "protect_code", "trim", "harmony", "prose_delimiters")
+
+
+def policy_options(func: F) -> F:
+    """The normalizer's knobs as flags; unset flags leave the configured value alone."""
+    options = [
+        click.option("--tags", "tags", default=None, metavar="NAMES",
+                     help="Comma-separated XML-style tag names (default: "
+                          + ",".join(DEFAULT.tags) + ")."),
+        click.option("--orphan-close", type=click.Choice([m.value for m in OrphanClose]),
+                     default=None, help="What a close tag with no opener does (rule 4)."),
+        click.option("--native-mode", type=click.Choice([m.value for m in NativeMode]), default=None,
+                     help="How inline reasoning combines with a native reasoning field (rule 9)."),
+        click.option("--protect-code/--no-protect-code", default=None,
+                     help="Treat tags inside code spans and fences as text (default: on)."),
+        click.option("--trim/--no-trim", default=None, help="Trim whitespace around extracted reasoning."),
+        click.option("--harmony/--no-harmony", default=None, help="Recognise gpt-oss Harmony channels."),
+        click.option("--prose-delimiters/--no-prose-delimiters", default=None,
+                     help="Recognise prose delimiters such as 'Here is my thought process:'."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def pop_policy(kwargs: dict[str, Any], base: Policy = DEFAULT) -> Policy:
+    """Take the policy flags out of a command's kwargs and apply them over `base`."""
+    changes: dict[str, Any] = {}
+    for key in POLICY_KEYS:
+        value = kwargs.pop(key, None)
+        if value is None:
+            continue
+        if key == "tags":
+            value = tuple(t.strip() for t in value.split(",") if t.strip())
+        changes["native" if key == "native_mode" else key] = value
+    return base.with_changes(**changes) if changes else base
