@@ -1,7 +1,43 @@
-"""`thinkfix formats`."""
+"""`thinkfix formats`: what thinkfix can read, how it recognises it, where reasoning goes."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import textwrap
+
 import click
 
-commands: list[click.Command] = []
+from thinkfix.engine.report import SCHEMA_VERSION
+from thinkfix.formats.registry import FORMATS
+
+
+def _wrapped(label: str, text: str, width: int) -> str:
+    return textwrap.fill(text, width=width, initial_indent=f"  {label:<11}",
+                         subsequent_indent=" " * 13)
+
+
+@click.command("formats")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON ({schema_version, formats: [...]}) instead of text.")
+def formats_command(as_json: bool) -> None:
+    """List the supported session formats, how each is detected, and where repairs put
+    the extracted reasoning."""
+    if as_json:
+        payload = {"schema_version": SCHEMA_VERSION, "formats": [
+            {"id": f.id, "description": f.description, "detection": f.detection,
+             "placement": f.placement} for f in FORMATS.values()]}
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    width = max(60, min(100, shutil.get_terminal_size((100, 24)).columns))
+    blocks = []
+    for f in FORMATS.values():
+        blocks.append("\n".join([
+            click.style(f.id, bold=True) + f"  {f.description}",
+            _wrapped("detected:", f.detection, width),
+            _wrapped("reasoning:", f.placement, width),
+        ]))
+    click.echo("\n\n".join(blocks))
+
+
+commands: list[click.Command] = [formats_command]

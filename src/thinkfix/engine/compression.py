@@ -1,0 +1,155 @@
+"""Transparent .gz/.zst reading and writing.
+
+Reading trusts the magic bytes, not the name, so a renamed or suffix-less
+compressed session is still read; writing follows the requested compression
+(by default the one the target's name asks for), so a repaired `x.jsonl.zst`
+stays zstd. The returned objects are ordinary binary file objects that
+iterate by line, which is all the format readers need.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+from enum import Enum
+from typing import BinaryIO
+
+import zstandard
+
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+class Compression(str, Enum):
+    """How a file's bytes are wrapped."""
+
+    NONE = "none"
+    GZIP = "gzip"
+    ZSTD = "zstd"
+
+
+_SUFFIXES = {".gz": Compression.GZIP, ".gzip": Compression.GZIP, ".zst": Compression.ZSTD,
+             ".zstd": Compression.ZSTD}
+
+
+def sniff(head: bytes) -> Compression:
+    """Compression named by the first bytes of a file."""
+    if head.startswith(GZIP_MAGIC):
+        return Compression.GZIP
+    if head.startswith(ZSTD_MAGIC):
+        return Compression.ZSTD
+    return Compression.NONE
+
+
+def from_suffix(path: str | os.PathLike[str]) -> Compression:
+    """Compression a file name asks for (used when creating a new file)."""
+    return _SUFFIXES.get(os.path.splitext(os.fspath(path))[1].lower(), Compression.NONE)
+
+
+def strip_suffix(path: str) -> str:
+    """The name without its compression suffix: `a.jsonl.zst` -> `a.jsonl`."""
+    root, ext = os.path.splitext(path)
+    return root if ext.lower() in _SUFFIXES else path
+
+
+def detect(path: str | os.PathLike[str]) -> Compression:
+    """Compression of an existing file, by magic bytes."""
+    with open(path, "rb") as fp:
+        return sniff(fp.read(4))
+
+
+def wrap_reader(raw: BinaryIO, compression: Compression | None = None) -> BinaryIO:
+    """Decompressing view of an open binary stream (sniffed when `compression` is None)."""
+    buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
+    if compression is None:
+        compression = sniff(buffered.peek(4)[:4])
+    if compression is Compression.GZIP:
+        return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
+    if compression is Compression.ZSTD:
+        reader = zstandard.ZstdDecompressor().stream_reader(buffered, read_across_frames=True,
+                                                            closefd=True)
+        return io.BufferedReader(reader)  # type: ignore[arg-type, return-value]
+    return buffered
+
+
+def open_read(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open a possibly compressed file for binary reading, decompressing transparently."""
+    return wrap_reader(open(path, "rb"))  # noqa: SIM115 - the caller closes the wrapper
+
+
+def read_head(path: str | os.PathLike[str], size: int = 65536) -> bytes:
+    """The first `size` decompressed bytes, for format detection."""
+    with open_read(path) as fp:
+        return fp.read(size)
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The whole decompressed content."""
+    with open_read(path) as fp:
+        return fp.read()
+
+
+class _ZstdWriter(io.RawIOBase):
+    """A writable stream that closes the zstd frame and the file on close."""
+
+    def __init__(self, fileobj: BinaryIO, level: int) -> None:
+        self._file = fileobj
+        self._writer = zstandard.ZstdCompressor(level=level).stream_writer(fileobj, closefd=False)
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        self._writer.write(data)
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._writer.flush(zstandard.FLUSH_FRAME)
+            self._writer.close()
+            self._file.close()
+        super().close()
+
+
+def wrap_writer(raw: BinaryIO, compression: Compression, level: int | None = None) -> BinaryIO:
+    """Compressing view of an open binary stream; closing it closes `raw` too."""
+    if compression is Compression.GZIP:
+        # mtime=0 keeps the output deterministic: two repairs give the same bytes.
+        return _OwningGzip(raw, 9 if level is None else level)  # type: ignore[return-value]
+    if compression is Compression.ZSTD:
+        return io.BufferedWriter(_ZstdWriter(raw, 3 if level is None else level))  # type: ignore[return-value]
+    return raw
+
+
+class _OwningGzip(gzip.GzipFile):
+    """GzipFile that also closes the file object it writes to."""
+
+    def __init__(self, raw: BinaryIO, level: int) -> None:
+        super().__init__(fileobj=raw, mode="wb", compresslevel=level, mtime=0, filename="")
+        self._owned = raw
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._owned.close()
+
+
+def open_write(path: str | os.PathLike[str], compression: Compression | None = None,
+               level: int | None = None) -> BinaryIO:
+    """Open `path` for binary writing, compressing as asked (default: by the name's suffix)."""
+    if compression is None:
+        compression = from_suffix(path)
+    return wrap_writer(open(path, "wb"), compression, level)  # noqa: SIM115
+
+
+def compress(data: bytes, compression: Compression, level: int | None = None) -> bytes:
+    """`data` wrapped in `compression`, in memory."""
+    sink = io.BytesIO()
+    keep = sink.close
+    sink.close = lambda: None  # type: ignore[method-assign]
+    with wrap_writer(sink, compression, level) as fp:
+        fp.write(data)
+    sink.close = keep  # type: ignore[method-assign]
+    return sink.getvalue()

@@ -1,0 +1,122 @@
+"""Anthropic Messages API logs: responses, requests, `{request, response}` pairs, and
+bare MessageParam arrays (Cline/Roo `api_conversation_history.json`), as JSON or JSONL.
+
+A response object was already returned and is not replayed, so an unsigned
+`thinking` block before the text is fine there (archive). A request history is
+replayed; an unsigned thinking block in it is a hard 400, so there the
+reasoning stays in the repair manifest only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from thinkfix.formats.base import Path, PlacementKind, Record
+from thinkfix.formats.common import (
+    Draft,
+    FormatBase,
+    Message,
+    Plan,
+    as_str,
+    block_reasoning,
+    content_slots,
+    get_path,
+    place_elsewhere,
+)
+from thinkfix.formats.detection import has_keys, sample
+from thinkfix.formats.openai_chat import ANTHROPIC_BLOCKS
+
+_REQUEST_KEYS = ("max_tokens", "system", "anthropic_version", "thinking", "tool_choice")
+
+
+def _is_response(o: Any) -> bool:
+    return (isinstance(o, dict) and o.get("type") == "message" and o.get("role") == "assistant"
+            and isinstance(o.get("content"), list))
+
+
+def _blocks(m: Any) -> bool:
+    content = m.get("content") if isinstance(m, dict) else None
+    return isinstance(content, list) and all(
+        isinstance(b, dict) and "type" in b for b in content)
+
+
+def _is_param(m: Any) -> bool:
+    return isinstance(m, dict) and m.get("role") in ("user", "assistant") and "content" in m
+
+
+def _units(value: Any, base: Path = ()) -> Iterator[tuple[Path, dict[str, Any], bool, Any]]:
+    """(path, message, is_response, owner) for every assistant message in a record."""
+    if _is_response(value):
+        yield base, value, True, value
+    elif isinstance(value, list):
+        for j, m in enumerate(value):
+            if _is_param(m) and m.get("role") == "assistant":
+                yield base + (j,), m, False, None
+    elif isinstance(value, dict):
+        if isinstance(value.get("messages"), list):
+            for j, m in enumerate(value["messages"]):
+                if _is_param(m) and m.get("role") == "assistant":
+                    yield base + ("messages", j), m, False, value
+        for key in ("request", "response"):
+            if isinstance(value.get(key), (dict, list)):
+                yield from _units(value[key], base + (key,))
+
+
+class Anthropic(FormatBase):
+    id = "anthropic"
+    description = ("Anthropic Messages API logs: responses, requests, {request, response} "
+                   "pairs, or bare MessageParam arrays (Cline/Roo histories), JSON or JSONL")
+    detection = ("{type: message, role: assistant, content: [blocks], stop_reason} responses, or "
+                 "messages whose content blocks use Anthropic types (tool_use, tool_result, "
+                 "thinking) or requests with max_tokens/system")
+    placement = ("responses (not replayed): an unsigned thinking block before the text block; "
+                 "request histories (replayed): the repair manifest only")
+    shapes = (dict, list)
+    doc_shapes = (dict, list)
+
+    def detect(self, head: bytes, path: str = "") -> float:
+        s = sample(head)
+        values: list[Any] = list(s.values) if s.values else ([s.doc] if s.doc is not None else [])
+        score = 0.0
+        for v in values:
+            if _is_response(v) or (isinstance(v, dict) and _is_response(v.get("response"))):
+                return 0.9
+            messages = [m for _, m, _, _ in _units(v)]
+            everything = (v if isinstance(v, list) else v.get("messages")
+                          if isinstance(v, dict) else None)
+            if isinstance(everything, list) and everything and all(
+                    _is_param(m) for m in everything):
+                if any(isinstance(m.get("content"), list) and any(
+                        isinstance(b, dict) and b.get("type") in ANTHROPIC_BLOCKS
+                        for b in m["content"]) for m in everything):
+                    score = max(score, 0.8)
+                elif isinstance(v, dict) and any(k in v for k in _REQUEST_KEYS) and all(
+                        _blocks(m) or isinstance(m.get("content"), str) for m in messages):
+                    score = max(score, 0.65)
+        if not values and s.pretty and has_keys(head, "role", "content") and any(
+                f'"{t}"'.encode() in head for t in ANTHROPIC_BLOCKS | {"stop_reason"}):
+            score = 0.6
+        return score
+
+    def messages(self, record: Record) -> Iterator[Message]:
+        for path, m, response, owner in _units(record.data):
+            model = m.get("model") if response else (owner.get("model")
+                                                     if isinstance(owner, dict) else None)
+            index = path[-1] if path and isinstance(path[-1], int) else record.index
+            yield Message(path, index, content_slots(m, path),
+                          native=block_reasoning(m.get("content")),
+                          message_id=as_str(m.get("id")), model=as_str(model))
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        site = draft.site
+        in_block = len(site.path) >= 3 and isinstance(site.path[-2], int)
+        msg = get_path(plan.records[site.record_index].data,
+                       site.path[:-3] if in_block else site.path[:-1])
+        if plan.options.anthropic_mode == "auto" and in_block and _is_response(msg):
+            self.place_blocks(draft, [{"type": "thinking", "thinking": s} for s in draft.segments],
+                              "unsigned thinking block (response log, not replayed)")
+            return
+        place_elsewhere(draft, PlacementKind.MANIFEST,
+                        "repair manifest only (a request history is replayed, and an unsigned "
+                        "thinking block would be rejected)")

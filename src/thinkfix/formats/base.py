@@ -1,0 +1,300 @@
+"""The contract every session-file format implements, and the values it trades in.
+
+A format module knows one on-disk format: how to recognise it (`detect`), how to
+stream it into `Record`s that keep their original bytes (`read`), where the
+assistant-visible text is (`sites`), how to put a repaired text back and where
+the extracted reasoning goes (`apply`), and how to write records out (`write`).
+Untouched records are always written from their original bytes, which is what
+makes a read/write round trip byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from types import MappingProxyType
+from typing import Any, BinaryIO
+
+import orjson
+
+Path = tuple[str | int, ...]
+
+_MISSING: Any = object()
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def parse_json(raw: bytes, *, last: bool = False) -> tuple[Any, str | None]:
+    """Parse one record: (value, None) or (None, why it is not JSON).
+
+    orjson first (the hot path); the stdlib parser is the fallback for valid
+    JSON orjson refuses (lone surrogate escapes, a leading BOM, NaN written by
+    Python). `last` says the bytes had no line terminator, which is how a
+    truncated final line is told apart from plain garbage.
+    """
+    try:
+        return orjson.loads(raw), None
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8: invalid byte at offset {exc.start}"
+    body = text[1:] if text.startswith("\ufeff") else text
+    try:
+        return json.loads(body), None
+    except json.JSONDecodeError as exc:
+        at_end = exc.pos >= len(body.rstrip())
+        if at_end and body.strip():
+            return None, f"truncated: {exc.msg} at offset {exc.pos}" + (
+                "" if last else " (line ends early)")
+        return None, f"not JSON: {exc.msg} at offset {exc.pos}"
+    except RecursionError:
+        return None, "not JSON: nested too deeply"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a record needs from earlier records of its file (header, turn settings).
+
+    Readers attach a snapshot to every record, so `sites(record)` stays a
+    function of one record even for formats whose session id or model lives in
+    a header line. `extra` holds format-specific facts.
+    """
+
+    session_id: str | None = None
+    model: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+
+EMPTY_CONTEXT = Context()
+
+
+class Record:
+    """One unit of a file: a JSONL line, or the whole document of a `.json` file.
+
+    `raw` is the original bytes without the line terminator (`eol`), so an
+    untouched record is written back as `raw + eol`. `data` is parsed lazily on
+    first access, so a caller can skip parsing records whose bytes cannot
+    matter. `error` says why the record could not be parsed (not UTF-8, not
+    JSON, truncated, or a JSON value of a shape the format does not know); such
+    a record is passed through untouched.
+    """
+
+    __slots__ = ("index", "line", "raw", "eol", "ctx", "touched", "_data", "_error", "_shapes")
+
+    def __init__(self, index: int, line: int, raw: bytes, eol: bytes = b"", *,
+                 ctx: Context = EMPTY_CONTEXT, shapes: tuple[type, ...] = (dict,),
+                 data: Any = _MISSING, error: str | None = None, touched: bool = False) -> None:
+        self.index = index
+        self.line = line
+        self.raw = raw
+        self.eol = eol
+        self.ctx = ctx
+        self.touched = touched
+        self._shapes = shapes
+        self._data = data
+        self._error = error
+
+    def _parse(self) -> None:
+        if not self.raw.strip():
+            self._data, self._error = None, None
+            return
+        data, error = parse_json(self.raw, last=not self.eol)
+        if error is None and self._shapes and not isinstance(data, self._shapes):
+            error = f"unknown shape: a JSON {type(data).__name__} where this format has objects"
+        self._data, self._error = data, error
+
+    @property
+    def data(self) -> Any:
+        """The parsed JSON value (None for a blank or unparseable record)."""
+        if self._data is _MISSING:
+            self._parse()
+        return self._data
+
+    @property
+    def error(self) -> str | None:
+        """Why this record cannot be used, or None."""
+        if self._data is _MISSING:
+            self._parse()
+        return self._error
+
+    def moved(self, index: int, line: int) -> Record:
+        """The same record at another position (records were inserted before it)."""
+        return Record(index, line, self.raw, self.eol, ctx=self.ctx, shapes=self._shapes,
+                      data=self._data, error=self._error, touched=self.touched)
+
+    @property
+    def blank(self) -> bool:
+        """A whitespace-only line: neither data nor an error."""
+        return not self.raw.strip()
+
+    @property
+    def obj(self) -> dict[str, Any] | None:
+        """`data` when it is a JSON object and the record is sound, else None."""
+        data = self.data
+        return data if self._error is None and isinstance(data, dict) else None
+
+    def __repr__(self) -> str:
+        return f"Record(index={self.index}, line={self.line}, raw={self.raw[:60]!r}...)"
+
+
+@dataclass(frozen=True)
+class Site:
+    """One assistant-visible text, located well enough to find it again.
+
+    `path` is the machine form of `json_path` (keys and list indices from the
+    record's root). `signed` marks text that carries a provider signature
+    (a Gemini part with `thoughtSignature`): report it, never modify it.
+    `message_index` is the message's position: the record index for JSONL
+    formats, the index in the messages array for whole-document formats.
+    """
+
+    record_index: int
+    line: int
+    json_path: str
+    text: str
+    native_reasoning: str | None = None
+    session_id: str | None = None
+    message_id: str | None = None
+    message_index: int = 0
+    model: str | None = None
+    signed: bool = False
+    path: Path = ()
+    role: str = "assistant"
+
+
+@dataclass(frozen=True)
+class Repair:
+    """What a site's text becomes: the new visible text and the extracted reasoning.
+
+    `thinking` holds only newly extracted segments, in order; segments equal to
+    the site's native reasoning are dropped again by `apply` as a safeguard.
+    """
+
+    site: Site
+    visible: str
+    thinking: tuple[str, ...] = ()
+
+    @property
+    def thinking_text(self) -> str:
+        return "\n\n".join(self.thinking)
+
+
+class ClaudeCodeMode(str, Enum):
+    """Where Claude Code reasoning goes (the file is replayed to the API on resume)."""
+
+    RESUMABLE = "resumable"  # manifest only: an unsigned thinking block would break resume
+    ARCHIVE = "archive"  # an unsigned thinking block; the session can no longer be resumed
+    ANNOTATE = "annotate"  # a top-level `thinkfix` key on the same line, never sent to the API
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    """Placement choices a user can make; the defaults follow DESIGN.md's table."""
+
+    claude_code_mode: str = ClaudeCodeMode.RESUMABLE.value
+    # codex: "auto" inserts a reasoning item unless the session runs on OpenAI-hosted
+    # models (model_provider "openai"), where the extracted text goes to a sidecar;
+    # "insert" always inserts; "sidecar" never does.
+    codex_mode: str = "auto"
+    # anthropic: "auto" puts an unsigned thinking block in response logs and keeps
+    # request histories (replayed) clean; "manifest" never inserts a block.
+    anthropic_mode: str = "auto"
+    # pi / OpenClaw, api openai-completions: the wire field to name in
+    # `thinkingSignature` when the file names none.
+    pi_default_signature_field: str = "reasoning_content"
+    # openai-chat: the field to create when the file uses none.
+    openai_reasoning_field: str = "reasoning_content"
+    # gemini-cli: the `subject` of an appended thought.
+    gemini_subject: str = "thinkfix"
+
+
+class PlacementKind(str, Enum):
+    """Where a repair's reasoning ended up."""
+
+    BLOCK = "block"  # a thinking/reasoning block in the same message, before the text
+    FIELD = "field"  # a reasoning field on the message (reasoning_content, ...)
+    RECORD = "record"  # a new record before the message (codex reasoning response_item)
+    THOUGHTS = "thoughts"  # appended to a display-only thoughts list (gemini-cli)
+    ANNOTATION = "annotation"  # a `thinkfix` key on the same record (never replayed)
+    MANIFEST = "manifest"  # nowhere in the file: the repair manifest keeps it
+    SIDECAR = "sidecar"  # nowhere in the file: the engine writes `<file>.thinkfix.json`
+    NONE = "none"  # nothing to place (only delimiters were removed)
+    SKIPPED = "skipped"  # the site was not modified (signed, stale, or unsafe)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The outcome of one repair, for the repair manifest.
+
+    `record_index` and `json_path` point at the reasoning in the *returned*
+    records when it went into the file. `mirrors` lists other copies of the
+    visible text that were fixed too (codex `agent_message`).
+    """
+
+    site: Site
+    kind: PlacementKind
+    where: str
+    applied: bool = True
+    record_index: int | None = None
+    json_path: str | None = None
+    reason: str | None = None
+    mirrors: tuple[str, ...] = ()
+    message_record_index: int | None = None  # the record holding the repaired text, after apply
+    text_path: str | None = None  # the repaired text's JSON path there (blocks may shift it)
+
+
+class UnsafeEdit(Exception):
+    """A record edit could not be proven to change only what it meant to."""
+
+
+class SessionFormat(ABC):
+    """One on-disk session format. Instances are stateless and shared."""
+
+    id: str = ""
+    description: str = ""
+    detection: str = ""
+    placement: str = ""
+    #: JSON types a record may have; anything else is reported as an unknown shape.
+    shapes: tuple[type, ...] = (dict,)
+
+    @abstractmethod
+    def detect(self, head: bytes, path: str = "") -> float:
+        """Confidence 0..1 that a file starting with `head` is in this format."""
+
+    @abstractmethod
+    def read(self, fp: BinaryIO) -> Iterator[Record]:
+        """Stream the file's records; memory is bounded by the largest record."""
+
+    @abstractmethod
+    def sites(self, record: Record) -> Iterator[Site]:
+        """Every assistant-visible text of the record (never user text, tool calls or results)."""
+
+    @abstractmethod
+    def assistant_messages(self, record: Record) -> int:
+        """How many assistant messages the record holds (with or without text)."""
+
+    @abstractmethod
+    def apply(self, records: list[Record], repairs: Iterable[Repair],
+              options: ApplyOptions = ApplyOptions()) -> tuple[list[Record], list[Placement]]:
+        """Put repaired texts back and place the reasoning; records may be added, never removed."""
+
+    def write(self, records: Iterable[Record], fp: BinaryIO) -> None:
+        """Write records out: each one as its bytes plus its original line terminator."""
+        chunk: list[bytes] = []
+        size = 0
+        for record in records:
+            chunk.append(record.raw)
+            chunk.append(record.eol)
+            size += len(record.raw)
+            if size >= 1 << 20:
+                fp.write(b"".join(chunk))
+                chunk, size = [], 0
+        if chunk:
+            fp.write(b"".join(chunk))
+
+    def __repr__(self) -> str:
+        return f"<format {self.id}>"

@@ -1,0 +1,119 @@
+"""Claude Code transcripts: `~/.claude/projects/<project>/<session>.jsonl`.
+
+One line per stored entry; assistant lines hold one API message's blocks (often
+one block per line, several lines sharing `message.id`). Claude Code replays
+the file to the API on resume, and an unsigned thinking block there is a hard
+400 that bricks the session, so by default the reasoning leaves the text and
+lives only in the repair manifest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from thinkfix.formats.base import ClaudeCodeMode, PlacementKind, Record
+from thinkfix.formats.common import (
+    Draft,
+    FormatBase,
+    Message,
+    Plan,
+    as_str,
+    block_reasoning,
+    content_slots,
+    place_elsewhere,
+    place_nothing,
+)
+from thinkfix.formats.detection import extension, sample, share
+from thinkfix.formats.jsonedit import SetKey
+
+_ENTRY_TYPES = {"user", "assistant", "system", "summary", "file-history-snapshot",
+                "queue-operation", "progress", "attachment", "custom-title", "ai-title",
+                "last-prompt", "permission-mode", "worktree-state", "pr-link", "mode",
+                "agent-name", "tool_use", "tool_result"}
+_LINK_KEYS = ("uuid", "parentUuid", "sessionId", "leafUuid", "isSidechain")
+
+
+def _looks_like_entry(o: dict[str, Any]) -> bool:
+    return o.get("type") in _ENTRY_TYPES and any(k in o for k in _LINK_KEYS)
+
+
+def _conversation(o: dict[str, Any]) -> bool:
+    return (o.get("type") in ("user", "assistant") and isinstance(o.get("message"), dict)
+            and ("uuid" in o or "sessionId" in o))
+
+
+class ClaudeCode(FormatBase):
+    id = "claude-code"
+    description = "Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl)"
+    detection = ("JSONL entries with type user/assistant/system/summary/... carrying uuid, "
+                 "parentUuid or sessionId, and a message object on conversation lines")
+    placement = ("resumable (default): the text is cleaned and the reasoning kept in the repair "
+                 "manifest only, since an unsigned thinking block breaks resume; archive: an "
+                 "unsigned thinking block before the text block; annotate: a top-level "
+                 "`thinkfix` key on the same line")
+    jsonl_only = True
+
+    def detect(self, head: bytes, path: str = "") -> float:
+        objects = sample(head).objects
+        if not objects or sample(head).pretty:
+            return 0.0
+        if any(_conversation(o) for o in objects):
+            return 0.95
+        entries = share(objects, _looks_like_entry)
+        if entries >= 0.5:
+            return 0.8 if extension(path) in ("", ".jsonl") else 0.7
+        return 0.0
+
+    def messages(self, record: Record) -> Iterator[Message]:
+        entry = record.obj
+        if entry is None or entry.get("type") != "assistant":
+            return
+        msg = entry.get("message")
+        if not isinstance(msg, dict) or msg.get("role", "assistant") != "assistant":
+            return
+        yield Message(
+            path=("message",), index=record.index,
+            texts=content_slots(msg, ("message",)),
+            native=block_reasoning(msg.get("content")),
+            message_id=as_str(msg.get("id")) or as_str(entry.get("uuid")),
+            model=as_str(msg.get("model")),
+            session_id=as_str(entry.get("sessionId")))
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        if not draft.segments:
+            place_nothing(draft)
+            return
+        mode = plan.options.claude_code_mode
+        site = draft.site
+        in_block = len(site.path) >= 2 and isinstance(site.path[-2], int)
+        if mode == ClaudeCodeMode.ARCHIVE.value and in_block:
+            self.place_blocks(draft, [{"type": "thinking", "thinking": s} for s in draft.segments],
+                              "unsigned thinking block (archive mode: the session can no longer "
+                              "be resumed)")
+        elif mode == ClaudeCodeMode.ANNOTATE.value:
+            self._annotate(plan, draft)
+        else:
+            why = "repair manifest only (resumable mode: Claude Code would replay an unsigned " \
+                  "thinking block and fail)"
+            if mode == ClaudeCodeMode.ARCHIVE.value:
+                why = "repair manifest only (string content has no block list to insert into)"
+            place_elsewhere(draft, PlacementKind.MANIFEST, why)
+
+    @staticmethod
+    def _annotate(plan: Plan, draft: Draft) -> None:
+        """All repairs of one line share one top-level `thinkfix` key."""
+        site = draft.site
+        current = plan.records[site.record_index].data.get("thinkfix")
+        earlier = current.get("repairs") if isinstance(current, dict) else None
+        kept = list(earlier) if isinstance(earlier, list) else []
+
+        def build(drafts: list[Draft]) -> SetKey:
+            entries = [{"jsonPath": d.site.json_path,
+                        "extractedReasoning": "\n\n".join(d.segments),
+                        "originalText": d.site.text} for d in drafts]
+            return SetKey((), "thinkfix", {"version": 1, "repairs": kept + entries})
+
+        plan.shared_edit(draft, site.record_index, "thinkfix", build)
+        draft.place(PlacementKind.ANNOTATION, "top-level `thinkfix` key of the same line",
+                    field=(site.record_index, ("thinkfix",)))

@@ -1,0 +1,102 @@
+"""claw-code (the Rust port) sessions: legacy `.claude/sessions/session-<ms>.json`
+(compact, keys sorted, no trailing newline) and current `.claw/sessions/*.jsonl`.
+
+claw-code keeps thinking blocks with an optional signature and sends them back
+for every provider; to Anthropic an unsigned one is a 400. So a thinking block
+(keys sorted, no signature) is only added when the session's model is known and
+not Anthropic; otherwise the reasoning goes to a sidecar file, since unknown keys
+inside the session would be dropped by claw-code's next save.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from thinkfix.formats.base import Context, PlacementKind, Record
+from thinkfix.formats.common import (
+    Draft,
+    FormatBase,
+    Message,
+    Plan,
+    as_str,
+    block_reasoning,
+    block_slots,
+    place_elsewhere,
+)
+from thinkfix.formats.detection import sample, share
+
+_LEGACY_HEAD = re.compile(rb'^\s*\{\s*"messages"\s*:\s*\[\s*(?:\]|\{\s*"blocks"\s*:)')
+_ANTHROPIC = re.compile(r"claude|anthropic|\bopus\b|\bsonnet\b|\bhaiku\b", re.IGNORECASE)
+
+
+def is_anthropic(model: str | None) -> bool:
+    """Models whose API rejects an unsigned thinking block."""
+    return bool(model and _ANTHROPIC.search(model))
+
+
+def _claw_message(m: Any) -> bool:
+    return isinstance(m, dict) and isinstance(m.get("blocks"), list) and "role" in m
+
+
+class ClawCode(FormatBase):
+    id = "claw-code"
+    description = ("claw-code sessions: legacy .claude/sessions/session-<ms>.json and "
+                   ".claw/sessions/session-*.jsonl")
+    detection = ("{messages: [{blocks, role}], version} documents, or JSONL with a session_meta "
+                 "line (session_id, created_at_ms) and {message: {blocks, role}, type: message}")
+    placement = ("{\"thinking\": ..., \"type\": \"thinking\"} before the text block (keys sorted, "
+                 "no signature) when the session's model is known and not Anthropic; otherwise "
+                 "a sidecar file")
+
+    def detect(self, head: bytes, path: str = "") -> float:
+        s = sample(head)
+        objects = s.objects
+        if isinstance(s.doc, dict) and isinstance(s.doc.get("messages"), list) and (
+                any(_claw_message(m) for m in s.doc["messages"])
+                or (not s.doc["messages"] and "version" in s.doc)):
+            return 0.95
+        if any(o.get("type") == "session_meta" and "session_id" in o
+               and ("created_at_ms" in o or "updated_at_ms" in o) for o in objects):
+            return 0.95
+        if objects and share(objects, lambda o: o.get("type") == "message"
+                             and _claw_message(o.get("message"))) >= 0.5:
+            return 0.9
+        if s.doc is None and _LEGACY_HEAD.match(head):
+            return 0.85
+        return 0.0
+
+    def update_context(self, record: Record, ctx: Context) -> tuple[Context, Context]:
+        o = record.obj
+        if o is not None and o.get("type") == "session_meta":
+            new = Context(session_id=as_str(o.get("session_id")), model=as_str(o.get("model")))
+            return new, new
+        return ctx, ctx
+
+    def messages(self, record: Record) -> Iterator[Message]:
+        o = record.obj
+        if o is None:
+            return
+        if o.get("type") == "message":
+            candidates: list[tuple[tuple[str | int, ...], Any, int]] = [
+                (("message",), o.get("message"), record.index)]
+        elif isinstance(o.get("messages"), list):
+            candidates = [(("messages", j), m, j) for j, m in enumerate(o["messages"])]
+        else:
+            return
+        for base, msg, index in candidates:
+            if _claw_message(msg) and msg.get("role") == "assistant":
+                yield Message(base, index, block_slots(msg["blocks"], base + ("blocks",)),
+                              native=block_reasoning(msg["blocks"]))
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        model = plan.records[draft.site.record_index].ctx.model
+        if model and not is_anthropic(model):
+            self.place_blocks(draft, [{"thinking": s, "type": "thinking"} for s in draft.segments],
+                              f"unsigned thinking block (model {model} is not Anthropic)")
+            return
+        why = "Anthropic" if model else "unknown"
+        place_elsewhere(draft, PlacementKind.SIDECAR,
+                        f"sidecar <session>.thinkfix.json (the model is {why}: claw-code would "
+                        "replay an unsigned thinking block)")

@@ -1,0 +1,264 @@
+"""OpenAI Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`.
+
+Lines are `{"timestamp", "type", "payload"}` envelopes. The visible text lives
+twice: in the `response_item` message that is replayed to the model, and in the
+`event_msg` copies the UI shows (`agent_message`, `task_complete`,
+`item_completed`); both are fixed together. The reasoning becomes a new
+`response_item` of type `reasoning` right before the message, without `id` or
+`encrypted_content` (there is nothing to sign).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from thinkfix.formats.base import Context, Path, PlacementKind, Record
+from thinkfix.formats.common import (
+    Draft,
+    FormatBase,
+    Message,
+    Plan,
+    TextSlot,
+    as_str,
+    block_slots,
+    fmt_path,
+    get_path,
+    join_texts,
+    place_elsewhere,
+    place_nothing,
+)
+from thinkfix.formats.detection import sample, share
+from thinkfix.formats.jsonedit import InsertItems
+
+_KINDS = {"session_meta", "response_item", "event_msg", "turn_context", "compacted",
+          "world_state", "inter_agent_communication_metadata"}
+_WINDOW = 64  # how far from a message its event copies are looked for
+
+
+def _envelope(o: dict[str, Any]) -> bool:
+    return o.get("type") in _KINDS and "payload" in o
+
+
+def reasoning_text(item: dict[str, Any]) -> str | None:
+    """Raw reasoning of a reasoning item (its `content`), else its summary."""
+    parts = item.get("content")
+    raw = join_texts(p.get("text") for p in parts if isinstance(p, dict)) \
+        if isinstance(parts, list) else None
+    if raw:
+        return raw
+    summary = item.get("summary")
+    return join_texts(p.get("text") for p in summary if isinstance(p, dict)) \
+        if isinstance(summary, list) else None
+
+
+def _item(o: dict[str, Any]) -> tuple[dict[str, Any] | None, Path]:
+    """The response item a line carries, and its path: enveloped, or bare (early rollouts)."""
+    if o.get("type") == "response_item":
+        payload = o.get("payload")
+        return (payload, ("payload",)) if isinstance(payload, dict) else (None, ())
+    if "payload" not in o and ("role" in o or o.get("type") == "message"):
+        return o, ()
+    return None, ()
+
+
+def _is_assistant(item: dict[str, Any]) -> bool:
+    return item.get("role") == "assistant" and item.get("type", "message") == "message"
+
+
+def _slots(item: dict[str, Any], base: Path) -> list[TextSlot]:
+    content = item.get("content")
+    if isinstance(content, str):
+        return [TextSlot(base + ("content",), content)]
+    return block_slots(content, base + ("content",), types=("output_text",))
+
+
+def _boundary(o: dict[str, Any]) -> bool:
+    """A line that starts another message: event copies are not looked for past it."""
+    item, _ = _item(o)
+    if item is not None and item.get("type", "message") == "message":
+        return True
+    payload = o.get("payload")
+    return o.get("type") == "turn_context" or (
+        o.get("type") == "event_msg" and isinstance(payload, dict)
+        and payload.get("type") == "user_message")
+
+
+def _equal_strings(value: Any, target: str, path: Path) -> Iterator[Path]:
+    if isinstance(value, str):
+        if value == target:
+            yield path
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _equal_strings(v, target, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _equal_strings(v, target, path + (i,))
+
+
+def _reasoning_item(segments: tuple[str, ...]) -> dict[str, Any]:
+    return {"type": "reasoning", "summary": [],
+            "content": [{"type": "reasoning_text", "text": s} for s in segments],
+            "encrypted_content": None}
+
+
+class Codex(FormatBase):
+    id = "codex"
+    description = "OpenAI Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)"
+    detection = ("JSONL envelopes {timestamp, type, payload} with type session_meta, "
+                 "response_item, event_msg, turn_context or compacted (also bare response "
+                 "items of early rollouts)")
+    placement = ("a response_item of type reasoning (content reasoning_text, no id, no "
+                 "encrypted_content) inserted before the message; the agent_message event copy "
+                 "is fixed too; sessions on OpenAI-hosted models (model_provider openai) get a "
+                 "sidecar instead unless --codex-mode insert")
+    jsonl_only = True
+    context_markers = (rb"session_meta|turn_context|user_message",
+                       rb'"type"\s*:\s*"reasoning"', rb'"role"\s*:\s*"(?:assistant|user)"')
+
+    def detect(self, head: bytes, path: str = "") -> float:
+        objects = sample(head).objects
+        if not objects or sample(head).pretty:
+            return 0.0
+        if any(o.get("type") in ("session_meta", "response_item", "turn_context")
+               and _envelope(o) for o in objects):
+            return 0.95
+        if any(_envelope(o) for o in objects):
+            return 0.85
+        bare = share(objects, lambda o: o.get("type") in ("message", "reasoning",
+                                                           "function_call",
+                                                           "function_call_output")
+                     or o.get("record_type") == "state")
+        if bare >= 0.5 and any(isinstance(o.get("content"), list) and any(
+                isinstance(c, dict) and c.get("type") in ("input_text", "output_text")
+                for c in o["content"]) for o in objects):
+            return 0.75
+        return 0.0
+
+    def update_context(self, record: Record, ctx: Context) -> tuple[Context, Context]:
+        o = record.obj
+        if o is None:
+            return ctx, ctx
+        payload = o.get("payload") if isinstance(o.get("payload"), dict) else {}
+        kind = o.get("type")
+        if kind == "session_meta":
+            extra = {**ctx.extra, "model_provider": payload.get("model_provider")}
+            extra.pop("reasoning", None)
+            new = Context(as_str(payload.get("id")) or as_str(payload.get("session_id")),
+                          ctx.model, extra)
+            return new, new
+        if kind == "turn_context":
+            new = replace(ctx, model=as_str(payload.get("model")) or ctx.model)
+            return new, new
+        if kind == "event_msg" and payload.get("type") == "user_message":
+            return self._cleared(ctx), self._cleared(ctx)
+        item, _ = _item(o)
+        if item is None:
+            return ctx, ctx
+        if item.get("type") == "reasoning":
+            text = join_texts((ctx.extra.get("reasoning"), reasoning_text(item)))
+            new = replace(ctx, extra={**ctx.extra, "reasoning": text})
+            return new, new
+        if item.get("role") in ("assistant", "user"):
+            return ctx, self._cleared(ctx)
+        return ctx, ctx
+
+    @staticmethod
+    def _cleared(ctx: Context) -> Context:
+        if "reasoning" not in ctx.extra:
+            return ctx
+        extra = dict(ctx.extra)
+        del extra["reasoning"]
+        return replace(ctx, extra=extra)
+
+    def messages(self, record: Record) -> Iterator[Message]:
+        o = record.obj
+        if o is None:
+            return
+        item, base = _item(o)
+        if item is not None:
+            if _is_assistant(item):
+                yield Message(base, record.index, _slots(item, base),
+                              native=as_str(record.ctx.extra.get("reasoning")),
+                              message_id=as_str(item.get("id")))
+            return
+        history = get_path(o, ("payload", "replacement_history"))
+        if o.get("type") == "compacted" and isinstance(history, list):
+            pending: list[Any] = []
+            for j, h in enumerate(history):
+                if not isinstance(h, dict):
+                    continue
+                if h.get("type") == "reasoning":
+                    pending.append(reasoning_text(h))
+                elif _is_assistant(h):
+                    hpath = ("payload", "replacement_history", j)
+                    yield Message(hpath, record.index, _slots(h, hpath),
+                                  native=join_texts(pending), message_id=as_str(h.get("id")))
+                    pending = []
+                elif h.get("role") == "user":
+                    pending = []
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        site = draft.site
+        record = plan.records[site.record_index]
+        in_history = site.path[:2] == ("payload", "replacement_history")
+        if not in_history:
+            self._fix_copies(plan, draft)
+        if not draft.segments:
+            place_nothing(draft)
+            return
+        mode = plan.options.codex_mode
+        if mode == "sidecar" or (mode == "auto" and self._hosted(plan)):
+            place_elsewhere(draft, PlacementKind.SIDECAR,
+                            "sidecar (the session runs on OpenAI-hosted models, which replay "
+                            "reasoning items by encrypted_content)")
+            return
+        item = _reasoning_item(draft.segments)
+        if in_history:
+            j = site.path[2]
+            assert isinstance(j, int)
+            draft.edit(site.record_index, InsertItems(site.path[:2], j, (item,)))
+            draft.place(PlacementKind.BLOCK, "reasoning item before "
+                        f"{fmt_path(site.path[:3])} in the compacted history",
+                        block=(site.record_index, site.path[:2], j))
+            return
+        o = record.data
+        if site.path[:1] == ("payload",):
+            draft.insert_record(site.record_index, {"timestamp": o.get("timestamp"),
+                                                    "type": "response_item", "payload": item})
+        elif o.get("type") == "message":
+            draft.insert_record(site.record_index, item)
+        else:
+            place_elsewhere(draft, PlacementKind.MANIFEST,
+                            "repair manifest only (a line shape with no reasoning item)")
+            return
+        draft.place(PlacementKind.RECORD, "reasoning response_item line before the message")
+
+    @staticmethod
+    def _hosted(plan: Plan) -> bool:
+        def provider() -> Any:
+            found = None
+            for r in plan.records:
+                if b"session_meta" in r.raw and r.obj is not None \
+                        and r.obj.get("type") == "session_meta":
+                    found = get_path(r.obj, ("payload", "model_provider"), found)
+            return found
+        return plan.fact("codex:model_provider", provider) == "openai"
+
+    @staticmethod
+    def _fix_copies(plan: Plan, draft: Draft) -> None:
+        """Fix the event copies of the message text (agent_message, task_complete, ...)."""
+        site = draft.site
+        records = plan.records
+        for step in (1, -1):
+            j = site.record_index + step
+            while 0 <= j < len(records) and abs(j - site.record_index) <= _WINDOW:
+                o = records[j].obj
+                if o is not None:
+                    if _boundary(o):
+                        break
+                    if o.get("type") == "event_msg":
+                        for path in _equal_strings(o.get("payload"), site.text, ("payload",)):
+                            draft.mirror(j, path, draft.repair.visible)
+                j += step

@@ -1,0 +1,431 @@
+"""What the format modules share: paths, message walking, and the repair planner.
+
+A format module describes its assistant messages (`messages`) and, per repair,
+which edits to make and where the reasoning went (`plan_repair`). Everything
+else (sites, message counts, staleness and signature checks, applying edits
+safely, inserting records, renumbering, placements) is done once, here.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import abstractmethod
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+from thinkfix.formats import jsonedit
+from thinkfix.formats.base import (
+    ApplyOptions,
+    Context,
+    Path,
+    Placement,
+    PlacementKind,
+    Record,
+    Repair,
+    SessionFormat,
+    Site,
+    UnsafeEdit,
+)
+from thinkfix.formats.reader import iter_jsonl, markers_pattern, read_auto
+
+_SPACE = re.compile(r"\s+")
+
+
+def fmt_path(path: Path) -> str:
+    """`("message", "content", 1, "text")` -> `message.content[1].text`."""
+    out: list[str] = []
+    for part in path:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        else:
+            out.append(("." if out else "") + part)
+    return "".join(out)
+
+
+def get_path(data: Any, path: Path, default: Any = None) -> Any:
+    """The value at `path`, or `default` when any step is missing."""
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return default
+    return data
+
+
+def join_texts(parts: Iterable[Any]) -> str | None:
+    """Non-empty strings joined by a blank line; None when there are none."""
+    texts = [p for p in parts if isinstance(p, str) and p.strip()]
+    return "\n\n".join(texts) if texts else None
+
+
+def as_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def squash(text: str) -> str:
+    """Whitespace-normalised text, for duplicate checks."""
+    return _SPACE.sub(" ", text).strip()
+
+
+@dataclass(frozen=True)
+class TextSlot:
+    """One assistant-visible string inside a message, by its path from the record root."""
+
+    path: Path
+    text: str
+    signed: bool = False
+
+
+@dataclass
+class Message:
+    """An assistant message located inside a record."""
+
+    path: Path  # of the message object, from the record root
+    index: int  # message_index of its sites
+    texts: list[TextSlot] = field(default_factory=list)
+    native: str | None = None
+    message_id: str | None = None
+    model: str | None = None
+    session_id: str | None = None
+
+
+def block_slots(blocks: Any, base: Path, *, types: Sequence[str] = ("text",),
+                signed: Sequence[str] = ()) -> list[TextSlot]:
+    """Text slots of a content-block list: `{"type": <types>, "text": str}` blocks.
+
+    A block carrying any of the `signed` keys (non-empty) is marked signed.
+    """
+    if not isinstance(blocks, list):
+        return []
+    slots = []
+    for i, block in enumerate(blocks):
+        if (isinstance(block, dict) and block.get("type") in types
+                and isinstance(block.get("text"), str)):
+            slots.append(TextSlot(base + (i, "text"), block["text"],
+                                  any(block.get(k) for k in signed)))
+    return slots
+
+
+def block_reasoning(blocks: Any, *, types: Sequence[str] = ("thinking",),
+                    key: str = "thinking") -> str | None:
+    """Native reasoning of a content-block list (thinking blocks' text)."""
+    if not isinstance(blocks, list):
+        return None
+    return join_texts(b.get(key) for b in blocks if isinstance(b, dict) and b.get("type") in types)
+
+
+def content_slots(message: dict[str, Any], base: Path, **kw: Any) -> list[TextSlot]:
+    """Slots of `message["content"]`, which is either a string or a block list."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return [TextSlot(base + ("content",), content)]
+    return block_slots(content, base + ("content",), **kw)
+
+
+# --- planning ------------------------------------------------------------------------------
+
+
+class Draft:
+    """The edits one repair makes, and where its reasoning goes, before they are proven safe."""
+
+    def __init__(self, repair: Repair, segments: tuple[str, ...]) -> None:
+        self.repair = repair
+        self.segments = segments
+        self.edits: list[tuple[int, jsonedit.Edit]] = []
+        self.inserts: list[tuple[int, Any]] = []
+        self.kind: PlacementKind | None = None
+        self.where = ""
+        self.block: tuple[int, Path, int] | None = None
+        self.field: tuple[int, Path] | None = None
+        self.mirrors: list[tuple[int, Path]] = []
+        self.failure: str | None = None
+        self.inserted_at: list[int] = []
+        self.value: Any = None  # format data a shared_edit builder reads from each contributor
+
+    @property
+    def site(self) -> Site:
+        return self.repair.site
+
+    def edit(self, record_index: int, change: jsonedit.Edit) -> None:
+        self.edits.append((record_index, change))
+
+    def set_text(self) -> None:
+        """The visible text goes back where it was (the edit every repair makes)."""
+        self.edit(self.site.record_index, jsonedit.SetValue(self.site.path, self.repair.visible))
+
+    def mirror(self, record_index: int, path: Path, value: Any) -> None:
+        """Another copy of the visible text (codex agent_message) gets the same fix."""
+        self.edit(record_index, jsonedit.SetValue(path, value))
+        self.mirrors.append((record_index, path))
+
+    def insert_record(self, before: int, value: Any) -> None:
+        """A new record right before record `before`."""
+        self.inserts.append((before, value))
+
+    def place(self, kind: PlacementKind, where: str, *, block: tuple[int, Path, int] | None = None,
+              field: tuple[int, Path] | None = None) -> None:
+        self.kind, self.where, self.block, self.field = kind, where, block, field
+
+
+class Plan:
+    """All repairs of one file: checked, drafted, proven, then applied together."""
+
+    def __init__(self, records: list[Record], options: ApplyOptions) -> None:
+        self.records = records
+        self.options = options
+        self.drafts: list[Draft] = []
+        self.facts: dict[str, Any] = {}
+        self._style: jsonedit.Style | None = None
+
+    @property
+    def style(self) -> jsonedit.Style:
+        if self._style is None:
+            self._style = jsonedit.Style.sniff(r.raw for r in self.records)
+        return self._style
+
+    def fact(self, name: str, compute: Any) -> Any:
+        """A file-wide fact, computed once per apply (e.g. the wire field pi files use)."""
+        if name not in self.facts:
+            self.facts[name] = compute()
+        return self.facts[name]
+
+    def shared_edit(self, draft: Draft, record_index: int, key: Any,
+                    build: Callable[[list[Draft]], jsonedit.Edit]) -> None:
+        """One edit that several repairs of the same record contribute to.
+
+        E.g. one `reasoning_content` for two repaired parts of a message: the
+        first draft owns the edit, and it is rebuilt from all contributors as
+        each one arrives (they share a record, so they succeed or fail together).
+        """
+        slot = ("shared", record_index, key)
+        if slot not in self.facts:
+            draft.edits.append((record_index, build([draft])))
+            self.facts[slot] = (draft, len(draft.edits) - 1, [draft])
+            return
+        owner, at, contributors = self.facts[slot]
+        contributors.append(draft)
+        owner.edits[at] = (record_index, build(contributors))
+
+    def check(self, repair: Repair) -> str | None:
+        """Why a repair cannot be applied as given, or None."""
+        site = repair.site
+        if not 0 <= site.record_index < len(self.records):
+            return "stale: no such record"
+        record = self.records[site.record_index]
+        if record.error is not None:
+            return f"record cannot be parsed: {record.error}"
+        if get_path(record.data, site.path, object()) != site.text:
+            return f"stale: the text at {site.json_path} is not what was scanned"
+        if site.signed:
+            return "signed: the text carries a provider signature and cannot be changed"
+        if any(d.site.record_index == site.record_index and d.site.path == site.path
+               for d in self.drafts):
+            return "duplicate repair of the same site"
+        return None
+
+    def draft(self, repair: Repair) -> Draft | None:
+        """A new draft, or None (with a skipped placement) when the repair cannot apply."""
+        reason = self.check(repair)
+        segments = new_segments(repair)
+        if reason is None and repair.visible == repair.site.text and not segments:
+            reason = "nothing to change"
+        draft = Draft(repair, segments)
+        self.drafts.append(draft)
+        if reason is not None:
+            draft.failure = reason
+            return None
+        return draft
+
+    def finish(self) -> tuple[list[Record], list[Placement]]:
+        """Prove every record edit, drop the repairs whose edits are unsafe, build the output."""
+        active = [d for d in self.drafts if d.failure is None]
+        results: dict[int, tuple[bytes, Any]] = {}
+        while True:
+            by_record: dict[int, list[tuple[Draft, jsonedit.Edit]]] = defaultdict(list)
+            for d in active:
+                for index, change in d.edits:
+                    by_record[index].append((d, change))
+            results, failed = {}, []
+            for index, pairs in sorted(by_record.items()):
+                try:
+                    results[index] = jsonedit.edit(self.records[index].raw,
+                                                   [c for _, c in pairs], self.style)
+                except UnsafeEdit as exc:
+                    for d, _ in pairs:
+                        if d.failure is None:
+                            d.failure = f"not safely editable: {exc}"
+                            failed.append(d)
+            if not failed:
+                break
+            active = [d for d in active if d.failure is None]
+        return self._build(active, results)
+
+    def _build(self, active: list[Draft],
+               results: dict[int, tuple[bytes, Any]]) -> tuple[list[Record], list[Placement]]:
+        inserts: dict[int, list[tuple[Draft, Any]]] = defaultdict(list)
+        for d in active:
+            for before, value in d.inserts:
+                inserts[before].append((d, value))
+        default_eol = next((r.eol for r in self.records if r.eol), b"\n")
+        out: list[Record] = []
+        new_index: dict[int, int] = {}
+        for i, record in enumerate(self.records):
+            for d, value in inserts.get(i, ()):
+                raw = jsonedit.dump_record(value, self.style, like=record.raw)
+                shift = len(out) - i
+                d.inserted_at.append(len(out))
+                out.append(Record(len(out), record.line + shift, raw, record.eol or default_eol,
+                                  ctx=record.ctx, data=value, touched=True))
+            shift = len(out) - i
+            new_index[i] = len(out)
+            if i in results:
+                raw, data = results[i]
+                out.append(Record(len(out), record.line + shift, raw, record.eol, ctx=record.ctx,
+                                  shapes=record._shapes, data=data, touched=True))
+            elif shift:
+                out.append(record.moved(len(out), record.line + shift))
+            else:
+                out.append(record)
+        return out, [self._placement(d, active, new_index) for d in self.drafts]
+
+    def _placement(self, d: Draft, active: list[Draft], new_index: dict[int, int]) -> Placement:
+        site = d.site
+        if d.failure is not None or d.kind is None:
+            return Placement(site, PlacementKind.SKIPPED, "not modified", applied=False,
+                             reason=d.failure or "no placement decided")
+        record_index: int | None = None
+        json_path: str | None = None
+        if d.block is not None:
+            index, array, at = d.block
+            final = at + sum(
+                len(c.values) for o in active for ri, c in o.edits
+                if ri == index and isinstance(c, jsonedit.InsertItems) and c.path == array
+                and (c.index < at or (c.index == at and o is not d and active.index(o)
+                                      < active.index(d))))
+            record_index, json_path = new_index[index], fmt_path(array + (final,))
+        elif d.field is not None:
+            record_index, json_path = new_index[d.field[0]], fmt_path(d.field[1])
+        elif d.inserted_at:
+            record_index, json_path = d.inserted_at[0], ""
+        mirrors = tuple(f"record {new_index[ri]}: {fmt_path(p)}" for ri, p in d.mirrors)
+        return Placement(site, d.kind, d.where, record_index=record_index, json_path=json_path,
+                         mirrors=mirrors, message_record_index=new_index[site.record_index],
+                         text_path=fmt_path(_shifted(site.record_index, site.path, active)))
+
+
+def _shifted(record_index: int, path: Path, active: list[Draft]) -> Path:
+    """Where a path points once the inserts into arrays along it are made."""
+    inserts = [c for d in active for ri, c in d.edits
+               if ri == record_index and isinstance(c, jsonedit.InsertItems)]
+    if not inserts:
+        return path
+    out = list(path)
+    for depth, part in enumerate(path):
+        if isinstance(part, int):
+            out[depth] = part + sum(len(c.values) for c in inserts
+                                    if c.path == path[:depth] and c.index <= part)
+    return tuple(out)
+
+
+def new_segments(repair: Repair) -> tuple[str, ...]:
+    """The repair's reasoning segments minus empty ones and those the message already has."""
+    native = squash(repair.site.native_reasoning or "")
+    out = []
+    for segment in repair.thinking:
+        flat = squash(segment)
+        if flat and not (native and flat in native):
+            out.append(segment.strip())
+    return tuple(out)
+
+
+# --- the base class the format modules extend ---------------------------------------------
+
+
+class FormatBase(SessionFormat):
+    """Shared reading, site listing, counting and applying; subclasses describe messages."""
+
+    #: True for formats that are always JSONL (no pretty-printed document form).
+    jsonl_only = False
+    #: Byte regexes that mark a record the context hook must see (besides the first).
+    context_markers: tuple[bytes, ...] = ()
+    doc_shapes: tuple[type, ...] = (dict,)
+
+    def __init__(self) -> None:
+        self._markers = markers_pattern(*self.context_markers)
+
+    def read(self, fp: BinaryIO) -> Iterator[Record]:
+        hook = self.update_context if type(self).update_context is not FormatBase.update_context \
+            else None
+        if self.jsonl_only:
+            return iter_jsonl(fp, shapes=self.shapes, hook=hook, markers=self._markers)
+        return read_auto(fp, shapes=self.shapes, doc_shapes=self.doc_shapes, hook=hook,
+                         markers=self._markers)
+
+    def update_context(self, record: Record, ctx: Context) -> tuple[Context, Context]:
+        """Context for this record and for the ones after it (override to track headers)."""
+        return ctx, ctx
+
+    @abstractmethod
+    def messages(self, record: Record) -> Iterator[Message]:
+        """The assistant messages inside a sound record."""
+
+    def _messages(self, record: Record) -> Iterator[Message]:
+        if record.error is not None or record.data is None:
+            return iter(())
+        return self.messages(record)
+
+    def sites(self, record: Record) -> Iterator[Site]:
+        for msg in self._messages(record):
+            for slot in msg.texts:
+                yield Site(
+                    record_index=record.index, line=record.line, json_path=fmt_path(slot.path),
+                    text=slot.text, native_reasoning=msg.native,
+                    session_id=msg.session_id or record.ctx.session_id,
+                    message_id=msg.message_id, message_index=msg.index,
+                    model=msg.model or record.ctx.model, signed=slot.signed, path=slot.path)
+
+    def assistant_messages(self, record: Record) -> int:
+        return sum(1 for _ in self._messages(record))
+
+    def apply(self, records: list[Record], repairs: Iterable[Repair],
+              options: ApplyOptions = ApplyOptions()) -> tuple[list[Record], list[Placement]]:
+        plan = Plan(records, options)
+        for repair in repairs:
+            draft = plan.draft(repair)
+            if draft is not None:
+                draft.set_text()
+                self.plan_repair(plan, draft)
+        return plan.finish()
+
+    @abstractmethod
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        """Add the format's reasoning placement to a draft whose text edit is already set."""
+
+    # Helpers for plan_repair -------------------------------------------------------------
+
+    @staticmethod
+    def place_blocks(draft: Draft, blocks: list[dict[str, Any]], what: str) -> None:
+        """Insert reasoning blocks right before the site's block, in the same content list."""
+        site = draft.site
+        array, at = site.path[:-2], site.path[-2]
+        assert isinstance(at, int)
+        if blocks:
+            draft.edit(site.record_index, jsonedit.InsertItems(array, at, tuple(blocks)))
+            draft.place(PlacementKind.BLOCK, f"{what} before {fmt_path(site.path[:-1])}",
+                        block=(site.record_index, array, at))
+        else:
+            place_nothing(draft)
+
+
+def place_nothing(draft: Draft) -> None:
+    draft.place(PlacementKind.NONE, "no reasoning to place (only delimiters were removed)")
+
+
+def place_elsewhere(draft: Draft, kind: PlacementKind, why: str) -> None:
+    """Reasoning stays out of the file (manifest or sidecar), for a stated reason."""
+    if not draft.segments:
+        place_nothing(draft)
+    else:
+        draft.place(kind, why)

@@ -1,0 +1,151 @@
+"""Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-*.json` (pretty-printed),
+and the JSONL log of 0.40+ (a header line, message lines, `{"$set": ...}` patches).
+
+Visible text is the `content` of `type: gemini` messages. `thoughts` are display
+only (never replayed), so extracted reasoning is appended there. A content part
+that carries a `thoughtSignature` is signed: it is reported, never changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from thinkfix.formats.base import Context, Path, PlacementKind, Record
+from thinkfix.formats.common import (
+    Draft,
+    FormatBase,
+    Message,
+    Plan,
+    TextSlot,
+    as_str,
+    fmt_path,
+    get_path,
+    join_texts,
+)
+from thinkfix.formats.detection import has_keys, sample, share
+from thinkfix.formats.jsonedit import InsertItems, SetKey
+
+_THOUGHT_KEYS = ("subject", "description", "timestamp")
+
+
+def _gemini_message(m: Any) -> bool:
+    return isinstance(m, dict) and m.get("type") == "gemini" and "content" in m
+
+
+def _header(o: dict[str, Any]) -> bool:
+    return "sessionId" in o and "projectHash" in o
+
+
+def _slots(m: dict[str, Any], base: Path) -> list[TextSlot]:
+    content = m.get("content")
+    if isinstance(content, str):
+        return [TextSlot(base + ("content",), content)]
+    if not isinstance(content, list):
+        return []
+    return [TextSlot(base + ("content", i, "text"), part["text"],
+                     bool(part.get("thoughtSignature") or part.get("thought_signature")))
+            for i, part in enumerate(content)
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+            and not part.get("thought")]
+
+
+class GeminiCli(FormatBase):
+    id = "gemini-cli"
+    description = ("Gemini CLI chats (~/.gemini/tmp/<project>/chats/session-*.json, and the "
+                   "JSONL log of 0.40+)")
+    detection = ("{sessionId, projectHash, messages: [{id, type: user|gemini, content, "
+                 "thoughts}]} documents, or JSONL with that header and such message lines")
+    placement = ("appended to the message's thoughts list as {subject: thinkfix, description, "
+                 "timestamp} (display only, never replayed); signed parts are left alone")
+
+    def detect(self, head: bytes, path: str = "") -> float:
+        s = sample(head)
+        objects = s.objects
+        if isinstance(s.doc, dict) and isinstance(s.doc.get("messages"), list) and (
+                _header(s.doc) or any(_gemini_message(m) for m in s.doc["messages"])):
+            return 0.95
+        if s.values and any(_header(o) for o in objects[:1]):
+            return 0.95
+        if objects and any(_gemini_message(o) for o in objects) and share(
+                objects, lambda o: "$set" in o or o.get("type") in ("user", "gemini", "info",
+                                                                    "error", "warning")) >= 0.5:
+            return 0.85
+        if s.pretty and s.doc is None and has_keys(head, "sessionId", "projectHash", "messages"):
+            return 0.85
+        return 0.0
+
+    def update_context(self, record: Record, ctx: Context) -> tuple[Context, Context]:
+        o = record.obj
+        if o is not None and _header(o):
+            new = Context(session_id=as_str(o.get("sessionId")))
+            return new, new
+        return ctx, ctx
+
+    def messages(self, record: Record) -> Iterator[Message]:
+        o = record.obj
+        if o is None:
+            return
+        if isinstance(o.get("messages"), list):
+            session = as_str(o.get("sessionId"))
+            candidates = [(("messages", j), m, j) for j, m in enumerate(o["messages"])]
+        else:
+            session = None
+            candidates = [((), o, record.index)]
+        for base, m, index in candidates:
+            if _gemini_message(m):
+                thoughts = m.get("thoughts")
+                native = join_texts(t.get("description") for t in thoughts
+                                    if isinstance(t, dict)) if isinstance(thoughts, list) else None
+                yield Message(base, index, _slots(m, base), native=native,
+                              message_id=as_str(m.get("id")), model=as_str(m.get("model")),
+                              session_id=session)
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        site = draft.site
+        if not draft.segments:
+            draft.place(PlacementKind.NONE, "no reasoning to place (only delimiters were removed)")
+            return
+        record = plan.records[site.record_index]
+        msg_path = site.path[:-1] if site.path[-1] == "content" else site.path[:-3]
+        msg = get_path(record.data, msg_path)
+        order = plan.fact("gemini-cli:thought-keys", lambda: self._thought_keys(plan))
+        fields = {"subject": plan.options.gemini_subject, "timestamp": msg.get("timestamp")}
+        new = tuple({k: (seg if k == "description" else fields[k]) for k in order
+                     if k == "description" or fields[k] is not None} for seg in draft.segments)
+        thoughts_path = msg_path + ("thoughts",)
+        existing = msg.get("thoughts")
+        if isinstance(existing, list):
+            draft.edit(site.record_index, InsertItems(thoughts_path, len(existing), new))
+            draft.place(PlacementKind.THOUGHTS, f"appended to {fmt_path(thoughts_path)}",
+                        block=(site.record_index, thoughts_path, len(existing)))
+            return
+
+        def build(drafts: list[Draft]) -> SetKey:
+            return SetKey(msg_path, "thoughts", [t for d in drafts for t in d.value],
+                          after="content")
+
+        draft.value = list(new)
+        plan.shared_edit(draft, site.record_index, thoughts_path, build)
+        draft.place(PlacementKind.THOUGHTS, f"new {fmt_path(thoughts_path)} list",
+                    field=(site.record_index, thoughts_path))
+
+    @staticmethod
+    def _thought_keys(plan: Plan) -> tuple[str, ...]:
+        """Key order of the file's own thoughts (Gemini CLI writes subject first)."""
+        for record in plan.records:
+            if b'"description"' not in record.raw or record.error is not None:
+                continue
+            for value in _iter_thoughts(record.data):
+                keys = tuple(k for k in value if k in _THOUGHT_KEYS)
+                if "description" in keys:
+                    return keys + tuple(k for k in _THOUGHT_KEYS if k not in keys)
+        return _THOUGHT_KEYS
+
+
+def _iter_thoughts(data: Any) -> Iterator[dict[str, Any]]:
+    messages = data.get("messages") if isinstance(data, dict) else None
+    for m in messages if isinstance(messages, list) else [data]:
+        thoughts = m.get("thoughts") if isinstance(m, dict) else None
+        if isinstance(thoughts, list):
+            yield from (t for t in thoughts if isinstance(t, dict))

@@ -1,0 +1,165 @@
+"""OpenAI Chat Completions message lists and chat-log exports.
+
+A JSON array of messages, `{"messages": [...]}` (fine-tune / dataset style), a
+`chat.completion` response (`choices[].message`), or JSONL with one of those per
+line or one message per line. Reasoning goes into the message's reasoning field:
+the one it already has, else the one the file already uses, else
+`reasoning_content`. `reasoning_details` (signed, opaque) is never touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from thinkfix.formats.base import Path, PlacementKind, Record
+from thinkfix.formats.common import (
+    Draft,
+    FormatBase,
+    Message,
+    Plan,
+    TextSlot,
+    as_str,
+    block_slots,
+    fmt_path,
+    get_path,
+    join_texts,
+)
+from thinkfix.formats.detection import has_keys, sample, share
+from thinkfix.formats.jsonedit import SetKey
+
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+_ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
+# Block types that only Anthropic-shaped histories have (those belong to `anthropic`).
+ANTHROPIC_BLOCKS = {"tool_use", "tool_result", "thinking", "redacted_thinking"}
+
+
+def is_chat_message(m: Any) -> bool:
+    return isinstance(m, dict) and m.get("role") in _ROLES and "content" in m
+
+
+def _anthropic_blocks(m: dict[str, Any]) -> bool:
+    content = m.get("content")
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") in ANTHROPIC_BLOCKS for b in content)
+
+
+def conversations(value: Any) -> Iterator[tuple[Path, list[Any]]]:
+    """The message lists a record holds, with their paths."""
+    if isinstance(value, list):
+        yield (), value
+    elif isinstance(value, dict):
+        if isinstance(value.get("messages"), list):
+            yield ("messages",), value["messages"]
+        if isinstance(value.get("choices"), list):
+            for k, choice in enumerate(value["choices"]):
+                if isinstance(choice, dict) and isinstance(choice.get("message"), dict):
+                    yield ("choices", k), [choice["message"]]
+
+
+def _native(m: dict[str, Any]) -> str | None:
+    for field in REASONING_FIELDS:
+        if isinstance(m.get(field), str) and m[field].strip():
+            return str(m[field])
+    details = m.get("reasoning_details")
+    if isinstance(details, list):
+        return join_texts(d.get("text") or d.get("summary") for d in details if isinstance(d, dict))
+    return None
+
+
+class OpenAIChat(FormatBase):
+    id = "openai-chat"
+    description = ("OpenAI Chat Completions message lists: a JSON array, {\"messages\": [...]}, "
+                   "chat.completion responses, or JSONL of those or of single messages")
+    detection = ("messages {role: system|user|assistant|tool, content: string|parts} with "
+                 "tool_calls or reasoning_content/reasoning fields; not Anthropic block types")
+    placement = ("the message's reasoning field: the one it has, else the one the file uses "
+                 "(reasoning_content, reasoning, reasoning_text), else reasoning_content; "
+                 "reasoning_details is never touched")
+    shapes = (dict, list)
+    doc_shapes = (dict, list)
+
+    def detect(self, head: bytes, path: str = "") -> float:
+        s = sample(head)
+        values: list[Any] = list(s.values) if s.values else ([s.doc] if s.doc is not None else [])
+        messages = [m for v in values for _, conv in conversations(v) for m in conv]
+        single = [v for v in values if is_chat_message(v)]
+        messages += single
+        if messages:
+            if not all(is_chat_message(m) for m in messages[:200]):
+                return 0.0
+            if any(_anthropic_blocks(m) for m in messages):
+                return 0.2
+            score = 0.6
+            if any(k in m for m in messages for k in ("tool_calls", "tool_call_id")
+                   + REASONING_FIELDS) or any(isinstance(v, dict) and "choices" in v
+                                              for v in values):
+                score = 0.8
+            if single and values and share([v for v in values if isinstance(v, dict)],
+                                           is_chat_message) < 0.8:
+                return 0.0
+            return score
+        if s.pretty and s.doc is None and has_keys(head, "role", "content") and (
+                has_keys(head, "messages") or head.lstrip().startswith(b"[")):
+            return 0.5 if not any(f'"{t}"'.encode() in head for t in ANTHROPIC_BLOCKS) else 0.2
+        return 0.0
+
+    def messages(self, record: Record) -> Iterator[Message]:
+        value = record.data
+        if is_chat_message(value):
+            if value.get("role") == "assistant":
+                yield self._message(value, (), record.index, value)
+            return
+        for base, conv in conversations(value):
+            for j, m in enumerate(conv):
+                if is_chat_message(m) and m.get("role") == "assistant":
+                    path = base + ((j,) if base[:1] != ("choices",) else ("message",))
+                    yield self._message(m, path, j if base[:1] != ("choices",) else base[1],
+                                        value)
+
+    @staticmethod
+    def _message(m: dict[str, Any], path: Path, index: int, top: Any) -> Message:
+        content = m.get("content")
+        if isinstance(content, str):
+            slots = [TextSlot(path + ("content",), content)]
+        else:
+            slots = block_slots(content, path + ("content",), types=("text", "output_text"))
+        top_model = top.get("model") if isinstance(top, dict) else None
+        return Message(path, index, slots, native=_native(m), message_id=as_str(m.get("id")),
+                       model=as_str(m.get("model")) or as_str(top_model),
+                       session_id=as_str(top.get("id")) if isinstance(top, dict) and path else None)
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        site = draft.site
+        msg_path = site.path[:-1] if site.path[-1] == "content" else site.path[:-3]
+        msg = get_path(plan.records[site.record_index].data, msg_path)
+        if not draft.segments:
+            draft.place(PlacementKind.NONE, "no reasoning to place (only delimiters were removed)")
+            return
+        field = next((f for f in REASONING_FIELDS if f in msg
+                      and (msg[f] is None or isinstance(msg[f], str))), None)
+        if field is None:
+            field = plan.fact("openai-chat:field", lambda: self._field_in_use(plan)) \
+                or plan.options.openai_reasoning_field
+        before = msg.get(field) if isinstance(msg.get(field), str) else None
+
+        def build(drafts: list[Draft]) -> SetKey:
+            joined = "\n\n".join(seg for d in drafts for seg in d.segments)
+            value = f"{before}\n\n{joined}" if before and before.strip() else joined
+            return SetKey(msg_path, field, value, after="content")
+
+        plan.shared_edit(draft, site.record_index, msg_path, build)
+        draft.place(PlacementKind.FIELD, f"{field} field of {fmt_path(msg_path) or 'the message'}"
+                    + (" (appended)" if before else ""),
+                    field=(site.record_index, msg_path + (field,)))
+
+    def _field_in_use(self, plan: Plan) -> str | None:
+        for record in plan.records:
+            if not any(f.encode() in record.raw for f in REASONING_FIELDS):
+                continue
+            for message in self._messages(record):
+                msg = get_path(record.data, message.path)
+                for field in REASONING_FIELDS:
+                    if isinstance(msg, dict) and isinstance(msg.get(field), str):
+                        return field
+        return None

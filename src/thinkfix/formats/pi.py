@@ -1,0 +1,143 @@
+"""pi-coding-agent sessions (v1-v3) and OpenClaw, which embeds pi and writes the same files.
+
+`~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl` and
+`~/.openclaw/agents/<agent>/sessions/<uuid>.jsonl` (plus OpenClaw's
+`.jsonl.deleted.<ts>` / `.jsonl.reset.<ts>` copies); also a single pretty-printed
+AssistantMessage `.json`. The reasoning becomes a `thinking` block before the
+text block. `thinkingSignature` is only a wire-field name for
+`api: openai-completions` (pi replays thinking only when it names one), so it is
+set there, to the field the file already uses; anywhere else it would be a real
+signature, so it is left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from thinkfix.formats.base import Context, Record
+from thinkfix.formats.common import (
+    Draft,
+    FormatBase,
+    Message,
+    Plan,
+    as_str,
+    block_reasoning,
+    content_slots,
+    get_path,
+    place_elsewhere,
+)
+from thinkfix.formats.base import PlacementKind
+from thinkfix.formats.detection import has_keys, sample, share
+
+WIRE_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+# On these APIs `textSignature` is a message id, not a signature; anywhere else it is one.
+_UNSIGNED_TEXT_APIS = {"openai-responses", "openai-codex-responses", "azure-openai-responses"}
+_ROLES = {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary",
+          "compactionSummary"}
+_ENTRY_TYPES = {"session", "message", "model_change", "thinking_level_change", "compaction",
+                "branch_summary", "custom", "custom_message", "label", "session_info"}
+
+
+def _message(o: dict[str, Any]) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
+    """The AgentMessage a record holds: a `message` entry, or a bare message document."""
+    if o.get("type") == "message":
+        msg = o.get("message")
+        return (msg, ("message",)) if isinstance(msg, dict) else (None, ())
+    if "role" in o and "content" in o and "type" not in o:
+        return o, ()
+    return None, ()
+
+
+def _assistant_like(o: dict[str, Any]) -> bool:
+    return o.get("role") == "assistant" and isinstance(o.get("content"), list) and any(
+        k in o for k in ("api", "provider", "stopReason"))
+
+
+class Pi(FormatBase):
+    id = "pi"
+    description = ("pi-coding-agent sessions v1-v3 and OpenClaw (including .jsonl.deleted.<ts> "
+                   "and .jsonl.reset.<ts> copies), or one AssistantMessage .json")
+    detection = ("a session header {type: session, id, cwd, ...} and entries {type: message, "
+                 "message: {role, content[], api, provider, stopReason}}")
+    placement = ("a thinking block before the text block, in the same content list; for api "
+                 "openai-completions thinkingSignature names the wire field the file already uses "
+                 "(reasoning_content by default), otherwise no signature")
+    context_markers = ()
+
+    def detect(self, head: bytes, path: str = "") -> float:
+        s = sample(head)
+        objects = s.objects
+        if any(o.get("type") == "session" and "id" in o and ("cwd" in o or "version" in o)
+               for o in objects):
+            return 0.95
+        messages = [m for m in (_message(o)[0] for o in objects) if m is not None]
+        if objects and share(objects, lambda o: o.get("type") in _ENTRY_TYPES) >= 0.5 \
+                and any(m.get("role") in _ROLES for m in messages):
+            return 0.9 if any(_assistant_like(m) for m in messages) else 0.75
+        if isinstance(s.doc, dict) and _assistant_like(s.doc):
+            return 0.85
+        if s.pretty and s.doc is None and has_keys(head, "role", "content", "api", "stopReason"):
+            return 0.7
+        return 0.0
+
+    def update_context(self, record: Record, ctx: Context) -> tuple[Context, Context]:
+        o = record.obj
+        if o is not None and o.get("type") == "session":
+            new = Context(session_id=as_str(o.get("id")))
+            return new, new
+        return ctx, ctx
+
+    def messages(self, record: Record) -> Iterator[Message]:
+        o = record.obj
+        if o is None:
+            return
+        msg, base = _message(o)
+        if msg is None or msg.get("role") != "assistant":
+            return
+        signed = () if msg.get("api") in _UNSIGNED_TEXT_APIS else ("textSignature",)
+        yield Message(base, record.index, content_slots(msg, base, signed=signed),
+                      native=block_reasoning(msg.get("content")),
+                      message_id=as_str(o.get("id")) if base else None,
+                      model=as_str(msg.get("model")))
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        site = draft.site
+        if len(site.path) < 3 or not isinstance(site.path[-2], int):
+            place_elsewhere(draft, PlacementKind.MANIFEST,
+                            "repair manifest only (string content has no block list)")
+            return
+        msg = get_path(plan.records[site.record_index].data, site.path[:-3])
+        api = msg.get("api")
+        blocks: list[dict[str, Any]] = [{"type": "thinking", "thinking": s}
+                                        for s in draft.segments]
+        what = "thinking block"
+        if api == "openai-completions":
+            provider = msg.get("provider")
+            field = plan.fact(f"pi:wire-field:{provider}",
+                              lambda: self._wire_field(plan, provider)) \
+                or plan.options.pi_default_signature_field
+            for block in blocks:
+                block["thinkingSignature"] = field
+            what = f"thinking block (thinkingSignature {field!r}: the wire field, not a signature)"
+        elif api == "anthropic-messages":
+            what = "unsigned thinking block (pi replays it to Anthropic as plain text)"
+        self.place_blocks(draft, blocks, what)
+
+    def _wire_field(self, plan: Plan, provider: Any) -> str | None:
+        """The wire field the file's openai-completions thinking blocks name (same provider first)."""
+        any_provider = None
+        for record in plan.records:
+            if b"thinkingSignature" not in record.raw:
+                continue
+            for message in self._messages(record):
+                msg = get_path(record.data, message.path)
+                if not isinstance(msg, dict) or msg.get("api") != "openai-completions":
+                    continue
+                for block in msg.get("content") or ():
+                    field = block.get("thinkingSignature") if isinstance(block, dict) else None
+                    if field in WIRE_FIELDS:
+                        if msg.get("provider") == provider:
+                            return str(field)
+                        any_provider = any_provider or str(field)
+        return any_provider

@@ -1,0 +1,83 @@
+"""Streaming record readers shared by the formats: JSONL lines and whole documents."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO
+
+from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record
+
+#: Called for records whose bytes match a format's context markers (and the first
+#: record); returns the context for this record and the one for the records after it.
+ContextHook = Callable[[Record, Context], tuple[Context, Context]]
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def split_eol(line: bytes) -> tuple[bytes, bytes]:
+    """A line's content and its terminator (`\\n`, `\\r\\n`, or nothing on a last line)."""
+    if line.endswith(b"\n"):
+        if line.endswith(b"\r\n"):
+            return line[:-2], b"\r\n"
+        return line[:-1], b"\n"
+    return line, b""
+
+
+def iter_jsonl(lines: Iterable[bytes], *, shapes: tuple[type, ...] = (dict,),
+               hook: ContextHook | None = None,
+               markers: re.Pattern[bytes] | None = None) -> Iterator[Record]:
+    """One Record per line, in order; the file object's own line iteration does the splitting.
+
+    Only lines that match `markers` (and the first line) are parsed here, to
+    update the context; every other line stays unparsed until someone asks.
+    """
+    ctx = EMPTY_CONTEXT
+    search = markers.search if markers is not None else None
+    for index, line in enumerate(lines):
+        raw, eol = split_eol(line)
+        record = Record(index, index + 1, raw, eol, ctx=ctx, shapes=shapes)
+        if hook is not None and (index == 0 or (search is not None and search(raw))):
+            record.ctx, ctx = hook(record, ctx)
+        yield record
+
+
+def read_document(fp: BinaryIO, *, shapes: tuple[type, ...] = (dict, list)) -> Iterator[Record]:
+    """The whole file as one record (pretty-printed `.json` sessions)."""
+    raw = fp.read()
+    if raw:
+        yield Record(0, 1, raw, b"", shapes=shapes)
+
+
+def is_pretty_opener(first_line: bytes) -> bool:
+    """True when a file's first line opens a pretty-printed document (`{` or `[` alone)."""
+    stripped = first_line.strip()
+    if stripped.startswith(_BOM):
+        stripped = stripped[len(_BOM):].strip()
+    return stripped in (b"{", b"[")
+
+
+def read_auto(fp: BinaryIO, *, shapes: tuple[type, ...] = (dict,),
+              doc_shapes: tuple[type, ...] = (dict, list), hook: ContextHook | None = None,
+              markers: re.Pattern[bytes] | None = None) -> Iterator[Record]:
+    """JSONL, unless the first line opens a pretty-printed document.
+
+    A compact one-line document is the same thing as a one-line JSONL file, so
+    only pretty-printed documents need whole-file reading.
+    """
+    first = fp.readline()
+    if not first:
+        return
+    if is_pretty_opener(first):
+        yield Record(0, 1, first + fp.read(), b"", shapes=doc_shapes)
+        return
+    yield from iter_jsonl(itertools.chain((first,), fp), shapes=shapes, hook=hook,
+                          markers=markers)
+
+
+def markers_pattern(*markers: bytes) -> re.Pattern[bytes] | None:
+    """One compiled byte pattern for a set of marker regexes (a single C-speed search)."""
+    if not markers:
+        return None
+    return re.compile(b"|".join(b"(?:" + m + b")" for m in markers))

@@ -1,0 +1,75 @@
+"""The explicit list of supported formats, and detection across them."""
+
+from __future__ import annotations
+
+import os
+
+from thinkfix.formats.anthropic import Anthropic
+from thinkfix.formats.base import SessionFormat
+from thinkfix.formats.claude_code import ClaudeCode
+from thinkfix.formats.claw_code import ClawCode
+from thinkfix.formats.codex import Codex
+from thinkfix.formats.detection import HEAD_BYTES
+from thinkfix.formats.gemini_cli import GeminiCli
+from thinkfix.formats.openai_chat import OpenAIChat
+from thinkfix.formats.pi import Pi
+
+#: Minimum confidence for `detect` to claim a file.
+THRESHOLD = 0.5
+
+FORMATS: dict[str, SessionFormat] = {
+    f.id: f for f in (ClaudeCode(), Codex(), Pi(), ClawCode(), OpenAIChat(), Anthropic(),
+                      GeminiCli())
+}
+
+
+class UnknownFormatError(ValueError):
+    """No format claims a file (or a format name is not one of ours)."""
+
+    def __init__(self, path: str, detail: str = "") -> None:
+        self.path = path
+        message = f"{path}: not a known session format"
+        super().__init__(message + (f" ({detail})" if detail else ""))
+
+
+def names() -> list[str]:
+    """Format ids, in registry order."""
+    return list(FORMATS)
+
+
+def get(name: str) -> SessionFormat:
+    """The format with this id; UnknownFormatError listing the valid ids otherwise."""
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise UnknownFormatError(name, "known formats: " + ", ".join(FORMATS)) from None
+
+
+def scores(head: bytes, path: str = "") -> dict[str, float]:
+    """Every format's confidence for a file head (for `--explain`-style diagnostics)."""
+    return {name: fmt.detect(head, path) for name, fmt in FORMATS.items()}
+
+
+def detect(head: bytes, path: str = "") -> tuple[SessionFormat, float] | None:
+    """The most confident format above THRESHOLD (registry order breaks ties), or None."""
+    best: tuple[SessionFormat, float] | None = None
+    for fmt in FORMATS.values():
+        score = fmt.detect(head, path)
+        if score >= THRESHOLD and (best is None or score > best[1]):
+            best = (fmt, score)
+    return best
+
+
+def detect_or_raise(head: bytes, path: str = "") -> SessionFormat:
+    """Like `detect`, but an UnknownFormatError naming the file when nothing claims it."""
+    found = detect(head, path)
+    if found is None:
+        raise UnknownFormatError(os.fspath(path) or "<input>")
+    return found[0]
+
+
+def detect_file(path: str) -> SessionFormat:
+    """Detect the format of a file on disk (decompressing .gz/.zst transparently)."""
+    from thinkfix.engine.compression import read_head
+
+    return detect_or_raise(read_head(path, HEAD_BYTES), path)
