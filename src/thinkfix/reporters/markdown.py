@@ -59,117 +59,106 @@ def table(headings: Sequence[str], rows: Sequence[Sequence[str]], numeric_from: 
     return out
 
 
-class MarkdownReporter(Reporter):
-    """A heading, the verdict, a summary table, counts, and a capped findings table."""
+def _summary(report: Report) -> list[str]:
+    s = report.summary
+    leaking = f"{s.leaking_messages} ({percent(s.leaking_messages, s.assistant_messages)})"
+    rows = [
+        ("files", str(s.files)),
+        ("records", str(s.records)),
+        ("assistant messages", str(s.assistant_messages)),
+        ("leaking messages", leaking),
+        ("findings", str(s.findings)),
+        ("new", str(len(report.new_findings))),
+        ("baselined", str(s.baselined)),
+        ("leaked chars", str(s.leaked_chars)),
+        ("input errors", str(len(report.errors))),
+    ]
+    if report.stale_baseline:
+        rows.append(("stale baseline entries", str(len(report.stale_baseline))))
+    return table(["", "total"], [list(row) for row in rows], numeric_from=1)
 
-    format = OutputFormat.MARKDOWN
-    media_type = "text/markdown"
-    suffix = ".md"
-    default_max_findings = 100  # a job summary is capped at 1 MiB; the full list is in json/sarif
 
-    def document(self, report: Report, options: RenderOptions) -> str:
-        s = report.summary
-        verdict = ":x:" if report.errors or report.new_findings else ":white_check_mark:"
-        out = [f"## {TOOL_NAME} scan", "", f"{verdict} {md_text(headline(report))}", ""]
-        out += table(
-            [
-                "files",
-                "records",
-                "assistant messages",
-                "leaking messages",
-                "share",
-                "findings",
-                "new",
-                "baselined",
-                "leaked chars",
-                "errors",
-            ],
-            [
-                [
-                    str(s.files),
-                    str(s.records),
-                    str(s.assistant_messages),
-                    str(s.leaking_messages),
-                    percent(s.leaking_messages, s.assistant_messages),
-                    str(s.findings),
-                    str(len(report.new_findings)),
-                    str(s.baselined),
-                    str(s.leaked_chars),
-                    str(len(report.errors)),
-                ]
-            ],
-            numeric_from=0,
-        )
-        if s.by_kind:
-            out += ["", "### By kind", ""]
-            out += table(
-                ["kind", "findings"],
-                [[md_code(k), str(n)] for k, n in sorted_by_kind(s)],
-                numeric_from=1,
-            )
-        for title, key, counts in counts_sections(s, by_file=options.statistics):
-            if not counts:
-                continue
-            headings = [key] + (["format"] if key == "file" else [])
-            rows = []
-            for name, c in counts.items():
-                first = md_text(label(name)) if key == "model" else md_code(label(name))
-                row = [first] + ([md_code(label(c.format))] if key == "file" else [])
-                row += [
+def _counts(report: Report, statistics: bool) -> list[str]:
+    s = report.summary
+    out: list[str] = []
+    if s.by_kind:
+        rows = [[md_code(k), str(n)] for k, n in sorted_by_kind(s)]
+        out += ["", "### By kind", "", *table(["kind", "findings"], rows, numeric_from=1)]
+    for title, key, counts in counts_sections(s, by_file=statistics):
+        if not counts:
+            continue
+        headings = [key] + (["format"] if key == "file" else [])
+        rows = []
+        for name, c in counts.items():
+            # Models are free text; formats and paths are identifiers, shown as code.
+            first = md_text(label(name)) if key == "model" else md_code(label(name))
+            rows.append(
+                [first]
+                + ([md_code(label(c.format))] if key == "file" else [])
+                + [
                     str(c.assistant_messages),
                     str(c.leaking_messages),
                     percent(c.leaking_messages, c.assistant_messages),
                     str(c.findings),
                 ]
-                rows.append(row)
-            out += ["", f"### {title}", ""]
-            out += table(
-                headings + ["assistant messages", "leaking", "share", "findings"],
-                rows,
-                numeric_from=len(headings),
             )
+        headings += ["assistant messages", "leaking", "share", "findings"]
+        out += ["", f"### {title}", "", *table(headings, rows, numeric_from=len(headings) - 4)]
+    return out
+
+
+def _findings(report: Report, limit: int | None) -> list[str]:
+    shown, hidden = capped(listing_order(report.findings), limit)
+    rows = [
+        [
+            md_code(location(f.path, f.line)),
+            md_code(f.json_path),
+            md_code(f.kind),
+            md_code(f.tag),
+            md_text(label(f.model)),
+            "baselined" if f.baselined else "**new**",
+            str(f.leaked_chars),
+        ]
+        for f in shown
+    ]
+    headings = ["location", "JSON path", "kind", "tag", "model", "status", "leaked chars"]
+    out = ["", "### Findings", "", *table(headings, rows, numeric_from=6)]
+    if hidden:
+        more = plural(hidden, "more finding")
+        out += ["", f"_... and {more} (the json and sarif reports list them all)_"]
+    return out
+
+
+def _errors(report: Report) -> list[str]:
+    rows = [
+        [md_code(location(e.path, e.line)), md_code(e.kind), md_text(e.message)]
+        for e in report.errors
+    ]
+    return ["", "### Input errors", "", *table(["location", "kind", "message"], rows, 3)]
+
+
+def _stale(report: Report) -> list[str]:
+    rows = [[md_code(x.fingerprint), md_code(x.path)] for x in report.stale_baseline]
+    return ["", "### Stale baseline entries", "", *table(["fingerprint", "path"], rows, 2)]
+
+
+class MarkdownReporter(Reporter):
+    """A heading, the verdict, a summary table, counts, and a capped findings table."""
+
+    format = OutputFormat.MARKDOWN
+    media_type = "text/markdown; charset=utf-8"
+    suffix = ".md"
+    default_max_findings = 100  # a job summary is capped at 1 MiB; the full list is in json/sarif
+
+    def document(self, report: Report, options: RenderOptions) -> str:
+        verdict = ":x:" if report.errors or report.new_findings else ":white_check_mark:"
+        out = [f"## {TOOL_NAME} scan", "", f"{verdict} {md_text(headline(report))}", ""]
+        out += _summary(report)
+        out += _counts(report, options.statistics)
         if report.findings:
-            shown, hidden = capped(listing_order(report.findings), self.finding_limit(options))
-            out += ["", "### Findings", ""]
-            out += table(
-                ["location", "JSON path", "kind", "tag", "model", "status", "leaked chars"],
-                [
-                    [
-                        md_code(location(f.path, f.line)),
-                        md_code(f.json_path),
-                        md_code(f.kind),
-                        md_code(f.tag),
-                        md_text(label(f.model)),
-                        "baselined" if f.baselined else "**new**",
-                        str(f.leaked_chars),
-                    ]
-                    for f in shown
-                ],
-                numeric_from=6,
-            )
-            if hidden:
-                out += [
-                    "",
-                    (
-                        f"_... and {plural(hidden, 'more finding')}"
-                        " (the json and sarif reports list them all)_"
-                    ),
-                ]
+            out += _findings(report, self.finding_limit(options))
         if report.errors:
-            out += ["", "### Input errors", ""]
-            out += table(
-                ["location", "kind", "message"],
-                [
-                    [md_code(location(e.path, e.line)), md_code(e.kind), md_text(e.message)]
-                    for e in report.errors
-                ],
-                numeric_from=3,
-            )
+            out += _errors(report)
         if report.stale_baseline:
-            out += ["", "### Stale baseline entries", ""]
-            out += table(
-                ["fingerprint", "path"],
-                [[md_code(x.fingerprint), md_code(x.path)] for x in report.stale_baseline],
-                numeric_from=2,
-            )
+            out += _stale(report)
         return "\n".join(out) + "\n"
