@@ -11,8 +11,13 @@ from click.testing import CliRunner
 from thinkfix.cli import main
 
 STREAMS = Path(__file__).resolve().parents[2] / "fixtures" / "streams"
-LEAKING = {"vllm_qwen3_think_leak.sse", "sglang_deepseek_r1_orphan.sse", "relay_deepseek_r1_duplicate.sse",
-           "anthropic_compat_glm_leak.sse", "ollama_deepseek_r1_think_leak.ndjson"}
+LEAKING = {
+    "vllm_qwen3_think_leak.sse",
+    "sglang_deepseek_r1_orphan.sse",
+    "relay_deepseek_r1_duplicate.sse",
+    "anthropic_compat_glm_leak.sse",
+    "ollama_deepseek_r1_think_leak.ndjson",
+}
 CAPTURES = sorted(p.name for p in STREAMS.iterdir() if p.suffix in (".sse", ".ndjson"))
 
 
@@ -76,13 +81,18 @@ def test_replay_missing_file_is_an_error(tmp_path: Path) -> None:
     assert err.startswith("thinkfix replay: error: cannot read")
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b"", "empty"),
-    (b"data: {oops\n\n", "not JSON"),
-    (b'{"foo": 1}\n', "no provider adapter"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00", "UTF-8"),
-])
-def test_replay_unreadable_or_unknown_capture_is_an_error(tmp_path: Path, content: bytes, message: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty"),
+        (b"data: {oops\n\n", "not JSON"),
+        (b'{"foo": 1}\n', "no provider adapter"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "UTF-8"),
+    ],
+)
+def test_replay_unreadable_or_unknown_capture_is_an_error(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
     path = tmp_path / "capture.sse"
     path.write_bytes(content)
     code, out, err = run(str(path))
@@ -100,13 +110,15 @@ def test_replay_capture_with_no_content_for_the_adapter_is_an_error(tmp_path: Pa
 
 def test_replay_stream_error_is_reported_on_stderr(tmp_path: Path) -> None:
     path = tmp_path / "capture.sse"
-    path.write_bytes(b'event: message_start\ndata: {"type":"message_start","message":{"model":"claude-x"}}\n\n'
-                     b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
-                     b'"content_block":{"type":"text","text":""}}\n\n'
-                     b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
-                     b'"delta":{"type":"text_delta","text":"Hal"}}\n\n'
-                     b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error",'
-                     b'"message":"Overloaded"}}\n\n')
+    path.write_bytes(
+        b'event: message_start\ndata: {"type":"message_start","message":{"model":"claude-x"}}\n\n'
+        b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+        b'"content_block":{"type":"text","text":""}}\n\n'
+        b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+        b'"delta":{"type":"text_delta","text":"Hal"}}\n\n'
+        b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error",'
+        b'"message":"Overloaded"}}\n\n'
+    )
     code, out, err = run(str(path))
     assert code == 0 and "Overloaded" in err and "[text]\nHal" in out
 

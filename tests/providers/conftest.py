@@ -15,7 +15,9 @@ def summary(chunks: Iterable[ReasoningChunk]) -> list[tuple[str, str, str, int]]
     return [(c.phase.value, c.channel.value, c.text, c.content_index) for c in chunks]
 
 
-def run(adapter: StreamAdapter, events: Iterable[Any], *, finish: bool = True) -> list[ReasoningChunk]:
+def run(
+    adapter: StreamAdapter, events: Iterable[Any], *, finish: bool = True
+) -> list[ReasoningChunk]:
     out: list[ReasoningChunk] = []
     for event in events:
         out.extend(adapter.parse(event))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,11 +19,15 @@ Event = dict[str, Any]
 
 def _pieces(text: str, cuts: Sequence[int]) -> list[str]:
     bounds = [0, *sorted({c for c in cuts if 0 < c < len(text)}), len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
-def _split(event: Event, texts: list[tuple[Callable[[Event], Any], Callable[[Event, str], None]]],
-           strip_tail: Callable[[Event], None], cuts: Sequence[int]) -> list[Event]:
+def _split(
+    event: Event,
+    texts: list[tuple[Callable[[Event], Any], Callable[[Event, str], None]]],
+    strip_tail: Callable[[Event], None],
+    cuts: Sequence[int],
+) -> list[Event]:
     """Split an event whose text fields hold one text (or mirrors of it) into several events."""
     values = [get(event) for get, _ in texts]
     present = [v for v in values if isinstance(v, str) and v]
@@ -32,7 +37,7 @@ def _split(event: Event, texts: list[tuple[Callable[[Event], Any], Callable[[Eve
     out = []
     for i, piece in enumerate(pieces):
         new = copy.deepcopy(event)
-        for (get, put), value in zip(texts, values):
+        for (_, put), value in zip(texts, values, strict=True):
             if isinstance(value, str) and value:
                 put(new, piece)
         if i < len(pieces) - 1:
@@ -64,9 +69,14 @@ def _chat(event: Event, cuts: Sequence[int]) -> list[Event]:
     delta = _field("choices", 0, "delta")[0](event)
     if not isinstance(delta, dict):
         return [event]
-    texts = [_field("choices", 0, "delta", name) for name in ("content", "reasoning_content", "reasoning")]
-    texts += [_field("choices", 0, "delta", "reasoning_details", i, "text")
-              for i in range(len(delta.get("reasoning_details") or []))]
+    texts = [
+        _field("choices", 0, "delta", name)
+        for name in ("content", "reasoning_content", "reasoning")
+    ]
+    texts += [
+        _field("choices", 0, "delta", "reasoning_details", i, "text")
+        for i in range(len(delta.get("reasoning_details") or []))
+    ]
 
     def tail(new: Event) -> None:
         new["choices"][0]["finish_reason"] = None
@@ -85,8 +95,11 @@ def _responses(event: Event, cuts: Sequence[int]) -> list[Event]:
 def _anthropic(event: Event, cuts: Sequence[int]) -> list[Event]:
     if event.get("type") != "content_block_delta":
         return [event]
-    name = {"text_delta": "text", "thinking_delta": "thinking",
-            "input_json_delta": "partial_json"}.get(event["delta"].get("type"))
+    name = {
+        "text_delta": "text",
+        "thinking_delta": "thinking",
+        "input_json_delta": "partial_json",
+    }.get(event["delta"].get("type"))
     if name is None:
         return [event]
     return _split(event, [_field("delta", name)], lambda new: None, cuts)
@@ -132,6 +145,6 @@ def splittable_length(event: Event, wire: Wire) -> int:
 def rechunk(events: Sequence[Event], wire: Wire, cuts: Sequence[Sequence[int]]) -> list[Event]:
     """Every event's text re-split at `cuts[i]` (positions in its text)."""
     out: list[Event] = []
-    for event, event_cuts in zip(events, cuts):
+    for event, event_cuts in zip(events, cuts, strict=True):
         out.extend(SPLITTERS[wire](event, event_cuts))
     return out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,11 +18,16 @@ def c(phase: str, channel: str, text: str = "", index: int = 0, **meta: object) 
 
 
 def segment(channel: str, *texts: str, index: int = 0, **meta: object) -> list[ReasoningChunk]:
-    return [c("start", channel, "", index, **meta), *(c("delta", channel, t, index) for t in texts),
-            c("end", channel, "", index)]
+    return [
+        c("start", channel, "", index, **meta),
+        *(c("delta", channel, t, index) for t in texts),
+        c("end", channel, "", index),
+    ]
 
 
-def feed_all(chunks: list[ReasoningChunk], **kwargs: object) -> tuple[list[ReasoningChunk], AssembledMessage]:
+def feed_all(
+    chunks: list[ReasoningChunk], **kwargs: object
+) -> tuple[list[ReasoningChunk], AssembledMessage]:
     acc = Accumulator(**kwargs)  # type: ignore[arg-type]
     live: list[ReasoningChunk] = []
     for chunk in chunks:
@@ -36,7 +43,9 @@ def live_text(live: list[ReasoningChunk], channel: Channel) -> str:
 def test_accumulator_inline_tags_split_across_chunks() -> None:
     live, message = feed_all(segment("visible", "<thi", "nk>plan</thi", "nk>\n\nAnswer"))
     assert [(b.type, b.text, b.source) for b in message.blocks] == [
-        (BlockType.THINKING, "plan", Source.INLINE), (BlockType.TEXT, "Answer", None)]
+        (BlockType.THINKING, "plan", Source.INLINE),
+        (BlockType.TEXT, "Answer", None),
+    ]
     assert live_text(live, Channel.VISIBLE) == "Answer"
     inline = [x for x in live if x.channel is Channel.THINKING]
     assert [x.phase for x in inline] == [Phase.START, Phase.DELTA, Phase.END]
@@ -47,12 +56,17 @@ def test_accumulator_inline_tags_split_across_chunks() -> None:
 
 
 def test_accumulator_native_first_dedupe_no_double_reasoning() -> None:
-    chunks = segment("thinking", "I plan", " carefully.") + segment("visible", "<think>I plan carefully.</think>",
-                                                                     "Answer")
+    chunks = segment("thinking", "I plan", " carefully.") + segment(
+        "visible", "<think>I plan carefully.</think>", "Answer"
+    )
     live, message = feed_all(chunks)
     assert [(b.type, b.text, b.source) for b in message.blocks] == [
-        (BlockType.THINKING, "I plan carefully.", Source.NATIVE), (BlockType.TEXT, "Answer", None)]
-    assert live_text(live, Channel.THINKING) == "I plan carefully."  # the inline copy never streamed
+        (BlockType.THINKING, "I plan carefully.", Source.NATIVE),
+        (BlockType.TEXT, "Answer", None),
+    ]
+    assert (
+        live_text(live, Channel.THINKING) == "I plan carefully."
+    )  # the inline copy never streamed
     assert [leak.kind for leak in message.leaks] == [LeakKind.DUPLICATE]
 
 
@@ -64,19 +78,32 @@ def test_accumulator_merge_policy_keeps_both() -> None:
 
 def test_accumulator_native_arriving_during_the_run_is_deduped_in_the_message() -> None:
     # A relay copying reasoning_content into content: both fields open in parallel.
-    chunks = [c("start", "visible"), c("delta", "visible", "<think>"), c("start", "thinking"),
-              c("delta", "thinking", "plan"), c("delta", "visible", "plan"), c("delta", "visible", "</think>ok"),
-              c("end", "thinking"), c("end", "visible")]
+    chunks = [
+        c("start", "visible"),
+        c("delta", "visible", "<think>"),
+        c("start", "thinking"),
+        c("delta", "thinking", "plan"),
+        c("delta", "visible", "plan"),
+        c("delta", "visible", "</think>ok"),
+        c("end", "thinking"),
+        c("end", "visible"),
+    ]
     live, message = feed_all(chunks)
     assert [(b.type, b.text, b.source) for b in message.blocks] == [
-        (BlockType.THINKING, "plan", Source.NATIVE), (BlockType.TEXT, "ok", None)]
+        (BlockType.THINKING, "plan", Source.NATIVE),
+        (BlockType.TEXT, "ok", None),
+    ]
     assert live_text(live, Channel.VISIBLE) == message.text
 
 
 def test_accumulator_signature_kept_exactly() -> None:
     sig = ["EqQBCkgIBxAB", "GAIiQL4j+/==", " \n"]
-    chunks = [c("start", "thinking", "", 0), c("delta", "thinking", "t", 0),
-              *(c("delta", "signature", s, 0) for s in sig), c("end", "thinking", "", 0)]
+    chunks = [
+        c("start", "thinking", "", 0),
+        c("delta", "thinking", "t", 0),
+        *(c("delta", "signature", s, 0) for s in sig),
+        c("end", "thinking", "", 0),
+    ]
     _, message = feed_all(chunks)
     assert message.blocks == (Block(BlockType.THINKING, "t", "".join(sig), Source.NATIVE, 0),)
 
@@ -87,19 +114,33 @@ def test_accumulator_signature_without_a_block_makes_an_empty_thinking_block() -
 
 
 def test_accumulator_signature_on_a_visible_run_goes_to_its_last_text_block() -> None:
-    chunks = [c("start", "visible", "", 1), c("delta", "visible", "Hi", 1), c("delta", "signature", "S", 1),
-              c("end", "visible", "", 1), c("start", "visible", "", 2), c("delta", "signature", "T", 2),
-              c("end", "visible", "", 2)]
+    chunks = [
+        c("start", "visible", "", 1),
+        c("delta", "visible", "Hi", 1),
+        c("delta", "signature", "S", 1),
+        c("end", "visible", "", 1),
+        c("start", "visible", "", 2),
+        c("delta", "signature", "T", 2),
+        c("end", "visible", "", 2),
+    ]
     _, message = feed_all(chunks)
     assert [(b.text, b.signature) for b in message.blocks] == [("Hi", "S"), ("", "T")]
 
 
 def test_accumulator_flushes_a_block_at_every_channel_switch() -> None:
-    chunks = (segment("thinking", "t1", index=0) + segment("visible", "a1", index=1)
-              + segment("thinking", "t2", index=2) + segment("visible", "a2", index=3))
+    chunks = (
+        segment("thinking", "t1", index=0)
+        + segment("visible", "a1", index=1)
+        + segment("thinking", "t2", index=2)
+        + segment("visible", "a2", index=3)
+    )
     _, message = feed_all(chunks)
     assert [(b.type.value, b.text) for b in message.blocks] == [
-        ("thinking", "t1"), ("text", "a1"), ("thinking", "t2"), ("text", "a2")]
+        ("thinking", "t1"),
+        ("text", "a1"),
+        ("thinking", "t2"),
+        ("text", "a2"),
+    ]
     assert message.text == "a1a2" and message.thinking == ("t1", "t2")
 
 
@@ -107,31 +148,49 @@ def test_accumulator_runs_are_normalized_and_reported_separately() -> None:
     chunks = segment("visible", "clean", index=0) + segment("visible", "x</think>", index=1)
     _, message = feed_all(chunks)
     assert [(leak.run, leak.content_index, leak.kind) for leak in message.leaks] == [
-        (1, 1, LeakKind.STRAY_CLOSE)]
+        (1, 1, LeakKind.STRAY_CLOSE)
+    ]
     assert message.leaks[0].text == "</think>"
     assert message.text == "cleanx"
 
 
 def test_accumulator_tool_call_and_redacted_blocks() -> None:
-    chunks = (segment("redacted_thinking", "opaque", index=0)
-              + segment("tool_call", '{"a":', "1}", index=1, id="call_1", name="f"))
+    chunks = segment("redacted_thinking", "opaque", index=0) + segment(
+        "tool_call", '{"a":', "1}", index=1, id="call_1", name="f"
+    )
     _, message = feed_all(chunks)
     assert [b.to_dict() for b in message.blocks] == [
         {"type": "redacted_thinking", "data": "opaque", "content_index": 0},
-        {"type": "tool_call", "id": "call_1", "name": "f", "arguments": '{"a":1}', "content_index": 1}]
+        {
+            "type": "tool_call",
+            "id": "call_1",
+            "name": "f",
+            "arguments": '{"a":1}',
+            "content_index": 1,
+        },
+    ]
 
 
 def test_accumulator_start_in_reasoning_applies_to_the_first_run_only() -> None:
-    chunks = segment("visible", "plan</think>Answer", index=0) + segment("visible", "plain", index=1)
+    chunks = segment("visible", "plan</think>Answer", index=0) + segment(
+        "visible", "plain", index=1
+    )
     _, message = feed_all(chunks, start_in_reasoning=True)
     assert [(b.type.value, b.text) for b in message.blocks] == [
-        ("thinking", "plan"), ("text", "Answer"), ("text", "plain")]
+        ("thinking", "plan"),
+        ("text", "Answer"),
+        ("text", "plain"),
+    ]
 
 
 def test_accumulator_finite_holdback_message_follows_what_streamed() -> None:
     text = "I think the answer needs care here.\n</think>\n\nAnswer: 4."
     live, message = feed_all(segment("visible", text[:20], text[20:40], text[40:]), holdback=10)
-    assert live_text(live, Channel.VISIBLE) == message.text == "I think the answer needs care here.\nAnswer: 4."
+    assert (
+        live_text(live, Channel.VISIBLE)
+        == message.text
+        == "I think the answer needs care here.\nAnswer: 4."
+    )
     assert [leak.kind for leak in message.leaks] == [LeakKind.ORPHAN_CLOSE]  # what the raw text was
 
 
@@ -148,9 +207,17 @@ def test_accumulator_delta_without_start_opens_its_block() -> None:
 
 
 def test_accumulator_message_metadata_and_empty_message() -> None:
-    chunks = [c("start", "message", id="msg_1", model="m"), c("end", "message", stop_reason="stop", usage={"n": 1})]
+    chunks = [
+        c("start", "message", id="msg_1", model="m"),
+        c("end", "message", stop_reason="stop", usage={"n": 1}),
+    ]
     _, message = feed_all(chunks)
-    assert (message.id, message.model, message.stop_reason, message.usage) == ("msg_1", "m", "stop", {"n": 1})
+    assert (message.id, message.model, message.stop_reason, message.usage) == (
+        "msg_1",
+        "m",
+        "stop",
+        {"n": 1},
+    )
     assert message.blocks == () and not message.leaked and message.provider == "test"
 
 
@@ -165,21 +232,30 @@ def test_accumulator_feed_after_finish_raises() -> None:
 def test_accumulator_message_to_dict_is_plain_json() -> None:
     _, message = feed_all(segment("visible", "<think>p</think>A"))
     doc = message.to_dict()
-    assert doc["blocks"] == [{"type": "thinking", "thinking": "p", "source": "inline", "content_index": 0},
-                             {"type": "text", "text": "A", "content_index": 0}]
+    assert doc["blocks"] == [
+        {"type": "thinking", "thinking": "p", "source": "inline", "content_index": 0},
+        {"type": "text", "text": "A", "content_index": 0},
+    ]
     assert doc["leaked"] is True and doc["leaks"][0]["kind"] == "block"
 
 
-TEXTS = st.lists(st.sampled_from(["<think>", "</think>", "plan ", "Answer", "\n", "`<think>`", "a < b", " "]),
-                 max_size=12).map("".join)
+TEXTS = st.lists(
+    st.sampled_from(["<think>", "</think>", "plan ", "Answer", "\n", "`<think>`", "a < b", " "]),
+    max_size=12,
+).map("".join)
 
 
 @settings(max_examples=200, deadline=None)
-@given(text=TEXTS, cuts=st.lists(st.integers(0, 80), max_size=6), native=st.sampled_from([None, "plan"]))
-def test_accumulator_streamed_visible_equals_message_for_any_split(text: str, cuts: list[int],
-                                                                   native: str | None) -> None:
+@given(
+    text=TEXTS,
+    cuts=st.lists(st.integers(0, 80), max_size=6),
+    native=st.sampled_from([None, "plan"]),
+)
+def test_accumulator_streamed_visible_equals_message_for_any_split(
+    text: str, cuts: list[int], native: str | None
+) -> None:
     bounds = [0, *sorted(x for x in cuts if x < len(text)), len(text)]
-    pieces = [text[a:b] for a, b in zip(bounds, bounds[1:]) if text[a:b]]
+    pieces = [text[a:b] for a, b in itertools.pairwise(bounds) if text[a:b]]
     chunks = (segment("thinking", native) if native else []) + segment("visible", *pieces)
     live, message = feed_all(chunks)
     _, whole = feed_all((segment("thinking", native) if native else []) + segment("visible", text))

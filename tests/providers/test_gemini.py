@@ -4,33 +4,56 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.providers.conftest import run, summary
 from thinkfix.providers.base import Channel
 from thinkfix.providers.gemini import GeminiAdapter
-from tests.providers.conftest import run, summary
 
 
 def chunk(*parts: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
     candidate: dict[str, Any] = {"content": {"parts": list(parts), "role": "model"}, "index": 0}
     if finish:
         candidate["finishReason"] = finish
-    return {"candidates": [candidate], "usageMetadata": {"promptTokenCount": 3},
-            "modelVersion": "gemini-2.5-flash", "responseId": "r1"}
+    return {
+        "candidates": [candidate],
+        "usageMetadata": {"promptTokenCount": 3},
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "r1",
+    }
 
 
 def test_gemini_thought_then_text_then_signature_on_empty_part() -> None:
-    chunks = run(GeminiAdapter(), [chunk({"text": "plan", "thought": True}), chunk({"text": "Answer"}),
-                                   chunk({"text": "", "thoughtSignature": "CiQB"}, finish="STOP")], finish=False)
+    chunks = run(
+        GeminiAdapter(),
+        [
+            chunk({"text": "plan", "thought": True}),
+            chunk({"text": "Answer"}),
+            chunk({"text": "", "thoughtSignature": "CiQB"}, finish="STOP"),
+        ],
+        finish=False,
+    )
     assert summary(chunks) == [
-        ("start", "message", "", 0), ("start", "thinking", "", 0), ("delta", "thinking", "plan", 0),
-        ("end", "thinking", "", 0), ("start", "visible", "", 1), ("delta", "visible", "Answer", 1),
-        ("delta", "signature", "CiQB", 1), ("end", "visible", "", 1), ("end", "message", "", 0)]
+        ("start", "message", "", 0),
+        ("start", "thinking", "", 0),
+        ("delta", "thinking", "plan", 0),
+        ("end", "thinking", "", 0),
+        ("start", "visible", "", 1),
+        ("delta", "visible", "Answer", 1),
+        ("delta", "signature", "CiQB", 1),
+        ("end", "visible", "", 1),
+        ("end", "message", "", 0),
+    ]
     assert chunks[0].metadata == {"id": "r1", "model": "gemini-2.5-flash"}
     assert chunks[-1].metadata == {"usage": {"promptTokenCount": 3}, "stop_reason": "STOP"}
 
 
 def test_gemini_function_call_carries_its_signature() -> None:
-    chunks = run(GeminiAdapter(), [chunk({"text": "plan", "thought": True}),
-                                   chunk({"functionCall": {"name": "f", "args": {"a": 1}}, "thoughtSignature": "S"})])
+    chunks = run(
+        GeminiAdapter(),
+        [
+            chunk({"text": "plan", "thought": True}),
+            chunk({"functionCall": {"name": "f", "args": {"a": 1}}, "thoughtSignature": "S"}),
+        ],
+    )
     tool = [c for c in chunks if c.channel is Channel.TOOL_CALL]
     [sig] = [c for c in chunks if c.channel is Channel.SIGNATURE]
     assert [c.text for c in tool if c.text] == ['{"a": 1}']

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.providers.streams import CAPTURES, EXPECTED, FIXTURES, rechunk, splittable_length
 from thinkfix.providers import ADAPTERS, Channel, replay_events
 from thinkfix.providers.accumulator import BlockType
 from thinkfix.providers.capture import detect, read_capture
-from tests.providers.streams import CAPTURES, EXPECTED, FIXTURES, rechunk, splittable_length
 
 
 def _replay(name: str):  # type: ignore[no-untyped-def]
@@ -36,7 +36,9 @@ def test_streams_capture_replays_to_expected_message(name: str) -> None:
     assert message.stop_reason == expected["stop_reason"]
     assert message.leaked is expected["leaked"]
     assert [b.to_dict() for b in message.blocks] == expected["blocks"]
-    assert [{k: v for k, v in leak.to_dict().items() if k != "text"} for leak in message.leaks] == expected["leaks"]
+    assert [
+        {k: v for k, v in leak.to_dict().items() if k != "text"} for leak in message.leaks
+    ] == expected["leaks"]
 
 
 @pytest.mark.parametrize("name", CAPTURES)
@@ -67,8 +69,9 @@ def test_streams_live_thinking_agrees_with_message_when_native_comes_first(name:
     if name.startswith("relay_"):
         # The relay interleaves native and inline reasoning, so the live stream has the
         # inline copy too (documented on Accumulator); the message holds it once.
-        assert "".join(live) == "\n\n".join(replay.message.thinking) * 2 or len("".join(live)) > len(
-            "".join(replay.message.thinking))
+        assert "".join(live) == "\n\n".join(replay.message.thinking) * 2 or len(
+            "".join(live)
+        ) > len("".join(replay.message.thinking))
         assert len(replay.message.thinking) == 1
     else:
         assert "".join(live) == "".join(replay.message.thinking)
@@ -97,4 +100,6 @@ def test_streams_random_rechunking_gives_the_same_message(name: str, data: st.Da
     whole = replay_events(events, resolution.create())
     split = replay_events(rechunk(events, wire, cuts), resolution.create())
     assert split.message == whole.message
-    assert "".join(c.text for c in split.chunks if c.channel is Channel.VISIBLE) == split.message.text
+    assert (
+        "".join(c.text for c in split.chunks if c.channel is Channel.VISIBLE) == split.message.text
+    )

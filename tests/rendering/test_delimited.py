@@ -5,7 +5,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from thinkfix.rendering.delimited import CLOSE, OPEN, DelimitedRenderer, Item, Kind, close, render_delimited, step
+from thinkfix.rendering.delimited import (
+    CLOSE,
+    OPEN,
+    DelimitedRenderer,
+    Item,
+    Kind,
+    close,
+    render_delimited,
+    step,
+)
 
 T, A, P, U = Kind.THINKING, Kind.TEXT, Kind.PROGRESS, Kind.TURN
 
@@ -20,7 +29,8 @@ def test_delimited_constants_are_the_contract() -> None:
 
 def test_delimited_single_turn() -> None:
     assert render_delimited(items((T, "Plan the answer."), (A, "The answer."))) == (
-        "\n\n---\nPlan the answer.\n---\n\nThe answer.")
+        "\n\n---\nPlan the answer.\n---\n\nThe answer."
+    )
 
 
 def test_delimited_leading_separator_is_never_lost_when_thinking_comes_first() -> None:
@@ -30,14 +40,27 @@ def test_delimited_leading_separator_is_never_lost_when_thinking_comes_first() -
 
 def test_delimited_thinking_deltas_share_one_section() -> None:
     r = DelimitedRenderer()
-    assert [r.thinking("Pl"), r.thinking("an"), r.text("Done")] == ["\n\n---\nPl", "an", "\n---\n\nDone"]
+    assert [r.thinking("Pl"), r.thinking("an"), r.text("Done")] == [
+        "\n\n---\nPl",
+        "an",
+        "\n---\n\nDone",
+    ]
 
 
 def test_delimited_several_turns() -> None:
-    out = render_delimited(items((U, "## Turn 1\n"), (T, "think 1"), (A, "answer 1\n"),
-                                 (U, "## Turn 2\n"), (T, "think 2"), (A, "answer 2")))
-    assert out == ("## Turn 1\n\n\n---\nthink 1\n---\n\nanswer 1\n"
-                   "## Turn 2\n\n\n---\nthink 2\n---\n\nanswer 2")
+    out = render_delimited(
+        items(
+            (U, "## Turn 1\n"),
+            (T, "think 1"),
+            (A, "answer 1\n"),
+            (U, "## Turn 2\n"),
+            (T, "think 2"),
+            (A, "answer 2"),
+        )
+    )
+    assert out == (
+        "## Turn 1\n\n\n---\nthink 1\n---\n\nanswer 1\n## Turn 2\n\n\n---\nthink 2\n---\n\nanswer 2"
+    )
 
 
 def test_delimited_turn_closes_an_open_section_even_without_a_header() -> None:
@@ -46,15 +69,25 @@ def test_delimited_turn_closes_an_open_section_even_without_a_header() -> None:
 
 
 def test_delimited_thinking_interleaved_with_progress_lines() -> None:
-    out = render_delimited(items((T, "Need the file."), (P, "- reading main.py\n"), (T, "Found it."),
-                                 (P, "- editing main.py\n"), (A, "Fixed.")))
-    assert out == ("\n\n---\nNeed the file.\n---\n\n- reading main.py\n"
-                   "\n\n---\nFound it.\n---\n\n- editing main.py\nFixed.")
+    out = render_delimited(
+        items(
+            (T, "Need the file."),
+            (P, "- reading main.py\n"),
+            (T, "Found it."),
+            (P, "- editing main.py\n"),
+            (A, "Fixed."),
+        )
+    )
+    assert out == (
+        "\n\n---\nNeed the file.\n---\n\n- reading main.py\n"
+        "\n\n---\nFound it.\n---\n\n- editing main.py\nFixed."
+    )
 
 
 def test_delimited_stream_ending_inside_thinking_is_closed() -> None:
     assert render_delimited(items((A, "Let me think."), (T, "cut off mid"))) == (
-        "Let me think.\n\n---\ncut off mid\n---\n\n")
+        "Let me think.\n\n---\ncut off mid\n---\n\n"
+    )
     r = DelimitedRenderer()
     assert r.thinking("x") + r.finish() == "\n\n---\nx\n---\n\n"
     assert r.finish() == ""
@@ -74,7 +107,9 @@ def test_delimited_step_is_pure() -> None:
     assert close(True) == CLOSE and close(False) == ""
 
 
-PIECES = st.lists(st.tuples(st.sampled_from(list(Kind)), st.text(alphabet="ab\n", max_size=3)), max_size=20)
+PIECES = st.lists(
+    st.tuples(st.sampled_from(list(Kind)), st.text(alphabet="ab\n", max_size=3)), max_size=20
+)
 
 
 @given(PIECES)

@@ -1,4 +1,4 @@
-"""`thinkfix replay CAPTURE`: what a captured provider stream would have shown, and what it should."""
+"""`thinkfix replay CAPTURE`: what a captured stream would have shown, and what it should have."""
 
 from __future__ import annotations
 
@@ -34,7 +34,9 @@ def _snippet(text: str) -> str:
     return repr(short)
 
 
-def render_text(path: str, capture: Capture, resolution: Resolution, message: AssembledMessage) -> str:
+def render_text(
+    path: str, capture: Capture, resolution: Resolution, message: AssembledMessage
+) -> str:
     """The human report: where the stream came from, the normalized message, the leaks."""
     lines = [
         f"capture   {path} ({capture.encoding.value}, {len(capture.events)} events)",
@@ -54,20 +56,31 @@ def render_text(path: str, capture: Capture, resolution: Resolution, message: As
     if message.leaks:
         lines.append(f"leaks in the raw visible text: {len(message.leaks)}")
         for leak in message.leaks:
-            lines.append(f"  {leak.kind.value} {leak.tag} (run {leak.run}, {leak.start}-{leak.end}): "
-                         f"{_snippet(leak.text)}")
+            lines.append(
+                f"  {leak.kind.value} {leak.tag} (run {leak.run}, {leak.start}-{leak.end}): "
+                f"{_snippet(leak.text)}"
+            )
     else:
         lines.append("leaks in the raw visible text: none")
-    lines.append("result: LEAKED (the raw stream would have shown reasoning as answer text)"
-                 if message.leaked else "result: clean")
+    lines.append(
+        "result: LEAKED (the raw stream would have shown reasoning as answer text)"
+        if message.leaked
+        else "result: clean"
+    )
     return "\n".join(lines) + "\n"
 
 
-def render_json(path: str, capture: Capture, resolution: Resolution, message: AssembledMessage) -> bytes:
+def render_json(
+    path: str, capture: Capture, resolution: Resolution, message: AssembledMessage
+) -> bytes:
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
-        "capture": {"path": path, "encoding": capture.encoding.value, "events": len(capture.events),
-                    "done": capture.done},
+        "capture": {
+            "path": path,
+            "encoding": capture.encoding.value,
+            "events": len(capture.events),
+            "done": capture.done,
+        },
         "adapter": {"name": resolution.adapter, "rule": resolution.rule},
         "leaked": message.leaked,
         "message": message.to_dict(),
@@ -82,9 +95,13 @@ def _fail(message: str) -> None:
 
 @click.command("replay")
 @click.argument("capture", type=click.Path(dir_okay=False, allow_dash=False))
-@click.option("--provider", metavar="NAME",
-              help="Adapter or provider name instead of detecting it from the events: "
-                   + ", ".join(sorted({*ADAPTERS, *PROVIDER_ALIASES})) + ".")
+@click.option(
+    "--provider",
+    metavar="NAME",
+    help="Adapter or provider name instead of detecting it from the events: "
+    + ", ".join(sorted({*ADAPTERS, *PROVIDER_ALIASES}))
+    + ".",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (schema_version 1).")
 def replay_command(capture: str, provider: str | None, as_json: bool) -> None:
     """Replay a captured provider stream (SSE or NDJSON) through the adapters and the
@@ -101,8 +118,9 @@ def replay_command(capture: str, provider: str | None, as_json: bool) -> None:
         return
     message = replay_events(parsed.payloads, resolution.create()).message
     if not message.blocks and message.error is None:
-        _fail(f"{resolution.adapter} found no content in {len(parsed.events)} events; "
-              "try --provider")
+        _fail(
+            f"{resolution.adapter} found no content in {len(parsed.events)} events; try --provider"
+        )
     if message.error is not None:
         click.echo(f"thinkfix replay: the stream ended with an error: {message.error}", err=True)
     if as_json:

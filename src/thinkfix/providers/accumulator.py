@@ -104,8 +104,15 @@ class Leak:
     text: str  # the raw text the finding covers
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run": self.run, "content_index": self.content_index, "kind": self.kind.value,
-                "tag": self.tag, "start": self.start, "end": self.end, "text": self.text}
+        return {
+            "run": self.run,
+            "content_index": self.content_index,
+            "kind": self.kind.value,
+            "tag": self.tag,
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+        }
 
 
 @dataclass(frozen=True)
@@ -211,8 +218,13 @@ class Accumulator:
     thinking; the message drops it as a duplicate. Visible text always agrees.
     """
 
-    def __init__(self, *, policy: Policy = DEFAULT, start_in_reasoning: bool = False,
-                 holdback: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        policy: Policy = DEFAULT,
+        start_in_reasoning: bool = False,
+        holdback: int | None = None,
+    ) -> None:
         self.policy = policy
         self.start_in_reasoning = start_in_reasoning
         self.holdback = holdback
@@ -233,7 +245,9 @@ class Accumulator:
         self._arrivals += 1
         self.provider = self.provider or chunk.provider
         if chunk.channel is Channel.MESSAGE:
-            (self.message_start if chunk.phase is Phase.START else self.message_end).update(chunk.metadata)
+            (self.message_start if chunk.phase is Phase.START else self.message_end).update(
+                chunk.metadata
+            )
             return (chunk,)
         if chunk.channel is Channel.SIGNATURE:
             self._attach_signature(chunk)
@@ -275,9 +289,18 @@ class Accumulator:
             first = not any(isinstance(s, _Run) for s in self._slots)
             start = self.start_in_reasoning and first
             native = self._native_text()
-            slot = _Run(chunk.content_index, chunk.provider,
-                        StreamNormalizer(self.policy, start_in_reasoning=start, holdback=self.holdback,
-                                         native_reasoning=native or None), start, self._arrivals)
+            slot = _Run(
+                chunk.content_index,
+                chunk.provider,
+                StreamNormalizer(
+                    self.policy,
+                    start_in_reasoning=start,
+                    holdback=self.holdback,
+                    native_reasoning=native or None,
+                ),
+                start,
+                self._arrivals,
+            )
         else:
             slot = _Building(chunk.channel, chunk.content_index, chunk.metadata, self._arrivals)
         self._slots.append(slot)
@@ -309,22 +332,35 @@ class Accumulator:
                 run.inline_open = False
                 out.append(self._inline(run, Phase.END))
             run.visible.append(delta.visible)
-            out.append(ReasoningChunk(run.provider, Phase.DELTA, Channel.VISIBLE, delta.visible,
-                                      run.content_index))
+            out.append(
+                ReasoningChunk(
+                    run.provider, Phase.DELTA, Channel.VISIBLE, delta.visible, run.content_index
+                )
+            )
         return out
 
     @staticmethod
     def _inline(run: _Run, phase: Phase, text: str = "") -> ReasoningChunk:
-        return ReasoningChunk(run.provider, phase, Channel.THINKING, text, run.content_index,
-                              phase is Phase.END, {"source": Source.INLINE.value})
+        return ReasoningChunk(
+            run.provider,
+            phase,
+            Channel.THINKING,
+            text,
+            run.content_index,
+            phase is Phase.END,
+            {"source": Source.INLINE.value},
+        )
 
     def _attach_signature(self, chunk: ReasoningChunk) -> None:
         # Anthropic signs the thinking block the signature arrives in, Gemini the part it
         # rides on, Responses the reasoning item (whose last summary part is the latest
         # block at that index); a reasoning item with no summary gets an empty block.
         open_slots = list(self._open.values())
-        candidates = [s for s in [*reversed(open_slots), *reversed(self._slots)]
-                      if s.content_index == chunk.content_index]
+        candidates = [
+            s
+            for s in [*reversed(open_slots), *reversed(self._slots)]
+            if s.content_index == chunk.content_index
+        ]
         thinking = [s for s in candidates if s.channel is Channel.THINKING]
         if thinking or candidates:
             (thinking or candidates)[0].signature.append(chunk.text)
@@ -334,8 +370,11 @@ class Accumulator:
         self._slots.append(slot)
 
     def _native_text(self) -> str:
-        return "\n\n".join("".join(s.parts) for s in self._slots
-                           if isinstance(s, _Building) and s.channel is Channel.THINKING and s.parts)
+        return "\n\n".join(
+            "".join(s.parts)
+            for s in self._slots
+            if isinstance(s, _Building) and s.channel is Channel.THINKING and s.parts
+        )
 
     # -- the assembled message ---------------------------------------------------------
 
@@ -357,13 +396,28 @@ class Accumulator:
             raw = "".join(slot.raw)
             raw_visible.append(raw)
             reported, shown = self._normalize_run(slot, raw, native)
-            leaks.extend(Leak(run_number, slot.content_index, f.kind, f.tag, f.start, f.end, raw[f.start:f.end])
-                         for f in reported.findings)
-            run_blocks = (run_blocks_from(shown, slot.content_index) if shown is not None
-                          else _live_blocks(slot))
+            leaks.extend(
+                Leak(
+                    run_number,
+                    slot.content_index,
+                    f.kind,
+                    f.tag,
+                    f.start,
+                    f.end,
+                    raw[f.start : f.end],
+                )
+                for f in reported.findings
+            )
+            run_blocks = (
+                run_blocks_from(shown, slot.content_index)
+                if shown is not None
+                else _live_blocks(slot)
+            )
             if signature is not None:
                 run_blocks = _sign_last_text(run_blocks, signature, slot.content_index)
-            placed.extend(((slot.arrival_at(offset), offset), block) for offset, block in run_blocks)
+            placed.extend(
+                ((slot.arrival_at(offset), offset), block) for offset, block in run_blocks
+            )
         placed.sort(key=lambda item: item[0])  # stable: the order things arrived in
         return AssembledMessage(
             provider=self.provider,
@@ -377,29 +431,52 @@ class Accumulator:
             error=self.message_end.get("error"),
         )
 
-    def _normalize_run(self, run: _Run, raw: str, native: str | None) -> tuple[Result, Result | None]:
+    def _normalize_run(
+        self, run: _Run, raw: str, native: str | None
+    ) -> tuple[Result, Result | None]:
         """The result to report leaks from, and the one whose visible text the stream showed."""
-        reported = normalize(raw, native_reasoning=native, policy=self.policy,
-                             start_in_reasoning=run.start_in_reasoning)
+        reported = normalize(
+            raw,
+            native_reasoning=native,
+            policy=self.policy,
+            start_in_reasoning=run.start_in_reasoning,
+        )
         live = "".join(run.visible)
         if reported.visible == live:
             return reported, reported
-        stripped = normalize(raw, native_reasoning=native, start_in_reasoning=run.start_in_reasoning,
-                             policy=self.policy.with_changes(orphan_close=OrphanClose.STRIP))
+        stripped = normalize(
+            raw,
+            native_reasoning=native,
+            start_in_reasoning=run.start_in_reasoning,
+            policy=self.policy.with_changes(orphan_close=OrphanClose.STRIP),
+        )
         return reported, (stripped if stripped.visible == live else None)
 
 
 def _building_block(slot: _Building, signature: str | None) -> Block:
     tool = slot.channel is Channel.TOOL_CALL
-    return Block(_BLOCK_OF[slot.channel], "".join(slot.parts), signature,
-                 Source.NATIVE if slot.channel is Channel.THINKING else None, slot.content_index,
-                 slot.metadata.get("id") if tool else None, slot.metadata.get("name") if tool else None)
+    return Block(
+        _BLOCK_OF[slot.channel],
+        "".join(slot.parts),
+        signature,
+        Source.NATIVE if slot.channel is Channel.THINKING else None,
+        slot.content_index,
+        slot.metadata.get("id") if tool else None,
+        slot.metadata.get("name") if tool else None,
+    )
 
 
 def _live_blocks(run: _Run) -> list[tuple[int, Block]]:
     # Only reached if batch and stream disagree beyond the holdback rule: keep what was shown.
-    out = [(0, Block(BlockType.THINKING, "".join(run.thinking), None, Source.INLINE, run.content_index)),
-           (0, Block(BlockType.TEXT, "".join(run.visible), None, None, run.content_index))]
+    out = [
+        (
+            0,
+            Block(
+                BlockType.THINKING, "".join(run.thinking), None, Source.INLINE, run.content_index
+            ),
+        ),
+        (0, Block(BlockType.TEXT, "".join(run.visible), None, None, run.content_index)),
+    ]
     return [(o, b) for o, b in out if b.text]
 
 
@@ -419,7 +496,9 @@ def run_blocks_from(result: Result, content_index: int) -> list[tuple[int, Block
         if key == "text":
             blocks.append((start, Block(BlockType.TEXT, text, None, None, content_index)))
         else:
-            blocks.append((start, Block(BlockType.THINKING, text, None, Source.INLINE, content_index)))
+            blocks.append(
+                (start, Block(BlockType.THINKING, text, None, Source.INLINE, content_index))
+            )
 
     for span in result.spans:
         if span.label is Label.VISIBLE:
@@ -431,13 +510,14 @@ def run_blocks_from(result: Result, content_index: int) -> list[tuple[int, Block
         if span_key != key:
             flush()
             key, start = span_key, span.start
-        parts.append(result.text[span.start:span.end])
+        parts.append(result.text[span.start : span.end])
     flush()
     return blocks
 
 
-def _sign_last_text(blocks: list[tuple[int, Block]], signature: str,
-                    content_index: int) -> list[tuple[int, Block]]:
+def _sign_last_text(
+    blocks: list[tuple[int, Block]], signature: str, content_index: int
+) -> list[tuple[int, Block]]:
     """Put a run's signature (Gemini) on its last text block, or on an empty one."""
     for i in range(len(blocks) - 1, -1, -1):
         offset, b = blocks[i]
@@ -456,10 +536,18 @@ class Replay:
     message: AssembledMessage
 
 
-def replay_events(events: Iterable[Any], adapter: StreamAdapter, *, policy: Policy = DEFAULT,
-                  start_in_reasoning: bool = False, holdback: int | None = None) -> Replay:
+def replay_events(
+    events: Iterable[Any],
+    adapter: StreamAdapter,
+    *,
+    policy: Policy = DEFAULT,
+    start_in_reasoning: bool = False,
+    holdback: int | None = None,
+) -> Replay:
     """Run raw events through `adapter` and an `Accumulator`, as a live runtime would."""
-    accumulator = Accumulator(policy=policy, start_in_reasoning=start_in_reasoning, holdback=holdback)
+    accumulator = Accumulator(
+        policy=policy, start_in_reasoning=start_in_reasoning, holdback=holdback
+    )
     adapter.reset()
     chunks: list[ReasoningChunk] = []
     for event in events:

@@ -20,10 +20,17 @@ from thinkfix.providers.base import (
     as_str,
 )
 
-EVENT_TYPES = frozenset({
-    "message_start", "content_block_start", "content_block_delta", "content_block_stop",
-    "message_delta", "message_stop", "ping",
-})
+EVENT_TYPES = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+    }
+)
 
 # content block type -> (channel, the field that may carry initial text)
 _BLOCKS: dict[str, tuple[Channel, str]] = {
@@ -70,9 +77,13 @@ class AnthropicAdapter(StreamAdapter):
             block = as_dict(event.get("content_block"))
             known = _BLOCKS.get(as_str(block.get("type")))
             if known is None:
-                return  # server tool results and future block types carry no reasoning or answer text
+                return  # server tool results, future block types: no reasoning or answer text
             channel, text_field = known
-            meta = {"id": block.get("id"), "name": block.get("name")} if channel is Channel.TOOL_CALL else {}
+            meta = (
+                {"id": block.get("id"), "name": block.get("name")}
+                if channel is Channel.TOOL_CALL
+                else {}
+            )
             yield from seg.open(channel, index, meta)
             if text_field:
                 yield from seg.delta(channel, as_str(block.get(text_field)), index)

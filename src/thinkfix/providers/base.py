@@ -128,9 +128,19 @@ class Segments:
         self._next += 1
         return index
 
-    def chunk(self, phase: Phase, channel: Channel, text: str = "", index: int = 0,
-              metadata: Mapping[str, Any] | None = None, *, complete: bool = False) -> ReasoningChunk:
-        return ReasoningChunk(self.provider, phase, channel, text, index, complete, compact(metadata or {}))
+    def chunk(
+        self,
+        phase: Phase,
+        channel: Channel,
+        text: str = "",
+        index: int = 0,
+        metadata: Mapping[str, Any] | None = None,
+        *,
+        complete: bool = False,
+    ) -> ReasoningChunk:
+        return ReasoningChunk(
+            self.provider, phase, channel, text, index, complete, compact(metadata or {})
+        )
 
     def _key(self, channel: Channel, index: int | None) -> tuple[Channel, int] | None:
         """The open segment a delta on `channel` continues, if any."""
@@ -138,8 +148,9 @@ class Segments:
             return (channel, index) if (channel, index) in self.open_keys else None
         return next((k for k in reversed(self.open_keys) if k[0] is channel), None)
 
-    def open(self, channel: Channel, index: int | None = None,
-             metadata: Mapping[str, Any] | None = None) -> list[ReasoningChunk]:
+    def open(
+        self, channel: Channel, index: int | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> list[ReasoningChunk]:
         if self._key(channel, index) is not None:
             return []
         index = self._next if index is None else index
@@ -149,8 +160,13 @@ class Segments:
         out.append(self.chunk(Phase.START, channel, "", index, metadata))
         return out
 
-    def delta(self, channel: Channel, text: str, index: int | None = None,
-              metadata: Mapping[str, Any] | None = None) -> list[ReasoningChunk]:
+    def delta(
+        self,
+        channel: Channel,
+        text: str,
+        index: int | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> list[ReasoningChunk]:
         if not text:
             return []
         out = self.open(channel, index, metadata)
@@ -159,15 +175,18 @@ class Segments:
         out.append(self.chunk(Phase.DELTA, channel, text, key[1]))
         return out
 
-    def close(self, channel: Channel | None = None, index: int | None = None) -> list[ReasoningChunk]:
+    def close(
+        self, channel: Channel | None = None, index: int | None = None
+    ) -> list[ReasoningChunk]:
         """End every open segment, or only the given one."""
         keys = [k for k in self.open_keys if channel is None or k == (channel, index)]
         for key in keys:
             self.open_keys.remove(key)
         return [self.chunk(Phase.END, c, "", i, complete=True) for c, i in keys]
 
-    def signature(self, text: str, index: int | None = None,
-                  metadata: Mapping[str, Any] | None = None) -> list[ReasoningChunk]:
+    def signature(
+        self, text: str, index: int | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> list[ReasoningChunk]:
         """A signature for the block at `index` (default: the segment opened last)."""
         if not text:
             return []
@@ -236,6 +255,9 @@ class StreamAdapter(ABC):
         out.extend(self.segments.close())
         self.ended = True
         self.end_metadata.update(compact(metadata))
-        out.append(self.segments.chunk(Phase.END, Channel.MESSAGE, metadata=dict(self.end_metadata),
-                                       complete=True))
+        out.append(
+            self.segments.chunk(
+                Phase.END, Channel.MESSAGE, metadata=dict(self.end_metadata), complete=True
+            )
+        )
         return out

@@ -18,7 +18,13 @@ from typing import Any
 import orjson
 
 from thinkfix.providers.base import Wire
-from thinkfix.providers.registry import ADAPTERS, Resolution, provider_adapter, resolve, wire_default
+from thinkfix.providers.registry import (
+    ADAPTERS,
+    Resolution,
+    provider_adapter,
+    resolve,
+    wire_default,
+)
 
 
 class CaptureError(Exception):
@@ -90,7 +96,7 @@ def _sse(lines: list[tuple[int, str]]) -> Capture:
             continue
         else:
             key, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
+            value = value.removeprefix(" ")
             if key == "data":
                 first = first if data else number
                 data.append(value)
@@ -113,7 +119,7 @@ def parse_capture(raw: bytes | str) -> Capture:
     if lines and re.match(r"HTTP/\d", lines[0][1]):
         # A proxy dump: skip the status line and headers up to the blank line.
         blank = next((i for i, (_, line) in enumerate(lines) if not line.strip()), len(lines) - 1)
-        lines = lines[blank + 1:]
+        lines = lines[blank + 1 :]
     content = [(n, line) for n, line in lines if line.strip()]
     if not content:
         raise CaptureError("the capture is empty")
@@ -129,7 +135,9 @@ def parse_capture(raw: bytes | str) -> Capture:
             raise CaptureError("a JSON capture must be an array of event objects")
         return Capture(Encoding.JSON, tuple(CaptureEvent(e) for e in array))
     if head.startswith("{"):
-        return Capture(Encoding.NDJSON, tuple(CaptureEvent(_json(line, n), None, n) for n, line in content))
+        return Capture(
+            Encoding.NDJSON, tuple(CaptureEvent(_json(line, n), None, n) for n, line in content)
+        )
     raise CaptureError(f"line {content[0][0]}: neither SSE nor NDJSON")
 
 

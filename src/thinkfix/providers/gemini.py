@@ -31,7 +31,8 @@ class GeminiAdapter(StreamAdapter):
     @classmethod
     def claims(cls, event: Mapping[str, Any]) -> bool:
         return isinstance(event.get("candidates"), list) or (
-            "usageMetadata" in event and "modelVersion" in event)
+            "usageMetadata" in event and "modelVersion" in event
+        )
 
     @classmethod
     def model_of(cls, event: Mapping[str, Any]) -> str | None:
@@ -42,7 +43,9 @@ class GeminiAdapter(StreamAdapter):
         if event.get("error") is not None:
             yield from self._end_message(error=event.get("error"))
             return
-        yield from self._start_message({"id": event.get("responseId"), "model": event.get("modelVersion")})
+        yield from self._start_message(
+            {"id": event.get("responseId"), "model": event.get("modelVersion")}
+        )
         seg = self.segments
         if event.get("usageMetadata"):
             self.end_metadata["usage"] = event.get("usageMetadata")
@@ -54,8 +57,12 @@ class GeminiAdapter(StreamAdapter):
             if "functionCall" in part:
                 call = as_dict(part.get("functionCall"))
                 yield from seg.close()
-                yield from seg.open(Channel.TOOL_CALL, None, {"id": call.get("id"), "name": call.get("name")})
-                yield from seg.delta(Channel.TOOL_CALL, json.dumps(call.get("args") or {}, ensure_ascii=False))
+                yield from seg.open(
+                    Channel.TOOL_CALL, None, {"id": call.get("id"), "name": call.get("name")}
+                )
+                yield from seg.delta(
+                    Channel.TOOL_CALL, json.dumps(call.get("args") or {}, ensure_ascii=False)
+                )
                 yield from seg.signature(signature, None, {"field": "thoughtSignature"})
                 yield from seg.close()
                 continue
@@ -63,7 +70,9 @@ class GeminiAdapter(StreamAdapter):
                 continue  # inline data, code execution and other parts carry no text to normalize
             channel = Channel.THINKING if part.get("thought") else Channel.VISIBLE
             if signature:
-                yield from seg.open(channel)  # the signature belongs to this part even when its text is empty
+                yield from seg.open(
+                    channel
+                )  # the signature belongs to this part even when its text is empty
             yield from seg.delta(channel, as_str(part.get("text")))
             yield from seg.signature(signature, None, {"field": "thoughtSignature"})
         reason = candidate.get("finishReason")

@@ -21,12 +21,18 @@ from thinkfix.providers.base import (
     as_str,
 )
 
-_USAGE_FIELDS = ("prompt_eval_count", "eval_count", "total_duration", "load_duration",
-                 "prompt_eval_duration", "eval_duration")
+_USAGE_FIELDS = (
+    "prompt_eval_count",
+    "eval_count",
+    "total_duration",
+    "load_duration",
+    "prompt_eval_duration",
+    "eval_duration",
+)
 
 
 class OllamaAdapter(StreamAdapter):
-    """One Ollama response: `thinking` and `content` are fields (index 0), tool calls numbered after."""
+    """One Ollama response: `thinking` and `content` are fields (index 0), tool calls after."""
 
     name = "ollama"
     wire = Wire.OLLAMA
@@ -34,13 +40,19 @@ class OllamaAdapter(StreamAdapter):
 
     @classmethod
     def claims(cls, event: Mapping[str, Any]) -> bool:
-        return "done" in event and "created_at" in event and ("message" in event or "response" in event)
+        return (
+            "done" in event
+            and "created_at" in event
+            and ("message" in event or "response" in event)
+        )
 
     def _parse(self, event: Mapping[str, Any]) -> Iterator[ReasoningChunk]:
         if event.get("error") is not None:
             yield from self._end_message(error=event.get("error"))
             return
-        yield from self._start_message({"model": event.get("model"), "created_at": event.get("created_at")})
+        yield from self._start_message(
+            {"model": event.get("model"), "created_at": event.get("created_at")}
+        )
         seg = self.segments
         message = as_dict(event.get("message"))
         thinking = as_str(message.get("thinking")) or as_str(event.get("thinking"))
@@ -51,9 +63,15 @@ class OllamaAdapter(StreamAdapter):
             call = as_dict(call)
             function = as_dict(call.get("function"))
             arguments = function.get("arguments")
-            text = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, ensure_ascii=False)
+            text = (
+                arguments
+                if isinstance(arguments, str)
+                else json.dumps(arguments or {}, ensure_ascii=False)
+            )
             index = seg.new_index()
-            yield from seg.open(Channel.TOOL_CALL, index, {"id": call.get("id"), "name": function.get("name")})
+            yield from seg.open(
+                Channel.TOOL_CALL, index, {"id": call.get("id"), "name": function.get("name")}
+            )
             yield from seg.delta(Channel.TOOL_CALL, text, index)
             yield from seg.close(Channel.TOOL_CALL, index)
         if event.get("done"):

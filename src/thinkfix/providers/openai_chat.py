@@ -61,8 +61,13 @@ class OpenAIChatAdapter(StreamAdapter):
         if error is not None and not event.get("choices"):
             yield from self._end_message(error=error)
             return
-        yield from self._start_message({"id": event.get("id"), "model": event.get("model"),
-                                        "system_fingerprint": event.get("system_fingerprint")})
+        yield from self._start_message(
+            {
+                "id": event.get("id"),
+                "model": event.get("model"),
+                "system_fingerprint": event.get("system_fingerprint"),
+            }
+        )
         for choice in as_list(event.get("choices")):
             choice = as_dict(choice)
             if choice.get("index", 0) != 0:
@@ -88,7 +93,9 @@ class OpenAIChatAdapter(StreamAdapter):
                 yield from seg.delta(Channel.REDACTED, as_str(detail.get("data")), index)
                 yield from seg.close(Channel.REDACTED, index)
             elif as_str(detail.get("signature")):
-                yield from seg.signature(as_str(detail.get("signature")), 0, {"field": "reasoning_details"})
+                yield from seg.signature(
+                    as_str(detail.get("signature")), 0, {"field": "reasoning_details"}
+                )
         content = delta.get("content")
         if isinstance(content, str):
             yield from seg.delta(Channel.VISIBLE, content, 0)
@@ -98,7 +105,9 @@ class OpenAIChatAdapter(StreamAdapter):
                 part = as_dict(part)
                 if part.get("type") == "thinking":
                     for inner in as_list(part.get("thinking")):
-                        yield from seg.delta(Channel.THINKING, as_str(as_dict(inner).get("text")), 0)
+                        yield from seg.delta(
+                            Channel.THINKING, as_str(as_dict(inner).get("text")), 0
+                        )
                 else:
                     yield from seg.delta(Channel.VISIBLE, as_str(part.get("text")), 0)
         for call in as_list(delta.get("tool_calls")):
@@ -106,7 +115,9 @@ class OpenAIChatAdapter(StreamAdapter):
             index = call.get("index", 0)
             index = index if isinstance(index, int) else 0
             function = as_dict(call.get("function"))
-            yield from seg.open(Channel.TOOL_CALL, index, {"id": call.get("id"), "name": function.get("name")})
+            yield from seg.open(
+                Channel.TOOL_CALL, index, {"id": call.get("id"), "name": function.get("name")}
+            )
             arguments = function.get("arguments")
             if isinstance(arguments, Mapping):  # a few hosts send the object, not its JSON text
                 arguments = json.dumps(arguments, ensure_ascii=False)

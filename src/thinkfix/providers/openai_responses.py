@@ -44,29 +44,54 @@ class OpenAIResponsesAdapter(StreamAdapter):
         item_id = event.get("item_id")
         if kind in ("response.created", "response.in_progress", *_TERMINAL):
             response = as_dict(event.get("response"))
-            yield from self._start_message({"id": response.get("id"), "model": response.get("model")})
+            yield from self._start_message(
+                {"id": response.get("id"), "model": response.get("model")}
+            )
             if kind in _TERMINAL:
                 incomplete = as_dict(response.get("incomplete_details"))
-                yield from self._end_message(stop_reason=incomplete.get("reason") or response.get("status"),
-                                             usage=response.get("usage"), error=response.get("error"))
+                yield from self._end_message(
+                    stop_reason=incomplete.get("reason") or response.get("status"),
+                    usage=response.get("usage"),
+                    error=response.get("error"),
+                )
         elif kind == "error":
-            yield from self._end_message(error={k: event.get(k) for k in ("code", "message", "param")})
+            yield from self._end_message(
+                error={k: event.get(k) for k in ("code", "message", "param")}
+            )
         elif kind == "response.output_item.added":
             item = as_dict(event.get("item"))
             if item.get("type") == "function_call":
-                yield from seg.open(Channel.TOOL_CALL, index, {"id": item.get("call_id"), "name": item.get("name"),
-                                                               "item_id": item.get("id")})
+                yield from seg.open(
+                    Channel.TOOL_CALL,
+                    index,
+                    {
+                        "id": item.get("call_id"),
+                        "name": item.get("name"),
+                        "item_id": item.get("id"),
+                    },
+                )
                 yield from seg.delta(Channel.TOOL_CALL, as_str(item.get("arguments")), index)
         elif kind == "response.reasoning_summary_part.added":
             # Each summary part is its own paragraph: a block of its own.
             yield from seg.close()
-            yield from seg.open(Channel.THINKING, index, {"item_id": item_id, "kind": "summary",
-                                                          "summary_index": event.get("summary_index")})
+            yield from seg.open(
+                Channel.THINKING,
+                index,
+                {
+                    "item_id": item_id,
+                    "kind": "summary",
+                    "summary_index": event.get("summary_index"),
+                },
+            )
         elif kind == "response.reasoning_summary_text.delta":
             yield from seg.delta(Channel.THINKING, as_str(event.get("delta")), index)
         elif kind == "response.reasoning_text.delta":
-            yield from seg.delta(Channel.THINKING, as_str(event.get("delta")), index,
-                                 {"item_id": item_id, "kind": "reasoning_text"})
+            yield from seg.delta(
+                Channel.THINKING,
+                as_str(event.get("delta")),
+                index,
+                {"item_id": item_id, "kind": "reasoning_text"},
+            )
         elif kind == "response.content_part.added":
             if as_dict(event.get("part")).get("type") == "output_text":
                 yield from seg.open(Channel.VISIBLE, index, {"item_id": item_id})
@@ -80,5 +105,8 @@ class OpenAIResponsesAdapter(StreamAdapter):
             yield from seg.close()
             item = as_dict(event.get("item"))
             if item.get("type") == "reasoning":
-                yield from seg.signature(as_str(item.get("encrypted_content")), index,
-                                         {"field": "encrypted_content", "item_id": item.get("id")})
+                yield from seg.signature(
+                    as_str(item.get("encrypted_content")),
+                    index,
+                    {"field": "encrypted_content", "item_id": item.get("id")},
+                )

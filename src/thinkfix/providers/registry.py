@@ -92,8 +92,12 @@ class Target:
     @classmethod
     def of(cls, provider: str | None, model: str | None, api: str | None) -> Target:
         model_l = (model or "").strip().lower()
-        return cls((provider or "").strip().lower(), model_l, model_l.rsplit("/", 1)[-1],
-                   (api or "").strip().lower())
+        return cls(
+            (provider or "").strip().lower(),
+            model_l,
+            model_l.rsplit("/", 1)[-1],
+            (api or "").strip().lower(),
+        )
 
 
 def provider_adapter(provider: str) -> str | None:
@@ -160,8 +164,13 @@ def wire_default(wire: Wire) -> str:
     return next(name for name, cls in ADAPTERS.items() if cls.wire is wire)
 
 
-def resolve(provider: str | None = None, model: str | None = None, *, api: str | None = None,
-            wire: Wire | None = None) -> Resolution:
+def resolve(
+    provider: str | None = None,
+    model: str | None = None,
+    *,
+    api: str | None = None,
+    wire: Wire | None = None,
+) -> Resolution:
     """The adapter for this provider and model, by the documented rule order."""
     target = Target.of(provider, model, api)
     for rule, match in RULES:

@@ -11,4 +11,13 @@ from thinkfix.rendering.delimited import (
     step,
 )
 
-__all__ = ["CLOSE", "OPEN", "DelimitedRenderer", "Item", "Kind", "close", "render_delimited", "step"]
+__all__ = [
+    "CLOSE",
+    "OPEN",
+    "DelimitedRenderer",
+    "Item",
+    "Kind",
+    "close",
+    "render_delimited",
+    "step",
+]
