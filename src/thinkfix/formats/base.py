@@ -83,17 +83,20 @@ class Record:
     a record is passed through untouched.
     """
 
-    __slots__ = ("index", "line", "raw", "eol", "ctx", "touched", "_data", "_error", "_shapes")
+    __slots__ = ("index", "line", "raw", "eol", "ctx", "touched", "inserted", "_data", "_error",
+                 "_shapes")
 
     def __init__(self, index: int, line: int, raw: bytes, eol: bytes = b"", *,
                  ctx: Context = EMPTY_CONTEXT, shapes: tuple[type, ...] = (dict,),
-                 data: Any = _MISSING, error: str | None = None, touched: bool = False) -> None:
+                 data: Any = _MISSING, error: str | None = None, touched: bool = False,
+                 inserted: bool = False) -> None:
         self.index = index
         self.line = line
         self.raw = raw
         self.eol = eol
         self.ctx = ctx
-        self.touched = touched
+        self.touched = touched  # its bytes differ from what was read
+        self.inserted = inserted  # added by apply (codex reasoning lines); implies touched
         self._shapes = shapes
         self._data = data
         self._error = error
@@ -124,7 +127,8 @@ class Record:
     def moved(self, index: int, line: int) -> Record:
         """The same record at another position (records were inserted before it)."""
         return Record(index, line, self.raw, self.eol, ctx=self.ctx, shapes=self._shapes,
-                      data=self._data, error=self._error, touched=self.touched)
+                      data=self._data, error=self._error, touched=self.touched,
+                      inserted=self.inserted)
 
     @property
     def blank(self) -> bool:

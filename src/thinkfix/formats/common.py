@@ -277,7 +277,7 @@ class Plan:
                 shift = len(out) - i
                 d.inserted_at.append(len(out))
                 out.append(Record(len(out), record.line + shift, raw, record.eol or default_eol,
-                                  ctx=record.ctx, data=value, touched=True))
+                                  ctx=record.ctx, data=value, touched=True, inserted=True))
             shift = len(out) - i
             new_index[i] = len(out)
             if i in results:

@@ -1,0 +1,130 @@
+"""Helpers for the format tests: where the files are, and the checks every repair must pass."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from thinkfix.formats import registry
+from thinkfix.formats.base import ApplyOptions, Placement, Record, Repair, SessionFormat, Site
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "fixtures"
+DATA = REPO / "tests" / "data" / "formats"
+SAMPLES = REPO.parent / "shared" / "samples"
+
+ID_KEYS = {"uuid", "parentUuid", "leafUuid", "sessionId", "requestId", "id", "parentId",
+           "call_id", "tool_use_id", "toolCallId", "session_id", "logicalParentUuid",
+           "signature", "thinkingSignature", "thoughtSignature", "encrypted_content"}
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+
+
+def session_files(root: Path) -> list[Path]:
+    """Every session file under `root` (READMEs and captured streams excluded)."""
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.name != "README.md"
+                  and "streams" not in p.relative_to(root).parts)
+
+
+def fixture(name: str) -> Path:
+    matches = [p for p in session_files(FIXTURES) if p.name.startswith(name)]
+    assert len(matches) == 1, (name, matches)
+    return matches[0]
+
+
+def read(fmt: SessionFormat, data: bytes) -> list[Record]:
+    return list(fmt.read(io.BytesIO(data)))
+
+
+def write(fmt: SessionFormat, records: Iterable[Record]) -> bytes:
+    out = io.BytesIO()
+    fmt.write(records, out)
+    return out.getvalue()
+
+
+def detect(data: bytes, path: Path | str) -> SessionFormat:
+    return registry.detect_or_raise(data[:65536], str(path))
+
+
+def sites(fmt: SessionFormat, records: list[Record]) -> list[Site]:
+    return [s for r in records for s in fmt.sites(r)]
+
+
+def site_at(all_sites: list[Site], line: int, json_path: str | None = None) -> Site:
+    found = [s for s in all_sites if s.line == line
+             and (json_path is None or s.json_path == json_path)]
+    assert len(found) == 1, (line, json_path, [(s.line, s.json_path) for s in all_sites])
+    return found[0]
+
+
+def ids(value: Any) -> Counter[tuple[str, str]]:
+    """Every id, link and signature value in a tree (they must all survive a repair)."""
+    found: Counter[tuple[str, str]] = Counter()
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k in ID_KEYS and isinstance(v, (str, int)):
+                found[(k, str(v))] += 1
+            found += ids(v)
+    elif isinstance(value, list):
+        for v in value:
+            found += ids(v)
+    return found
+
+
+def numbers(raw: bytes) -> list[bytes]:
+    """Number literals as written, in order (strings blanked out first)."""
+    return _NUMBER.findall(_STRING.sub(b'""', raw))
+
+
+@dataclass
+class Outcome:
+    before: list[Record]
+    after: list[Record]
+    reread: list[Record]
+    placements: list[Placement]
+    data: bytes
+
+
+def repair(fmt: SessionFormat, data: bytes, repairs: list[Repair],
+           options: ApplyOptions = ApplyOptions()) -> Outcome:
+    """Apply, write, read back, and check what every repair must keep.
+
+    - untouched records are byte-identical and in the same order;
+    - records are only ever added, never removed;
+    - ids, links and signatures of every edited record survive;
+    - every number literal of an edited record is written as it was;
+    - each applied repair's text now reads back as its `visible`.
+    """
+    before = read(fmt, data)
+    after, placements = fmt.apply(before, repairs, options)
+    out = write(fmt, after)
+    reread = read(fmt, out)
+    assert [r.raw for r in reread] == [r.raw for r in after]
+    assert [r.index for r in after] == list(range(len(after)))
+    originals = [r for r in after if not r.inserted]
+    assert len(originals) == len(before), "a record was removed"
+    for old, record in zip(before, originals):
+        if not record.touched:
+            assert record.raw + record.eol == old.raw + old.eol
+            continue
+        assert record.eol == old.eol
+        assert ids(old.data) - ids(record.data) == Counter(), "an id or link was lost"
+        assert _subsequence(numbers(old.raw), numbers(record.raw)), "a number literal changed"
+    for placement, rep in zip(placements, repairs):
+        if placement.applied:
+            assert placement.message_record_index is not None
+            text_site = [s for s in fmt.sites(reread[placement.message_record_index])
+                         if s.json_path == placement.text_path]
+            assert [s.text for s in text_site] == [rep.visible]
+    return Outcome(before, after, reread, placements, out)
+
+
+def _subsequence(short: list[bytes], long: list[bytes]) -> bool:
+    it = iter(long)
+    return all(any(x == y for y in it) for x in short)

@@ -1,0 +1,112 @@
+"""Codex rollouts: sites, native reasoning from reasoning items, and the two-place repair."""
+
+from __future__ import annotations
+
+from tests.formats.support import fixture, read, repair, site_at, sites
+from thinkfix.formats.base import ApplyOptions, PlacementKind, Repair
+from thinkfix.formats.registry import get
+
+FMT = get("codex")
+ROLLOUT = fixture("rollout-2026-03-02").read_bytes()
+REASONING = ("The user asks about flood fill performance. It is probably recursive and revisits "
+             "cells. I should read src/fill.rs.")
+VISIBLE = "I'll look at the flood fill implementation first."
+
+
+def test_codex_sites_are_assistant_output_text_only() -> None:
+    found = sites(FMT, read(FMT, ROLLOUT))
+    assert [(s.line, s.json_path) for s in found] == [
+        (6, "payload.content[0].text"), (11, "payload.content[0].text"),
+        (19, "payload.content[0].text"), (23, "payload.content[0].text")]
+    assert {s.session_id for s in found} == {"0195a0c4-7d3e-7a21-9b5f-3c8e2d1f6a47"}
+    assert {s.model for s in found} == {"qwen3:32b"}
+
+
+def test_codex_native_reasoning_comes_from_the_preceding_reasoning_item() -> None:
+    found = sites(FMT, read(FMT, ROLLOUT))
+    assert [s.native_reasoning for s in found] == [
+        None, None, "Rewrite fill() with a Vec stack.", None]
+
+
+def test_codex_repair_inserts_reasoning_item_and_fixes_event_copies() -> None:
+    site = site_at(sites(FMT, read(FMT, ROLLOUT)), 6)
+    out = repair(FMT, ROLLOUT, [Repair(site, VISIBLE, (REASONING,))])
+    (placement,) = out.placements
+    assert placement.kind is PlacementKind.RECORD
+    assert placement.record_index == 5 and placement.message_record_index == 6
+    inserted = out.after[5]
+    assert inserted.inserted and inserted.eol == b"\n"
+    assert inserted.raw == (
+        b'{"timestamp":"2026-03-02T10:21:31.660Z","type":"response_item","payload":'
+        b'{"type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":"'
+        + REASONING.encode() + b'"}],"encrypted_content":null}}')
+    assert out.after[7].data["payload"] == {"type": "agent_message", "message": VISIBLE}
+    assert placement.mirrors == ("record 7: payload.message",)
+    assert len(out.after) == len(out.before) + 1
+
+
+def test_codex_repair_fixes_task_complete_copy() -> None:
+    site = site_at(sites(FMT, read(FMT, ROLLOUT)), 11)
+    visible = site.text.split("</think>\n\n")[1]
+    out = repair(FMT, ROLLOUT, [Repair(site, visible, (site.text.split("\n</think>")[0],))])
+    assert out.after[12].data["payload"]["message"] == visible
+    assert out.after[13].data["payload"]["last_agent_message"] == visible
+    # the next turn's copies are not touched
+    assert all(not r.touched for r in out.after[14:])
+
+
+def test_codex_duplicate_only_changes_text_and_copy() -> None:
+    site = site_at(sites(FMT, read(FMT, ROLLOUT)), 19)
+    out = repair(FMT, ROLLOUT, [Repair(site, "I'll rewrite `fill()` with an explicit stack.",
+                                       ("Rewrite fill() with a Vec stack.",))])
+    (placement,) = out.placements
+    assert placement.kind is PlacementKind.NONE
+    assert len(out.after) == len(out.before)
+    assert [r.index for r in out.after if r.touched] == [18, 19]
+
+
+def test_codex_openai_hosted_session_uses_sidecar_by_default() -> None:
+    hosted = ROLLOUT.replace(b'"model_provider":"ollama"', b'"model_provider":"openai"')
+    site = site_at(sites(FMT, read(FMT, hosted)), 6)
+    out = repair(FMT, hosted, [Repair(site, VISIBLE, (REASONING,))])
+    assert out.placements[0].kind is PlacementKind.SIDECAR
+    assert len(out.after) == len(out.before)
+    forced = repair(FMT, hosted, [Repair(site, VISIBLE, (REASONING,))],
+                    ApplyOptions(codex_mode="insert"))
+    assert forced.placements[0].kind is PlacementKind.RECORD
+
+
+def test_codex_all_leaks_repaired_together() -> None:
+    found = sites(FMT, read(FMT, ROLLOUT))
+    repairs = [Repair(found[0], VISIBLE, (REASONING,)),
+               Repair(found[1], found[1].text.split("</think>\n\n")[1], ("fill() recurses",))]
+    out = repair(FMT, ROLLOUT, repairs)
+    assert [p.record_index for p in out.placements] == [5, 11]
+    assert len(out.after) == len(out.before) + 2
+    assert [r.line for r in out.reread] == list(range(1, len(out.before) + 3))
+
+
+def test_codex_compacted_history_gets_reasoning_item() -> None:
+    line = (b'{"timestamp":"t","type":"compacted","payload":{"message":"","replacement_history":'
+            b'[{"type":"message","role":"user","content":[{"type":"input_text","text":"q"}]},'
+            b'{"type":"message","role":"assistant","content":[{"type":"output_text","text":'
+            b'"<think>r</think>a"}]}]}}\n')
+    (site,) = sites(FMT, read(FMT, line))
+    assert site.json_path == "payload.replacement_history[1].content[0].text"
+    out = repair(FMT, line, [Repair(site, "a", ("r",))])
+    history = out.after[0].data["payload"]["replacement_history"]
+    assert history[1] == {"type": "reasoning", "summary": [], "content": [
+        {"type": "reasoning_text", "text": "r"}], "encrypted_content": None}
+    assert out.placements[0].text_path == "payload.replacement_history[2].content[0].text"
+
+
+def test_codex_bare_response_items_of_early_rollouts() -> None:
+    data = (b'{"id":"5f1e","timestamp":"2025-05-01T10:00:00Z","instructions":null}\n'
+            b'{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}\n'
+            b'{"type":"message","role":"assistant","content":[{"type":"output_text",'
+            b'"text":"<think>r</think>hello"}]}\n')
+    assert FMT.detect(data) >= 0.5
+    (site,) = sites(FMT, read(FMT, data))
+    out = repair(FMT, data, [Repair(site, "hello", ("r",))])
+    assert out.after[2].data == {"type": "reasoning", "summary": [], "content": [
+        {"type": "reasoning_text", "text": "r"}], "encrypted_content": None}
