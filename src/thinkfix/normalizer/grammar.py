@@ -113,14 +113,14 @@ class Grammar:
             branches.setdefault("~", []).append(r"(?P<tildes>~~+)")
         self.pattern = re.compile(_dispatch(branches) if branches else never)
         self._names = tuple(policy.tags)
-        self._probes: dict[str, tuple[str, ...]] = {}
+        self._probes: dict[str, tuple[str, ...]] = {"<": ()} if policy.tags else {}
         for lit in literals:
-            self._probes.setdefault(lit.text[:2], ())
-            self._probes[lit.text[:2]] += (lit.text,)
+            self._probes[lit.text[0]] = self._probes.get(lit.text[0], ()) + (lit.text,)
         self.max_token = max([len(lit.text) for lit in literals] + [MAX_ATTRS + 64])
         starts = {"<"} | {lit.text[0] for lit in literals}
         if policy.protect_code:
             starts |= {"`", "~"}
+        self._start_chars = tuple(sorted(starts))
         self._partial_starts = re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]")
         self._xml_partial = re.compile(
             rf"<{_WS}(?:/{_WS})?(?P<name>[A-Za-z]*)(?P<rest>[^<>]*)\Z"
@@ -147,15 +147,17 @@ class Grammar:
         return Token(Kind.TICKS if group == "ticks" else Kind.TEXT, start, end, run)
 
     def maybe_delimited(self, text: str) -> bool:
-        """False only when no delimiter can occur in `text`; a few C-speed substring tests."""
-        if "<" in text and self._names:
-            lower = text.lower()
-            if any(name in lower for name in self._names):
+        """False only when no delimiter can occur in `text`: substring tests at C speed."""
+        for first, probes in self._probes.items():
+            if first not in text:
+                continue
+            if first == "<" and self._names:
+                lower = text.lower()
+                if any(name in lower for name in self._names):
+                    return True
+            if any(p in text for p in probes):
                 return True
-        return any(
-            prefix in text and any(lit in text for lit in lits)
-            for prefix, lits in self._probes.items()
-        )
+        return False
 
     def may_grow(self, m: re.Match[str], window: str) -> bool:
         """True when the match is a literal that the rest of the window may still extend."""
@@ -168,6 +170,13 @@ class Grammar:
     def has_candidate(self, text: str) -> bool:
         """True when a delimiter or code marker could start somewhere in `text`."""
         return self._partial_starts.search(text) is not None
+
+    def candidate(self, text: str) -> bool:
+        """`has_candidate` tuned for the stream's fast lane: a regex for short chunks,
+        substring tests (memchr speed) for long ones."""
+        if len(text) < 64:
+            return self._partial_starts.search(text) is not None
+        return any(c in text for c in self._start_chars)
 
     def partial_start(self, window: str, lo: int) -> int | None:
         """Where, at or after `lo`, an incomplete delimiter may begin at the end of `window`."""
@@ -227,7 +236,14 @@ def _dispatch(branches: dict[str, list[str]]) -> str:
     return f"[{firsts}](?:{'|'.join(arms)})"
 
 
-@lru_cache(maxsize=64)
 def grammar_for(policy: Policy) -> Grammar:
-    """The compiled grammar of a policy (policies are frozen, so this caches well)."""
+    """The compiled grammar of a policy, kept on the (frozen) policy itself."""
+    grammar = policy.__dict__.get("_grammar")
+    if grammar is None:
+        grammar = policy.__dict__["_grammar"] = _compiled(policy)
+    return grammar  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=64)
+def _compiled(policy: Policy) -> Grammar:
     return Grammar(policy)

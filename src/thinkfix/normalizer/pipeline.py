@@ -55,6 +55,18 @@ class Pipeline:
         self.finished = True
         return out + tail
 
+    def fast_label(self) -> Label | None:
+        """The label every plain chunk would get right now, with nothing held anywhere; else None."""
+        mode = self.scanner.plain_mode()
+        trimmer, deduper = self.trimmer, self.deduper
+        if mode is None or deduper.held or not trimmer.enabled:
+            return None
+        if mode.value == "out":
+            return Label.VISIBLE if trimmer.visible_flowing() else None
+        if deduper.active or not trimmer.thinking_flowing(self.scanner.st.block):
+            return None
+        return Label.THINKING
+
     def _drain(self) -> list[Piece]:
         scanner = self.scanner
         raw = scanner.take()

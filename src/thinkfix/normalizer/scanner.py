@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from copy import copy
 from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
@@ -23,6 +24,12 @@ from thinkfix.normalizer.spans import Finding, Label, LeakKind
 _NON_WS = re.compile(r"[^\s\ufeff]")
 _PROSE_BEFORE = " \t"
 _TICKS = re.compile(r"`+")
+
+
+def _upd(st: _State, **changes: object) -> _State:
+    for key, value in changes.items():
+        setattr(st, key, value)
+    return st
 
 
 @lru_cache(maxsize=32)
@@ -53,8 +60,10 @@ class BlockFinding:
     block: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _State:
+    """The scanner's mutable position in the grammar (copied into checkpoints)."""
+
     mode: Mode
     seg: int = 0  # start of the text not yet cut into a span
     first_delim: bool = False  # rule 4 looks only at the first delimiter
@@ -162,15 +171,33 @@ class Scanner:
         self.pos = self.length
         if st.mode is Mode.IN:
             if not st.content and _NON_WS.search(chunk):
-                self.st = replace(st, content=True)
+                _upd(self.st, content=True)
             return Label.THINKING
         if not st.shown and _NON_WS.search(chunk):
-            self.st = replace(st, shown=True)
+            _upd(self.st, shown=True)
         return Label.VISIBLE
+
+    def absorb_emitted(self, length: int, tail: str) -> None:
+        """Account for `length` characters the caller emitted itself; `tail` ends them."""
+        start = self.length + length - len(tail)
+        self._chunks[:] = [tail]  # nothing before it is needed: the scanner was settled
+        self._starts[:] = [start]
+        self._dropped, self._chunk_base = 0, start
+        self.length += length
+        self.pos = self.length
+        self.st.seg = self.length
+
+    def plain_mode(self) -> Mode | None:
+        """OUT or IN when a chunk with no candidate character may bypass the scan entirely."""
+        st = self.st
+        if (st.mode in (Mode.OUT, Mode.IN) and st.fence is None and self.pos == self.length
+                and self._ck is None and st.window is None and not self.spans):
+            return st.mode
+        return None
 
     def pass_through(self) -> None:
         """The caller emitted everything fed so far itself: start the next segment here."""
-        self.st = replace(self.st, seg=self.length)
+        _upd(self.st, seg=self.length)
 
     def settled(self) -> bool:
         """True when nothing fed so far waits on what comes next."""
@@ -254,11 +281,11 @@ class Scanner:
                 tok = g.token(tm, off) if tm is not None else None
                 if tok is not None and tok.kind in (Kind.OPEN, Kind.EMPTY, Kind.CLOSE, Kind.END,
                                                      Kind.MARKER, Kind.VISIBLE_HEADER):
-                    self.st = replace(st, mode=Mode.OUT)
+                    _upd(self.st, mode=Mode.OUT)
                     if not self._on_token(tok, w, off, final, lead=True):
                         return
                     continue
-                self.st = replace(st, mode=Mode.OUT)
+                _upd(self.st, mode=Mode.OUT)
                 continue
             if st.mode is Mode.DETOK:
                 k = w.find(DETOK_CLOSE, i)
@@ -313,7 +340,7 @@ class Scanner:
         st = self.st
         if kind is Kind.OPEN:
             if prose:
-                self.st = replace(st, prose=st.prose + 1)
+                _upd(self.st, prose=st.prose + 1)
                 self.pos = tok.end
                 return True
             # an opener with nothing visible before it is as structural as a leading one
@@ -329,7 +356,7 @@ class Scanner:
             return True
         # a close tag outside any block
         if tok.xml and st.prose:
-            self.st = replace(st, prose=st.prose - 1)
+            _upd(self.st, prose=st.prose - 1)
             self.pos = tok.end
             return True
         nxt_i = tok.end - off
@@ -341,7 +368,7 @@ class Scanner:
             self.pos = tok.end
             return True  # `Use the </think> tag`: prose
         if self.holdback is not None and st.window is not None and tok.start - st.window > self.holdback:
-            st = self.st = replace(st, window=None)
+            st = _upd(self.st, window=None)
         if st.first_delim or st.window is None or self.policy.orphan_close is OrphanClose.STRIP:
             self._remove(tok, LeakKind.STRAY_CLOSE)
             return True
@@ -367,13 +394,13 @@ class Scanner:
             st = self.st
             if self.start_in_reasoning and st.leading and st.block == 0 and not st.content and st.depth == 1:
                 self._add(tok.start, tok.end, Label.DELIMITER)
-                self.st = replace(self.st, seg=tok.end)
+                _upd(self.st, seg=tok.end)
                 self.pos = tok.end
                 return True
             if tok.xml and self._prev_char(tok.start, w, off) in _PROSE_BEFORE:
-                self.st = replace(st, prose=st.prose + 1)
+                _upd(self.st, prose=st.prose + 1)
             else:
-                self.st = replace(st, depth=st.depth + 1)
+                _upd(self.st, depth=st.depth + 1)
             self.pos = tok.end
             return True
         if kind in (Kind.EMPTY, Kind.MARKER):
@@ -381,13 +408,13 @@ class Scanner:
             return True
         # CLOSE, END or VISIBLE_HEADER: closes (a level of) the block
         if tok.xml and st.prose and override != "close":
-            self.st = replace(st, prose=st.prose - 1)
+            _upd(self.st, prose=st.prose - 1)
             self.pos = tok.end
             return True
         if st.depth > 1 and override != "close":
             self._cut()
-            self._ck = _Checkpoint(self.st, tok.start, len(self.spans), len(self.findings), "close")
-            self.st = replace(self.st, depth=self.st.depth - 1)
+            self._ck = _Checkpoint(copy(self.st), tok.start, len(self.spans), len(self.findings), "close")
+            _upd(self.st, depth=self.st.depth - 1)
             self.pos = tok.end
             return True
         self._close_block(tok)
@@ -408,14 +435,14 @@ class Scanner:
         if st.mode in (Mode.IN, Mode.DETOK):
             self._add(st.seg, upto, Label.THINKING, st.block)
             if not st.content and _NON_WS.search(self.text_at(st.seg, upto)):
-                self.st = replace(st, seg=upto, content=True)
+                _upd(self.st, seg=upto, content=True)
                 return
         else:
             self._add(st.seg, upto, Label.VISIBLE)
             if not st.shown and _NON_WS.search(self.text_at(st.seg, upto)):
-                self.st = replace(st, seg=upto, shown=True)
+                _upd(self.st, seg=upto, shown=True)
                 return
-        self.st = replace(self.st, seg=upto)
+        _upd(self.st, seg=upto)
 
     def _finding(self, kind: LeakKind, tag: str, start: int, end: int, block: int | None = None) -> None:
         self.findings.append(BlockFinding(Finding(kind, tag, start, end), block))
@@ -425,16 +452,20 @@ class Scanner:
         self._cut(tok.start)
         self._add(tok.start, tok.end, Label.DELIMITER)
         self._finding(kind, tok.tag, tok.start, tok.end)
-        self.st = replace(self.st, seg=tok.end, first_delim=True, window=None)
+        _upd(self.st, seg=tok.end, first_delim=True, window=None, mode=self._after_removal())
         self.pos = tok.end
+
+    def _after_removal(self) -> Mode:
+        """With nothing visible yet, the text after a removed delimiter is leading text again."""
+        return Mode.OUT if self.st.shown else Mode.LEAD
 
     def _open_block(self, tok: Token, *, leading: bool) -> None:
         if not leading:
-            self._ck = _Checkpoint(self.st, tok.start, len(self.spans), len(self.findings), "literal")
+            self._ck = _Checkpoint(copy(self.st), tok.start, len(self.spans), len(self.findings), "literal")
         self._cut(tok.start)
         self._add(tok.start, tok.end, Label.DELIMITER)
         st = self.st
-        self.st = replace(st, mode=Mode.IN, seg=tok.end, first_delim=True, window=None, depth=1,
+        _upd(self.st, mode=Mode.IN, seg=tok.end, first_delim=True, window=None, depth=1,
                           block=st.block + 1, opener=tok, leading=leading, content=False, prose=0)
         self.pos = tok.end
 
@@ -447,7 +478,7 @@ class Scanner:
         kind = LeakKind.BLOCK if st.content else LeakKind.EMPTY_BLOCK
         tag = opener.tag if opener is not None and opener.end > opener.start else tok.tag
         self._finding(kind, tag, start, tok.end, st.block)
-        self.st = replace(st, mode=Mode.OUT, seg=tok.end, depth=0, prose=0, opener=None)
+        _upd(self.st, mode=self._after_removal(), seg=tok.end, depth=0, prose=0, opener=None)
         self._ck = None
         self.pos = tok.end
 
@@ -465,15 +496,16 @@ class Scanner:
         self._add(tok.start, tok.end, Label.DELIMITER)
         kind = LeakKind.ORPHAN_CLOSE if content else LeakKind.STRAY_CLOSE
         self._finding(kind, tok.tag, window if content else tok.start, tok.end, block)
-        self.st = replace(st, seg=tok.end, first_delim=True, window=None, block=block, shown=False)
+        _upd(self.st, seg=tok.end, first_delim=True, window=None, block=block, shown=False,
+             mode=Mode.LEAD)
         self.pos = tok.end
 
     def _start_detok(self, tok: Token) -> None:
-        self._ck = _Checkpoint(self.st, tok.start, len(self.spans), len(self.findings), "literal")
+        self._ck = _Checkpoint(copy(self.st), tok.start, len(self.spans), len(self.findings), "literal")
         self._cut(tok.start)
         self._add(tok.start, tok.end, Label.DELIMITER)
         st = self.st
-        self.st = replace(st, mode=Mode.DETOK, seg=tok.end, first_delim=True, window=None,
+        _upd(self.st, mode=Mode.DETOK, seg=tok.end, first_delim=True, window=None,
                           block=st.block + 1, opener=Token(Kind.OPEN, tok.start, tok.end, "harmony"),
                           leading=True, content=False)
         self.pos = tok.end
@@ -484,7 +516,7 @@ class Scanner:
     def _skip_code(self, tok: Token, w: str, off: int, final: bool) -> bool:
         """Rule 2: a fenced block or inline code span is literal text."""
         if tok.kind is Kind.FENCE:
-            self.st = replace(self.st, fence=tok.tag)
+            _upd(self.st, fence=tok.tag)
             self.pos = tok.end
             return True
         eol = w.find("\n", tok.end - off)
@@ -503,11 +535,11 @@ class Scanner:
         m = closer.search(w, eol) if eol >= 0 else None
         if m is not None and (m.group().endswith("\n") or final):
             self.pos = m.end() + off
-            self.st = replace(self.st, fence=None)
+            _upd(self.st, fence=None)
             return True
         if final:
             self.pos = len(w) + off
-            self.st = replace(self.st, fence=None)
+            _upd(self.st, fence=None)
             return True
         last_nl = w.rfind("\n", i)
         if last_nl >= 0:
@@ -533,7 +565,7 @@ class Scanner:
     def _close_window_past_holdback(self) -> None:
         st = self.st
         if self.holdback is not None and st.window is not None and self.pos - st.window > self.holdback:
-            self.st = replace(st, window=None)
+            _upd(self.st, window=None)
 
     def _end_of_text(self) -> bool:
         """Settle what the end of the text decides; False if a rollback needs another scan."""
@@ -557,9 +589,9 @@ class Scanner:
             tag = opener.tag if opener is not None else ""
             kind = LeakKind.UNCLOSED if self.st.content else LeakKind.EMPTY_BLOCK
             self._finding(kind, tag, start, self.length, st.block)
-            self.st = replace(self.st, mode=Mode.OUT, seg=self.length)
+            _upd(self.st, mode=Mode.OUT, seg=self.length)
             return False
         self.pos = self.length
         self._cut()
-        self.st = replace(self.st, window=None)
+        _upd(self.st, window=None)
         return False

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
+from typing import NamedTuple
 
 
 class Label(str, Enum):
@@ -119,9 +120,8 @@ class Result:
         }
 
 
-@dataclass(frozen=True)
-class Delta:
-    """What one `StreamNormalizer.feed` or `finish` call releases."""
+class Delta(NamedTuple):
+    """What one `StreamNormalizer.feed` or `finish` call releases (a tuple: cheap per token)."""
 
     visible: str = ""
     thinking: str = ""

@@ -15,7 +15,8 @@ from thinkfix.normalizer.policy import NativeMode, Policy
 from thinkfix.normalizer.spans import Label, squash_whitespace
 
 _NON_WS = re.compile(r"[^\s\ufeff]")
-_TRAILING_WS = re.compile(r"[\s\ufeff]*\Z")
+# every character `_NON_WS` treats as blank, for C-speed rstrip
+WS_CHARS = "".join(c for c in map(chr, range(0x3001)) if c.isspace()) + "\ufeff"
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,21 @@ class Trimmer:
             out.extend(p.relabel(Label.TRIMMED) for p in self._think_pending)
         self._vis_pending, self._think_pending = [], []
         return sorted(out, key=lambda p: p.start)
+
+    def saw_visible(self, tail: str) -> None:
+        """Visible text that bypassed the stage (the stream's fast lane) ended with `tail`."""
+        if tail:
+            self._visible_out = True
+            self._at_line_start = tail.endswith("\n")
+
+    def visible_flowing(self) -> bool:
+        """True when visible text would pass through untouched."""
+        return self._vis_state == "content" and not self._think_pending
+
+    def thinking_flowing(self, block: int) -> bool:
+        """True when reasoning of `block` not ending in whitespace would pass through untouched."""
+        return self._think_started and self._block == block and not self._think_pending \
+            and not self._vis_pending
 
     def _visible(self, piece: Piece, out: list[Piece]) -> None:
         self._end_thinking(out)
@@ -136,9 +152,7 @@ class Trimmer:
                 lead, piece = piece.split(m.start())
                 out.append(lead.relabel(Label.TRIMMED))
             self._think_started = True
-        ws = _TRAILING_WS.search(piece.text)
-        assert ws is not None
-        body, tail = piece.split(ws.start())
+        body, tail = piece.split(len(piece.text.rstrip(WS_CHARS)))
         if body.text:
             out.extend(self._think_pending)
             self._think_pending = []
@@ -178,6 +192,10 @@ class Deduper:
                 out.extend(self._decide())
                 out.append(piece)
         return out
+
+    @property
+    def held(self) -> bool:
+        return bool(self._held)
 
     def finish(self) -> list[Piece]:
         return self._decide()

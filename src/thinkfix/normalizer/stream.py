@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from thinkfix.normalizer.grammar import CONTEXT, grammar_for
 from thinkfix.normalizer.pipeline import Pipeline, clean_native
 from thinkfix.normalizer.policy import DEFAULT, Policy
 from thinkfix.normalizer.spans import Delta, Finding, Label
-from thinkfix.normalizer.stages import Piece
+from thinkfix.normalizer.stages import WS_CHARS, Piece
+
+
+_new_delta = tuple.__new__
 
 
 class StreamNormalizer:
@@ -26,19 +30,65 @@ class StreamNormalizer:
         self._last_block: int | None = None
         self._thinking_out = False
         self._segments: list[list[str]] = []
+        self._candidate = grammar_for(policy).candidate
+        # The fast lane: while nothing is held anywhere, a chunk with no candidate
+        # character is emitted as it is, without entering the pipeline.
+        self._fast: Label | None = None
+        self._fast_visible = False
+        self._fast_chunks: list[str] = []
+        self._fast_ws = ""  # whitespace the thinking lane holds back
 
     def feed(self, chunk: str) -> Delta:
+        # The hot path of a live stream, kept to a handful of operations.
+        if self._fast_visible and not self._candidate(chunk):
+            self._fast_chunks.append(chunk)
+            return _new_delta(Delta, (chunk, ""))
+        return self._feed(chunk)
+
+    def _feed(self, chunk: str) -> Delta:
+        if self._fast is Label.THINKING and not self._candidate(chunk):
+            body = chunk.rstrip(WS_CHARS)
+            if body:
+                # trailing whitespace waits: it is dropped if the block ends right after it
+                out = self._fast_ws + body
+                self._fast_chunks.append(out)
+                self._fast_ws = chunk[len(body) :]
+                self._segments[-1].append(out)
+                return _new_delta(Delta, ("", out))
         if self._pipeline.finished:
             raise RuntimeError("feed() after finish()")
         if not self._enabled:
-            return Delta(chunk)
-        return self._delta(self._pipeline.feed(chunk))
+            return Delta(chunk, "")
+        chunk = self._leave_fast_lane() + chunk
+        delta = self._delta(self._pipeline.feed(chunk))
+        fast = self._pipeline.fast_label()
+        if fast is Label.THINKING and self._last_block != self._pipeline.scanner.st.block:
+            fast = None
+        self._fast = fast
+        self._fast_visible = fast is Label.VISIBLE
+        return delta
 
     def finish(self) -> Delta:
         """Flush everything held back; the stream is over."""
         if self._pipeline.finished:
             return Delta()
+        held = self._leave_fast_lane()
+        if held:
+            self._delta(self._pipeline.feed(held))
         return self._delta(self._pipeline.finish())
+
+    def _leave_fast_lane(self) -> str:
+        """Hand the pipeline what the fast lane emitted; return the whitespace it held back."""
+        chunks = self._fast_chunks
+        if chunks:
+            tail = "".join(chunks[-CONTEXT:])[-CONTEXT:]
+            self._pipeline.scanner.absorb_emitted(sum(map(len, chunks)), tail)
+            if self._fast_visible:
+                self._pipeline.trimmer.saw_visible(tail)
+            chunks.clear()
+        held, self._fast_ws = self._fast_ws, ""
+        self._fast, self._fast_visible = None, False
+        return held
 
     @property
     def segments(self) -> tuple[str, ...]:
