@@ -261,3 +261,12 @@ def test_accumulator_streamed_visible_equals_message_for_any_split(
     _, whole = feed_all((segment("thinking", native) if native else []) + segment("visible", text))
     assert live_text(live, Channel.VISIBLE) == message.text
     assert message == whole
+
+
+def test_accumulator_finite_holdback_releases_visible_text_while_streaming() -> None:
+    acc = Accumulator(holdback=8)
+    acc.feed(c("start", "visible"))
+    out = acc.feed(c("delta", "visible", "A long clean answer, streamed as it comes."))
+    assert live_text(list(out), Channel.VISIBLE)  # a live runtime is not kept waiting
+    rest = list(acc.feed(c("end", "visible"))) + list(acc.finish())
+    assert live_text([*out, *rest], Channel.VISIBLE) == acc.message().text

@@ -10,7 +10,7 @@ import orjson
 from thinkfix.engine.report import SCHEMA_VERSION, ExitCode
 from thinkfix.providers.accumulator import AssembledMessage, Block, BlockType, replay_events
 from thinkfix.providers.capture import Capture, CaptureError, detect, read_capture
-from thinkfix.providers.registry import ADAPTERS, PROVIDER_ALIASES, Resolution
+from thinkfix.providers.registry import ADAPTERS, Resolution
 
 _SNIPPET = 60
 
@@ -98,9 +98,9 @@ def _fail(message: str) -> None:
 @click.option(
     "--provider",
     metavar="NAME",
-    help="Adapter or provider name instead of detecting it from the events: "
-    + ", ".join(sorted({*ADAPTERS, *PROVIDER_ALIASES}))
-    + ".",
+    help="Use this adapter ("
+    + ", ".join(ADAPTERS)
+    + ") or host (openrouter, together, vertex, ...) instead of detecting it from the events.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (schema_version 1).")
 def replay_command(capture: str, provider: str | None, as_json: bool) -> None:
