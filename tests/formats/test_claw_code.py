@@ -1,0 +1,65 @@
+"""claw-code: legacy JSON and current JSONL, sorted keys, and the Anthropic sidecar rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.formats.support import fixture, read, repair, site_at, sites
+from thinkfix.formats.base import PlacementKind, Repair
+from thinkfix.formats.claw_code import is_anthropic
+from thinkfix.formats.registry import get
+
+FMT = get("claw-code")
+LEGACY = fixture("session-1775123456789").read_bytes()
+CURRENT = fixture("session-1775200000000-0").read_bytes()
+
+
+def test_claw_code_legacy_sites_and_no_trailing_newline() -> None:
+    records = read(FMT, LEGACY)
+    assert len(records) == 1 and records[0].eol == b"" and not LEGACY.endswith(b"\n")
+    assert [s.json_path for s in sites(FMT, records)] == [
+        "messages[1].blocks[0].text", "messages[3].blocks[0].text"]
+    assert [s.message_index for s in sites(FMT, records)] == [1, 3]
+
+
+def test_claw_code_legacy_repair_goes_to_sidecar_and_stays_legacy() -> None:
+    site = site_at(sites(FMT, read(FMT, LEGACY)), 1, "messages[1].blocks[0].text")
+    out = repair(FMT, LEGACY, [Repair(site, "Let me list the workspace crates.",
+                                      ("The workspace is under rust/.",))])
+    assert out.placements[0].kind is PlacementKind.SIDECAR
+    assert not out.data.endswith(b"\n")
+    assert out.data == LEGACY.replace(
+        b'"<think>\\nThe workspace is under rust/. I should list rust/crates.\\n</think>\\n\\n'
+        b'Let me list the workspace crates."', b'"Let me list the workspace crates."')
+
+
+def test_claw_code_jsonl_non_anthropic_model_gets_sorted_thinking_block() -> None:
+    found = sites(FMT, read(FMT, CURRENT))
+    assert {s.model for s in found} == {"qwen3-32b"}
+    assert {s.session_id for s in found} == {"session-1775200000000-0"}
+    site = site_at(found, 4)
+    out = repair(FMT, CURRENT, [Repair(site, "The build is slow.", ("Every crate enables serde.",))])
+    assert out.placements[0].kind is PlacementKind.BLOCK
+    assert (b'{"message":{"blocks":[{"thinking":"Every crate enables serde.","type":"thinking"},'
+            b'{"text":"The build is slow.","type":"text"}]') in out.after[3].raw
+
+
+def test_claw_code_jsonl_anthropic_model_gets_sidecar() -> None:
+    data = CURRENT.replace(b'"model":"qwen3-32b"', b'"model":"claude-sonnet-4-5"')
+    site = site_at(sites(FMT, read(FMT, data)), 4)
+    out = repair(FMT, data, [Repair(site, "x", ("y",))])
+    assert out.placements[0].kind is PlacementKind.SIDECAR
+    assert b'"thinking"' not in out.after[3].raw
+
+
+def test_claw_code_truncated_unclosed_leak_blanks_text() -> None:
+    site = site_at(sites(FMT, read(FMT, CURRENT)), 7)
+    out = repair(FMT, CURRENT, [Repair(site, "", (site.text.removeprefix("<think>\n"),))])
+    assert out.after[6].data["message"]["blocks"][1] == {"text": "", "type": "text"}
+
+
+@pytest.mark.parametrize("model,expected", [
+    ("claude-opus-4-5", True), ("anthropic/claude-3.7", True), ("opus", True),
+    ("qwen3-32b", False), ("deepseek-v4-flash", False), (None, False)])
+def test_claw_code_is_anthropic(model: str | None, expected: bool) -> None:
+    assert is_anthropic(model) is expected

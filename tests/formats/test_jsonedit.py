@@ -1,0 +1,175 @@
+"""The style-preserving writer: only new values are serialised, in the file's own style."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from thinkfix.formats.base import UnsafeEdit, parse_json
+from thinkfix.formats.jsonedit import InsertItems, SetKey, SetValue, Style, dump_record, edit
+
+BLOCK = {"type": "thinking", "thinking": "plan"}
+
+
+def test_jsonedit_keeps_number_literals_of_untouched_values() -> None:
+    raw = b'{"cost":{"input":0.000005,"tiny":1.2e-7,"one":1.0,"neg":-0.0},"text":"<think>p</think>a"}'
+    new, data = edit(raw, [SetValue(("text",), "a")])
+    assert new == b'{"cost":{"input":0.000005,"tiny":1.2e-7,"one":1.0,"neg":-0.0},"text":"a"}'
+    assert data["text"] == "a"
+
+
+def test_jsonedit_keeps_go_html_escapes() -> None:
+    raw = b'{"text":"\\u003cthink\\u003ep\\u003c/think\\u003ea \\u0026 b"}'
+    style = Style.sniff([raw])
+    assert style.escape_html
+    new, _ = edit(raw, [SetValue(("text",), "a & b <ok>")], style)
+    assert new == b'{"text":"a \\u0026 b \\u003cok\\u003e"}'
+
+
+def test_jsonedit_keeps_python_ascii_escapes_and_separators() -> None:
+    raw = b'{"role": "assistant", "content": "<think>caf\\u00e9</think>na\\u00efve"}'
+    style = Style.sniff([raw])
+    assert style.ensure_ascii and not style.escape_html
+    new, _ = edit(raw, [SetValue(("content",), "na\u00efve \U0001f600"),
+                        SetKey((), "reasoning_content", "caf\u00e9", after="content")], style)
+    assert new == (b'{"role": "assistant", "content": "na\\u00efve \\ud83d\\ude00", '
+                   b'"reasoning_content": "caf\\u00e9"}')
+
+
+def test_jsonedit_keeps_uppercase_hex_and_slash_escapes() -> None:
+    raw = b'{"a":"\\u00E9 http:\\/\\/x","b":"<think>"}'
+    style = Style.sniff([raw])
+    assert style.upper_hex and style.escape_slash and style.ensure_ascii
+    new, _ = edit(raw, [SetValue(("b",), "\u00e9/\x01")], style)
+    assert new == b'{"a":"\\u00E9 http:\\/\\/x","b":"\\u00E9\\/\\u0001"}'
+
+
+def test_jsonedit_raw_utf8_stays_raw() -> None:
+    raw = '{"a":"日志","b":"<think>x</think>好"}'.encode()
+    new, _ = edit(raw, [SetValue(("b",), "好")], Style.sniff([raw]))
+    assert new == '{"a":"日志","b":"好"}'.encode()
+
+
+def test_jsonedit_lone_surrogates_are_escaped() -> None:
+    raw = b'{"a":"\\ud800x"}'
+    new, data = edit(raw, [SetValue(("a",), "\ud800y")])
+    assert new == b'{"a":"\\ud800y"}' and data == {"a": "\ud800y"}
+
+
+@pytest.mark.parametrize("indent", ["\t", "  ", "    "])
+def test_jsonedit_inserts_with_the_documents_indentation(indent: str) -> None:
+    doc = {"content": [{"type": "text", "text": "<think>plan</think>a"}], "thoughts": []}
+    raw = json.dumps(doc, indent=indent).encode()
+    new, _ = edit(raw, [InsertItems(("content",), 0, (BLOCK,)),
+                        SetValue(("content", 0, "text"), "a"),
+                        InsertItems(("thoughts",), 0, ("t",))])
+    expected = {"content": [BLOCK, {"type": "text", "text": "a"}], "thoughts": ["t"]}
+    assert new == json.dumps(expected, indent=indent).encode()
+
+
+def test_jsonedit_appends_after_last_item_and_inserts_between_items() -> None:
+    raw = b'{"c":[1, 2, 3]}'
+    new, data = edit(raw, [InsertItems(("c",), 3, ("x",)), InsertItems(("c",), 1, ("y", "z"))])
+    assert new == b'{"c":[1, "y", "z", 2, 3, "x"]}'
+    assert data == {"c": [1, "y", "z", 2, 3, "x"]}
+
+
+def test_jsonedit_edits_the_last_of_duplicate_keys() -> None:
+    raw = b'{"a":"first","a":"second"}'
+    new, data = edit(raw, [SetValue(("a",), "third")])
+    assert new == b'{"a":"first","a":"third"}' and data == {"a": "third"}
+
+
+def test_jsonedit_handles_a_bom() -> None:
+    raw = b'\xef\xbb\xbf{"a":"x"}'
+    new, _ = edit(raw, [SetValue(("a",), "y")])
+    assert new == b'\xef\xbb\xbf{"a":"y"}'
+
+
+def test_jsonedit_refuses_a_missing_path() -> None:
+    with pytest.raises(UnsafeEdit):
+        edit(b'{"a":[1]}', [SetValue(("a", 3), "x")])
+    with pytest.raises(UnsafeEdit):
+        edit(b'{"a":', [SetValue(("a",), "x")])
+
+
+def test_jsonedit_new_record_takes_neighbour_separators() -> None:
+    assert dump_record({"a": [1, None]}, like=b'{"x": 1, "y": 2}') == b'{"a": [1, null]}'
+    assert dump_record({"a": [1, None]}, like=b'{"x":1,"y":2}') == b'{"a":[1,null]}'
+
+
+# --- property: an edit changes exactly the edited span -----------------------------------
+
+LITERALS = ["0", "-17", "1.0", "-0.0", "0.000005", "1e-7", "1.2E+3", "123456789012345678901"]
+texts = st.text(st.characters(codec="utf-8"), max_size=12) | st.sampled_from(
+    ["<think>", "\\", '"', "\x00\x1f\x7f", "\u2028", "é/", "\ud800"])
+leaves = st.one_of(texts, st.sampled_from(LITERALS).map(lambda s: ("num", s)), st.booleans(),
+                   st.none())
+trees = st.recursive(leaves, lambda kids: st.lists(kids, max_size=4)
+                     | st.dictionaries(texts, kids, max_size=4), max_leaves=20)
+
+
+def _dump(value: object, indent: str | None, key_sep: str, item_sep: str, level: int = 0) -> str:
+    pad = "" if indent is None else "\n" + indent * (level + 1)
+    end = "" if indent is None else "\n" + indent * level
+    sep = item_sep if indent is None else "," + pad
+    if isinstance(value, tuple):
+        return value[1]
+    if isinstance(value, str):  # as Node writes strings: raw UTF-8, lone surrogates escaped
+        return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}",
+                      json.dumps(value, ensure_ascii=False))
+    if isinstance(value, list):
+        return "[" + pad + sep.join(_dump(v, indent, key_sep, item_sep, level + 1)
+                                    for v in value) + end + "]" if value else "[]"
+    if isinstance(value, dict):
+        return "{" + pad + sep.join(_dump(k, indent, key_sep, item_sep) + key_sep
+                                    + _dump(v, indent, key_sep, item_sep, level + 1)
+                                    for k, v in value.items()) + end + "}" if value else "{}"
+    return json.dumps(value)
+
+
+def _string_paths(value: object, path: tuple = ()) -> list[tuple]:
+    if isinstance(value, str):
+        return [path]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _string_paths(v, path + (i,))]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _string_paths(v, path + (k,))]
+    return []
+
+
+@settings(max_examples=200, deadline=None)
+@given(tree=st.dictionaries(texts, trees, min_size=1, max_size=5),
+       layout=st.sampled_from([(None, ":", ","), (None, ": ", ", "), ("\t", ": ", ","),
+                               ("  ", ": ", ",")]),
+       new_text=texts, data=st.data())
+def test_jsonedit_property_edit_changes_only_its_span(tree, layout, new_text, data) -> None:
+    paths = _string_paths(tree)
+    if not paths:
+        return
+    path = data.draw(st.sampled_from(paths))
+    raw = _dump(tree, *layout).encode("utf-8")
+    marked = _dump(_replace(tree, path, SENTINEL), *layout).encode("utf-8")
+    prefix, _, suffix = marked.partition(json.dumps(SENTINEL, ensure_ascii=False).encode())
+    new, parsed = edit(raw, [SetValue(path, new_text)], Style.sniff([raw]))
+    assert parse_json(new)[0] == parsed == _replace(parse_json(raw)[0], path, new_text)
+    # everything outside the one string literal is identical, number literals included
+    assert new.startswith(prefix) and new.endswith(suffix)
+    assert json.loads(new[len(prefix):len(new) - len(suffix)]) == new_text
+
+
+SENTINEL = "\u00a7SENTINEL\u00a7"
+
+
+def _replace(value: object, path: tuple, new: object) -> object:
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, list):
+        return [(_replace(v, rest, new) if i == head else v) for i, v in enumerate(value)]
+    assert isinstance(value, dict)
+    return {k: (_replace(v, rest, new) if k == head else v) for k, v in value.items()}
