@@ -1,0 +1,470 @@
+"""Turn the paths a user names into the session files to process, each with its format.
+
+Two steps, so the expensive one can run in worker processes:
+
+- `walk(paths, options)` lists candidates (stat only, no reads): named files are
+  always candidates, folders are walked in sorted order, skipping `.git`,
+  `node_modules`, `__pycache__`, `*.lock`, anything a `.gitignore` or
+  `.thinkfixignore` inside a walked folder ignores, and names that do not look
+  like session files (see `DEFAULT_INCLUDE`). `-` spools stdin to a temp file.
+- `resolve(candidate, options)` reads a file's head and detects its format (or
+  takes `--format`), giving an `InputFile` that carries either a format id or an
+  `InputError`, or a skip reason.
+
+`collect(paths, options)` does both in one process, for commands that need the
+whole list up front. Order is deterministic: roots in the order given, files
+under a folder sorted by path, duplicates (the same real file twice) dropped.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import shutil
+import stat
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from functools import lru_cache
+from typing import BinaryIO
+
+from thinkfix.engine.compression import Compression, sniff, wrap_reader
+from thinkfix.engine.report import ErrorKind, InputError
+from thinkfix.formats import registry
+from thinkfix.formats.detection import HEAD_BYTES, base_name
+
+STDIN = "-"
+
+#: Folder and file names never walked into, whatever the ignore files say.
+ALWAYS_SKIP = (".git", "node_modules", "__pycache__", "*.lock", ".hg", ".svn", ".tox", ".venv")
+
+#: Names a walked file must match (after compression and OpenClaw archive suffixes are
+#: stripped, so `x.jsonl.reset.<ts>` and `x.jsonl.zst` count as `x.jsonl`).
+DEFAULT_INCLUDE = ("*.jsonl", "*.json")
+
+IGNORE_FILES = (".gitignore", ".thinkfixignore")
+
+
+class UnknownPolicy(str, Enum):
+    """What a file no format claims becomes."""
+
+    AUTO = "auto"  # an error when named, a skip when found by walking a folder (config JSON abounds)
+    ERROR = "error"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True)
+class InputOptions:
+    """How paths become input files."""
+
+    include: tuple[str, ...] = ()  # replaces DEFAULT_INCLUDE for walked files when set
+    exclude: tuple[str, ...] = ()  # applies to walked and named files alike
+    respect_ignore: bool = True  # honour .gitignore / .thinkfixignore in walked folders
+    format: str | None = None  # a format id forced on every file (None or "auto": detect)
+    unknown: UnknownPolicy = UnknownPolicy.AUTO
+    follow_symlinks: bool = True
+
+
+@dataclass(frozen=True, order=True)
+class Candidate:
+    """A file to look at: where to open it, how to show it, and whether the user named it."""
+
+    path: str  # display path: as given, or the given folder joined with the relative path
+    real_path: str  # what to open ("-" spooled: a temp file)
+    explicit: bool = True
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """A candidate after detection: a format id, or an error, or a reason to skip it."""
+
+    path: str
+    real_path: str
+    format: str | None = None
+    compression: Compression = Compression.NONE
+    size: int = 0
+    explicit: bool = True
+    error: InputError | None = None
+    skipped: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Ready to read: a format and neither an error nor a skip."""
+        return self.format is not None and self.error is None and self.skipped is None
+
+    def session_format(self) -> registry.SessionFormat:
+        """The format object (only for `ok` files)."""
+        assert self.format is not None
+        return registry.get(self.format)
+
+    def open(self) -> BinaryIO:
+        """The decompressed bytes, ready to hand to `SessionFormat.read`."""
+        return wrap_reader(open(self.real_path, "rb"), self.compression)  # noqa: SIM115
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The outcome of `collect`: every file in order, split by state for convenience."""
+
+    files: tuple[InputFile, ...] = field(default_factory=tuple)
+
+    @property
+    def ready(self) -> tuple[InputFile, ...]:
+        return tuple(f for f in self.files if f.ok)
+
+    @property
+    def errors(self) -> tuple[InputError, ...]:
+        return tuple(f.error for f in self.files if f.error is not None)
+
+    @property
+    def skipped(self) -> tuple[InputFile, ...]:
+        return tuple(f for f in self.files if f.skipped is not None)
+
+
+# --- glob patterns ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=512)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A gitignore-flavoured glob as a regex over `/`-separated paths.
+
+    `*` and `?` stay inside one path segment, `**` crosses segments, `[...]` is a
+    class. The caller decides what the pattern is matched against.
+    """
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            if pattern.startswith("**", i):
+                i += 2
+                if i < n and pattern[i] == "/":
+                    out.append("(?:.*/)?")  # `**/` matches zero or more whole segments
+                    i += 1
+                else:
+                    out.append(".*")
+                continue
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 2 if pattern.startswith("[!", i) else i + 1)
+            if j < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:j]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = j
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(pattern[i]))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def glob_match(pattern: str, rel_path: str) -> bool:
+    """Does `pattern` match a `/`-separated path?
+
+    A pattern without `/` matches the name of the file or of any folder on its
+    path (`archive` excludes `a/archive/b.jsonl`), as in .gitignore; one with a
+    `/` matches the whole path from the walked folder (`datasets/**`). A leading
+    `/` is allowed and means the same.
+    """
+    pattern = pattern.strip()
+    if not pattern:
+        return False
+    rel_path = rel_path.replace(os.sep, "/").lstrip("/")
+    while rel_path.startswith("./"):
+        rel_path = rel_path[2:]
+    if "/" in pattern.rstrip("/"):
+        regex = glob_regex(pattern.strip("/"))
+        # A pattern for a folder also covers everything inside it.
+        return bool(regex.match(rel_path)) or any(
+            regex.match(prefix) for prefix in _prefixes(rel_path))
+    regex = glob_regex(pattern.rstrip("/"))
+    return any(regex.match(part) for part in rel_path.split("/"))
+
+
+def _prefixes(rel_path: str) -> Iterator[str]:
+    parts = rel_path.split("/")
+    for k in range(1, len(parts)):
+        yield "/".join(parts[:k])
+
+
+def any_match(patterns: Iterable[str], rel_path: str) -> bool:
+    return any(glob_match(p, rel_path) for p in patterns)
+
+
+# --- ignore files ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IgnoreRule:
+    """One line of a .gitignore, relative to the folder that holds it."""
+
+    base: str  # the folder of the ignore file, relative to the walked root ("" for the root)
+    regex: re.Pattern[str]
+    negate: bool
+    dir_only: bool
+    anchored: bool  # the pattern had a `/` before its end: match the path from `base`
+
+    def matches(self, rel_path: str, is_dir: bool) -> bool:
+        if self.dir_only and not is_dir:
+            return False
+        if self.base:
+            if not rel_path.startswith(self.base + "/"):
+                return False
+            rel_path = rel_path[len(self.base) + 1:]
+        if self.anchored:
+            return bool(self.regex.match(rel_path))
+        return bool(self.regex.match(rel_path.rsplit("/", 1)[-1]))
+
+
+def parse_ignore(text: str, base: str = "") -> list[IgnoreRule]:
+    """The rules of one ignore file (comments, `!` negation, trailing `/`, `**`)."""
+    rules: list[IgnoreRule] = []
+    for line in text.splitlines():
+        line = line.rstrip()
+        if not line or line.startswith("#"):
+            continue
+        negate = line.startswith("!")
+        if negate:
+            line = line[1:]
+        if line.startswith("\\"):
+            line = line[1:]
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        anchored = "/" in line
+        rules.append(IgnoreRule(base, glob_regex(line.lstrip("/")), negate, dir_only, anchored))
+    return rules
+
+
+def ignored(rules: Sequence[IgnoreRule], rel_path: str, is_dir: bool) -> bool:
+    """Last matching rule wins, as in git (a file inside an ignored folder is never reached)."""
+    verdict = False
+    for rule in rules:
+        if rule.matches(rel_path, is_dir):
+            verdict = not rule.negate
+    return verdict
+
+
+def _read_ignore_rules(folder: str, base: str) -> list[IgnoreRule]:
+    rules: list[IgnoreRule] = []
+    for name in IGNORE_FILES:
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as fp:
+                rules.extend(parse_ignore(fp.read(), base))
+        except OSError:
+            continue
+    return rules
+
+
+# --- walking ---------------------------------------------------------------------------------
+
+
+def is_session_name(rel_path: str, include: Sequence[str] = ()) -> bool:
+    """Does a walked file (path relative to the walked folder) look like a session file?
+
+    Matched on the name without compression and OpenClaw archive suffixes, so
+    `a.jsonl.deleted.<ts>` and `a.jsonl.gz` pass the default `*.jsonl`. User
+    patterns replace the default and are tried on the relative path, the name
+    and the stripped name.
+    """
+    name = rel_path.replace(os.sep, "/").rsplit("/", 1)[-1]
+    stripped = base_name(name)
+    if include:
+        return any(glob_match(p, rel_path) or glob_match(p, stripped) for p in include)
+    return any(glob_regex(p).match(stripped) for p in DEFAULT_INCLUDE)
+
+
+_spooled: list[str] = []
+
+
+def spool_stdin(stream: BinaryIO | None = None) -> str:
+    """Copy stdin to a temp file (removed at exit), so it is read like any other file."""
+    source = stream if stream is not None else sys.stdin.buffer
+    fd, path = tempfile.mkstemp(prefix="thinkfix-stdin-")
+    with os.fdopen(fd, "wb") as out:
+        shutil.copyfileobj(source, out, 1 << 20)
+    if not _spooled:
+        atexit.register(_remove_spooled)
+    _spooled.append(path)
+    return path
+
+
+def _remove_spooled() -> None:
+    for path in _spooled:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    _spooled.clear()
+
+
+def walk(paths: Iterable[str], options: InputOptions = InputOptions(), *,
+         stdin: BinaryIO | None = None) -> Iterator[Candidate | InputFile]:
+    """Candidates in deterministic order; a path that does not exist yields an error `InputFile`.
+
+    Nothing is read here except folder listings and ignore files.
+    """
+    seen: set[str] = set()
+    for given in paths:
+        if given == STDIN:
+            yield Candidate(STDIN, spool_stdin(stdin), True, 0)
+            continue
+        try:
+            st = os.stat(given) if options.follow_symlinks else os.lstat(given)
+        except OSError as exc:
+            yield _error_file(given, given, ErrorKind.UNREADABLE, _os_message(exc))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            yield from _walk_folder(given, options, seen)
+        elif _excluded(options, given, os.path.basename(given)):
+            continue
+        else:
+            key = _identity(given, st)
+            if key not in seen:
+                seen.add(key)
+                yield Candidate(given, given, True, st.st_size)
+
+
+def _identity(path: str, st: os.stat_result) -> str:
+    return f"{st.st_dev}:{st.st_ino}" if st.st_ino else os.path.realpath(path)
+
+
+def _excluded(options: InputOptions, *paths: str) -> bool:
+    return bool(options.exclude) and any(any_match(options.exclude, p) for p in paths if p)
+
+
+def _walk_folder(root: str, options: InputOptions,
+                 seen: set[str]) -> Iterator[Candidate | InputFile]:
+    rules_at: dict[str, list[IgnoreRule]] = {}
+
+    def rules_for(rel: str) -> list[IgnoreRule]:
+        return rules_at.get(rel, [])
+
+    stack: list[str] = [""]  # relative folders still to list, processed in sorted order
+    visited: set[str] = set()
+    while stack:
+        rel_dir = stack.pop()
+        folder = os.path.join(root, rel_dir) if rel_dir else root
+        try:
+            real = os.path.realpath(folder)
+            if real in visited:  # a symlink loop
+                continue
+            visited.add(real)
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            yield _dir_error(folder, exc)
+            continue
+        inherited = rules_for(_parent(rel_dir)) if rel_dir else []
+        rules = inherited + (_read_ignore_rules(folder, rel_dir) if options.respect_ignore else [])
+        rules_at[rel_dir] = rules
+        subdirs: list[str] = []
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=options.follow_symlinks)
+            except OSError:
+                is_dir = False
+            if any(glob_regex(p).match(entry.name) for p in ALWAYS_SKIP):
+                continue
+            if entry.name in IGNORE_FILES:
+                continue
+            if rules and ignored(rules, rel, is_dir):
+                continue
+            if _excluded(options, rel):
+                continue
+            if is_dir:
+                subdirs.append(rel)
+                continue
+            if not is_session_name(rel, options.include):
+                continue
+            try:
+                st = entry.stat(follow_symlinks=options.follow_symlinks)
+            except OSError as exc:
+                yield _error_file(os.path.join(root, rel), os.path.join(root, rel),
+                                  ErrorKind.UNREADABLE, _os_message(exc))
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            key = _identity(entry.path, st)
+            if key in seen:
+                continue
+            seen.add(key)
+            path = os.path.join(root, rel)
+            yield Candidate(path, path, False, st.st_size)
+        # Files of a folder come before its subfolders' files, both sorted by name.
+        stack.extend(reversed(subdirs))
+
+
+def _parent(rel: str) -> str:
+    return rel.rsplit("/", 1)[0] if "/" in rel else ""
+
+
+def _dir_error(folder: str, exc: OSError) -> InputFile:
+    return _error_file(folder, folder, ErrorKind.UNREADABLE, _os_message(exc))
+
+
+def _error_file(path: str, real_path: str, kind: ErrorKind, message: str) -> InputFile:
+    return InputFile(path, real_path, error=InputError(path, None, kind.value, message))
+
+
+def _os_message(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+# --- detection -------------------------------------------------------------------------------
+
+
+def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptions()) -> InputFile:
+    """Read a candidate's head and settle its format, or say why it cannot be read."""
+    if isinstance(candidate, InputFile):
+        return candidate
+    path, real = candidate.path, candidate.real_path
+    base = InputFile(path, real, size=candidate.size, explicit=candidate.explicit)
+    try:
+        with open(real, "rb") as raw:
+            compression = sniff(raw.read(4))
+            raw.seek(0)
+            size = os.fstat(raw.fileno()).st_size
+            with wrap_reader(raw, compression) as fp:
+                head = fp.read(HEAD_BYTES)
+    except (OSError, EOFError, ValueError) as exc:
+        message = _os_message(exc) if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return replace(base, error=InputError(path, None, ErrorKind.UNREADABLE.value,
+                                              f"cannot read: {message}"))
+    except Exception as exc:  # zstd raises its own error type for corrupt frames
+        return replace(base, error=InputError(path, None, ErrorKind.UNREADABLE.value,
+                                              f"cannot decompress: {exc}"))
+    base = replace(base, compression=compression, size=size)
+    if not head.strip():
+        return replace(base, skipped="empty")
+    forced = options.format if options.format not in (None, "", "auto") else None
+    if forced is not None:
+        return replace(base, format=registry.get(forced).id)
+    found = registry.detect(head, path if path != STDIN else "")
+    if found is not None:
+        return replace(base, format=found[0].id)
+    policy = options.unknown
+    if policy is UnknownPolicy.SKIP or (policy is UnknownPolicy.AUTO and not candidate.explicit):
+        return replace(base, skipped="not a known session format")
+    return replace(base, error=InputError(
+        path, None, ErrorKind.UNKNOWN_FORMAT.value,
+        "not a known session format (name one with --format, or exclude the file)"))
+
+
+def collect(paths: Iterable[str], options: InputOptions = InputOptions(), *,
+            stdin: BinaryIO | None = None) -> Inputs:
+    """Walk and detect in this process: every file in order, with its format or error."""
+    return Inputs(tuple(resolve(c, options) for c in walk(paths, options, stdin=stdin)))
