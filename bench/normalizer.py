@@ -134,6 +134,11 @@ def main() -> None:
         ok = ratio >= need if need else True
         failed |= not ok
         print(f"{name:48} {unit:8} {a:12,.1f} {b:12,.1f} {ratio:7.1f}x  {target} {'' if ok else 'MISSED'}")
+    print()
+    for unit in ("<", "<think", "</think", "`"):
+        hostile = unit * (10_000_000 // len(unit))
+        seconds = timed(lambda: normalize(hostile), 1)
+        print(f"hostile 10 MB line of {unit!r:10} normalize: {seconds:.2f} s")
     sys.exit(1 if failed else 0)
 
 

@@ -120,11 +120,30 @@ def test_normalize_clean_text_is_unchanged(text: str) -> None:
     assert r.visible == text and not r.findings and not r.changed
 
 
-def test_normalize_hostile_input_is_linear() -> None:
+def _seconds(text: str) -> float:
     import time
 
-    for hostile in ("<" * 10_000_000, "<think" * 1_700_000, "`" * 5_000_000 + "a",
-                    "<think " + " " * 5_000_000, "</think" * 1_500_000):
+    best = float("inf")
+    for _ in range(2):
         t0 = time.perf_counter()
-        normalize(hostile)
-        assert time.perf_counter() - t0 < 1.5, hostile[:10]  # about 0.2-0.8 s here
+        normalize(text)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+HOSTILE = ["<", "<think", "</think", "`", "<think ", "<|channel|>", "[THINK", "◁think"]
+
+
+def test_normalize_hostile_input_is_linear() -> None:
+    """Doubling a hostile input at most about doubles the time: no quadratic backtracking."""
+    for unit in HOSTILE:
+        small = unit * (1_000_000 // len(unit))
+        t_small, t_large = _seconds(small), _seconds(small * 2)
+        assert t_large < 3 * t_small + 0.05, (unit, t_small, t_large)
+
+
+def test_normalize_hostile_10mb_line_is_fast() -> None:
+    # About 0.2-0.8 s on this project's 2-core machine (bench/normalizer.py prints it);
+    # the bound leaves room for a loaded CI host.
+    for unit in ("<", "<think"):
+        assert _seconds(unit * (10_000_000 // len(unit))) < 3.0, unit
