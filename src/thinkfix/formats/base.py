@@ -46,7 +46,7 @@ def parse_json(raw: bytes, *, last: bool = False) -> tuple[Any, str | None]:
     try:
         return json.loads(body), None
     except json.JSONDecodeError as exc:
-        at_end = exc.pos >= len(body.rstrip())
+        at_end = exc.pos >= len(body.rstrip()) or exc.msg.startswith("Unterminated string")
         if at_end and body.strip():
             return None, f"truncated: {exc.msg} at offset {exc.pos}" + (
                 "" if last else " (line ends early)")

@@ -1,0 +1,65 @@
+"""Compressed sessions read and write transparently, recognised by magic bytes."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from tests.formats.support import fixture, read, sites
+from thinkfix.engine import compression as c
+from thinkfix.formats.registry import detect_file, get
+
+SESSION = fixture("rollout-2026-03-02").read_bytes()
+
+
+@pytest.mark.parametrize("kind", list(c.Compression))
+def test_compression_round_trip_through_a_format(kind: c.Compression, tmp_path: Path) -> None:
+    fmt = get("codex")
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(c.compress(SESSION, kind))
+    with c.open_read(src) as fp:
+        records = list(fmt.read(fp))
+    assert len(sites(fmt, records)) == 4
+    dst = tmp_path / ("out.jsonl" + {"none": "", "gzip": ".gz", "zstd": ".zst"}[kind.value])
+    with c.open_write(dst) as fp:
+        fmt.write(records, fp)
+    assert c.detect(dst) is kind
+    assert c.read_bytes(dst) == SESSION
+
+
+def test_compression_is_sniffed_not_guessed_from_the_name(tmp_path: Path) -> None:
+    misnamed = tmp_path / "session.jsonl"
+    misnamed.write_bytes(gzip.compress(SESSION))
+    assert c.read_bytes(misnamed) == SESSION
+    assert detect_file(str(misnamed)).id == "codex"
+
+
+def test_compression_multi_frame_zstd_reads_every_frame(tmp_path: Path) -> None:
+    half = len(SESSION) // 2
+    cctx = zstandard.ZstdCompressor()
+    path = tmp_path / "s.jsonl.zst"
+    path.write_bytes(cctx.compress(SESSION[:half]) + cctx.compress(SESSION[half:]))
+    assert c.read_bytes(path) == SESSION
+    with c.open_read(path) as fp:
+        assert len(read(get("codex"), fp.read())) == SESSION.count(b"\n")
+
+
+def test_compression_gzip_output_is_deterministic() -> None:
+    assert c.compress(SESSION, c.Compression.GZIP) == c.compress(SESSION, c.Compression.GZIP)
+
+
+def test_compression_suffix_helpers() -> None:
+    assert c.from_suffix("a.jsonl.zst") is c.Compression.ZSTD
+    assert c.from_suffix("a.jsonl.GZ") is c.Compression.GZIP
+    assert c.from_suffix("a.jsonl") is c.Compression.NONE
+    assert c.strip_suffix("a.jsonl.gz") == "a.jsonl"
+    assert c.sniff(b"{") is c.Compression.NONE
+
+
+def test_compression_wrap_reader_iterates_lines() -> None:
+    stream = c.wrap_reader(io.BytesIO(c.compress(SESSION, c.Compression.ZSTD)))
+    assert sum(1 for _ in stream) == SESSION.count(b"\n")

@@ -1,0 +1,74 @@
+"""Detection by content: a folder of mixed files, archive suffixes, truncated heads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.formats.support import DATA, FIXTURES, session_files
+from thinkfix.formats import registry
+from thinkfix.formats.detection import HEAD_BYTES, base_name, extension
+
+EXPECTED = {"claude-code": "claude-code", "codex": "codex", "pi": "pi", "openclaw": "pi",
+            "claw-code": "claw-code", "openai-chat": "openai-chat", "anthropic": "anthropic",
+            "gemini-cli": "gemini-cli"}
+DATA_EXPECTED = {"claude_code_bad_lines.jsonl": "claude-code",
+                 "cline_api_conversation_history.json": "anthropic",
+                 "pi_assistant_message.json": "pi"}
+
+
+@pytest.mark.parametrize("path", session_files(FIXTURES), ids=lambda p: p.name[:40])
+def test_detection_fixtures_by_content(path: Path) -> None:
+    data = path.read_bytes()
+    fmt, score = registry.detect(data[:HEAD_BYTES], str(path))
+    assert fmt.id == EXPECTED[path.parent.name]
+    # the name is not what decided it
+    assert registry.detect(data[:HEAD_BYTES], "renamed.bin")[0] is fmt
+    others = [v for k, v in registry.scores(data[:HEAD_BYTES]).items() if k != fmt.id]
+    assert score > max(others)
+
+
+@pytest.mark.parametrize("name", sorted(DATA_EXPECTED))
+def test_detection_data_files(name: str) -> None:
+    data = (DATA / name).read_bytes()
+    assert registry.detect(data, name)[0].id == DATA_EXPECTED[name]
+
+
+def test_detection_truncated_heads_of_large_documents() -> None:
+    gemini = {"sessionId": "s", "projectHash": "p", "startTime": "t", "lastUpdated": "t",
+              "messages": [{"id": str(i), "timestamp": "t", "type": "gemini",
+                            "content": "x" * 500} for i in range(300)]}
+    head = json.dumps(gemini, indent=2).encode()[:HEAD_BYTES]
+    assert registry.detect(head, "session.json")[0].id == "gemini-cli"
+    claw = {"messages": [{"blocks": [{"text": "y" * 500, "type": "text"}], "role": "assistant"}
+                         for _ in range(300)], "version": 1}
+    head = json.dumps(claw, separators=(",", ":"), sort_keys=True).encode()[:HEAD_BYTES]
+    assert registry.detect(head, "session.json")[0].id == "claw-code"
+
+
+@pytest.mark.parametrize("data", [
+    b"", b"plain text\n", b'{"a":1}\n{"b":2}\n', b"event: message_start\ndata: {}\n\n",
+    b'{"id":"m","sessionID":"s","role":"assistant","time":{"created":1}}',
+])
+def test_detection_unclaimed_content(data: bytes) -> None:
+    assert registry.detect(data, "x.jsonl") is None
+    with pytest.raises(registry.UnknownFormatError, match="x.jsonl"):
+        registry.detect_or_raise(data, "x.jsonl")
+
+
+def test_detection_captured_streams_are_not_sessions() -> None:
+    for path in sorted((FIXTURES / "streams").glob("*.sse")):
+        assert registry.detect(path.read_bytes()[:HEAD_BYTES], str(path)) is None, path.name
+
+
+@pytest.mark.parametrize("name,base", [
+    ("9c5e.jsonl.deleted.2026-03-24T19-52-10.004Z", "9c5e.jsonl"),
+    ("9c5e.jsonl.reset.2026-03-24T19-52-10.004Z", "9c5e.jsonl"),
+    ("rollout.jsonl.zst", "rollout.jsonl"),
+    ("/a/b/session-1.json.gz", "session-1.json"),
+])
+def test_detection_name_hints_strip_archive_suffixes(name: str, base: str) -> None:
+    assert base_name(name) == base
+    assert extension(name) == "." + base.rsplit(".", 1)[1]

@@ -1,0 +1,47 @@
+"""Read then write with no repairs gives identical bytes: fixtures, data files, real samples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.formats.support import DATA, FIXTURES, SAMPLES, detect, read, session_files, write
+from thinkfix.formats.registry import FORMATS, detect as registry_detect
+
+FILES = session_files(FIXTURES) + session_files(DATA)
+SAMPLE_FILES = [p for p in session_files(SAMPLES) if p.suffix != ".md"] if SAMPLES.is_dir() \
+    else []
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:40])
+def test_roundtrip_identity_with_detected_format(path: Path) -> None:
+    data = path.read_bytes()
+    fmt = detect(data, path)
+    assert write(fmt, read(fmt, data)) == data
+
+
+@pytest.mark.parametrize("name", list(FORMATS))
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:40])
+def test_roundtrip_identity_with_every_format(path: Path, name: str) -> None:
+    data = path.read_bytes()
+    assert write(FORMATS[name], read(FORMATS[name], data)) == data
+
+
+@pytest.mark.parametrize("data", [b"", b"\n", b"\n\n", b"{}", b"{}\n", b"{}\r\n{}", b" \t\n"])
+def test_roundtrip_edge_shapes(data: bytes) -> None:
+    for fmt in FORMATS.values():
+        assert write(fmt, read(fmt, data)) == data
+
+
+@pytest.mark.skipif(not SAMPLE_FILES, reason="../shared/samples is not present")
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
+def test_roundtrip_real_samples(path: Path) -> None:
+    """Local check against the real files in ../shared/samples (skipped elsewhere)."""
+    data = path.read_bytes()
+    found = registry_detect(data[:65536], str(path))
+    formats = [found[0]] if found else list(FORMATS.values())
+    for fmt in formats:
+        records = read(fmt, data)
+        assert write(fmt, records) == data
+        assert all(r.error is None for r in records)
