@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -128,3 +129,34 @@ def repair(fmt: SessionFormat, data: bytes, repairs: list[Repair],
 def _subsequence(short: list[bytes], long: list[bytes]) -> bool:
     it = iter(long)
     return all(any(x == y for y in it) for x in short)
+
+
+def dump_like(value: Any, indent: str | None = None, key_sep: str = ":", item_sep: str = ",",
+              sort_keys: bool = False, level: int = 0) -> str:
+    """Serialise like a runtime does: Node/serde compact or pretty, raw UTF-8.
+
+    A `("num", "0.000005")` tuple is written as that raw number literal, the way
+    Node writes numbers that Python would not reproduce.
+    """
+    pad = "" if indent is None else "\n" + indent * (level + 1)
+    end = "" if indent is None else "\n" + indent * level
+    sep = item_sep if indent is None else "," + pad
+    if isinstance(value, tuple):
+        return value[1]
+    if isinstance(value, str):  # raw UTF-8, lone surrogates escaped (as Node does)
+        return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}",
+                      json.dumps(value, ensure_ascii=False))
+    if isinstance(value, list):
+        if not value:
+            return "[]"
+        return "[" + pad + sep.join(dump_like(v, indent, key_sep, item_sep, sort_keys, level + 1)
+                                    for v in value) + end + "]"
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = sorted(value.items()) if sort_keys else list(value.items())
+        return "{" + pad + sep.join(
+            dump_like(k, indent) + key_sep
+            + dump_like(v, indent, key_sep, item_sep, sort_keys, level + 1)
+            for k, v in items) + end + "}"
+    return json.dumps(value)
