@@ -1,0 +1,294 @@
+"""Safe writes: a file is replaced only by a complete, verified copy, or not at all.
+
+`atomic_write` writes a temporary file in the target's own folder (so the final
+`os.replace` is a rename on one filesystem), flushes and fsyncs it, reads it
+back and hands the bytes to the caller's `verify`, checks that the watched
+source still has the size, mtime and inode it had when it was read (a live
+agent may be appending to it), and only then renames it over the target. A
+symlink is resolved and its target replaced, so the link survives; the file's
+permission bits are kept. On any failure the temporary file is removed and the
+target is left as it was.
+
+A process killed between writing and renaming cannot remove its temporary
+file; temporary names carry the host and pid, so `sweep_stale` (run before
+every write into a folder) removes those of processes that no longer exist.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import re
+import secrets
+import socket
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from thinkfix.engine.report import ErrorKind
+
+TEMP_SUFFIX = ".thinkfix-tmp"
+_HOST = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
+_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9-]+)\.(?P<pid>\d+)\.[0-9a-f]+"
+                        + re.escape(TEMP_SUFFIX) + r"$")
+
+
+class WriteError(Exception):
+    """A write that did not happen; the target is untouched. `kind` is an `ErrorKind` value."""
+
+    def __init__(self, message: str, kind: ErrorKind = ErrorKind.WRITE_FAILED) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class FileChanged(WriteError):
+    """The file changed after it was read (a live agent appending): skipped, never truncated."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ErrorKind.CHANGED)
+
+
+class VerifyError(WriteError):
+    """The written copy did not prove to be what was meant; nothing was replaced."""
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What identifies one state of a file without reading it."""
+
+    size: int
+    mtime_ns: int
+    ino: int
+    dev: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> Stamp:
+        return cls(st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+
+    def describe_change(self, now: Stamp) -> str:
+        if (now.ino, now.dev) != (self.ino, self.dev):
+            return "it was replaced by another file"
+        if now.size > self.size:
+            return f"it grew from {self.size} to {now.size} bytes (a live session is appending)"
+        if now.size != self.size:
+            return f"its size changed from {self.size} to {now.size} bytes"
+        return "its modification time changed"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A file's bytes as read, with the stamp they belong to and their hash."""
+
+    path: str  # the real path (symlinks resolved)
+    data: bytes
+    stamp: Stamp
+    mode: int  # permission bits
+
+    @property
+    def sha256(self) -> str:
+        return sha256(self.data)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def real_path(path: str) -> str:
+    """Where a (possibly symlinked) path really is: the file a repair must replace."""
+    return os.path.realpath(path)
+
+
+def read_snapshot(path: str) -> Snapshot:
+    """Read a whole file, proving nothing was appended while it was read.
+
+    The stamp comes from the open descriptor before reading; a second fstat
+    after reading must agree, else the bytes may be a torn mix (FileChanged).
+    """
+    real = real_path(path)
+    try:
+        with open(real, "rb") as fp:
+            before = Stamp.of(os.fstat(fp.fileno()))
+            data = fp.read()
+            st = os.fstat(fp.fileno())
+    except OSError as exc:
+        raise WriteError(f"cannot read: {exc.strerror or exc}", ErrorKind.UNREADABLE) from exc
+    after = Stamp.of(st)
+    if after != before or len(data) != after.size:
+        raise FileChanged(f"{path}: changed while it was being read; skipped")
+    return Snapshot(real, data, after, stat.S_IMODE(st.st_mode))
+
+
+def check_unchanged(path: str, expected: Stamp) -> None:
+    """FileChanged unless `path` still has the stamp it had when it was read."""
+    try:
+        now = Stamp.of(os.stat(path))
+    except FileNotFoundError as exc:
+        raise FileChanged(f"{path}: removed since it was read; skipped") from exc
+    if now != expected:
+        raise FileChanged(f"{path}: changed since it was read ({expected.describe_change(now)}); "
+                          "skipped, left as it is")
+
+
+def temp_name(target: str) -> str:
+    """A temporary name beside `target` that names this host and process (see `sweep_stale`)."""
+    folder, name = os.path.split(target)
+    token = secrets.token_hex(4)
+    return os.path.join(folder, f".{name}.{_HOST}.{os.getpid()}.{token}{TEMP_SUFFIX}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale(folder: str) -> list[str]:
+    """Remove temporary files left in `folder` by thinkfix processes of this host that died."""
+    removed: list[str] = []
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return removed
+    for name in names:
+        m = _TEMP_NAME.match(name)
+        if m is None or m["host"] != _HOST or _alive(int(m["pid"])):
+            continue
+        path = os.path.join(folder, name)
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+            removed.append(path)
+    return removed
+
+
+def _fsync_dir(folder: str) -> None:
+    # A rename is durable only once the folder entry is; some filesystems refuse, which is fine.
+    try:
+        fd = os.open(folder or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _publish(temp: str, target: str) -> None:
+    """The one step that changes what `target` names."""
+    os.replace(temp, target)
+
+
+@dataclass(frozen=True)
+class Written:
+    """A completed write: where, how many bytes, and their hash."""
+
+    path: str
+    size: int
+    sha256: str
+
+
+def atomic_write(target: str, data: bytes, *, mode: int | None = None,
+                 verify: Callable[[bytes], None] | None = None,
+                 watch: tuple[str, Stamp] | None = None, make_dirs: bool = False) -> Written:
+    """Replace `target` (its real file, if it is a symlink) by `data`, or leave it untouched.
+
+    `verify` gets the bytes read back from disk and raises (any exception) to
+    refuse them. `watch` is a (path, stamp) that must still hold just before the
+    rename. `mode` defaults to the target's current permission bits, else 0o644
+    less the umask.
+    """
+    real = real_path(target)
+    folder = os.path.dirname(real)
+    if make_dirs and folder:
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as exc:
+            raise WriteError(f"{target}: cannot create {folder}: {exc.strerror or exc}") from exc
+    sweep_stale(folder)
+    if mode is None:
+        mode = _current_mode(real)
+    temp = temp_name(real)
+    try:
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                         0o600)
+        except OSError as exc:
+            raise WriteError(f"{target}: cannot create a temporary file in {folder or '.'}: "
+                             f"{exc.strerror or exc}") from exc
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+            os.fchmod(fd, mode)
+            _keep_owner(fd, real)
+        finally:
+            os.close(fd)
+        with open(temp, "rb") as fp:
+            back = fp.read()
+        if back != data:
+            raise VerifyError(f"{target}: the temporary file did not read back as written")
+        if verify is not None:
+            try:
+                verify(back)
+            except WriteError:
+                raise
+            except Exception as exc:
+                raise VerifyError(f"{target}: verification failed: {exc}") from exc
+        if watch is not None:
+            check_unchanged(*watch)
+        try:
+            _publish(temp, real)
+        except OSError as exc:
+            raise WriteError(f"{target}: cannot rename into place: {exc.strerror or exc}") \
+                from exc
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    _fsync_dir(folder)
+    return Written(real, len(data), sha256(data))
+
+
+def _current_mode(path: str) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o644 & ~umask
+
+
+def _keep_owner(fd: int, path: str) -> None:
+    # Only root can give a file away; for everyone else the new file is theirs, as before.
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    if hasattr(os, "fchown") and (st.st_uid != os.geteuid() or st.st_gid != os.getegid()):
+        try:
+            os.fchown(fd, st.st_uid, st.st_gid)
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.EACCES):
+                raise
+
+
+def copy_verified(source: Snapshot, destination: str) -> Written:
+    """Write an exact copy of a snapshot (a backup), proven by reading it back."""
+    return atomic_write(destination, source.data, mode=source.mode, make_dirs=True)
+
+
+def remove_verified(path: str, expected_sha256: str) -> None:
+    """Delete a file only if it still holds the bytes we wrote (undo of a created file)."""
+    snap = read_snapshot(path)
+    if snap.sha256 != expected_sha256:
+        raise FileChanged(f"{path}: changed since it was written; not removed")
+    os.unlink(snap.path)
+    _fsync_dir(os.path.dirname(snap.path))

@@ -1,0 +1,437 @@
+"""The undo manifest: everything a repair changed, enough to put every byte back.
+
+One JSON document per repair run (`schema_version` first). For each file
+written it holds the hashes and sizes of the bytes before and after, where the
+previous bytes can be had (a verified backup, the bytes themselves, or the
+changed records' original bytes, from which the file is rebuilt), and for each
+changed record its line, byte offset, length and hashes before and after. For
+each repaired message it holds the extracted reasoning and where it was placed,
+so nothing is lost even where the format has no place for reasoning (Claude
+Code's default mode keeps it here only).
+
+Entries are journaled one file at a time (`<manifest>.d/`) *before* the file
+they describe is replaced, so a run that dies midway can still be undone; the
+finished manifest replaces the journal.
+
+`undo` restores from a manifest: it first proves every file still holds the
+bytes the repair wrote (by hash) and refuses, naming the files, if one changed
+since; then it restores each one atomically and checks the result's hash.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+import os
+import shutil
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from thinkfix import __version__
+from thinkfix.engine import fsio
+from thinkfix.engine.report import ErrorKind, ExitCode, InputError
+from thinkfix.formats import registry
+from thinkfix.formats.base import ApplyOptions, Record
+from thinkfix.normalizer import Policy
+
+if TYPE_CHECKING:
+    from thinkfix.engine.repair import Change
+
+SCHEMA_VERSION = 1
+MANIFEST_NAME = "manifest.json"
+JOURNAL_SUFFIX = ".d"
+
+
+class ManifestError(Exception):
+    """A manifest that cannot be read or is not one of ours."""
+
+
+# --- where runs keep their state -------------------------------------------------------------
+
+
+def state_dir() -> str:
+    """Where runs keep manifests and backups: outside any folder a scan would walk."""
+    explicit = os.environ.get("THINKFIX_STATE_DIR")
+    if explicit:
+        return explicit
+    xdg = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
+                                                           "state")
+    return os.path.join(xdg, "thinkfix")
+
+
+def default_run_dir(run_id: str) -> str:
+    return os.path.join(state_dir(), "runs", run_id)
+
+
+def backup_path(backup_dir: str, real_path: str) -> str:
+    """The backup of a file mirrors its absolute path under the run's backup folder."""
+    drive, rest = os.path.splitdrive(os.path.abspath(real_path))
+    parts = [p for p in rest.replace("\\", "/").split("/") if p]
+    if drive:
+        parts.insert(0, drive.replace(":", ""))
+    return os.path.join(backup_dir, *parts)
+
+
+# --- building entries ------------------------------------------------------------------------
+
+
+def _blob(data: bytes) -> dict[str, Any]:
+    """Bytes as readable text when they are UTF-8, else base64."""
+    try:
+        return {"text": data.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(data).decode("ascii")}
+
+
+def _unblob(blob: dict[str, Any]) -> bytes:
+    if "text" in blob:
+        return str(blob["text"]).encode("utf-8", "surrogatepass")
+    return base64.b64decode(blob["base64"])
+
+
+def _state(snapshot: fsio.Snapshot | None, backup: str | None,
+           embed: bool) -> dict[str, Any] | None:
+    if snapshot is None:
+        return None
+    out: dict[str, Any] = {"sha256": snapshot.sha256, "size": len(snapshot.data),
+                           "mode": oct(snapshot.mode), "backup": backup}
+    if embed:
+        out["bytes"] = _blob(snapshot.data)
+    return out
+
+
+def _offsets(records: Sequence[Record]) -> list[int]:
+    out, at = [], 0
+    for r in records:
+        out.append(at)
+        at += len(r.raw) + len(r.eol)
+    return out
+
+
+def record_entries(records: Sequence[Record], after: Sequence[Record]) -> list[dict[str, Any]]:
+    """Each changed or inserted record: where it was and is, its hashes, its original bytes."""
+    old_at, new_at = _offsets(records), _offsets(after)
+    out: list[dict[str, Any]] = []
+    originals = iter(enumerate(records))
+    for k, rec in enumerate(after):
+        new = {"index": k, "line": rec.line, "offset": new_at[k], "length": len(rec.raw),
+               "sha256": fsio.sha256(rec.raw)}
+        if rec.inserted:
+            out.append({"inserted": True, "before": None, "after": new})
+            continue
+        i, old = next(originals)
+        if rec.touched:
+            out.append({"inserted": False,
+                        "before": {"index": i, "line": old.line, "offset": old_at[i],
+                                   "length": len(old.raw), "sha256": fsio.sha256(old.raw),
+                                   **_blob(old.raw)},
+                        "after": new})
+    return out
+
+
+def change_entry(change: Change) -> dict[str, Any]:
+    """One repaired (or refused) message: where, what leaked, the reasoning and its placement."""
+    site, p = change.site, change.placement
+    return {
+        "line": site.line,
+        "json_path": site.json_path,
+        "session_id": site.session_id,
+        "message_id": site.message_id,
+        "message_index": site.message_index,
+        "model": site.model,
+        "kinds": list(change.kinds),
+        "findings": [f.to_dict() for f in change.findings],
+        "applied": p.applied,
+        "reason": p.reason,
+        "text_before_sha256": fsio.sha256(site.text.encode("utf-8", "surrogatepass")),
+        "extracted": list(change.extracted),
+        "placement": {
+            "kind": p.kind.value,
+            "where": p.where,
+            "line": None if p.record_index is None else p.record_index + 1,
+            "json_path": p.json_path,
+            "mirrors": list(p.mirrors),
+            "text_line": None if p.message_record_index is None else p.message_record_index + 1,
+            "text_path": p.text_path,
+        },
+    }
+
+
+def file_entry(*, path: str, source: str, target: str, link: str | None, fmt: str,
+               compression: str, snapshot: fsio.Snapshot, before: fsio.Snapshot | None,
+               backup: str | None, data: bytes, content: bytes, new_content: bytes,
+               records: Sequence[Record], after: Sequence[Record], changes: Sequence[Change],
+               same_source: bool) -> dict[str, Any]:
+    """The manifest entry of one written session file.
+
+    The previous bytes are embedded only when neither a backup nor the changed
+    records can rebuild them (a compressed file, or a file `--out` overwrote).
+    """
+    rebuildable = same_source and compression == "none"
+    return {
+        "role": "session",
+        "path": path,
+        "source": source,
+        "target": target,
+        "link": link,
+        "format": fmt,
+        "compression": compression,
+        "before": _state(before, backup, embed=backup is None and not rebuildable),
+        "after": {"sha256": fsio.sha256(data), "size": len(data), "mode": oct(snapshot.mode)},
+        "content": {"before_sha256": fsio.sha256(content), "after_sha256": fsio.sha256(new_content),
+                    "before_records": len(records), "after_records": len(after),
+                    "rebuildable": rebuildable and before is not None},
+        "records": record_entries(records, after),
+        "repairs": [change_entry(c) for c in changes],
+    }
+
+
+def sidecar_entry(path: str, target: str, before: fsio.Snapshot | None, backup: str | None,
+                  data: bytes) -> dict[str, Any]:
+    """The manifest entry of a sidecar file (reasoning a format had no place for)."""
+    return {"role": "sidecar", "path": path, "source": None, "target": target, "link": None,
+            "format": None, "compression": "none",
+            "before": _state(before, backup, embed=backup is None),
+            "after": {"sha256": fsio.sha256(data), "size": len(data),
+                      "mode": oct(before.mode if before else 0o644)},
+            "records": [], "repairs": []}
+
+
+def sidecar_document(fmt: str, source_name: str, changes: Iterable[Change],
+                     existing: bytes | None) -> bytes:
+    """`<file>.thinkfix.json`: the reasoning of messages whose format cannot hold it."""
+    entries: list[Any] = []
+    if existing is not None:
+        with contextlib.suppress(orjson.JSONDecodeError):
+            old = orjson.loads(existing)
+            if isinstance(old, dict) and isinstance(old.get("reasoning"), list):
+                entries = list(old["reasoning"])
+    for c in changes:
+        entry = {"line": c.site.line, "json_path": c.site.json_path,
+                 "session_id": c.site.session_id, "message_id": c.site.message_id,
+                 "model": c.site.model, "reasoning": list(c.extracted), "why": c.placement.where}
+        if entry not in entries:
+            entries.append(entry)
+    doc = {"schema_version": SCHEMA_VERSION, "tool": "thinkfix", "source": source_name,
+           "format": fmt, "reasoning": entries}
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def manifest_document(entries: Sequence[dict[str, Any]], *, mode: str, policy: Policy,
+                      apply: ApplyOptions, backup_dir: str | None,
+                      tool_version: str = "") -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "thinkfix", "version": tool_version or __version__},
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "mode": mode,
+        "cwd": os.getcwd(),
+        "backup_dir": backup_dir,
+        "options": {"policy": policy.to_dict(),
+                    "apply": {k: getattr(apply, k) for k in apply.__dataclass_fields__}},
+        "files": list(entries),
+    }
+
+
+def _dumps(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def journal(journal_dir: str, index: int, entries: Sequence[dict[str, Any]]) -> None:
+    """Record one file's entries durably before that file is replaced."""
+    fsio.atomic_write(os.path.join(journal_dir, f"{index:08d}.json"), _dumps(list(entries)),
+                      mode=0o600, make_dirs=True)
+
+
+def remove_journal(journal_dir: str) -> None:
+    shutil.rmtree(journal_dir, ignore_errors=True)
+
+
+def write_manifest(path: str, doc: dict[str, Any]) -> None:
+    fsio.atomic_write(path, _dumps(doc), mode=0o600, make_dirs=True)
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def load_manifest(path: str) -> dict[str, Any]:
+    """A manifest document; a run that died before finishing is read from its journal."""
+    journal_dir = path + JOURNAL_SUFFIX
+    if not os.path.exists(path) and os.path.isdir(journal_dir):
+        files: list[Any] = []
+        for name in sorted(os.listdir(journal_dir)):
+            if name.endswith(".json"):
+                with open(os.path.join(journal_dir, name), "rb") as fp:
+                    files.extend(orjson.loads(fp.read()))
+        return {"schema_version": SCHEMA_VERSION, "files": files, "journal": True}
+    if os.path.isdir(path) and os.path.exists(os.path.join(path, MANIFEST_NAME)):
+        return load_manifest(os.path.join(path, MANIFEST_NAME))
+    try:
+        with open(path, "rb") as fp:
+            doc = orjson.loads(fp.read())
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except orjson.JSONDecodeError as exc:
+        raise ManifestError(f"{path}: not JSON: {exc}") from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("files"), list):
+        raise ManifestError(f"{path}: not a thinkfix manifest")
+    version = doc.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ManifestError(f"{path}: manifest schema_version {version!r} is not supported "
+                            f"(this thinkfix reads {SCHEMA_VERSION})")
+    return doc
+
+
+# --- undo ------------------------------------------------------------------------------------
+
+
+class UndoStatus(str, Enum):
+    RESTORED = "restored"
+    REMOVED = "removed"  # a file the repair created (an --out copy, a sidecar)
+    ALREADY = "already"  # already holds the bytes from before the repair
+    CHANGED = "changed"  # changed since the repair: refused
+    FAILED = "failed"
+    WOULD_RESTORE = "would-restore"  # dry run
+
+
+@dataclass(frozen=True)
+class UndoFile:
+    path: str  # the file restored (the real path the repair wrote)
+    status: UndoStatus
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    files: tuple[UndoFile, ...]
+    refused: bool = False  # nothing was restored because some file changed since the repair
+
+    @property
+    def errors(self) -> tuple[InputError, ...]:
+        kinds = {UndoStatus.CHANGED: ErrorKind.CHANGED, UndoStatus.FAILED: ErrorKind.WRITE_FAILED}
+        return tuple(InputError(f.path, None, kinds[f.status].value, f.message)
+                     for f in self.files if f.status in kinds)
+
+    def exit_code(self) -> ExitCode:
+        return ExitCode.ERROR if self.errors or self.refused else ExitCode.CLEAN
+
+
+def _current(target: str) -> fsio.Snapshot | None:
+    if not os.path.lexists(target):
+        return None
+    return fsio.read_snapshot(target)
+
+
+def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.Snapshot | None]:
+    target = entry["target"]
+    before, after = entry.get("before"), entry["after"]
+    try:
+        now = _current(target)
+    except fsio.WriteError as exc:
+        return UndoStatus.FAILED, str(exc), None
+    if now is None:
+        if before is None:
+            return UndoStatus.ALREADY, "already removed", None
+        return UndoStatus.CHANGED, f"{target}: missing (removed since the repair)", None
+    if now.sha256 == after["sha256"]:
+        return UndoStatus.WOULD_RESTORE, "", now
+    if before is not None and now.sha256 == before["sha256"]:
+        return UndoStatus.ALREADY, "already holds the bytes from before the repair", now
+    return UndoStatus.CHANGED, (
+        f"{target}: changed since the repair (sha256 {now.sha256[:16]}..., the repair wrote "
+        f"{after['sha256'][:16]}...); restoring it would lose those changes"), now
+
+
+def previous_bytes(entry: dict[str, Any], now: fsio.Snapshot) -> bytes:
+    """The bytes a file held before the repair, each source proven by its hash."""
+    before = entry["before"]
+    want = before["sha256"]
+    backup = before.get("backup")
+    if backup and os.path.exists(backup):
+        with open(backup, "rb") as fp:
+            data = fp.read()
+        if fsio.sha256(data) == want:
+            return data
+    if "bytes" in before:
+        data = _unblob(before["bytes"])
+        if fsio.sha256(data) == want:
+            return data
+    if entry.get("content", {}).get("rebuildable"):
+        data = rebuild(entry, now.data)
+        if fsio.sha256(data) == want:
+            return data
+    raise fsio.WriteError(f"{entry['target']}: no intact copy of the previous bytes (backup "
+                          "missing or altered, and the records cannot rebuild them)")
+
+
+def rebuild(entry: dict[str, Any], current: bytes) -> bytes:
+    """The original file from the repaired one: drop inserted records, put originals back."""
+    fmt = registry.get(entry["format"])
+    records = list(fmt.read(io.BytesIO(current)))
+    if len(records) != entry["content"]["after_records"]:
+        raise fsio.WriteError(f"{entry['target']}: record count differs from the manifest")
+    inserted = {r["after"]["index"] for r in entry["records"] if r["inserted"]}
+    replaced = {r["after"]["index"]: _unblob(r["before"]) for r in entry["records"]
+                if not r["inserted"]}
+    out = io.BytesIO()
+    for k, rec in enumerate(records):
+        if k in inserted:
+            continue
+        out.write(replaced.get(k, rec.raw))
+        out.write(rec.eol)
+    return out.getvalue()
+
+
+def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> UndoResult:
+    """Restore every file a repair wrote, exactly, or refuse before touching any.
+
+    With `skip_changed`, files changed since the repair are left alone and the
+    others restored.
+    """
+    doc = load_manifest(path)
+    entries = list(doc["files"])
+    checked = [(e, *_classify(e)) for e in entries]
+    blocked = [UndoFile(e["target"], status, msg) for e, status, msg, _ in checked
+               if status in (UndoStatus.CHANGED, UndoStatus.FAILED)]
+    if blocked and not skip_changed:
+        others = [UndoFile(e["target"], status, msg) for e, status, msg, _ in checked
+                  if status not in (UndoStatus.CHANGED, UndoStatus.FAILED)]
+        return UndoResult(tuple(blocked + others), refused=True)
+    results: list[UndoFile] = []
+    # Sidecars and inserted files last-in first-out, so a file is restored after its sidecar.
+    for entry, status, message, now in reversed(checked):
+        target = entry["target"]
+        if status is not UndoStatus.WOULD_RESTORE or now is None:
+            results.append(UndoFile(target, status, message))
+            continue
+        if dry_run:
+            results.append(UndoFile(target, status))
+            continue
+        try:
+            if entry.get("before") is None:
+                fsio.remove_verified(target, entry["after"]["sha256"])
+                results.append(UndoFile(target, UndoStatus.REMOVED))
+                continue
+            data = previous_bytes(entry, now)
+            mode = int(entry["before"].get("mode", "0o644"), 8)
+            fsio.atomic_write(target, data, mode=mode, watch=(now.path, now.stamp),
+                              verify=_expect(entry["before"]["sha256"]))
+            results.append(UndoFile(target, UndoStatus.RESTORED))
+        except fsio.WriteError as exc:
+            status = UndoStatus.CHANGED if exc.kind is ErrorKind.CHANGED else UndoStatus.FAILED
+            results.append(UndoFile(target, status, str(exc)))
+    return UndoResult(tuple(reversed(results)))
+
+
+def _expect(sha: str) -> Any:
+    def check(data: bytes) -> None:
+        if fsio.sha256(data) != sha:
+            raise fsio.VerifyError("restored bytes do not match the hash from before the repair")
+    return check
+

@@ -1,0 +1,624 @@
+"""Repair leaked reasoning in session files: plan per file, prove, then write safely.
+
+One file is one unit of work (`repair_file`), so `--jobs N` runs files in worker
+processes and the result is the same whatever order they finish in. For each
+file: read it whole (a stamped snapshot), let its format list the assistant
+texts (`sites`), normalize each, hand the changed ones to the format's `apply`
+(which decides placement), write the records (untouched ones as their original
+bytes), and prove the new bytes before anything is written: same records,
+untouched ones byte-identical, every repaired text clean on a re-scan. Only then
+does a writing mode back the file up, journal its manifest entry, and replace
+it atomically (`fsio.atomic_write`), re-checking that nobody appended to it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import secrets
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+from thinkfix.engine import compression, fsio
+from thinkfix.engine import manifest as mf
+from thinkfix.engine.inputs import STDIN, Candidate, InputFile, InputOptions, resolve, walk
+from thinkfix.engine.report import ErrorKind, ExitCode, InputError
+from thinkfix.formats import registry
+from thinkfix.formats.base import (
+    ApplyOptions,
+    Placement,
+    PlacementKind,
+    Record,
+    Repair,
+    SessionFormat,
+    Site,
+)
+from thinkfix.normalizer import DEFAULT, Finding, Policy, Result, normalize
+
+SIDECAR_SUFFIX = ".thinkfix.json"
+
+
+class WriteMode(str, Enum):
+    """What a repair run does with what it finds (built from the CLI flags in one place)."""
+
+    CHECK = "check"  # exit 1 if anything would change; write nothing
+    DIFF = "diff"  # a unified diff of the changed lines; write nothing
+    DRY_RUN = "dry-run"  # say what would change; write nothing
+    OUT = "out"  # write repaired copies under another folder; inputs untouched
+    IN_PLACE = "in-place"  # replace the inputs, with a backup and an undo manifest
+
+    @property
+    def writes(self) -> bool:
+        return self in (WriteMode.OUT, WriteMode.IN_PLACE)
+
+    @classmethod
+    def from_flags(cls, *, check: bool = False, diff: bool = False, dry_run: bool = False,
+                   in_place: bool = False, out: str | None = None) -> WriteMode:
+        """The mode the flags ask for; ValueError when they ask for none or for two writes.
+
+        A read-only flag wins over a write target, so `--in-place --dry-run`
+        previews an in-place run (as `black --check` does).
+        """
+        if in_place and out:
+            raise ValueError("--in-place and --out exclude each other")
+        if diff:
+            return cls.DIFF
+        if check:
+            return cls.CHECK
+        if dry_run:
+            return cls.DRY_RUN
+        if in_place:
+            return cls.IN_PLACE
+        if out:
+            return cls.OUT
+        raise ValueError("say where repaired files go: --out DIR or --in-place "
+                         "(or preview with --check, --diff or --dry-run)")
+
+
+@dataclass(frozen=True)
+class RepairOptions:
+    """Everything a repair run needs besides the paths."""
+
+    mode: WriteMode = WriteMode.DRY_RUN
+    policy: Policy = DEFAULT
+    apply: ApplyOptions = field(default_factory=ApplyOptions)
+    inputs: InputOptions = field(default_factory=InputOptions)
+    kinds: frozenset[str] | None = None  # leak kinds to repair (None: every text-changing kind)
+    out_dir: str | None = None
+    backup: bool = True
+    run_dir: str | None = None  # where the manifest and backups go (default: see manifest)
+    manifest_path: str | None = None
+    jobs: int = 1
+    unified_diff: bool = False  # build the unified diff text (WriteMode.DIFF sets it)
+    keep_texts: bool = True  # carry before/after texts for the diff report
+
+
+@dataclass(frozen=True)
+class Change:
+    """One assistant text that a repair changes (or would, or refused to)."""
+
+    site: Site
+    findings: tuple[Finding, ...]
+    before: str
+    after: str
+    extracted: tuple[str, ...]  # reasoning taken out of the text, in order (native not included)
+    placement: Placement
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(sorted({f.kind.value for f in self.findings if f.kind.changes_text}))
+
+    @property
+    def applied(self) -> bool:
+        return self.placement.applied
+
+
+class FileStatus(str, Enum):
+    """What happened to one input file."""
+
+    CLEAN = "clean"  # nothing to repair
+    WOULD_CHANGE = "would-change"  # a read-only mode found repairs
+    REPAIRED = "repaired"  # written (in place or under --out)
+    COPIED = "copied"  # --out: nothing to repair, copied as it is
+    SKIPPED = "skipped"  # changed on disk while being repaired; left as it is
+    FAILED = "failed"  # verification or the write failed; left as it is
+    ERROR = "error"  # could not be read or has no known format
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """The outcome for one file: a mergeable value, so files can run anywhere in any order."""
+
+    path: str
+    format: str | None
+    status: FileStatus
+    changes: tuple[Change, ...] = ()
+    errors: tuple[InputError, ...] = ()
+    records: int = 0
+    records_changed: int = 0
+    records_inserted: int = 0
+    output: str | None = None
+    unified_diff: str = ""
+    manifest_entries: tuple[dict[str, Any], ...] = ()
+    skipped_reason: str | None = None  # not a session file (walked folders only)
+
+    @property
+    def changed(self) -> bool:
+        return any(c.applied for c in self.changes)
+
+
+@dataclass(frozen=True)
+class RepairResult:
+    """A whole run, sorted by path."""
+
+    mode: WriteMode
+    files: tuple[FileResult, ...]
+    manifest_path: str | None = None
+    backup_dir: str | None = None
+    errors: tuple[InputError, ...] = ()  # run-level errors (the manifest could not be written)
+
+    @property
+    def all_errors(self) -> tuple[InputError, ...]:
+        return tuple(sorted(self.errors + tuple(e for f in self.files for e in f.errors)))
+
+    @property
+    def changed_files(self) -> tuple[FileResult, ...]:
+        return tuple(f for f in self.files if f.changed and f.status in (
+            FileStatus.REPAIRED, FileStatus.WOULD_CHANGE))
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        return tuple(c for f in self.files for c in f.changes)
+
+    def exit_code(self, *, fail_on_change: bool = False) -> ExitCode:
+        """2 on any error; 1 when something changed (or would) and that should fail; else 0."""
+        if self.all_errors:
+            return ExitCode.ERROR
+        if (fail_on_change or self.mode is WriteMode.CHECK) and self.changed_files:
+            return ExitCode.FINDINGS
+        return ExitCode.CLEAN
+
+
+# --- planning --------------------------------------------------------------------------------
+
+
+def wanted(result: Result, kinds: frozenset[str] | None) -> bool:
+    """Does a normalized text need a repair under the kinds filter?"""
+    if not result.changed:
+        return False
+    changing = [f for f in result.findings if f.kind.changes_text]
+    if kinds is None:
+        return True
+    return any(f.kind.value in kinds for f in changing)
+
+
+def find_repairs(fmt: SessionFormat, records: Iterable[Record], policy: Policy = DEFAULT,
+                 kinds: frozenset[str] | None = None) -> Iterator[tuple[Site, Result]]:
+    """Every assistant text of `records` that the normalizer would change."""
+    for record in records:
+        for site in fmt.sites(record):
+            result = normalize(site.text, native_reasoning=site.native_reasoning, policy=policy)
+            if wanted(result, kinds):
+                yield site, result
+
+
+@dataclass
+class FilePlan:
+    """One file, read and repaired in memory, not yet written."""
+
+    path: str
+    fmt: SessionFormat
+    snapshot: fsio.Snapshot
+    compression: compression.Compression
+    content: bytes  # decompressed original
+    records: list[Record]
+    after: list[Record]
+    changes: list[Change]
+    new_content: bytes
+
+    @property
+    def new_data(self) -> bytes:
+        """The bytes to put on disk (compressed as the original was)."""
+        if self.compression is compression.Compression.NONE:
+            return self.new_content
+        if self.new_content == self.content:
+            return self.snapshot.data
+        return compression.compress(self.new_content, self.compression)
+
+    @property
+    def changed(self) -> bool:
+        return self.new_content != self.content
+
+
+def decompress(data: bytes, kind: compression.Compression) -> bytes:
+    if kind is compression.Compression.NONE:
+        return data
+    with compression.wrap_reader(io.BytesIO(data), kind) as fp:
+        return fp.read()
+
+
+def plan_file(path: str, fmt: SessionFormat, snapshot: fsio.Snapshot,
+              kind: compression.Compression, options: RepairOptions) -> FilePlan:
+    """Repair one file in memory: what changes, where the reasoning goes, and the new bytes."""
+    content = decompress(snapshot.data, kind)
+    records = list(fmt.read(io.BytesIO(content)))
+    found = list(find_repairs(fmt, records, options.policy, options.kinds))
+    repairs = [Repair(site, result.visible, result.extracted) for site, result in found]
+    if repairs:
+        after, placements = fmt.apply(records, repairs, options.apply)
+    else:
+        after, placements = records, []
+    changes = [Change(site, result.findings, site.text if options.keep_texts else "",
+                      result.visible if options.keep_texts else "", result.extracted, placement)
+               for (site, result), placement in zip(found, placements)]
+    new_content = _serialise(fmt, after) if any(r.touched for r in after) else content
+    return FilePlan(path, fmt, snapshot, kind, content, records, after, changes, new_content)
+
+
+def _serialise(fmt: SessionFormat, records: Sequence[Record]) -> bytes:
+    out = io.BytesIO()
+    fmt.write(records, out)
+    return out.getvalue()
+
+
+def verify(plan: FilePlan, new_content: bytes, policy: Policy,
+           kinds: frozenset[str] | None = None) -> None:
+    """Prove that `new_content` is the planned repair and nothing else (VerifyError otherwise).
+
+    Same number of records as planned, every record's bytes as planned, every
+    record the repair did not touch byte-identical to the original, and no text
+    of a touched record still needing repair except those the format refused.
+    """
+    fmt = plan.fmt
+    reread = list(fmt.read(io.BytesIO(new_content)))
+    if len(reread) != len(plan.after):
+        raise fsio.VerifyError(f"{plan.path}: {len(reread)} records read back, "
+                               f"{len(plan.after)} planned")
+    originals = iter(plan.records)
+    for got, want in zip(reread, plan.after):
+        if got.raw != want.raw or got.eol != want.eol:
+            raise fsio.VerifyError(f"{plan.path}: record on line {got.line} reads back "
+                                   "differently from what was planned")
+        if want.inserted:
+            continue
+        old = next(originals, None)
+        if old is None:
+            raise fsio.VerifyError(f"{plan.path}: more original records than were read")
+        if not want.touched and (got.raw, got.eol) != (old.raw, old.eol):
+            raise fsio.VerifyError(f"{plan.path}: untouched line {old.line} changed")
+    if next(originals, None) is not None:
+        raise fsio.VerifyError(f"{plan.path}: a record was dropped")
+    refused = Counter(c.before for c in plan.changes if not c.applied)
+    dirty = Counter(site.text for site, _ in find_repairs(
+        fmt, (r for r, w in zip(reread, plan.after) if w.touched), policy, kinds))
+    left = dirty - refused
+    if left:
+        raise fsio.VerifyError(f"{plan.path}: {sum(left.values())} repaired text(s) still "
+                               "leak on a re-scan")
+
+
+# --- unified diff ----------------------------------------------------------------------------
+
+
+def unified_diff(plan: FilePlan, label: str | None = None) -> str:
+    """The changed lines of a file as a unified diff (no context: session lines are long)."""
+    import difflib
+
+    if not plan.changed:
+        return ""
+    name = label or plan.path
+    old_lines = _lines(plan.content)
+    new_lines = _lines(plan.new_content)
+    out = [f"--- a/{name}\n", f"+++ b/{name}\n"]
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    if len(old_lines) > 2000:
+        # Records map one to one except inserted ones, so a record-level matcher is exact
+        # and linear where a line matcher over a huge file would not be.
+        matcher = _record_matcher(plan, old_lines, new_lines)
+    for group in matcher.get_grouped_opcodes(0):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        out.append(f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@\n")
+        for tag, a1, a2, b1, b2 in group:
+            if tag in ("replace", "delete"):
+                out.extend(_emit("-", old_lines[a1:a2]))
+            if tag in ("replace", "insert"):
+                out.extend(_emit("+", new_lines[b1:b2]))
+    return "".join(out)
+
+
+class _RecordOpcodes:
+    """Opcodes computed from the record plan instead of by comparing lines."""
+
+    def __init__(self, codes: list[tuple[str, int, int, int, int]]) -> None:
+        self.codes = codes
+
+    def get_grouped_opcodes(self, n: int = 0) -> Iterator[list[tuple[str, int, int, int, int]]]:
+        for code in self.codes:
+            yield [code]
+
+
+def _record_matcher(plan: FilePlan, old_lines: list[str], new_lines: list[str]) -> Any:
+    codes: list[tuple[str, int, int, int, int]] = []
+    i = j = 0  # line positions in old and new
+    originals = iter(plan.records)
+    for rec in plan.after:
+        n_new = _count_lines(rec)
+        if rec.inserted:
+            codes.append(("insert", i, i, j, j + n_new))
+        else:
+            old = next(originals)
+            n_old = _count_lines(old)
+            if rec.touched:
+                codes.append(("replace", i, i + n_old, j, j + n_new))
+            i += n_old
+        j += n_new
+    return _RecordOpcodes(codes)
+
+
+def _count_lines(record: Record) -> int:
+    text = record.raw + record.eol
+    return max(1, text.count(b"\n") + (0 if text.endswith(b"\n") else 1)) if text else 0
+
+
+def _lines(content: bytes) -> list[str]:
+    return content.decode("utf-8", "replace").splitlines(keepends=True)
+
+
+def _range(start: int, stop: int) -> str:
+    length = stop - start
+    first = start + 1 if length else start
+    return f"{first}" if length == 1 else f"{first},{length}"
+
+
+def _emit(sign: str, lines: list[str]) -> Iterator[str]:
+    for line in lines:
+        if line.endswith("\n"):
+            yield sign + line.removesuffix("\r\n").removesuffix("\n") + "\n"
+        else:
+            yield sign + line + "\n"
+            yield "\\ No newline at end of file\n"
+
+
+# --- one file, end to end --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Job:
+    """One file to repair, with everything a worker process needs to do it alone."""
+
+    candidate: Candidate | InputFile
+    index: int
+    options: RepairOptions
+    output: str | None  # --out: where the repaired copy goes
+    backup_dir: str | None
+    journal_dir: str | None
+
+
+def repair_file(job: Job) -> FileResult:
+    """Read, plan, prove and (in a writing mode) write one file. Never raises for file trouble."""
+    options = job.options
+    found = resolve(job.candidate, options.inputs)
+    if found.skipped is not None:
+        return FileResult(found.path, None, FileStatus.CLEAN, skipped_reason=found.skipped)
+    if found.error is not None or found.format is None:
+        err = found.error or InputError(found.path, None, ErrorKind.UNKNOWN_FORMAT.value,
+                                        "no format")
+        return FileResult(found.path, None, FileStatus.ERROR, errors=(err,))
+    path, fmt = found.path, registry.get(found.format)
+    try:
+        snapshot = fsio.read_snapshot(found.real_path)
+        plan = plan_file(path, fmt, snapshot, compression.sniff(snapshot.data[:4]), options)
+    except fsio.WriteError as exc:
+        return _failed(path, fmt.id, exc.kind, str(exc), FileStatus.SKIPPED
+                       if exc.kind is ErrorKind.CHANGED else FileStatus.ERROR)
+    except Exception as exc:  # noqa: BLE001 - a corrupt stream or a format bug: this file only
+        return _failed(path, fmt.id, ErrorKind.UNREADABLE, f"{path}: cannot repair: {exc}",
+                       FileStatus.ERROR)
+    bad = tuple(_bad_record(path, r) for r in plan.records if r.error is not None)
+    base = FileResult(path, fmt.id, FileStatus.CLEAN, tuple(plan.changes), bad,
+                      records=len(plan.records),
+                      records_changed=sum(1 for r in plan.after if r.touched and not r.inserted),
+                      records_inserted=sum(1 for r in plan.after if r.inserted))
+    try:
+        if plan.changed:
+            verify(plan, plan.new_content, options.policy, options.kinds)
+    except fsio.WriteError as exc:
+        return replace(base, status=FileStatus.FAILED,
+                       errors=bad + (InputError(path, None, exc.kind.value, str(exc)),))
+    if options.unified_diff:
+        base = replace(base, unified_diff=unified_diff(plan))
+    if not options.mode.writes:
+        return replace(base, status=FileStatus.WOULD_CHANGE if plan.changed else FileStatus.CLEAN)
+    if not plan.changed and options.mode is WriteMode.IN_PLACE:
+        return base
+    try:
+        return _write(job, plan, base)
+    except fsio.WriteError as exc:
+        status = FileStatus.SKIPPED if exc.kind is ErrorKind.CHANGED else FileStatus.FAILED
+        return replace(base, status=status,
+                       errors=bad + (InputError(path, None, exc.kind.value, str(exc)),))
+    except OSError as exc:
+        return replace(base, status=FileStatus.FAILED, errors=bad + (InputError(
+            path, None, ErrorKind.WRITE_FAILED.value, f"{path}: {exc.strerror or exc}"),))
+
+
+def _failed(path: str, fmt: str, kind: ErrorKind, message: str, status: FileStatus) -> FileResult:
+    return FileResult(path, fmt, status, errors=(InputError(path, None, kind.value, message),))
+
+
+def _bad_record(path: str, record: Record) -> InputError:
+    message = record.error or ""
+    kind = ErrorKind.BAD_SHAPE if message.startswith("unknown shape") else ErrorKind.BAD_LINE
+    return InputError(path, record.line, kind.value,
+                      f"line {record.line}: {message}; copied through untouched")
+
+
+def _write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
+    """Back up, journal the manifest entry, then replace atomically (the order matters)."""
+    options = job.options
+    snapshot = plan.snapshot
+    target = snapshot.path if options.mode is WriteMode.IN_PLACE else job.output
+    assert target is not None
+    data = plan.new_data
+    before = _existing(target)
+    backup = None
+    if before is not None and options.backup and job.backup_dir is not None:
+        backup = mf.backup_path(job.backup_dir, before.path)
+        fsio.copy_verified(before, backup)
+    entries = [mf.file_entry(
+        path=plan.path, source=snapshot.path, target=fsio.real_path(target),
+        link=os.path.abspath(plan.path) if os.path.islink(plan.path) else None,
+        fmt=plan.fmt.id, compression=plan.compression.value, snapshot=snapshot,
+        before=before, backup=backup, data=data, content=plan.content,
+        new_content=plan.new_content, records=plan.records, after=plan.after,
+        changes=plan.changes, same_source=options.mode is WriteMode.IN_PLACE)]
+    sidecar = _sidecar(plan, target)
+    if sidecar is not None:
+        side_path, side_data = sidecar
+        side_before = _existing(side_path)
+        side_backup = None
+        if side_before is not None and options.backup and job.backup_dir is not None:
+            side_backup = mf.backup_path(job.backup_dir, side_before.path)
+            fsio.copy_verified(side_before, side_backup)
+        entries.append(mf.sidecar_entry(plan.path, fsio.real_path(side_path), side_before,
+                                        side_backup, side_data))
+    if job.journal_dir is not None:
+        mf.journal(job.journal_dir, job.index, entries)
+
+    def check(written: bytes) -> None:
+        verify(plan, decompress(written, plan.compression), options.policy, options.kinds)
+
+    watch = (snapshot.path, snapshot.stamp)
+    fsio.atomic_write(target, data, mode=snapshot.mode, verify=check if plan.changed else None,
+                      watch=watch, make_dirs=True)
+    if sidecar is not None:
+        fsio.atomic_write(sidecar[0], sidecar[1], mode=snapshot.mode)
+    status = FileStatus.REPAIRED if plan.changed else FileStatus.COPIED
+    return replace(base, status=status, output=target, manifest_entries=tuple(entries))
+
+
+def _existing(path: str) -> fsio.Snapshot | None:
+    if not os.path.lexists(path):
+        return None
+    return fsio.read_snapshot(path)
+
+
+def _sidecar(plan: FilePlan, target: str) -> tuple[str, bytes] | None:
+    """`<file>.thinkfix.json` beside the written file, for reasoning its format has no place for."""
+    placed = [c for c in plan.changes
+              if c.applied and c.placement.kind is PlacementKind.SIDECAR and c.extracted]
+    if not placed:
+        return None
+    path = target + SIDECAR_SUFFIX
+    existing = _existing(path)
+    return path, mf.sidecar_document(plan.fmt.id, os.path.basename(target), placed,
+                                     existing.data if existing is not None else None)
+
+
+# --- a whole run -----------------------------------------------------------------------------
+
+
+def out_paths(paths: Sequence[str], out_dir: str) -> tuple[str, str]:
+    """The folder inputs are mirrored from (their common ancestor) and the output root."""
+    roots = [os.path.abspath(p) for p in paths]
+    bases = [r if os.path.isdir(r) else os.path.dirname(r) for r in roots]
+    return os.path.commonpath(bases) if bases else os.getcwd(), os.path.abspath(out_dir)
+
+
+def _inside(path: str, folder: str) -> bool:
+    try:
+        return os.path.commonpath([path, folder]) == folder
+    except ValueError:
+        return False
+
+
+def check_paths(paths: Sequence[str], options: RepairOptions) -> None:
+    """ValueError for path combinations a writing mode must refuse."""
+    if not options.mode.writes:
+        return
+    if STDIN in paths:
+        raise ValueError("stdin ('-') can only be checked or diffed, not repaired")
+    if options.mode is WriteMode.OUT:
+        assert options.out_dir is not None
+        base, out = out_paths(paths, options.out_dir)
+        for p in paths:
+            if os.path.abspath(p) == out or (os.path.isdir(p) and _inside(os.path.abspath(p),
+                                                                          out)):
+                raise ValueError(f"--out {options.out_dir} must not be an input or hold one")
+        if out == base:
+            raise ValueError(f"--out {options.out_dir} is the input folder itself")
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+def repair_paths(paths: Sequence[str], options: RepairOptions, *,
+                 tool_version: str = "") -> RepairResult:
+    """Repair every session file under `paths`; the library entry point behind the CLI."""
+    check_paths(paths, options)
+    run_dir = manifest_path = journal_dir = backup_dir = None
+    if options.mode.writes:
+        run_id = new_run_id()
+        run_dir = options.run_dir or mf.default_run_dir(run_id)
+        manifest_path = options.manifest_path or os.path.join(run_dir, mf.MANIFEST_NAME)
+        journal_dir = manifest_path + mf.JOURNAL_SUFFIX
+        backup_dir = os.path.join(run_dir, "backup") if options.backup else None
+    base = out = None
+    if options.mode is WriteMode.OUT:
+        assert options.out_dir is not None
+        base, out = out_paths(paths, options.out_dir)
+    jobs: list[Job] = []
+    for n, item in enumerate(walk(paths, options.inputs)):
+        output = None
+        if base is not None and out is not None:
+            absolute = os.path.abspath(item.path)
+            if _inside(absolute, out):
+                continue  # an earlier run's output inside a walked folder
+            output = os.path.join(out, os.path.relpath(absolute, base))
+        jobs.append(Job(item, n, options, output, backup_dir, journal_dir))
+    results = _run(jobs, options.jobs)
+    files = tuple(sorted((r for r in results if r.skipped_reason is None),
+                         key=lambda r: r.path))
+    errors: tuple[InputError, ...] = ()
+    written = [e for r in files for e in r.manifest_entries]
+    if manifest_path is not None and written:
+        try:
+            mf.write_manifest(manifest_path, mf.manifest_document(
+                written, mode=options.mode.value, policy=options.policy, apply=options.apply,
+                backup_dir=backup_dir, tool_version=tool_version))
+            if journal_dir is not None:
+                mf.remove_journal(journal_dir)
+        except (OSError, fsio.WriteError) as exc:
+            errors = (InputError(manifest_path, None, ErrorKind.WRITE_FAILED.value,
+                                 f"the undo manifest could not be written ({exc}); its entries "
+                                 f"are kept in {journal_dir}"),)
+    return RepairResult(options.mode, files, manifest_path if written else None,
+                        backup_dir if written and options.backup else None, errors)
+
+
+def _run(jobs: list[Job], workers: int) -> list[FileResult]:
+    if workers <= 1 or len(jobs) <= 1:
+        return [repair_file(j) for j in jobs]
+    results: list[FileResult] = []
+    try:
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+            results = list(pool.map(repair_file, jobs, chunksize=_chunk(len(jobs), workers)))
+    except BrokenProcessPool:
+        # A worker died (killed, out of memory) mid-file: its temporary file may be left,
+        # and which files it finished is unknown, so the run is redone file by file here.
+        for job in jobs:
+            if job.output is not None:
+                fsio.sweep_stale(os.path.dirname(job.output))
+        results = [repair_file(j) for j in jobs]
+    return results
+
+
+def _chunk(n: int, workers: int) -> int:
+    return max(1, min(64, n // (workers * 8)))
