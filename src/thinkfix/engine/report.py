@@ -137,6 +137,21 @@ class Summary:
         }
 
 
+@dataclass(frozen=True, order=True)
+class SkippedFile:
+    """A file found by walking a folder but not scanned, and why (not a session, empty, opted out).
+
+    Not an error: folders hold other JSON. A file named on the command line that no
+    format claims is an error instead.
+    """
+
+    path: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "reason": self.reason}
+
+
 @dataclass(frozen=True)
 class StaleEntry:
     """A baseline entry that no longer matches any finding."""
@@ -157,6 +172,7 @@ class Report:
     errors: tuple[InputError, ...] = ()
     stale_baseline: tuple[StaleEntry, ...] = ()
     tool_version: str = ""
+    skipped: tuple[SkippedFile, ...] = ()
 
     @property
     def new_findings(self) -> tuple[LeakFinding, ...]:
@@ -179,4 +195,6 @@ class Report:
             "findings": [f.to_dict() for f in self.findings],
             "errors": [e.to_dict() for e in self.errors],
             "stale_baseline": [s.to_dict() for s in self.stale_baseline],
+            # Only when there are some, so documents of older runs keep their shape.
+            **({"skipped": [s.to_dict() for s in self.skipped]} if self.skipped else {}),
         }

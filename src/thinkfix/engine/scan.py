@@ -1,0 +1,404 @@
+"""Scan session files for leaked reasoning: one file -> a mergeable `FileResult`, many -> a `Report`.
+
+The unit of work is one file, so files run in any order, in any process, and
+`build_report` sorts everything: `--jobs 8` and `--jobs 1` give the same report.
+Records stream through one at a time (memory is bounded by the largest record),
+and a record is parsed only when the byte prefilter says it may hold a
+delimiter or an assistant message (see `prefilter`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import multiprocessing
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from thinkfix.engine.inputs import (
+    Candidate,
+    InputFile,
+    InputOptions,
+    glob_match,
+    resolve,
+    walk,
+)
+from thinkfix.engine.prefilter import assistant_hint, delimiter_test
+from thinkfix.engine.progress import NULL_PROGRESS, Progress
+from thinkfix.engine.report import (
+    ErrorKind,
+    InputError,
+    LeakFinding,
+    MessageCounts,
+    Report,
+    SkippedFile,
+    Summary,
+)
+from thinkfix.formats.base import Record, SessionFormat, Site
+from thinkfix.formats.common import FormatBase
+from thinkfix.formats.detection import base_name
+from thinkfix.normalizer import DEFAULT, LeakKind, Policy, normalize
+
+#: Kinds reported unless `--select` says otherwise: every kind that changes the text.
+#: `unclosed_inline` is a notice (the opener stays visible); select it to see it.
+DEFAULT_KINDS: frozenset[str] = frozenset(k.value for k in LeakKind if k.changes_text)
+ALL_KINDS: frozenset[str] = frozenset(k.value for k in LeakKind)
+
+UNKNOWN_MODEL = ""  # the by_model key for messages whose model is not recorded
+
+
+def select_kinds(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> frozenset[str]:
+    """The kinds to report: `select` (or the default set) minus `ignore`; `ALL` selects all.
+
+    Unknown names raise ValueError listing the valid ones.
+    """
+    chosen = set(DEFAULT_KINDS)
+    select, ignore = [s.strip().lower() for s in select if s.strip()], \
+        [s.strip().lower() for s in ignore if s.strip()]
+    for name in select + ignore:
+        if name != "all" and name not in ALL_KINDS:
+            raise ValueError(f"unknown leak kind {name!r} (choose from "
+                             + ", ".join(sorted(ALL_KINDS)) + ", all)")
+    if select:
+        chosen = set(ALL_KINDS) if "all" in select else set(select)
+    chosen -= set(ALL_KINDS) if "all" in ignore else set(ignore)
+    return frozenset(chosen)
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """Everything that decides what a scan finds (not how it is shown)."""
+
+    policy: Policy = DEFAULT
+    kinds: frozenset[str] = DEFAULT_KINDS
+    inputs: InputOptions = InputOptions()
+    # Opt-outs for applications whose own prompts use `<think>` as an annotation:
+    # globs over model names (case-insensitive) and over file paths.
+    disabled_models: tuple[str, ...] = ()
+    disabled_paths: tuple[str, ...] = ()
+    disabled_base: str | None = None  # folder the path globs are relative to (the config's)
+    prefilter: bool = True  # skip parsing records the byte tests prove irrelevant
+    snippet_chars: int = 200
+
+    def path_disabled(self, path: str) -> bool:
+        """Does a `disable.paths` glob cover this file?"""
+        if not self.disabled_paths or path == "-":
+            return False
+        candidates = [path]
+        if self.disabled_base is not None:
+            rel = os.path.relpath(os.path.abspath(path), self.disabled_base)
+            if not rel.startswith(".."):
+                candidates.append(rel)
+        return any(glob_match(p, c) for p in self.disabled_paths for c in candidates)
+
+    def model_disabled(self, model: str | None) -> bool:
+        """Does a `disable.models` glob cover this model?"""
+        if not self.disabled_models or not model:
+            return False
+        name = model.lower()
+        return any(fnmatch.fnmatchcase(name, p.lower()) for p in self.disabled_models)
+
+
+@dataclass
+class _Tally:
+    assistant: int = 0
+    leaking: int = 0
+    findings: int = 0
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """What one file contributed: counts, findings, errors; merged by `build_report`."""
+
+    path: str
+    format: str | None = None
+    size: int = 0
+    records: int = 0
+    assistant_messages: int = 0
+    leaking_messages: int = 0
+    findings: tuple[LeakFinding, ...] = ()
+    errors: tuple[InputError, ...] = ()
+    by_model: tuple[tuple[str, int, int, int], ...] = ()  # (model, assistant, leaking, findings)
+    skipped: str | None = None
+
+    @property
+    def read(self) -> bool:
+        """The file was opened and read as a session (possibly with bad lines)."""
+        return self.format is not None and self.skipped is None
+
+
+def fingerprint(fmt: str, session: str, message: str, leaked: str) -> str:
+    """Baseline identity: format + session + message + hash of the leaked text, nothing else."""
+    text_hash = hashlib.sha256(leaked.encode("utf-8", "surrogatepass")).hexdigest()
+    key = "\0".join((fmt, session, message, text_hash))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _session_key(site: Site, path: str) -> str:
+    if site.session_id:
+        return site.session_id
+    # Files without a session id: the file's own name, without archive or compression suffixes.
+    return os.path.splitext(base_name(path))[0] if path != "-" else "-"
+
+
+class _FileScan:
+    """The per-record loop of one file, kept as plain locals and dicts for speed."""
+
+    def __init__(self, file: InputFile, fmt: SessionFormat, options: ScanOptions) -> None:
+        self.file = file
+        self.fmt = fmt
+        self.options = options
+        self.records = 0
+        self.assistant = 0
+        self.findings: list[LeakFinding] = []
+        self.errors: list[InputError] = []
+        self.models: dict[str, _Tally] = {}
+        self.leaking = 0
+
+    def run(self, fp: BinaryIO) -> None:
+        fmt, options = self.fmt, self.options
+        may_leak = delimiter_test(options.policy) if options.prefilter else None
+        hint = assistant_hint(fmt) if options.prefilter else None
+        hint_search = hint.search if hint is not None else None
+        for record in fmt.read(fp):
+            raw = record.raw
+            if not raw or raw.isspace():
+                continue
+            self.records += 1
+            candidate = may_leak is None or may_leak(raw)
+            if not candidate and hint_search is not None and hint_search(raw) is None and (
+                    raw[:1] == b"{" and raw[-1:] == b"}" and record.eol):
+                # Proven irrelevant: no delimiter, no assistant message, and shaped like
+                # a complete object (a truncated or garbled line is still parsed and reported).
+                continue
+            error = record.error
+            if error is not None:
+                kind = ErrorKind.BAD_SHAPE if error.startswith("unknown shape") \
+                    else ErrorKind.BAD_LINE
+                self.errors.append(InputError(self.file.path, record.line, kind.value, error))
+                continue
+            if record.data is None:
+                continue
+            self._record(record, candidate)
+
+    def _messages(self, record: Record) -> list[tuple[str | None, tuple[Any, ...]]]:
+        """(model, text paths) per assistant message of a sound record."""
+        fmt = self.fmt
+        if isinstance(fmt, FormatBase):
+            ctx_model = record.ctx.model
+            return [(m.model or ctx_model, tuple(s.path for s in m.texts))
+                    for m in fmt.messages(record)]
+        # Any other SessionFormat: counts from the interface, models from the sites.
+        sites = list(fmt.sites(record))
+        model = sites[0].model if sites else record.ctx.model
+        return [(model, tuple(s.path for s in sites) if i == 0 else ())
+                for i in range(fmt.assistant_messages(record))]
+
+    def _record(self, record: Record, candidate: bool) -> None:
+        messages = self._messages(record)
+        if not messages:
+            return
+        models = self.models
+        for model, _ in messages:
+            tally = models.get(model or UNKNOWN_MODEL)
+            if tally is None:
+                tally = models[model or UNKNOWN_MODEL] = _Tally()
+            tally.assistant += 1
+        self.assistant += len(messages)
+        if not candidate:
+            return
+        owner = {p: i for i, (_, paths) in enumerate(messages) for p in paths}
+        leaking: dict[int, int] = {}
+        for site in self.fmt.sites(record):
+            i = owner.get(site.path, 0)
+            model = messages[i][0] if i < len(messages) else site.model
+            if self.options.model_disabled(model or site.model):
+                continue
+            found = self._site(site, model or site.model)
+            if found:
+                leaking[i] = leaking.get(i, 0) + found
+        for i, count in leaking.items():
+            model = messages[i][0] if i < len(messages) else None
+            tally = models[model or UNKNOWN_MODEL]
+            tally.leaking += 1
+            tally.findings += count
+            self.leaking += 1
+
+    def _site(self, site: Site, model: str | None) -> int:
+        options = self.options
+        result = normalize(site.text, native_reasoning=site.native_reasoning,
+                           policy=options.policy)
+        if not result.findings:
+            return 0
+        path, fmt_id = self.file.path, self.fmt.id
+        message = site.message_id or f"#{site.message_index}"
+        session = _session_key(site, path)
+        count = 0
+        for f in result.findings:
+            kind = f.kind.value
+            if kind not in options.kinds:
+                continue
+            leaked = site.text[f.start:f.end]
+            self.findings.append(LeakFinding(
+                path=path, line=site.line, json_path=site.json_path, format=fmt_id, kind=kind,
+                tag=f.tag, start=f.start, end=f.end, leaked_chars=f.end - f.start,
+                session_id=site.session_id, message_id=site.message_id,
+                message_index=site.message_index, model=model,
+                fingerprint=fingerprint(fmt_id, session, message, leaked),
+                snippet=leaked[:options.snippet_chars]))
+            count += 1
+        return count
+
+    def result(self) -> FileResult:
+        return FileResult(
+            path=self.file.path, format=self.fmt.id, size=self.file.size, records=self.records,
+            assistant_messages=self.assistant, leaking_messages=self.leaking,
+            findings=tuple(self.findings), errors=tuple(self.errors),
+            by_model=tuple(sorted((m, t.assistant, t.leaking, t.findings)
+                                  for m, t in self.models.items())))
+
+
+def scan_file(item: Candidate | InputFile, options: ScanOptions = ScanOptions()) -> FileResult:
+    """Detect (if needed) and scan one file. Never raises for a bad file: errors are values."""
+    file = resolve(item, options.inputs)
+    if file.error is not None:
+        return FileResult(file.path, file.format, file.size, errors=(file.error,))
+    if file.skipped is not None:
+        return FileResult(file.path, file.format, file.size, skipped=file.skipped)
+    if options.path_disabled(file.path):
+        return FileResult(file.path, file.format, file.size, skipped="disabled by configuration")
+    scan = _FileScan(file, file.session_format(), options)
+    try:
+        with file.open() as fp:
+            scan.run(fp)
+    except (OSError, EOFError, ValueError) as exc:
+        scan.errors.append(InputError(file.path, None, ErrorKind.UNREADABLE.value,
+                                      f"read failed after {scan.records} records: {exc}"))
+    except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
+        scan.errors.append(InputError(file.path, None, ErrorKind.UNREADABLE.value,
+                                      f"read failed: {type(exc).__name__}: {exc}"))
+    return scan.result()
+
+
+# --- many files ------------------------------------------------------------------------------
+
+
+def _error_key(e: InputError) -> tuple[str, int, str, str]:
+    return (e.path, -1 if e.line is None else e.line, e.kind, e.message)
+
+
+def build_report(results: Iterable[FileResult], tool_version: str = "") -> Report:
+    """Merge per-file results into one `Report`, sorted so processing order never shows."""
+    files = records = assistant = leaking = 0
+    findings: list[LeakFinding] = []
+    errors: list[InputError] = []
+    skipped: list[SkippedFile] = []
+    by_format: dict[str, _Tally] = {}
+    by_model: dict[str, _Tally] = {}
+    by_file: dict[str, MessageCounts] = {}
+    for r in results:
+        errors.extend(r.errors)
+        if r.skipped is not None:
+            skipped.append(SkippedFile(r.path, r.skipped))
+            continue
+        if r.format is None:
+            continue
+        files += 1
+        records += r.records
+        assistant += r.assistant_messages
+        leaking += r.leaking_messages
+        findings.extend(r.findings)
+        fmt = by_format.setdefault(r.format, _Tally())
+        fmt.assistant += r.assistant_messages
+        fmt.leaking += r.leaking_messages
+        fmt.findings += len(r.findings)
+        for model, a, lk, n in r.by_model:
+            tally = by_model.setdefault(model, _Tally())
+            tally.assistant, tally.leaking, tally.findings = (
+                tally.assistant + a, tally.leaking + lk, tally.findings + n)
+        by_file[r.path] = MessageCounts(r.assistant_messages, r.leaking_messages,
+                                        len(r.findings), r.format)
+    findings.sort()
+    summary = Summary(
+        files=files, records=records, assistant_messages=assistant, leaking_messages=leaking,
+        findings=len(findings), leaked_chars=sum(f.leaked_chars for f in findings),
+        baselined=sum(1 for f in findings if f.baselined),
+        by_kind=dict(sorted(Counter(f.kind for f in findings).items())),
+        by_format={k: MessageCounts(t.assistant, t.leaking, t.findings)
+                   for k, t in sorted(by_format.items())},
+        by_model={k: MessageCounts(t.assistant, t.leaking, t.findings)
+                  for k, t in sorted(by_model.items())},
+        by_file=dict(sorted(by_file.items())))
+    return Report(summary=summary, findings=tuple(findings),
+                  errors=tuple(sorted(errors, key=_error_key)),
+                  skipped=tuple(sorted(skipped)), tool_version=tool_version)
+
+
+_worker_options: ScanOptions | None = None
+
+
+def _init_worker(options: ScanOptions) -> None:
+    global _worker_options
+    _worker_options = options
+
+
+def _work(item: Candidate | InputFile) -> FileResult:
+    assert _worker_options is not None
+    return scan_file(item, _worker_options)
+
+
+def default_jobs() -> int:
+    """All cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def scan_files(items: Sequence[Candidate | InputFile], options: ScanOptions = ScanOptions(), *,
+               jobs: int | None = None, progress: Progress = NULL_PROGRESS) -> Iterator[FileResult]:
+    """Scan files, in a process pool when `jobs` > 1, yielding results as they complete."""
+    workers = min(jobs or default_jobs(), len(items))
+    progress.start(len(items), sum(max(0, getattr(i, "size", 0)) for i in items))
+    try:
+        if workers <= 1:
+            for item in items:
+                result = scan_file(item, options)
+                progress.advance(result.path, result.size)
+                yield result
+            return
+        # Largest first, so one big file started last does not leave the other workers idle.
+        order = sorted(items, key=lambda i: -max(0, getattr(i, "size", 0)))
+        chunk = max(1, min(32, len(order) // (workers * 8)))
+        with multiprocessing.get_context(_start_method()).Pool(
+                workers, initializer=_init_worker, initargs=(options,)) as pool:
+            for result in pool.imap_unordered(_work, order, chunksize=chunk):
+                progress.advance(result.path, result.size)
+                yield result
+    finally:
+        progress.finish()
+
+
+def _start_method() -> str:
+    # fork is cheap and needs nothing pickled but the work items; elsewhere use the default.
+    methods = multiprocessing.get_all_start_methods()
+    return "fork" if "fork" in methods and os.name == "posix" and _fork_safe() else \
+        multiprocessing.get_start_method(allow_none=False)
+
+
+def _fork_safe() -> bool:
+    import sys
+
+    return sys.platform != "darwin"  # macOS system frameworks are not fork-safe
+
+
+def scan(paths: Iterable[str], options: ScanOptions = ScanOptions(), *, jobs: int | None = None,
+         progress: Progress = NULL_PROGRESS, stdin: BinaryIO | None = None) -> Report:
+    """Walk `paths`, scan every session file found, and return the merged `Report`."""
+    from thinkfix import __version__
+
+    items = list(walk(paths, options.inputs, stdin=stdin))
+    return build_report(scan_files(items, options, jobs=jobs, progress=progress), __version__)

@@ -1,0 +1,42 @@
+"""Shared helpers for engine tests: the fixtures folder and small session builders."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+import pytest
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def fixtures_leaking_total() -> int:
+    """The total README states the fixtures were built with (`**27 leaking**`)."""
+    text = (FIXTURES / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"\*\*(\d+) leaking\*\*", text)
+    assert match, "fixtures/README.md states the total of leaking messages"
+    return int(match.group(1))
+
+
+def claude_line(text: str, *, uuid: str, model: str = "qwen3-32b", role: str = "assistant",
+                session: str = "sess-1") -> bytes:
+    """One Claude Code transcript line holding `text`."""
+    entry = {
+        "parentUuid": None, "isSidechain": False, "type": role, "uuid": uuid,
+        "sessionId": session, "timestamp": "2026-03-01T10:00:00.000Z",
+        "message": {"id": f"msg_{uuid}", "type": "message", "role": role, "model": model,
+                    "content": [{"type": "text", "text": text}]},
+    }
+    if role == "user":
+        entry["message"] = {"role": "user", "content": text}
+    return orjson.dumps(entry) + b"\n"
+
+
+@pytest.fixture
+def clean_session(tmp_path: Path) -> Path:
+    path = tmp_path / "clean.jsonl"
+    path.write_bytes(claude_line("What is 2+2? Use <think> tags.", uuid="u1", role="user")
+                     + claude_line("It is 4. Models emit <think> and </think> in prose.",
+                                   uuid="a1"))
+    return path
