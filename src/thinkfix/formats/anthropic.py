@@ -10,6 +10,7 @@ reasoning stays in the repair manifest only.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from thinkfix.formats.base import Path, PlacementKind, Record
@@ -104,8 +105,8 @@ class Anthropic(FormatBase):
             model = m.get("model") if response else (owner.get("model")
                                                      if isinstance(owner, dict) else None)
             index = path[-1] if path and isinstance(path[-1], int) else record.index
-            yield Message(path, index, content_slots(m, path),
-                          native=block_reasoning(m.get("content")),
+            yield Message(path, index, partial(content_slots, m, path),
+                          native=partial(block_reasoning, m.get("content")),
                           message_id=as_str(m.get("id")), model=as_str(model))
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:

@@ -86,7 +86,7 @@ class Record:
     __slots__ = ("index", "line", "raw", "eol", "ctx", "touched", "inserted", "_data", "_error",
                  "_shapes")
 
-    def __init__(self, index: int, line: int, raw: bytes, eol: bytes = b"", *,
+    def __init__(self, index: int, line: int, raw: bytes, eol: bytes = b"",
                  ctx: Context = EMPTY_CONTEXT, shapes: tuple[type, ...] = (dict,),
                  data: Any = _MISSING, error: str | None = None, touched: bool = False,
                  inserted: bool = False) -> None:
@@ -280,6 +280,13 @@ class SessionFormat(ABC):
     @abstractmethod
     def assistant_messages(self, record: Record) -> int:
         """How many assistant messages the record holds (with or without text)."""
+
+    def may_contain_assistant(self, raw: bytes) -> bool:
+        """False proves a record's bytes hold no assistant message (so no sites): no parse needed.
+
+        True means "parse to know". A byte-level prefilter for the scan hot path.
+        """
+        return True
 
     @abstractmethod
     def apply(self, records: list[Record], repairs: Iterable[Repair],

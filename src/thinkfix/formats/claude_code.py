@@ -10,6 +10,7 @@ lives only in the repair manifest.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from thinkfix.formats.base import ClaudeCodeMode, PlacementKind, Record
@@ -74,8 +75,8 @@ class ClaudeCode(FormatBase):
             return
         yield Message(
             path=("message",), index=record.index,
-            texts=content_slots(msg, ("message",)),
-            native=block_reasoning(msg.get("content")),
+            texts=partial(content_slots, msg, ("message",)),
+            native=partial(block_reasoning, msg.get("content")),
             message_id=as_str(msg.get("id")) or as_str(entry.get("uuid")),
             model=as_str(msg.get("model")),
             session_id=as_str(entry.get("sessionId")))

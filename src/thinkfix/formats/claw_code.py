@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from thinkfix.formats.base import Context, PlacementKind, Record
@@ -87,8 +88,8 @@ class ClawCode(FormatBase):
             return
         for base, msg, index in candidates:
             if _claw_message(msg) and msg.get("role") == "assistant":
-                yield Message(base, index, block_slots(msg["blocks"], base + ("blocks",)),
-                              native=block_reasoning(msg["blocks"]))
+                yield Message(base, index, partial(block_slots, msg["blocks"], base + ("blocks",)),
+                              native=partial(block_reasoning, msg["blocks"]))
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
         model = plan.records[draft.site.record_index].ctx.model

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from thinkfix.formats.base import Context, Path, PlacementKind, Record
@@ -114,8 +115,9 @@ class Codex(FormatBase):
                  "is fixed too; sessions on OpenAI-hosted models (model_provider openai) get a "
                  "sidecar instead unless --codex-mode insert")
     jsonl_only = True
-    context_markers = (rb"session_meta|turn_context|user_message",
-                       rb'"type"\s*:\s*"reasoning"', rb'"role"\s*:\s*"(?:assistant|user)"')
+    # Supersets of the lines the context follows; update_context checks the parsed line.
+    context_markers = (b"session_meta", b"turn_context", b"user_message", b'"reasoning"',
+                       b'"assistant"', b'"user"')
 
     def detect(self, head: bytes, path: str = "") -> float:
         objects = sample(head).objects
@@ -179,7 +181,7 @@ class Codex(FormatBase):
         item, base = _item(o)
         if item is not None:
             if _is_assistant(item):
-                yield Message(base, record.index, _slots(item, base),
+                yield Message(base, record.index, partial(_slots, item, base),
                               native=as_str(record.ctx.extra.get("reasoning")),
                               message_id=as_str(item.get("id")))
             return
@@ -193,7 +195,7 @@ class Codex(FormatBase):
                     pending.append(reasoning_text(h))
                 elif _is_assistant(h):
                     hpath = ("payload", "replacement_history", j)
-                    yield Message(hpath, record.index, _slots(h, hpath),
+                    yield Message(hpath, record.index, partial(_slots, h, hpath),
                                   native=join_texts(pending), message_id=as_str(h.get("id")))
                     pending = []
                 elif h.get("role") == "user":

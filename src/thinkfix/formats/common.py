@@ -12,7 +12,7 @@ import re
 from abc import abstractmethod
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from thinkfix.formats import jsonedit
@@ -28,7 +28,7 @@ from thinkfix.formats.base import (
     Site,
     UnsafeEdit,
 )
-from thinkfix.formats.reader import iter_jsonl, markers_pattern, read_auto
+from thinkfix.formats.reader import iter_jsonl, read_auto
 
 _SPACE = re.compile(r"\s+")
 
@@ -78,17 +78,39 @@ class TextSlot:
     signed: bool = False
 
 
-@dataclass
 class Message:
-    """An assistant message located inside a record."""
+    """An assistant message located inside a record.
 
-    path: Path  # of the message object, from the record root
-    index: int  # message_index of its sites
-    texts: list[TextSlot] = field(default_factory=list)
-    native: str | None = None
-    message_id: str | None = None
-    model: str | None = None
-    session_id: str | None = None
+    `texts` and `native` may be given as zero-argument callables: they are only
+    computed when sites are asked for, so counting messages stays cheap.
+    """
+
+    __slots__ = ("path", "index", "_texts", "_native", "message_id", "model", "session_id")
+
+    def __init__(self, path: Path, index: int,
+                 texts: list[TextSlot] | Callable[[], list[TextSlot]],
+                 native: str | None | Callable[[], str | None] = None, *,
+                 message_id: str | None = None, model: str | None = None,
+                 session_id: str | None = None) -> None:
+        self.path = path  # of the message object, from the record root
+        self.index = index  # message_index of its sites
+        self._texts = texts
+        self._native = native
+        self.message_id = message_id
+        self.model = model
+        self.session_id = session_id
+
+    @property
+    def texts(self) -> list[TextSlot]:
+        if callable(self._texts):
+            self._texts = self._texts()
+        return self._texts
+
+    @property
+    def native(self) -> str | None:
+        if callable(self._native):
+            self._native = self._native()
+        return self._native
 
 
 def block_slots(blocks: Any, base: Path, *, types: Sequence[str] = ("text",),
@@ -348,20 +370,19 @@ class FormatBase(SessionFormat):
 
     #: True for formats that are always JSONL (no pretty-printed document form).
     jsonl_only = False
-    #: Byte regexes that mark a record the context hook must see (besides the first).
+    #: Literal bytes that mark a record the context hook must see (besides the first).
     context_markers: tuple[bytes, ...] = ()
     doc_shapes: tuple[type, ...] = (dict,)
-
-    def __init__(self) -> None:
-        self._markers = markers_pattern(*self.context_markers)
+    #: Bytes every record holding an assistant message contains (the quoted role value).
+    assistant_marker = b'"assistant"'
 
     def read(self, fp: BinaryIO) -> Iterator[Record]:
         hook = self.update_context if type(self).update_context is not FormatBase.update_context \
             else None
         if self.jsonl_only:
-            return iter_jsonl(fp, shapes=self.shapes, hook=hook, markers=self._markers)
+            return iter_jsonl(fp, shapes=self.shapes, hook=hook, markers=self.context_markers)
         return read_auto(fp, shapes=self.shapes, doc_shapes=self.doc_shapes, hook=hook,
-                         markers=self._markers)
+                         markers=self.context_markers)
 
     def update_context(self, record: Record, ctx: Context) -> tuple[Context, Context]:
         """Context for this record and for the ones after it (override to track headers)."""
@@ -371,8 +392,14 @@ class FormatBase(SessionFormat):
     def messages(self, record: Record) -> Iterator[Message]:
         """The assistant messages inside a sound record."""
 
+    def may_contain_assistant(self, raw: bytes) -> bool:
+        return self.assistant_marker in raw
+
     def _messages(self, record: Record) -> Iterator[Message]:
-        if record.error is not None or record.data is None:
+        # An unescaped quote never occurs inside a JSON string, so a record whose bytes lack
+        # the quoted role word holds no assistant message: no need to parse it.
+        if self.assistant_marker not in record.raw or record.error is not None \
+                or record.data is None:
             return iter(())
         return self.messages(record)
 

@@ -9,6 +9,7 @@ that carries a `thoughtSignature` is signed: it is reported, never changed.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from thinkfix.formats.base import Context, Path, PlacementKind, Record
@@ -50,12 +51,20 @@ def _slots(m: dict[str, Any], base: Path) -> list[TextSlot]:
             and not part.get("thought")]
 
 
+def _native(m: dict[str, Any]) -> str | None:
+    thoughts = m.get("thoughts")
+    if not isinstance(thoughts, list):
+        return None
+    return join_texts(t.get("description") for t in thoughts if isinstance(t, dict))
+
+
 class GeminiCli(FormatBase):
     id = "gemini-cli"
     description = ("Gemini CLI chats (~/.gemini/tmp/<project>/chats/session-*.json, and the "
                    "JSONL log of 0.40+)")
     detection = ("{sessionId, projectHash, messages: [{id, type: user|gemini, content, "
                  "thoughts}]} documents, or JSONL with that header and such message lines")
+    assistant_marker = b'"gemini"'
     placement = ("appended to the message's thoughts list as {subject: thinkfix, description, "
                  "timestamp} (display only, never replayed); signed parts are left alone")
 
@@ -94,10 +103,7 @@ class GeminiCli(FormatBase):
             candidates = [((), o, record.index)]
         for base, m, index in candidates:
             if _gemini_message(m):
-                thoughts = m.get("thoughts")
-                native = join_texts(t.get("description") for t in thoughts
-                                    if isinstance(t, dict)) if isinstance(thoughts, list) else None
-                yield Message(base, index, _slots(m, base), native=native,
+                yield Message(base, index, partial(_slots, m, base), native=partial(_native, m),
                               message_id=as_str(m.get("id")), model=as_str(m.get("model")),
                               session_id=session)
 

@@ -10,6 +10,7 @@ the one it already has, else the one the file already uses, else
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from thinkfix.formats.base import Path, PlacementKind, Record
@@ -55,6 +56,13 @@ def conversations(value: Any) -> Iterator[tuple[Path, list[Any]]]:
             for k, choice in enumerate(value["choices"]):
                 if isinstance(choice, dict) and isinstance(choice.get("message"), dict):
                     yield ("choices", k), [choice["message"]]
+
+
+def _slots(m: dict[str, Any], path: Path) -> list[TextSlot]:
+    content = m.get("content")
+    if isinstance(content, str):
+        return [TextSlot(path + ("content",), content)]
+    return block_slots(content, path + ("content",), types=("text", "output_text"))
 
 
 def _native(m: dict[str, Any]) -> str | None:
@@ -119,13 +127,9 @@ class OpenAIChat(FormatBase):
 
     @staticmethod
     def _message(m: dict[str, Any], path: Path, index: int, top: Any) -> Message:
-        content = m.get("content")
-        if isinstance(content, str):
-            slots = [TextSlot(path + ("content",), content)]
-        else:
-            slots = block_slots(content, path + ("content",), types=("text", "output_text"))
         top_model = top.get("model") if isinstance(top, dict) else None
-        return Message(path, index, slots, native=_native(m), message_id=as_str(m.get("id")),
+        return Message(path, index, partial(_slots, m, path), native=partial(_native, m),
+                       message_id=as_str(m.get("id")),
                        model=as_str(m.get("model")) or as_str(top_model),
                        session_id=as_str(top.get("id")) if isinstance(top, dict) and path else None)
 

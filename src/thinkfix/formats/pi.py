@@ -13,6 +13,7 @@ signature, so it is left out.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from thinkfix.formats.base import Context, Record
@@ -96,8 +97,8 @@ class Pi(FormatBase):
         if msg is None or msg.get("role") != "assistant":
             return
         signed = () if msg.get("api") in _UNSIGNED_TEXT_APIS else ("textSignature",)
-        yield Message(base, record.index, content_slots(msg, base, signed=signed),
-                      native=block_reasoning(msg.get("content")),
+        yield Message(base, record.index, partial(content_slots, msg, base, signed=signed),
+                      native=partial(block_reasoning, msg.get("content")),
                       message_id=as_str(o.get("id")) if base else None,
                       model=as_str(msg.get("model")))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
@@ -27,19 +26,33 @@ def split_eol(line: bytes) -> tuple[bytes, bytes]:
 
 def iter_jsonl(lines: Iterable[bytes], *, shapes: tuple[type, ...] = (dict,),
                hook: ContextHook | None = None,
-               markers: re.Pattern[bytes] | None = None) -> Iterator[Record]:
+               markers: tuple[bytes, ...] = ()) -> Iterator[Record]:
     """One Record per line, in order; the file object's own line iteration does the splitting.
 
-    Only lines that match `markers` (and the first line) are parsed here, to
-    update the context; every other line stays unparsed until someone asks.
+    Only lines containing one of the literal `markers` (and the first line) are
+    parsed here, to update the context; every other line stays unparsed until
+    someone asks. (Literal `in` checks: several times faster than one regex.)
     """
     ctx = EMPTY_CONTEXT
-    search = markers.search if markers is not None else None
+    lf, crlf, none = b"\n", b"\r\n", b""
     for index, line in enumerate(lines):
-        raw, eol = split_eol(line)
-        record = Record(index, index + 1, raw, eol, ctx=ctx, shapes=shapes)
-        if hook is not None and (index == 0 or (search is not None and search(raw))):
-            record.ctx, ctx = hook(record, ctx)
+        # split_eol, inlined: this loop runs once per line of every scanned file
+        if line.endswith(lf):
+            if line.endswith(crlf):
+                raw, eol = line[:-2], crlf
+            else:
+                raw, eol = line[:-1], lf
+        else:
+            raw, eol = line, none
+        record = Record(index, index + 1, raw, eol, ctx, shapes)
+        if hook is not None:
+            if index == 0:
+                record.ctx, ctx = hook(record, ctx)
+            else:
+                for marker in markers:
+                    if marker in raw:
+                        record.ctx, ctx = hook(record, ctx)
+                        break
         yield record
 
 
@@ -60,7 +73,7 @@ def is_pretty_opener(first_line: bytes) -> bool:
 
 def read_auto(fp: BinaryIO, *, shapes: tuple[type, ...] = (dict,),
               doc_shapes: tuple[type, ...] = (dict, list), hook: ContextHook | None = None,
-              markers: re.Pattern[bytes] | None = None) -> Iterator[Record]:
+              markers: tuple[bytes, ...] = ()) -> Iterator[Record]:
     """JSONL, unless the first line opens a pretty-printed document.
 
     A compact one-line document is the same thing as a one-line JSONL file, so
@@ -75,9 +88,3 @@ def read_auto(fp: BinaryIO, *, shapes: tuple[type, ...] = (dict,),
     yield from iter_jsonl(itertools.chain((first,), fp), shapes=shapes, hook=hook,
                           markers=markers)
 
-
-def markers_pattern(*markers: bytes) -> re.Pattern[bytes] | None:
-    """One compiled byte pattern for a set of marker regexes (a single C-speed search)."""
-    if not markers:
-        return None
-    return re.compile(b"|".join(b"(?:" + m + b")" for m in markers))
