@@ -117,3 +117,15 @@ def test_claude_code_repair_of_every_leak_in_each_mode(mode: str) -> None:
     out = repair(FMT, GLM, repairs, ApplyOptions(claude_code_mode=mode))
     assert all(p.applied for p in out.placements)
     assert len(out.after) == len(out.before)
+
+
+def test_claude_code_native_reasoning_from_an_earlier_line_of_the_same_message() -> None:
+    lines = (b'{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":'
+             b'[{"type":"thinking","thinking":"plan","signature":"sig"}]},"uuid":"a1"}\n'
+             b'{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":'
+             b'[{"type":"text","text":"<think>plan</think>Answer"}]},"uuid":"a2"}\n'
+             b'{"type":"assistant","message":{"id":"msg_2","role":"assistant","content":'
+             b'[{"type":"text","text":"Other"}]},"uuid":"a3"}\n')
+    first, second = sites(FMT, read(FMT, lines))
+    assert first.native_reasoning == "plan"
+    assert second.native_reasoning is None

@@ -10,10 +10,11 @@ lives only in the repair manifest.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from thinkfix.formats.base import ClaudeCodeMode, PlacementKind, Record
+from thinkfix.formats.base import ClaudeCodeMode, Context, PlacementKind, Record
 from thinkfix.formats.common import (
     Draft,
     FormatBase,
@@ -44,6 +45,20 @@ def _conversation(o: dict[str, Any]) -> bool:
             and ("uuid" in o or "sessionId" in o))
 
 
+def _assistant(entry: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The API message of an assistant entry, else None."""
+    if entry is None or entry.get("type") != "assistant":
+        return None
+    msg = entry.get("message")
+    if not isinstance(msg, dict) or msg.get("role", "assistant") != "assistant":
+        return None
+    return msg
+
+
+def _native(msg: dict[str, Any], earlier: str | None) -> str | None:
+    return block_reasoning(msg.get("content")) or earlier
+
+
 class ClaudeCode(FormatBase):
     id = "claude-code"
     description = "Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl)"
@@ -54,6 +69,9 @@ class ClaudeCode(FormatBase):
                  "unsigned thinking block before the text block; annotate: a top-level "
                  "`thinkfix` key on the same line")
     jsonl_only = True
+    # Older builds write each block on its own line: a thinking block's text is the native
+    # reasoning of the text blocks that follow with the same message.id.
+    context_markers = (b'"thinking"',)
 
     def detect(self, head: bytes, path: str = "") -> float:
         objects = sample(head).objects
@@ -66,17 +84,25 @@ class ClaudeCode(FormatBase):
             return 0.8 if extension(path) in ("", ".jsonl") else 0.7
         return 0.0
 
+    def update_context(self, record: Record, ctx: Context) -> tuple[Context, Context]:
+        msg = _assistant(record.obj)
+        thinking = block_reasoning(msg.get("content")) if msg is not None else None
+        if thinking is None:
+            return ctx, ctx
+        new = replace(ctx, extra={"message_id": msg.get("id"), "thinking": thinking})
+        return new, new
+
     def messages(self, record: Record) -> Iterator[Message]:
         entry = record.obj
-        if entry is None or entry.get("type") != "assistant":
+        msg = _assistant(entry)
+        if entry is None or msg is None:
             return
-        msg = entry.get("message")
-        if not isinstance(msg, dict) or msg.get("role", "assistant") != "assistant":
-            return
+        earlier = record.ctx.extra
+        same = earlier.get("message_id") is not None and earlier.get("message_id") == msg.get("id")
         yield Message(
             path=("message",), index=record.index,
             texts=partial(content_slots, msg, ("message",)),
-            native=partial(block_reasoning, msg.get("content")),
+            native=partial(_native, msg, earlier.get("thinking") if same else None),
             message_id=as_str(msg.get("id")) or as_str(entry.get("uuid")),
             model=as_str(msg.get("model")),
             session_id=as_str(entry.get("sessionId")))
