@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from thinkfix.formats import registry
-from thinkfix.formats.base import ApplyOptions, Placement, Record, Repair, SessionFormat, Site
+from thinkfix.formats.base import (
+    DEFAULT_OPTIONS,
+    ApplyOptions,
+    Placement,
+    Record,
+    Repair,
+    SessionFormat,
+    Site,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
@@ -93,7 +101,7 @@ class Outcome:
 
 
 def repair(fmt: SessionFormat, data: bytes, repairs: list[Repair],
-           options: ApplyOptions = ApplyOptions()) -> Outcome:
+           options: ApplyOptions = DEFAULT_OPTIONS) -> Outcome:
     """Apply, write, read back, and check what every repair must keep.
 
     - untouched records are byte-identical and in the same order;

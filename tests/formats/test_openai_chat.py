@@ -71,11 +71,11 @@ def test_openai_chat_two_parts_of_one_message_share_one_field() -> None:
 @pytest.mark.parametrize("data,path", [
     (b'[{"role":"user","content":"q"},{"role":"assistant","content":"<think>r</think>a"}]',
      "[1].content"),
-    (b'{"id":"chatcmpl-1","object":"chat.completion","model":"qwq","choices":[{"index":0,'
-     b'"message":{"role":"assistant","content":"<think>r</think>a"},"finish_reason":"stop"}]}',
+    ((b'{"id":"chatcmpl-1","object":"chat.completion","model":"qwq","choices":[{"index":0,'
+      b'"message":{"role":"assistant","content":"<think>r</think>a"},"finish_reason":"stop"}]}'),
      "choices[0].message.content"),
-    (b'{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":'
-     b'"<think>r</think>a"}]}\n{"messages":[{"role":"user","content":"q2"}]}\n',
+    ((b'{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":'
+      b'"<think>r</think>a"}]}\n{"messages":[{"role":"user","content":"q2"}]}\n'),
      "messages[1].content"),
 ])
 def test_openai_chat_container_shapes(data: bytes, path: str) -> None:

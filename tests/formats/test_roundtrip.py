@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.formats.support import DATA, FIXTURES, SAMPLES, detect, read, session_files, write
-from thinkfix.formats.registry import FORMATS, detect as registry_detect
+from thinkfix.formats.registry import FORMATS
+from thinkfix.formats.registry import detect as registry_detect
 
 FILES = session_files(FIXTURES) + session_files(DATA)
 SAMPLE_FILES = [p for p in session_files(SAMPLES) if p.suffix != ".md"] if SAMPLES.is_dir() \

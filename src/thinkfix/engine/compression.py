@@ -13,7 +13,7 @@ import gzip
 import io
 import os
 from enum import Enum
-from typing import BinaryIO
+from typing import Any, BinaryIO, cast
 
 import zstandard
 
@@ -61,21 +61,22 @@ def detect(path: str | os.PathLike[str]) -> Compression:
 
 def wrap_reader(raw: BinaryIO, compression: Compression | None = None) -> BinaryIO:
     """Decompressing view of an open binary stream (sniffed when `compression` is None)."""
-    buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
+    buffered: Any = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(
+        cast(Any, raw))
     if compression is None:
         compression = sniff(buffered.peek(4)[:4])
     if compression is Compression.GZIP:
-        return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
+        return cast(BinaryIO, gzip.GzipFile(fileobj=buffered, mode="rb"))
     if compression is Compression.ZSTD:
         reader = zstandard.ZstdDecompressor().stream_reader(buffered, read_across_frames=True,
                                                             closefd=True)
-        return io.BufferedReader(reader)  # type: ignore[arg-type, return-value]
-    return buffered
+        return cast(BinaryIO, io.BufferedReader(cast(Any, reader)))
+    return cast(BinaryIO, buffered)
 
 
 def open_read(path: str | os.PathLike[str]) -> BinaryIO:
     """Open a possibly compressed file for binary reading, decompressing transparently."""
-    return wrap_reader(open(path, "rb"))  # noqa: SIM115 - the caller closes the wrapper
+    return wrap_reader(open(path, "rb"))
 
 
 def read_head(path: str | os.PathLike[str], size: int = 65536) -> bytes:
@@ -107,7 +108,7 @@ class _ZstdWriter(io.RawIOBase):
     def close(self) -> None:
         if not self.closed:
             self._writer.flush(zstandard.FLUSH_FRAME)
-            self._writer.close()
+            self._writer.close()  # type: ignore[no-untyped-call]
             self._file.close()
         super().close()
 
@@ -116,9 +117,10 @@ def wrap_writer(raw: BinaryIO, compression: Compression, level: int | None = Non
     """Compressing view of an open binary stream; closing it closes `raw` too."""
     if compression is Compression.GZIP:
         # mtime=0 keeps the output deterministic: two repairs give the same bytes.
-        return _OwningGzip(raw, 9 if level is None else level)  # type: ignore[return-value]
+        return cast(BinaryIO, _OwningGzip(raw, 9 if level is None else level))
     if compression is Compression.ZSTD:
-        return io.BufferedWriter(_ZstdWriter(raw, 3 if level is None else level))  # type: ignore[return-value]
+        return cast(BinaryIO, io.BufferedWriter(cast(Any, _ZstdWriter(raw, 3 if level is None
+                                                                       else level))))
     return raw
 
 
@@ -141,7 +143,7 @@ def open_write(path: str | os.PathLike[str], compression: Compression | None = N
     """Open `path` for binary writing, compressing as asked (default: by the name's suffix)."""
     if compression is None:
         compression = from_suffix(path)
-    return wrap_writer(open(path, "wb"), compression, level)  # noqa: SIM115
+    return wrap_writer(open(path, "wb"), compression, level)
 
 
 def compress(data: bytes, compression: Compression, level: int | None = None) -> bytes:

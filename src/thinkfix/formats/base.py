@@ -42,7 +42,7 @@ def parse_json(raw: bytes, *, last: bool = False) -> tuple[Any, str | None]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8: invalid byte at offset {exc.start}"
-    body = text[1:] if text.startswith("\ufeff") else text
+    body = text.removeprefix("\ufeff")
     try:
         return json.loads(body), None
     except json.JSONDecodeError as exc:
@@ -83,8 +83,18 @@ class Record:
     a record is passed through untouched.
     """
 
-    __slots__ = ("index", "line", "raw", "eol", "ctx", "touched", "inserted", "_data", "_error",
-                 "_shapes")
+    __slots__ = (
+        "_data",
+        "_error",
+        "_shapes",
+        "ctx",
+        "eol",
+        "index",
+        "inserted",
+        "line",
+        "raw",
+        "touched",
+    )
 
     def __init__(self, index: int, line: int, raw: bytes, eol: bytes = b"",
                  ctx: Context = EMPTY_CONTEXT, shapes: tuple[type, ...] = (dict,),
@@ -216,6 +226,9 @@ class ApplyOptions:
     gemini_subject: str = "thinkfix"
 
 
+DEFAULT_OPTIONS = ApplyOptions()
+
+
 class PlacementKind(str, Enum):
     """Where a repair's reasoning ended up."""
 
@@ -290,7 +303,7 @@ class SessionFormat(ABC):
 
     @abstractmethod
     def apply(self, records: list[Record], repairs: Iterable[Repair],
-              options: ApplyOptions = ApplyOptions()) -> tuple[list[Record], list[Placement]]:
+              options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[list[Record], list[Placement]]:
         """Put repaired texts back and place the reasoning; records may be added, never removed."""
 
     def write(self, records: Iterable[Record], fp: BinaryIO) -> None:

@@ -87,7 +87,7 @@ class ClaudeCode(FormatBase):
     def update_context(self, record: Record, ctx: Context) -> tuple[Context, Context]:
         msg = _assistant(record.obj)
         thinking = block_reasoning(msg.get("content")) if msg is not None else None
-        if thinking is None:
+        if msg is None or thinking is None:
             return ctx, ctx
         new = replace(ctx, extra={"message_id": msg.get("id"), "thinking": thinking})
         return new, new

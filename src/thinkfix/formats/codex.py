@@ -142,7 +142,8 @@ class Codex(FormatBase):
         o = record.obj
         if o is None:
             return ctx, ctx
-        payload = o.get("payload") if isinstance(o.get("payload"), dict) else {}
+        raw_payload = o.get("payload")
+        payload: dict[str, Any] = raw_payload if isinstance(raw_payload, dict) else {}
         kind = o.get("type")
         if kind == "session_meta":
             extra = {**ctx.extra, "model_provider": payload.get("model_provider")}
@@ -246,7 +247,7 @@ class Codex(FormatBase):
                         and r.obj.get("type") == "session_meta":
                     found = get_path(r.obj, ("payload", "model_provider"), found)
             return found
-        return plan.fact("codex:model_provider", provider) == "openai"
+        return bool(plan.fact("codex:model_provider", provider) == "openai")
 
     @staticmethod
     def _fix_copies(plan: Plan, draft: Draft) -> None:

@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 
 from thinkfix.formats import jsonedit
 from thinkfix.formats.base import (
+    DEFAULT_OPTIONS,
     ApplyOptions,
     Context,
     Path,
@@ -85,7 +86,7 @@ class Message:
     computed when sites are asked for, so counting messages stays cheap.
     """
 
-    __slots__ = ("path", "index", "_texts", "_native", "message_id", "model", "session_id")
+    __slots__ = ("_native", "_texts", "index", "message_id", "model", "path", "session_id")
 
     def __init__(self, path: Path, index: int,
                  texts: list[TextSlot] | Callable[[], list[TextSlot]],
@@ -198,7 +199,7 @@ class Plan:
         self.records = records
         self.options = options
         self.drafts: list[Draft] = []
-        self.facts: dict[str, Any] = {}
+        self.facts: dict[Any, Any] = {}
         self._style: jsonedit.Style | None = None
 
     @property
@@ -417,7 +418,7 @@ class FormatBase(SessionFormat):
         return sum(1 for _ in self._messages(record))
 
     def apply(self, records: list[Record], repairs: Iterable[Repair],
-              options: ApplyOptions = ApplyOptions()) -> tuple[list[Record], list[Placement]]:
+              options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[list[Record], list[Placement]]:
         plan = Plan(records, options)
         for repair in repairs:
             draft = plan.draft(repair)

@@ -95,6 +95,7 @@ class GeminiCli(FormatBase):
         o = record.obj
         if o is None:
             return
+        candidates: list[tuple[Path, Any, int]]
         if isinstance(o.get("messages"), list):
             session = as_str(o.get("sessionId"))
             candidates = [(("messages", j), m, j) for j, m in enumerate(o["messages"])]

@@ -122,8 +122,8 @@ class OpenAIChat(FormatBase):
             for j, m in enumerate(conv):
                 if is_chat_message(m) and m.get("role") == "assistant":
                     path = base + ((j,) if base[:1] != ("choices",) else ("message",))
-                    yield self._message(m, path, j if base[:1] != ("choices",) else base[1],
-                                        value)
+                    index = j if base[:1] != ("choices",) else int(base[1])
+                    yield self._message(m, path, index, value)
 
     @staticmethod
     def _message(m: dict[str, Any], path: Path, index: int, top: Any) -> Message:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from thinkfix.formats.base import Context, Record
+from thinkfix.formats.base import Context, PlacementKind, Record
 from thinkfix.formats.common import (
     Draft,
     FormatBase,
@@ -28,7 +28,6 @@ from thinkfix.formats.common import (
     get_path,
     place_elsewhere,
 )
-from thinkfix.formats.base import PlacementKind
 from thinkfix.formats.detection import has_keys, sample, share
 
 WIRE_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
