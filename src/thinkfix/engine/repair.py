@@ -27,8 +27,10 @@ from typing import Any
 
 from thinkfix.engine import compression, fsio
 from thinkfix.engine import manifest as mf
-from thinkfix.engine.inputs import STDIN, Candidate, InputFile, InputOptions, resolve, walk
+from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
+from thinkfix.engine.prefilter import assistant_hint, delimiter_test
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
+from thinkfix.engine.scan import ScanOptions
 from thinkfix.formats import registry
 from thinkfix.formats.base import (
     ApplyOptions,
@@ -39,7 +41,7 @@ from thinkfix.formats.base import (
     SessionFormat,
     Site,
 )
-from thinkfix.normalizer import DEFAULT, Finding, Policy, Result, normalize
+from thinkfix.normalizer import Finding, Result, normalize
 
 SIDECAR_SUFFIX = ".thinkfix.json"
 
@@ -86,10 +88,10 @@ class RepairOptions:
     """Everything a repair run needs besides the paths."""
 
     mode: WriteMode = WriteMode.DRY_RUN
-    policy: Policy = DEFAULT
+    # What counts as a leak: policy, kinds, inputs, opt-outs; the same value scan uses,
+    # so a repaired tree scans clean under the same configuration.
+    scan: ScanOptions = field(default_factory=ScanOptions)
     apply: ApplyOptions = field(default_factory=ApplyOptions)
-    inputs: InputOptions = field(default_factory=InputOptions)
-    kinds: frozenset[str] | None = None  # leak kinds to repair (None: every text-changing kind)
     out_dir: str | None = None
     backup: bool = True
     run_dir: str | None = None  # where the manifest and backups go (default: see manifest)
@@ -109,6 +111,7 @@ class Change:
     after: str
     extracted: tuple[str, ...]  # reasoning taken out of the text, in order (native not included)
     placement: Placement
+    spans: tuple[tuple[int, int, str], ...] = ()  # (start, end, label) of `before`, every char
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -188,24 +191,46 @@ class RepairResult:
 # --- planning --------------------------------------------------------------------------------
 
 
-def wanted(result: Result, kinds: frozenset[str] | None) -> bool:
-    """Does a normalized text need a repair under the kinds filter?"""
-    if not result.changed:
-        return False
-    changing = [f for f in result.findings if f.kind.changes_text]
-    if kinds is None:
-        return True
-    return any(f.kind.value in kinds for f in changing)
+def wanted(result: Result, kinds: frozenset[str]) -> bool:
+    """Does a normalized text need a repair: a text-changing finding of a selected kind."""
+    return result.changed and any(f.kind.changes_text and f.kind.value in kinds
+                                  for f in result.findings)
 
 
-def find_repairs(fmt: SessionFormat, records: Iterable[Record], policy: Policy = DEFAULT,
-                 kinds: frozenset[str] | None = None) -> Iterator[tuple[Site, Result]]:
-    """Every assistant text of `records` that the normalizer would change."""
+def find_repairs(fmt: SessionFormat, records: Iterable[Record],
+                 options: ScanOptions) -> Iterator[tuple[Site, Result]]:
+    """Every assistant text of `records` that the normalizer would change, as scan sees them.
+
+    Records the byte prefilter proves free of delimiters are not parsed (scan's rule).
+    """
+    may_leak = delimiter_test(options.policy) if options.prefilter else None
+    policy, kinds = options.policy, options.kinds
     for record in records:
+        if may_leak is not None and not may_leak(record.raw):
+            continue
         for site in fmt.sites(record):
+            if options.model_disabled(site.model):
+                continue
             result = normalize(site.text, native_reasoning=site.native_reasoning, policy=policy)
             if wanted(result, kinds):
                 yield site, result
+
+
+def bad_records(fmt: SessionFormat, records: Iterable[Record],
+                options: ScanOptions) -> Iterator[Record]:
+    """Records that cannot be parsed, skipping those scan proves irrelevant without parsing."""
+    may_leak = delimiter_test(options.policy) if options.prefilter else None
+    hint = assistant_hint(fmt) if options.prefilter else None
+    for record in records:
+        raw = record.raw
+        if not raw or raw.isspace():
+            continue
+        if (may_leak is not None and hint is not None and not may_leak(raw)
+                and hint.search(raw) is None and raw[:1] == b"{" and raw[-1:] == b"}"
+                and record.eol):
+            continue
+        if record.error is not None:
+            yield record
 
 
 @dataclass
@@ -248,14 +273,16 @@ def plan_file(path: str, fmt: SessionFormat, snapshot: fsio.Snapshot,
     """Repair one file in memory: what changes, where the reasoning goes, and the new bytes."""
     content = decompress(snapshot.data, kind)
     records = list(fmt.read(io.BytesIO(content)))
-    found = list(find_repairs(fmt, records, options.policy, options.kinds))
+    found = list(find_repairs(fmt, records, options.scan))
     repairs = [Repair(site, result.visible, result.extracted) for site, result in found]
     if repairs:
         after, placements = fmt.apply(records, repairs, options.apply)
     else:
         after, placements = records, []
-    changes = [Change(site, result.findings, site.text if options.keep_texts else "",
-                      result.visible if options.keep_texts else "", result.extracted, placement)
+    keep = options.keep_texts
+    changes = [Change(site, result.findings, site.text if keep else "",
+                      result.visible if keep else "", result.extracted, placement,
+                      tuple((s.start, s.end, s.label.value) for s in result.spans) if keep else ())
                for (site, result), placement in zip(found, placements)]
     new_content = _serialise(fmt, after) if any(r.touched for r in after) else content
     return FilePlan(path, fmt, snapshot, kind, content, records, after, changes, new_content)
@@ -267,8 +294,7 @@ def _serialise(fmt: SessionFormat, records: Sequence[Record]) -> bytes:
     return out.getvalue()
 
 
-def verify(plan: FilePlan, new_content: bytes, policy: Policy,
-           kinds: frozenset[str] | None = None) -> None:
+def verify(plan: FilePlan, new_content: bytes, options: ScanOptions) -> None:
     """Prove that `new_content` is the planned repair and nothing else (VerifyError otherwise).
 
     Same number of records as planned, every record's bytes as planned, every
@@ -294,9 +320,9 @@ def verify(plan: FilePlan, new_content: bytes, policy: Policy,
             raise fsio.VerifyError(f"{plan.path}: untouched line {old.line} changed")
     if next(originals, None) is not None:
         raise fsio.VerifyError(f"{plan.path}: a record was dropped")
-    refused = Counter(c.before for c in plan.changes if not c.applied)
+    refused = Counter(c.site.text for c in plan.changes if not c.applied)
     dirty = Counter(site.text for site, _ in find_repairs(
-        fmt, (r for r, w in zip(reread, plan.after) if w.touched), policy, kinds))
+        fmt, (r for r, w in zip(reread, plan.after) if w.touched), options))
     left = dirty - refused
     if left:
         raise fsio.VerifyError(f"{plan.path}: {sum(left.values())} repaired text(s) still "
@@ -403,7 +429,9 @@ class Job:
 def repair_file(job: Job) -> FileResult:
     """Read, plan, prove and (in a writing mode) write one file. Never raises for file trouble."""
     options = job.options
-    found = resolve(job.candidate, options.inputs)
+    found = resolve(job.candidate, options.scan.inputs)
+    if found.skipped is None and found.error is None and options.scan.path_disabled(found.path):
+        found = replace(found, skipped="disabled by configuration")
     if found.skipped is not None:
         return FileResult(found.path, None, FileStatus.CLEAN, skipped_reason=found.skipped)
     if found.error is not None or found.format is None:
@@ -420,14 +448,14 @@ def repair_file(job: Job) -> FileResult:
     except Exception as exc:  # noqa: BLE001 - a corrupt stream or a format bug: this file only
         return _failed(path, fmt.id, ErrorKind.UNREADABLE, f"{path}: cannot repair: {exc}",
                        FileStatus.ERROR)
-    bad = tuple(_bad_record(path, r) for r in plan.records if r.error is not None)
+    bad = tuple(_bad_record(path, r) for r in bad_records(fmt, plan.records, options.scan))
     base = FileResult(path, fmt.id, FileStatus.CLEAN, tuple(plan.changes), bad,
                       records=len(plan.records),
                       records_changed=sum(1 for r in plan.after if r.touched and not r.inserted),
                       records_inserted=sum(1 for r in plan.after if r.inserted))
     try:
         if plan.changed:
-            verify(plan, plan.new_content, options.policy, options.kinds)
+            verify(plan, plan.new_content, options.scan)
     except fsio.WriteError as exc:
         return replace(base, status=FileStatus.FAILED,
                        errors=bad + (InputError(path, None, exc.kind.value, str(exc)),))
@@ -492,7 +520,7 @@ def _write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
         mf.journal(job.journal_dir, job.index, entries)
 
     def check(written: bytes) -> None:
-        verify(plan, decompress(written, plan.compression), options.policy, options.kinds)
+        verify(plan, decompress(written, plan.compression), options.scan)
 
     watch = (snapshot.path, snapshot.stamp)
     fsio.atomic_write(target, data, mode=snapshot.mode, verify=check if plan.changed else None,
@@ -575,7 +603,7 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *,
         assert options.out_dir is not None
         base, out = out_paths(paths, options.out_dir)
     jobs: list[Job] = []
-    for n, item in enumerate(walk(paths, options.inputs)):
+    for n, item in enumerate(walk(paths, options.scan.inputs)):
         output = None
         if base is not None and out is not None:
             absolute = os.path.abspath(item.path)
@@ -591,7 +619,7 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *,
     if manifest_path is not None and written:
         try:
             mf.write_manifest(manifest_path, mf.manifest_document(
-                written, mode=options.mode.value, policy=options.policy, apply=options.apply,
+                written, mode=options.mode.value, policy=options.scan.policy, apply=options.apply,
                 backup_dir=backup_dir, tool_version=tool_version))
             if journal_dir is not None:
                 mf.remove_journal(journal_dir)
