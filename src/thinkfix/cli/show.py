@@ -1,7 +1,100 @@
-"""`thinkfix show`."""
+"""`thinkfix show SESSION`: a session as a transcript, thinking collapsed by default."""
 
 from __future__ import annotations
 
-import click
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
 
-commands: list[click.Command] = []
+import click
+from rich.console import Console, RenderableType
+
+from thinkfix.cli.options import policy_options, pop_policy
+from thinkfix.engine.report import ExitCode
+from thinkfix.formats import registry
+from thinkfix.transcript import ThinkingView, TranscriptError, delimited, load, terminal
+
+#: Width of delimited output when neither --width nor a terminal says otherwise.
+PLAIN_WIDTH = 100
+
+
+def _fail(message: str) -> None:
+    click.echo(f"thinkfix show: error: {message}", err=True)
+    click.get_current_context().exit(ExitCode.ERROR)
+
+
+def _paged(console: Console, pager: bool, lines: int) -> bool:
+    """Page only on a terminal, and only what does not fit on one screen."""
+    return pager and sys.stdout.isatty() and lines > console.height
+
+
+def _print(console: Console, items: Sequence[RenderableType], pager: bool) -> None:
+    with console.capture() as capture:
+        for item in items:
+            console.print(item)
+    if not _paged(console, pager, capture.get().count("\n")):
+        for item in items:
+            console.print(item)
+        return
+    os.environ.setdefault("LESS", "-R")  # less shows rich's colours instead of escape codes
+    with console.pager(styles=True):
+        for item in items:
+            console.print(item)
+
+
+def _print_plain(console: Console, text: str, pager: bool) -> None:
+    if not _paged(console, pager, text.count("\n")):
+        click.echo(text, nl=False)
+        return
+    with console.pager():
+        console.out(text, end="", highlight=False)
+
+
+@click.command("show")
+@click.argument("session", type=click.Path(dir_okay=True, allow_dash=False))
+@click.option("--format", "format_name", type=click.Choice(["auto", *registry.names()]),
+              default="auto", show_default=True, help="Session format (default: detect it).")
+@click.option("--thinking", type=click.Choice([v.value for v in ThinkingView]),
+              default=ThinkingView.COLLAPSED.value, show_default=True,
+              help="How to show thinking; 'delimited' prints plain text with thinking between "
+                   "the \\n\\n---\\n and \\n---\\n\\n delimiters of OpenAI/Anthropic-compatible "
+                   "front ends.")
+@click.option("--normalized", is_flag=True,
+              help="Show the session as repair would leave it: leaked reasoning appears as "
+                   "thinking, marked as recovered.")
+@click.option("--no-pager", is_flag=True, help="Never page, even on a terminal.")
+@click.option("--width", type=click.IntRange(min=20), default=None, metavar="N",
+              help="Line width (default: the terminal's).")
+@policy_options
+def show_command(session: str, format_name: str, thinking: str, normalized: bool,
+                 no_pager: bool, width: int | None, **flags: Any) -> None:
+    """Show a session file as a transcript: turns, tool calls, and thinking.
+
+    Exit 0 when the session was shown, 2 when it cannot be read or is in no known
+    format. Lines that cannot be read are left out and named on stderr.
+    """
+    policy = pop_policy(flags)
+    try:
+        transcript = load(session, None if format_name == "auto" else format_name,
+                          normalized=normalized, policy=policy)
+    except TranscriptError as exc:
+        _fail(str(exc))
+        return
+    for problem in transcript.problems:
+        click.echo(f"thinkfix show: {session}: {problem} (left out)", err=True)
+    if not transcript.turns:
+        click.echo(f"thinkfix show: {session}: no turns to show", err=True)
+        return
+    view = ThinkingView(thinking)
+    console = Console(width=width, highlight=False)
+    if view is ThinkingView.DELIMITED:
+        text = delimited.render(transcript, width or (console.width if console.is_terminal
+                                                      else PLAIN_WIDTH))
+        _print_plain(console, text, not no_pager)
+    else:
+        items = list(terminal.renderables(transcript, view, console.width))
+        _print(console, items, not no_pager)
+
+
+commands: list[click.Command] = [show_command]

@@ -1,0 +1,88 @@
+"""A transcript as rich renderables: headers, texts, tool lines, and thinking as asked.
+
+Every stored string goes into a `Text` object, never through rich's markup parser, so
+brackets and tags in a session are shown exactly as they were stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rich.console import RenderableType
+from rich.padding import Padding
+from rich.text import Text
+
+from thinkfix.transcript.build import Transcript
+from thinkfix.transcript.model import Part, PartKind, Role, Turn
+from thinkfix.transcript.view import (
+    Gist,
+    ThinkingView,
+    call_line,
+    header_details,
+    result_line,
+    thinking_label,
+)
+
+ROLE_STYLES = {Role.USER: "bold green", Role.ASSISTANT: "bold blue", Role.SYSTEM: "bold yellow",
+               Role.TOOL: "bold cyan"}
+THINKING_STYLE = "italic bright_black"
+RECOVERED_STYLE = "italic magenta"
+INDENT = 2  # expanded thinking is set in, so it reads as apart from the answer
+
+
+def renderables(transcript: Transcript, view: ThinkingView, width: int) -> Iterator[RenderableType]:
+    """The transcript, turn by turn; tool results sit under the call they answer."""
+    first = True
+    for turn in transcript.turns:
+        if turn.role is Role.TOOL:
+            for part in turn.parts:
+                yield Text("  " + result_line(part, width - 2),
+                           style="red" if part.error else "cyan", no_wrap=True)
+            continue
+        if not first:
+            yield Text()
+        first = False
+        yield _header(turn)
+        previous: Part | None = None
+        for part in turn.parts:
+            if previous is not None and previous.kind is part.kind is PartKind.TEXT:
+                yield Text()  # two texts of one message are two paragraphs
+            yield from _part(part, view, width)
+            previous = part
+
+
+def _header(turn: Turn) -> Text:
+    text = Text()
+    text.append(turn.role.value, style=ROLE_STYLES[turn.role])
+    details = header_details(turn)
+    if details:
+        text.append(" · " + " · ".join(details), style="dim")
+    return text
+
+
+def _part(part: Part, view: ThinkingView, width: int) -> Iterator[RenderableType]:
+    if part.kind is PartKind.TEXT:
+        yield Text(part.text.strip("\r\n"))
+    elif part.kind is PartKind.THINKING:
+        yield from _thinking(part, view, width)
+    elif part.kind is PartKind.TOOL_CALL:
+        yield Text(call_line(part, width), style="cyan", no_wrap=True)
+    else:
+        yield Text("  " + result_line(part, width - 2), style="red" if part.error else "cyan",
+                   no_wrap=True)
+
+
+def _thinking(part: Part, view: ThinkingView, width: int) -> Iterator[RenderableType]:
+    if view is ThinkingView.HIDDEN:
+        return
+    style = RECOVERED_STYLE if part.recovered else THINKING_STYLE
+    label = thinking_label(part)
+    text = part.text.strip()
+    if not text:
+        yield Text(f"▸ {label}", style=style, no_wrap=True)
+    elif view is ThinkingView.EXPANDED:
+        yield Text(f"▾ {label}", style=style, no_wrap=True)
+        yield Padding(Text(text, style=style), (0, 0, 0, INDENT))
+    else:
+        yield Text(Gist.of(text).line(width, f"▸ {label}: "), style=style, no_wrap=True)
+
