@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from abc import abstractmethod
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, BinaryIO
 
 from thinkfix.formats import jsonedit
@@ -200,6 +202,7 @@ class Plan:
         self.options = options
         self.drafts: list[Draft] = []
         self.facts: dict[Any, Any] = {}
+        self._seen: set[tuple[int, Path]] = set()
         self._style: jsonedit.Style | None = None
 
     @property
@@ -243,9 +246,9 @@ class Plan:
             return f"stale: the text at {site.json_path} is not what was scanned"
         if site.signed:
             return "signed: the text carries a provider signature and cannot be changed"
-        if any(d.site.record_index == site.record_index and d.site.path == site.path
-               for d in self.drafts):
+        if (site.record_index, site.path) in self._seen:
             return "duplicate repair of the same site"
+        self._seen.add((site.record_index, site.path))
         return None
 
     def draft(self, repair: Repair) -> Draft | None:
@@ -311,9 +314,11 @@ class Plan:
                 out.append(record.moved(len(out), record.line + shift))
             else:
                 out.append(record)
-        return out, [self._placement(d, active, new_index) for d in self.drafts]
+        shifts = _Shifts(active)
+        return out, [self._placement(d, shifts, new_index) for d in self.drafts]
 
-    def _placement(self, d: Draft, active: list[Draft], new_index: dict[int, int]) -> Placement:
+    @staticmethod
+    def _placement(d: Draft, shifts: _Shifts, new_index: dict[int, int]) -> Placement:
         site = d.site
         if d.failure is not None or d.kind is None:
             return Placement(site, PlacementKind.SKIPPED, "not modified", applied=False,
@@ -322,11 +327,7 @@ class Plan:
         json_path: str | None = None
         if d.block is not None:
             index, array, at = d.block
-            final = at + sum(
-                len(c.values) for o in active for ri, c in o.edits
-                if ri == index and isinstance(c, jsonedit.InsertItems) and c.path == array
-                and (c.index < at or (c.index == at and o is not d and active.index(o)
-                                      < active.index(d))))
+            final = at + shifts.ahead(index, array, at, d)
             record_index, json_path = new_index[index], fmt_path(array + (final,))
         elif d.field is not None:
             record_index, json_path = new_index[d.field[0]], fmt_path(d.field[1])
@@ -335,21 +336,44 @@ class Plan:
         mirrors = tuple(f"record {new_index[ri]}: {fmt_path(p)}" for ri, p in d.mirrors)
         return Placement(site, d.kind, d.where, record_index=record_index, json_path=json_path,
                          mirrors=mirrors, message_record_index=new_index[site.record_index],
-                         text_path=fmt_path(_shifted(site.record_index, site.path, active)))
+                         text_path=fmt_path(shifts.moved(site.record_index, site.path)))
 
 
-def _shifted(record_index: int, path: Path, active: list[Draft]) -> Path:
-    """Where a path points once the inserts into arrays along it are made."""
-    inserts = [c for d in active for ri, c in d.edits
-               if ri == record_index and isinstance(c, jsonedit.InsertItems)]
-    if not inserts:
-        return path
-    out = list(path)
-    for depth, part in enumerate(path):
-        if isinstance(part, int):
-            out[depth] = part + sum(len(c.values) for c in inserts
-                                    if c.path == path[:depth] and c.index <= part)
-    return tuple(out)
+class _Shifts:
+    """How far array inserts push later elements: prefix sums per (record, array), so
+    placements stay O(log n) each even for a document with thousands of repairs."""
+
+    def __init__(self, active: list[Draft]) -> None:
+        groups: dict[tuple[int, Path], list[tuple[int, int, int]]] = defaultdict(list)
+        self._order = {id(d): n for n, d in enumerate(active)}
+        for n, d in enumerate(active):
+            for ri, change in d.edits:
+                if isinstance(change, jsonedit.InsertItems):
+                    groups[(ri, change.path)].append((change.index, n, len(change.values)))
+        self._keys: dict[tuple[int, Path], list[tuple[int, int]]] = {}
+        self._sums: dict[tuple[int, Path], list[int]] = {}
+        for key, items in groups.items():
+            items.sort()
+            self._keys[key] = [(i, n) for i, n, _ in items]
+            self._sums[key] = list(accumulate((c for _, _, c in items), initial=0))
+
+    def ahead(self, record_index: int, array: Path, index: int, draft: Draft) -> int:
+        """Values inserted before a draft's own insert at original `index`."""
+        keys = self._keys.get((record_index, array))
+        if not keys:
+            return 0
+        return self._sums[(record_index, array)][
+            bisect_left(keys, (index, self._order[id(draft)]))]
+
+    def moved(self, record_index: int, path: Path) -> Path:
+        """Where a path points once the inserts into arrays along it are made."""
+        out = list(path)
+        for depth, part in enumerate(path):
+            keys = self._keys.get((record_index, path[:depth]))
+            if isinstance(part, int) and keys:
+                out[depth] = part + self._sums[(record_index, path[:depth])][
+                    bisect_right(keys, (part, len(self._order)))]
+        return tuple(out)
 
 
 def new_segments(repair: Repair) -> tuple[str, ...]:

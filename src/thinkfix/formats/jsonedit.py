@@ -262,21 +262,39 @@ def _root(text: str) -> int:
     return _ws(text, 1 if text.startswith("\ufeff") else 0)
 
 
-def _locate(text: str, path: Path) -> int:
-    """Start offset of the value at `path` (the last of duplicate keys, as parsers do)."""
-    i = _root(text)
-    for part in path:
-        if isinstance(part, str):
-            found = [m for m in _members(text, i)[0] if m.key == part]
-            if not found:
-                raise UnsafeEdit(f"no key {part!r}")
-            i = found[-1].start
-        else:
-            items = _items(text, i)[0]
-            if not 0 <= part < len(items):
-                raise UnsafeEdit(f"no index {part}")
-            i = items[part][0]
-    return i
+class _Scan:
+    """Container spans of one text, each container parsed once however many edits touch it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._members: dict[int, tuple[list[_Member], int]] = {}
+        self._items: dict[int, tuple[list[tuple[int, int]], int]] = {}
+
+    def members(self, i: int) -> tuple[list[_Member], int]:
+        if i not in self._members:
+            self._members[i] = _members(self.text, i)
+        return self._members[i]
+
+    def items(self, i: int) -> tuple[list[tuple[int, int]], int]:
+        if i not in self._items:
+            self._items[i] = _items(self.text, i)
+        return self._items[i]
+
+    def locate(self, path: Path) -> int:
+        """Start offset of the value at `path` (the last of duplicate keys, as parsers do)."""
+        i = _root(self.text)
+        for part in path:
+            if isinstance(part, str):
+                found = [m for m in self.members(i)[0] if m.key == part]
+                if not found:
+                    raise UnsafeEdit(f"no key {part!r}")
+                i = found[-1].start
+            else:
+                items = self.items(i)[0]
+                if not 0 <= part < len(items):
+                    raise UnsafeEdit(f"no index {part}")
+                i = items[part][0]
+        return i
 
 
 def _line_indent(text: str, pos: int) -> str:
@@ -323,15 +341,16 @@ def _separator(text: str, open_at: int, first: int, compact: str) -> str:
 def _splices(text: str, edits: Sequence[Edit], style: Style,
              layout: Layout) -> list[tuple[int, int, int, str]]:
     out: list[tuple[int, int, int, str]] = []
+    scan = _Scan(text)
     for seq, edit in enumerate(edits):
         if isinstance(edit, SetValue):
-            start = _locate(text, edit.path)
+            start = scan.locate(edit.path)
             end = _value_end(text, start)
             base = _line_indent(text, start) if layout.unit else ""
             out.append((start, end, seq, layout.dump(edit.value, style, base)))
         elif isinstance(edit, InsertItems):
-            start = _locate(text, edit.path)
-            items, close = _items(text, start)
+            start = scan.locate(edit.path)
+            items, close = scan.items(start)
             if not items:
                 out.append((start, close + 1, seq, _fresh(text, start, list(edit.values),
                                                            style, layout)))
@@ -349,8 +368,8 @@ def _splices(text: str, edits: Sequence[Edit], style: Style,
                 pos = items[-1][1]
                 out.append((pos, pos, seq, "".join(sep + d for d in dumped)))
         else:
-            start = _locate(text, edit.path)
-            members, close = _members(text, start)
+            start = scan.locate(edit.path)
+            members, close = scan.members(start)
             same = [m for m in members if m.key == edit.key]
             if same:
                 m = same[-1]

@@ -26,10 +26,9 @@ FORMATS: dict[str, SessionFormat] = {
 class UnknownFormatError(ValueError):
     """No format claims a file (or a format name is not one of ours)."""
 
-    def __init__(self, path: str, detail: str = "") -> None:
+    def __init__(self, path: str, message: str = "not a known session format") -> None:
         self.path = path
-        message = f"{path}: not a known session format"
-        super().__init__(message + (f" ({detail})" if detail else ""))
+        super().__init__(f"{path}: {message}")
 
 
 def names() -> list[str]:
@@ -42,7 +41,8 @@ def get(name: str) -> SessionFormat:
     try:
         return FORMATS[name]
     except KeyError:
-        raise UnknownFormatError(name, "known formats: " + ", ".join(FORMATS)) from None
+        raise UnknownFormatError(name, "no such format; known formats: "
+                                 + ", ".join(FORMATS)) from None
 
 
 def scores(head: bytes, path: str = "") -> dict[str, float]:
