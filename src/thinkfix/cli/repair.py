@@ -1,7 +1,287 @@
-"""`thinkfix repair`."""
+"""`thinkfix repair`, `thinkfix undo` and `thinkfix diff`: parse flags, call the engine, print.
+
+Results (a unified diff, a diff report) go to stdout or a file; what happened to
+each file, warnings and errors go to stderr.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
 import click
 
-commands: list[click.Command] = []
+from thinkfix import __version__
+from thinkfix.cli.options import policy_options, pop_policy
+from thinkfix.diffreport import DiffFormat, get_renderer
+from thinkfix.engine import diff as diffreport
+from thinkfix.engine import fsio
+from thinkfix.engine.inputs import InputOptions
+from thinkfix.engine.manifest import ManifestError, UndoStatus, undo
+from thinkfix.engine.redact import Redaction, redact_diff, redact_lines
+from thinkfix.engine.repair import (
+    FileResult,
+    FileStatus,
+    RepairOptions,
+    RepairResult,
+    WriteMode,
+    repair_paths,
+)
+from thinkfix.engine.report import ExitCode
+from thinkfix.engine.scan import ScanOptions, default_jobs, select_kinds
+from thinkfix.formats import registry
+from thinkfix.formats.base import ApplyOptions, ClaudeCodeMode
+from thinkfix.reporters.base import RenderOptions, plural
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Options whose value may be left out (`--redact` means `--redact=secrets`).
+_OPTIONAL_VALUES = {"--redact": "secrets"}
+
+
+class _Command(click.Command):
+    """A command whose `--redact` takes its value only as `--redact=VALUE`.
+
+    Click would otherwise take the next path as the value (`--redact sessions/`).
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        out, literal = [], False
+        for arg in args:
+            if not literal and arg in _OPTIONAL_VALUES:
+                arg = f"{arg}={_OPTIONAL_VALUES[arg]}"
+            literal = literal or arg == "--"
+            out.append(arg)
+        return super().parse_args(ctx, out)
+
+
+def _selection_options(func: F) -> F:
+    """What to read and what counts as a leak: the same knobs as `thinkfix scan`."""
+    options = [
+        click.option("--format", "format_name", default=None, metavar="NAME",
+                     type=click.Choice(["auto", *registry.names()]),
+                     help="Read every file as this format instead of detecting it."),
+        click.option("--select", multiple=True, metavar="KINDS",
+                     help="Leak kinds to repair (comma-separated; default: every kind that "
+                          "changes the text)."),
+        click.option("--ignore", multiple=True, metavar="KINDS",
+                     help="Leak kinds to leave alone (comma-separated)."),
+        click.option("--include", multiple=True, metavar="GLOB",
+                     help="File names to read in walked folders (default: *.jsonl, *.json)."),
+        click.option("--exclude", multiple=True, metavar="GLOB", help="Paths to leave out."),
+        click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Worker processes (default: all cores)."),
+        click.option("--claude-code-mode", default=ClaudeCodeMode.RESUMABLE.value,
+                     type=click.Choice([m.value for m in ClaudeCodeMode]), show_default=True,
+                     help="Where Claude Code reasoning goes: resumable keeps it in the manifest "
+                          "only; archive inserts an unsigned thinking block (the session can "
+                          "no longer be resumed); annotate adds a top-level `thinkfix` key."),
+        click.option("--redact", default=None, type=click.Choice(["secrets", "all"]),
+                     metavar="[=all]",
+                     help="Mask likely secrets in the report and diff; --redact=all keeps "
+                          "only lengths and hashes of session text."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return policy_options(func)
+
+
+def _split(values: Sequence[str]) -> list[str]:
+    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+
+
+def _options(mode: WriteMode, kwargs: dict[str, Any], **extra: Any) -> RepairOptions:
+    """Build the engine's options from the shared flags (removed from `kwargs`)."""
+    policy = pop_policy(kwargs)
+    try:
+        kinds = select_kinds(_split(kwargs.pop("select")), _split(kwargs.pop("ignore")))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    fmt = kwargs.pop("format_name")
+    inputs = InputOptions(include=tuple(_split(kwargs.pop("include"))),
+                          exclude=tuple(_split(kwargs.pop("exclude"))),
+                          format=None if fmt in (None, "auto") else fmt)
+    jobs = kwargs.pop("jobs") or default_jobs()
+    apply = ApplyOptions(claude_code_mode=kwargs.pop("claude_code_mode"))
+    return RepairOptions(mode=mode, scan=ScanOptions(policy=policy, kinds=kinds, inputs=inputs),
+                         apply=apply, jobs=jobs, **extra)
+
+
+def _color(stream: Any) -> bool:
+    return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
+
+
+def _run(paths: Sequence[str], options: RepairOptions) -> RepairResult:
+    try:
+        return repair_paths(paths, options, tool_version=__version__)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+
+def _describe(f: FileResult, mode: WriteMode) -> str | None:
+    applied = sum(1 for c in f.changes if c.applied)
+    what = plural(applied, "message")
+    if f.status is FileStatus.REPAIRED:
+        where = f" -> {f.output}" if mode is WriteMode.OUT else ""
+        return f"repaired {f.path} ({what}){where}"
+    if f.status is FileStatus.WOULD_CHANGE:
+        return f"would repair {f.path} ({what})"
+    if f.status in (FileStatus.SKIPPED, FileStatus.FAILED, FileStatus.ERROR):
+        return None  # its errors say why
+    return None
+
+
+def _echo_result(result: RepairResult, quiet: bool) -> None:
+    for f in result.files:
+        line = _describe(f, result.mode)
+        if line and not quiet:
+            click.echo(line, err=True)
+        for c in f.changes:
+            if not c.applied:
+                click.echo(f"warning: {f.path}:{c.site.line} {c.site.json_path}: not repaired: "
+                           f"{c.placement.reason}", err=True)
+    for e in result.all_errors:
+        where = f"{e.path}:{e.line}" if e.line else e.path
+        message = e.message if e.message.startswith(e.path) else f"{where}: {e.message}"
+        click.echo(f"error: {message}", err=True)
+    changed = result.changed_files
+    messages = sum(1 for f in changed for c in f.changes if c.applied)
+    verb = {WriteMode.OUT: "repaired", WriteMode.IN_PLACE: "repaired"}.get(result.mode,
+                                                                          "would repair")
+    summary = (f"{verb} {plural(messages, 'message')} in {plural(len(changed), 'file')}"
+               f" ({plural(len(result.files), 'file')} read")
+    if result.all_errors:
+        summary += f", {plural(len(result.all_errors), 'error')}"
+    click.echo(summary + ").", err=True)
+    if result.manifest_path:
+        click.echo(f"undo with: thinkfix undo {result.manifest_path}", err=True)
+    if result.backup_dir:
+        click.echo(f"backups in: {result.backup_dir}", err=True)
+
+
+def _write_report(path: str, report: diffreport.DiffReport, fmt: DiffFormat | None) -> None:
+    renderer = get_renderer(fmt or DiffFormat.for_path(path))
+    data = renderer.render_bytes(report, RenderOptions())
+    try:
+        fsio.atomic_write(path, data, make_dirs=True)
+    except fsio.WriteError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@click.command("repair", cls=_Command)
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--out", "out_dir", default=None, metavar="DIR",
+              help="Write repaired copies under DIR, mirroring the input tree; inputs untouched.")
+@click.option("--in-place", is_flag=True,
+              help="Replace the inputs (atomically, with a backup and an undo manifest).")
+@click.option("--check", is_flag=True, help="Exit 1 if anything would change; write nothing.")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Print a unified diff of the changed lines; write nothing.")
+@click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
+@click.option("--no-backup", is_flag=True,
+              help="With --in-place: keep no backup copies (the manifest alone can undo).")
+@click.option("--run-dir", default=None, metavar="DIR",
+              help="Where the undo manifest and backups go (default: "
+                   "$XDG_STATE_HOME/thinkfix/runs/<run>).")
+@click.option("--manifest", "manifest_path", default=None, metavar="FILE",
+              help="Write the undo manifest here instead.")
+@click.option("--report", "report_path", default=None, metavar="FILE",
+              help="Also write the diff report (format from the name: .html, .md, .json, .txt).")
+@click.option("--report-format", default=None, type=click.Choice([f.value for f in DiffFormat]),
+              help="The --report format, when the file name does not say.")
+@click.option("--exit-non-zero-on-fix", is_flag=True,
+              help="Exit 1 when files were repaired (for pre-commit).")
+@click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors on stderr.")
+@_selection_options
+def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, check: bool,
+                   show_diff: bool, dry_run: bool, no_backup: bool, run_dir: str | None,
+                   manifest_path: str | None, report_path: str | None,
+                   report_format: str | None, exit_non_zero_on_fix: bool, quiet: bool,
+                   redact: str | None, **kwargs: Any) -> None:
+    """Repair leaked reasoning in session files: into --out DIR, or --in-place."""
+    try:
+        mode = WriteMode.from_flags(check=check, diff=show_diff, dry_run=dry_run,
+                                    in_place=in_place, out=out_dir)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    if no_backup and mode is not WriteMode.IN_PLACE and mode.writes:
+        raise click.UsageError("--no-backup only applies to --in-place")
+    options = _options(mode, kwargs, out_dir=out_dir, backup=not no_backup, run_dir=run_dir,
+                       manifest_path=manifest_path, unified_diff=mode is WriteMode.DIFF,
+                       keep_texts=report_path is not None)
+    redaction = Redaction.from_flag(redact)
+    result = _run(paths, options)
+    if mode is WriteMode.DIFF:
+        sys.stdout.write(redact_lines("".join(f.unified_diff for f in result.files), redaction))
+        sys.stdout.flush()
+    if report_path is not None:
+        report = redact_diff(diffreport.build(result), redaction)
+        _write_report(report_path, report, DiffFormat(report_format) if report_format else None)
+    _echo_result(result, quiet)
+    code = result.exit_code(fail_on_change=exit_non_zero_on_fix or check)
+    sys.exit(int(code))
+
+
+@click.command("undo")
+@click.argument("manifest", type=click.Path())
+@click.option("--dry-run", is_flag=True, help="Check every file and say what would be restored.")
+@click.option("--skip-changed", is_flag=True,
+              help="Restore the files that are unchanged since the repair and leave the others "
+                   "(by default one changed file stops the whole undo).")
+def undo_command(manifest: str, dry_run: bool, skip_changed: bool) -> None:
+    """Restore every file a repair wrote, byte for byte, from its MANIFEST."""
+    try:
+        result = undo(manifest, dry_run=dry_run, skip_changed=skip_changed)
+    except ManifestError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(int(ExitCode.ERROR))
+    words = {UndoStatus.RESTORED: "restored", UndoStatus.REMOVED: "removed",
+             UndoStatus.ALREADY: "already as before the repair",
+             UndoStatus.WOULD_RESTORE: "would restore"}
+    if result.refused:
+        changed = [f for f in result.files if f.status in (UndoStatus.CHANGED, UndoStatus.FAILED)]
+        click.echo(f"error: refusing to undo: {plural(len(changed), 'file')} changed since the "
+                   "repair; nothing was restored (--skip-changed restores the others):", err=True)
+        for f in changed:
+            click.echo(f"  {f.message}", err=True)
+        sys.exit(int(ExitCode.ERROR))
+    for f in result.files:
+        if f.status in words:
+            click.echo(f"{words[f.status]} {f.path}", err=True)
+        else:
+            click.echo(f"error: {f.message}", err=True)
+    sys.exit(int(result.exit_code()))
+
+
+@click.command("diff", cls=_Command)
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--output-format", "output_format", default=DiffFormat.TEXT.value,
+              type=click.Choice([f.value for f in DiffFormat]), show_default=True,
+              help="text (terminal), markdown, html (one self-contained file) or json.")
+@click.option("-o", "--output", "output", default=None, metavar="FILE",
+              help="Write the report to FILE instead of stdout.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when something would change.")
+@_selection_options
+def diff_command(paths: tuple[str, ...], output_format: str, output: str | None, exit_zero: bool,
+                 redact: str | None, **kwargs: Any) -> None:
+    """Show, for an auditor, every message a repair would change: before, after, reasoning."""
+    options = _options(WriteMode.DRY_RUN, kwargs)
+    result = _run(paths, options)
+    report = redact_diff(diffreport.build(result), Redaction.from_flag(redact))
+    fmt = DiffFormat(output_format)
+    if output is not None:
+        _write_report(output, report, fmt)
+        click.echo(f"wrote {output}", err=True)
+    else:
+        renderer = get_renderer(fmt)
+        color = fmt is DiffFormat.TEXT and _color(sys.stdout)
+        sys.stdout.buffer.write(renderer.render_bytes(report, RenderOptions(color=color)))
+        sys.stdout.flush()
+    for e in report.errors:
+        click.echo(f"error: {e.path}{f':{e.line}' if e.line else ''}: {e.message}", err=True)
+    sys.exit(int(report.exit_code(exit_zero=exit_zero)))
+
+
+commands: list[click.Command] = [repair_command, undo_command, diff_command]

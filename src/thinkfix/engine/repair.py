@@ -28,7 +28,7 @@ from typing import Any
 from thinkfix.engine import compression, fsio
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
-from thinkfix.engine.prefilter import assistant_hint, delimiter_test
+from thinkfix.engine.prefilter import delimiter_test
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
 from thinkfix.engine.scan import ScanOptions
 from thinkfix.formats import registry
@@ -218,15 +218,19 @@ def find_repairs(fmt: SessionFormat, records: Iterable[Record],
 
 def bad_records(fmt: SessionFormat, records: Iterable[Record],
                 options: ScanOptions) -> Iterator[Record]:
-    """Records that cannot be parsed, skipping those scan proves irrelevant without parsing."""
+    """Records that cannot be parsed, skipping those scan proves irrelevant without parsing.
+
+    Scan's rule: a complete-looking object line with no delimiter and no assistant
+    message in its bytes is not parsed, so it cannot be reported either.
+    """
     may_leak = delimiter_test(options.policy) if options.prefilter else None
-    hint = assistant_hint(fmt) if options.prefilter else None
+    may_assist = getattr(fmt, "may_contain_assistant", None) if options.prefilter else None
     for record in records:
         raw = record.raw
         if not raw or raw.isspace():
             continue
-        if (may_leak is not None and hint is not None and not may_leak(raw)
-                and hint.search(raw) is None and raw[:1] == b"{" and raw[-1:] == b"}"
+        if (may_leak is not None and may_assist is not None and not may_leak(raw)
+                and not may_assist(raw) and raw[:1] == b"{" and raw[-1:] == b"}"
                 and record.eol):
             continue
         if record.error is not None:
@@ -627,8 +631,8 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *,
             errors = (InputError(manifest_path, None, ErrorKind.WRITE_FAILED.value,
                                  f"the undo manifest could not be written ({exc}); its entries "
                                  f"are kept in {journal_dir}"),)
-    return RepairResult(options.mode, files, manifest_path if written else None,
-                        backup_dir if written and options.backup else None, errors)
+    backups = backup_dir if backup_dir is not None and os.path.isdir(backup_dir) else None
+    return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
 
 
 def _run(jobs: list[Job], workers: int) -> list[FileResult]:
