@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from rich.console import RenderableType
-from rich.padding import Padding
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.segment import Segment
 from rich.text import Text
 
 from thinkfix.transcript.build import Transcript
@@ -28,6 +28,21 @@ ROLE_STYLES = {Role.USER: "bold green", Role.ASSISTANT: "bold blue", Role.SYSTEM
 THINKING_STYLE = "italic bright_black"
 RECOVERED_STYLE = "italic magenta"
 INDENT = 2  # expanded thinking is set in, so it reads as apart from the answer
+
+
+class Indented:
+    """A text set in by INDENT cells, wrapped lines too, without padding lines with spaces
+    (rich's Padding fills each line to the width, which piped output would keep)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        inner = options.update_width(max(options.max_width - INDENT, 1))
+        for line in console.render_lines(self.text, inner, pad=False):
+            yield Segment(" " * INDENT)
+            yield from line
+            yield Segment.line()
 
 
 def renderables(transcript: Transcript, view: ThinkingView, width: int) -> Iterator[RenderableType]:
@@ -82,7 +97,7 @@ def _thinking(part: Part, view: ThinkingView, width: int) -> Iterator[Renderable
         yield Text(f"▸ {label}", style=style, no_wrap=True)
     elif view is ThinkingView.EXPANDED:
         yield Text(f"▾ {label}", style=style, no_wrap=True)
-        yield Padding(Text(text, style=style), (0, 0, 0, INDENT))
+        yield Indented(Text(text, style=style))
     else:
         yield Text(Gist.of(text).line(width, f"▸ {label}: "), style=style, no_wrap=True)
 
