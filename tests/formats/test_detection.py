@@ -15,6 +15,8 @@ EXPECTED = {"claude-code": "claude-code", "codex": "codex", "pi": "pi", "opencla
             "claw-code": "claw-code", "openai-chat": "openai-chat", "anthropic": "anthropic",
             "gemini-cli": "gemini-cli"}
 DATA_EXPECTED = {"claude_code_bad_lines.jsonl": "claude-code",
+                 "claude_code_go_escaped.jsonl": "claude-code",
+                 "openai_chat_python_ascii.jsonl": "openai-chat",
                  "cline_api_conversation_history.json": "anthropic",
                  "pi_assistant_message.json": "pi"}
 
@@ -28,6 +30,10 @@ def test_detection_fixtures_by_content(path: Path) -> None:
     assert registry.detect(data[:HEAD_BYTES], "renamed.bin")[0] is fmt
     others = [v for k, v in registry.scores(data[:HEAD_BYTES]).items() if k != fmt.id]
     assert score > max(others)
+
+
+def test_detection_data_files_are_all_listed() -> None:
+    assert {p.name for p in session_files(DATA)} == set(DATA_EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(DATA_EXPECTED))
