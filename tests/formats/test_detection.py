@@ -78,3 +78,12 @@ def test_detection_captured_streams_are_not_sessions() -> None:
 def test_detection_name_hints_strip_archive_suffixes(name: str, base: str) -> None:
     assert base_name(name) == base
     assert extension(name) == "." + base.rsplit(".", 1)[1]
+
+
+def test_detection_string_only_requests_are_openai_unless_anthropic_keys() -> None:
+    messages = b'"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]'
+    openai = b'{"model":"gpt-4o","max_tokens":64,' + messages + b"}"
+    anthropic = b'{"model":"claude-sonnet-4-5","max_tokens":64,"system":"Be brief.",' + messages \
+        + b"}"
+    assert registry.detect(openai, "log.json")[0].id == "openai-chat"
+    assert registry.detect(anthropic, "log.json")[0].id == "anthropic"

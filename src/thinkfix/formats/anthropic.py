@@ -28,7 +28,8 @@ from thinkfix.formats.common import (
 from thinkfix.formats.detection import has_keys, sample
 from thinkfix.formats.openai_chat import ANTHROPIC_BLOCKS
 
-_REQUEST_KEYS = ("max_tokens", "system", "anthropic_version", "thinking", "tool_choice")
+# Request keys only the Messages API has (`max_tokens` alone is shared with Chat Completions).
+_REQUEST_KEYS = ("system", "anthropic_version", "thinking", "stop_sequences")
 
 
 def _is_response(o: Any) -> bool:
