@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,12 @@ def test_roundtrip_real_samples(path: Path) -> None:
         records = read(fmt, data)
         assert write(fmt, records) == data
         assert all(r.error is None for r in records)
+
+
+def test_roundtrip_read_streams_without_loading_the_file() -> None:
+    line = (FIXTURES / "claude-code").glob("*.jsonl").__next__().read_bytes().split(b"\n")[0]
+    data = (line + b"\n") * 20000
+    fp = io.BufferedReader(io.BytesIO(data))
+    first = next(FORMATS["claude-code"].read(fp))
+    assert first.raw == line
+    assert fp.tell() < len(data) // 10

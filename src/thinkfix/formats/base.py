@@ -177,7 +177,6 @@ class Site:
     model: str | None = None
     signed: bool = False
     path: Path = ()
-    role: str = "assistant"
 
 
 @dataclass(frozen=True)
