@@ -24,9 +24,13 @@ def _fail(message: str) -> None:
     click.get_current_context().exit(ExitCode.ERROR)
 
 
+def _is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
 def _paged(console: Console, pager: bool, lines: int) -> bool:
     """Page only on a terminal, and only what does not fit on one screen."""
-    return pager and sys.stdout.isatty() and lines > console.height
+    return pager and _is_terminal() and lines > console.height
 
 
 def _print(console: Console, items: Sequence[RenderableType], pager: bool) -> None:
