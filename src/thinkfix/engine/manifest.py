@@ -249,6 +249,33 @@ def journal(journal_dir: str, index: int, entries: Sequence[dict[str, Any]]) -> 
                       mode=0o600, make_dirs=True)
 
 
+def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
+    """Journaled entries of files that were really written (their bytes are the new ones)."""
+    out: list[dict[str, Any]] = []
+    for entry in _journal_entries(journal_dir):
+        target = entry.get("target")
+        if not isinstance(target, str) or target in known:
+            continue
+        try:
+            now = _current(target)
+        except fsio.WriteError:
+            continue
+        if now is not None and now.sha256 == entry["after"]["sha256"]:
+            out.append(entry)
+    return out
+
+
+def _journal_entries(journal_dir: str) -> list[dict[str, Any]]:
+    files: list[dict[str, Any]] = []
+    if not os.path.isdir(journal_dir):
+        return files
+    for name in sorted(os.listdir(journal_dir)):
+        if name.endswith(".json"):
+            with open(os.path.join(journal_dir, name), "rb") as fp:
+                files.extend(orjson.loads(fp.read()))
+    return files
+
+
 def remove_journal(journal_dir: str) -> None:
     shutil.rmtree(journal_dir, ignore_errors=True)
 
@@ -264,12 +291,8 @@ def load_manifest(path: str) -> dict[str, Any]:
     """A manifest document; a run that died before finishing is read from its journal."""
     journal_dir = path + JOURNAL_SUFFIX
     if not os.path.exists(path) and os.path.isdir(journal_dir):
-        files: list[Any] = []
-        for name in sorted(os.listdir(journal_dir)):
-            if name.endswith(".json"):
-                with open(os.path.join(journal_dir, name), "rb") as fp:
-                    files.extend(orjson.loads(fp.read()))
-        return {"schema_version": SCHEMA_VERSION, "files": files, "journal": True}
+        return {"schema_version": SCHEMA_VERSION, "files": _journal_entries(journal_dir),
+                "journal": True}
     if os.path.isdir(path) and os.path.exists(os.path.join(path, MANIFEST_NAME)):
         return load_manifest(os.path.join(path, MANIFEST_NAME))
     try:

@@ -580,8 +580,7 @@ def check_paths(paths: Sequence[str], options: RepairOptions) -> None:
         assert options.out_dir is not None
         base, out = out_paths(paths, options.out_dir)
         for p in paths:
-            if os.path.abspath(p) == out or (os.path.isdir(p) and _inside(os.path.abspath(p),
-                                                                          out)):
+            if _inside(os.path.abspath(p), out) or _inside(os.path.realpath(p), out):
                 raise ValueError(f"--out {options.out_dir} must not be an input or hold one")
         if out == base:
             raise ValueError(f"--out {options.out_dir} is the input folder itself")
@@ -615,11 +614,14 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *,
                 continue  # an earlier run's output inside a walked folder
             output = os.path.join(out, os.path.relpath(absolute, base))
         jobs.append(Job(item, n, options, output, backup_dir, journal_dir))
-    results = _run(jobs, options.jobs)
+    results, broken = _run(jobs, options.jobs)
     files = tuple(sorted((r for r in results if r.skipped_reason is None),
                          key=lambda r: r.path))
     errors: tuple[InputError, ...] = ()
     written = [e for r in files for e in r.manifest_entries]
+    if broken and journal_dir is not None:
+        # Files a dead worker replaced were clean on the re-run; their entries are journaled.
+        written += mf.recover_journal(journal_dir, {e["target"] for e in written})
     if manifest_path is not None and written:
         try:
             mf.write_manifest(manifest_path, mf.manifest_document(
@@ -635,21 +637,18 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *,
     return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
 
 
-def _run(jobs: list[Job], workers: int) -> list[FileResult]:
+def _run(jobs: list[Job], workers: int) -> tuple[list[FileResult], bool]:
+    """Every job's result, and whether a worker died (the run was then redone here)."""
     if workers <= 1 or len(jobs) <= 1:
-        return [repair_file(j) for j in jobs]
-    results: list[FileResult] = []
+        return [repair_file(j) for j in jobs], False
     try:
         with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-            results = list(pool.map(repair_file, jobs, chunksize=_chunk(len(jobs), workers)))
+            return list(pool.map(repair_file, jobs, chunksize=_chunk(len(jobs), workers))), False
     except BrokenProcessPool:
-        # A worker died (killed, out of memory) mid-file: its temporary file may be left,
-        # and which files it finished is unknown, so the run is redone file by file here.
-        for job in jobs:
-            if job.output is not None:
-                fsio.sweep_stale(os.path.dirname(job.output))
-        results = [repair_file(j) for j in jobs]
-    return results
+        # A worker died (killed, out of memory) mid-file. Which files it finished is unknown,
+        # so every file is redone here: a repaired file is clean now and is left alone, and
+        # writing into a folder first removes the dead worker's temporary files.
+        return [repair_file(j) for j in jobs], True
 
 
 def _chunk(n: int, workers: int) -> int:

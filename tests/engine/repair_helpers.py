@@ -1,0 +1,79 @@
+"""Helpers for the repair, fsio and manifest tests: fixture copies and independent checks."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from tests.formats.support import ids
+from thinkfix.engine.repair import RepairOptions, RepairResult, WriteMode, repair_paths
+from thinkfix.engine.scan import ScanOptions, scan
+from thinkfix.formats import registry
+from thinkfix.formats.base import Record
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "fixtures"
+
+
+def fixture_files() -> list[Path]:
+    """Every fixture session file (the streams folder and READMEs are not sessions)."""
+    return sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "README.md"
+                  and "streams" not in p.relative_to(FIXTURES).parts)
+
+
+def copy_fixtures(dest: Path) -> Path:
+    """A private copy of the fixture tree (sessions only), so tests may write to it."""
+    root = dest / "fixtures"
+    for p in fixture_files():
+        target = root / p.relative_to(FIXTURES)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(p, target)
+    return root
+
+
+def options(mode: WriteMode, tmp: Path, **kw: Any) -> RepairOptions:
+    """Repair options whose manifest and backups live under `tmp` (never the user's home)."""
+    kw.setdefault("run_dir", str(tmp / "run"))
+    return RepairOptions(mode=mode, **kw)
+
+
+def run(paths: list[Path | str], mode: WriteMode, tmp: Path, **kw: Any) -> RepairResult:
+    return repair_paths([str(p) for p in paths], options(mode, tmp, **kw))
+
+
+def records(path: Path, fmt_id: str, data: bytes | None = None) -> list[Record]:
+    fmt = registry.get(fmt_id)
+    return list(fmt.read(io.BytesIO(path.read_bytes() if data is None else data)))
+
+
+def findings(paths: list[Path]) -> int:
+    """What `thinkfix scan` finds, through the scan engine (not the repair planner)."""
+    report = scan([str(p) for p in paths], ScanOptions(), jobs=1)
+    assert not report.errors, report.errors
+    return len(report.findings)
+
+
+def all_ids(path: Path, fmt_id: str) -> Counter[tuple[str, str]]:
+    found: Counter[tuple[str, str]] = Counter()
+    for r in records(path, fmt_id):
+        if r.error is None and r.data is not None:
+            found += ids(r.data)
+    return found
+
+
+def temp_files(folder: Path) -> list[str]:
+    """Leftover temporary files anywhere under `folder`."""
+    return sorted(str(p) for p in folder.rglob("*") if ".thinkfix-tmp" in p.name)
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+def mode_bits(path: Path) -> int:
+    return os.stat(path).st_mode & 0o7777

@@ -1,0 +1,186 @@
+"""Whatever happens during a repair, the original is either untouched or fully replaced."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.engine.repair_helpers import (
+    FIXTURES,
+    copy_fixtures,
+    findings,
+    run,
+    temp_files,
+    tree_bytes,
+)
+from thinkfix.engine import fsio
+from thinkfix.engine import manifest as mf
+from thinkfix.engine import repair as repair_mod
+from thinkfix.engine.repair import FileStatus, WriteMode
+from thinkfix.engine.report import ErrorKind, ExitCode
+
+PI = next(p for p in sorted((FIXTURES / "pi").iterdir()) if p.suffix == ".jsonl")
+APPENDED = b'{"type":"message","id":"ffff0001","parentId":"e5f6a7b8","message":{"role":"user",' \
+           b'"content":"one more thing"}}\n'
+
+
+def _work(tmp_path: Path) -> Path:
+    work = tmp_path / "sessions" / PI.name
+    work.parent.mkdir()
+    work.write_bytes(PI.read_bytes())
+    return work
+
+
+def test_repair_skips_a_file_appended_to_between_read_and_rename(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    work = _work(tmp_path)
+    real_plan = repair_mod.plan_file
+
+    def plan_then_agent_appends(*args: object, **kwargs: object) -> repair_mod.FilePlan:
+        plan = real_plan(*args, **kwargs)  # type: ignore[arg-type]
+        with open(work, "ab") as fp:  # a live agent writes its next line
+            fp.write(APPENDED)
+        return plan
+
+    monkeypatch.setattr(repair_mod, "plan_file", plan_then_agent_appends)
+    result = run([work.parent], WriteMode.IN_PLACE, tmp_path)
+    (file,) = result.files
+    assert file.status is FileStatus.SKIPPED
+    assert [e.kind for e in file.errors] == [ErrorKind.CHANGED.value]
+    assert "grew" in file.errors[0].message
+    assert result.exit_code() is ExitCode.ERROR
+    assert work.read_bytes() == PI.read_bytes() + APPENDED  # intact, nothing truncated
+    assert temp_files(tmp_path) == []
+    assert result.manifest_path is None  # nothing was replaced, so nothing to undo
+
+
+def test_repair_skips_a_file_replaced_between_read_and_rename(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    work = _work(tmp_path)
+    real_check = fsio.check_unchanged
+
+    def replaced_first(path: str, expected: fsio.Stamp) -> None:
+        other = work.with_suffix(".new")
+        other.write_bytes(PI.read_bytes())
+        os.replace(other, work)  # same size, new inode: an editor's save
+        real_check(path, expected)
+
+    monkeypatch.setattr(fsio, "check_unchanged", replaced_first)
+    result = run([work], WriteMode.IN_PLACE, tmp_path)
+    assert result.files[0].status is FileStatus.SKIPPED
+    assert work.read_bytes() == PI.read_bytes()
+
+
+def test_repair_error_after_temp_file_is_written_leaves_original_and_no_stray_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    work = _work(tmp_path)
+    seen: list[str] = []
+
+    real_publish = fsio._publish
+
+    def fail(temp: str, target: str) -> None:
+        if target != str(work):  # the backup is written first, and may go through
+            real_publish(temp, target)
+            return
+        seen.append(temp)
+        assert Path(temp).read_bytes() != PI.read_bytes()  # the repaired copy is complete
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(fsio, "_publish", fail)
+    result = run([work], WriteMode.IN_PLACE, tmp_path)
+    (file,) = result.files
+    assert seen and file.status is FileStatus.FAILED
+    assert file.errors[0].kind == ErrorKind.WRITE_FAILED.value
+    assert "No space left" in file.errors[0].message
+    assert result.exit_code() is ExitCode.ERROR
+    assert work.read_bytes() == PI.read_bytes()
+    assert sorted(os.listdir(work.parent)) == [PI.name]
+
+
+def test_repair_verification_failure_leaves_original(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    work = _work(tmp_path)
+    real_verify = repair_mod.verify
+    calls: list[int] = []
+
+    def verify_fails_on_disk(plan: repair_mod.FilePlan, content: bytes, options: object) -> None:
+        calls.append(1)
+        if len(calls) > 1:  # the in-memory proof passes; the read-back copy does not
+            raise fsio.VerifyError("simulated: re-read bytes differ")
+        real_verify(plan, content, options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(repair_mod, "verify", verify_fails_on_disk)
+    result = run([work], WriteMode.IN_PLACE, tmp_path)
+    assert result.files[0].status is FileStatus.FAILED
+    assert result.exit_code() is ExitCode.ERROR
+    assert work.read_bytes() == PI.read_bytes()
+    assert sorted(os.listdir(work.parent)) == [PI.name]
+
+
+_KILL_SCRIPT = textwrap.dedent("""
+    import os, signal, sys
+    from thinkfix.engine import fsio
+    from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
+
+    publish = fsio._publish
+
+    def die(temp, target):
+        if target != sys.argv[1]:  # the backup goes through; the session rename never happens
+            return publish(temp, target)
+        sys.stdout.write(temp + "\\n")
+        sys.stdout.flush()
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    fsio._publish = die
+    repair_paths([sys.argv[1]], RepairOptions(mode=WriteMode.IN_PLACE, run_dir=sys.argv[2]))
+""")
+
+
+def test_repair_killed_after_temp_file_leaves_original_and_next_run_sweeps(tmp_path: Path) -> None:
+    work = _work(tmp_path)
+    proc = subprocess.run([sys.executable, "-c", _KILL_SCRIPT, str(work), str(tmp_path / "run")],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    temp = proc.stdout.strip()
+    assert temp and Path(temp).parent == work.parent
+    assert work.read_bytes() == PI.read_bytes()  # the original is intact
+    # A process killed outright cannot clean up; its temp file names its dead pid,
+    # and the next run that writes into the folder removes it before anything else.
+    assert temp_files(work.parent) == [temp]
+    result = run([work], WriteMode.IN_PLACE, tmp_path / "again")
+    assert result.files[0].status is FileStatus.REPAIRED
+    assert temp_files(tmp_path) == []
+    assert sorted(os.listdir(work.parent)) == [PI.name]
+    # The journal of the killed run survives, so even that run could be undone.
+    assert mf.load_manifest(str(tmp_path / "run" / mf.MANIFEST_NAME))["journal"]
+
+
+def test_repair_worker_killed_mid_write_is_redone_and_fully_undoable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = copy_fixtures(tmp_path)
+    before = tree_bytes(src)
+    parent = os.getpid()
+    real_publish = fsio._publish
+
+    def first_worker_dies(temp: str, target: str) -> None:
+        if os.getpid() != parent and target.startswith(str(src / "claude-code")):
+            os.kill(os.getpid(), signal.SIGKILL)
+        real_publish(temp, target)
+
+    monkeypatch.setattr(fsio, "_publish", first_worker_dies)
+    result = run([src], WriteMode.IN_PLACE, tmp_path, jobs=2)
+    assert result.exit_code() is ExitCode.CLEAN, result.all_errors
+    assert findings([src]) == 0
+    assert temp_files(tmp_path) == []
+    assert result.manifest_path is not None
+    doc = mf.load_manifest(result.manifest_path)
+    sessions = {e["target"] for e in doc["files"] if e["role"] == "session"}
+    assert len(sessions) == len(before)  # every replaced file is in the manifest
+    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert tree_bytes(src) == before
