@@ -7,6 +7,7 @@ leave them; the tests below pin the facts a reader relies on.
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -131,3 +132,14 @@ def test_adapters_whole_documents_are_located_by_json_path() -> None:
     turns = load(data("openai_chat.json")).turns
     assert [t.where for t in turns][:3] == ["messages[0]", "messages[1]", "messages[2]"]
     assert {t.lines for t in turns} == {(0, 0)}
+
+
+def test_adapters_claude_code_marks_sidechain_and_meta_lines(tmp_path: Path) -> None:
+    common = '"sessionId":"s","parentUuid":null,"timestamp":"2026-04-01T08:00:00.000Z"'
+    path = tmp_path / "side.jsonl"
+    path.write_text(
+        f'{{"type":"user","isMeta":true,"uuid":"u1",{common},'
+        '"message":{"role":"user","content":"Caveat: injected."}}\n'
+        f'{{"type":"assistant","isSidechain":true,"uuid":"a1",{common},"message":{{"id":"m",'
+        '"role":"assistant","content":[{"type":"text","text":"sub"}],"stop_reason":"refusal"}}\n')
+    assert [t.note for t in load(str(path)).turns] == ["meta", "sidechain, stop: refusal"]

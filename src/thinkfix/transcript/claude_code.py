@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from thinkfix.formats.base import Record
 from thinkfix.transcript.common import args_text, as_str, block_parts, output_text, split_results
@@ -32,10 +33,17 @@ def turns(record: Record) -> Iterator[Turn]:
     elif kind in ("user", "assistant") and isinstance(entry.get("message"), dict):
         msg = entry["message"]
         parts = block_parts(msg.get("content"), ("message", "content"))
+        stop = msg.get("stop_reason") if kind == "assistant" else None
+        note = _note(entry, None if stop in _NORMAL_STOPS else f"stop: {stop}")
         if kind == "user":
-            yield from split_results(Role.USER, parts, timestamp=timestamp)
+            yield from split_results(Role.USER, parts, timestamp=timestamp, note=note)
             return
-        stop = msg.get("stop_reason")
         yield Turn(Role.ASSISTANT, tuple(parts), timestamp, as_str(msg.get("model")),
-                   as_str(msg.get("id")) or as_str(entry.get("uuid")),
-                   note=None if stop in _NORMAL_STOPS else f"stop: {stop}")
+                   as_str(msg.get("id")) or as_str(entry.get("uuid")), note=note)
+
+
+def _note(entry: dict[str, Any], stop: str | None) -> str | None:
+    """Sub-agent lines (older builds interleave them) and injected meta prompts, marked."""
+    notes = [n for n, on in (("sidechain", entry.get("isSidechain")), ("meta", entry.get("isMeta")),
+                             (stop, stop)) if on]
+    return ", ".join(n for n in notes if n) or None
