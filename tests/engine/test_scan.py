@@ -95,14 +95,18 @@ def test_scan_bad_lines_are_reported_with_line_numbers(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(claude_line("hi", uuid="u1", role="user")
                      + b'{"type": "user", "uuid": "x", "message": \n'
-                     + b"\xff\xfe not utf-8\n"
+                     + b'{"type":"assistant","uuid":"a0","message":{"content":\xff}}\n'
                      + claude_line("fine", uuid="a1")
                      + b'{"type":"assistant","uuid":"a2","sessionId":"s"')  # cut off, no newline
     report = scan([str(path)])
-    assert [(e.line, e.kind) for e in report.errors] == [(2, "bad_line"), (3, "bad_line"),
-                                                         (5, "bad_line")]
+    # Lines that could hold assistant text are parsed, and so is an unterminated last line.
+    assert [(e.line, e.kind) for e in report.errors] == [(3, "bad_line"), (5, "bad_line")]
     assert report.summary.assistant_messages == 1
+    assert report.summary.records == 5
     assert report.exit_code() == 2
+    # --parse-all (no prefilter) parses and so validates every line.
+    strict = scan([str(path)], ScanOptions(prefilter=False))
+    assert [e.line for e in strict.errors] == [2, 3, 5]
 
 
 def test_scan_notices_are_excluded_unless_selected(tmp_path: Path) -> None:

@@ -33,24 +33,6 @@ _ASCII_ESCAPE = rb"00[2-7][0-9a-fA-F]"
 # What may stand before the detokenised Harmony `analysis` at the start of a string.
 _LEADING_SPACE = rb'"(?:[ \t\r\n\x80-\xff]|\\[trnbf]|\\u[0-9a-fA-F]{4})*'
 
-#: A record without a match holds no assistant message. Keyed by format id; a format
-#: may instead carry an `assistant_hint` attribute (the formats layer is the better home).
-_GENERIC_HINT = re.compile(rb'"(?:role|type)"[ \t\r\n]*:[ \t\r\n]*"(?:assistant|gemini)"')
-ASSISTANT_HINTS: dict[str, re.Pattern[bytes]] = {
-    name: _GENERIC_HINT
-    for name in ("claude-code", "codex", "pi", "claw-code", "openai-chat", "anthropic",
-                 "gemini-cli")
-}
-
-
-def assistant_hint(fmt: object) -> re.Pattern[bytes] | None:
-    """The format's byte hint for assistant records, or None when every record may hold one."""
-    hint = getattr(fmt, "assistant_hint", None)
-    if isinstance(hint, re.Pattern):
-        return hint
-    return ASSISTANT_HINTS.get(str(getattr(fmt, "id", "")))
-
-
 def _encoded(char: str) -> bytes:
     """Regex for one character as it may appear inside a JSON string."""
     if char == "/":

@@ -26,7 +26,8 @@ from thinkfix.engine.inputs import (
     resolve,
     walk,
 )
-from thinkfix.engine.prefilter import assistant_hint, delimiter_test
+from thinkfix.engine import sparse
+from thinkfix.engine.prefilter import delimiter_test
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import (
     ErrorKind,
@@ -161,41 +162,58 @@ class _FileScan:
     def run(self, fp: BinaryIO) -> None:
         fmt, options = self.fmt, self.options
         may_leak = delimiter_test(options.policy) if options.prefilter else None
-        hint = assistant_hint(fmt) if options.prefilter else None
-        hint_search = hint.search if hint is not None else None
-        for record in fmt.read(fp):
-            raw = record.raw
-            if not raw or raw.isspace():
-                continue
-            self.records += 1
-            candidate = may_leak is None or may_leak(raw)
-            if not candidate and hint_search is not None and hint_search(raw) is None and (
-                    raw[:1] == b"{" and raw[-1:] == b"}" and record.eol):
-                # Proven irrelevant: no delimiter, no assistant message, and shaped like
-                # a complete object (a truncated or garbled line is still parsed and reported).
-                continue
+        records: Iterable[Record]
+        if options.prefilter and sparse.supports(fmt) and not sparse.is_document(fp):
+            reader = sparse.SparseReader(fmt, fp)  # type: ignore[arg-type]
+            records = reader
+        else:
+            reader = None
+            records = self._filtered(fmt.read(fp), options.prefilter)
+        for record in records:
             error = record.error
             if error is not None:
                 kind = ErrorKind.BAD_SHAPE if error.startswith("unknown shape") \
                     else ErrorKind.BAD_LINE
                 self.errors.append(InputError(self.file.path, record.line, kind.value, error))
                 continue
-            if record.data is None:
-                continue
-            self._record(record, candidate)
+            if record.data is not None:
+                self._record(record, may_leak is None or may_leak(record.raw))
+        if reader is not None:
+            self.records = reader.records
 
-    def _messages(self, record: Record) -> list[tuple[str | None, tuple[Any, ...]]]:
-        """(model, text paths) per assistant message of a sound record."""
+    def _filtered(self, records: Iterable[Record], prefilter: bool) -> Iterator[Record]:
+        """Every non-blank record, or (with the prefilter) those that may hold an assistant
+        message, and always an unterminated last line (so a truncated record is reported)."""
+        may_contain = self.fmt.may_contain_assistant
+        for record in records:
+            self.records += 1
+            raw = record.raw
+            if not raw or raw.isspace():
+                continue
+            if prefilter and record.eol and not may_contain(raw):
+                continue
+            yield record
+
+    def _messages(self, record: Record) -> list[tuple[str | None, Any]]:
+        """(model, message) per assistant message of a sound record; the message object is
+        whatever `_owners` can map site paths with."""
         fmt = self.fmt
         if isinstance(fmt, FormatBase):
             ctx_model = record.ctx.model
-            return [(m.model or ctx_model, tuple(s.path for s in m.texts))
-                    for m in fmt.messages(record)]
+            return [(m.model or ctx_model, m) for m in fmt.messages(record)]
         # Any other SessionFormat: counts from the interface, models from the sites.
         sites = list(fmt.sites(record))
         model = sites[0].model if sites else record.ctx.model
-        return [(model, tuple(s.path for s in sites) if i == 0 else ())
-                for i in range(fmt.assistant_messages(record))]
+        return [(model, sites if i == 0 else []) for i in range(fmt.assistant_messages(record))]
+
+    @staticmethod
+    def _owners(messages: list[tuple[str | None, Any]]) -> dict[Any, int]:
+        """Which message each text path belongs to (only computed for candidate records)."""
+        owner: dict[Any, int] = {}
+        for i, (_, m) in enumerate(messages):
+            for slot in (m if isinstance(m, list) else m.texts):
+                owner[slot.path] = i
+        return owner
 
     def _record(self, record: Record, candidate: bool) -> None:
         messages = self._messages(record)
@@ -210,19 +228,18 @@ class _FileScan:
         self.assistant += len(messages)
         if not candidate:
             return
-        owner = {p: i for i, (_, paths) in enumerate(messages) for p in paths}
+        owner = self._owners(messages)
         leaking: dict[int, int] = {}
         for site in self.fmt.sites(record):
             i = owner.get(site.path, 0)
-            model = messages[i][0] if i < len(messages) else site.model
-            if self.options.model_disabled(model or site.model):
+            model = messages[i][0] or site.model
+            if self.options.model_disabled(model):
                 continue
-            found = self._site(site, model or site.model)
+            found = self._site(site, model)
             if found:
                 leaking[i] = leaking.get(i, 0) + found
         for i, count in leaking.items():
-            model = messages[i][0] if i < len(messages) else None
-            tally = models[model or UNKNOWN_MODEL]
+            tally = models[messages[i][0] or UNKNOWN_MODEL]
             tally.leaking += 1
             tally.findings += count
             self.leaking += 1
