@@ -58,7 +58,7 @@ def _print_plain(console: Console, text: str, pager: bool) -> None:
 @click.command("show")
 @click.argument("session", type=click.Path(dir_okay=True, allow_dash=False))
 @click.option("--format", "format_name", type=click.Choice(["auto", *registry.names()]),
-              default="auto", show_default=True, help="Session format (default: detect it).")
+              default="auto", help="Session format (default: detect it).")
 @click.option("--thinking", type=click.Choice([v.value for v in ThinkingView]),
               default=ThinkingView.COLLAPSED.value, show_default=True,
               help="How to show thinking; 'delimited' prints plain text with thinking between "

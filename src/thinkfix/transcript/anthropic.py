@@ -10,17 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from thinkfix.formats.anthropic import _is_response  # the format's own test
 from thinkfix.formats.base import Path, Record
-from thinkfix.formats.common import fmt_path
-from thinkfix.transcript.common import as_str, block_parts, output_text, split_results
+from thinkfix.formats.common import as_str, fmt_path
+from thinkfix.transcript.common import block_parts, output_text, split_results
 from thinkfix.transcript.model import Part, PartKind, Role, Turn
 
 _ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
 _NORMAL_STOPS = {None, "end_turn", "tool_use", "stop_sequence", "pause_turn"}
-
-
-def _is_response(o: Any) -> bool:
-    return isinstance(o, dict) and o.get("type") == "message" and o.get("role") == "assistant"
 
 
 def _message(m: Any, path: Path, timestamp: str | None, where: str,

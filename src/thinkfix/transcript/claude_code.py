@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from thinkfix.formats.base import Record
-from thinkfix.transcript.common import args_text, as_str, block_parts, output_text, split_results
+from thinkfix.formats.common import as_str
+from thinkfix.transcript.common import args_text, block_parts, output_text, split_results
 from thinkfix.transcript.model import Part, PartKind, Role, Turn
 
 #: Stop reasons that end a response normally; any other one is worth a note in the header.

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from thinkfix.formats.base import Record
-from thinkfix.formats.common import fmt_path
-from thinkfix.transcript.common import as_str, block_parts, split_results
+from thinkfix.formats.common import as_str, fmt_path
+from thinkfix.transcript.common import block_parts, split_results
 from thinkfix.transcript.model import Part, PartKind, Role, Turn
 
 _ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "system": Role.SYSTEM,

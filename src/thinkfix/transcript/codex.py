@@ -11,7 +11,8 @@ from typing import Any
 
 from thinkfix.formats.base import Path, Record
 from thinkfix.formats.codex import reasoning_text
-from thinkfix.transcript.common import IMAGE, args_text, as_str, exit_failed, output_text
+from thinkfix.formats.common import as_str
+from thinkfix.transcript.common import IMAGE, args_text, exit_failed, output_text
 from thinkfix.transcript.model import Part, PartKind, Role, Turn
 
 _ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "developer": Role.SYSTEM,

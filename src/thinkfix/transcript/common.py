@@ -13,13 +13,10 @@ from typing import Any
 import orjson
 
 from thinkfix.formats.base import Path
+from thinkfix.formats.common import as_str
 from thinkfix.transcript.model import Part, PartKind, Role, Turn
 
 IMAGE = "[image]"
-
-
-def as_str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def iso(value: Any) -> str | None:

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from thinkfix.formats.base import Path, Record
-from thinkfix.formats.common import fmt_path
-from thinkfix.transcript.common import args_text, as_str, output_text
+from thinkfix.formats.common import as_str, fmt_path
+from thinkfix.transcript.common import args_text, output_text
 from thinkfix.transcript.model import Part, PartKind, Role, Turn
 
 _NOTICES = {"info", "error", "warning"}

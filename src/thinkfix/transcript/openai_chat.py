@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from thinkfix.formats.base import Path, Record
-from thinkfix.formats.common import fmt_path
+from thinkfix.formats.common import as_str, fmt_path
 from thinkfix.formats.openai_chat import REASONING_FIELDS, conversations, is_chat_message
-from thinkfix.transcript.common import IMAGE, args_text, as_str, output_text
+from thinkfix.transcript.common import IMAGE, args_text, output_text
 from thinkfix.transcript.model import Part, PartKind, Role, Turn
 
 _ROLES = {"system": Role.SYSTEM, "developer": Role.SYSTEM, "user": Role.USER,

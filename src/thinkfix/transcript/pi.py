@@ -5,24 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from thinkfix.formats.base import Path, Record
-from thinkfix.transcript.common import as_str, block_parts, iso, output_text, split_results
+from thinkfix.formats.base import Record
+from thinkfix.formats.common import as_str
+from thinkfix.formats.pi import _message  # the format's own reading of an entry
+from thinkfix.transcript.common import Signed, block_parts, iso, output_text, split_results
 from thinkfix.transcript.model import Part, PartKind, Role, Turn
 
 _NORMAL_STOPS = {None, "stop", "toolUse"}
 _SUMMARIES = {"compaction": "compaction", "branch_summary": "branch summary"}
 
 
-def _message(o: dict[str, Any]) -> tuple[dict[str, Any] | None, Path]:
-    if o.get("type") == "message":
-        msg = o.get("message")
-        return (msg, ("message",)) if isinstance(msg, dict) else (None, ())
-    if "role" in o and "content" in o and "type" not in o:  # one AssistantMessage document
-        return o, ()
-    return None, ()
-
-
-def _signed(api: Any) -> Any:
+def _signed(api: Any) -> Signed:
     # For openai-completions `thinkingSignature` names a wire field; elsewhere it signs.
     if api == "openai-completions":
         return lambda block: False
