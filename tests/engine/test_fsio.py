@@ -1,0 +1,149 @@
+"""fsio: a file is replaced by a verified complete copy, or left exactly as it was."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from thinkfix.engine import fsio
+from thinkfix.engine.report import ErrorKind
+
+
+def _listing(folder: Path) -> list[str]:
+    return sorted(os.listdir(folder))
+
+
+def test_fsio_atomic_write_replaces_content_and_keeps_mode(tmp_path: Path) -> None:
+    target = tmp_path / "s.jsonl"
+    target.write_bytes(b"old\n")
+    os.chmod(target, 0o600)
+    written = fsio.atomic_write(str(target), b"new\n")
+    assert target.read_bytes() == b"new\n"
+    assert os.stat(target).st_mode & 0o7777 == 0o600
+    assert written == fsio.Written(str(target), 4, fsio.sha256(b"new\n"))
+    assert _listing(tmp_path) == ["s.jsonl"]
+
+
+def test_fsio_atomic_write_explicit_mode_and_new_folders(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b" / "s.jsonl"
+    fsio.atomic_write(str(target), b"x", mode=0o640, make_dirs=True)
+    assert target.read_bytes() == b"x" and os.stat(target).st_mode & 0o7777 == 0o640
+
+
+def test_fsio_symlink_target_is_replaced_and_link_kept(tmp_path: Path) -> None:
+    real = tmp_path / "store" / "s.jsonl"
+    real.parent.mkdir()
+    real.write_bytes(b"old")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    fsio.atomic_write(str(link), b"new")
+    assert link.is_symlink() and real.read_bytes() == b"new"
+    assert _listing(real.parent) == ["s.jsonl"]
+
+
+def test_fsio_refused_verification_leaves_target_and_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "s.jsonl"
+    target.write_bytes(b"old")
+    seen: list[bytes] = []
+
+    def refuse(data: bytes) -> None:
+        seen.append(data)
+        raise ValueError("not what was meant")
+
+    with pytest.raises(fsio.VerifyError, match="not what was meant"):
+        fsio.atomic_write(str(target), b"new", verify=refuse)
+    assert seen == [b"new"]  # verify saw the bytes read back from disk
+    assert target.read_bytes() == b"old" and _listing(tmp_path) == ["s.jsonl"]
+
+
+def test_fsio_watched_file_that_grew_is_not_replaced(tmp_path: Path) -> None:
+    target = tmp_path / "s.jsonl"
+    target.write_bytes(b"line 1\n")
+    snap = fsio.read_snapshot(str(target))
+    with open(target, "ab") as fp:
+        fp.write(b"line 2\n")
+    with pytest.raises(fsio.FileChanged, match="grew from 7 to 14 bytes") as info:
+        fsio.atomic_write(str(target), b"repaired\n", watch=(snap.path, snap.stamp))
+    assert info.value.kind is ErrorKind.CHANGED
+    assert target.read_bytes() == b"line 1\nline 2\n"
+    assert _listing(tmp_path) == ["s.jsonl"]
+
+
+def test_fsio_watched_file_touched_is_not_replaced(tmp_path: Path) -> None:
+    target = tmp_path / "s.jsonl"
+    target.write_bytes(b"a")
+    snap = fsio.read_snapshot(str(target))
+    os.utime(target, ns=(snap.stamp.mtime_ns + 10**9, snap.stamp.mtime_ns + 10**9))
+    with pytest.raises(fsio.FileChanged, match="modification time"):
+        fsio.atomic_write(str(target), b"b", watch=(snap.path, snap.stamp))
+    assert target.read_bytes() == b"a"
+
+
+def test_fsio_interrupt_during_write_removes_temp(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "s.jsonl"
+    target.write_bytes(b"old")
+
+    def interrupted(temp: str, final: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fsio, "_publish", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        fsio.atomic_write(str(target), b"new")
+    assert target.read_bytes() == b"old" and _listing(tmp_path) == ["s.jsonl"]
+
+
+def test_fsio_unwritable_folder_is_a_write_error(tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root writes anywhere")
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    (folder / "s.jsonl").write_bytes(b"old")
+    os.chmod(folder, 0o500)
+    try:
+        with pytest.raises(fsio.WriteError, match="temporary file"):
+            fsio.atomic_write(str(folder / "s.jsonl"), b"new")
+    finally:
+        os.chmod(folder, 0o700)
+    assert (folder / "s.jsonl").read_bytes() == b"old"
+
+
+def test_fsio_read_snapshot_missing_file_is_unreadable(tmp_path: Path) -> None:
+    with pytest.raises(fsio.WriteError) as info:
+        fsio.read_snapshot(str(tmp_path / "nope.jsonl"))
+    assert info.value.kind is ErrorKind.UNREADABLE
+
+
+def test_fsio_sweep_removes_temps_of_dead_processes_only(tmp_path: Path) -> None:
+    target = str(tmp_path / "s.jsonl")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead_pid = int(dead.stdout)
+    mine = fsio.temp_name(target)
+    theirs = mine.replace(f".{os.getpid()}.", f".{dead_pid}.")
+    other_host = mine.replace(f".{os.getpid()}.", ".1.").replace(fsio._HOST, "elsewhere")
+    for name in (mine, theirs, other_host):
+        Path(name).write_bytes(b"partial")
+    (tmp_path / "unrelated.jsonl").write_bytes(b"keep")
+    assert fsio.sweep_stale(str(tmp_path)) == [theirs]
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        os.path.basename(p) for p in (mine, other_host, str(tmp_path / "unrelated.jsonl")))
+
+
+def test_fsio_temp_names_are_hidden_and_not_session_names(tmp_path: Path) -> None:
+    name = os.path.basename(fsio.temp_name(str(tmp_path / "a.jsonl")))
+    assert name.startswith(".a.jsonl.") and name.endswith(fsio.TEMP_SUFFIX)
+
+
+def test_fsio_remove_verified_refuses_changed_file(tmp_path: Path) -> None:
+    path = tmp_path / "x"
+    path.write_bytes(b"ours")
+    with pytest.raises(fsio.FileChanged):
+        fsio.remove_verified(str(path), fsio.sha256(b"something else"))
+    assert path.exists()
+    fsio.remove_verified(str(path), fsio.sha256(b"ours"))
+    assert not path.exists()
