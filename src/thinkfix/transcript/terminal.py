@@ -49,10 +49,9 @@ def renderables(transcript: Transcript, view: ThinkingView, width: int) -> Itera
     """The transcript, turn by turn; tool results sit under the call they answer."""
     first = True
     for turn in transcript.turns:
-        if turn.role is Role.TOOL:
+        if turn.role is Role.TOOL:  # no header: results read as the answer to the call above
             for part in turn.parts:
-                yield Text("  " + result_line(part, width - 2),
-                           style="red" if part.error else "cyan", no_wrap=True)
+                yield from _part(part, view, width)
             continue
         if not first:
             yield Text()
