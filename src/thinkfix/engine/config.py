@@ -1,0 +1,279 @@
+"""Settings from `[tool.thinkfix]` (pyproject.toml) or thinkfix.toml, `THINKFIX_*`, and flags.
+
+Precedence, lowest first: built-in defaults, the config file, environment
+variables, command-line flags. A list given at a higher level replaces the one
+below (it does not extend it). The config file is `--config FILE` when given,
+else the first `thinkfix.toml` or `pyproject.toml` with a `[tool.thinkfix]`
+table found from the working folder upward. Keys may be written `snake_case`
+or `kebab-case`; environment variables are `THINKFIX_` + the key in upper case
+(`THINKFIX_OUTPUT_FORMAT=json`, `THINKFIX_EXCLUDE=a/**,b/**`). Paths in the
+config file (baseline, output, reports, `disable.paths`) are relative to the
+file's folder. Example:
+
+    [tool.thinkfix]
+    exclude = ["archive/**"]
+    select = ["block", "orphan_close", "unclosed"]
+    baseline = "thinkfix-baseline.json"
+    orphan-close = "strip"
+    disable = {paths = ["datasets/**"], models = ["minimax-*"]}
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from thinkfix.engine.inputs import InputOptions, UnknownPolicy
+from thinkfix.engine.scan import ScanOptions, select_kinds
+from thinkfix.formats import registry
+from thinkfix.normalizer.policy import DEFAULT, NativeMode, OrphanClose, Policy
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+ENV_PREFIX = "THINKFIX_"
+CONFIG_NAMES = ("thinkfix.toml", "pyproject.toml")
+
+
+class ConfigError(ValueError):
+    """A config file, environment variable or flag value that cannot be used."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every scan option and policy knob, after defaults, file, environment and flags."""
+
+    format: str = "auto"
+    output_format: str | None = None  # None: text, or github inside GitHub Actions
+    output: str | None = None
+    report: tuple[str, ...] = ()  # FORMAT=PATH
+    statistics: bool = False
+    exit_zero: bool = False
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    jobs: int | None = None  # None or 0: all cores
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    unknown_format: str = UnknownPolicy.AUTO.value
+    parse_all: bool = False
+    baseline: str | None = None
+    write_baseline: str | None = None
+    color: bool | None = None  # None: when stdout is a terminal and NO_COLOR is unset
+    progress: bool | None = None  # None: when stderr is a terminal outside CI
+    redact: str | None = None
+    # normalizer policy (None: the default policy's value)
+    tags: tuple[str, ...] | None = None
+    orphan_close: str | None = None
+    native_mode: str | None = None
+    protect_code: bool | None = None
+    trim: bool | None = None
+    harmony: bool | None = None
+    prose_delimiters: bool | None = None
+    # opt-outs for applications whose own prompts use <think> as an annotation
+    disable_paths: tuple[str, ...] = ()
+    disable_models: tuple[str, ...] = ()
+    # where the file-level settings came from
+    config_file: str | None = None
+
+    @property
+    def config_root(self) -> str | None:
+        return os.path.dirname(self.config_file) if self.config_file else None
+
+
+_FIELDS = {f.name: f for f in fields(Settings)}
+_LISTS = {"report", "select", "ignore", "include", "exclude", "tags", "disable_paths",
+          "disable_models"}
+_BOOLS = {"statistics", "exit_zero", "respect_gitignore", "parse_all", "color", "progress",
+          "protect_code", "trim", "harmony", "prose_delimiters"}
+_INTS = {"jobs"}
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "orphan_close": tuple(m.value for m in OrphanClose),
+    "native_mode": tuple(m.value for m in NativeMode),
+    "unknown_format": tuple(m.value for m in UnknownPolicy),
+}
+_PATHS = {"output", "baseline", "write_baseline"}
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+_INTERNAL = {"config_file"}
+
+
+def _key(name: str) -> str:
+    return name.strip().replace("-", "_").lower()
+
+
+def _coerce(name: str, value: Any, source: str) -> Any:
+    """A value of the field's type, from TOML (typed) or an environment variable (text)."""
+    where = f"{source}: {name}"
+    if name in _LISTS:
+        if isinstance(value, str):
+            value = [v for v in (p.strip() for p in value.split(",")) if v]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where} must be a list of strings")
+        return tuple(value)
+    if name in _BOOLS:
+        if isinstance(value, str):
+            low = value.strip().lower()
+            if low in _TRUE:
+                return True
+            if low in _FALSE:
+                return False
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where} must be true or false, not {value!r}")
+        return value
+    if name in _INTS:
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where} must be a whole number, not {value!r}") from None
+        if number < 0 or isinstance(value, bool):
+            raise ConfigError(f"{where} must be 0 or more, not {value!r}")
+        return number
+    if not isinstance(value, str):
+        raise ConfigError(f"{where} must be a string, not {value!r}")
+    if name in _CHOICES and value not in _CHOICES[name]:
+        raise ConfigError(f"{where} must be one of {', '.join(_CHOICES[name])}, not {value!r}")
+    if name == "format" and value != "auto" and value not in registry.FORMATS:
+        raise ConfigError(f"{where} must be auto or one of {', '.join(registry.FORMATS)}, "
+                          f"not {value!r}")
+    return value
+
+
+def find_config(start: str) -> str | None:
+    """The first thinkfix.toml, or pyproject.toml with [tool.thinkfix], from `start` upward."""
+    folder = os.path.abspath(start)
+    while True:
+        for name in CONFIG_NAMES:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path) and (name != "pyproject.toml" or _has_table(path)):
+                return path
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _has_table(pyproject: str) -> bool:
+    try:
+        with open(pyproject, "rb") as fp:
+            doc = tomllib.load(fp)
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(doc.get("tool"), dict) and "thinkfix" in doc["tool"]
+
+
+def read_config(path: str) -> dict[str, Any]:
+    """The settings a config file sets, typed and with paths made absolute."""
+    try:
+        with open(path, "rb") as fp:
+            doc = tomllib.load(fp)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    tool = doc.get("tool")
+    if isinstance(tool, dict) and isinstance(tool.get("thinkfix"), dict):
+        table, where = tool["thinkfix"], f"{path} [tool.thinkfix]"
+    elif os.path.basename(path) == "pyproject.toml":
+        return {}
+    else:
+        table, where = {k: v for k, v in doc.items() if k != "tool"}, path
+    flat: dict[str, Any] = {}
+    for raw_key, value in table.items():
+        key = _key(raw_key)
+        if key == "disable":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: disable must be a table {{paths = [...], "
+                                  "models = [...]}")
+            for sub, items in value.items():
+                name = f"disable_{_key(sub)}"
+                if name not in ("disable_paths", "disable_models"):
+                    raise ConfigError(f"{where}: unknown key disable.{sub} "
+                                      "(known: paths, models)")
+                flat[name] = items
+            continue
+        if key not in _FIELDS or key in _INTERNAL:
+            raise ConfigError(f"{where}: unknown key {raw_key!r}")
+        flat[key] = value
+    out = {k: _coerce(k, v, where) for k, v in flat.items()}
+    root = os.path.dirname(os.path.abspath(path))
+    for key in _PATHS & out.keys():
+        out[key] = os.path.join(root, out[key])
+    if "report" in out:
+        out["report"] = tuple(_report_path(spec, root) for spec in out["report"])
+    return out
+
+
+def _report_path(spec: str, root: str) -> str:
+    name, sep, target = spec.partition("=")
+    return f"{name}={os.path.join(root, target)}" if sep and target else spec
+
+
+def read_env(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The settings `THINKFIX_*` variables set (unknown `THINKFIX_` names are ignored:
+    other tools may share the prefix, and a typo must not break a CI job's other steps)."""
+    out: dict[str, Any] = {}
+    for name in _FIELDS:
+        if name in _INTERNAL:
+            continue
+        value = environ.get(ENV_PREFIX + name.upper())
+        if value is not None:
+            out[name] = _coerce(name, value, f"${ENV_PREFIX}{name.upper()}")
+    return out
+
+
+def resolve(flags: Mapping[str, Any] | None = None, *, config: str | None = None,
+            environ: Mapping[str, str] | None = None, cwd: str | None = None,
+            use_config: bool = True) -> Settings:
+    """Settings from every source; `flags` holds only what the user gave (None/() = unset)."""
+    environ = os.environ if environ is None else environ
+    path = config if config is not None else (
+        environ.get(ENV_PREFIX + "CONFIG") or (find_config(cwd or os.getcwd()) if use_config
+                                               else None))
+    values: dict[str, Any] = {}
+    if path:
+        values.update(read_config(path))
+        values["config_file"] = os.path.abspath(path)
+    values.update(read_env(environ))
+    for name, value in (flags or {}).items():
+        if name not in _FIELDS:
+            raise ConfigError(f"unknown setting {name!r}")
+        if value is None or (name in _LISTS and value == ()):
+            continue
+        values[name] = _coerce(name, value, "flag") if not isinstance(value, tuple) else value
+    return replace(Settings(), **values)
+
+
+def policy(settings: Settings, base: Policy = DEFAULT) -> Policy:
+    """The normalizer policy the settings ask for."""
+    changes: dict[str, Any] = {}
+    for name in ("tags", "orphan_close", "protect_code", "trim", "harmony", "prose_delimiters"):
+        value = getattr(settings, name)
+        if value is not None:
+            changes[name] = value
+    if settings.native_mode is not None:
+        changes["native"] = settings.native_mode
+    return base.with_changes(**changes) if changes else base
+
+
+def scan_options(settings: Settings, base_policy: Policy | None = None) -> ScanOptions:
+    """What the engine needs from the settings."""
+    try:
+        kinds = select_kinds(settings.select, settings.ignore)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return ScanOptions(
+        policy=base_policy if base_policy is not None else policy(settings),
+        kinds=kinds,
+        inputs=InputOptions(include=settings.include, exclude=settings.exclude,
+                            respect_ignore=settings.respect_gitignore, format=settings.format,
+                            unknown=UnknownPolicy(settings.unknown_format)),
+        disabled_models=settings.disable_models,
+        disabled_paths=settings.disable_paths,
+        disabled_base=settings.config_root,
+        prefilter=not settings.parse_all,
+    )

@@ -1,0 +1,110 @@
+"""Settings: file < environment < flags, discovery, validation, and what they build."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from thinkfix.engine.config import (
+    ConfigError,
+    Settings,
+    find_config,
+    policy,
+    read_config,
+    resolve,
+    scan_options,
+)
+from thinkfix.normalizer import DEFAULT, OrphanClose
+
+
+def _pyproject(folder: Path, body: str) -> Path:
+    path = folder / "pyproject.toml"
+    path.write_text("[project]\nname = 'x'\n\n[tool.thinkfix]\n" + body)
+    return path
+
+
+def test_config_precedence_file_env_flag(tmp_path: Path) -> None:
+    _pyproject(tmp_path, 'output-format = "json"\njobs = 3\norphan-close = "strip"\n'
+                         'exclude = ["a/**"]\nstatistics = true\n')
+    env = {"THINKFIX_JOBS": "2", "THINKFIX_ORPHAN_CLOSE": "split", "THINKFIX_EXCLUDE": "b/**,c/**"}
+    s = resolve({}, environ={}, cwd=str(tmp_path))
+    assert (s.output_format, s.jobs, s.orphan_close, s.exclude) == ("json", 3, "strip", ("a/**",))
+    s = resolve({}, environ=env, cwd=str(tmp_path))
+    assert (s.output_format, s.jobs, s.orphan_close, s.exclude) == ("json", 2, "split",
+                                                                    ("b/**", "c/**"))
+    s = resolve({"jobs": 1, "exclude": ("d/**",), "output_format": None, "statistics": False},
+                environ=env, cwd=str(tmp_path))
+    assert (s.output_format, s.jobs, s.exclude, s.statistics) == ("json", 1, ("d/**",), False)
+    assert policy(s).orphan_close is OrphanClose.SPLIT
+
+
+def test_config_found_upward_and_pyproject_without_table_skipped(tmp_path: Path) -> None:
+    (tmp_path / "thinkfix.toml").write_text('format = "pi"\n')
+    inner = tmp_path / "a" / "b"
+    inner.mkdir(parents=True)
+    (tmp_path / "a" / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert find_config(str(inner)) == str(tmp_path / "thinkfix.toml")
+    assert resolve(environ={}, cwd=str(inner)).format == "pi"
+    _pyproject(tmp_path / "a", 'format = "codex"\n')
+    assert resolve(environ={}, cwd=str(inner)).format == "codex"
+
+
+def test_config_explicit_file_and_env_file(tmp_path: Path) -> None:
+    other = tmp_path / "other.toml"
+    other.write_text('[tool.thinkfix]\nselect = ["block"]\n')
+    assert resolve(config=str(other), environ={}, cwd="/").select == ("block",)
+    assert resolve(environ={"THINKFIX_CONFIG": str(other)}, cwd="/").select == ("block",)
+    assert resolve(environ={}, cwd=str(tmp_path), use_config=False) == Settings()
+
+
+def test_config_paths_are_relative_to_the_file(tmp_path: Path) -> None:
+    path = _pyproject(tmp_path, 'baseline = "b.json"\nreport = ["sarif=out/r.sarif"]\n'
+                                'disable = {paths = ["datasets/**"], models = ["minimax-*"]}\n')
+    s = resolve(config=str(path), environ={})
+    assert s.baseline == os.path.join(tmp_path, "b.json")
+    assert s.report == (f"sarif={os.path.join(tmp_path, 'out/r.sarif')}",)
+    options = scan_options(s)
+    assert options.disabled_base == str(tmp_path)
+    assert options.path_disabled(str(tmp_path / "datasets" / "x" / "s.jsonl"))
+    assert not options.path_disabled(str(tmp_path / "sessions" / "s.jsonl"))
+    assert options.model_disabled("MiniMax-M2") and not options.model_disabled("qwen3")
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("colour = true\n", "unknown key 'colour'"),
+    ("jobs = 'many'\n", "whole number"),
+    ("statistics = 'maybe'\n", "true or false"),
+    ("orphan-close = 'never'\n", "must be one of"),
+    ("format = 'word'\n", "auto or one of"),
+    ("exclude = 'a'\nselect = [1]\n", "list of strings"),
+    ("disable = {files = ['x']}\n", "disable.files"),
+    ("[", "invalid TOML"),
+])
+def test_config_errors(tmp_path: Path, body: str, message: str) -> None:
+    path = tmp_path / "thinkfix.toml"
+    path.write_text(body)
+    with pytest.raises(ConfigError, match=message):
+        read_config(str(path))
+
+
+def test_config_env_values_are_checked() -> None:
+    with pytest.raises(ConfigError, match="THINKFIX_EXIT_ZERO"):
+        resolve(environ={"THINKFIX_EXIT_ZERO": "perhaps"}, use_config=False)
+    s = resolve(environ={"THINKFIX_EXIT_ZERO": "yes", "THINKFIX_PROTECT_CODE": "0",
+                         "THINKFIX_TAGS": "think, thought"}, use_config=False)
+    assert s.exit_zero is True
+    p = policy(s)
+    assert p.protect_code is False and set(p.tags) == {"think", "thought"}
+
+
+def test_config_scan_options_kinds_and_inputs() -> None:
+    s = Settings(select=("all",), ignore=("duplicate",), exclude=("x/**",), parse_all=True,
+                 unknown_format="skip")
+    options = scan_options(s)
+    assert "unclosed_inline" in options.kinds and "duplicate" not in options.kinds
+    assert options.inputs.exclude == ("x/**",) and not options.prefilter
+    assert options.policy == DEFAULT
+    with pytest.raises(ConfigError, match="unknown leak kind"):
+        scan_options(Settings(select=("nope",)))
