@@ -137,10 +137,10 @@ def _message(m: MessageDiff, n: int) -> str:
     if m.applied:
         out.append(f'<div class="side"><h4>After</h4>{_pre(m.after, "after")}</div>')
     out.append("</div>")
-    for i, segment in enumerate(m.extracted, 1):
+    for i, (segment, size) in enumerate(zip(m.extracted, m.sizes, strict=True), 1):
         count = f" {i} of {len(m.extracted)}" if len(m.extracted) > 1 else ""
         out.append(f"<details><summary>Extracted reasoning{count} "
-                   f"({_e(plural(len(segment), 'char'))}) &rarr; "
+                   f"({_e(plural(size, 'char'))}) &rarr; "
                    f"{_e(placement_words(m.placement))}</summary>{_pre(segment, 'reasoning')}"
                    "</details>")
     out.append("</article>")

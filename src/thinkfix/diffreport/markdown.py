@@ -38,9 +38,9 @@ def _message(m: MessageDiff) -> list[str]:
     out += ["", "**Before**", "", *fenced(m.before)]
     if m.applied:
         out += ["", "**After**", "", *fenced(m.after)]
-        for i, segment in enumerate(m.extracted, 1):
+        for i, (segment, size) in enumerate(zip(m.extracted, m.sizes, strict=True), 1):
             count = f" {i} of {len(m.extracted)}" if len(m.extracted) > 1 else ""
-            summary = f"Extracted reasoning{count} ({plural(len(segment), 'char')})"
+            summary = f"Extracted reasoning{count} ({plural(size, 'char')})"
             out += ["", "<details>", f"<summary>{md_text(summary)}</summary>", "",
                     *fenced(segment), "", "</details>"]
     return out

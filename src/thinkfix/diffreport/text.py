@@ -49,9 +49,9 @@ def _message(m: MessageDiff, color: bool) -> RenderableType:
     parts += _block("  - before", _before(m, color), "red")
     if m.applied:
         parts += _block("  + after", Text(m.after), "green")
-        for i, segment in enumerate(m.extracted, 1):
+        for i, (segment, size) in enumerate(zip(m.extracted, m.sizes, strict=True), 1):
             title = "  reasoning" + (f" {i}/{len(m.extracted)}" if len(m.extracted) > 1 else "")
-            parts += _block(f"{title} ({plural(len(segment), 'char')})", Text(segment), "cyan")
+            parts += _block(f"{title} ({plural(size, 'char')})", Text(segment), "cyan")
     return Group(*parts)
 
 

@@ -40,10 +40,21 @@ class MessageDiff:
     # `before` cut into labelled pieces (visible, thinking, delimiter, trimmed, duplicate),
     # so a renderer can mark exactly what left the visible text.
     segments: tuple[tuple[str, str], ...] = ()
+    # Sizes of the unredacted texts, so counts survive redaction. None: measure the texts.
+    removed: int | None = None
+    extracted_sizes: tuple[int, ...] | None = None
 
     @property
     def removed_chars(self) -> int:
-        return len(self.before) - len(self.after)
+        """Characters that left the visible text."""
+        return len(self.before) - len(self.after) if self.removed is None else self.removed
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """The length of each extracted segment before any redaction."""
+        if self.extracted_sizes is None:
+            return tuple(len(t) for t in self.extracted)
+        return self.extracted_sizes
 
     @property
     def location(self) -> str:
@@ -68,6 +79,7 @@ class MessageDiff:
             "before": self.before,
             "after": self.after,
             "extracted": list(self.extracted),
+            "extracted_chars": list(self.sizes),
             "segments": [{"label": label, "text": text} for label, text in self.segments],
         }
 
@@ -158,7 +170,7 @@ class DiffReport:
             refused=len(self.messages) - len(applied),
             removed_chars=sum(m.removed_chars for m in applied),
             extracted_segments=sum(len(m.extracted) for m in applied),
-            extracted_chars=sum(len(t) for m in applied for t in m.extracted),
+            extracted_chars=sum(n for m in applied for n in m.sizes),
             by_kind=dict(Counter(k for m in applied for k in m.kinds)),
             by_placement=dict(Counter(m.placement for m in applied)),
             by_format=dict(Counter(m.format for m in applied)),
@@ -206,7 +218,9 @@ def message_diff(path: str, fmt: str, change: Change) -> MessageDiff:
         message_index=site.message_index, model=site.model, kinds=change.kinds,
         before=change.before, after=change.after if p.applied else change.before,
         extracted=change.extracted if p.applied else (), placement=p.kind.value, where=p.where,
-        applied=p.applied, reason=p.reason, mirrors=p.mirrors, segments=_segments(change))
+        applied=p.applied, reason=p.reason, mirrors=p.mirrors, segments=_segments(change),
+        removed=len(change.before) - len(change.after) if p.applied else 0,
+        extracted_sizes=tuple(len(t) for t in change.extracted) if p.applied else ())
 
 
 def file_diff(result: FileResult) -> FileDiff:

@@ -105,7 +105,8 @@ def redact_message(m: MessageDiff, mode: Redaction) -> MessageDiff:
         # A secret that straddles two segments is only masked in the whole text: show that.
         segments = ((("visible", before),) if before else ())
     return replace(m, before=before, after=redact_text(m.after, mode),
-                   extracted=tuple(redact_text(t, mode) for t in m.extracted), segments=segments)
+                   extracted=tuple(redact_text(t, mode) for t in m.extracted), segments=segments,
+                   removed=m.removed_chars, extracted_sizes=m.sizes)
 
 
 def redact_diff(report: DiffReport, mode: Redaction) -> DiffReport:
