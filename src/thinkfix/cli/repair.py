@@ -14,11 +14,10 @@ from typing import Any, TypeVar
 import click
 
 from thinkfix import __version__
-from thinkfix.cli.options import policy_options, pop_policy
+from thinkfix.cli.options import policy_options
 from thinkfix.diffreport import DiffFormat, get_renderer
+from thinkfix.engine import config, fsio
 from thinkfix.engine import diff as diffreport
-from thinkfix.engine import fsio
-from thinkfix.engine.inputs import InputOptions
 from thinkfix.engine.manifest import ManifestError, UndoStatus, undo
 from thinkfix.engine.redact import Redaction, redact_diff, redact_lines
 from thinkfix.engine.repair import (
@@ -30,7 +29,7 @@ from thinkfix.engine.repair import (
     repair_paths,
 )
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.scan import ScanOptions, default_jobs, select_kinds
+from thinkfix.engine.scan import default_jobs
 from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, ClaudeCodeMode
 from thinkfix.reporters.base import RenderOptions, plural
@@ -82,31 +81,55 @@ def _selection_options(func: F) -> F:
                      metavar="[=all]",
                      help="Mask likely secrets in the report and diff; --redact=all keeps "
                           "only lengths and hashes of session text."),
+        click.option("--config", "config_path", default=None, metavar="FILE",
+                     help="Read settings from FILE instead of the nearest thinkfix.toml or "
+                          "pyproject.toml [tool.thinkfix]."),
     ]
     for option in reversed(options):
         func = option(func)
     return policy_options(func)
 
 
-def _split(values: Sequence[str]) -> list[str]:
-    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+def _split(values: Sequence[str]) -> tuple[str, ...]:
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
 
-def _options(mode: WriteMode, kwargs: dict[str, Any], **extra: Any) -> RepairOptions:
-    """Build the engine's options from the shared flags (removed from `kwargs`)."""
-    policy = pop_policy(kwargs)
+_POLICY_FLAGS = ("orphan_close", "native_mode", "protect_code", "trim", "harmony",
+                 "prose_delimiters")
+
+
+def _settings(kwargs: dict[str, Any]) -> config.Settings:
+    """Flags over THINKFIX_* over the config file, exactly as `thinkfix scan` resolves them."""
+    tags = kwargs.pop("tags")
+    flags: dict[str, Any] = {
+        "format": kwargs.pop("format_name"),
+        "select": _split(kwargs.pop("select")),
+        "ignore": _split(kwargs.pop("ignore")),
+        "include": _split(kwargs.pop("include")),
+        "exclude": _split(kwargs.pop("exclude")),
+        "jobs": kwargs.pop("jobs"),
+        "redact": kwargs.pop("redact"),
+        "tags": _split([tags]) if tags else None,
+        **{name: kwargs.pop(name) for name in _POLICY_FLAGS},
+    }
     try:
-        kinds = select_kinds(_split(kwargs.pop("select")), _split(kwargs.pop("ignore")))
-    except ValueError as exc:
+        return config.resolve(flags, config=kwargs.pop("config_path"))
+    except config.ConfigError as exc:
         raise click.UsageError(str(exc)) from exc
-    fmt = kwargs.pop("format_name")
-    inputs = InputOptions(include=tuple(_split(kwargs.pop("include"))),
-                          exclude=tuple(_split(kwargs.pop("exclude"))),
-                          format=None if fmt in (None, "auto") else fmt)
-    jobs = kwargs.pop("jobs") or default_jobs()
+
+
+def _options(mode: WriteMode, kwargs: dict[str, Any],
+             **extra: Any) -> tuple[RepairOptions, Redaction]:
+    """The engine's options and the redaction, from the shared flags (removed from `kwargs`)."""
+    settings = _settings(kwargs)
+    try:
+        scan_options = config.scan_options(settings)
+        redaction = Redaction.from_flag(settings.redact)
+    except (config.ConfigError, ValueError) as exc:
+        raise click.UsageError(str(exc)) from exc
     apply = ApplyOptions(claude_code_mode=kwargs.pop("claude_code_mode"))
-    return RepairOptions(mode=mode, scan=ScanOptions(policy=policy, kinds=kinds, inputs=inputs),
-                         apply=apply, jobs=jobs, **extra)
+    return RepairOptions(mode=mode, scan=scan_options, apply=apply,
+                         jobs=settings.jobs or default_jobs(), **extra), redaction
 
 
 def _color(stream: Any) -> bool:
@@ -199,7 +222,7 @@ def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, 
                    show_diff: bool, dry_run: bool, no_backup: bool, run_dir: str | None,
                    manifest_path: str | None, report_path: str | None,
                    report_format: str | None, exit_non_zero_on_fix: bool, quiet: bool,
-                   redact: str | None, **kwargs: Any) -> None:
+                   **kwargs: Any) -> None:
     """Repair leaked reasoning in session files: into --out DIR, or --in-place."""
     try:
         mode = WriteMode.from_flags(check=check, diff=show_diff, dry_run=dry_run,
@@ -208,10 +231,10 @@ def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, 
         raise click.UsageError(str(exc)) from exc
     if no_backup and mode is not WriteMode.IN_PLACE and mode.writes:
         raise click.UsageError("--no-backup only applies to --in-place")
-    options = _options(mode, kwargs, out_dir=out_dir, backup=not no_backup, run_dir=run_dir,
-                       manifest_path=manifest_path, unified_diff=mode is WriteMode.DIFF,
-                       keep_texts=report_path is not None)
-    redaction = Redaction.from_flag(redact)
+    options, redaction = _options(mode, kwargs, out_dir=out_dir, backup=not no_backup,
+                                  run_dir=run_dir, manifest_path=manifest_path,
+                                  unified_diff=mode is WriteMode.DIFF,
+                                  keep_texts=report_path is not None)
     result = _run(paths, options)
     if mode is WriteMode.DIFF:
         sys.stdout.write(redact_lines("".join(f.unified_diff for f in result.files), redaction))
@@ -265,11 +288,11 @@ def undo_command(manifest: str, dry_run: bool, skip_changed: bool) -> None:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when something would change.")
 @_selection_options
 def diff_command(paths: tuple[str, ...], output_format: str, output: str | None, exit_zero: bool,
-                 redact: str | None, **kwargs: Any) -> None:
+                 **kwargs: Any) -> None:
     """Show, for an auditor, every message a repair would change: before, after, reasoning."""
-    options = _options(WriteMode.DRY_RUN, kwargs)
+    options, redaction = _options(WriteMode.DRY_RUN, kwargs)
     result = _run(paths, options)
-    report = redact_diff(diffreport.build(result), Redaction.from_flag(redact))
+    report = redact_diff(diffreport.build(result), redaction)
     fmt = DiffFormat(output_format)
     if output is not None:
         _write_report(output, report, fmt)

@@ -1,0 +1,217 @@
+"""`thinkfix repair`, `undo` and `diff`: exit codes, and what goes to stdout versus stderr."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from thinkfix.cli import main
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+PI = next((FIXTURES / "pi").iterdir())
+SESSION_DIRS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir() and p.name != "streams")
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Manifests and backups under the test's folder; no config file or env from outside.
+    monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.delenv("THINKFIX_CONFIG", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def sessions(tmp_path: Path) -> Path:
+    root = tmp_path / "fixtures"
+    for name in SESSION_DIRS:
+        shutil.copytree(FIXTURES / name, root / name)
+    return root
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+def test_cli_repair_out_then_scan_is_clean(tmp_path: Path) -> None:
+    src = sessions(tmp_path)
+    before = tree(src)
+    result = invoke("repair", "--out", "repaired", str(src))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    assert "repaired 27 messages in 12 files" in result.stderr
+    assert "undo with: thinkfix undo " in result.stderr
+    assert tree(src) == before
+    if "scan" not in main.commands or not main.commands["scan"].params:
+        pytest.skip("thinkfix scan is not registered yet")
+    scanned = invoke("scan", "repaired")
+    assert scanned.exit_code == 0, scanned.stdout + scanned.stderr
+    again = invoke("scan", str(src))
+    assert again.exit_code == 1
+
+
+def test_cli_repair_needs_a_destination_or_a_preview(tmp_path: Path) -> None:
+    result = invoke("repair", str(PI))
+    assert result.exit_code == 2
+    assert "--out DIR or --in-place" in result.stderr and result.stdout == ""
+    both = invoke("repair", "--out", "x", "--in-place", str(PI))
+    assert both.exit_code == 2 and "exclude each other" in both.stderr
+
+
+def test_cli_repair_check_exits_1_and_writes_nothing(tmp_path: Path) -> None:
+    src = sessions(tmp_path)
+    before = tree(tmp_path)
+    result = invoke("repair", "--check", str(src))
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "would repair" in result.stderr
+    assert tree(tmp_path) == before
+
+
+def test_cli_repair_check_on_repaired_files_exits_0(tmp_path: Path) -> None:
+    src = sessions(tmp_path)
+    assert invoke("repair", "--in-place", "-q", str(src)).exit_code == 0
+    result = invoke("repair", "--check", str(src))
+    assert result.exit_code == 0
+    assert "would repair 0 messages in 0 files" in result.stderr
+
+
+def test_cli_repair_diff_prints_unified_diff_on_stdout(tmp_path: Path) -> None:
+    work = tmp_path / PI.name
+    work.write_bytes(PI.read_bytes())
+    result = invoke("repair", "--diff", str(work))
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"--- a/{work}\n+++ b/{work}\n@@ -5 +5 @@\n-")
+    assert "would repair" in result.stderr and "---" not in result.stderr
+    assert work.read_bytes() == PI.read_bytes()
+    checked = invoke("repair", "--diff", "--check", str(work))
+    assert checked.exit_code == 1 and checked.stdout == result.stdout
+
+
+def test_cli_repair_in_place_then_undo_restores_bytes(tmp_path: Path) -> None:
+    src = sessions(tmp_path)
+    before = tree(src)
+    result = invoke("repair", "--in-place", str(src))
+    assert result.exit_code == 0 and result.stdout == ""
+    assert tree(src) != before
+    manifest = result.stderr.split("undo with: thinkfix undo ")[1].split("\n")[0]
+    assert "backups in: " in result.stderr
+    undone = invoke("undo", manifest)
+    assert undone.exit_code == 0, undone.stderr
+    assert undone.stdout == "" and "restored " in undone.stderr
+    assert tree(src) == before
+
+
+def test_cli_repair_no_backup_is_explicit_and_still_undoable(tmp_path: Path) -> None:
+    work = tmp_path / "s" / PI.name
+    work.parent.mkdir()
+    work.write_bytes(PI.read_bytes())
+    manifest = tmp_path / "m.json"
+    result = invoke("repair", "--in-place", "--no-backup", "--manifest", str(manifest), str(work))
+    assert result.exit_code == 0 and "backups in" not in result.stderr
+    assert not (tmp_path / "state").exists()
+    assert invoke("undo", str(manifest)).exit_code == 0
+    assert work.read_bytes() == PI.read_bytes()
+    misuse = invoke("repair", "--out", "o", "--no-backup", str(work))
+    assert misuse.exit_code == 2
+
+
+def test_cli_undo_refuses_when_a_file_changed(tmp_path: Path) -> None:
+    work = tmp_path / "s" / PI.name
+    work.parent.mkdir()
+    work.write_bytes(PI.read_bytes())
+    manifest = tmp_path / "m.json"
+    assert invoke("repair", "--in-place", "--manifest", str(manifest), str(work)).exit_code == 0
+    repaired = work.read_bytes() + b'{"type":"message"}\n'
+    work.write_bytes(repaired)
+    result = invoke("undo", str(manifest))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "refusing to undo: 1 file changed since the repair" in result.stderr
+    assert str(work) in result.stderr
+    assert work.read_bytes() == repaired
+
+
+def test_cli_undo_of_a_missing_manifest_is_an_error(tmp_path: Path) -> None:
+    result = invoke("undo", str(tmp_path / "nope.json"))
+    assert result.exit_code == 2 and "cannot read" in result.stderr
+
+
+def test_cli_repair_exit_non_zero_on_fix(tmp_path: Path) -> None:
+    work = tmp_path / PI.name
+    work.write_bytes(PI.read_bytes())
+    first = invoke("repair", "--in-place", "--exit-non-zero-on-fix", str(work))
+    assert first.exit_code == 1
+    second = invoke("repair", "--in-place", "--exit-non-zero-on-fix", str(work))
+    assert second.exit_code == 0
+
+
+def test_cli_repair_report_writes_diff_report(tmp_path: Path) -> None:
+    src = sessions(tmp_path)
+    result = invoke("repair", "--out", "out", "--report", "audit.json", str(src))
+    assert result.exit_code == 0 and result.stdout == ""
+    doc = json.loads((tmp_path / "audit.json").read_text("utf-8"))
+    assert doc["schema_version"] == 1 and doc["written"] is True
+    assert doc["totals"]["messages"] == 27 and doc["manifest"]
+
+
+def test_cli_repair_unreadable_input_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.json"
+    bad.write_text('{"hello": "world"}')
+    result = invoke("repair", "--check", str(bad))
+    assert result.exit_code == 2
+    assert "not a known session format" in result.stderr
+
+
+def test_cli_repair_unknown_kind_is_a_usage_error(tmp_path: Path) -> None:
+    result = invoke("repair", "--check", "--select", "nope", str(PI))
+    assert result.exit_code == 2 and "unknown leak kind" in result.stderr
+
+
+def test_cli_diff_text_on_stdout_exits_1_when_something_would_change(tmp_path: Path) -> None:
+    result = invoke("diff", str(PI))
+    assert result.exit_code == 1
+    assert "- before" in result.stdout and "+ after" in result.stdout
+    assert "3 messages in 1 file would change" in result.stdout
+    assert result.stderr == ""
+    assert invoke("diff", "--exit-zero", str(PI)).exit_code == 0
+
+
+def test_cli_diff_html_to_file(tmp_path: Path) -> None:
+    src = sessions(tmp_path)
+    result = invoke("diff", str(src), "--output-format", "html", "-o", "report.html")
+    assert result.exit_code == 1
+    assert result.stdout == "" and "wrote report.html" in result.stderr
+    html = (tmp_path / "report.html").read_text("utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "<details>" in html
+    assert tree(src) == tree(tmp_path / "fixtures")  # diff never writes a session
+
+
+def test_cli_diff_json_and_redaction(tmp_path: Path) -> None:
+    plain = json.loads(invoke("diff", "--output-format", "json", str(PI)).stdout)
+    text = plain["messages"][0]["before"]
+    redacted = invoke("diff", "--output-format", "json", "--redact=all", str(PI))
+    doc = json.loads(redacted.stdout)
+    assert doc["redaction"] == "all" and doc["totals"] == plain["totals"]
+    assert text not in redacted.stdout
+    assert doc["messages"][0]["before"].startswith("[redacted: ")
+
+
+def test_cli_redact_flag_never_swallows_a_path(tmp_path: Path) -> None:
+    result = invoke("diff", "--output-format", "json", "--redact", str(PI))
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["redaction"] == "secrets"
+
+
+def test_cli_repair_reads_config_file(tmp_path: Path) -> None:
+    (tmp_path / "thinkfix.toml").write_text('select = ["stray_close"]\n')
+    result = invoke("diff", "--output-format", "json", str(PI))
+    doc = json.loads(result.stdout)
+    assert doc["totals"]["by_kind"] == {"stray_close": 1}
