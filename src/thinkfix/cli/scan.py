@@ -1,7 +1,246 @@
-"""`thinkfix scan`."""
+"""`thinkfix scan`: find leaked reasoning, report it, and exit 0 (clean), 1 (leaks) or 2 (error).
+
+Results go to stdout (or `-o FILE`, and any `--report FORMAT=PATH`); notes and
+the progress bar go to stderr. Settings come from the config file, then
+`THINKFIX_*`, then these flags (see `engine.config`).
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from typing import IO, Any
+
 import click
 
-commands: list[click.Command] = []
+from thinkfix.cli.options import policy_options, pop_policy
+from thinkfix.cli.progress import progress_for
+from thinkfix.engine import baseline as baselines
+from thinkfix.engine import config, fsio
+from thinkfix.engine.redact import Redaction, redact_report
+from thinkfix.engine.report import ExitCode, Report
+from thinkfix.engine.scan import ALL_KINDS, scan
+from thinkfix.formats import registry
+from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
+from thinkfix.reporters.base import plural
+
+#: Options whose value may be left out (`--redact` means `--redact=secrets`).
+_OPTIONAL_VALUES = {"--redact": "secrets"}
+_KINDS_HELP = ", ".join(sorted(ALL_KINDS))
+
+
+class UsageFailure(click.ClickException):
+    """A bad setting, baseline or output path: exit 2, as DESIGN.md's contract says."""
+
+    exit_code = int(ExitCode.ERROR)
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"thinkfix scan: error: {self.format_message()}", err=True)
+
+
+class _Command(click.Command):
+    """Lets `--redact` stand alone without swallowing the next path as its value."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        out, literal = [], False
+        for arg in args:
+            if not literal and arg in _OPTIONAL_VALUES:
+                arg = f"{arg}={_OPTIONAL_VALUES[arg]}"
+            literal = literal or arg == "--"
+            out.append(arg)
+        return super().parse_args(ctx, out)
+
+
+def _split(values: Sequence[str]) -> tuple[str, ...]:
+    """Repeatable options also take comma-separated lists."""
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+def _report_specs(specs: Sequence[str]) -> list[tuple[OutputFormat, str]]:
+    out = []
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not path:
+            raise UsageFailure(f"--report takes FORMAT=PATH, not {spec!r}")
+        try:
+            out.append((get_reporter(name.strip()).format, path))
+        except ValueError as exc:
+            raise UsageFailure(str(exc)) from None
+    return out
+
+
+def _output_format(settings: config.Settings) -> OutputFormat:
+    name = settings.output_format
+    if name is None:
+        # Inside GitHub Actions, annotations on the diff are what a reviewer sees.
+        name = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    try:
+        return get_reporter(name).format
+    except ValueError as exc:
+        raise UsageFailure(str(exc)) from None
+
+
+def _color(setting: bool | None, stream: IO[Any]) -> bool:
+    if setting is not None:
+        return setting
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def _write(path: str, data: bytes) -> None:
+    """Replace a regular file atomically; write straight into anything else (/dev/null, a FIFO,
+    /dev/stdout), which a rename would destroy."""
+    try:
+        if os.path.exists(path) and not os.path.isfile(path):
+            with open(path, "wb") as fp:
+                fp.write(data)
+        else:
+            fsio.atomic_write(path, data, make_dirs=True)
+    except (OSError, fsio.WriteError) as exc:
+        raise UsageFailure(f"cannot write {path}: {exc}") from None
+
+
+def _notes(report: Report, wrote_baseline: tuple[str, int] | None) -> None:
+    """What a person should know that is not a result: on stderr, one line each."""
+    if report.skipped:
+        reasons = sorted({s.reason for s in report.skipped})
+        click.echo(f"thinkfix: skipped {plural(len(report.skipped), 'file')} "
+                   f"({'; '.join(reasons)})", err=True)
+    if wrote_baseline is not None:
+        path, count = wrote_baseline
+        entries = "entry" if count == 1 else "entries"
+        click.echo(f"thinkfix: wrote {count} baseline {entries} to {path}", err=True)
+
+
+def _flags(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The settings the user gave as flags (unset ones are None or empty)."""
+    flags = {name: kwargs.pop(name) for name in list(kwargs) if name in _SETTING_FLAGS}
+    for name in ("select", "ignore", "include", "exclude", "disable_paths", "disable_models"):
+        flags[name] = _split(flags.get(name) or ())
+    flags["report"] = tuple(flags.get("report") or ())
+    if flags.get("jobs") == 0:
+        flags["jobs"] = None
+    return flags
+
+
+_SETTING_FLAGS = {
+    "format", "output_format", "output", "report", "statistics", "exit_zero", "select", "ignore",
+    "jobs", "include", "exclude", "respect_gitignore", "unknown_format", "parse_all", "baseline",
+    "write_baseline", "color", "progress", "redact", "disable_paths", "disable_models",
+}
+
+
+@click.command("scan", cls=_Command)
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--format", "format", default=None, metavar="NAME",
+              type=click.Choice(["auto", *registry.names()]),
+              help="Read every file as this format instead of detecting it per file.")
+@click.option("--output-format", default=None, type=click.Choice([f.value for f in OutputFormat]),
+              help="How to show results (default: text; github inside GitHub Actions).")
+@click.option("-o", "--output", default=None, metavar="FILE",
+              help="Write the results here instead of stdout.")
+@click.option("--report", multiple=True, metavar="FORMAT=PATH",
+              help="Also write the results as FORMAT to PATH (repeatable).")
+@click.option("--statistics/--no-statistics", default=None,
+              help="Add counts per leak kind, format, model and file.")
+@click.option("--exit-zero/--no-exit-zero", default=None,
+              help="Exit 0 even when leaks are found (errors still exit 2).")
+@click.option("--select", multiple=True, metavar="KINDS",
+              help=f"Leak kinds to report (comma-separated, or 'all'; default: every kind that "
+                   f"changes the text). Kinds: {_KINDS_HELP}.")
+@click.option("--ignore", multiple=True, metavar="KINDS", help="Leak kinds not to report.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Worker processes (default, or 0: all cores).")
+@click.option("--include", multiple=True, metavar="GLOB",
+              help="Files to read in walked folders (replaces the default *.jsonl, *.json; "
+                   "compressed and OpenClaw .reset/.deleted copies match too).")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Paths to leave out.")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+              help="Skip what .gitignore / .thinkfixignore in walked folders ignore "
+                   "(default: on).")
+@click.option("--unknown-format", type=click.Choice(["auto", "error", "skip"]), default=None,
+              help="A file no format claims: auto (default) is an error when named, a skip "
+                   "when found in a folder.")
+@click.option("--parse-all/--no-parse-all", default=None,
+              help="Parse every line, so every bad line is reported (slower; by default lines "
+                   "that cannot hold assistant text are counted, not parsed).")
+@click.option("--baseline", default=None, metavar="FILE",
+              help="Leaks recorded in FILE do not fail the run; stale entries are reported.")
+@click.option("--write-baseline", default=None, metavar="FILE",
+              help="Record every leak found in FILE (then they do not fail this run).")
+@click.option("--config", "config_file", default=None, metavar="FILE",
+              help="Read settings from FILE instead of looking for pyproject.toml/thinkfix.toml.")
+@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@click.option("--color/--no-color", default=None, help="Color the text output.")
+@click.option("--progress/--no-progress", default=None,
+              help="Show a progress bar on stderr (default: on a terminal, outside CI).")
+@click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
+              help="Mask likely secrets in leaked text (--redact), or show none (--redact=all).")
+@click.option("--disable-model", "disable_models", multiple=True, metavar="GLOB",
+              help="Models whose messages are not checked (their prompts use <think> on "
+                   "purpose).")
+@click.option("--disable-path", "disable_paths", multiple=True, metavar="GLOB",
+              help="Files not checked at all.")
+@policy_options
+def scan_command(paths: tuple[str, ...], config_file: str | None, isolated: bool,
+                 **kwargs: Any) -> None:
+    """Find reasoning that leaked into the visible text of stored agent sessions.
+
+    PATH may be a session file, a folder (walked), or - for stdin. Exits 0 when
+    clean (or every leak is in the baseline), 1 when leaks are found, 2 on an
+    error: a file that cannot be read is never reported as clean.
+    """
+    try:
+        settings = config.resolve(_flags(kwargs), config=config_file, use_config=not isolated)
+        policy = pop_policy(kwargs, config.policy(settings))
+        options = config.scan_options(settings, policy)
+    except (config.ConfigError, ValueError, TypeError) as exc:
+        raise UsageFailure(str(exc)) from None
+    output_format = _output_format(settings)
+    extra_reports = _report_specs(settings.report)
+    baseline = None
+    if settings.baseline and not settings.write_baseline:
+        try:
+            baseline = baselines.load(settings.baseline)
+        except baselines.BaselineError as exc:
+            raise UsageFailure(str(exc)) from None
+
+    report = scan(paths, options, jobs=settings.jobs,
+                  progress=progress_for(sys.stderr, settings.progress),
+                  stdin=sys.stdin.buffer if "-" in paths else None)
+
+    wrote = None
+    if settings.write_baseline:
+        root = os.path.dirname(os.path.abspath(settings.write_baseline))
+        baseline = baselines.from_findings(report.findings, root)
+        _write(settings.write_baseline, baselines.dumps(baseline))
+        wrote = (settings.write_baseline, len(baseline.entries))
+    if baseline is not None:
+        report = baselines.apply(report, baseline)
+    report = redact_report(report, Redaction.from_flag(settings.redact))
+
+    to_terminal = settings.output is None and sys.stdout.isatty()
+    main = RenderOptions(
+        statistics=settings.statistics,
+        color=_color(settings.color, sys.stdout) if settings.output is None
+        else bool(settings.color),
+        width=shutil.get_terminal_size().columns if to_terminal else None)
+    data = get_reporter(output_format).render_bytes(report, main)
+    for fmt, path in extra_reports:
+        _write(path, get_reporter(fmt).render_bytes(
+            report, RenderOptions(statistics=settings.statistics)))
+    if settings.output is not None:
+        _write(settings.output, data)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    _notes(report, wrote)
+    sys.exit(int(report.exit_code(exit_zero=settings.exit_zero)))
+
+
+commands: list[click.Command] = [scan_command]
