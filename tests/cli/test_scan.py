@@ -252,3 +252,22 @@ def test_scan_named_unknown_file_is_an_error_walked_one_a_note(tmp_path: Path) -
     code, out, err = run(str(tmp_path))
     assert code == 0 and "skipped 1 file" in err
     assert run(str(tmp_path / "package.json"))[0] == 2
+
+
+def test_scan_pre_commit_hook_and_action_definitions() -> None:
+    yaml = pytest.importorskip("yaml")
+    root = FIXTURES.parent
+    (hook,) = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "thinkfix-scan" and hook["entry"].startswith("thinkfix scan")
+    files = re.compile(hook["files"])
+    sessions = [p for p in FIXTURES.rglob("*") if p.is_file() and p.parent.name != "streams"
+                and p.name != "README.md"]
+    assert sessions and all(files.search(p.as_posix()) for p in sessions)
+    assert not files.search("fixtures/README.md") and not files.search("a.sse")
+    action = yaml.safe_load((root / "action.yml").read_text())
+    script = " ".join(step.get("run", "") for step in action["runs"]["steps"])
+    assert action["runs"]["using"] == "composite"
+    assert "markdown=" in script and "GITHUB_STEP_SUMMARY" in script and "exit $code" in script
+    # The hook's own arguments are accepted by the command.
+    code, _, err = run(*hook["entry"].split()[2:], str(FIXTURES / "openai-chat"))
+    assert code == 1 and err == ""

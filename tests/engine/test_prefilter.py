@@ -1,0 +1,85 @@
+"""The byte prefilter never skips a record whose text the normalizer would flag."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from thinkfix.engine.prefilter import delimiter_test
+from thinkfix.normalizer import DEFAULT, Policy, normalize
+
+PIECES = ["<think>", "</think>", "<thinking>", "< / THINK >", "<think\n>", "<\nthink>",
+          "<\t/ think>", "<reason x='1'>", "</reflection>", "<think/>", "[THINK]", "[/THINK]", "◁think▷", "◁/think▷",
+          "<|begin_of_thought|>", "<|end_of_thought|>", "<|begin_of_solution|>", "<seed:think>",
+          "</seed:think>", "<|START_THINKING|>", "<|END_THINKING|>", "<|channel|>analysis",
+          "<|message|>", "<|end|>", "<|start|>assistant", "analysis", "assistantfinal",
+          "Here is my thought process:", "Here is my response:", "`", "```", "\n", " ", "\t",
+          "\r\n", "\u00a0", "a", "plan", "<", ">", "/", "é", "日本", "\\", '"', "&", "'", "think"]
+POLICIES = [DEFAULT, DEFAULT.with_changes(prose_delimiters=True),
+            DEFAULT.with_changes(harmony=False, tags=("thought",)),
+            DEFAULT.with_changes(special_pairs=())]
+
+
+def _html_safe(data: bytes) -> bytes:
+    """Go's encoding/json and other HTML-safe encoders."""
+    return (data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e")
+            .replace(b"&", b"\\u0026"))
+
+
+ENCODERS = {
+    "orjson": lambda v: orjson.dumps(v),
+    "python-ascii": lambda v: json.dumps(v).encode(),
+    "python-utf8": lambda v: json.dumps(v, ensure_ascii=False).encode(),
+    "python-indent": lambda v: json.dumps(v, indent=2).encode(),
+    "html-safe": lambda v: _html_safe(orjson.dumps(v)),
+    "slash-escaped": lambda v: orjson.dumps(v).replace(b"/", b"\\/"),
+}
+
+
+def _record(text: str) -> dict[str, object]:
+    return {"type": "assistant", "message": {"role": "assistant",
+                                             "content": [{"type": "text", "text": text}]}}
+
+
+texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=4)), max_size=12).map(
+    "".join)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, policy_index=st.integers(0, len(POLICIES) - 1),
+       encoder=st.sampled_from(sorted(ENCODERS)))
+def test_prefilter_never_skips_a_leak(text: str, policy_index: int, encoder: str) -> None:
+    policy: Policy = POLICIES[policy_index]
+    if not normalize(text, policy=policy).findings:
+        return
+    raw = ENCODERS[encoder](_record(text))
+    assert delimiter_test(policy)(raw), (text, encoder)
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"text":"\\u003cthink>plan\\u003c/think>answer"}',
+    b'{"text":"\\u003Cthink\\u003Eplan"}',
+    b'{"input":"{\\"text\\":\\"\\\\u003cthink>\\"}"}',
+    b'{"text":"<\\/think>answer"}',
+    b'{"text":"<\\n think>plan"}',
+    b'{"text":"\\u25c1think\\u25b7plan"}',
+    b'{"text":"\\u25C1/think\\u25B7answer"}',
+    b'{"text":"\\n analysis then assistantfinal answer"}',
+    b'{"text":"x[/THINK]y"}',
+])
+def test_prefilter_keeps_escaped_delimiters(raw: bytes) -> None:
+    assert delimiter_test(DEFAULT)(raw)
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"text":"a < b and c > d; we think so"}',
+    b'{"text":"<div class=\\"x\\">reasoning</div>"}',
+    b'{"text":"Vec<u8> and \\u001b[0m colours, caf\\u00e9"}',
+    b'{"text":"an analysis of the code"}',
+])
+def test_prefilter_skips_plain_text(raw: bytes) -> None:
+    assert not delimiter_test(DEFAULT)(raw)
