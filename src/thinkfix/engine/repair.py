@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from thinkfix.engine import compression, fsio
+from thinkfix.engine import compression, fsio, sparse
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
 from thinkfix.engine.prefilter import delimiter_test
@@ -201,12 +201,17 @@ def find_repairs(fmt: SessionFormat, records: Iterable[Record],
                  options: ScanOptions) -> Iterator[tuple[Site, Result]]:
     """Every assistant text of `records` that the normalizer would change, as scan sees them.
 
-    Records the byte prefilter proves free of delimiters are not parsed (scan's rule).
+    Byte tests first (scan's rule): a record without the format's assistant marker, or
+    without anything that could be a delimiter, is never parsed.
     """
     may_leak = delimiter_test(options.policy) if options.prefilter else None
+    may_assist = fmt.may_contain_assistant if options.prefilter else None
     policy, kinds = options.policy, options.kinds
     for record in records:
-        if may_leak is not None and not may_leak(record.raw):
+        raw = record.raw
+        if may_assist is not None and not may_assist(raw):
+            continue
+        if may_leak is not None and not may_leak(raw):
             continue
         for site in fmt.sites(record):
             if options.model_disabled(site.model):
@@ -218,20 +223,19 @@ def find_repairs(fmt: SessionFormat, records: Iterable[Record],
 
 def bad_records(fmt: SessionFormat, records: Iterable[Record],
                 options: ScanOptions) -> Iterator[Record]:
-    """Records that cannot be parsed, skipping those scan proves irrelevant without parsing.
+    """Records that cannot be parsed, among those scan parses.
 
-    Scan's rule: a complete-looking object line with no delimiter and no assistant
-    message in its bytes is not parsed, so it cannot be reported either.
+    Scan's rule: a line that looks like a complete object and has no assistant
+    marker in its bytes holds no assistant text, so it is not parsed, and so not
+    reported; it is copied through as it is either way.
     """
-    may_leak = delimiter_test(options.policy) if options.prefilter else None
-    may_assist = getattr(fmt, "may_contain_assistant", None) if options.prefilter else None
+    may_assist = fmt.may_contain_assistant if options.prefilter else None
     for record in records:
         raw = record.raw
         if not raw or raw.isspace():
             continue
-        if (may_leak is not None and may_assist is not None and not may_leak(raw)
-                and not may_assist(raw) and raw[:1] == b"{" and raw[-1:] == b"}"
-                and record.eol):
+        if (may_assist is not None and not may_assist(raw) and raw[:1] == b"{"
+                and raw[-1:] == b"}" and record.eol):
             continue
         if record.error is not None:
             yield record
@@ -239,7 +243,11 @@ def bad_records(fmt: SessionFormat, records: Iterable[Record],
 
 @dataclass
 class FilePlan:
-    """One file, read and repaired in memory, not yet written."""
+    """One file, read and repaired in memory, not yet written.
+
+    `records` and `after` are the full record lists only when something changes;
+    a file with nothing to repair is surveyed sparsely and never split into records.
+    """
 
     path: str
     fmt: SessionFormat
@@ -250,6 +258,8 @@ class FilePlan:
     after: list[Record]
     changes: list[Change]
     new_content: bytes
+    bad: tuple[Record, ...] = ()  # records that cannot be parsed (copied through)
+    count: int = 0  # records in the original
 
     @property
     def new_data(self) -> bytes:
@@ -272,24 +282,44 @@ def decompress(data: bytes, kind: compression.Compression) -> bytes:
         return fp.read()
 
 
+def _survey(fmt: SessionFormat, content: bytes,
+            options: ScanOptions) -> tuple[list[Record], int, list[Record] | None]:
+    """The records a scan would parse, how many records there are, and all of them if read.
+
+    JSONL files go through scan's sparse reader, which jumps to assistant lines and
+    never builds the others; documents and other readers are read whole.
+    """
+    if options.prefilter and sparse.supports(fmt) and \
+            not sparse.is_document(io.BufferedReader(io.BytesIO(content))):
+        reader = sparse.SparseReader(fmt, io.BytesIO(content))  # type: ignore[arg-type]
+        surveyed = list(reader)
+        return surveyed, reader.records, None
+    records = list(fmt.read(io.BytesIO(content)))
+    return records, len(records), records
+
+
 def plan_file(path: str, fmt: SessionFormat, snapshot: fsio.Snapshot,
               kind: compression.Compression, options: RepairOptions) -> FilePlan:
     """Repair one file in memory: what changes, where the reasoning goes, and the new bytes."""
     content = decompress(snapshot.data, kind)
-    records = list(fmt.read(io.BytesIO(content)))
-    found = list(find_repairs(fmt, records, options.scan))
+    surveyed, count, records = _survey(fmt, content, options.scan)
+    bad = tuple(bad_records(fmt, surveyed, options.scan))
+    found = list(find_repairs(fmt, surveyed, options.scan))
+    if not found:
+        return FilePlan(path, fmt, snapshot, kind, content, [], [], [], content, bad, count)
+    if records is None:
+        # Sites keep the record index, which the sparse reader numbers like the full one.
+        records = list(fmt.read(io.BytesIO(content)))
     repairs = [Repair(site, result.visible, result.extracted) for site, result in found]
-    if repairs:
-        after, placements = fmt.apply(records, repairs, options.apply)
-    else:
-        after, placements = records, []
+    after, placements = fmt.apply(records, repairs, options.apply)
     keep = options.keep_texts
     changes = [Change(site, result.findings, site.text if keep else "",
                       result.visible if keep else "", result.extracted, placement,
                       tuple((s.start, s.end, s.label.value) for s in result.spans) if keep else ())
-               for (site, result), placement in zip(found, placements)]
+               for (site, result), placement in zip(found, placements, strict=True)]
     new_content = _serialise(fmt, after) if any(r.touched for r in after) else content
-    return FilePlan(path, fmt, snapshot, kind, content, records, after, changes, new_content)
+    return FilePlan(path, fmt, snapshot, kind, content, records, after, changes, new_content,
+                    bad, count)
 
 
 def _serialise(fmt: SessionFormat, records: Sequence[Record]) -> bytes:
@@ -301,35 +331,63 @@ def _serialise(fmt: SessionFormat, records: Sequence[Record]) -> bytes:
 def verify(plan: FilePlan, new_content: bytes, options: ScanOptions) -> None:
     """Prove that `new_content` is the planned repair and nothing else (VerifyError otherwise).
 
-    Same number of records as planned, every record's bytes as planned, every
-    record the repair did not touch byte-identical to the original, and no text
-    of a touched record still needing repair except those the format refused.
+    The bytes are exactly the planned ones; walking the records in step, every
+    run of records the repair did not touch is byte-identical to the original at
+    its offset (compared as whole runs, at C speed), originals are never dropped,
+    and each touched or inserted record reads back as one record; no text of a
+    touched record still needs repair, except those the format refused to change.
     """
-    fmt = plan.fmt
-    reread = list(fmt.read(io.BytesIO(new_content)))
-    if len(reread) != len(plan.after):
-        raise fsio.VerifyError(f"{plan.path}: {len(reread)} records read back, "
-                               f"{len(plan.after)} planned")
+    fmt, old, name = plan.fmt, plan.content, plan.path
+    if new_content != plan.new_content:
+        raise fsio.VerifyError(f"{name}: the new bytes are not the planned ones")
     originals = iter(plan.records)
-    for got, want in zip(reread, plan.after):
-        if got.raw != want.raw or got.eol != want.eol:
-            raise fsio.VerifyError(f"{plan.path}: record on line {got.line} reads back "
-                                   "differently from what was planned")
-        if want.inserted:
-            continue
-        old = next(originals, None)
-        if old is None:
-            raise fsio.VerifyError(f"{plan.path}: more original records than were read")
-        if not want.touched and (got.raw, got.eol) != (old.raw, old.eol):
-            raise fsio.VerifyError(f"{plan.path}: untouched line {old.line} changed")
+    old_at = new_at = 0
+    run: tuple[int, int, int] | None = None  # (old start, new start, length) of untouched bytes
+    touched: list[bytes] = []
+
+    def flush() -> None:
+        # Slices, not memoryviews: bytes equality is one memcmp, a memoryview's is per item.
+        if run is not None and old[run[0]:run[0] + run[2]] != \
+                new_content[run[1]:run[1] + run[2]]:
+            raise fsio.VerifyError(f"{name}: an untouched record changed near byte {run[0]}")
+
+    for rec in plan.after:
+        size = len(rec.raw) + len(rec.eol)
+        if not rec.inserted:
+            original = next(originals, None)
+            if original is None:
+                raise fsio.VerifyError(f"{name}: more records than were read")
+            old_size = len(original.raw) + len(original.eol)
+        else:
+            old_size = 0
+        if rec.touched or rec.inserted:
+            flush()
+            run = None
+            touched.append(new_content[new_at:new_at + size])
+        elif run is None:
+            run = (old_at, new_at, size)
+        else:
+            run = (run[0], run[1], run[2] + size)
+        if not rec.touched and not rec.inserted and old_size != size:
+            raise fsio.VerifyError(f"{name}: untouched line {rec.line} changed size")
+        old_at += old_size
+        new_at += size
+    flush()
     if next(originals, None) is not None:
-        raise fsio.VerifyError(f"{plan.path}: a record was dropped")
+        raise fsio.VerifyError(f"{name}: a record was dropped")
+    if old_at != len(old) or new_at != len(new_content):
+        raise fsio.VerifyError(f"{name}: the records do not cover the file exactly")
+    reread: list[Record] = []
+    for chunk in touched:
+        got = list(fmt.read(io.BytesIO(chunk)))
+        if len(got) != 1 or got[0].raw + got[0].eol != chunk:
+            raise fsio.VerifyError(f"{name}: a repaired record does not read back as one record")
+        reread.append(got[0])
     refused = Counter(c.site.text for c in plan.changes if not c.applied)
-    dirty = Counter(site.text for site, _ in find_repairs(
-        fmt, (r for r, w in zip(reread, plan.after) if w.touched), options))
+    dirty = Counter(site.text for site, _ in find_repairs(fmt, reread, options))
     left = dirty - refused
     if left:
-        raise fsio.VerifyError(f"{plan.path}: {sum(left.values())} repaired text(s) still "
+        raise fsio.VerifyError(f"{name}: {sum(left.values())} repaired text(s) still "
                                "leak on a re-scan")
 
 
@@ -452,9 +510,9 @@ def repair_file(job: Job) -> FileResult:
     except Exception as exc:  # noqa: BLE001 - a corrupt stream or a format bug: this file only
         return _failed(path, fmt.id, ErrorKind.UNREADABLE, f"{path}: cannot repair: {exc}",
                        FileStatus.ERROR)
-    bad = tuple(_bad_record(path, r) for r in bad_records(fmt, plan.records, options.scan))
+    bad = tuple(_bad_record(path, r) for r in plan.bad)
     base = FileResult(path, fmt.id, FileStatus.CLEAN, tuple(plan.changes), bad,
-                      records=len(plan.records),
+                      records=plan.count,
                       records_changed=sum(1 for r in plan.after if r.touched and not r.inserted),
                       records_inserted=sum(1 for r in plan.after if r.inserted))
     try:
