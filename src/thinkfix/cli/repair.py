@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from thinkfix import __version__
-from thinkfix.cli.options import policy_options
+from thinkfix.cli.options import policy_options, pop_policy
 from thinkfix.diffreport import DiffFormat, get_renderer
 from thinkfix.engine import config, fsio
 from thinkfix.engine import diff as diffreport
@@ -57,33 +57,45 @@ class _Command(click.Command):
 
 
 def _selection_options(func: F) -> F:
-    """What to read and what counts as a leak: the same knobs as `thinkfix scan`."""
+    """What to read and what counts as a leak: the same knobs, names and config as `scan`."""
     options = [
-        click.option("--format", "format_name", default=None, metavar="NAME",
+        click.option("--format", "format", default=None, metavar="NAME",
                      type=click.Choice(["auto", *registry.names()]),
                      help="Read every file as this format instead of detecting it."),
         click.option("--select", multiple=True, metavar="KINDS",
-                     help="Leak kinds to repair (comma-separated; default: every kind that "
-                          "changes the text)."),
+                     help="Leak kinds to repair (comma-separated, or 'all'; default: every "
+                          "kind that changes the text)."),
         click.option("--ignore", multiple=True, metavar="KINDS",
                      help="Leak kinds to leave alone (comma-separated)."),
         click.option("--include", multiple=True, metavar="GLOB",
                      help="File names to read in walked folders (default: *.jsonl, *.json)."),
         click.option("--exclude", multiple=True, metavar="GLOB", help="Paths to leave out."),
-        click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
-                     help="Worker processes (default: all cores)."),
+        click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+                     help="Skip what .gitignore / .thinkfixignore in walked folders ignore "
+                          "(default: on)."),
+        click.option("--unknown-format", type=click.Choice(["auto", "error", "skip"]),
+                     default=None, help="A file no format claims: auto (default) is an error "
+                                        "when named, a skip when found in a folder."),
+        click.option("--parse-all/--no-parse-all", default=None,
+                     help="Parse every line, so every bad line is reported (slower)."),
+        click.option("--disable-model", "disable_models", multiple=True, metavar="GLOB",
+                     help="Models whose messages are left alone."),
+        click.option("--disable-path", "disable_paths", multiple=True, metavar="GLOB",
+                     help="Files left alone."),
+        click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N",
+                     help="Worker processes (default, or 0: all cores)."),
         click.option("--claude-code-mode", default=ClaudeCodeMode.RESUMABLE.value,
                      type=click.Choice([m.value for m in ClaudeCodeMode]), show_default=True,
                      help="Where Claude Code reasoning goes: resumable keeps it in the manifest "
                           "only; archive inserts an unsigned thinking block (the session can "
                           "no longer be resumed); annotate adds a top-level `thinkfix` key."),
-        click.option("--redact", default=None, type=click.Choice(["secrets", "all"]),
-                     metavar="[=all]",
-                     help="Mask likely secrets in the report and diff; --redact=all keeps "
-                          "only lengths and hashes of session text."),
-        click.option("--config", "config_path", default=None, metavar="FILE",
-                     help="Read settings from FILE instead of the nearest thinkfix.toml or "
-                          "pyproject.toml [tool.thinkfix]."),
+        click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
+                     help="Mask likely secrets in the report and diff (--redact), or keep only "
+                          "lengths and hashes of session text (--redact=all)."),
+        click.option("--config", "config_file", default=None, metavar="FILE",
+                     help="Read settings from FILE instead of looking for "
+                          "pyproject.toml/thinkfix.toml."),
+        click.option("--isolated", is_flag=True, help="Ignore configuration files."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -94,38 +106,28 @@ def _split(values: Sequence[str]) -> tuple[str, ...]:
     return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
 
-_POLICY_FLAGS = ("orphan_close", "native_mode", "protect_code", "trim", "harmony",
-                 "prose_delimiters")
-
-
-def _settings(kwargs: dict[str, Any]) -> config.Settings:
-    """Flags over THINKFIX_* over the config file, exactly as `thinkfix scan` resolves them."""
-    tags = kwargs.pop("tags")
-    flags: dict[str, Any] = {
-        "format": kwargs.pop("format_name"),
-        "select": _split(kwargs.pop("select")),
-        "ignore": _split(kwargs.pop("ignore")),
-        "include": _split(kwargs.pop("include")),
-        "exclude": _split(kwargs.pop("exclude")),
-        "jobs": kwargs.pop("jobs"),
-        "redact": kwargs.pop("redact"),
-        "tags": _split([tags]) if tags else None,
-        **{name: kwargs.pop(name) for name in _POLICY_FLAGS},
-    }
-    try:
-        return config.resolve(flags, config=kwargs.pop("config_path"))
-    except config.ConfigError as exc:
-        raise click.UsageError(str(exc)) from exc
+_SETTING_FLAGS = ("format", "select", "ignore", "include", "exclude", "respect_gitignore",
+                  "unknown_format", "parse_all", "disable_models", "disable_paths", "jobs",
+                  "redact")
+_LIST_FLAGS = ("select", "ignore", "include", "exclude", "disable_models", "disable_paths")
 
 
 def _options(mode: WriteMode, kwargs: dict[str, Any],
              **extra: Any) -> tuple[RepairOptions, Redaction]:
-    """The engine's options and the redaction, from the shared flags (removed from `kwargs`)."""
-    settings = _settings(kwargs)
+    """The engine's options and the redaction: flags over THINKFIX_* over the config file,
+    resolved exactly as `thinkfix scan` resolves them (the flags are removed from `kwargs`)."""
+    flags = {name: kwargs.pop(name) for name in _SETTING_FLAGS}
+    for name in _LIST_FLAGS:
+        flags[name] = _split(flags[name] or ())
+    if flags["jobs"] == 0:
+        flags["jobs"] = None
+    config_file, isolated = kwargs.pop("config_file"), kwargs.pop("isolated")
     try:
-        scan_options = config.scan_options(settings)
+        settings = config.resolve(flags, config=config_file, use_config=not isolated)
+        policy = pop_policy(kwargs, config.policy(settings))
+        scan_options = config.scan_options(settings, policy)
         redaction = Redaction.from_flag(settings.redact)
-    except (config.ConfigError, ValueError) as exc:
+    except (config.ConfigError, ValueError, TypeError) as exc:
         raise click.UsageError(str(exc)) from exc
     apply = ApplyOptions(claude_code_mode=kwargs.pop("claude_code_mode"))
     return RepairOptions(mode=mode, scan=scan_options, apply=apply,
