@@ -58,6 +58,7 @@ def test_repair_skips_a_file_appended_to_between_read_and_rename(
     assert work.read_bytes() == PI.read_bytes() + APPENDED  # intact, nothing truncated
     assert temp_files(tmp_path) == []
     assert result.manifest_path is None  # nothing was replaced, so nothing to undo
+    assert not any(p.is_file() for p in (tmp_path / "run").rglob("*"))  # no backup, no journal
 
 
 def test_repair_skips_a_file_replaced_between_read_and_rename(
@@ -101,6 +102,27 @@ def test_repair_error_after_temp_file_is_written_leaves_original_and_no_stray_fi
     assert result.exit_code() is ExitCode.ERROR
     assert work.read_bytes() == PI.read_bytes()
     assert sorted(os.listdir(work.parent)) == [PI.name]
+    assert not any(p.is_file() for p in (tmp_path / "run").rglob("*"))
+
+
+def test_repair_sidecar_is_put_back_when_its_session_cannot_be_replaced(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = FIXTURES / "claw-code" / "session-1775123456789.json"
+    work = tmp_path / "s" / source.name
+    work.parent.mkdir()
+    work.write_bytes(source.read_bytes())
+    real_publish = fsio._publish
+
+    def session_fails(temp: str, target: str) -> None:
+        if target == str(work):
+            raise OSError(5, "Input/output error")
+        real_publish(temp, target)
+
+    monkeypatch.setattr(fsio, "_publish", session_fails)
+    result = run([work], WriteMode.IN_PLACE, tmp_path)
+    assert result.files[0].status is FileStatus.FAILED
+    assert sorted(os.listdir(work.parent)) == [source.name]  # no orphan sidecar
+    assert work.read_bytes() == source.read_bytes()
 
 
 def test_repair_verification_failure_leaves_original(tmp_path: Path,

@@ -249,6 +249,12 @@ def journal(journal_dir: str, index: int, entries: Sequence[dict[str, Any]]) -> 
                       mode=0o600, make_dirs=True)
 
 
+def unjournal(journal_dir: str, index: int) -> None:
+    """Drop a file's journaled entries: the file was not replaced after all."""
+    with contextlib.suppress(OSError):
+        os.unlink(os.path.join(journal_dir, f"{index:08d}.json"))
+
+
 def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
     """Journaled entries of files that were really written (their bytes are the new ones)."""
     out: list[dict[str, Any]] = []

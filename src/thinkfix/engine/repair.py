@@ -13,6 +13,7 @@ it atomically (`fsio.atomic_write`), re-checking that nobody appended to it.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import secrets
@@ -550,17 +551,20 @@ def _bad_record(path: str, record: Record) -> InputError:
 
 
 def _write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
-    """Back up, journal the manifest entry, then replace atomically (the order matters)."""
+    """Back up, journal the manifest entries, write the sidecar, then replace the file.
+
+    The order matters: an entry is durable before the file it describes changes,
+    and the session file is replaced last, so a failure at any step leaves it as it
+    was (a sidecar written for it is put back, backups of it are removed).
+    """
     options = job.options
     snapshot = plan.snapshot
     target = snapshot.path if options.mode is WriteMode.IN_PLACE else job.output
     assert target is not None
     data = plan.new_data
+    made: list[str] = []  # backups made for this file, removed again if it is not replaced
     before = _existing(target)
-    backup = None
-    if before is not None and options.backup and job.backup_dir is not None:
-        backup = mf.backup_path(job.backup_dir, before.path)
-        fsio.copy_verified(before, backup)
+    backup = _backup(job, before, made)
     entries = [mf.file_entry(
         path=plan.path, source=snapshot.path, target=fsio.real_path(target),
         link=os.path.abspath(plan.path) if os.path.islink(plan.path) else None,
@@ -569,28 +573,56 @@ def _write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
         new_content=plan.new_content, records=plan.records, after=plan.after,
         changes=plan.changes, same_source=options.mode is WriteMode.IN_PLACE)]
     sidecar = _sidecar(plan, target)
-    if sidecar is not None:
-        side_path, side_data = sidecar
-        side_before = _existing(side_path)
-        side_backup = None
-        if side_before is not None and options.backup and job.backup_dir is not None:
-            side_backup = mf.backup_path(job.backup_dir, side_before.path)
-            fsio.copy_verified(side_before, side_backup)
-        entries.append(mf.sidecar_entry(plan.path, fsio.real_path(side_path), side_before,
-                                        side_backup, side_data))
-    if job.journal_dir is not None:
-        mf.journal(job.journal_dir, job.index, entries)
+    side_before = None
+    try:
+        if sidecar is not None:
+            side_before = _existing(sidecar[0])
+            entries.append(mf.sidecar_entry(plan.path, fsio.real_path(sidecar[0]), side_before,
+                                            _backup(job, side_before, made), sidecar[1]))
+        if job.journal_dir is not None:
+            mf.journal(job.journal_dir, job.index, entries)
+        if sidecar is not None:
+            fsio.atomic_write(sidecar[0], sidecar[1], mode=snapshot.mode, make_dirs=True)
 
-    def check(written: bytes) -> None:
-        verify(plan, decompress(written, plan.compression), options.scan)
+        def check(written: bytes) -> None:
+            verify(plan, decompress(written, plan.compression), options.scan)
 
-    watch = (snapshot.path, snapshot.stamp)
-    fsio.atomic_write(target, data, mode=snapshot.mode, verify=check if plan.changed else None,
-                      watch=watch, make_dirs=True)
-    if sidecar is not None:
-        fsio.atomic_write(sidecar[0], sidecar[1], mode=snapshot.mode)
+        try:
+            fsio.atomic_write(target, data, mode=snapshot.mode,
+                              verify=check if plan.changed else None,
+                              watch=(snapshot.path, snapshot.stamp), make_dirs=True)
+        except BaseException:
+            if sidecar is not None:
+                _put_back(sidecar[0], side_before)
+            raise
+    except BaseException:
+        for path in made:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        if job.journal_dir is not None:
+            mf.unjournal(job.journal_dir, job.index)
+        raise
     status = FileStatus.REPAIRED if plan.changed else FileStatus.COPIED
     return replace(base, status=status, output=target, manifest_entries=tuple(entries))
+
+
+def _backup(job: Job, snapshot: fsio.Snapshot | None, made: list[str]) -> str | None:
+    """A verified copy of a file about to be replaced, under the run's backup folder."""
+    if snapshot is None or not job.options.backup or job.backup_dir is None:
+        return None
+    path = mf.backup_path(job.backup_dir, snapshot.path)
+    fsio.copy_verified(snapshot, path)
+    made.append(path)
+    return path
+
+
+def _put_back(path: str, previous: fsio.Snapshot | None) -> None:
+    """Undo a sidecar write whose session file could not be replaced."""
+    with contextlib.suppress(OSError, fsio.WriteError):
+        if previous is None:
+            os.unlink(path)
+        else:
+            fsio.atomic_write(path, previous.data, mode=previous.mode)
 
 
 def _existing(path: str) -> fsio.Snapshot | None:
@@ -691,8 +723,19 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *,
             errors = (InputError(manifest_path, None, ErrorKind.WRITE_FAILED.value,
                                  f"the undo manifest could not be written ({exc}); its entries "
                                  f"are kept in {journal_dir}"),)
+    elif journal_dir is not None:
+        mf.remove_journal(journal_dir)  # nothing was replaced: nothing to undo
+        if run_dir is not None and options.run_dir is None:
+            _remove_empty(run_dir)
     backups = backup_dir if backup_dir is not None and os.path.isdir(backup_dir) else None
     return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
+
+
+def _remove_empty(folder: str) -> None:
+    """Remove `folder` and its empty subfolders; anything left in it stays."""
+    for root, _, _ in sorted(os.walk(folder), key=lambda w: -len(w[0])):
+        with contextlib.suppress(OSError):
+            os.rmdir(root)
 
 
 def _run(jobs: list[Job], workers: int) -> tuple[list[FileResult], bool]:
