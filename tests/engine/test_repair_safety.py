@@ -128,18 +128,17 @@ def test_repair_sidecar_is_put_back_when_its_session_cannot_be_replaced(
 def test_repair_verification_failure_leaves_original(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     work = _work(tmp_path)
-    real_verify = repair_mod.verify
-    calls: list[int] = []
+    seen: list[bytes] = []
 
-    def verify_fails_on_disk(plan: repair_mod.FilePlan, content: bytes, options: object) -> None:
-        calls.append(1)
-        if len(calls) > 1:  # the in-memory proof passes; the read-back copy does not
-            raise fsio.VerifyError("simulated: re-read bytes differ")
-        real_verify(plan, content, options)  # type: ignore[arg-type]
+    def read_back_differs(plan: repair_mod.FilePlan, content: bytes, options: object) -> None:
+        seen.append(content)  # the bytes read back from the temporary file
+        raise fsio.VerifyError("simulated: re-read bytes differ")
 
-    monkeypatch.setattr(repair_mod, "verify", verify_fails_on_disk)
+    monkeypatch.setattr(repair_mod, "verify", read_back_differs)
     result = run([work], WriteMode.IN_PLACE, tmp_path)
+    assert len(seen) == 1 and seen[0] != PI.read_bytes()
     assert result.files[0].status is FileStatus.FAILED
+    assert "re-read bytes differ" in result.files[0].errors[0].message
     assert result.exit_code() is ExitCode.ERROR
     assert work.read_bytes() == PI.read_bytes()
     assert sorted(os.listdir(work.parent)) == [PI.name]

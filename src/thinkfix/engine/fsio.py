@@ -26,6 +26,7 @@ import socket
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from thinkfix.engine.report import ErrorKind
 
@@ -86,7 +87,7 @@ class Snapshot:
     stamp: Stamp
     mode: int  # permission bits
 
-    @property
+    @cached_property
     def sha256(self) -> str:
         return sha256(self.data)
 

@@ -120,18 +120,20 @@ def record_entries(records: Sequence[Record], after: Sequence[Record]) -> list[d
     out: list[dict[str, Any]] = []
     originals = iter(enumerate(records))
     for k, rec in enumerate(after):
+        if not (rec.inserted or rec.touched):
+            next(originals)
+            continue
         new = {"index": k, "line": rec.line, "offset": new_at[k], "length": len(rec.raw),
                "sha256": fsio.sha256(rec.raw)}
         if rec.inserted:
             out.append({"inserted": True, "before": None, "after": new})
             continue
         i, old = next(originals)
-        if rec.touched:
-            out.append({"inserted": False,
-                        "before": {"index": i, "line": old.line, "offset": old_at[i],
-                                   "length": len(old.raw), "sha256": fsio.sha256(old.raw),
-                                   **_blob(old.raw)},
-                        "after": new})
+        out.append({"inserted": False,
+                    "before": {"index": i, "line": old.line, "offset": old_at[i],
+                               "length": len(old.raw), "sha256": fsio.sha256(old.raw),
+                               **_blob(old.raw)},
+                    "after": new})
     return out
 
 
