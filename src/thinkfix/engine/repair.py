@@ -401,7 +401,7 @@ def unified_diff(plan: FilePlan, label: str | None = None) -> str:
 
     if not plan.changed:
         return ""
-    name = label or plan.path
+    name = (label or plan.path).replace(os.sep, "/").lstrip("/")  # `a/` + path, as git writes
     old_lines = _lines(plan.content)
     new_lines = _lines(plan.new_content)
     out = [f"--- a/{name}\n", f"+++ b/{name}\n"]
