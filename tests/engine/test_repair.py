@@ -23,7 +23,10 @@ from tests.engine.repair_helpers import (
     temp_files,
     tree_bytes,
 )
+from thinkfix.engine import fsio
 from thinkfix.engine import manifest as mf
+from thinkfix.engine import repair as repair_mod
+from thinkfix.engine.compression import Compression
 from thinkfix.engine.repair import (
     SIDECAR_SUFFIX,
     FileStatus,
@@ -301,3 +304,20 @@ def test_repair_refuses_writing_out_into_an_input(tmp_path: Path) -> None:
         repair_paths([str(src / "pi")], options(WriteMode.OUT, tmp_path, out_dir=str(src)))
     with pytest.raises(ValueError, match="stdin"):
         repair_paths(["-"], options(WriteMode.IN_PLACE, tmp_path))
+
+
+@pytest.mark.parametrize("source", FILES, ids=_id)
+def test_repair_diff_hunks_from_the_plan_match_a_line_diff(source: Path) -> None:
+    fmt = registry.detect_file(str(source))
+    snapshot = fsio.read_snapshot(str(source))
+    plan = repair_mod.plan_file(str(source), fmt, snapshot, Compression.NONE,
+                                options(WriteMode.DIFF, FIXTURES))
+    old, new = repair_mod._lines(plan.content), repair_mod._lines(plan.new_content)
+    ours = [(g[0][1], g[-1][2], g[0][3], g[-1][4]) for g in repair_mod._hunks(plan, old, new)]
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    assert ours == [(g[0][1], g[-1][2], g[0][3], g[-1][4])
+                    for g in matcher.get_grouped_opcodes(0)]
+
+
+def test_repair_diff_lines_split_only_at_newlines() -> None:
+    assert repair_mod._lines("a\u2028b\nc".encode()) == ["a\u2028b\n", "c"]

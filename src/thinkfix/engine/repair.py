@@ -3,12 +3,14 @@
 One file is one unit of work (`repair_file`), so `--jobs N` runs files in worker
 processes and the result is the same whatever order they finish in. For each
 file: read it whole (a stamped snapshot), let its format list the assistant
-texts (`sites`), normalize each, hand the changed ones to the format's `apply`
-(which decides placement), write the records (untouched ones as their original
-bytes), and prove the new bytes before anything is written: same records,
-untouched ones byte-identical, every repaired text clean on a re-scan. Only then
-does a writing mode back the file up, journal its manifest entry, and replace
-it atomically (`fsio.atomic_write`), re-checking that nobody appended to it.
+texts (`sites`; scan's byte prefilter and sparse reader skip what cannot leak),
+normalize each, hand the changed ones to the format's `apply` (which decides
+placement), and write the records (untouched ones as their original bytes). A
+writing mode then backs the file up, journals its manifest entry, and replaces
+it through `fsio.atomic_write`, which hands the bytes read back from disk to
+`verify` (the planned bytes, untouched records byte-identical, every repaired
+text clean on a re-scan) and re-checks that nobody appended to the file. A
+read-only mode runs the same proof in memory.
 """
 
 from __future__ import annotations
@@ -395,22 +397,17 @@ def verify(plan: FilePlan, new_content: bytes, options: ScanOptions) -> None:
 # --- unified diff ----------------------------------------------------------------------------
 
 
+Opcode = tuple[str, int, int, int, int]
+
+
 def unified_diff(plan: FilePlan, label: str | None = None) -> str:
     """The changed lines of a file as a unified diff (no context: session lines are long)."""
-    import difflib
-
     if not plan.changed:
         return ""
     name = (label or plan.path).replace(os.sep, "/").lstrip("/")  # `a/` + path, as git writes
-    old_lines = _lines(plan.content)
-    new_lines = _lines(plan.new_content)
+    old_lines, new_lines = _lines(plan.content), _lines(plan.new_content)
     out = [f"--- a/{name}\n", f"+++ b/{name}\n"]
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    if len(old_lines) > 2000:
-        # Records map one to one except inserted ones, so a record-level matcher is exact
-        # and linear where a line matcher over a huge file would not be.
-        matcher = _record_matcher(plan, old_lines, new_lines)
-    for group in matcher.get_grouped_opcodes(0):
+    for group in _hunks(plan, old_lines, new_lines):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
         out.append(f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@\n")
         for tag, a1, a2, b1, b2 in group:
@@ -421,42 +418,49 @@ def unified_diff(plan: FilePlan, label: str | None = None) -> str:
     return "".join(out)
 
 
-class _RecordOpcodes:
-    """Opcodes computed from the record plan instead of by comparing lines."""
+def _hunks(plan: FilePlan, old_lines: list[str], new_lines: list[str]) -> list[list[Opcode]]:
+    """Groups of adjacent changes.
 
-    def __init__(self, codes: list[tuple[str, int, int, int, int]]) -> None:
-        self.codes = codes
+    A JSONL file's records map one to one (plus inserted ones), so its changes
+    come from the plan, in linear time; a one-record document is diffed by line.
+    """
+    if len(plan.records) <= 1:
+        import difflib
 
-    def get_grouped_opcodes(self, n: int = 0) -> Iterator[list[tuple[str, int, int, int, int]]]:
-        for code in self.codes:
-            yield [code]
-
-
-def _record_matcher(plan: FilePlan, old_lines: list[str], new_lines: list[str]) -> Any:
-    codes: list[tuple[str, int, int, int, int]] = []
+        matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+        return list(matcher.get_grouped_opcodes(0))
+    groups: list[list[Opcode]] = []
     i = j = 0  # line positions in old and new
     originals = iter(plan.records)
     for rec in plan.after:
         n_new = _count_lines(rec)
+        code: Opcode | None = None
         if rec.inserted:
-            codes.append(("insert", i, i, j, j + n_new))
+            code = ("insert", i, i, j, j + n_new)
         else:
-            old = next(originals)
-            n_old = _count_lines(old)
+            n_old = _count_lines(next(originals))
             if rec.touched:
-                codes.append(("replace", i, i + n_old, j, j + n_new))
+                code = ("replace", i, i + n_old, j, j + n_new)
             i += n_old
         j += n_new
-    return _RecordOpcodes(codes)
+        if code is not None:
+            last = groups[-1][-1] if groups else None
+            if last is not None and last[2] == code[1] and last[4] == code[3]:
+                groups[-1].append(code)
+            else:
+                groups.append([code])
+    return groups
 
 
 def _count_lines(record: Record) -> int:
-    text = record.raw + record.eol
-    return max(1, text.count(b"\n") + (0 if text.endswith(b"\n") else 1)) if text else 0
+    return (record.raw + record.eol).count(b"\n") + (0 if record.eol else 1)
 
 
 def _lines(content: bytes) -> list[str]:
-    return content.decode("utf-8", "replace").splitlines(keepends=True)
+    """Lines split at `\\n` only (JSON strings may hold raw U+2028, which is no line end)."""
+    parts = content.split(b"\n")
+    lines = [p + b"\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    return [line.decode("utf-8", "replace") for line in lines]
 
 
 def _range(start: int, stop: int) -> str:
