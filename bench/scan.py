@@ -21,25 +21,25 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
 
 from thinkfix.engine.scan import scan
+from thinkfix.formats import registry
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = HERE / "corpus"
 LEAK_RATE = 0.01  # assistant messages with a real leak
 TRAP_RATE = 0.01  # assistant messages that mention `<think>` in inline code (not a leak)
 
-WORDS = ("the function returns a value when the list is empty so we should check the caller "
-         "before changing anything I think the reasoning in the comment is wrong because the "
-         "test expects a sorted result and the thought here was to keep it stable let me look "
-         "at the module again then run the suite über café naïve 日本語 résumé").split()
+WORDS = ["the", "function", "returns", "a", "value", "when", "the", "list", "is", "empty", "so", "we", "should", "check", "the", "caller", "before", "changing", "anything", "I", "think", "the", "reasoning", "in", "the", "comment", "is", "wrong", "because", "the", "test", "expects", "a", "sorted", "result", "and", "the", "thought", "here", "was", "to", "keep", "it", "stable", "let", "me", "look", "at", "the", "module", "again", "then", "run", "the", "suite", "über", "café", "naïve", "日本語", "résumé"]
 CODE = [
     "export function Card({ title }: Props) {\n  return <div className=\"card\">{title}</div>;\n}\n",
     "if (a < b && b > c) {\n  return items.filter((x) => x.size <= limit);\n}\n",
@@ -193,6 +193,57 @@ def generate(corpus: Path, size_mb: float, seed: int = 7) -> int:
     return leaks
 
 
+# --- the format hooks scan can use, prototyped for the two corpus formats --------------------
+# They belong in thinkfix.formats (which owns what a record's bytes mean); they live here only
+# to measure what they would buy. The bench checks the report is identical with them.
+
+_CLAUDE_MSG = re.compile(rb'"message":\{"model":"([^"\\]*)","id":"[^"\\]*","type":"message",'
+                         rb'"role":"assistant"')
+
+
+def _claude_quick(raw: bytes, ctx: object) -> tuple[str, ...] | None:
+    """A Claude Code assistant line is one message; its model is message.model, written first."""
+    if (raw.count(b'"role":"assistant"') != 1 or raw.count(b'"type":"assistant"') != 1
+            or b'"type":"progress"' in raw or not raw.endswith(b"}")):
+        return None
+    m = _CLAUDE_MSG.search(raw)
+    return (m.group(1).decode(),) if m else None
+
+
+def _pi_quick(raw: bytes, ctx: object) -> tuple[str, ...] | None:
+    """A pi message line holds one message; message.model follows its content."""
+    if (raw.count(b'"role":"assistant"') != 1 or not raw.startswith(b'{"type":"message"')
+            or not raw.endswith(b"}}")):
+        return None
+    at = raw.rfind(b'"model":"')
+    if at < 0:
+        return None
+    end = raw.find(b'"', at + 9)
+    value = raw[at + 9:end]
+    return None if b"\\" in value else (value.decode(),)
+
+
+@contextmanager
+def format_hooks() -> Iterator[None]:
+    """Install the prototypes on the format objects for the duration of a run."""
+    claude, pi = registry.get("claude-code"), registry.get("pi")
+    claude.quick_messages = _claude_quick  # type: ignore[attr-defined]
+    claude.context_markers_on_assistant_lines = True  # type: ignore[attr-defined]
+    pi.quick_messages = _pi_quick  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        for fmt, names in ((claude, ("quick_messages", "context_markers_on_assistant_lines")),
+                           (pi, ("quick_messages",))):
+            for name in names:
+                delattr(fmt, name)
+
+
+def scan_with_hooks(corpus: Path) -> object:
+    with format_hooks():
+        return scan([str(corpus)], jobs=1)
+
+
 def files_of(corpus: Path) -> list[Path]:
     return sorted(corpus.rglob("*.jsonl"))
 
@@ -208,17 +259,28 @@ def parse_floor(files: list[Path]) -> int:
     return count
 
 
-def best_of(repeat: int, runs: dict[str, Callable[[], object]]) -> dict[str, tuple[float, object]]:
-    """Best time of each run, interleaved so a burst of load elsewhere hits all of them alike."""
-    best: dict[str, tuple[float, object]] = {name: (float("inf"), None) for name in runs}
+def best_of(repeat: int, runs: dict[str, Callable[[], object]]
+            ) -> dict[str, tuple[float, float, object]]:
+    """Best wall and CPU time of each run, interleaved so a burst of load elsewhere hits all of
+    them alike. CPU time (this process and its workers) is what to compare on a busy machine."""
+    best: dict[str, tuple[float, float, object]] = {
+        name: (float("inf"), float("inf"), None) for name in runs}
     for _ in range(repeat):
         for name, fn in runs.items():
-            start = time.perf_counter()
+            cpu0, wall0 = _cpu(), time.perf_counter()
             value = fn()
-            elapsed = time.perf_counter() - start
-            if elapsed < best[name][0]:
-                best[name] = (elapsed, value)
+            wall, cpu = time.perf_counter() - wall0, _cpu() - cpu0
+            old = best[name]
+            best[name] = (min(old[0], wall), min(old[1], cpu), value)
     return best
+
+
+def _cpu() -> float:
+    """CPU seconds used by this process and its finished children (the pool's workers)."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -243,20 +305,32 @@ def main(argv: list[str] | None = None) -> int:
         "floor": lambda: parse_floor(files),
         "one": lambda: scan([str(corpus)], jobs=1),
         "two": lambda: scan([str(corpus)], jobs=2),
+        "hooks": lambda: scan_with_hooks(corpus),
     })
-    (t_floor, lines), (t_one, report), (t_two, report2) = (
-        times["floor"], times["one"], times["two"])
-    assert report == report2, "--jobs 2 must give the same report"
+    report = times["one"][2]
+    assert times["two"][2] == report, "--jobs 2 must give the same report"
+    assert times["hooks"][2] == report, "the format hook prototypes must not change the report"
     got = report.summary.leaking_messages  # type: ignore[attr-defined]
     assert got == expected, f"scan found {got} leaking messages, the corpus has {expected}"
 
-    rows = [("orjson parse floor", t_floor), ("scan --jobs 1", t_one), ("scan --jobs 2", t_two)]
-    for name, t in rows:
-        print(f"  {name:<20} {t:7.3f} s  {mb / t:8.1f} MB/s")
-    print(f"  lines: {lines}, assistant messages: "
-          f"{report.summary.assistant_messages}, leaking: {got}")  # type: ignore[attr-defined]
-    print(f"scan / floor (target >= 0.75, aim > 1): {t_floor / t_one:.2f}x")
-    print(f"jobs 2 / jobs 1 (target >= 1.7):         {t_one / t_two:.2f}x")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"  {'':<44} {'wall':>8} {'MB/s':>8} {'cpu':>8} {'MB/s':>8}")
+    names = {"floor": "orjson parse floor (every line)", "one": "scan --jobs 1",
+             "two": "scan --jobs 2", "hooks": "scan --jobs 1, proposed format hooks"}
+    for key, name in names.items():
+        wall, cpu, _ = times[key]
+        print(f"  {name:<44} {wall:7.3f}s {mb / wall:8.1f} {cpu:7.3f}s {mb / cpu:8.1f}")
+    print(f"  lines: {times['floor'][2]}, assistant messages: "
+          f"{report.summary.assistant_messages}, leaking: {got}, "  # type: ignore[attr-defined]
+          f"load average: {load:.2f}")
+    wall = {k: v[0] for k, v in times.items()}
+    cpu = {k: v[1] for k, v in times.items()}
+    print(f"scan / floor (target >= 0.75, aim > 1):  wall {wall['floor'] / wall['one']:.2f}x, "
+          f"cpu {cpu['floor'] / cpu['one']:.2f}x")
+    print(f"  with the proposed format hooks:          wall {wall['floor'] / wall['hooks']:.2f}x, "
+          f"cpu {cpu['floor'] / cpu['hooks']:.2f}x")
+    print(f"jobs 2 / jobs 1 (target >= 1.7):          wall {wall['one'] / wall['two']:.2f}x "
+          f"(needs two idle cores; cpu used: {cpu['two']:.3f}s vs {cpu['one']:.3f}s)")
     return 0
 
 

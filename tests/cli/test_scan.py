@@ -249,7 +249,7 @@ def test_scan_bad_config_exits_2(tmp_path: Path) -> None:
 def test_scan_named_unknown_file_is_an_error_walked_one_a_note(tmp_path: Path) -> None:
     (tmp_path / "package.json").write_text('{"name": "x"}\n')
     (tmp_path / "s.jsonl").write_bytes(line("hi", "a1"))
-    code, out, err = run(str(tmp_path))
+    code, _, err = run(str(tmp_path))
     assert code == 0 and "skipped 1 file" in err
     assert run(str(tmp_path / "package.json"))[0] == 2
 

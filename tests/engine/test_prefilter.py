@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from thinkfix.engine.prefilter import delimiter_test
+from thinkfix.engine.prefilter import delimiter_candidates, delimiter_test
 from thinkfix.normalizer import DEFAULT, Policy, normalize
 
 PIECES = ["<think>", "</think>", "<thinking>", "< / THINK >", "<think\n>", "<\nthink>",
@@ -83,3 +83,14 @@ def test_prefilter_keeps_escaped_delimiters(raw: bytes) -> None:
 ])
 def test_prefilter_skips_plain_text(raw: bytes) -> None:
     assert not delimiter_test(DEFAULT)(raw)
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(batch=st.lists(texts, max_size=8), policy_index=st.integers(0, len(POLICIES) - 1),
+       encoder=st.sampled_from(sorted(ENCODERS)))
+def test_prefilter_batch_equals_one_by_one(batch: list[str], policy_index: int,
+                                           encoder: str) -> None:
+    policy = POLICIES[policy_index]
+    raws = [ENCODERS[encoder](_record(t)) for t in batch]
+    one = delimiter_test(policy)
+    assert delimiter_candidates(policy)(raws) == {i for i, r in enumerate(raws) if one(r)}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine.conftest import FIXTURES, claude_line, fixtures_leaking_total
-from thinkfix.engine.inputs import InputOptions
+from thinkfix.engine.inputs import InputOptions, walk
 from thinkfix.engine.scan import (
     DEFAULT_KINDS,
     ScanOptions,
@@ -20,7 +20,6 @@ from thinkfix.engine.scan import (
     scan_file,
     select_kinds,
 )
-from thinkfix.engine.inputs import walk
 
 
 def test_scan_fixtures_match_readme() -> None:

@@ -21,6 +21,7 @@ file's folder. Example:
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -30,10 +31,10 @@ from thinkfix.engine.scan import ScanOptions, select_kinds
 from thinkfix.formats import registry
 from thinkfix.normalizer.policy import DEFAULT, NativeMode, OrphanClose, Policy
 
-try:  # Python 3.11+
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # pragma: no cover - Python 3.10 with the tomli backport
+    import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
 
 ENV_PREFIX = "THINKFIX_"
 CONFIG_NAMES = ("thinkfix.toml", "pyproject.toml")

@@ -34,6 +34,7 @@ from typing import BinaryIO
 from thinkfix.engine.compression import Compression, sniff, wrap_reader
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats import registry
+from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.detection import HEAD_BYTES, base_name
 
 STDIN = "-"
@@ -96,14 +97,14 @@ class InputFile:
         """Ready to read: a format and neither an error nor a skip."""
         return self.format is not None and self.error is None and self.skipped is None
 
-    def session_format(self) -> registry.SessionFormat:
+    def session_format(self) -> SessionFormat:
         """The format object (only for `ok` files)."""
         assert self.format is not None
         return registry.get(self.format)
 
     def open(self) -> BinaryIO:
         """The decompressed bytes, ready to hand to `SessionFormat.read`."""
-        return wrap_reader(open(self.real_path, "rb"), self.compression)  # noqa: SIM115
+        return wrap_reader(open(self.real_path, "rb"), self.compression)
 
 
 @dataclass(frozen=True)
@@ -238,8 +239,7 @@ def parse_ignore(text: str, base: str = "") -> list[IgnoreRule]:
         negate = line.startswith("!")
         if negate:
             line = line[1:]
-        if line.startswith("\\"):
-            line = line[1:]
+        line = line.removeprefix("\\")
         dir_only = line.endswith("/")
         line = line.rstrip("/")
         if not line:
@@ -444,7 +444,7 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
         message = _os_message(exc) if isinstance(exc, OSError) and exc.strerror else str(exc)
         return replace(base, error=InputError(path, None, ErrorKind.UNREADABLE.value,
                                               f"cannot read: {message}"))
-    except Exception as exc:  # zstd raises its own error type for corrupt frames
+    except Exception as exc:  # noqa: BLE001 - zstd raises its own type for corrupt frames
         return replace(base, error=InputError(path, None, ErrorKind.UNREADABLE.value,
                                               f"cannot decompress: {exc}"))
     base = replace(base, compression=compression, size=size)

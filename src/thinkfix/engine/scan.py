@@ -15,9 +15,10 @@ import multiprocessing
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from thinkfix.engine import sparse
 from thinkfix.engine.inputs import (
     Candidate,
     InputFile,
@@ -26,8 +27,7 @@ from thinkfix.engine.inputs import (
     resolve,
     walk,
 )
-from thinkfix.engine import sparse
-from thinkfix.engine.prefilter import delimiter_test
+from thinkfix.engine.prefilter import delimiter_candidates
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import (
     ErrorKind,
@@ -75,7 +75,7 @@ class ScanOptions:
 
     policy: Policy = DEFAULT
     kinds: frozenset[str] = DEFAULT_KINDS
-    inputs: InputOptions = InputOptions()
+    inputs: InputOptions = field(default_factory=InputOptions)
     # Opt-outs for applications whose own prompts use `<think>` as an annotation:
     # globs over model names (case-insensitive) and over file paths.
     disabled_models: tuple[str, ...] = ()
@@ -134,7 +134,7 @@ class FileResult:
 def fingerprint(fmt: str, session: str, message: str, leaked: str) -> str:
     """Baseline identity: format + session + message + hash of the leaked text, nothing else."""
     text_hash = hashlib.sha256(leaked.encode("utf-8", "surrogatepass")).hexdigest()
-    key = "\0".join((fmt, session, message, text_hash))
+    key = f"{fmt}\0{session}\0{message}\0{text_hash}"
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
@@ -146,7 +146,9 @@ def _session_key(site: Site, path: str) -> str:
 
 
 class _FileScan:
-    """The per-record loop of one file, kept as plain locals and dicts for speed."""
+    """The per-record loop of one file, kept to plain dicts and locals: it runs per line."""
+
+    BATCH = 512  # records per delimiter batch when the sparse reader does not apply
 
     def __init__(self, file: InputFile, fmt: SessionFormat, options: ScanOptions) -> None:
         self.file = file
@@ -154,30 +156,45 @@ class _FileScan:
         self.options = options
         self.records = 0
         self.assistant = 0
+        self.leaking = 0
         self.findings: list[LeakFinding] = []
         self.errors: list[InputError] = []
-        self.models: dict[str, _Tally] = {}
-        self.leaking = 0
+        # per model: assistant messages, leaking messages, findings
+        self.by_model: dict[str, list[int]] = {}
 
     def run(self, fp: BinaryIO) -> None:
         fmt, options = self.fmt, self.options
-        may_leak = delimiter_test(options.policy) if options.prefilter else None
-        records: Iterable[Record]
+        candidates = delimiter_candidates(options.policy) if options.prefilter else None
+        batches: Iterable[list[Record]]
+        reader = None
+        quick = getattr(fmt, "quick_messages", None) if options.prefilter else None
         if options.prefilter and sparse.supports(fmt) and not sparse.is_document(fp):
-            reader = sparse.SparseReader(fmt, fp)  # type: ignore[arg-type]
-            records = reader
+            reader = sparse.SparseReader(fmt, fp, parse=quick is None)  # type: ignore[arg-type]
+            batches = reader.blocks()
         else:
-            reader = None
-            records = self._filtered(fmt.read(fp), options.prefilter)
-        for record in records:
-            error = record.error
-            if error is not None:
-                kind = ErrorKind.BAD_SHAPE if error.startswith("unknown shape") \
-                    else ErrorKind.BAD_LINE
-                self.errors.append(InputError(self.file.path, record.line, kind.value, error))
-                continue
-            if record.data is not None:
-                self._record(record, may_leak is None or may_leak(record.raw))
+            batches = _chunks(self._filtered(fmt.read(fp), options.prefilter), self.BATCH)
+        count = self._count if isinstance(fmt, FormatBase) else None
+        by_model = self.by_model
+        for batch in batches:
+            leaky = candidates([r.raw for r in batch]) if candidates is not None else None
+            for i, record in enumerate(batch):
+                if quick is not None and leaky is not None and i not in leaky:
+                    models = quick(record.raw, record.ctx)
+                    if models is not None:
+                        for model in models:
+                            by_model.setdefault(model or UNKNOWN_MODEL, [0, 0, 0])[0] += 1
+                        self.assistant += len(models)
+                        continue
+                if record.error is not None:
+                    self._bad(record)
+                elif record.data is None:
+                    continue
+                elif leaky is None or i in leaky:
+                    self._record(record)
+                elif count is not None:
+                    count(record)
+                else:
+                    self._record(record, check=False)
         if reader is not None:
             self.records = reader.records
 
@@ -194,54 +211,58 @@ class _FileScan:
                 continue
             yield record
 
-    def _messages(self, record: Record) -> list[tuple[str | None, Any]]:
-        """(model, message) per assistant message of a sound record; the message object is
-        whatever `_owners` can map site paths with."""
+    def _bad(self, record: Record) -> None:
+        error = record.error or ""
+        kind = ErrorKind.BAD_SHAPE if error.startswith("unknown shape") else ErrorKind.BAD_LINE
+        self.errors.append(InputError(self.file.path, record.line, kind.value, error))
+
+    def _count(self, record: Record) -> None:
+        """The hot path: a record with no possible delimiter only adds to the counts."""
+        by_model, ctx_model = self.by_model, record.ctx.model
+        for m in self.fmt.messages(record):  # type: ignore[attr-defined]
+            key = m.model or ctx_model or UNKNOWN_MODEL
+            tally = by_model.get(key)
+            if tally is None:
+                by_model[key] = [1, 0, 0]
+            else:
+                tally[0] += 1
+            self.assistant += 1
+
+    def _messages(self, record: Record) -> list[tuple[str, list[Any]]]:
+        """(model, text paths) per assistant message of a sound record."""
         fmt = self.fmt
         if isinstance(fmt, FormatBase):
             ctx_model = record.ctx.model
-            return [(m.model or ctx_model, m) for m in fmt.messages(record)]
+            return [(m.model or ctx_model or UNKNOWN_MODEL, [t.path for t in m.texts])
+                    for m in fmt.messages(record)]
         # Any other SessionFormat: counts from the interface, models from the sites.
         sites = list(fmt.sites(record))
-        model = sites[0].model if sites else record.ctx.model
-        return [(model, sites if i == 0 else []) for i in range(fmt.assistant_messages(record))]
+        model = (sites[0].model if sites else record.ctx.model) or UNKNOWN_MODEL
+        return [(model, [s.path for s in sites] if i == 0 else [])
+                for i in range(fmt.assistant_messages(record))]
 
-    @staticmethod
-    def _owners(messages: list[tuple[str | None, Any]]) -> dict[Any, int]:
-        """Which message each text path belongs to (only computed for candidate records)."""
-        owner: dict[Any, int] = {}
-        for i, (_, m) in enumerate(messages):
-            for slot in (m if isinstance(m, list) else m.texts):
-                owner[slot.path] = i
-        return owner
-
-    def _record(self, record: Record, candidate: bool) -> None:
+    def _record(self, record: Record, check: bool = True) -> None:
         messages = self._messages(record)
-        if not messages:
-            return
-        models = self.models
+        by_model = self.by_model
         for model, _ in messages:
-            tally = models.get(model or UNKNOWN_MODEL)
-            if tally is None:
-                tally = models[model or UNKNOWN_MODEL] = _Tally()
-            tally.assistant += 1
+            by_model.setdefault(model, [0, 0, 0])[0] += 1
         self.assistant += len(messages)
-        if not candidate:
+        if not messages or not check:
             return
-        owner = self._owners(messages)
+        owner = {path: i for i, (_, paths) in enumerate(messages) for path in paths}
         leaking: dict[int, int] = {}
         for site in self.fmt.sites(record):
             i = owner.get(site.path, 0)
-            model = messages[i][0] or site.model
+            model = messages[i][0] if i < len(messages) else site.model or UNKNOWN_MODEL
             if self.options.model_disabled(model):
                 continue
-            found = self._site(site, model)
+            found = self._site(site, model or None)
             if found:
                 leaking[i] = leaking.get(i, 0) + found
-        for i, count in leaking.items():
-            tally = models[messages[i][0] or UNKNOWN_MODEL]
-            tally.leaking += 1
-            tally.findings += count
+        for i, found in leaking.items():
+            tally = by_model[messages[i][0] if i < len(messages) else UNKNOWN_MODEL]
+            tally[1] += 1
+            tally[2] += found
             self.leaking += 1
 
     def _site(self, site: Site, model: str | None) -> int:
@@ -274,8 +295,18 @@ class _FileScan:
             path=self.file.path, format=self.fmt.id, size=self.file.size, records=self.records,
             assistant_messages=self.assistant, leaking_messages=self.leaking,
             findings=tuple(self.findings), errors=tuple(self.errors),
-            by_model=tuple(sorted((m, t.assistant, t.leaking, t.findings)
-                                  for m, t in self.models.items())))
+            by_model=tuple(sorted((m, a, lk, n) for m, (a, lk, n) in self.by_model.items())))
+
+
+def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
+    batch: list[Record] = []
+    for record in records:
+        batch.append(record)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def scan_file(item: Candidate | InputFile, options: ScanOptions = ScanOptions()) -> FileResult:
@@ -390,8 +421,14 @@ def scan_files(items: Sequence[Candidate | InputFile], options: ScanOptions = Sc
         # Largest first, so one big file started last does not leave the other workers idle.
         order = sorted(items, key=lambda i: -max(0, getattr(i, "size", 0)))
         chunk = max(1, min(32, len(order) // (workers * 8)))
-        with multiprocessing.get_context(_start_method()).Pool(
-                workers, initializer=_init_worker, initargs=(options,)) as pool:
+        method = _start_method()
+        # A forked worker inherits the options (and their compiled grammar) from this process;
+        # only other start methods need them pickled.
+        _init_worker(options)
+        initargs = () if method == "fork" else (options,)
+        with multiprocessing.get_context(method).Pool(
+                workers, initializer=_init_worker if initargs else None,
+                initargs=initargs) as pool:
             for result in pool.imap_unordered(_work, order, chunksize=chunk):
                 progress.advance(result.path, result.size)
                 yield result

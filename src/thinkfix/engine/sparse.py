@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO
 
+from orjson import JSONDecodeError, loads
+
 from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, SessionFormat
 from thinkfix.formats.common import FormatBase
 from thinkfix.formats.reader import is_pretty_opener
@@ -43,12 +45,10 @@ def is_document(fp: BinaryIO) -> bool:
     return newline >= 0 and is_pretty_opener(head[:newline + 1])
 
 
-def count_lines(buf: bytes, lo: int, hi: int) -> int:
-    """Newlines in buf[lo:hi]: memchr hops for long lines, `bytes.count` for short ones."""
-    if hi - lo < 4096:
-        return buf.count(b"\n", lo, hi)
-    sample = buf.count(b"\n", lo, lo + 4096)
-    if sample * _LONG_LINES > 4096:
+def count_lines(buf: bytes, lo: int, hi: int, long_lines: bool) -> int:
+    """Newlines in buf[lo:hi]: memchr hops when lines are long, `bytes.count` otherwise
+    (count scans every byte; a find loop pays per line but skips at memchr speed)."""
+    if not long_lines or hi - lo < 4096:
         return buf.count(b"\n", lo, hi)
     n, find = 0, buf.find
     p = find(b"\n", lo, hi)
@@ -59,22 +59,37 @@ def count_lines(buf: bytes, lo: int, hi: int) -> int:
 
 
 class SparseReader:
-    """Iterate the records worth parsing; `records` counts every line read so far (blank
-    ones too, as `iter_jsonl` yields blank records)."""
+    """The records worth parsing, block by block; `records` counts every line read so far
+    (blank ones too, as `iter_jsonl` yields blank records).
 
-    def __init__(self, fmt: FormatBase, fp: BinaryIO, block: int = BLOCK) -> None:
+    Records come parsed (with orjson, as `Record` would) when their bytes are sound JSON
+    of the format's shapes; others parse lazily and carry their error as usual.
+    """
+
+    def __init__(self, fmt: FormatBase, fp: BinaryIO, block: int = BLOCK, *,
+                 parse: bool = True) -> None:
         self.fp = fp
         self.block = block
         self.records = 0
+        self.parse = parse
         self.wanted: bytes = fmt.assistant_marker
         hooked = type(fmt).update_context is not FormatBase.update_context
         self.hook = fmt.update_context if hooked else None
         self.markers: tuple[bytes, ...] = tuple(fmt.context_markers) if hooked else ()
+        # A format may declare that its context markers only matter on assistant lines
+        # (Claude Code's `"thinking"`): then no separate search over the block is needed.
+        self.markers_on_wanted_only = bool(getattr(fmt, "context_markers_on_assistant_lines",
+                                                   False))
         self.shapes = fmt.shapes
         self.ctx: Context = EMPTY_CONTEXT
         self.crlf = False
 
     def __iter__(self) -> Iterator[Record]:
+        for block in self.blocks():
+            yield from block
+
+    def blocks(self) -> Iterator[list[Record]]:
+        """Lists of records, one per block read (memory: a block and its wanted records)."""
         pending: list[bytes] = []
         read = self.fp.read
         while True:
@@ -88,70 +103,89 @@ class SparseReader:
             if pending:
                 head = b"".join(pending)
                 data, cut = head + data, cut + len(head)
-            yield from self._block(data, cut)
+            yield self._block(data, cut)
             pending = [data[cut:]] if cut < len(data) else []
         tail = b"".join(pending)
         if tail:
             # A last line without a newline: truncated more often than not, so always parsed.
             index = self.records
             self.records += 1
-            yield self._record(index, tail, b"")
+            yield [self._record(index, tail, b"")]
 
     def _record(self, index: int, raw: bytes, eol: bytes) -> Record:
-        record = Record(index, index + 1, raw, eol, self.ctx, self.shapes)
-        if self.hook is not None and (index == 0 or any(m in raw for m in self.markers)):
+        record = None
+        if self.parse:
+            try:
+                data = loads(raw)
+            except JSONDecodeError:
+                pass
+            else:
+                if isinstance(data, self.shapes):
+                    record = Record(index, index + 1, raw, eol, self.ctx, self.shapes, data)
+        if record is None:
+            record = Record(index, index + 1, raw, eol, self.ctx, self.shapes)
+        if self.hook is not None and (index == 0 or self._marked(raw)):
             record.ctx, self.ctx = self.hook(record, self.ctx)
         return record
 
-    def _block(self, buf: bytes, hi: int) -> Iterator[Record]:
-        """The complete lines buf[:hi] (hi is just past a newline)."""
+    def _marked(self, raw: bytes) -> bool:
+        for marker in self.markers:
+            if marker in raw:
+                return True
+        return False
+
+    def _block(self, buf: bytes, hi: int) -> list[Record]:
+        """The wanted records among the complete lines buf[:hi] (hi is just past a newline)."""
+        out: list[Record] = []
         lo = 0
         if self.records == 0:  # the first line always reaches the context hook
             lo = buf.index(b"\n") + 1
             self.crlf = buf[lo - 2:lo - 1] == b"\r"
-            yield from self._lines(buf, 0, lo)
+            out.extend(self._lines(buf, 0, lo))
         if self.crlf:  # rare: read line by line so every terminator is kept exactly
-            yield from self._lines(buf, lo, hi)
-            return
-        wanted = self._starts(buf, lo, hi, self.wanted)
-        starts = wanted
-        if self.markers:
-            merged = dict.fromkeys(wanted, True)
+            out.extend(self._lines(buf, lo, hi))
+            return out
+        lines = self._lines_with(buf, lo, hi, self.wanted)
+        wanted: set[int] | None = None
+        if self.markers and not self.markers_on_wanted_only:
+            wanted = set(lines)
             for marker in self.markers:
-                for s in self._starts(buf, lo, hi, marker):
-                    merged.setdefault(s, False)
-            starts = sorted(merged)
-            wanted_set = {s for s, w in merged.items() if w}
-        else:
-            wanted_set = None
+                for start, end in self._lines_with(buf, lo, hi, marker).items():
+                    lines.setdefault(start, end)
+            lines = dict(sorted(lines.items()))
+        long_lines = buf.count(b"\n", lo, lo + 65536) * _LONG_LINES < min(65536, hi - lo)
         at, index = lo, self.records
-        for start in starts:
-            index += count_lines(buf, at, start)
+        for start, end in lines.items():
+            index += count_lines(buf, at, start, long_lines)
             at = start
-            record = self._record(index, buf[start:buf.find(b"\n", start)], b"\n")
-            if wanted_set is None or start in wanted_set:
-                yield record
-        self.records = index + count_lines(buf, at, hi)
+            record = self._record(index, buf[start:end], b"\n")
+            if wanted is None or start in wanted:
+                out.append(record)
+        self.records = index + count_lines(buf, at, hi, long_lines)
+        return out
 
     @staticmethod
-    def _starts(buf: bytes, lo: int, hi: int, needle: bytes) -> list[int]:
-        """Start offsets of the lines in buf[lo:hi] containing `needle`, each once, in order."""
-        out: list[int] = []
+    def _lines_with(buf: bytes, lo: int, hi: int, needle: bytes) -> dict[int, int]:
+        """{start: end} of the lines in buf[lo:hi] containing `needle`, in order (end is the
+        offset of the line's newline)."""
+        out: dict[int, int] = {}
         find, rfind = buf.find, buf.rfind
         pos = find(needle, lo, hi)
         while pos >= 0:
-            out.append(rfind(b"\n", lo, pos) + 1 or lo)
-            pos = find(needle, find(b"\n", pos, hi), hi)
+            end = find(b"\n", pos, hi)
+            out[rfind(b"\n", lo, pos) + 1 or lo] = end
+            pos = find(needle, end, hi)
         return out
 
-    def _lines(self, buf: bytes, lo: int, hi: int) -> Iterator[Record]:
+    def _lines(self, buf: bytes, lo: int, hi: int) -> list[Record]:
         """Line by line, exactly as iter_jsonl: the first line, CRLF files."""
-        wanted, markers = self.wanted, self.markers
+        wanted, out = self.wanted, []
         for line in buf[lo:hi].split(b"\n")[:-1]:
             index = self.records
             self.records += 1
             raw, eol = (line[:-1], b"\r\n") if line.endswith(b"\r") else (line, b"\n")
-            if index == 0 or wanted in raw or any(m in raw for m in markers):
+            if index == 0 or wanted in raw or self._marked(raw):
                 record = self._record(index, raw, eol)
                 if wanted in raw:
-                    yield record
+                    out.append(record)
+        return out
