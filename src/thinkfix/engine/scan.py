@@ -2,9 +2,27 @@
 
 The unit of work is one file, so files run in any order, in any process, and
 `build_report` sorts everything: `--jobs 8` and `--jobs 1` give the same report.
-Records stream through one at a time (memory is bounded by the largest record),
-and a record is parsed only when the byte prefilter says it may hold a
-delimiter or an assistant message (see `prefilter`).
+Records stream through block by block (memory is bounded by a block plus the
+largest record). A line without the format's assistant marker is counted and
+never parsed (`sparse`); an assistant record is parsed for the counts, and its
+texts are normalized only when the byte prefilter says it may hold a delimiter
+(`prefilter`). `ScanOptions(prefilter=False)` (`--parse-all`) parses every line.
+
+What is reported: every finding whose kind changes the text. `unclosed_inline`
+(an opener mid-text that never closed and stays visible) is a notice, left out
+unless selected (`--select all` or `--select unclosed_inline`); when selected it
+counts like any other kind. A message leaks when it has at least one reported
+finding.
+
+Optional format hooks, used when a format has them (their home is the formats
+layer; none is required):
+
+- `quick_messages(raw: bytes, ctx: Context) -> Sequence[str | None] | None`: the
+  models of the assistant messages of a record with no possible delimiter, read
+  from its bytes alone, or None when the bytes do not settle it (then the record
+  is parsed). It must agree with `messages()`; it saves parsing most lines.
+- `context_markers_on_assistant_lines: bool`: the format's context markers only
+  matter on lines holding its assistant marker, so no separate search for them.
 """
 
 from __future__ import annotations
@@ -398,6 +416,10 @@ def _work(item: Candidate | InputFile) -> FileResult:
     return scan_file(item, _worker_options)
 
 
+#: Below this many bytes of input, the default `jobs` scans in-process.
+POOL_MIN_BYTES = 8 << 20
+
+
 def default_jobs() -> int:
     """All cores this process may use."""
     try:
@@ -408,9 +430,16 @@ def default_jobs() -> int:
 
 def scan_files(items: Sequence[Candidate | InputFile], options: ScanOptions = ScanOptions(), *,
                jobs: int | None = None, progress: Progress = NULL_PROGRESS) -> Iterator[FileResult]:
-    """Scan files, in a process pool when `jobs` > 1, yielding results as they complete."""
+    """Scan files, in a process pool when `jobs` > 1, yielding results as they complete.
+
+    With `jobs` left to its default, a small input (under `POOL_MIN_BYTES`) runs in this
+    process: starting workers would cost more than it saves. The results are the same.
+    """
+    total = sum(max(0, getattr(i, "size", 0)) for i in items)
     workers = min(jobs or default_jobs(), len(items))
-    progress.start(len(items), sum(max(0, getattr(i, "size", 0)) for i in items))
+    if not jobs and total < POOL_MIN_BYTES:
+        workers = 1
+    progress.start(len(items), total)
     try:
         if workers <= 1:
             for item in items:
