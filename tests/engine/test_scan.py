@@ -162,3 +162,21 @@ def test_scan_models_sum_to_totals() -> None:
 def test_scan_options_are_frozen_values() -> None:
     options = ScanOptions()
     assert replace(options, prefilter=False) != options
+
+
+def test_scan_compressed_and_crlf_files_read_like_plain_ones(tmp_path: Path) -> None:
+    import zstandard
+
+    source = next((FIXTURES / "claude-code").glob("2e8b*.jsonl"))
+    data = source.read_bytes()
+    (tmp_path / "a.jsonl").write_bytes(data)
+    (tmp_path / "b.jsonl.gz").write_bytes(gzip.compress(data))
+    (tmp_path / "c.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(data))
+    (tmp_path / "d.jsonl").write_bytes(data.replace(b"\n", b"\r\n"))
+    report = scan([str(tmp_path)])
+    per_file = {Path(p).name: (c.assistant_messages, c.leaking_messages)
+                for p, c in report.summary.by_file.items()}
+    assert set(per_file.values()) == {(4, 4)} and len(per_file) == 4
+    lines = {Path(f.path).name: [x.line for x in report.findings if x.path == f.path]
+             for f in report.findings}
+    assert len({tuple(v) for v in lines.values()}) == 1

@@ -158,7 +158,10 @@ class SparseReader:
         for start, end in lines.items():
             index += count_lines(buf, at, start, long_lines)
             at = start
-            record = self._record(index, buf[start:end], b"\n")
+            if buf[end - 1] == 13:  # a CRLF line in a file that began with LF ones
+                record = self._record(index, buf[start:end - 1], b"\r\n")
+            else:
+                record = self._record(index, buf[start:end], b"\n")
             if wanted is None or start in wanted:
                 out.append(record)
         self.records = index + count_lines(buf, at, hi, long_lines)
