@@ -47,8 +47,8 @@ LINES = [b'{"type":"assistant","message":{"role":"assistant","content":"a"}}',
          b'{"type":"session_meta","payload":{"id":"s"}}', b"", b"   ", b"not json",
          b'{"type":"response_item","payload":{"type":"reasoning","summary":[]}}',
          b'{"type":"turn_context","payload":{"model":"m"}}',
-         b'{"type":"response_item","payload":{"type":"message","role":"assistant",'
-         b'"content":[{"type":"output_text","text":"x"}]}}']
+         (b'{"type":"response_item","payload":{"type":"message","role":"assistant",'
+         b'"content":[{"type":"output_text","text":"x"}]}}')]
 
 
 @settings(max_examples=150)
