@@ -320,7 +320,8 @@ def walk(paths: Iterable[str], options: InputOptions = InputOptions(), *,
     seen: set[str] = set()
     for given in paths:
         if given == STDIN:
-            yield Candidate(STDIN, spool_stdin(stdin), True, 0)
+            spooled = spool_stdin(stdin)
+            yield Candidate(STDIN, spooled, True, os.path.getsize(spooled))
             continue
         try:
             st = os.stat(given) if options.follow_symlinks else os.lstat(given)
