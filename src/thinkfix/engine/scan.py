@@ -219,13 +219,11 @@ class _FileScan:
     def _filtered(self, records: Iterable[Record], prefilter: bool) -> Iterator[Record]:
         """Every non-blank record, or (with the prefilter) those that may hold an assistant
         message, and always an unterminated last line (so a truncated record is reported)."""
-        may_contain = self.fmt.may_contain_assistant
+        fmt = self.fmt
         for record in records:
             self.records += 1
             raw = record.raw
-            if not raw or raw.isspace():
-                continue
-            if prefilter and record.eol and not may_contain(raw):
+            if not raw or raw.isspace() or (prefilter and skippable(fmt, record)):
                 continue
             yield record
 
@@ -314,6 +312,12 @@ class _FileScan:
             assistant_messages=self.assistant, leaking_messages=self.leaking,
             findings=tuple(self.findings), errors=tuple(self.errors),
             by_model=tuple(sorted((m, a, lk, n) for m, (a, lk, n) in self.by_model.items())))
+
+
+def skippable(fmt: SessionFormat, record: Record) -> bool:
+    """Scan's rule for a record it need not parse (nor validate): it cannot hold an assistant
+    message, and it is not an unterminated last line (which may be a truncated record)."""
+    return bool(record.eol) and not fmt.may_contain_assistant(record.raw)
 
 
 def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
