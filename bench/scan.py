@@ -9,9 +9,14 @@ same files in one run:
   (a) the floor: read every line and orjson.loads it (one process);
   (b) scan, one process;
   (c) scan --jobs 2;
+  (d) scan, one process, with prototypes of the two optional format hooks the
+      engine can use (`quick_messages`, `context_markers_on_assistant_lines`;
+      see engine/scan.py), to show what they would buy once the formats layer
+      has them; the report must come out identical;
 
 and prints MB/s and the ratios DESIGN.md sets targets for (scan >= 0.75x the
-floor, --jobs 2 >= 1.7x --jobs 1).
+floor, --jobs 2 >= 1.7x --jobs 1), by wall time and by CPU time (on a machine
+where something else is running, CPU time is the fairer single-process figure).
 
     python bench/scan.py [--size-mb 80] [--corpus DIR] [--repeat 3] [--regenerate]
 """

@@ -453,7 +453,7 @@ def scan_files(items: Sequence[Candidate | InputFile], options: ScanOptions = Sc
             return
         # Largest first, so one big file started last does not leave the other workers idle.
         order = sorted(items, key=lambda i: -max(0, getattr(i, "size", 0)))
-        chunk = max(1, min(32, len(order) // (workers * 8)))
+        chunk = max(1, min(32, len(order) // (workers * 64)))  # small chunks balance the tail
         method = _start_method()
         # A forked worker inherits the options (and their compiled grammar) from this process;
         # only other start methods need them pickled.
