@@ -47,3 +47,22 @@ def pop_policy(kwargs: dict[str, Any], base: Policy = DEFAULT) -> Policy:
             value = tuple(t.strip() for t in value.split(",") if t.strip())
         changes["native" if key == "native_mode" else key] = value
     return base.with_changes(**changes) if changes else base
+
+
+class RedactCommand(click.Command):
+    """A command whose `--redact` takes its value only as `--redact=VALUE`.
+
+    Click would otherwise take the next path as the value (`--redact sessions/`),
+    so a bare `--redact` is rewritten to `--redact=secrets` before parsing.
+    """
+
+    optional_values = {"--redact": "secrets"}
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        out, literal = [], False
+        for arg in args:
+            if not literal and arg in self.optional_values:
+                arg = f"{arg}={self.optional_values[arg]}"
+            literal = literal or arg == "--"
+            out.append(arg)
+        return super().parse_args(ctx, out)

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from thinkfix import __version__
-from thinkfix.cli.options import policy_options, pop_policy
+from thinkfix.cli.options import RedactCommand, policy_options, pop_policy
 from thinkfix.diffreport import DiffFormat, get_renderer
 from thinkfix.engine import config, fsio
 from thinkfix.engine import diff as diffreport
@@ -37,23 +37,8 @@ from thinkfix.reporters.base import RenderOptions, plural
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Options whose value may be left out (`--redact` means `--redact=secrets`).
-_OPTIONAL_VALUES = {"--redact": "secrets"}
 
 
-class _Command(click.Command):
-    """A command whose `--redact` takes its value only as `--redact=VALUE`.
-
-    Click would otherwise take the next path as the value (`--redact sessions/`).
-    """
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        out, literal = [], False
-        for arg in args:
-            if not literal and arg in _OPTIONAL_VALUES:
-                arg = f"{arg}={_OPTIONAL_VALUES[arg]}"
-            literal = literal or arg == "--"
-            out.append(arg)
-        return super().parse_args(ctx, out)
 
 
 def _selection_options(func: F) -> F:
@@ -195,7 +180,7 @@ def _write_report(path: str, report: diffreport.DiffReport, fmt: DiffFormat | No
         raise click.ClickException(str(exc)) from exc
 
 
-@click.command("repair", cls=_Command)
+@click.command("repair", cls=RedactCommand)
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--out", "out_dir", default=None, metavar="DIR",
               help="Write repaired copies under DIR, mirroring the input tree; inputs untouched.")
@@ -280,7 +265,7 @@ def undo_command(manifest: str, dry_run: bool, skip_changed: bool) -> None:
     sys.exit(int(result.exit_code()))
 
 
-@click.command("diff", cls=_Command)
+@click.command("diff", cls=RedactCommand)
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--output-format", "output_format", default=DiffFormat.TEXT.value,
               type=click.Choice([f.value for f in DiffFormat]), show_default=True,

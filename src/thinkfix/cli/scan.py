@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import click
 
-from thinkfix.cli.options import policy_options, pop_policy
+from thinkfix.cli.options import RedactCommand, policy_options, pop_policy
 from thinkfix.cli.progress import progress_for
 from thinkfix.engine import baseline as baselines
 from thinkfix.engine import config, fsio
@@ -27,7 +27,6 @@ from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
 from thinkfix.reporters.base import plural
 
 #: Options whose value may be left out (`--redact` means `--redact=secrets`).
-_OPTIONAL_VALUES = {"--redact": "secrets"}
 _KINDS_HELP = ", ".join(sorted(ALL_KINDS))
 
 
@@ -40,17 +39,6 @@ class UsageFailure(click.ClickException):
         click.echo(f"thinkfix scan: error: {self.format_message()}", err=True)
 
 
-class _Command(click.Command):
-    """Lets `--redact` stand alone without swallowing the next path as its value."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        out, literal = [], False
-        for arg in args:
-            if not literal and arg in _OPTIONAL_VALUES:
-                arg = f"{arg}={_OPTIONAL_VALUES[arg]}"
-            literal = literal or arg == "--"
-            out.append(arg)
-        return super().parse_args(ctx, out)
 
 
 def _split(values: Sequence[str]) -> tuple[str, ...]:
@@ -135,7 +123,7 @@ _SETTING_FLAGS = {
 }
 
 
-@click.command("scan", cls=_Command)
+@click.command("scan", cls=RedactCommand)
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--format", "format", default=None, metavar="NAME",
               type=click.Choice(["auto", *registry.names()]),
