@@ -8,8 +8,13 @@ from thinkfix.normalizer.policy import DEFAULT, Policy
 from thinkfix.normalizer.spans import Delta, Finding, Label
 from thinkfix.normalizer.stages import WS_CHARS, Piece
 
-
 _new_delta = tuple.__new__
+
+# A token stream repeats its vocabulary, and making a Delta costs more than looking
+# one up: the Delta of a short clean chunk is made once per set of candidate characters.
+_CLEAN_DELTAS: dict[str, dict[str, Delta]] = {}
+_CLEAN_CHUNK_MAX = 32
+_CLEAN_CACHE_MAX = 1 << 16
 
 
 class StreamNormalizer:
@@ -30,7 +35,9 @@ class StreamNormalizer:
         self._last_block: int | None = None
         self._thinking_out = False
         self._segments: list[list[str]] = []
-        self._candidate = grammar_for(policy).candidate
+        grammar = grammar_for(policy)
+        self._candidate = grammar.candidate
+        self._clean = _CLEAN_DELTAS.setdefault(grammar.start_chars, {})
         # The fast lane: while nothing is held anywhere, a chunk with no candidate
         # character is emitted as it is, without entering the pipeline.
         self._fast: Label | None = None
@@ -39,13 +46,23 @@ class StreamNormalizer:
         self._fast_ws = ""  # whitespace the thinking lane holds back
 
     def feed(self, chunk: str) -> Delta:
-        # The hot path of a live stream, kept to a handful of operations.
-        if self._fast_visible and not self._candidate(chunk):
-            self._fast_chunks.append(chunk)
-            return _new_delta(Delta, (chunk, ""))
+        # The hot path of a live stream: a dictionary lookup and an append.
+        if self._fast_visible:
+            delta = self._clean.get(chunk)
+            if delta is not None:
+                self._fast_chunks.append(chunk)
+                return delta
         return self._feed(chunk)
 
     def _feed(self, chunk: str) -> Delta:
+        if self._fast_visible and not self._candidate(chunk):
+            self._fast_chunks.append(chunk)
+            delta = _new_delta(Delta, (chunk, ""))
+            if len(chunk) <= _CLEAN_CHUNK_MAX:
+                if len(self._clean) >= _CLEAN_CACHE_MAX:
+                    self._clean.clear()
+                self._clean[chunk] = delta
+            return delta
         if self._fast is Label.THINKING and not self._candidate(chunk):
             body = chunk.rstrip(WS_CHARS)
             if body:

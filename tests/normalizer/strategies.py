@@ -1,0 +1,44 @@
+"""Hypothesis strategies shared by the normalizer's property tests: texts built from
+every delimiter family and the noise that looks like them."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+from thinkfix import Policy
+
+DELIMITERS = [
+    "<think>", "</think>", "<thinking>", "</thinking>", "<thought>", "</thought>", "<reasoning>",
+    "</reasoning>", "<reason>", "</reason>", "<reflection>", "</reflection>", "<THINK>", "< think >",
+    "</ Think >", "<think reason=\"x\">", "<think/>", "<|begin_of_thought|>", "<|end_of_thought|>",
+    "<|begin_of_solution|>", "<|end_of_solution|>", "◁think▷", "◁/think▷", "[THINK]", "[/THINK]",
+    "<seed:think>", "</seed:think>", "<|START_THINKING|>", "<|END_THINKING|>",
+    "<|channel|>analysis<|message|>", "<|end|>", "<|start|>assistant<|channel|>final<|message|>",
+    "<|return|>", "analysis", "assistantfinal",
+]
+NOISE = ["<", ">", "/", "<thinker>", "<div>", "a < b", "`", "``", "```", "~~~", "\n", "\r\n", " ", "\t",
+         "\ufeff", "\u00a0", "x", "word", "答え", "🎉", "<thi", "nk>", "|", "["]
+FRAGMENTS = st.sampled_from(DELIMITERS + NOISE)
+TEXTS = st.lists(FRAGMENTS, max_size=24).map("".join) | st.text(max_size=40)
+POLICIES = st.builds(
+    Policy,
+    orphan_close=st.sampled_from(["auto", "split", "strip"]),
+    trim=st.booleans(),
+    protect_code=st.booleans(),
+    native=st.sampled_from(["dedupe", "native-only", "merge"]),
+    prose_delimiters=st.booleans(),
+)
+NATIVE = st.none() | st.sampled_from(["", "plan", "word x", "<think>word</think>"])
+
+
+@st.composite
+def partitions(draw: st.DrawFn, text: str) -> list[str]:
+    cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=12)))
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in pairwise(bounds)]
+
+
+SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,0 +1,76 @@
+"""The stream's fast lane: clean chunks pass at once, and its Delta cache never changes an answer."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from thinkfix import Policy, StreamNormalizer
+from thinkfix.normalizer import stream as stream_module
+from thinkfix.normalizer.grammar import grammar_for
+from thinkfix.normalizer.spans import Delta
+
+from .strategies import POLICIES, SETTINGS, TEXTS, partitions
+
+CLEAN = st.text(alphabet=st.characters(blacklist_characters="<[◁`~", blacklist_categories=("Cs",)),
+                max_size=120)
+
+
+def _deltas(chunks: list[str], **kwargs: object) -> list[Delta]:
+    s = StreamNormalizer(**kwargs)  # type: ignore[arg-type]
+    return [*map(s.feed, chunks), s.finish()]
+
+
+@SETTINGS
+@given(data=st.data(), body=CLEAN)
+def test_stream_holdback_zero_releases_each_clean_chunk_at_once(data: st.DataObject, body: str) -> None:
+    text = "Z" + body  # a visible first character: no leading whitespace or Harmony word to wait on
+    chunks = data.draw(partitions(text))
+    deltas = _deltas(chunks, holdback=0)
+    assert [d.visible for d in deltas[:-1]] == chunks
+    assert deltas[-1] == Delta() and not any(d.thinking for d in deltas)
+
+
+@SETTINGS
+@given(data=st.data(), text=TEXTS, policy=POLICIES, holdback=st.sampled_from([0, 3, 40]))
+def test_stream_warm_delta_cache_gives_the_same_deltas(data: st.DataObject, text: str, policy: Policy,
+                                                      holdback: int) -> None:
+    chunks = data.draw(partitions(text))
+    stream_module._CLEAN_DELTAS.clear()
+    cold = _deltas(chunks, policy=policy, holdback=holdback)
+    warm = _deltas(chunks, policy=policy, holdback=holdback)
+    assert warm == cold
+    assert stream_module._CLEAN_DELTAS, "the cold run filled the cache"
+
+
+def test_stream_delta_cache_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream_module, "_CLEAN_CACHE_MAX", 16)
+    stream_module._CLEAN_DELTAS.clear()
+    s = StreamNormalizer(holdback=0)
+    words = [f"w{n} " for n in range(100)]
+    assert [s.feed(w).visible for w in words] == words
+    (cache,) = stream_module._CLEAN_DELTAS.values()
+    assert 0 < len(cache) <= 16
+
+
+def test_stream_delta_cache_skips_long_chunks() -> None:
+    stream_module._CLEAN_DELTAS.clear()
+    s = StreamNormalizer(holdback=0)
+    long_chunk = "x" * (stream_module._CLEAN_CHUNK_MAX + 1)
+    assert s.feed("Start ").visible == "Start "
+    assert s.feed(long_chunk).visible == long_chunk
+    assert all(len(k) <= stream_module._CLEAN_CHUNK_MAX for c in stream_module._CLEAN_DELTAS.values() for k in c)
+
+
+def test_stream_delta_cache_is_per_candidate_set() -> None:
+    """A chunk clean under one policy is not taken as clean under a policy that looks for more."""
+    stream_module._CLEAN_DELTAS.clear()
+    plain_policy, coded_policy = Policy(protect_code=False), Policy()
+    for policy in (plain_policy, coded_policy):
+        s = StreamNormalizer(policy, holdback=0)
+        s.feed("Start ")
+        assert (s.feed("`x`").visible + s.finish().visible) == "`x`"
+    plain = stream_module._CLEAN_DELTAS[grammar_for(plain_policy).start_chars]
+    coded = stream_module._CLEAN_DELTAS[grammar_for(coded_policy).start_chars]
+    assert "`x`" in plain and "`x`" not in coded
