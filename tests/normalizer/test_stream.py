@@ -74,3 +74,34 @@ def test_stream_delta_cache_is_per_candidate_set() -> None:
     plain = stream_module._CLEAN_DELTAS[grammar_for(plain_policy).start_chars]
     coded = stream_module._CLEAN_DELTAS[grammar_for(coded_policy).start_chars]
     assert "`x`" in plain and "`x`" not in coded
+
+
+def _run(chunks: list[str], **kwargs: object) -> tuple[list[Delta], tuple, tuple[str, ...]]:
+    s = StreamNormalizer(**kwargs)  # type: ignore[arg-type]
+    deltas = [*map(s.feed, chunks), s.finish()]
+    return deltas, s.findings, s.segments
+
+
+@SETTINGS
+@given(data=st.data(), text=TEXTS, policy=POLICIES, holdback=st.sampled_from([0, 2]))
+def test_stream_shortcuts_change_nothing(data: st.DataObject, text: str, policy: Policy, holdback: int,
+                                         ) -> None:
+    """The first-chunk and finish shortcuts reach the state reading the text would: same
+    deltas, findings (with offsets) and segments as the stream without them."""
+    chunks = data.draw(partitions(data.draw(st.sampled_from(["Z", "", " "])) + text))
+    fast = _run(chunks, policy=policy, holdback=holdback)
+    try:
+        StreamNormalizer._shortcuts = False
+        slow = _run(chunks, policy=policy, holdback=holdback)
+    finally:
+        StreamNormalizer._shortcuts = True
+    assert fast == slow
+
+
+def test_stream_feed_after_finish_raises_on_the_fast_lane() -> None:
+    s = StreamNormalizer(holdback=0)
+    assert s.feed("Answer ").visible == "Answer "
+    assert s.finish() == Delta()
+    with pytest.raises(RuntimeError, match="after finish"):
+        s.feed("more")
+    assert s.finish() == Delta()

@@ -123,6 +123,7 @@ class Grammar:
         self._start_chars = tuple(sorted(starts))
         self.start_chars = "".join(self._start_chars)  # what `candidate` looks for
         self._partial_starts = re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]")
+        self.find_candidate = self._partial_starts.search  # for short texts, one C call
         self._xml_partial = re.compile(
             rf"<{_WS}(?:/{_WS})?(?P<name>[A-Za-z]*)(?P<rest>[^<>]*)\Z"
         )

@@ -55,6 +55,20 @@ class Pipeline:
         self.finished = True
         return out + tail
 
+    def open_visible(self, chunk: str) -> bool:
+        """Take a first chunk of plain visible text by setting the state reading it would reach.
+
+        Only with holdback 0, where reading it settles it at once; the caller emits the
+        chunk and accounts for it as the stream's fast lane does. False when it must be read.
+        """
+        scanner = self.scanner
+        if (scanner.length or scanner.holdback != 0 or scanner.start_in_reasoning or not self.trimmer.enabled
+                or not scanner.lead_is_visible(chunk)):
+            return False
+        scanner.open_visible()
+        self.trimmer.open_visible()
+        return True
+
     def fast_label(self) -> Label | None:
         """The label every plain chunk would get right now, with nothing held anywhere; else None."""
         mode = self.scanner.plain_mode()

@@ -187,6 +187,16 @@ class Scanner:
         self.pos = self.length
         self.st.seg = self.length
 
+    def lead_is_visible(self, chunk: str) -> bool:
+        """True when text starting with `chunk` starts with visible text: no candidate
+        character, no leading whitespace, and no detokenised Harmony header."""
+        return (_NON_WS.match(chunk) is not None and not self.grammar.has_candidate(chunk)
+                and not (self.policy.harmony and chunk[0] == DETOK_OPEN[0]))
+
+    def open_visible(self) -> None:
+        """The state after reading a first chunk that `lead_is_visible`, with holdback 0."""
+        _upd(self.st, mode=Mode.OUT, shown=True, window=None)
+
     def plain_mode(self) -> Mode | None:
         """OUT or IN when a chunk with no candidate character may bypass the scan entirely."""
         st = self.st

@@ -79,6 +79,10 @@ class Trimmer:
             self._visible_out = True
             self._at_line_start = tail.endswith("\n")
 
+    def open_visible(self) -> None:
+        """Visible content starts the text (the stream's first chunk took the fast lane)."""
+        self._vis_state = "content"
+
     def visible_flowing(self) -> bool:
         """True when visible text would pass through untouched."""
         return self._vis_state == "content" and not self._think_pending
