@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from thinkfix import Label, Policy, normalize
+from thinkfix import Label, LeakKind, Policy, normalize
 from thinkfix.normalizer.grammar import grammar_for
 
 from .conftest import batch_pair, stream
@@ -102,8 +105,6 @@ def test_normalize_clean_text_is_unchanged(text: str) -> None:
 
 
 def _seconds(text: str) -> float:
-    import time
-
     best = float("inf")
     for _ in range(2):
         t0 = time.perf_counter()
@@ -121,6 +122,42 @@ def test_normalize_hostile_input_is_linear() -> None:
         small = unit * (1_000_000 // len(unit))
         t_small, t_large = _seconds(small), _seconds(small * 2)
         assert t_large < 3 * t_small + 0.05, (unit, t_small, t_large)
+
+
+# Floods of whole tokens: every one is a decision (a finding, a span, or a rollback of a
+# speculative block), so these are slower per character than the floods above, but linear.
+TOKEN_FLOODS = ["a<think>", "a<think> <think> </think>", "<think>", "a</think>", "<think>x</think>a",
+                "a<think><think>x</think>", "a[THINK]", "a\n<think>x", "a<think>`x`"]
+
+
+def test_normalize_token_floods_are_linear() -> None:
+    """Unclosed mid-text openers once cost a rescan each (quadratic: 8 KB took seconds)."""
+    for unit in TOKEN_FLOODS:
+        small = unit * (24_000 // len(unit))
+        t_small, t_large = _seconds(small), _seconds(small * 2)
+        assert t_large < 3 * t_small + 0.05, (unit, t_small, t_large)
+
+
+@pytest.mark.parametrize("n", [3, 5000])
+def test_normalize_unclosed_openers_stay_text_at_any_length(n: int) -> None:
+    """Prose closes never close a mid-text block: every opener stays, as a notice, whether the
+    openers are decided one rescan each (few) or after the rescan budget ran out (many)."""
+    text = "a<think> <think> </think>" * n
+    r = normalize(text)
+    assert r.visible == text
+    assert [f.kind for f in r.findings] == [LeakKind.UNCLOSED_INLINE] * n
+    assert [text[f.start:f.end] for f in r.findings] == ["<think>"] * n
+
+
+def test_stream_unclosed_openers_flood_is_linear() -> None:
+    unit = "a<think>"
+    times = []
+    for n in (20_000, 40_000):
+        text = unit * (n // len(unit))
+        t0 = time.perf_counter()
+        assert stream([text[i : i + 7] for i in range(0, len(text), 7)]) == (text, "")
+        times.append(time.perf_counter() - t0)
+    assert times[1] < 3 * times[0] + 0.05, times
 
 
 def test_normalize_hostile_10mb_line_is_fast() -> None:

@@ -11,7 +11,7 @@ without confirming them, so every chunking reaches the same spans.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from copy import copy
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -24,6 +24,8 @@ from thinkfix.normalizer.spans import Finding, Label, LeakKind
 _NON_WS = re.compile(r"[^\s\ufeff]")
 _PROSE_BEFORE = " \t"
 _TICKS = re.compile(r"`+")
+_CLOSING = frozenset({Kind.CLOSE, Kind.END, Kind.VISIBLE_HEADER})
+_RESCAN_SLACK = 1 << 16
 
 
 def _upd(st: _State, **changes: object) -> _State:
@@ -108,7 +110,12 @@ class Scanner:
         self._dropped = 0  # chunks released from the front (kept as a count: no list shifting)
         self._ck: _Checkpoint | None = None
         self._overrides: dict[int, str] = {}
-        self._line_ticks: tuple[int, dict[int, list[int]]] | None = None
+        # Set once the end of the text is known and a mid-text opener came back unclosed:
+        # openers after this offset cannot close either, so they are text without a rescan.
+        self._closes_end: int | None = None
+        self._rescanned = 0  # characters scanned again after rollbacks (bounded: see _end_of_text)
+        # the line of the last inline code span: its start, end, and backtick runs by length
+        self._line_ticks: tuple[int, int, dict[int, list[int]]] | None = None
         if start_in_reasoning:
             self.st = _State(Mode.IN, depth=1, block=0, leading=True, first_delim=True,
                              window=None, opener=Token(Kind.OPEN, 0, 0, "<think>", xml=True))
@@ -354,7 +361,13 @@ class Scanner:
                 self.pos = tok.end
                 return True
             # an opener with nothing visible before it is as structural as a leading one
-            self._open_block(tok, leading=lead or not self.st.shown)
+            leading = lead or not self.st.shown
+            if not leading and self._closes_end is not None and tok.start >= self._closes_end:
+                # what the rollback of its unclosed block would decide, without the rescan
+                self._finding(LeakKind.UNCLOSED_INLINE, tok.tag, tok.start, tok.end)
+                self.pos = tok.end
+                return True
+            self._open_block(tok, leading=leading)
             return True
         if kind is Kind.EMPTY:
             if not prose:
@@ -529,13 +542,13 @@ class Scanner:
             _upd(self.st, fence=tok.tag)
             self.pos = tok.end
             return True
-        eol = w.find("\n", tok.end - off)
-        if eol < 0 and not final:
-            self.pos = tok.start
+        line = self._code_line(w, off, tok, final)
+        if line is None:
+            self.pos = tok.start  # the line's end decides, and it is not here yet
             return False
-        line_end = eol if eol >= 0 else len(w)
-        closing = self._closing_run(w, off, tok, line_end)
-        self.pos = closing if closing is not None else tok.end
+        ends = line[2].get(tok.end - tok.start, ())
+        i = bisect_left(ends, tok.end + tok.end - tok.start)
+        self.pos = ends[i] if i < len(ends) else tok.end
         return True
 
     def _in_fence(self, fence: str, w: str, off: int, i: int, final: bool) -> bool:
@@ -556,21 +569,38 @@ class Scanner:
             self.pos = last_nl + off  # a closing line may be arriving: look at it again
         return False
 
-    def _closing_run(self, w: str, off: int, tok: Token, line_end: int) -> int | None:
-        """End of the next backtick run as long as `tok` on its line (one pass per line)."""
-        line_start = w.rfind("\n", 0, tok.start - off) + 1 + off
-        if self._line_ticks is None or self._line_ticks[0] != line_start:
-            runs: dict[int, list[int]] = {}
-            for m in _TICKS.finditer(w, line_start - off, line_end):
-                runs.setdefault(m.end() - m.start(), []).append(m.end() + off)
-            self._line_ticks = (line_start, runs)
-        run = tok.end - tok.start
-        for end in self._line_ticks[1].get(run, ()):
-            if end - run >= tok.end:
-                return end
-        return None
+    def _code_line(self, w: str, off: int, tok: Token, final: bool,
+                   ) -> tuple[int, int, dict[int, list[int]]] | None:
+        """The line holding `tok`, with the ends of its backtick runs by run length.
+
+        Read once per line, so a long line of many code spans stays linear; None while
+        the line's end has not arrived.
+        """
+        cached = self._line_ticks
+        if cached is not None and cached[0] <= tok.start and tok.end <= cached[1]:
+            return cached
+        eol = w.find("\n", tok.end - off)
+        if eol < 0 and not final:
+            return None
+        line_end = eol if eol >= 0 else len(w)
+        line_start = w.rfind("\n", 0, tok.start - off) + 1
+        runs: dict[int, list[int]] = {}
+        for m in _TICKS.finditer(w, line_start, line_end):
+            runs.setdefault(m.end() - m.start(), []).append(m.end() + off)
+        self._line_ticks = (line_start + off, line_end + off, runs)
+        return self._line_ticks
 
     # -- holdback and the end of the text ----------------------------------------------------
+
+    def _end_of_last_close(self, start: int) -> int:
+        """Where the last token that could close a block ends, at or after `start`."""
+        text = self.text_at(start, self.length)
+        last = 0
+        for m in self.grammar.pattern.finditer(text):
+            if m.lastgroup != "ticks" and m.lastgroup != "tildes" and \
+                    self.grammar.token(m, start).kind in _CLOSING:
+                last = m.end()
+        return start + last
 
     def _close_window_past_holdback(self) -> None:
         st = self.st
@@ -591,6 +621,13 @@ class Scanner:
                 if ck.override == "literal" and st.mode is Mode.IN:
                     self._finding(LeakKind.UNCLOSED_INLINE, st.opener.tag if st.opener else "",
                                   ck.pos, st.opener.end if st.opener else ck.pos)
+                    if self._closes_end is None:
+                        self._closes_end = self._end_of_last_close(ck.pos)
+                self._rescanned += self.length - ck.pos
+                if self._rescanned > 4 * self.length + _RESCAN_SLACK:
+                    # a hostile text of nested, half-closed openers: keep the work linear;
+                    # every later mid-text opener stays text
+                    self._closes_end = min(self._closes_end or ck.pos, ck.pos)
                 return True
             self.pos = self.length
             self._cut()
