@@ -124,6 +124,7 @@ class Grammar:
         self.start_chars = "".join(self._start_chars)  # what `candidate` looks for
         self._partial_starts = re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]")
         self.find_candidate = self._partial_starts.search  # for short texts, one C call
+        self.unfinished = _unfinished_pattern(policy, list(self.literals))
         self._xml_partial = re.compile(
             rf"<{_WS}(?:/{_WS})?(?P<name>[A-Za-z]*)(?P<rest>[^<>]*)\Z"
         )
@@ -204,6 +205,24 @@ class Grammar:
                 return any(t.startswith(name) for t in self.tags)
             return name in self.tags and rest[0] in " \t\r\n/" and len(rest) <= MAX_ATTRS
         return False
+
+
+def _unfinished_pattern(policy: Policy, literals: list[str]) -> re.Pattern[str]:
+    """Text ending in the start of a delimiter that is not finished (`<thi`, `</ th`,
+    `<think a="x`, `<|channel|>`, `[THI`) or, with code protected, in a code marker
+    character. Searched with an end position (`\\Z` matches there)."""
+    arms = []
+    prefixes = sorted({lit[:n] for lit in literals for n in range(1, len(lit))})
+    if prefixes:
+        arms.append(_trie(prefixes))
+    if policy.tags:
+        names = sorted(policy.tags)
+        partial_names = sorted({t[:n] for t in names for n in range(len(t) + 1)})
+        arms.append(rf"<{_WS}(?:/{_WS})?(?i:{_trie(partial_names)})")
+        arms.append(rf"<{_WS}(?:/{_WS})?(?i:{_trie(names)})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}")
+    if policy.protect_code:
+        arms.append("[`~]")  # a removal here could join two runs into a new code marker
+    return re.compile(f"(?:{'|'.join(arms)})\\Z" if arms else r"(?!x)x")
 
 
 def _at_line_start(text: str, i: int) -> bool:

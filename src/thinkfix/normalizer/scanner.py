@@ -78,6 +78,7 @@ class _State:
     content: bool = False  # the current block has non-blank reasoning
     fence: str | None = None  # the fence of the code block we are inside
     shown: bool = False  # non-blank visible text precedes the scan position
+    visible_from: int = 0  # where the run of visible text before the scan position starts
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,8 @@ class Scanner:
                  holdback: int | None = None) -> None:
         self.policy = policy
         self.grammar = grammar_for(policy)
+        # text kept before the scan position: look-behind checks and unfinished delimiters
+        self.context = max(CONTEXT, self.grammar.max_token)
         self.holdback = holdback
         self.start_in_reasoning = start_in_reasoning
         self.spans: list[RawSpan] = []
@@ -151,7 +154,7 @@ class Scanner:
 
     def release(self, upto: int) -> None:
         """Forget text before `upto`; the caller has taken what it needs from it."""
-        upto = min(upto, self.pos - CONTEXT, self.st.seg, self._ck.pos if self._ck else upto,
+        upto = min(upto, self.pos - self.context, self.st.seg, self._ck.pos if self._ck else upto,
                    self.spans[0].start if self.spans else upto,
                    self.st.window if self.st.window is not None else upto)
         chunks, starts = self._chunks, self._starts
@@ -263,7 +266,7 @@ class Scanner:
 
     def _window(self) -> tuple[str, int]:
         """The text from a little before `pos` to the end, and the offset of its first char."""
-        start = max(self.pos - CONTEXT, self._chunk_base)
+        start = max(self.pos - self.context, self._chunk_base)
         text = self.text_at(start, self.length)
         if start == 0:
             return "\n" + text, -1  # a virtual line start before the text
@@ -344,10 +347,26 @@ class Scanner:
             return self._in_block(tok, w, off, final, override)
         return self._outside(tok, w, off, final, lead)
 
+    def _after_unfinished(self, tok: Token, w: str, off: int) -> bool:
+        """True when visible text ending in an unfinished delimiter (`<thi`) runs into `tok`.
+
+        Such a token is text: were it removed, the visible text around it would join
+        into a new delimiter (`<thi` + `<think></think>` + `nk>`), and normalizing the
+        result again would change it.
+        """
+        hi = tok.start - off
+        lo = max(self.st.visible_from - off, hi - self.context, 0)
+        return lo < hi and self.grammar.unfinished.search(w, lo, hi) is not None
+
     def _prev_char(self, pos: int, w: str, off: int) -> str:
         return w[pos - off - 1]
 
     def _outside(self, tok: Token, w: str, off: int, final: bool, lead: bool) -> bool:
+        if not lead and self._after_unfinished(tok, w, off):
+            # text, but still the first delimiter: a close after it is stray, not an orphan
+            _upd(self.st, first_delim=True, window=None)
+            self.pos = tok.end
+            return True
         st = self.st
         kind = tok.kind
         if kind in (Kind.OPEN, Kind.EMPTY):
@@ -448,6 +467,8 @@ class Scanner:
     def _add(self, start: int, end: int, label: Label, block: int | None = None) -> None:
         if end > start:
             self.spans.append(RawSpan(start, end, label, block))
+            if label is not Label.VISIBLE:
+                self.st.visible_from = end
 
     def _cut(self, upto: int | None = None) -> None:
         """Turn the open segment, up to `upto` (default: pos), into a span of the current label."""
@@ -519,8 +540,9 @@ class Scanner:
         self._add(tok.start, tok.end, Label.DELIMITER)
         kind = LeakKind.ORPHAN_CLOSE if content else LeakKind.STRAY_CLOSE
         self._finding(kind, tok.tag, window if content else tok.start, tok.end, block)
+        # a prose opener in the text that became reasoning no longer awaits its close
         _upd(self.st, seg=tok.end, first_delim=True, window=None, block=block, shown=False,
-             mode=Mode.LEAD)
+             mode=Mode.LEAD, prose=0)
         self.pos = tok.end
 
     def _start_detok(self, tok: Token) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from thinkfix.normalizer.grammar import CONTEXT, grammar_for
+from thinkfix.normalizer.grammar import grammar_for
 from thinkfix.normalizer.pipeline import Pipeline, clean_native
 from thinkfix.normalizer.policy import DEFAULT, Policy
 from thinkfix.normalizer.spans import Delta, Finding, Label
@@ -116,7 +116,8 @@ class StreamNormalizer:
         """Hand the pipeline what the fast lane emitted; return the whitespace it held back."""
         chunks = self._fast_chunks
         if chunks:
-            tail = "".join(chunks[-CONTEXT:])[-CONTEXT:]
+            context = self._pipeline.scanner.context
+            tail = "".join(chunks[-context:])[-context:]
             self._pipeline.scanner.absorb_emitted(sum(map(len, chunks)), tail)
             if self._fast_visible:
                 self._pipeline.trimmer.saw_visible(tail)
