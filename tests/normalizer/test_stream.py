@@ -83,11 +83,11 @@ def _run(chunks: list[str], **kwargs: object) -> tuple[list[Delta], tuple, tuple
 
 
 @SETTINGS
-@given(data=st.data(), text=TEXTS, policy=POLICIES, holdback=st.sampled_from([0, 2]))
+@given(data=st.data(), text=TEXTS, policy=POLICIES, holdback=st.sampled_from([0, 2, None]))
 def test_stream_shortcuts_change_nothing(data: st.DataObject, text: str, policy: Policy, holdback: int,
                                          ) -> None:
-    """The first-chunk and finish shortcuts reach the state reading the text would: same
-    deltas, findings (with offsets) and segments as the stream without them."""
+    """The first-chunk, waiting-lane and finish shortcuts reach the state reading the text
+    would: same deltas, findings (with offsets) and segments as the stream without them."""
     chunks = data.draw(partitions(data.draw(st.sampled_from(["Z", "", " "])) + text))
     fast = _run(chunks, policy=policy, holdback=holdback)
     try:

@@ -69,6 +69,11 @@ class Pipeline:
         self.trimmer.open_visible()
         return True
 
+    def waiting(self) -> bool:
+        """True when a plain chunk could only be held: with unbounded holdback, its fate
+        waits on a later delimiter or the end of the text (batch reads it all at once too)."""
+        return self.scanner.holdback is None and self.scanner.waits_on_plain()
+
     def fast_label(self) -> Label | None:
         """The label every plain chunk would get right now, with nothing held anywhere; else None."""
         mode = self.scanner.plain_mode()

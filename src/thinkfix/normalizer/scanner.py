@@ -219,6 +219,12 @@ class Scanner:
         """The caller emitted everything fed so far itself: start the next segment here."""
         _upd(self.st, seg=self.length)
 
+    def waits_on_plain(self) -> bool:
+        """True when a chunk with no candidate character would be taken and held, unread."""
+        st = self.st
+        return (st.mode in (Mode.OUT, Mode.IN) and st.fence is None and self.pos == self.length
+                and not self.settled())
+
     def settled(self) -> bool:
         """True when nothing fed so far waits on what comes next."""
         return self._ck is None and self.st.window is None and not self.spans

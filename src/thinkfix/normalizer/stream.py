@@ -11,6 +11,7 @@ from thinkfix.normalizer.stages import WS_CHARS, Piece
 _new_delta = tuple.__new__
 # Enum members cost a class lookup each time (about 0.2 us in 3.11): the hot paths use these.
 _VISIBLE, _THINKING = Label.VISIBLE, Label.THINKING
+_NOTHING = Delta()
 
 # A token stream repeats its vocabulary, and making a Delta costs more than looking
 # one up: the Delta of a short clean chunk is made once per set of candidate characters.
@@ -29,7 +30,7 @@ class StreamNormalizer:
     the reasoning block in the prompt.
     """
 
-    _shortcuts = True  # the first-chunk and finish shortcuts; tests turn them off to compare
+    _shortcuts = True  # the first-chunk, waiting-lane and finish shortcuts; tests turn them off
 
     def __init__(self, policy: Policy = DEFAULT, *, start_in_reasoning: bool = False,
                  holdback: int | None = None, native_reasoning: str | None = None) -> None:
@@ -49,6 +50,10 @@ class StreamNormalizer:
         self._fast_visible = False
         self._fast_chunks: list[str] = []
         self._fast_ws = ""  # whitespace the thinking lane holds back
+        # The waiting lane: while the pipeline could only hold a plain chunk (its fate waits
+        # on a later delimiter), plain chunks collect here and enter it together.
+        self._waiting = False
+        self._held: list[str] = []
 
     def feed(self, chunk: str) -> Delta:
         # The hot path of a live stream: a dictionary lookup and an append.
@@ -57,6 +62,9 @@ class StreamNormalizer:
             if delta is not None:
                 self._fast_chunks.append(chunk)
                 return delta
+        elif self._waiting and chunk in self._clean:
+            self._held.append(chunk)
+            return _NOTHING
         return self._feed(chunk)
 
     def _feed(self, chunk: str) -> Delta:
@@ -72,6 +80,9 @@ class StreamNormalizer:
             elif not self._candidate(chunk):
                 self._fast_chunks.append(chunk)
                 return _new_delta(Delta, (chunk, ""))
+        elif self._waiting and not self._candidate(chunk):
+            self._held.append(chunk)
+            return _NOTHING
         elif self._fast is _THINKING and not self._candidate(chunk):
             body = chunk.rstrip(WS_CHARS)
             if body:
@@ -89,8 +100,9 @@ class StreamNormalizer:
             self._fast, self._fast_visible = _VISIBLE, True
             self._fast_chunks.append(chunk)
             return Delta(chunk, "")
-        chunk = self._leave_fast_lane() + chunk
+        chunk = self._leave_lanes() + chunk
         delta = self._delta(self._pipeline.feed(chunk))
+        self._waiting = self._shortcuts and self._pipeline.waiting()
         fast = self._pipeline.fast_label()
         if fast is _THINKING and self._last_block != self._pipeline.scanner.st.block:
             fast = None
@@ -107,10 +119,19 @@ class StreamNormalizer:
             self._pipeline.finished = True
             self._fast, self._fast_visible = None, False
             return Delta()
-        held = self._leave_fast_lane()
+        held = self._leave_lanes()
         if held:
             self._delta(self._pipeline.feed(held))
         return self._delta(self._pipeline.finish())
+
+    def _leave_lanes(self) -> str:
+        """Settle the lanes: the text they still hold, for the pipeline to read next."""
+        held = self._leave_fast_lane()
+        if self._waiting:
+            held += "".join(self._held)
+            self._held.clear()
+            self._waiting = False
+        return held
 
     def _leave_fast_lane(self) -> str:
         """Hand the pipeline what the fast lane emitted; return the whitespace it held back."""
