@@ -92,6 +92,8 @@ class StreamNormalizer:
                 self._fast_ws = chunk[len(body) :]
                 self._segments[-1].append(out)
                 return _new_delta(Delta, ("", out))
+            self._fast_ws += chunk  # blank: it waits with the rest
+            return _NOTHING
         if self._pipeline.finished:
             raise RuntimeError("feed() after finish()")
         if not self._enabled:
