@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -214,3 +215,19 @@ def test_cli_repair_reads_config_file(tmp_path: Path) -> None:
     result = invoke("diff", "--output-format", "json", str(PI))
     doc = json.loads(result.stdout)
     assert doc["totals"]["by_kind"] == {"stray_close": 1}
+
+
+def test_diff_report_to_a_fifo_leaves_the_fifo_in_place(tmp_path: Path) -> None:
+    """`-o` names a pipe or device: the report goes into it; a rename would replace it."""
+    import threading
+
+    fifo = tmp_path / "diff.pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    result = CliRunner().invoke(main, ["diff", str(FIXTURES), "--output-format", "json", "-o", str(fifo)])
+    reader.join(timeout=30)
+    assert result.exit_code in (0, 1), result.output
+    assert fifo.is_fifo()
+    assert json.loads(got[0])["schema_version"]

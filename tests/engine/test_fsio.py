@@ -147,3 +147,37 @@ def test_fsio_remove_verified_refuses_changed_file(tmp_path: Path) -> None:
     assert path.exists()
     fsio.remove_verified(str(path), fsio.sha256(b"ours"))
     assert not path.exists()
+
+
+def _read_fifo_in_background(fifo: Path) -> tuple[object, list[bytes]]:
+    import threading
+
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    return reader, got
+
+
+def test_fsio_write_output_writes_into_a_fifo_and_keeps_it(tmp_path: Path) -> None:
+    fifo = tmp_path / "report.pipe"
+    os.mkfifo(fifo)
+    reader, got = _read_fifo_in_background(fifo)
+    fsio.write_output(str(fifo), b"report\n")
+    reader.join(timeout=10)  # type: ignore[attr-defined]
+    assert got == [b"report\n"]
+    assert fifo.is_fifo() and _listing(tmp_path) == ["report.pipe"]
+
+
+def test_fsio_write_output_replaces_a_regular_file_atomically(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "report.html"
+    fsio.write_output(str(target), b"one")
+    fsio.write_output(str(target), b"two")
+    assert target.read_bytes() == b"two" and _listing(target.parent) == ["report.html"]
+
+
+def test_fsio_write_output_names_the_target_when_it_fails(tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a folder is needed")
+    with pytest.raises(fsio.WriteError, match="report.json"):
+        fsio.write_output(str(blocker / "report.json"), b"x")
+    assert blocker.read_text() == "a file where a folder is needed"

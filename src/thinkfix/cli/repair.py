@@ -175,7 +175,7 @@ def _write_report(path: str, report: diffreport.DiffReport, fmt: DiffFormat | No
     renderer = get_renderer(fmt or DiffFormat.for_path(path))
     data = renderer.render_bytes(report, RenderOptions())
     try:
-        fsio.atomic_write(path, data, make_dirs=True)
+        fsio.write_output(path, data)
     except fsio.WriteError as exc:
         raise click.ClickException(str(exc)) from exc
 

@@ -81,16 +81,10 @@ def _color(setting: bool | None, stream: IO[Any]) -> bool:
 
 
 def _write(path: str, data: bytes) -> None:
-    """Replace a regular file atomically; write straight into anything else (/dev/null, a FIFO,
-    /dev/stdout), which a rename would destroy."""
     try:
-        if os.path.exists(path) and not os.path.isfile(path):
-            with open(path, "wb") as fp:
-                fp.write(data)
-        else:
-            fsio.atomic_write(path, data, make_dirs=True)
-    except (OSError, fsio.WriteError) as exc:
-        raise UsageFailure(f"cannot write {path}: {exc}") from None
+        fsio.write_output(path, data)
+    except fsio.WriteError as exc:
+        raise UsageFailure(f"cannot write {exc}") from None
 
 
 def _notes(report: Report, wrote_baseline: tuple[str, int] | None) -> None:

@@ -293,3 +293,17 @@ def remove_verified(path: str, expected_sha256: str) -> None:
         raise FileChanged(f"{path}: changed since it was written; not removed")
     os.unlink(snap.path)
     _fsync_dir(os.path.dirname(snap.path))
+
+
+def write_output(target: str, data: bytes) -> None:
+    """Write a report the user named: a regular file (or a new one) is replaced atomically;
+    anything else (/dev/null, a FIFO, /dev/stdout) is written straight into, since a
+    rename would replace the device or pipe itself."""
+    if os.path.exists(target) and not os.path.isfile(target):
+        try:
+            with open(target, "wb") as fp:
+                fp.write(data)
+        except OSError as exc:
+            raise WriteError(f"{target}: {exc.strerror or exc}") from exc
+        return
+    atomic_write(target, data, make_dirs=True)
