@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import click
 
@@ -56,7 +56,7 @@ class RedactCommand(click.Command):
     so a bare `--redact` is rewritten to `--redact=secrets` before parsing.
     """
 
-    optional_values = {"--redact": "secrets"}
+    optional_values: ClassVar[dict[str, str]] = {"--redact": "secrets"}
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         out, literal = [], False

@@ -18,7 +18,7 @@ from thinkfix.diffreport.base import (
 )
 from thinkfix.engine.diff import DiffReport, MessageDiff
 from thinkfix.reporters.base import RenderOptions, label, plural
-from thinkfix.reporters.text import _console, _table
+from thinkfix.reporters.console import report_console, report_table
 
 # How each removed piece of the old text is shown in colour.
 _SEGMENT_STYLES = {"visible": "", "thinking": "red", "delimiter": "bold red",
@@ -56,7 +56,7 @@ def _message(m: MessageDiff, color: bool) -> RenderableType:
 
 
 def _files(report: DiffReport) -> Table:
-    table = _table("Files", ("file", "left"), ("format", "left"), ("status", "left"),
+    table = report_table("Files", ("file", "left"), ("format", "left"), ("status", "left"),
                    ("messages", "right"), ("refused", "right"), ("chars removed", "right"),
                    ("kinds", "left"))
     for f in report.files:
@@ -67,7 +67,7 @@ def _files(report: DiffReport) -> Table:
 
 def _totals(report: DiffReport) -> Table:
     t = report.totals
-    table = _table("Totals", ("", "left"), ("count", "right"))
+    table = report_table("Totals", ("", "left"), ("count", "right"))
     for name, value in (("files", t.files), ("files changed", t.files_changed),
                         ("messages changed", t.messages), ("messages refused", t.refused),
                         ("chars removed", t.removed_chars),
@@ -87,7 +87,7 @@ class TextDiffRenderer(DiffRenderer):
     format = DiffFormat.TEXT
 
     def document(self, report: DiffReport, options: RenderOptions) -> str:
-        console, buffer = _console(options)
+        console, buffer = report_console(options)
         for path, messages in by_path(report).items():
             console.print(Text(path, style="bold cyan"))
             for m in messages:

@@ -32,7 +32,8 @@ from thinkfix.formats.openai_chat import ANTHROPIC_BLOCKS
 _REQUEST_KEYS = ("system", "anthropic_version", "thinking", "stop_sequences")
 
 
-def _is_response(o: Any) -> bool:
+def is_response(o: Any) -> bool:
+    """True for a Messages API response object (an assistant message with content blocks)."""
     return (isinstance(o, dict) and o.get("type") == "message" and o.get("role") == "assistant"
             and isinstance(o.get("content"), list))
 
@@ -49,7 +50,7 @@ def _is_param(m: Any) -> bool:
 
 def _units(value: Any, base: Path = ()) -> Iterator[tuple[Path, dict[str, Any], bool, Any]]:
     """(path, message, is_response, owner) for every assistant message in a record."""
-    if _is_response(value):
+    if is_response(value):
         yield base, value, True, value
     elif isinstance(value, list):
         for j, m in enumerate(value):
@@ -82,7 +83,7 @@ class Anthropic(FormatBase):
         values: list[Any] = list(s.values) if s.values else ([s.doc] if s.doc is not None else [])
         score = 0.0
         for v in values:
-            if _is_response(v) or (isinstance(v, dict) and _is_response(v.get("response"))):
+            if is_response(v) or (isinstance(v, dict) and is_response(v.get("response"))):
                 return 0.9
             messages = [m for _, m, _, _ in _units(v)]
             everything = (v if isinstance(v, list) else v.get("messages")
@@ -115,7 +116,7 @@ class Anthropic(FormatBase):
         in_block = len(site.path) >= 3 and isinstance(site.path[-2], int)
         msg = get_path(plan.records[site.record_index].data,
                        site.path[:-3] if in_block else site.path[:-1])
-        if plan.options.anthropic_mode == "auto" and in_block and _is_response(msg):
+        if plan.options.anthropic_mode == "auto" and in_block and is_response(msg):
             self.place_blocks(draft, [{"type": "thinking", "thinking": s} for s in draft.segments],
                               "unsigned thinking block (response log, not replayed)")
             return

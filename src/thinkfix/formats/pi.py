@@ -39,7 +39,7 @@ _ENTRY_TYPES = {"session", "message", "model_change", "thinking_level_change", "
                 "branch_summary", "custom", "custom_message", "label", "session_info"}
 
 
-def _message(o: dict[str, Any]) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
+def entry_message(o: dict[str, Any]) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
     """The AgentMessage a record holds: a `message` entry, or a bare message document."""
     if o.get("type") == "message":
         msg = o.get("message")
@@ -71,7 +71,7 @@ class Pi(FormatBase):
         if any(o.get("type") == "session" and "id" in o and ("cwd" in o or "version" in o)
                for o in objects):
             return 0.95
-        messages = [m for m in (_message(o)[0] for o in objects) if m is not None]
+        messages = [m for m in (entry_message(o)[0] for o in objects) if m is not None]
         if objects and share(objects, lambda o: o.get("type") in _ENTRY_TYPES) >= 0.5 \
                 and any(m.get("role") in _ROLES for m in messages):
             return 0.9 if any(_assistant_like(m) for m in messages) else 0.75
@@ -92,7 +92,7 @@ class Pi(FormatBase):
         o = record.obj
         if o is None:
             return
-        msg, base = _message(o)
+        msg, base = entry_message(o)
         if msg is None or msg.get("role") != "assistant":
             return
         signed = () if msg.get("api") in _UNSIGNED_TEXT_APIS else ("textSignature",)

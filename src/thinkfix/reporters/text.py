@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from io import StringIO
 
 from rich import box
-from rich.console import Console, Group, JustifyMethod, RenderableType
+from rich.console import Group, JustifyMethod, RenderableType
 from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
@@ -27,48 +26,7 @@ from thinkfix.reporters.base import (
     plural,
     sorted_by_kind,
 )
-
-DEFAULT_WIDTH = 120  # for files and pipes; a terminal passes its own width
-
-
-def _console(options: RenderOptions) -> tuple[Console, StringIO]:
-    # Every setting rich would otherwise take from the terminal or the environment (COLUMNS,
-    # NO_COLOR, FORCE_COLOR, TERM) is fixed here, so the output depends on the report alone.
-    buffer = StringIO()
-    console = Console(
-        file=buffer,
-        width=options.width or DEFAULT_WIDTH,
-        height=25,
-        force_terminal=options.color,
-        force_jupyter=False,
-        force_interactive=False,
-        no_color=not options.color,
-        color_system="standard" if options.color else None,
-        legacy_windows=False,
-        markup=False,
-        emoji=False,
-        highlight=False,
-        soft_wrap=False,
-        tab_size=8,
-    )
-    return console, buffer
-
-
-def _table(title: str, *columns: tuple[str, JustifyMethod]) -> Table:
-    table = Table(
-        title=title,
-        title_justify="left",
-        title_style="bold",
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        header_style="bold",
-        pad_edge=False,
-    )
-    for heading, justify in columns:
-        # fold, never an ellipsis: a report written to a file must keep every path whole.
-        table.add_column(heading, justify=justify, overflow="fold")
-    return table
-
+from thinkfix.reporters.console import report_console, report_table
 
 # line, JSON path, kind, tag, model, chars. Only the model may wrap at spaces, so a narrow
 # terminal squeezes it before it breaks a JSON path or a tag in two.
@@ -150,7 +108,7 @@ def _statistics(report: Report) -> list[RenderableType]:
     s = report.summary
     out: list[RenderableType] = []
     if s.by_kind:
-        kinds = _table("By kind", ("kind", "left"), ("findings", "right"))
+        kinds = report_table("By kind", ("kind", "left"), ("findings", "right"))
         for kind, n in sorted_by_kind(s):
             kinds.add_row(Text(kind), str(n))
         out.append(kinds)
@@ -166,7 +124,7 @@ def _statistics(report: Report) -> list[RenderableType]:
             ("share", "right"),
             ("findings", "right"),
         ]
-        table = _table(title, *columns)
+        table = report_table(title, *columns)
         for name, c in counts.items():
             cells = [Text(label(name))]
             if key == "file":
@@ -225,7 +183,7 @@ class TextReporter(Reporter):
     format = OutputFormat.TEXT
 
     def document(self, report: Report, options: RenderOptions) -> str:
-        console, buffer = _console(options)
+        console, buffer = report_console(options)
         parts: list[RenderableType] = []
         if report.findings:
             parts.append(_findings(report, self.finding_limit(options)))

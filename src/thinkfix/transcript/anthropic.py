@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from thinkfix.formats.anthropic import _is_response  # the format's own test
+from thinkfix.formats.anthropic import is_response
 from thinkfix.formats.base import Path, Record
 from thinkfix.formats.common import as_str, fmt_path
 from thinkfix.transcript.common import block_parts, output_text, split_results
@@ -64,7 +64,7 @@ def turns(record: Record) -> Iterator[Turn]:
     value = record.data
     if record.error is not None or value is None:
         return
-    if _is_response(value):
+    if is_response(value):
         yield from _message(value, (), None, "")
         return
     if isinstance(value, list):
@@ -76,8 +76,8 @@ def turns(record: Record) -> Iterator[Turn]:
     response = value.get("response")
     if "request" in value or "response" in value:
         yield from _request(value.get("request"), ("request",), timestamp,
-                            new_only=_is_response(response))
-        if _is_response(response):
+                            new_only=is_response(response))
+        if is_response(response):
             yield from _message(response, ("response",), timestamp, "")
         return
     yield from _request(value, (), timestamp, False)

@@ -7,7 +7,7 @@ from typing import Any
 
 from thinkfix.formats.base import Record
 from thinkfix.formats.common import as_str
-from thinkfix.formats.pi import _message  # the format's own reading of an entry
+from thinkfix.formats.pi import entry_message
 from thinkfix.transcript.common import Signed, block_parts, iso, output_text, split_results
 from thinkfix.transcript.model import Part, PartKind, Role, Turn
 
@@ -36,7 +36,7 @@ def turns(record: Record) -> Iterator[Turn]:
             yield Turn(Role.SYSTEM, (Part(PartKind.TEXT, text),), iso(o.get("timestamp")),
                        note=as_str(o.get("customType")))
         return
-    msg, base = _message(o)
+    msg, base = entry_message(o)
     if msg is None:
         return
     role = msg.get("role")
