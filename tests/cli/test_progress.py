@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
 
 from thinkfix.cli.progress import RichProgress, progress_for, wanted
 from thinkfix.engine.progress import NULL_PROGRESS
+from thinkfix.engine.repair import WriteMode, repair_paths
 
 
 class _Tty(io.StringIO):
@@ -31,3 +36,64 @@ def test_progress_bar_draws_files_and_megabytes() -> None:
     bar.finish()
     drawn = stream.getvalue()
     assert "2/2" in drawn and "3.0/3.0 MB" in drawn and "MB/s" in drawn
+
+
+class _Recorder:
+    """A Progress sink that keeps every call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def start(self, files: int, total_bytes: int) -> None:
+        self.calls.append(("start", files, total_bytes))
+
+    def advance(self, path: str, nbytes: int) -> None:
+        self.calls.append(("advance", path, nbytes))
+
+    def finish(self) -> None:
+        self.calls.append(("finish",))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_repair_reports_each_file_to_the_progress_sink(tmp_path: Path, jobs: int) -> None:
+    from tests.engine.repair_helpers import copy_fixtures, options
+
+    tree = copy_fixtures(tmp_path)
+    sink = _Recorder()
+    result = repair_paths([str(tree)], replace(options(WriteMode.DRY_RUN, tmp_path), jobs=jobs),
+                          progress=sink)
+    start, *advances, finish = sink.calls
+    files = sorted(p for p in tree.rglob("*") if p.is_file())
+    assert start == ("start", len(files), sum(p.stat().st_size for p in files))
+    assert sorted(a[1] for a in advances) == sorted(str(p) for p in files)
+    assert sum(a[2] for a in advances) == start[2]
+    assert finish == ("finish",) and len(result.files) == len(files)
+
+
+@pytest.mark.parametrize(("args", "setting", "verb", "code"), [
+    (["repair", "--dry-run", "--progress"], True, "Checking", 0),
+    (["repair", "--check", "--no-progress"], False, "Checking", 1),
+    (["diff"], None, "Checking", 1),
+])
+def test_repair_and_diff_pass_the_progress_flag_to_the_engine(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], setting: bool | None,
+        verb: str, code: int) -> None:
+    from click.testing import CliRunner
+
+    import thinkfix.cli.repair as cli_repair
+    from tests.engine.repair_helpers import copy_fixtures
+    from thinkfix.cli import main
+
+    asked: list[tuple] = []
+    sink = _Recorder()
+
+    def fake_progress_for(stream: object, wanted_setting: bool | None, wanted_verb: str) -> _Recorder:
+        asked.append((wanted_setting, wanted_verb))
+        return sink
+
+    monkeypatch.setattr(cli_repair, "progress_for", fake_progress_for)
+    tree = copy_fixtures(tmp_path)
+    result = CliRunner().invoke(main, [*args, "--isolated", str(tree)])
+    assert result.exit_code == code, result.output  # the fixtures leak on purpose
+    assert asked == [(setting, verb)]
+    assert sink.calls[0][0] == "start" and sink.calls[-1] == ("finish",)

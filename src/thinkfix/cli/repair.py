@@ -15,6 +15,7 @@ import click
 
 from thinkfix import __version__
 from thinkfix.cli.options import RedactCommand, policy_options, pop_policy
+from thinkfix.cli.progress import progress_for
 from thinkfix.diffreport import DiffFormat, get_renderer
 from thinkfix.engine import config, fsio
 from thinkfix.engine import diff as diffreport
@@ -81,6 +82,8 @@ def _selection_options(func: F) -> F:
                      help="Read settings from FILE instead of looking for "
                           "pyproject.toml/thinkfix.toml."),
         click.option("--isolated", is_flag=True, help="Ignore configuration files."),
+        click.option("--progress/--no-progress", default=None,
+                     help="Show a progress bar on stderr (default: on a terminal, outside CI)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -123,9 +126,10 @@ def _color(stream: Any) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
 
 
-def _run(paths: Sequence[str], options: RepairOptions) -> RepairResult:
+def _run(paths: Sequence[str], options: RepairOptions, show_progress: bool | None) -> RepairResult:
+    progress = progress_for(sys.stderr, show_progress, "Repairing" if options.mode.writes else "Checking")
     try:
-        return repair_paths(paths, options, tool_version=__version__)
+        return repair_paths(paths, options, tool_version=__version__, progress=progress)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
 
@@ -222,7 +226,7 @@ def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, 
                                   run_dir=run_dir, manifest_path=manifest_path,
                                   unified_diff=mode is WriteMode.DIFF,
                                   keep_texts=report_path is not None)
-    result = _run(paths, options)
+    result = _run(paths, options, kwargs.pop("progress"))
     if mode is WriteMode.DIFF:
         sys.stdout.write(redact_lines("".join(f.unified_diff for f in result.files), redaction))
         sys.stdout.flush()
@@ -278,7 +282,7 @@ def diff_command(paths: tuple[str, ...], output_format: str, output: str | None,
                  **kwargs: Any) -> None:
     """Show, for an auditor, every message a repair would change: before, after, reasoning."""
     options, redaction = _options(WriteMode.DRY_RUN, kwargs)
-    result = _run(paths, options)
+    result = _run(paths, options, kwargs.pop("progress"))
     report = redact_diff(diffreport.build(result), redaction)
     fmt = DiffFormat(output_format)
     if output is not None:

@@ -32,6 +32,7 @@ from thinkfix.engine import compression, fsio, sparse
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
 from thinkfix.engine.prefilter import delimiter_test
+from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
 from thinkfix.engine.scan import ScanOptions
 from thinkfix.formats import registry
@@ -684,8 +685,8 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
-def repair_paths(paths: Sequence[str], options: RepairOptions, *,
-                 tool_version: str = "") -> RepairResult:
+def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: str = "",
+                 progress: Progress = NULL_PROGRESS) -> RepairResult:
     """Repair every session file under `paths`; the library entry point behind the CLI."""
     check_paths(paths, options)
     run_dir = manifest_path = journal_dir = backup_dir = None
@@ -708,7 +709,7 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *,
                 continue  # an earlier run's output inside a walked folder
             output = os.path.join(out, os.path.relpath(absolute, base))
         jobs.append(Job(item, n, options, output, backup_dir, journal_dir))
-    results, broken = _run(jobs, options.jobs)
+    results, broken = _run(jobs, options.jobs, progress)
     files = tuple(sorted((r for r in results if r.skipped_reason is None),
                          key=lambda r: r.path))
     errors: tuple[InputError, ...] = ()
@@ -742,18 +743,33 @@ def _remove_empty(folder: str) -> None:
             os.rmdir(root)
 
 
-def _run(jobs: list[Job], workers: int) -> tuple[list[FileResult], bool]:
+def _run(jobs: list[Job], workers: int, progress: Progress = NULL_PROGRESS,
+         ) -> tuple[list[FileResult], bool]:
     """Every job's result, and whether a worker died (the run was then redone here)."""
-    if workers <= 1 or len(jobs) <= 1:
-        return [repair_file(j) for j in jobs], False
+    progress.start(len(jobs), sum(_size(j) for j in jobs))
     try:
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-            return list(pool.map(repair_file, jobs, chunksize=_chunk(len(jobs), workers))), False
-    except BrokenProcessPool:
-        # A worker died (killed, out of memory) mid-file. Which files it finished is unknown,
-        # so every file is redone here: a repaired file is clean now and is left alone, and
-        # writing into a folder first removes the dead worker's temporary files.
-        return [repair_file(j) for j in jobs], True
+        if workers <= 1 or len(jobs) <= 1:
+            return [_done(progress, j, repair_file(j)) for j in jobs], False
+        try:
+            with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+                results = pool.map(repair_file, jobs, chunksize=_chunk(len(jobs), workers))
+                return [_done(progress, j, r) for j, r in zip(jobs, results)], False
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory) mid-file. Which files it finished is
+            # unknown, so every file is redone here: a repaired file is clean now and is left
+            # alone, and writing into a folder first removes the dead worker's temporary files.
+            return [repair_file(j) for j in jobs], True
+    finally:
+        progress.finish()
+
+
+def _size(job: Job) -> int:
+    return max(0, getattr(job.candidate, "size", 0) or 0)
+
+
+def _done(progress: Progress, job: Job, result: FileResult) -> FileResult:
+    progress.advance(result.path, _size(job))
+    return result
 
 
 def _chunk(n: int, workers: int) -> int:
