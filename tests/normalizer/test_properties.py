@@ -134,6 +134,24 @@ def test_normalize_unclosed_openers_stay_text_at_any_length(n: int) -> None:
     assert [text[f.start:f.end] for f in r.findings] == ["<think>"] * n
 
 
+STREAM_FLOODS = ["`a", "a<think>`", "<th", "</", "<", "x</think>   ", "```\n" + "x" * 50, "a</think>"]
+
+
+@pytest.mark.parametrize("holdback", [None, 0])
+def test_stream_floods_in_small_chunks_are_linear(holdback: int | None) -> None:
+    """A decision that waits (a code span for its line end, an orphan close for what
+    follows, a fence for its closing line) once rescanned everything after it per chunk."""
+    for unit in STREAM_FLOODS:
+        times = []
+        for n in (12_000, 24_000):
+            text = unit * (n // len(unit))
+            chunks = [text[i : i + 5] for i in range(0, len(text), 5)]
+            t0 = time.perf_counter()
+            stream(chunks, holdback=holdback)
+            times.append(time.perf_counter() - t0)
+        assert times[1] < 3 * times[0] + 0.05, (unit, times)
+
+
 def test_stream_unclosed_openers_flood_is_linear() -> None:
     unit = "a<think>"
     times = []

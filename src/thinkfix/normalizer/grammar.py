@@ -124,7 +124,9 @@ class Grammar:
         self.start_chars = "".join(self._start_chars)  # what `candidate` looks for
         self._partial_starts = re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]")
         self.find_candidate = self._partial_starts.search  # for short texts, one C call
-        self.unfinished = _unfinished_pattern(policy, list(self.literals))
+        self._literal_prefixes = frozenset(lit[:n] for lit in self.literals for n in range(1, len(lit)))
+        self.max_literal = max((len(lit) for lit in self.literals), default=1)
+        self.unfinished = _unfinished_pattern(policy, sorted(self._literal_prefixes))
         self._xml_partial = re.compile(
             rf"<{_WS}(?:/{_WS})?(?P<name>[A-Za-z]*)(?P<rest>[^<>]*)\Z"
         )
@@ -183,10 +185,23 @@ class Grammar:
 
     def partial_start(self, window: str, lo: int) -> int | None:
         """Where, at or after `lo`, an incomplete delimiter may begin at the end of `window`."""
-        lo = max(lo, len(window) - self.max_token)
-        for m in self._partial_starts.finditer(window, lo):
-            if self._could_grow(window, m.start()):
-                return m.start()
+        n = len(window)
+        lo = max(lo, n - self.max_token)
+        # Only three kinds of place can start one, so a run of `<` is not tried one by one:
+        # the last `<` (a tag has no other `<` in it), the last run of a code marker, and
+        # the last few characters (the longest literal).
+        candidates = set()
+        last_lt = window.rfind("<", lo)
+        if last_lt >= 0:
+            candidates.add(last_lt)
+        run = _TRAILING_RUN.search(window, lo)
+        if run is not None:
+            candidates.add(run.start())
+        for m in self._partial_starts.finditer(window, max(lo, n - self.max_literal + 1)):
+            candidates.add(m.start())
+        for i in sorted(candidates):
+            if self._could_grow(window, i):
+                return i
         return None
 
     def _could_grow(self, window: str, i: int) -> bool:
@@ -194,7 +209,7 @@ class Grammar:
         first = tail[0]
         if first in "`~":
             return tail.strip(first) == ""
-        if any(len(text) > len(tail) and text.startswith(tail) for text in self.literals):
+        if tail in self._literal_prefixes:
             return True
         if first == "<" and self.tags:
             m = self._xml_partial.match(tail)
@@ -207,12 +222,11 @@ class Grammar:
         return False
 
 
-def _unfinished_pattern(policy: Policy, literals: list[str]) -> re.Pattern[str]:
+def _unfinished_pattern(policy: Policy, prefixes: list[str]) -> re.Pattern[str]:
     """Text ending in the start of a delimiter that is not finished (`<thi`, `</ th`,
     `<think a="x`, `<|channel|>`, `[THI`) or, with code protected, in a code marker
     character. Searched with an end position (`\\Z` matches there)."""
     arms = []
-    prefixes = sorted({lit[:n] for lit in literals for n in range(1, len(lit))})
     if prefixes:
         arms.append(_trie(prefixes))
     if policy.tags:
@@ -223,6 +237,9 @@ def _unfinished_pattern(policy: Policy, literals: list[str]) -> re.Pattern[str]:
     if policy.protect_code:
         arms.append("[`~]")  # a removal here could join two runs into a new code marker
     return re.compile(f"(?:{'|'.join(arms)})\\Z" if arms else r"(?!x)x")
+
+
+_TRAILING_RUN = re.compile(r"(?:`+|~+)\Z")
 
 
 def _at_line_start(text: str, i: int) -> bool:

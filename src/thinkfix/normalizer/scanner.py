@@ -24,6 +24,7 @@ from thinkfix.normalizer.spans import Finding, Label, LeakKind
 _NON_WS = re.compile(r"[^\s\ufeff]")
 _PROSE_BEFORE = " \t"
 _TICKS = re.compile(r"`+")
+_NEWLINE = re.compile("\n")
 _CLOSING = frozenset({Kind.CLOSE, Kind.END, Kind.VISIBLE_HEADER})
 _RESCAN_SLACK = 1 << 16
 
@@ -37,6 +38,12 @@ def _upd(st: _State, **changes: object) -> _State:
 @lru_cache(maxsize=32)
 def _fence_closer(fence: str) -> re.Pattern[str]:
     return re.compile(rf"\n[ ]{{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*(?:\r?\n|\Z)")
+
+
+@lru_cache(maxsize=32)
+def _fence_closer_start(fence: str) -> re.Pattern[str]:
+    """The beginning of a line that could still become the fence's closing line."""
+    return re.compile(rf"[ ]{{0,3}}(?:{re.escape(fence[0])}+[ \t]*\r?)?")
 
 
 class Mode(Enum):
@@ -99,7 +106,8 @@ class Scanner:
                  holdback: int | None = None) -> None:
         self.policy = policy
         self.grammar = grammar_for(policy)
-        # text kept before the scan position: look-behind checks and unfinished delimiters
+        # text kept before the scan position (the scan window itself starts CONTEXT
+        # before it): enough to read back the longest unfinished delimiter
         self.context = max(CONTEXT, self.grammar.max_token)
         self.holdback = holdback
         self.start_in_reasoning = start_in_reasoning
@@ -117,6 +125,9 @@ class Scanner:
         # openers after this offset cannot close either, so they are text without a rescan.
         self._closes_end: int | None = None
         self._rescanned = 0  # characters scanned again after rollbacks (bounded: see _end_of_text)
+        # A decision that waits for a character class (a line end, a non-blank): until new
+        # text holds one, feeding more changes nothing, so the scan is not repeated.
+        self._await: tuple[re.Pattern[str], int] | None = None
         # the line of the last inline code span: its start, end, and backtick runs by length
         self._line_ticks: tuple[int, int, dict[int, list[int]]] | None = None
         if start_in_reasoning:
@@ -143,13 +154,15 @@ class Scanner:
         if end <= base + len(first):
             return first[start - base : end - base]
         out = [first[start - base :]]
-        for chunk in self._chunks[i + 1 :]:
-            base += len(first)
-            first = chunk
+        chunks = self._chunks
+        base += len(first)
+        for j in range(i + 1, len(chunks)):  # by index: a slice would copy the whole tail
+            chunk = chunks[j]
             if end <= base + len(chunk):
                 out.append(chunk[: end - base])
                 break
             out.append(chunk)
+            base += len(chunk)
         return "".join(out)
 
     def release(self, upto: int) -> None:
@@ -252,6 +265,8 @@ class Scanner:
             n += 1
         if self._ck is not None:
             n = min(n, self._ck.spans)
+        if n == 0:
+            return []  # the common case while a window is open: copy nothing
         out, self.spans = self.spans[:n], self.spans[n:]
         if self._ck is not None:
             self._ck = replace(self._ck, spans=self._ck.spans - n)
@@ -272,13 +287,19 @@ class Scanner:
 
     def _window(self) -> tuple[str, int]:
         """The text from a little before `pos` to the end, and the offset of its first char."""
-        start = max(self.pos - self.context, self._chunk_base)
+        start = max(self.pos - CONTEXT, self._chunk_base)
         text = self.text_at(start, self.length)
         if start == 0:
             return "\n" + text, -1  # a virtual line start before the text
         return text, start
 
     def _scan(self, final: bool) -> None:
+        if self._await is not None:
+            pattern, since = self._await
+            if not final and pattern.search(self.text_at(since, self.length)) is None:
+                self._await = (pattern, self.length)
+                return
+            self._await = None
         w, off = self._window()
         g = self.grammar
         end = len(w)
@@ -360,9 +381,13 @@ class Scanner:
         into a new delimiter (`<thi` + `<think></think>` + `nk>`), and normalizing the
         result again would change it.
         """
-        hi = tok.start - off
-        lo = max(self.st.visible_from - off, hi - self.context, 0)
-        return lo < hi and self.grammar.unfinished.search(w, lo, hi) is not None
+        lo = max(self.st.visible_from, tok.start - self.context, self._chunk_base, 0)
+        if lo >= tok.start:
+            return False
+        # the scan window keeps only a few characters before the scan position; the
+        # scanner keeps `context` of them, read back only here, at a token
+        before = w[lo - off : tok.start - off] if lo - off >= 0 else self.text_at(lo, tok.start)
+        return self.grammar.unfinished.search(before) is not None
 
     def _prev_char(self, pos: int, w: str, off: int) -> str:
         return w[pos - off - 1]
@@ -424,6 +449,7 @@ class Scanner:
             m = _NON_WS.search(w, nxt_i)
             if m is None and not final:
                 self.pos = tok.start
+                self._await = (_NON_WS, self.length)
                 return False
             follows = m is not None
         else:
@@ -573,6 +599,7 @@ class Scanner:
         line = self._code_line(w, off, tok, final)
         if line is None:
             self.pos = tok.start  # the line's end decides, and it is not here yet
+            self._await = (_NEWLINE, self.length)
             return False
         ends = line[2].get(tok.end - tok.start, ())
         i = bisect_left(ends, tok.end + tok.end - tok.start)
@@ -593,8 +620,10 @@ class Scanner:
             _upd(self.st, fence=None)
             return True
         last_nl = w.rfind("\n", i)
-        if last_nl >= 0:
+        if last_nl >= 0 and _fence_closer_start(fence).fullmatch(w, last_nl + 1) is not None:
             self.pos = last_nl + off  # a closing line may be arriving: look at it again
+        else:
+            self.pos = len(w) + off  # this line cannot close the fence: go on from its end
         return False
 
     def _code_line(self, w: str, off: int, tok: Token, final: bool,
