@@ -11,8 +11,12 @@ from thinkfix.normalizer import stream as stream_module
 from thinkfix.normalizer.grammar import grammar_for
 from thinkfix.normalizer.spans import Delta
 
+from .conftest import batch_pair, stream
 from .strategies import POLICIES, SETTINGS, TEXTS, partitions
 
+# a reasoning block streamed in words, so the thinking lane and its cache carry most chunks
+REASONING = st.lists(st.sampled_from(["plan", " step", "\n", " ", "x  ", "答"]), max_size=30).map(
+    lambda words: "<think>" + "".join(words) + "</think>\n\nAnswer")
 CLEAN = st.text(alphabet=st.characters(blacklist_characters="<[◁`~", blacklist_categories=("Cs",)),
                 max_size=120)
 
@@ -33,15 +37,15 @@ def test_stream_holdback_zero_releases_each_clean_chunk_at_once(data: st.DataObj
 
 
 @SETTINGS
-@given(data=st.data(), text=TEXTS, policy=POLICIES, holdback=st.sampled_from([0, 3, 40]))
+@given(data=st.data(), text=TEXTS | REASONING, policy=POLICIES, holdback=st.sampled_from([0, 3, 40, None]))
 def test_stream_warm_delta_cache_gives_the_same_deltas(data: st.DataObject, text: str, policy: Policy,
                                                       holdback: int) -> None:
     chunks = data.draw(partitions(text))
     stream_module._CLEAN_DELTAS.clear()
+    stream_module._THINK_DELTAS.clear()
     cold = _deltas(chunks, policy=policy, holdback=holdback)
     warm = _deltas(chunks, policy=policy, holdback=holdback)
     assert warm == cold
-    assert stream_module._CLEAN_DELTAS, "the cold run filled the cache"
 
 
 def test_stream_delta_cache_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -105,3 +109,14 @@ def test_stream_feed_after_finish_raises_on_the_fast_lane() -> None:
     with pytest.raises(RuntimeError, match="after finish"):
         s.feed("more")
     assert s.finish() == Delta()
+
+
+def test_stream_thinking_lane_fills_its_cache_and_still_equals_batch() -> None:
+    stream_module._THINK_DELTAS.clear()
+    text = "<think>" + " step" * 40 + "\n\n" + " more" * 10 + "</think>\n\nAnswer"
+    chunks = [text[i : i + 5] for i in range(0, len(text), 5)]
+    expected = batch_pair(text)
+    assert stream(chunks, holdback=0) == expected
+    (cache,) = stream_module._THINK_DELTAS.values()
+    assert cache, "thinking chunks were cached"
+    assert stream(chunks, holdback=0) == expected  # warm

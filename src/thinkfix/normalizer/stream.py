@@ -16,6 +16,8 @@ _NOTHING = Delta()
 # A token stream repeats its vocabulary, and making a Delta costs more than looking
 # one up: the Delta of a short clean chunk is made once per set of candidate characters.
 _CLEAN_DELTAS: dict[str, dict[str, Delta]] = {}
+# Inside a reasoning block the same holds for a chunk's thinking Delta and trailing blank.
+_THINK_DELTAS: dict[str, dict[str, tuple[Delta, str]]] = {}
 _CLEAN_CHUNK_MAX = 32
 _CLEAN_CACHE_MAX = 1 << 16
 
@@ -44,10 +46,11 @@ class StreamNormalizer:
         self._candidate = grammar.candidate
         self._find_candidate = grammar.find_candidate
         self._clean = _CLEAN_DELTAS.setdefault(grammar.start_chars, {})
+        self._think = _THINK_DELTAS.setdefault(grammar.start_chars, {})
         # The fast lane: while nothing is held anywhere, a chunk with no candidate
         # character is emitted as it is, without entering the pipeline.
-        self._fast: Label | None = None
         self._fast_visible = False
+        self._fast_thinking = False
         self._fast_chunks: list[str] = []
         self._fast_ws = ""  # whitespace the thinking lane holds back
         # The waiting lane: while the pipeline could only hold a plain chunk (its fate waits
@@ -62,6 +65,14 @@ class StreamNormalizer:
             if delta is not None:
                 self._fast_chunks.append(chunk)
                 return delta
+        elif self._fast_thinking:
+            if not self._fast_ws:
+                hit = self._think.get(chunk)
+                if hit is not None:
+                    delta, self._fast_ws = hit
+                    self._fast_chunks.append(delta.thinking)
+                    self._segments[-1].append(delta.thinking)
+                    return delta
         elif self._waiting and chunk in self._clean:
             self._held.append(chunk)
             return _NOTHING
@@ -83,15 +94,21 @@ class StreamNormalizer:
         elif self._waiting and not self._candidate(chunk):
             self._held.append(chunk)
             return _NOTHING
-        elif self._fast is _THINKING and not self._candidate(chunk):
+        elif self._fast_thinking and not self._candidate(chunk):
             body = chunk.rstrip(WS_CHARS)
             if body:
                 # trailing whitespace waits: it is dropped if the block ends right after it
                 out = self._fast_ws + body
+                ws = chunk[len(body) :]
+                delta = _new_delta(Delta, ("", out))
+                if not self._fast_ws and len(chunk) <= _CLEAN_CHUNK_MAX:
+                    if len(self._think) >= _CLEAN_CACHE_MAX:
+                        self._think.clear()
+                    self._think[chunk] = (delta, ws)
                 self._fast_chunks.append(out)
-                self._fast_ws = chunk[len(body) :]
+                self._fast_ws = ws
                 self._segments[-1].append(out)
-                return _new_delta(Delta, ("", out))
+                return delta
             self._fast_ws += chunk  # blank: it waits with the rest
             return _NOTHING
         if self._pipeline.finished:
@@ -99,7 +116,7 @@ class StreamNormalizer:
         if not self._enabled:
             return Delta(chunk, "")
         if self._shortcuts and self._pipeline.open_visible(chunk):
-            self._fast, self._fast_visible = _VISIBLE, True
+            self._fast_visible = True
             self._fast_chunks.append(chunk)
             return Delta(chunk, "")
         chunk = self._leave_lanes() + chunk
@@ -108,8 +125,8 @@ class StreamNormalizer:
         fast = self._pipeline.fast_label()
         if fast is _THINKING and self._last_block != self._pipeline.scanner.st.block:
             fast = None
-        self._fast = fast
         self._fast_visible = fast is _VISIBLE
+        self._fast_thinking = fast is _THINKING
         return delta
 
     def finish(self) -> Delta:
@@ -119,7 +136,7 @@ class StreamNormalizer:
         if self._shortcuts and self._fast_visible:
             # nothing is held anywhere, so the end of the text settles nothing new
             self._pipeline.finished = True
-            self._fast, self._fast_visible = None, False
+            self._fast_visible = False
             return Delta()
         held = self._leave_lanes()
         if held:
@@ -146,7 +163,7 @@ class StreamNormalizer:
                 self._pipeline.trimmer.saw_visible(tail)
             chunks.clear()
         held, self._fast_ws = self._fast_ws, ""
-        self._fast, self._fast_visible = None, False
+        self._fast_visible = self._fast_thinking = False
         return held
 
     @property
