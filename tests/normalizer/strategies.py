@@ -24,7 +24,7 @@ NOISE = ["<", ">", "/", "<thinker>", "<div>", "a < b", "`", "``", "```", "~~~", 
 # Halves of delimiters: removing a block between two of them must not join them into a new one.
 HALVES = ["<thi", "nk>", "<th", "ink>", "</", "</thi", "think>", "< ", "<think ", "a=\"x", "\">", "<think\n",
           "[THI", "NK]", "[/", "<|channel|>", "final<|message|>", "<|begin_of", "_thought|>", "◁thi", "nk▷",
-          "<|start|>assistant", "<|START_", "THINKING|>", "<seed:", "think>"]
+          "<|start|>assistant", "<|START_", "THINKING|>", "<seed:", "think>", "```\n", "~~~\n", "`"]
 FRAGMENTS = st.sampled_from(DELIMITERS + NOISE)
 TEXTS = (st.lists(FRAGMENTS, max_size=24).map("".join) | st.text(max_size=40)
          | st.lists(st.sampled_from(DELIMITERS[:12] + HALVES + ["x", " ", "\n"]), max_size=16).map("".join))

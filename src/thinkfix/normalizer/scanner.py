@@ -25,6 +25,7 @@ _NON_WS = re.compile(r"[^\s\ufeff]")
 _PROSE_BEFORE = " \t"
 _TICKS = re.compile(r"`+")
 _NEWLINE = re.compile("\n")
+_CODE_KINDS = frozenset({Kind.FENCE, Kind.TICKS, Kind.TEXT})
 _CLOSING = frozenset({Kind.CLOSE, Kind.END, Kind.VISIBLE_HEADER})
 _RESCAN_SLACK = 1 << 16
 
@@ -86,6 +87,7 @@ class _State:
     fence: str | None = None  # the fence of the code block we are inside
     shown: bool = False  # non-blank visible text precedes the scan position
     visible_from: int = 0  # where the run of visible text before the scan position starts
+    gap_line_start: bool = True  # the visible text before the last removal ended a line
 
 
 @dataclass(frozen=True)
@@ -361,6 +363,8 @@ class Scanner:
 
     def _on_token(self, tok: Token, w: str, off: int, final: bool, *, lead: bool) -> bool:
         """Act on one token; False when more text is needed first (pos is left at the token)."""
+        if tok.kind in _CODE_KINDS and self.st.visible_from > 0 and self.st.mode is Mode.OUT:
+            tok = self._after_removal_code(tok, w, off)
         if tok.kind in (Kind.FENCE, Kind.TICKS):
             return self._skip_code(tok, w, off, final)
         if tok.kind is Kind.TEXT:
@@ -373,6 +377,28 @@ class Scanner:
         if self.st.mode is Mode.IN:
             return self._in_block(tok, w, off, final, override)
         return self._outside(tok, w, off, final, lead)
+
+    def _after_removal_code(self, tok: Token, w: str, off: int) -> Token:
+        """A code marker that follows removed text: whether it starts a line is judged on the
+        visible text, which is what normalizing the result again will read."""
+        st = self.st
+        lo = st.visible_from
+        if lo > tok.start:
+            return tok
+        gap = w[lo - off : tok.start - off] if lo - off >= 0 else self.text_at(lo, tok.start)
+        if gap.strip():
+            return tok
+        if not st.shown and self.policy.trim:
+            line_start = True  # nothing visible before: blanks here are trimmed away
+        elif len(gap) > 3 or gap.strip(" "):
+            return tok  # a newline or enough text in between: the original line rules
+        else:
+            line_start = st.gap_line_start
+        if line_start and len(tok.tag) >= 3:
+            kind = Kind.FENCE
+        else:
+            kind = Kind.TICKS if tok.tag[0] == "`" else Kind.TEXT
+        return tok if kind is tok.kind else Token(kind, tok.start, tok.end, tok.tag)
 
     def _after_unfinished(self, tok: Token, w: str, off: int) -> bool:
         """True when visible text ending in an unfinished delimiter (`<thi`) runs into `tok`.
@@ -500,7 +526,10 @@ class Scanner:
         if end > start:
             self.spans.append(RawSpan(start, end, label, block))
             if label is not Label.VISIBLE:
-                self.st.visible_from = end
+                st = self.st
+                if start != st.visible_from:  # a new run of removed text begins here
+                    st.gap_line_start = start == 0 or self.text_at(start - 1, start) == "\n"
+                st.visible_from = end
 
     def _cut(self, upto: int | None = None) -> None:
         """Turn the open segment, up to `upto` (default: pos), into a span of the current label."""
