@@ -120,3 +120,23 @@ def test_stream_thinking_lane_fills_its_cache_and_still_equals_batch() -> None:
     (cache,) = stream_module._THINK_DELTAS.values()
     assert cache, "thinking chunks were cached"
     assert stream(chunks, holdback=0) == expected  # warm
+
+
+# Found by a hypothesis audit: each once streamed differently from `normalize`.
+AUDIT_CASES = [
+    ("x<think [THINK]yy</think>", False),  # look-back lost when the fast lane took a short run
+    ("</think><think><think>", True),  # an empty reasoning piece started a separator
+    (" </think> <think>", False),  # a leading close waiting for what follows lost its lead
+    (" </think> 0", False),
+]
+
+
+@pytest.mark.parametrize("trim", [True, False])
+@pytest.mark.parametrize(("text", "start_in_reasoning"), AUDIT_CASES)
+def test_stream_audit_cases_equal_batch(text: str, start_in_reasoning: bool, trim: bool) -> None:
+    policy = Policy(trim=trim)
+    expected = batch_pair(text, policy, start_in_reasoning=start_in_reasoning)
+    splits = [[text[:n], text[n:]] for n in range(len(text) + 1)]
+    for chunks in [list(text), ["", *text, ""], *splits]:
+        got = stream(chunks, policy=policy, start_in_reasoning=start_in_reasoning)
+        assert got == expected, chunks

@@ -204,6 +204,10 @@ class Scanner:
 
     def absorb_emitted(self, length: int, tail: str) -> None:
         """Account for `length` characters the caller emitted itself; `tail` ends them."""
+        if len(tail) == length < self.context and self.length > self._chunk_base:
+            # a short run: keep the text before it too, for the look-back at the next token
+            keep = max(self._chunk_base, self.length - (self.context - length))
+            tail = self.text_at(keep, self.length) + tail
         start = self.length + length - len(tail)
         self._chunks[:] = [tail]  # nothing before it is needed: the scanner was settled
         self._starts[:] = [start]
@@ -332,6 +336,8 @@ class Scanner:
                                                      Kind.MARKER, Kind.VISIBLE_HEADER):
                     _upd(self.st, mode=Mode.OUT)
                     if not self._on_token(tok, w, off, final, lead=True):
+                        if self.pos == tok.start:
+                            _upd(self.st, mode=Mode.LEAD)  # it waits, still the first thing
                         return
                     continue
                 _upd(self.st, mode=Mode.OUT)

@@ -182,7 +182,7 @@ class StreamNormalizer:
         for p in pieces:
             if p.label is _VISIBLE:
                 visible.append(p.text)
-            elif p.label is _THINKING:
+            elif p.label is _THINKING and p.text:
                 if p.block != self._last_block:
                     if self._thinking_out:
                         thinking.append("\n\n")
