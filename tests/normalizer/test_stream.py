@@ -128,6 +128,8 @@ AUDIT_CASES = [
     ("</think><think><think>", True),  # an empty reasoning piece started a separator
     (" </think> <think>", False),  # a leading close waiting for what follows lost its lead
     (" </think> 0", False),
+    ("<think\n```\nx>", True),  # a code run at a chunk's end hid the unfinished opener before it
+    ("<think>final<|message|></think>```\n</think>", False),  # a fast-lane gap moved a line start
 ]
 
 

@@ -191,11 +191,11 @@ class Grammar:
         # the last `<` (a tag has no other `<` in it), the last run of a code marker, and
         # the last few characters (the longest literal).
         candidates = set()
-        last_lt = window.rfind("<", lo)
+        last_lt = window.rfind("<", lo) if "<" in self._start_chars else -1
         if last_lt >= 0:
             candidates.add(last_lt)
         run = _TRAILING_RUN.search(window, lo)
-        if run is not None:
+        if run is not None and window[-1] in self._start_chars:
             candidates.add(run.start())
         for m in self._partial_starts.finditer(window, max(lo, n - self.max_literal + 1)):
             candidates.add(m.start())

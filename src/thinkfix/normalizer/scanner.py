@@ -25,6 +25,7 @@ _NON_WS = re.compile(r"[^\s\ufeff]")
 _PROSE_BEFORE = " \t"
 _TICKS = re.compile(r"`+")
 _NEWLINE = re.compile("\n")
+_RUN_GROUPS = {"ticks": re.compile("[^`]"), "tildes": re.compile("[^~]")}
 _CODE_KINDS = frozenset({Kind.FENCE, Kind.TICKS, Kind.TEXT})
 _CLOSING = frozenset({Kind.CLOSE, Kind.END, Kind.VISIBLE_HEADER})
 _RESCAN_SLACK = 1 << 16
@@ -330,6 +331,7 @@ class Scanner:
                 if tm is None and not final and g.partial_start(w, j) == j:
                     return
                 if tm is not None and not final and (tm.end() == end or g.may_grow(tm, w)):
+                    self._await_run(tm, end)
                     return
                 tok = g.token(tm, off) if tm is not None else None
                 if tok is not None and tok.kind in (Kind.OPEN, Kind.EMPTY, Kind.CLOSE, Kind.END,
@@ -355,15 +357,32 @@ class Scanner:
                     return
                 continue
             m = g.pattern.search(w, i)
+            if m is not None and not final and m.start() > i:
+                # a delimiter begun before the match may still finish around it
+                # (`<think\n` + "```\n" + `x>` is one opener): wait at its start
+                partial = g.partial_start(w, i)
+                if partial is not None and partial < m.start():
+                    self.pos = off + partial
+                    return
             if m is None or (not final and (m.end() == end or g.may_grow(m, w))):
                 stop = m.start() if m is not None else None
-                if stop is None and not final:
-                    stop = g.partial_start(w, i)
+                if not final:
+                    # an unfinished delimiter may start before the match (`<think\n` + "`")
+                    partial = g.partial_start(w, i)
+                    if partial is not None and (stop is None or partial < stop):
+                        stop = partial
+                    elif m is not None:
+                        self._await_run(m, end)
                 self.pos = off + (stop if stop is not None else end)
                 return
             tok = g.token(m, off)
             if not self._on_token(tok, w, off, final, lead=False):
                 return
+
+    def _await_run(self, m: re.Match[str], end: int) -> None:
+        """A code-marker run that reaches the end of the text: nothing changes until it ends."""
+        if m.end() == end and m.lastgroup in _RUN_GROUPS:
+            self._await = (_RUN_GROUPS[m.lastgroup], self.length)
 
     # -- token handling ---------------------------------------------------------------------
 
@@ -533,7 +552,8 @@ class Scanner:
             self.spans.append(RawSpan(start, end, label, block))
             if label is not Label.VISIBLE:
                 st = self.st
-                if start != st.visible_from:  # a new run of removed text begins here
+                if start != st.visible_from and st.mode not in (Mode.IN, Mode.DETOK):
+                    # a new run of removed text begins here, after visible text
                     st.gap_line_start = start == 0 or self.text_at(start - 1, start) == "\n"
                 st.visible_from = end
 
