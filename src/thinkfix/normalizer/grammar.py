@@ -194,15 +194,29 @@ class Grammar:
         last_lt = window.rfind("<", lo) if "<" in self._start_chars else -1
         if last_lt >= 0:
             candidates.add(last_lt)
-        run = _TRAILING_RUN.search(window, lo)
-        if run is not None and window[-1] in self._start_chars:
-            candidates.add(run.start())
+        if n and window[-1] in "`~" and window[-1] in self._start_chars:
+            tail = window[lo:]
+            candidates.add(lo + len(tail.rstrip(window[-1])))
         for m in self._partial_starts.finditer(window, max(lo, n - self.max_literal + 1)):
             candidates.add(m.start())
         for i in sorted(candidates):
             if self._could_grow(window, i):
                 return i
         return None
+
+    def ends_unfinished(self, text: str) -> bool:
+        """True when `text` ends in an unfinished delimiter (or, with code protected, a code
+        marker): tried only where one can start, as `partial_start` does."""
+        if not text:
+            return False
+        match = self.unfinished.match
+        if text[-1] in "`~" and match(text, len(text) - 1):
+            return True
+        k = text.rfind("<")
+        if k >= 0 and match(text, k):
+            return True
+        return any(match(text, m.start()) for m in
+                   self._partial_starts.finditer(text, max(0, len(text) - self.max_literal + 1)))
 
     def _could_grow(self, window: str, i: int) -> bool:
         tail = window[i:]
@@ -237,9 +251,6 @@ def _unfinished_pattern(policy: Policy, prefixes: list[str]) -> re.Pattern[str]:
     if policy.protect_code:
         arms.append("[`~]")  # a removal here could join two runs into a new code marker
     return re.compile(f"(?:{'|'.join(arms)})\\Z" if arms else r"(?!x)x")
-
-
-_TRAILING_RUN = re.compile(r"(?:`+|~+)\Z")
 
 
 def _at_line_start(text: str, i: int) -> bool:

@@ -357,9 +357,10 @@ class Scanner:
                     return
                 continue
             m = g.pattern.search(w, i)
-            if m is not None and not final and m.start() > i:
+            if m is not None and not final and m.start() > i and "<" not in m.group():
                 # a delimiter begun before the match may still finish around it
-                # (`<think\n` + "```\n" + `x>` is one opener): wait at its start
+                # (`<think\n` + "```\n" + `x>` is one opener): wait at its start. A match
+                # with a `<` cannot sit inside an unfinished tag's attributes.
                 partial = g.partial_start(w, i)
                 if partial is not None and partial < m.start():
                     self.pos = off + partial
@@ -438,7 +439,7 @@ class Scanner:
         # the scan window keeps only a few characters before the scan position; the
         # scanner keeps `context` of them, read back only here, at a token
         before = w[lo - off : tok.start - off] if lo - off >= 0 else self.text_at(lo, tok.start)
-        return self.grammar.unfinished.search(before) is not None
+        return self.grammar.ends_unfinished(before)
 
     def _prev_char(self, pos: int, w: str, off: int) -> str:
         return w[pos - off - 1]
