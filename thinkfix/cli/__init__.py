@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from thinkfix import __version__
-from thinkfix.cli import formats, normalize, repair, replay, scan, show
+from thinkfix.cli import formats, normalize, repair, replay, scan, show, where
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -14,6 +14,6 @@ def main() -> None:
     """Find, count and repair reasoning that leaked into stored LLM agent sessions."""
 
 
-for _module in (scan, repair, normalize, replay, show, formats):
+for _module in (scan, repair, normalize, replay, show, formats, where):
     for _command in _module.commands:
         main.add_command(_command)

@@ -26,7 +26,8 @@ def formats_command(as_json: bool) -> None:
     if as_json:
         payload = {"schema_version": SCHEMA_VERSION, "formats": [
             {"id": f.id, "description": f.description, "detection": f.detection,
-             "placement": f.placement} for f in FORMATS.values()]}
+             "placement": f.placement, "locations": f.locations_source}
+            for f in FORMATS.values()]}
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     width = max(60, min(100, shutil.get_terminal_size((100, 24)).columns))
@@ -36,6 +37,7 @@ def formats_command(as_json: bool) -> None:
             click.style(f.id, bold=True) + f"  {f.description}",
             _wrapped("detected:", f.detection, width),
             _wrapped("reasoning:", f.placement, width),
+            *([_wrapped("sessions:", f.locations_source, width)] if f.locations_source else []),
         ]))
     click.echo("\n\n".join(blocks))
 

@@ -117,8 +117,25 @@ _SETTING_FLAGS = {
 }
 
 
+def _with_discovered(paths: tuple[str, ...], discover: bool) -> tuple[str, ...]:
+    """The named paths plus, with --discover, the session folders found here."""
+    if discover:
+        from thinkfix.engine.discover import discover as find
+
+        found = find()
+        if not found and not paths:
+            raise UsageFailure("--discover found no session folders (see `thinkfix where --all`)")
+        paths = paths + tuple(p for p in found if p not in paths)
+    if not paths:
+        raise UsageFailure("name at least one PATH, or use --discover")
+    return paths
+
+
 @click.command("scan", cls=RedactCommand)
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.argument("paths", nargs=-1, required=False, metavar="PATH...")
+@click.option("--discover", is_flag=True,
+              help="Also scan the session folders of every runtime found on this machine "
+                   "(see `thinkfix where`).")
 @click.option("--format", "format", default=None, metavar="NAME",
               type=click.Choice(["auto", *registry.names()]),
               help="Read every file as this format instead of detecting it per file.")
@@ -169,14 +186,15 @@ _SETTING_FLAGS = {
 @click.option("--disable-path", "disable_paths", multiple=True, metavar="GLOB",
               help="Files not checked at all.")
 @policy_options
-def scan_command(paths: tuple[str, ...], config_file: str | None, isolated: bool,
-                 **kwargs: Any) -> None:
+def scan_command(paths: tuple[str, ...], discover: bool, config_file: str | None,
+                 isolated: bool, **kwargs: Any) -> None:
     """Find reasoning that leaked into the visible text of stored agent sessions.
 
     PATH may be a session file, a folder (walked), or - for stdin. Exits 0 when
     clean (or every leak is in the baseline), 1 when leaks are found, 2 on an
     error: a file that cannot be read is never reported as clean.
     """
+    paths = _with_discovered(paths, discover)
     try:
         settings = config.resolve(_flags(kwargs), config=config_file, use_config=not isolated)
         policy = pop_policy(kwargs, config.policy(settings))

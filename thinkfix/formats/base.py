@@ -11,6 +11,7 @@ makes a read/write round trip byte-identical.
 from __future__ import annotations
 
 import json
+import pathlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -276,6 +277,18 @@ class SessionFormat(ABC):
     placement: str = ""
     #: JSON types a record may have; anything else is reported as an unknown shape.
     shapes: tuple[type, ...] = (dict,)
+    #: Where `default_locations` comes from (the runtime's docs or source), for `formats`.
+    locations_source: str = ""
+
+    def default_locations(self, env: Mapping[str, str],
+                          home: pathlib.Path) -> list[pathlib.Path]:
+        """The folders this format's runtime writes sessions to on a machine whose environment
+        is `env` and home folder `home`, honouring the runtime's own override variables.
+
+        Candidates, existing or not (discovery keeps the existing ones); none for formats
+        that are logs of an API rather than files a runtime keeps in a known place.
+        """
+        return []
 
     @abstractmethod
     def detect(self, head: bytes, path: str = "") -> float:

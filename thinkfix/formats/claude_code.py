@@ -9,9 +9,10 @@ lives only in the repair manifest.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from functools import partial
+from pathlib import Path as FsPath
 from typing import Any
 
 from thinkfix.formats.base import ClaudeCodeMode, Context, PlacementKind, Record
@@ -28,6 +29,7 @@ from thinkfix.formats.common import (
 )
 from thinkfix.formats.detection import extension, sample, share
 from thinkfix.formats.jsonedit import SetKey
+from thinkfix.formats.locations import env_dir
 
 _ENTRY_TYPES = {"user", "assistant", "system", "summary", "file-history-snapshot",
                 "queue-operation", "progress", "attachment", "custom-title", "ai-title",
@@ -72,6 +74,14 @@ class ClaudeCode(FormatBase):
     # Older builds write each block on its own line: a thinking block's text is the native
     # reasoning of the text blocks that follow with the same message.id.
     context_markers = (b'"thinking"',)
+
+    locations_source = (
+        "$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects: Claude Code docs, "
+        "code.claude.com/docs/en/claude-directory (\"If you set CLAUDE_CONFIG_DIR, every "
+        "~/.claude path on this page lives under that directory instead\"); FORMATS.md section 1")
+
+    def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        return [env_dir(env, ("CLAUDE_CONFIG_DIR",), home, ".claude") / "projects"]
 
     def detect(self, head: bytes, path: str = "") -> float:
         objects = sample(head).objects

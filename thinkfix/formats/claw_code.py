@@ -11,8 +11,9 @@ inside the session would be dropped by claw-code's next save.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import partial
+from pathlib import Path as FsPath
 from typing import Any
 
 from thinkfix.formats.base import Context, PlacementKind, Record
@@ -27,6 +28,7 @@ from thinkfix.formats.common import (
     place_elsewhere,
 )
 from thinkfix.formats.detection import sample, share
+from thinkfix.formats.locations import working_dir
 
 _LEGACY_HEAD = re.compile(rb'^\s*\{\s*"messages"\s*:\s*\[\s*(?:\]|\{\s*"blocks"\s*:)')
 _ANTHROPIC = re.compile(r"claude|anthropic|\bopus\b|\bsonnet\b|\bhaiku\b", re.IGNORECASE)
@@ -50,6 +52,15 @@ class ClawCode(FormatBase):
     placement = ("{\"thinking\": ..., \"type\": \"thinking\"} before the text block (keys sorted, "
                  "no signature) when the session's model is known and not Anthropic; otherwise "
                  "a sidecar file")
+
+    locations_source = (
+        "<workspace>/.claw/sessions, legacy <workspace>/.claude/sessions, where the workspace "
+        "is the folder claw runs in (here $PWD): ultraworkers/claw-code "
+        "rust/crates/runtime/src/session.rs and rusty-claude-cli init.rs; FORMATS.md section 5")
+
+    def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        cwd = working_dir(env)
+        return [cwd / ".claw" / "sessions", cwd / ".claude" / "sessions"]
 
     def detect(self, head: bytes, path: str = "") -> float:
         s = sample(head)

@@ -10,9 +10,10 @@ twice: in the `response_item` message that is replayed to the model, and in the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from functools import partial
+from pathlib import Path as FsPath
 from typing import Any
 
 from thinkfix.formats.base import Context, Path, PlacementKind, Record
@@ -32,6 +33,7 @@ from thinkfix.formats.common import (
 )
 from thinkfix.formats.detection import sample, share
 from thinkfix.formats.jsonedit import InsertItems
+from thinkfix.formats.locations import env_dir
 
 _KINDS = {"session_meta", "response_item", "event_msg", "turn_context", "compacted",
           "world_state", "inter_agent_communication_metadata"}
@@ -118,6 +120,15 @@ class Codex(FormatBase):
     # Supersets of the lines the context follows; update_context checks the parsed line.
     context_markers = (b"session_meta", b"turn_context", b"user_message", b'"reasoning"',
                        b'"assistant"', b'"user"')
+
+    locations_source = (
+        "$CODEX_HOME/sessions (and archived_sessions), else ~/.codex/sessions: openai/codex "
+        "codex-rs/core find_codex_home (CODEX_HOME, default ~/.codex) and rollout "
+        "SESSIONS_SUBDIR/ARCHIVED_SESSIONS_SUBDIR; FORMATS.md section 2")
+
+    def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        root = env_dir(env, ("CODEX_HOME",), home, ".codex")
+        return [root / "sessions", root / "archived_sessions"]
 
     def detect(self, head: bytes, path: str = "") -> float:
         objects = sample(head).objects

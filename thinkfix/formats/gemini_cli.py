@@ -8,8 +8,9 @@ that carries a `thoughtSignature` is signed: it is reported, never changed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import partial
+from pathlib import Path as FsPath
 from typing import Any
 
 from thinkfix.formats.base import Context, Path, PlacementKind, Record
@@ -26,6 +27,7 @@ from thinkfix.formats.common import (
 )
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.jsonedit import InsertItems, SetKey
+from thinkfix.formats.locations import env_dir
 
 _THOUGHT_KEYS = ("subject", "description", "timestamp")
 
@@ -67,6 +69,14 @@ class GeminiCli(FormatBase):
     assistant_marker = b'"gemini"'
     placement = ("appended to the message's thoughts list as {subject: thinkfix, description, "
                  "timestamp} (display only, never replayed); signed parts are left alone")
+
+    locations_source = (
+        "$GEMINI_CLI_HOME/.gemini/tmp, else ~/.gemini/tmp (chats under <projectHash>/chats): "
+        "google-gemini/gemini-cli packages/core/src/utils/paths.ts homedir() (GEMINI_CLI_HOME "
+        "replaces the home folder) and config/storage.ts getGlobalGeminiDir; FORMATS.md section 9")
+
+    def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        return [env_dir(env, ("GEMINI_CLI_HOME",), home, "") / ".gemini" / "tmp"]
 
     def detect(self, head: bytes, path: str = "") -> float:
         s = sample(head)

@@ -12,8 +12,9 @@ signature, so it is left out.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import partial
+from pathlib import Path as FsPath
 from typing import Any
 
 from thinkfix.formats.base import Context, PlacementKind, Record
@@ -29,6 +30,7 @@ from thinkfix.formats.common import (
     place_elsewhere,
 )
 from thinkfix.formats.detection import has_keys, sample, share
+from thinkfix.formats.locations import env_dir
 
 WIRE_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 # On these APIs `textSignature` is a message id, not a signature; anywhere else it is one.
@@ -64,6 +66,24 @@ class Pi(FormatBase):
                  "openai-completions thinkingSignature names the wire field the file already uses "
                  "(reasoning_content by default), otherwise no signature")
     context_markers = ()
+
+    locations_source = (
+        "pi: $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions (badlogic/pi-mono "
+        "packages/coding-agent/src/config.ts getAgentDir, FORMATS.md section 3); OpenClaw: "
+        "$OPENCLAW_STATE_DIR (legacy $CLAWDBOT_STATE_DIR), else ~/.openclaw, then "
+        "agents/<agentId>/sessions (openclaw/openclaw src/config/paths.ts resolveStateDir, "
+        "FORMATS.md section 4); legacy ~/.clawdbot")
+
+    def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        out = [env_dir(env, ("PI_CODING_AGENT_DIR",), home, ".pi/agent") / "sessions"]
+        states = [env_dir(env, ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR"), home, ".openclaw")]
+        if states[0] == home / ".openclaw":
+            states.append(home / ".clawdbot")
+        for state in states:
+            agents = state / "agents"
+            found = sorted(agents.glob("*/sessions")) if agents.is_dir() else []
+            out.extend(found or [agents / "main" / "sessions"])
+        return out
 
     def detect(self, head: bytes, path: str = "") -> float:
         s = sample(head)

@@ -1,0 +1,40 @@
+"""`thinkfix where`: the session folders of the runtimes thinkfix reads, found or not."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from thinkfix.engine.discover import locations
+from thinkfix.engine.report import SCHEMA_VERSION
+
+
+@click.command("where")
+@click.option("--all", "show_all", is_flag=True,
+              help="Also list the folders that do not exist on this machine.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON ({schema_version, locations: [{format, path, exists}]}).")
+def where_command(show_all: bool, as_json: bool) -> None:
+    """List the session folders found on this machine (what `scan --discover` reads),
+    honouring each runtime's override variable (CLAUDE_CONFIG_DIR, CODEX_HOME, ...).
+
+    Exits 0 when at least one folder exists, 1 when none does.
+    """
+    found = locations()
+    shown = found if show_all or as_json else [loc for loc in found if loc.exists]
+    if as_json:
+        click.echo(json.dumps({"schema_version": SCHEMA_VERSION, "locations": [
+            {"format": loc.format, "path": loc.path, "exists": loc.exists} for loc in shown]},
+            indent=2, ensure_ascii=False))
+    elif not shown:
+        click.echo("thinkfix: no session folders found (see `thinkfix where --all`)", err=True)
+    else:
+        width = max(len(loc.format) for loc in shown)
+        for loc in shown:
+            mark = "" if loc.exists else "  (not found)"
+            click.echo(f"{loc.format:<{width}}  {loc.path}{mark}")
+    raise SystemExit(0 if any(loc.exists for loc in found) else 1)
+
+
+commands: list[click.Command] = [where_command]
