@@ -169,3 +169,11 @@ def test_normalize_hostile_10mb_line_is_fast() -> None:
     # the bound leaves room for a loaded CI host.
     for unit in ("<", "<think"):
         assert _seconds(unit * (10_000_000 // len(unit))) < 3.0, unit
+
+
+def test_hypothesis_ci_profile_is_deterministic() -> None:
+    """CI runs the properties on the same examples each time (tests/conftest.py)."""
+    from hypothesis import settings
+
+    profile = settings.get_profile("ci")
+    assert profile.derandomize and profile.database is None

@@ -142,3 +142,20 @@ def test_stream_audit_cases_equal_batch(text: str, start_in_reasoning: bool, tri
     for chunks in [list(text), ["", *text, ""], *splits]:
         got = stream(chunks, policy=policy, start_in_reasoning=start_in_reasoning)
         assert got == expected, chunks
+
+
+def test_stream_shortcuts_nested_close_cuts_at_the_token_not_the_scan_position() -> None:
+    """Found by a review: inside a nested block, the span cut before a close's checkpoint
+    ended where the previous scan had stopped, so the waiting lane (which joins held chunks)
+    emitted `k` one delta later than the stream without shortcuts."""
+    policy = Policy(trim=False, protect_code=False)
+    for body in ("<think>" + "×" * 5, "< think >< think >"):
+        chunks = ["Z<think>" + body + "n", "k", "></think><think>"]
+        for holdback in (0, 2, None):
+            fast = _run(chunks, policy=policy, holdback=holdback)
+            try:
+                StreamNormalizer._shortcuts = False
+                slow = _run(chunks, policy=policy, holdback=holdback)
+            finally:
+                StreamNormalizer._shortcuts = True
+            assert fast == slow, (chunks, holdback)

@@ -538,7 +538,9 @@ class Scanner:
             self.pos = tok.end
             return True
         if st.depth > 1 and override != "close":
-            self._cut()
+            # cut at the token, not at `pos`: where the last scan stopped depends on the
+            # chunking, and the checkpoint's spans must not
+            self._cut(tok.start)
             self._ck = _Checkpoint(copy(self.st), tok.start, len(self.spans), len(self.findings), "close")
             _upd(self.st, depth=self.st.depth - 1)
             self.pos = tok.end
