@@ -11,7 +11,7 @@ import os
 import shutil
 import sys
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 import click
 
@@ -19,9 +19,10 @@ from thinkfix.cli.options import RedactCommand, policy_options, pop_policy
 from thinkfix.cli.progress import progress_for
 from thinkfix.engine import baseline as baselines
 from thinkfix.engine import config, fsio
+from thinkfix.engine.progress import Progress
 from thinkfix.engine.redact import Redaction, redact_report
 from thinkfix.engine.report import ExitCode, Report
-from thinkfix.engine.scan import ALL_KINDS, scan
+from thinkfix.engine.scan import ALL_KINDS, ScanOptions, scan
 from thinkfix.formats import registry
 from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
 from thinkfix.reporters.base import plural
@@ -131,11 +132,34 @@ def _with_discovered(paths: tuple[str, ...], discover: bool) -> tuple[str, ...]:
     return paths
 
 
+def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: str | None,
+                      progress: Progress, stdin: BinaryIO | None) -> Report:
+    """The scan, reading only what changed since the state was saved; a note on stderr says
+    how much that was."""
+    from thinkfix.engine import incremental
+
+    path = state_file or incremental.default_state_path()
+    try:
+        report, stats = incremental.scan_incremental(paths, options, path, progress=progress,
+                                                     stdin=stdin)
+    except incremental.StateError as exc:
+        raise UsageFailure(str(exc)) from None
+    click.echo(f"thinkfix: incremental: {stats.full} read whole, {stats.appended} appended, "
+               f"{stats.unchanged} unchanged; {stats.bytes_read:,} bytes of sessions read",
+               err=True)
+    return report
+
+
 @click.command("scan", cls=RedactCommand)
 @click.argument("paths", nargs=-1, required=False, metavar="PATH...")
 @click.option("--discover", is_flag=True,
               help="Also scan the session folders of every runtime found on this machine "
                    "(see `thinkfix where`).")
+@click.option("--incremental", is_flag=True,
+              help="Read only what changed since the last incremental run (state in "
+                   "$XDG_STATE_HOME/thinkfix/scan-state.json unless --state says where).")
+@click.option("--state", "state_file", default=None, metavar="FILE",
+              help="The incremental state file (implies --incremental).")
 @click.option("--format", "format", default=None, metavar="NAME",
               type=click.Choice(["auto", *registry.names()]),
               help="Read every file as this format instead of detecting it per file.")
@@ -186,8 +210,9 @@ def _with_discovered(paths: tuple[str, ...], discover: bool) -> tuple[str, ...]:
 @click.option("--disable-path", "disable_paths", multiple=True, metavar="GLOB",
               help="Files not checked at all.")
 @policy_options
-def scan_command(paths: tuple[str, ...], discover: bool, config_file: str | None,
-                 isolated: bool, **kwargs: Any) -> None:
+def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
+                 state_file: str | None, config_file: str | None, isolated: bool,
+                 **kwargs: Any) -> None:
     """Find reasoning that leaked into the visible text of stored agent sessions.
 
     PATH may be a session file, a folder (walked), or - for stdin. Exits 0 when
@@ -210,9 +235,12 @@ def scan_command(paths: tuple[str, ...], discover: bool, config_file: str | None
         except baselines.BaselineError as exc:
             raise UsageFailure(str(exc)) from None
 
-    report = scan(paths, options, jobs=settings.jobs,
-                  progress=progress_for(sys.stderr, settings.progress),
-                  stdin=sys.stdin.buffer if "-" in paths else None)
+    progress = progress_for(sys.stderr, settings.progress)
+    stdin = sys.stdin.buffer if "-" in paths else None
+    if state_file or incremental:
+        report = _scan_incremental(paths, options, state_file, progress, stdin)
+    else:
+        report = scan(paths, options, jobs=settings.jobs, progress=progress, stdin=stdin)
 
     wrote = None
     if settings.write_baseline:

@@ -56,7 +56,7 @@ from thinkfix.engine.report import (
     SkippedFile,
     Summary,
 )
-from thinkfix.formats.base import Record, SessionFormat, Site
+from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, SessionFormat, Site
 from thinkfix.formats.common import FormatBase
 from thinkfix.formats.detection import base_name
 from thinkfix.normalizer import DEFAULT, LeakKind, Policy, normalize
@@ -142,6 +142,8 @@ class FileResult:
     errors: tuple[InputError, ...] = ()
     by_model: tuple[tuple[str, int, int, int], ...] = ()  # (model, assistant, leaking, findings)
     skipped: str | None = None
+    # (day, model, assistant, leaking, findings), when the options ask for days
+    by_day: tuple[tuple[str, str, int, int, int], ...] = ()
 
     @property
     def read(self) -> bool:
@@ -179,15 +181,22 @@ class _FileScan:
         self.errors: list[InputError] = []
         # per model: assistant messages, leaking messages, findings
         self.by_model: dict[str, list[int]] = {}
+        self.ctx_after: Context | None = None  # set when the line reader ran
+        self.crlf_after = False
 
-    def run(self, fp: BinaryIO) -> None:
+    def run(self, fp: BinaryIO, *, start: int = 0, ctx: Context = EMPTY_CONTEXT,
+            crlf: bool = False) -> None:
+        """Scan the records of `fp`. An incremental scan hands a stream that begins at line
+        `start` of a JSONL file, with the context the lines before it left (`ctx`, `crlf`);
+        the reader's context after the last line is then kept in `ctx_after`."""
         fmt, options = self.fmt, self.options
         candidates = delimiter_candidates(options.policy) if options.prefilter else None
         batches: Iterable[list[Record]]
         reader = None
         quick = getattr(fmt, "quick_messages", None) if options.prefilter else None
-        if options.prefilter and sparse.supports(fmt) and not sparse.is_document(fp):
-            reader = sparse.SparseReader(fmt, fp, parse=quick is None)  # type: ignore[arg-type]
+        if options.prefilter and sparse.supports(fmt) and (start or not sparse.is_document(fp)):
+            reader = sparse.SparseReader(fmt, fp, parse=quick is None,  # type: ignore[arg-type]
+                                         start=start, ctx=ctx, crlf=crlf)
             batches = reader.blocks()
         else:
             batches = _chunks(self._filtered(fmt.read(fp), options.prefilter), self.BATCH)
@@ -214,7 +223,8 @@ class _FileScan:
                 else:
                     self._record(record, check=False)
         if reader is not None:
-            self.records = reader.records
+            self.records = reader.records - start
+            self.ctx_after, self.crlf_after = reader.ctx, reader.crlf
 
     def _filtered(self, records: Iterable[Record], prefilter: bool) -> Iterator[Record]:
         """Every non-blank record, or (with the prefilter) those that may hold an assistant

@@ -67,10 +67,13 @@ class SparseReader:
     """
 
     def __init__(self, fmt: FormatBase, fp: BinaryIO, block: int = BLOCK, *,
-                 parse: bool = True) -> None:
+                 parse: bool = True, start: int = 0, ctx: Context = EMPTY_CONTEXT,
+                 crlf: bool = False) -> None:
+        # `start`, `ctx` and `crlf` resume a file mid-way (an incremental scan): `fp` then
+        # begins at line `start`, and the context is what the lines before it left.
         self.fp = fp
         self.block = block
-        self.records = 0
+        self.records = start
         self.parse = parse
         self.wanted: bytes = fmt.assistant_marker
         hooked = type(fmt).update_context is not FormatBase.update_context
@@ -81,8 +84,8 @@ class SparseReader:
         self.markers_on_wanted_only = bool(getattr(fmt, "context_markers_on_assistant_lines",
                                                    False))
         self.shapes = fmt.shapes
-        self.ctx: Context = EMPTY_CONTEXT
-        self.crlf = False
+        self.ctx: Context = ctx
+        self.crlf = crlf
 
     def __iter__(self) -> Iterator[Record]:
         for block in self.blocks():

@@ -1,0 +1,467 @@
+"""Incremental scans: remember what each file held, and read only what was appended since.
+
+Session files are append-only JSONL in the common case. The state keeps, per file, its
+identity (device, inode, size, modification time), a hash of the last block of the part
+already scanned, and the counts and findings of that part (`committed`): everything up to
+the end of its last complete line, plus what a reader needs to go on from there (the line
+count, the format's context after that line, the line-ending mode). The next run then
+
+- reuses the counts of a file whose identity is unchanged (reading one block, to check);
+- reads only the bytes after the committed part of a file that grew while that part's
+  last block stayed the same, starting at the first line not yet committed;
+- reads a file whole when it was replaced (another inode), truncated, rewritten, or is
+  not JSONL read line by line (whole-document `.json`, compressed files, `--parse-all`).
+
+An unfinished last line (a record being written) is never committed: it is read again
+with whatever follows it. The totals therefore equal a full scan's, which a property test
+checks by appending, rewriting and truncating files at random between runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import os
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, BinaryIO
+
+import orjson
+
+from thinkfix.engine import sparse
+from thinkfix.engine.compression import Compression
+from thinkfix.engine.fsio import atomic_write
+from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
+from thinkfix.engine.progress import NULL_PROGRESS, Progress
+from thinkfix.engine.report import InputError, LeakFinding, Report
+from thinkfix.engine.scan import FileResult, ScanOptions, _FileScan, build_report, scan_file
+from thinkfix.formats.base import EMPTY_CONTEXT, Context
+from thinkfix.formats.detection import HEAD_BYTES
+
+STATE_VERSION = 1
+CHECK_BLOCK = 4096  # bytes hashed at the end of the committed part
+#: A file modified this close to the moment it was read may change again within the same
+#: clock tick without its size or time changing ("racily clean", as git calls it): such an
+#: entry is not trusted to be unchanged, and the file is read again.
+RACY_NS = 2_000_000_000
+
+FULL, APPENDED, UNCHANGED = "full", "appended", "unchanged"
+
+
+def default_state_path(env: Mapping[str, str] | None = None) -> str:
+    """`$XDG_STATE_HOME/thinkfix/scan-state.json` (XDG's default `~/.local/state`)."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_STATE_HOME", "").strip()
+    if not base or not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "thinkfix", "scan-state.json")
+
+
+def options_key(options: ScanOptions) -> str:
+    """A stable hash of everything that decides what a scan finds: state from other options
+    is not reused."""
+    from thinkfix import __version__
+
+    return hashlib.sha256(orjson.dumps([__version__, _canon(options)])).hexdigest()[:24]
+
+
+def _canon(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [type(value).__name__] + [[f.name, _canon(getattr(value, f.name))]
+                                         for f in dataclasses.fields(value)]
+    if isinstance(value, Enum):
+        return _canon(value.value)
+    if isinstance(value, (set, frozenset)):
+        return sorted((_canon(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [_canon(v) for v in value]
+    if isinstance(value, Mapping):
+        return sorted([str(k), _canon(v)] for k, v in value.items())
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    pattern = getattr(value, "pattern", None)
+    return repr(pattern) if pattern is not None else repr(value)
+
+
+# --- per-file entries ----------------------------------------------------------------------
+
+
+@dataclass
+class Entry:
+    """What the state remembers of one file."""
+
+    options: str
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    format: str | None
+    committed: FileResult  # the counts of bytes [0, offset)
+    offset: int = 0  # end of the last complete line read
+    check: str = ""  # sha256 of the CHECK_BLOCK bytes before offset
+    resumable: bool = False  # JSONL through the line reader, uncompressed: can go on at offset
+    lines: int = 0  # lines in [0, offset)
+    ctx: dict[str, Any] | None = None  # the format's context after offset
+    crlf: bool = False
+    read_ns: int = 0  # when it was read (wall clock)
+
+    @property
+    def settled(self) -> bool:
+        """Was the file last modified well before it was read (so same size and time mean
+        same bytes)?"""
+        return self.mtime_ns + RACY_NS < self.read_ns
+
+    def to_json(self) -> dict[str, Any]:
+        return {"options": self.options, "dev": self.dev, "ino": self.ino, "size": self.size,
+                "mtime_ns": self.mtime_ns, "read_ns": self.read_ns, "format": self.format,
+                "offset": self.offset,
+                "check": self.check, "resumable": self.resumable, "lines": self.lines,
+                "ctx": self.ctx, "crlf": self.crlf, "committed": result_to_json(self.committed)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Entry:
+        return cls(options=data["options"], dev=data["dev"], ino=data["ino"],
+                   size=data["size"], mtime_ns=data["mtime_ns"], format=data["format"],
+                   committed=result_from_json(data["committed"]), offset=data["offset"],
+                   check=data["check"], resumable=data["resumable"], lines=data["lines"],
+                   ctx=data["ctx"], crlf=data["crlf"], read_ns=data["read_ns"])
+
+
+def result_to_json(r: FileResult) -> dict[str, Any]:
+    return {"path": r.path, "format": r.format, "size": r.size, "records": r.records,
+            "assistant_messages": r.assistant_messages, "leaking_messages": r.leaking_messages,
+            "findings": [dataclasses.astuple(f) for f in r.findings],
+            "errors": [dataclasses.astuple(e) for e in r.errors],
+            "by_model": [list(m) for m in r.by_model], "skipped": r.skipped,
+            "by_day": [list(d) for d in r.by_day]}
+
+
+def result_from_json(d: Mapping[str, Any]) -> FileResult:
+    return FileResult(path=d["path"], format=d["format"], size=d["size"], records=d["records"],
+                      assistant_messages=d["assistant_messages"],
+                      leaking_messages=d["leaking_messages"],
+                      findings=tuple(LeakFinding(*f) for f in d["findings"]),
+                      errors=tuple(InputError(*e) for e in d["errors"]),
+                      by_model=tuple((m, a, lk, n) for m, a, lk, n in d["by_model"]),
+                      skipped=d["skipped"],
+                      by_day=tuple((day, m, a, lk, n) for day, m, a, lk, n in d["by_day"]))
+
+
+def merge(a: FileResult, b: FileResult, *, size: int) -> FileResult:
+    """The result of a file read as part `a` then part `b`."""
+    models: dict[str, list[int]] = {}
+    for m, x, y, z in a.by_model + b.by_model:
+        t = models.setdefault(m, [0, 0, 0])
+        t[0] += x
+        t[1] += y
+        t[2] += z
+    days: dict[tuple[str, str], list[int]] = {}
+    for day, m, x, y, z in a.by_day + b.by_day:
+        t = days.setdefault((day, m), [0, 0, 0])
+        t[0] += x
+        t[1] += y
+        t[2] += z
+    return FileResult(path=b.path, format=b.format or a.format, size=size,
+                      records=a.records + b.records,
+                      assistant_messages=a.assistant_messages + b.assistant_messages,
+                      leaking_messages=a.leaking_messages + b.leaking_messages,
+                      findings=a.findings + b.findings, errors=a.errors + b.errors,
+                      by_model=tuple(sorted((m, t[0], t[1], t[2]) for m, t in models.items())),
+                      skipped=b.skipped,
+                      by_day=tuple(sorted((d, m, t[0], t[1], t[2])
+                                          for (d, m), t in days.items())))
+
+
+# --- reading a byte range ------------------------------------------------------------------
+
+
+class _Range(io.RawIOBase):
+    """Bytes [start, end) of an open file, as a stream that ends at `end`."""
+
+    def __init__(self, raw: BinaryIO, start: int, end: int) -> None:
+        self.raw = raw
+        self.pos = start
+        self.end = end
+        raw.seek(start)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        want = min(len(buffer), self.end - self.pos)
+        if want <= 0:
+            return 0
+        data = self.raw.read(want)
+        n = len(data)
+        buffer[:n] = data
+        self.pos += n
+        return n
+
+
+def _check_hash(fp: BinaryIO, offset: int) -> str:
+    start = max(0, offset - CHECK_BLOCK)
+    fp.seek(start)
+    return hashlib.sha256(fp.read(offset - start)).hexdigest()
+
+
+def _last_line_end(fp: BinaryIO, start: int, end: int) -> int:
+    """The offset just past the last newline in [start, end), or `start` when there is none."""
+    pos = end
+    while pos > start:
+        lo = max(start, pos - (1 << 16))
+        fp.seek(lo)
+        block = fp.read(pos - lo)
+        i = block.rfind(b"\n")
+        if i >= 0:
+            return lo + i + 1
+        pos = lo
+    return start
+
+
+def _ctx_json(ctx: Context) -> dict[str, Any] | None:
+    """The context as JSON, or None when it does not survive the trip (then no resuming)."""
+    data = {"session_id": ctx.session_id, "model": ctx.model, "extra": dict(ctx.extra)}
+    try:
+        back = orjson.loads(orjson.dumps(data))
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+    return back if back == data else None
+
+
+def _ctx_from(data: Mapping[str, Any] | None) -> Context:
+    if not data:
+        return EMPTY_CONTEXT
+    return Context(data.get("session_id"), data.get("model"), dict(data.get("extra") or {}))
+
+
+@dataclass
+class Increment:
+    """One file's outcome: its total result, what to remember, and how much was read."""
+
+    result: FileResult
+    entry: Entry | None
+    mode: str = FULL
+    bytes_read: int = 0
+
+    @property
+    def path(self) -> str:
+        return self.result.path
+
+    @property
+    def size(self) -> int:
+        return self.result.size
+
+
+def _part(file: InputFile, options: ScanOptions, fp: BinaryIO, start: int, end: int,
+          lines: int, ctx: Context, crlf: bool) -> tuple[_FileScan, int, Context]:
+    """Scan bytes [start, end) as lines `lines`..., with the context the lines before left:
+    the scan, the line count after it, and the context after it."""
+    scan = _FileScan(file, file.session_format(), options)
+    stream = io.BufferedReader(_Range(fp, start, end), buffer_size=1 << 16)
+    scan.run(stream, start=lines, ctx=ctx, crlf=crlf)
+    assert scan.ctx_after is not None, "a resumable file is read by the line reader"
+    return scan, lines + scan.records, scan.ctx_after
+
+
+def _resumable(file: InputFile, options: ScanOptions) -> bool:
+    return (options.prefilter and file.compression is Compression.NONE
+            and sparse.supports(file.session_format()))
+
+
+def _stat_entry(options: str, st: os.stat_result, result: FileResult) -> Entry:
+    return Entry(options, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, result.format,
+                 result, offset=st.st_size)
+
+
+def scan_increment(item: Candidate | InputFile, entry: Entry | None,
+                   options: ScanOptions, key: str | None = None) -> Increment:
+    """Scan one file, reusing `entry` (what an earlier run committed) where it still holds."""
+    key = key or options_key(options)
+    path = item.real_path
+    if item.path == STDIN or (isinstance(item, InputFile) and item.error is not None):
+        return Increment(scan_file(item, options), None)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return Increment(scan_file(item, options), None)
+    if entry is not None and (entry.options != key or entry.dev != st.st_dev
+                              or entry.ino != st.st_ino):
+        entry = None
+    if entry is not None and entry.committed.path != item.path:
+        entry = None
+    same = entry is not None and st.st_size == entry.size \
+        and st.st_mtime_ns == entry.mtime_ns and entry.settled
+    if entry is not None and same and not entry.resumable:
+        return Increment(entry.committed, entry, UNCHANGED)
+    now = time.time_ns()
+    done = None
+    if entry is not None and entry.resumable and (st.st_size > entry.size or same):
+        done = _resume(item, entry, st, options, key)
+    if done is None:
+        done = _full(item, st, options, key)
+    if done.entry is not None:
+        done.entry.read_ns = now
+    return done
+
+
+def _resume(item: Candidate | InputFile, entry: Entry, st: os.stat_result,
+            options: ScanOptions, key: str) -> Increment | None:
+    if entry.size < HEAD_BYTES and st.st_size > entry.size \
+            and resolve(item, options.inputs).format != entry.format:
+        return None  # detection saw less than a full head last time, and now decides otherwise
+    file = InputFile(item.path, item.real_path, format=entry.format, size=st.st_size,
+                     explicit=item.explicit)
+    with open(item.real_path, "rb") as fp:
+        if _check_hash(fp, entry.offset) != entry.check:
+            return None
+        read = min(entry.offset, CHECK_BLOCK)
+        end = st.st_size
+        cut = _last_line_end(fp, entry.offset, end)
+        ctx = _ctx_from(entry.ctx)
+        committed = entry.committed
+        lines, crlf = entry.lines, entry.crlf
+        if cut > entry.offset:
+            scan, lines, ctx = _part(file, options, fp, entry.offset, cut, lines, ctx, crlf)
+            if any(e.line is None for e in scan.errors):
+                return None
+            ctx_json = _ctx_json(ctx)
+            if ctx_json is None:
+                return None
+            committed = merge(committed, scan.result(), size=cut)
+            crlf = scan.crlf_after
+            read += cut - entry.offset
+        else:
+            ctx_json = entry.ctx
+        total = committed
+        if end > cut:
+            tail, _, _ = _part(file, options, fp, cut, end, lines, ctx, crlf)
+            total = merge(committed, tail.result(), size=end)
+            read += end - cut
+        new = Entry(key, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, entry.format,
+                    committed, offset=cut, check=_check_hash(fp, cut), resumable=True,
+                    lines=lines, ctx=ctx_json, crlf=crlf)
+    mode = UNCHANGED if st.st_size == entry.size else APPENDED
+    return Increment(dataclasses.replace(total, size=st.st_size), new, mode, read)
+
+
+def _full(item: Candidate | InputFile, st: os.stat_result, options: ScanOptions,
+          key: str) -> Increment:
+    file = resolve(item, options.inputs)
+    if not file.ok or options.path_disabled(file.path) or not _resumable(file, options):
+        result = scan_file(file, options)
+        keep = not any(e.line is None for e in result.errors)
+        return Increment(result, _stat_entry(key, st, result) if keep else None, FULL,
+                         st.st_size)
+    with open(file.real_path, "rb") as fp:
+        if sparse.is_document(io.BufferedReader(_Range(fp, 0, st.st_size))):
+            result = scan_file(file, options)
+            return Increment(result, _stat_entry(key, st, result), FULL, st.st_size)
+        end = st.st_size
+        cut = _last_line_end(fp, 0, end)
+        scan, lines, ctx = _part(file, options, fp, 0, cut, 0, EMPTY_CONTEXT, False)
+        committed = scan.result()
+        ctx_json = _ctx_json(ctx)
+        total = dataclasses.replace(committed, size=cut)
+        if end > cut:
+            tail, _, _ = _part(file, options, fp, cut, end, lines, ctx, scan.crlf_after)
+            total = merge(total, tail.result(), size=end)
+        total = dataclasses.replace(total, size=st.st_size)
+        if any(e.line is None for e in total.errors):
+            return Increment(total, None, FULL, st.st_size)
+        if ctx_json is None:  # cannot go on mid-file: remember it as a whole file
+            return Increment(total, _stat_entry(key, st, total), FULL, st.st_size)
+        entry = Entry(key, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, file.format,
+                      dataclasses.replace(committed, size=cut), offset=cut,
+                      check=_check_hash(fp, cut), resumable=True, lines=lines,
+                      ctx=ctx_json, crlf=scan.crlf_after)
+    return Increment(total, entry, FULL, st.st_size)
+
+
+# --- the state file ------------------------------------------------------------------------
+
+
+class StateError(Exception):
+    """The state file cannot be written."""
+
+
+@dataclass
+class State:
+    """Entries by display path. Entries of files this run did not name are kept, so runs
+    over different folders can share one state file; entries of deleted files are dropped."""
+
+    entries: dict[str, Entry] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: str) -> State:
+        """The state saved at `path`; an empty one when it is missing, unreadable or from
+        another version (the next run is then a full scan, never a wrong one)."""
+        try:
+            with open(path, "rb") as fp:
+                data = orjson.loads(fp.read())
+            if data.get("version") != STATE_VERSION:
+                return cls()
+            return cls({p: Entry.from_json(e) for p, e in data["files"].items()})
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return cls()
+
+    def save(self, path: str) -> None:
+        for p in [p for p, e in self.entries.items() if not os.path.exists(p)]:
+            del self.entries[p]
+        data = orjson.dumps({"version": STATE_VERSION, "files": {
+            p: e.to_json() for p, e in sorted(self.entries.items())}})
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            atomic_write(path, data)
+        except OSError as exc:
+            raise StateError(f"cannot write the state file {path}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Stats:
+    """What an incremental run read, for the note on stderr."""
+
+    full: int = 0
+    appended: int = 0
+    unchanged: int = 0
+    bytes_read: int = 0
+
+
+def _increments(items: list[Candidate | InputFile], state: State, options: ScanOptions,
+                progress: Progress) -> Iterator[Increment]:
+    key = options_key(options)
+    progress.start(len(items), sum(max(0, getattr(i, "size", 0)) for i in items))
+    try:
+        for item in items:
+            inc = scan_increment(item, state.entries.get(item.path), options, key)
+            progress.advance(inc.path, inc.size)
+            yield inc
+    finally:
+        progress.finish()
+
+
+def scan_incremental(paths: Iterable[str], options: ScanOptions, state_path: str, *,
+                     progress: Progress = NULL_PROGRESS,
+                     stdin: BinaryIO | None = None) -> tuple[Report, Stats]:
+    """Like `scan.scan`, reading only what changed since the run that saved `state_path`."""
+    from thinkfix import __version__
+
+    state = State.load(state_path)
+    items = list(walk(paths, options.inputs, stdin=stdin))
+    results: list[FileResult] = []
+    counts = {FULL: 0, APPENDED: 0, UNCHANGED: 0}
+    read = 0
+    for inc in _increments(items, state, options, progress):
+        results.append(inc.result)
+        counts[inc.mode] += 1
+        read += inc.bytes_read
+        if inc.entry is not None:
+            state.entries[inc.path] = inc.entry
+        else:
+            state.entries.pop(inc.path, None)
+    state.save(state_path)
+    report = build_report(results, __version__)
+    return report, Stats(counts[FULL], counts[APPENDED], counts[UNCHANGED], read)
+
