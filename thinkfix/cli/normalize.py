@@ -6,10 +6,10 @@ import sys
 from typing import Any
 
 import click
-import orjson
 
 from thinkfix.cli.options import policy_options, pop_policy
 from thinkfix.engine.report import SCHEMA_VERSION
+from thinkfix.io import jsontext
 from thinkfix.normalizer import StreamNormalizer, normalize
 
 
@@ -53,7 +53,7 @@ def normalize_command(as_json: bool, native_text: str | None, stream_chunk: int 
             "thinking": thinking,
             "findings": [f.to_dict() for f in findings],
         }
-        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.write(jsontext.dumps(doc, indent=True, newline=True))
     else:
         sys.stdout.write(visible)
         if visible and not visible.endswith("\n") and sys.stdout.isatty():

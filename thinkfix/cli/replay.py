@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import click
-import orjson
 
 from thinkfix.engine.report import SCHEMA_VERSION, ExitCode
+from thinkfix.io import jsontext
 from thinkfix.providers.accumulator import AssembledMessage, Block, BlockType, replay_events
 from thinkfix.providers.capture import Capture, CaptureError, detect, read_capture
 from thinkfix.providers.registry import ADAPTERS, Resolution
@@ -85,7 +85,7 @@ def render_json(
         "leaked": message.leaked,
         "message": message.to_dict(),
     }
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    return jsontext.dumps(doc, indent=True, newline=True)
 
 
 def _fail(message: str) -> None:

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from thinkfix.engine.diff import DiffReport, MessageDiff
 from thinkfix.formats.base import PlacementKind
+from thinkfix.io import jsontext
 from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions, plural
 
 __all__ = ["DEFAULT_OPTIONS", "DiffFormat", "DiffRenderer", "RenderOptions"]
@@ -53,7 +54,7 @@ class DiffRenderer(ABC):
 
     def render_bytes(self, report: DiffReport, options: RenderOptions = DEFAULT_OPTIONS) -> bytes:
         doc = self.document(report, options)
-        return doc.encode("utf-8") if isinstance(doc, str) else doc
+        return jsontext.encode_text(doc) if isinstance(doc, str) else doc
 
 
 # --- words shared by every format --------------------------------------------------------------

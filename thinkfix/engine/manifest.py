@@ -31,13 +31,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from thinkfix import __version__
 from thinkfix.engine import fsio
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
 from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, Record
+from thinkfix.io import jsontext
 from thinkfix.normalizer import Policy
 
 if TYPE_CHECKING:
@@ -210,8 +209,8 @@ def sidecar_document(fmt: str, source_name: str, changes: Iterable[Change],
     """`<file>.thinkfix.json`: the reasoning of messages whose format cannot hold it."""
     entries: list[Any] = []
     if existing is not None:
-        with contextlib.suppress(orjson.JSONDecodeError):
-            old = orjson.loads(existing)
+        with contextlib.suppress(ValueError):
+            old = jsontext.loads(existing)
             if isinstance(old, dict) and isinstance(old.get("reasoning"), list):
                 entries = list(old["reasoning"])
     for c in changes:
@@ -222,7 +221,7 @@ def sidecar_document(fmt: str, source_name: str, changes: Iterable[Change],
             entries.append(entry)
     doc = {"schema_version": SCHEMA_VERSION, "tool": "thinkfix", "source": source_name,
            "format": fmt, "reasoning": entries}
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    return jsontext.dumps(doc, indent=True, newline=True)
 
 
 def manifest_document(entries: Sequence[dict[str, Any]], *, mode: str, policy: Policy,
@@ -242,7 +241,8 @@ def manifest_document(entries: Sequence[dict[str, Any]], *, mode: str, policy: P
 
 
 def _dumps(value: Any) -> bytes:
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    # Extracted reasoning may hold a lone surrogate (valid JSON): kept as its escape.
+    return jsontext.dumps(value, indent=True, newline=True)
 
 
 def journal(journal_dir: str, index: int, entries: Sequence[dict[str, Any]]) -> None:
@@ -280,7 +280,7 @@ def _journal_entries(journal_dir: str) -> list[dict[str, Any]]:
     for name in sorted(os.listdir(journal_dir)):
         if name.endswith(".json"):
             with open(os.path.join(journal_dir, name), "rb") as fp:
-                files.extend(orjson.loads(fp.read()))
+                files.extend(jsontext.loads(fp.read()))
     return files
 
 
@@ -305,10 +305,10 @@ def load_manifest(path: str) -> dict[str, Any]:
         return load_manifest(os.path.join(path, MANIFEST_NAME))
     try:
         with open(path, "rb") as fp:
-            doc = orjson.loads(fp.read())
+            doc = jsontext.loads(fp.read())
     except OSError as exc:
         raise ManifestError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except orjson.JSONDecodeError as exc:
+    except ValueError as exc:
         raise ManifestError(f"{path}: not JSON: {exc}") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("files"), list):
         raise ManifestError(f"{path}: not a thinkfix manifest")

@@ -307,8 +307,9 @@ def plan_file(path: str, fmt: SessionFormat, snapshot: fsio.Snapshot,
     """Repair one file in memory: what changes, where the reasoning goes, and the new bytes."""
     content = decompress(snapshot.data, kind)
     surveyed, count, records = _survey(fmt, content, options.scan)
-    bad = tuple(bad_records(fmt, surveyed, options.scan))
     found = list(find_repairs(fmt, surveyed, options.scan))
+    # After the sites were asked for: a record whose fields the format rejected is bad too.
+    bad = tuple(bad_records(fmt, surveyed, options.scan))
     if not found:
         return FilePlan(path, fmt, snapshot, kind, content, [], [], [], content, bad, count)
     if records is None:
@@ -495,7 +496,20 @@ class Job:
 
 
 def repair_file(job: Job) -> FileResult:
-    """Read, plan, prove and (in a writing mode) write one file. Never raises for file trouble."""
+    """Read, plan, prove and (in a writing mode) write one file. Never raises (but for an
+    interrupt): an unexpected exception, a bug met on this file, is an error for this file
+    alone, and the run goes on; whatever this file's write did is in the journal."""
+    try:
+        return _repair_file(job)
+    except Exception as exc:  # noqa: BLE001 - one file's trouble must not end a run
+        path = getattr(job.candidate, "path", "?")
+        return FileResult(path, None, FileStatus.ERROR, errors=(InputError(
+            path, None, ErrorKind.INTERNAL.value,
+            f"{path}: cannot repair: internal error ({type(exc).__name__}: {exc}); "
+            "left as it is"),))
+
+
+def _repair_file(job: Job) -> FileResult:
     options = job.options
     found = resolve(job.candidate, options.scan.inputs)
     if found.skipped is None and found.error is None and options.scan.path_disabled(found.path):
@@ -709,13 +723,35 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
                 continue  # an earlier run's output inside a walked folder
             output = os.path.join(out, os.path.relpath(absolute, base))
         jobs.append(Job(item, n, options, output, backup_dir, journal_dir))
-    results, broken = _run(jobs, options.jobs, progress)
+    results: list[FileResult] = []
+    try:
+        results, _ = _run(jobs, options.jobs, progress)
+    finally:
+        # Whatever stopped the run (an interrupt, a bug), every file already replaced is
+        # journaled: the manifest is written for them before the exception goes on.
+        errors, written = _finalise(results, options=options,
+                                    manifest_path=manifest_path, journal_dir=journal_dir,
+                                    run_dir=run_dir, backup_dir=backup_dir,
+                                    tool_version=tool_version)
     files = tuple(sorted((r for r in results if r.skipped_reason is None),
                          key=lambda r: r.path))
+    backups = backup_dir if backup_dir is not None and os.path.isdir(backup_dir) else None
+    return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
+
+
+def _finalise(results: Sequence[FileResult], *, options: RepairOptions,
+              manifest_path: str | None, journal_dir: str | None, run_dir: str | None,
+              backup_dir: str | None, tool_version: str,
+              ) -> tuple[tuple[InputError, ...], list[dict[str, Any]]]:
+    """Turn the journal into the run's manifest (or remove it when nothing was replaced).
+
+    Results may be missing (a worker died, the run was interrupted, a file met a bug
+    after its rename), so the journal's entries of files that now hold the bytes the
+    repair wrote count too.
+    """
     errors: tuple[InputError, ...] = ()
-    written = [e for r in files for e in r.manifest_entries]
-    if broken and journal_dir is not None:
-        # Files a dead worker replaced were clean on the re-run; their entries are journaled.
+    written = [e for r in results for e in r.manifest_entries]
+    if journal_dir is not None:
         written += mf.recover_journal(journal_dir, {e["target"] for e in written})
     if manifest_path is not None and written:
         try:
@@ -732,8 +768,7 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
         mf.remove_journal(journal_dir)  # nothing was replaced: nothing to undo
         if run_dir is not None and options.run_dir is None:
             _remove_empty(run_dir)
-    backups = backup_dir if backup_dir is not None and os.path.isdir(backup_dir) else None
-    return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
+    return errors, written
 
 
 def _remove_empty(folder: str) -> None:

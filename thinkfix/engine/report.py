@@ -24,6 +24,7 @@ class ErrorKind(str, Enum):
     BAD_SHAPE = "bad_shape"  # valid JSON of a shape the format does not know
     CHANGED = "changed"  # the file changed while it was being repaired
     WRITE_FAILED = "write_failed"
+    INTERNAL = "internal_error"  # a bug met on this file: reported, the run goes on
 
 
 @dataclass(frozen=True, order=True)

@@ -245,7 +245,10 @@ class _FileScan:
     def _count(self, record: Record) -> None:
         """The hot path: a record with no possible delimiter only adds to the counts."""
         by_model, ctx_model = self.by_model, record.ctx.model
-        for m in self.fmt.messages(record):  # type: ignore[attr-defined]
+        messages = self.fmt.checked_messages(record)  # type: ignore[attr-defined]
+        if record.error is not None:
+            self._bad(record)
+        for m in messages:
             key = m.model or ctx_model or UNKNOWN_MODEL
             tally = by_model.get(key)
             if tally is None:
@@ -260,7 +263,7 @@ class _FileScan:
         if isinstance(fmt, FormatBase):
             ctx_model = record.ctx.model
             return [(m.model or ctx_model or UNKNOWN_MODEL, [t.path for t in m.texts])
-                    for m in fmt.messages(record)]
+                    for m in fmt.checked_messages(record, texts=True)]
         # Any other SessionFormat: counts from the interface, models from the sites.
         sites = list(fmt.sites(record))
         model = (sites[0].model if sites else record.ctx.model) or UNKNOWN_MODEL
@@ -269,6 +272,9 @@ class _FileScan:
 
     def _record(self, record: Record, check: bool = True) -> None:
         messages = self._messages(record)
+        if record.error is not None:  # the format rejected a field's type
+            self._bad(record)
+            return
         by_model = self.by_model
         for model, _ in messages:
             by_model.setdefault(model, [0, 0, 0])[0] += 1
@@ -342,7 +348,18 @@ def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
 
 
 def scan_file(item: Candidate | InputFile, options: ScanOptions = ScanOptions()) -> FileResult:
-    """Detect (if needed) and scan one file. Never raises for a bad file: errors are values."""
+    """Detect (if needed) and scan one file. Never raises for a bad file: errors are values,
+    and an unexpected exception (a bug met on this file) is an error for this file alone."""
+    try:
+        return _scan_file(item, options)
+    except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
+        path = getattr(item, "path", "?")
+        return FileResult(path, None, max(0, getattr(item, "size", 0) or 0), errors=(InputError(
+            path, None, ErrorKind.INTERNAL.value,
+            f"cannot scan: internal error ({type(exc).__name__}: {exc})"),))
+
+
+def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> FileResult:
     file = resolve(item, options.inputs)
     if file.error is not None:
         return FileResult(file.path, file.format, file.size, errors=(file.error,))

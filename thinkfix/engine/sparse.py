@@ -76,9 +76,8 @@ class SparseReader:
         self.records = start
         self.parse = parse
         self.wanted: bytes = fmt.assistant_marker
-        hooked = type(fmt).update_context is not FormatBase.update_context
-        self.hook = fmt.update_context if hooked else None
-        self.markers: tuple[bytes, ...] = tuple(fmt.context_markers) if hooked else ()
+        self.hook = fmt.context_hook
+        self.markers: tuple[bytes, ...] = tuple(fmt.context_markers) if self.hook else ()
         # A format may declare that its context markers only matter on assistant lines
         # (Claude Code's `"thinking"`): then no separate search over the block is needed.
         self.markers_on_wanted_only = bool(getattr(fmt, "context_markers_on_assistant_lines",

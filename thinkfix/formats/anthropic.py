@@ -91,7 +91,7 @@ class Anthropic(FormatBase):
             if isinstance(everything, list) and everything and all(
                     _is_param(m) for m in everything):
                 if any(isinstance(m.get("content"), list) and any(
-                        isinstance(b, dict) and b.get("type") in ANTHROPIC_BLOCKS
+                        isinstance(b, dict) and as_str(b.get("type")) in ANTHROPIC_BLOCKS
                         for b in m["content"]) for m in everything):
                     score = max(score, 0.8)
                 elif isinstance(v, dict) and any(k in v for k in _REQUEST_KEYS) and all(

@@ -141,6 +141,15 @@ class Record:
                       data=self._data, error=self._error, touched=self.touched,
                       inserted=self.inserted)
 
+    def reject(self, reason: str) -> None:
+        """Mark a record unusable because a field holds a value of a type its format does not
+        expect: the format's code raised on it. Like a JSON value of an unknown shape, it is
+        reported and copied through untouched, never an exception that ends a run."""
+        if self._data is _MISSING:
+            self._parse()
+        if self._error is None:
+            self._error = f"unknown shape: {reason}"
+
     @property
     def blank(self) -> bool:
         """A whitespace-only line: neither data nor an error."""

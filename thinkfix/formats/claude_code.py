@@ -39,7 +39,7 @@ _LINK_KEYS = ("uuid", "parentUuid", "sessionId", "leafUuid", "isSidechain")
 
 
 def _looks_like_entry(o: dict[str, Any]) -> bool:
-    return o.get("type") in _ENTRY_TYPES and any(k in o for k in _LINK_KEYS)
+    return as_str(o.get("type")) in _ENTRY_TYPES and any(k in o for k in _LINK_KEYS)
 
 
 def _conversation(o: dict[str, Any]) -> bool:

@@ -41,7 +41,7 @@ _WINDOW = 64  # how far from a message its event copies are looked for
 
 
 def _envelope(o: dict[str, Any]) -> bool:
-    return o.get("type") in _KINDS and "payload" in o
+    return as_str(o.get("type")) in _KINDS and "payload" in o
 
 
 def reasoning_text(item: dict[str, Any]) -> str | None:

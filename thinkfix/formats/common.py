@@ -63,6 +63,11 @@ def join_texts(parts: Iterable[Any]) -> str | None:
     return "\n\n".join(texts) if texts else None
 
 
+def wrong_types(exc: Exception) -> str:
+    """Why a record was rejected when a format's code raised on its data."""
+    return f"a field holds a value of an unexpected type ({type(exc).__name__}: {exc})"
+
+
 def as_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -402,8 +407,7 @@ class FormatBase(SessionFormat):
     assistant_marker = b'"assistant"'
 
     def read(self, fp: BinaryIO) -> Iterator[Record]:
-        hook = self.update_context if type(self).update_context is not FormatBase.update_context \
-            else None
+        hook = self.context_hook
         if self.jsonl_only:
             return iter_jsonl(fp, shapes=self.shapes, hook=hook, markers=self.context_markers)
         return read_auto(fp, shapes=self.shapes, doc_shapes=self.doc_shapes, hook=hook,
@@ -413,6 +417,38 @@ class FormatBase(SessionFormat):
         """Context for this record and for the ones after it (override to track headers)."""
         return ctx, ctx
 
+    @property
+    def context_hook(self) -> Callable[[Record, Context], tuple[Context, Context]] | None:
+        """`update_context` for the readers, guarded; None when the format tracks nothing."""
+        if type(self).update_context is FormatBase.update_context:
+            return None
+        return self._guarded_context
+
+    def _guarded_context(self, record: Record, ctx: Context) -> tuple[Context, Context]:
+        try:
+            return self.update_context(record, ctx)
+        except Exception as exc:  # noqa: BLE001 - wrong field types: a bad record, not a crash
+            record.reject(wrong_types(exc))
+            return ctx, ctx
+
+    # Every per-record entry point below runs the format's code under one guard: whatever
+    # a record's fields hold (a list where a string belongs, a number for an object), the
+    # format's code may raise, and that makes the record a bad one, never a failed run.
+
+    def checked_messages(self, record: Record, *, texts: bool = False) -> list[Message]:
+        """`messages(record)` as a list (with their texts computed, if asked), or none at all
+        and the record rejected when the format's code raises on its data."""
+        try:
+            found = list(self.messages(record))
+            if texts:
+                for m in found:
+                    m.texts  # noqa: B018 - computed here, under the guard
+                    m.native  # noqa: B018
+        except Exception as exc:  # noqa: BLE001 - see above
+            record.reject(wrong_types(exc))
+            return []
+        return found
+
     @abstractmethod
     def messages(self, record: Record) -> Iterator[Message]:
         """The assistant messages inside a sound record."""
@@ -420,26 +456,25 @@ class FormatBase(SessionFormat):
     def may_contain_assistant(self, raw: bytes) -> bool:
         return self.assistant_marker in raw
 
-    def _messages(self, record: Record) -> Iterator[Message]:
+    def _messages(self, record: Record, texts: bool = False) -> list[Message]:
         # An unescaped quote never occurs inside a JSON string, so a record whose bytes lack
         # the quoted role word holds no assistant message: no need to parse it.
         if self.assistant_marker not in record.raw or record.error is not None \
                 or record.data is None:
-            return iter(())
-        return self.messages(record)
+            return []
+        return self.checked_messages(record, texts=texts)
 
     def sites(self, record: Record) -> Iterator[Site]:
-        for msg in self._messages(record):
-            for slot in msg.texts:
-                yield Site(
-                    record_index=record.index, line=record.line, json_path=fmt_path(slot.path),
-                    text=slot.text, native_reasoning=msg.native,
-                    session_id=msg.session_id or record.ctx.session_id,
-                    message_id=msg.message_id, message_index=msg.index,
-                    model=msg.model or record.ctx.model, signed=slot.signed, path=slot.path)
+        return iter([
+            Site(record_index=record.index, line=record.line, json_path=fmt_path(slot.path),
+                 text=slot.text, native_reasoning=msg.native,
+                 session_id=msg.session_id or record.ctx.session_id,
+                 message_id=msg.message_id, message_index=msg.index,
+                 model=msg.model or record.ctx.model, signed=slot.signed, path=slot.path)
+            for msg in self._messages(record, texts=True) for slot in msg.texts])
 
     def assistant_messages(self, record: Record) -> int:
-        return sum(1 for _ in self._messages(record))
+        return len(self._messages(record))
 
     def apply(self, records: list[Record], repairs: Iterable[Repair],
               options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[list[Record], list[Placement]]:
@@ -448,7 +483,10 @@ class FormatBase(SessionFormat):
             draft = plan.draft(repair)
             if draft is not None:
                 draft.set_text()
-                self.plan_repair(plan, draft)
+                try:
+                    self.plan_repair(plan, draft)
+                except Exception as exc:  # noqa: BLE001 - the site is left as it is
+                    draft.failure = f"not repaired: {wrong_types(exc)}"
         return plan.finish()
 
     @abstractmethod

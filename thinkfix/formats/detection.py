@@ -90,11 +90,19 @@ def extension(path: str) -> str:
     return os.path.splitext(base_name(path))[1].lower()
 
 
+def passes(test: Any, o: Any) -> bool:
+    """`test(o)`, where a test that raises on an object's odd field types means "no"."""
+    try:
+        return bool(test(o))
+    except Exception:  # noqa: BLE001 - one odd line must not decide (or crash) detection
+        return False
+
+
 def share(objects: list[dict[str, Any]], test: Any) -> float:
     """Fraction of `objects` that pass `test` (0 when there are none)."""
     if not objects:
         return 0.0
-    return sum(1 for o in objects if test(o)) / len(objects)
+    return sum(1 for o in objects if passes(test, o)) / len(objects)
 
 
 def has_keys(text: bytes, *keys: str) -> bool:

@@ -36,13 +36,13 @@ ANTHROPIC_BLOCKS = {"tool_use", "tool_result", "thinking", "redacted_thinking"}
 
 
 def is_chat_message(m: Any) -> bool:
-    return isinstance(m, dict) and m.get("role") in _ROLES and "content" in m
+    return isinstance(m, dict) and as_str(m.get("role")) in _ROLES and "content" in m
 
 
 def _anthropic_blocks(m: dict[str, Any]) -> bool:
     content = m.get("content")
     return isinstance(content, list) and any(
-        isinstance(b, dict) and b.get("type") in ANTHROPIC_BLOCKS for b in content)
+        isinstance(b, dict) and as_str(b.get("type")) in ANTHROPIC_BLOCKS for b in content)
 
 
 def conversations(value: Any) -> Iterator[tuple[Path, list[Any]]]:

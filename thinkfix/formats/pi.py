@@ -92,8 +92,8 @@ class Pi(FormatBase):
                for o in objects):
             return 0.95
         messages = [m for m in (entry_message(o)[0] for o in objects) if m is not None]
-        if objects and share(objects, lambda o: o.get("type") in _ENTRY_TYPES) >= 0.5 \
-                and any(m.get("role") in _ROLES for m in messages):
+        if objects and share(objects, lambda o: as_str(o.get("type")) in _ENTRY_TYPES) >= 0.5 \
+                and any(as_str(m.get("role")) in _ROLES for m in messages):
             return 0.9 if any(_assistant_like(m) for m in messages) else 0.75
         if isinstance(s.doc, dict) and _assistant_like(s.doc):
             return 0.85
@@ -115,7 +115,7 @@ class Pi(FormatBase):
         msg, base = entry_message(o)
         if msg is None or msg.get("role") != "assistant":
             return
-        signed = () if msg.get("api") in _UNSIGNED_TEXT_APIS else ("textSignature",)
+        signed = () if as_str(msg.get("api")) in _UNSIGNED_TEXT_APIS else ("textSignature",)
         yield Message(base, record.index, partial(content_slots, msg, base, signed=signed),
                       native=partial(block_reasoning, msg.get("content")),
                       message_id=as_str(o.get("id")) if base else None,

@@ -45,16 +45,24 @@ def get(name: str) -> SessionFormat:
                                  + ", ".join(FORMATS)) from None
 
 
+def confidence(fmt: SessionFormat, head: bytes, path: str = "") -> float:
+    """`fmt.detect`, where a detector that raises on odd field types claims nothing."""
+    try:
+        return fmt.detect(head, path)
+    except Exception:  # noqa: BLE001 - a head of odd records is no reason to crash a run
+        return 0.0
+
+
 def scores(head: bytes, path: str = "") -> dict[str, float]:
     """Every format's confidence for a file head (for `--explain`-style diagnostics)."""
-    return {name: fmt.detect(head, path) for name, fmt in FORMATS.items()}
+    return {name: confidence(fmt, head, path) for name, fmt in FORMATS.items()}
 
 
 def detect(head: bytes, path: str = "") -> tuple[SessionFormat, float] | None:
     """The most confident format above THRESHOLD (registry order breaks ties), or None."""
     best: tuple[SessionFormat, float] | None = None
     for fmt in FORMATS.values():
-        score = fmt.detect(head, path)
+        score = confidence(fmt, head, path)
         if score >= THRESHOLD and (best is None or score > best[1]):
             best = (fmt, score)
     return best

@@ -12,9 +12,8 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import ClassVar
 
-import orjson
-
 from thinkfix.engine.report import InputError, LeakFinding, MessageCounts, Report, Summary
+from thinkfix.io import jsontext
 from thinkfix.normalizer import LeakKind
 
 
@@ -72,7 +71,7 @@ class Reporter(ABC):
     def render_bytes(self, report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> bytes:
         """The document as UTF-8, the encoding every supported format specifies or allows."""
         doc = self.document(plain_report(report), options)
-        return doc.encode("utf-8") if isinstance(doc, str) else doc
+        return jsontext.encode_text(doc) if isinstance(doc, str) else doc
 
     def finding_limit(self, options: RenderOptions) -> int | None:
         """How many findings to list: the option when given, else this reporter's default."""
@@ -123,7 +122,7 @@ def plain_report(report: Report) -> Report:
 
 def pretty_json(value: object) -> bytes:
     """Indented JSON in the value's own key order, newline-terminated, raw UTF-8."""
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    return jsontext.dumps(value, indent=True, newline=True)
 
 
 def get_reporter(name: str | OutputFormat) -> Reporter:

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from thinkfix.engine.report import SCHEMA_VERSION, Report
+from thinkfix.io import jsontext
 from thinkfix.reporters.base import TOOL_NAME, OutputFormat, RenderOptions, Reporter
 
 
 def _line(kind: str, body: dict[str, Any]) -> bytes:
     # `type` first so `grep '"type":"error"'` and eyes both find it at the start of the line.
-    return orjson.dumps({"type": kind, **body})
+    return jsontext.dumps({"type": kind, **body})
 
 
 class JsonlReporter(Reporter):

@@ -13,6 +13,7 @@ import zstandard
 from thinkfix.engine.compression import open_read
 from thinkfix.formats import registry
 from thinkfix.formats.base import Path, Record, SessionFormat, Site
+from thinkfix.formats.common import wrong_types
 from thinkfix.normalizer import DEFAULT, Policy, normalize
 from thinkfix.transcript.model import Part, PartKind, Role, Turn
 from thinkfix.transcript.registry import ADAPTERS
@@ -71,7 +72,15 @@ def _read(fmt: SessionFormat, fp: BinaryIO, normalized: bool,
             problems.append(f"line {record.line}: {record.error}")
             continue
         sites = _sites(fmt, record) if normalized else {}
-        for turn in adapter(record):
+        found: list[Turn] = []
+        try:
+            found = list(adapter(record))
+        except Exception as exc:  # noqa: BLE001 - odd field types: this record only
+            record.reject(wrong_types(exc))
+        if record.error is not None:  # rejected here or by the format's own sites
+            problems.append(f"line {record.line}: {record.error}")
+            continue
+        for turn in found:
             if sites:
                 turn = normalized_turn(turn, sites, policy)
             turns.append(replace(turn, lines=(record.line, record.line)))

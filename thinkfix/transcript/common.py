@@ -14,6 +14,7 @@ import orjson
 
 from thinkfix.formats.base import Path
 from thinkfix.formats.common import as_str
+from thinkfix.io import jsontext
 from thinkfix.transcript.model import Part, PartKind, Role, Turn
 
 IMAGE = "[image]"
@@ -41,7 +42,7 @@ def _loads(text: str) -> Any:
 
 def _value(value: Any) -> str:
     try:
-        return orjson.dumps(value).decode()
+        return jsontext.dumps(value).decode()
     except TypeError:
         return repr(value)
 
