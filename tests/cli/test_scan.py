@@ -12,6 +12,14 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+from tests.formats.long_records import (
+    CHAT_FILES,
+    CHAT_LEAKING,
+    CLAUDE_FIXTURE,
+    CLAUDE_LEAKING,
+    claude_code_long_prompt,
+    write_chat_exports,
+)
 from thinkfix.cli import main
 from thinkfix.reporters import OutputFormat
 
@@ -271,3 +279,37 @@ def test_scan_pre_commit_hook_and_action_definitions() -> None:
     # The hook's own arguments are accepted by the command.
     code, _, err = run(*hook["entry"].split()[2:], str(FIXTURES / "openai-chat"))
     assert code == 1 and err == ""
+
+
+def _json_run(*args: str) -> tuple[int, dict[str, object], str]:
+    code, out, err = run("--output-format", "json", *args)
+    return code, json.loads(out), err
+
+
+def test_scan_counts_a_claude_code_session_opening_with_a_400kb_prompt(tmp_path: Path) -> None:
+    """Issue 10 repro: named it was `unknown_format` (exit 2); in a folder, skipped with exit 0."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    path = folder / CLAUDE_FIXTURE.name
+    path.write_bytes(claude_code_long_prompt(400_000))
+    for target in (path, folder):
+        code, doc, err = _json_run(str(target))
+        summary = doc["summary"]
+        assert isinstance(summary, dict)
+        assert (code, summary["files"], summary["leaking_messages"]) == (1, 1, CLAUDE_LEAKING)
+        assert doc.get("skipped", []) == [] and doc["errors"] == [] and err == ""
+
+
+def test_scan_counts_chat_exports_with_one_100kb_conversation_per_line(tmp_path: Path) -> None:
+    """Issue 10 repro: "skipped 4 files (not a known session format)", exit 0; 12 leaks with
+    --format openai-chat. Detection must now find what the forced format finds."""
+    folder = tmp_path / "chats"
+    write_chat_exports(folder, 100_000)
+    detected = _json_run(str(folder))
+    forced = _json_run("--format", "openai-chat", str(folder))
+    for code, doc, err in (detected, forced):
+        summary = doc["summary"]
+        assert isinstance(summary, dict)
+        assert (code, summary["files"], summary["leaking_messages"]) == (1, CHAT_FILES,
+                                                                          CHAT_LEAKING)
+        assert doc.get("skipped", []) == [] and err == ""

@@ -79,12 +79,6 @@ def open_read(path: str | os.PathLike[str]) -> BinaryIO:
     return wrap_reader(open(path, "rb"))
 
 
-def read_head(path: str | os.PathLike[str], size: int = 65536) -> bytes:
-    """The first `size` decompressed bytes, for format detection."""
-    with open_read(path) as fp:
-        return fp.read(size)
-
-
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The whole decompressed content."""
     with open_read(path) as fp:

@@ -35,7 +35,7 @@ from thinkfix.engine.compression import Compression, sniff, wrap_reader
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat
-from thinkfix.formats.detection import HEAD_BYTES, base_name
+from thinkfix.formats.detection import base_name, read_head
 
 STDIN = "-"
 
@@ -440,7 +440,7 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
             raw.seek(0)
             size = os.fstat(raw.fileno()).st_size
             with wrap_reader(raw, compression) as fp:
-                head = fp.read(HEAD_BYTES)
+                head = read_head(fp)
     except (OSError, EOFError, ValueError) as exc:
         message = _os_message(exc) if isinstance(exc, OSError) and exc.strerror else str(exc)
         return replace(base, error=InputError(path, None, ErrorKind.UNREADABLE.value,

@@ -97,7 +97,7 @@ class Anthropic(FormatBase):
                 elif isinstance(v, dict) and any(k in v for k in _REQUEST_KEYS) and all(
                         _blocks(m) or isinstance(m.get("content"), str) for m in messages):
                     score = max(score, 0.65)
-        if not values and s.pretty and has_keys(head, "role", "content") and any(
+        if not values and s.partial and has_keys(head, "role", "content") and any(
                 f'"{t}"'.encode() in head for t in ANTHROPIC_BLOCKS | {"stop_reason"}):
             score = 0.6
         return score

@@ -9,6 +9,7 @@ lives only in the repair manifest.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from functools import partial
@@ -36,6 +37,12 @@ _ENTRY_TYPES = {"user", "assistant", "system", "summary", "file-history-snapshot
                 "last-prompt", "permission-mode", "worktree-state", "pr-link", "mode",
                 "agent-name", "tool_use", "tool_result"}
 _LINK_KEYS = ("uuid", "parentUuid", "sessionId", "leafUuid", "isSidechain")
+# A first line too long to read whole: Claude Code writes the links and the entry's
+# type before its `message`, so they sit at the start of even a 100 MB line.
+_PARTIAL_WINDOW = 16384
+_PARTIAL_ENTRY = re.compile(
+    rb'^\s*\{(?=[^\n]*?"(?:parentUuid|isSidechain|sessionId)"\s*:)'
+    rb'(?=[^\n]*?"type"\s*:\s*"(?:user|assistant|system)")[^\n]*?"message"\s*:\s*\{')
 
 
 def _looks_like_entry(o: dict[str, Any]) -> bool:
@@ -84,8 +91,11 @@ class ClaudeCode(FormatBase):
         return [env_dir(env, ("CLAUDE_CONFIG_DIR",), home, ".claude") / "projects"]
 
     def detect(self, head: bytes, path: str = "") -> float:
-        objects = sample(head).objects
-        if not objects or sample(head).pretty:
+        s = sample(head)
+        objects = s.objects
+        if s.partial and not s.pretty:
+            return 0.7 if _PARTIAL_ENTRY.match(head[:_PARTIAL_WINDOW]) else 0.0
+        if not objects or s.pretty:
             return 0.0
         if any(_conversation(o) for o in objects):
             return 0.95

@@ -10,6 +10,7 @@ twice: in the `response_item` message that is replayed to the model, and in the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from functools import partial
@@ -34,6 +35,12 @@ from thinkfix.formats.common import (
 from thinkfix.formats.detection import sample, share
 from thinkfix.formats.jsonedit import InsertItems
 from thinkfix.formats.locations import env_dir
+
+# A first line too long to read whole (a session_meta with huge instructions): Codex
+# writes `timestamp` and `type` before the `payload` object.
+_PARTIAL_ENVELOPE = re.compile(
+    rb'^\s*\{\s*(?:"timestamp"\s*:\s*"[^"]*"\s*,\s*)?"type"\s*:\s*'
+    rb'"(?:session_meta|response_item|event_msg|turn_context|compacted)"\s*,\s*"payload"\s*:\s*\{')
 
 _KINDS = {"session_meta", "response_item", "event_msg", "turn_context", "compacted",
           "world_state", "inter_agent_communication_metadata"}
@@ -131,8 +138,11 @@ class Codex(FormatBase):
         return [root / "sessions", root / "archived_sessions"]
 
     def detect(self, head: bytes, path: str = "") -> float:
-        objects = sample(head).objects
-        if not objects or sample(head).pretty:
+        s = sample(head)
+        objects = s.objects
+        if s.partial and not s.pretty:
+            return 0.7 if _PARTIAL_ENVELOPE.match(head) else 0.0
+        if not objects or s.pretty:
             return 0.0
         if any(o.get("type") in ("session_meta", "response_item", "turn_context")
                and _envelope(o) for o in objects):

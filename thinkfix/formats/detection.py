@@ -2,6 +2,12 @@
 
 Every format's `detect` looks at the same head, so it is parsed once and
 cached. Detection weighs field names and shapes; a file name only breaks ties.
+
+The head ends on whole records (`read_head`): a session whose first line is a
+400 KB pasted log, or a chat export with one 100 KB conversation per line, is
+judged on its parsed records like any other, not on a cut-off fragment. Only a
+first record longer than `RECORD_CAP` leaves the formats with key patterns in
+a partial record (`HeadSample.partial`).
 """
 
 from __future__ import annotations
@@ -10,12 +16,17 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, BinaryIO
 
 from thinkfix.formats.base import parse_json
 from thinkfix.formats.reader import is_pretty_opener
 
+#: Detection reads at least this much (or the whole file when it is smaller)...
 HEAD_BYTES = 65536
+#: ...and then on until the head holds this many complete records...
+MIN_RECORDS = 3
+#: ...or this many bytes: the generous cap that keeps one absurd line from filling memory.
+RECORD_CAP = 32 << 20
 MAX_LINES = 200
 
 # OpenClaw keeps soft-deleted and reset sessions as `<uuid>.jsonl.deleted.<ISO>` / `.reset.<ISO>`;
@@ -36,6 +47,17 @@ class HeadSample:
     bad: int  # of which did not parse
 
     @property
+    def partial(self) -> bool:
+        """The head ends inside its first record: only key patterns in the raw bytes are left.
+
+        A pretty-printed document that did not parse, or JSONL with no complete line
+        that parsed (one unterminated line longer than the head).
+        """
+        if self.pretty:
+            return self.doc is None
+        return not self.values and b"\n" not in self.text.rstrip()
+
+    @property
     def objects(self) -> list[dict[str, Any]]:
         """Parsed JSONL objects, or the document's messages/items when it is a document."""
         if self.values:
@@ -45,7 +67,54 @@ class HeadSample:
         return []
 
 
-@lru_cache(maxsize=32)
+def read_head(fp: BinaryIO, *, minimum: int = HEAD_BYTES, records: int = MIN_RECORDS,
+              cap: int = RECORD_CAP) -> bytes:
+    """The start of a stream, ending on whole records: what `detect` is given.
+
+    The first `minimum` bytes, or more when they hold fewer than `records` complete
+    non-blank lines: then up to the end of the `records`-th one. A pretty-printed
+    document is one record, read to its end. Never more than `cap` bytes, and the
+    same bytes however the stream splits its reads (a pipe, a decompressor).
+    """
+    chunks: list[bytes] = []
+    size = complete = 0
+    boundary = -1  # where the `records`-th complete line ends
+    pending = False  # the current unterminated line has non-blank bytes
+    pretty: bool | None = None
+    want = minimum
+    while size < cap:
+        chunk = fp.read(min(want, cap - size))
+        if not chunk:
+            break
+        offset = size
+        chunks.append(chunk)
+        size += len(chunk)
+        if pretty is None:
+            first = b"".join(chunks).split(b"\n", 1)
+            if len(first) == 2 or size >= minimum:
+                pretty = is_pretty_opener(first[0])
+        if pretty:
+            want = max(minimum, min(size, 8 << 20))  # to the end: double, up to 8 MiB a read
+            continue
+        if boundary < 0:
+            start = 0
+            while (nl := chunk.find(b"\n", start)) >= 0:
+                if pending or chunk[start:nl].strip():
+                    complete += 1
+                    if complete == records:
+                        boundary = offset + nl + 1
+                        break
+                pending = False
+                start = nl + 1
+            else:
+                pending = pending or bool(chunk[start:].strip())
+        if size >= minimum and boundary >= 0:
+            return b"".join(chunks)[:max(minimum, boundary)]
+        want = max(minimum, min(size, 8 << 20))
+    return b"".join(chunks)
+
+
+@lru_cache(maxsize=4)  # heads may be megabytes; every format asks about the same one in a row
 def sample(head: bytes) -> HeadSample:
     """Parse a head once for all formats."""
     first = head.split(b"\n", 1)[0]

@@ -90,7 +90,7 @@ class GeminiCli(FormatBase):
                 objects, lambda o: "$set" in o or o.get("type") in ("user", "gemini", "info",
                                                                     "error", "warning")) >= 0.5:
             return 0.85
-        if s.pretty and s.doc is None and has_keys(head, "sessionId", "projectHash", "messages"):
+        if s.partial and has_keys(head, "sessionId", "projectHash", "messages"):
             return 0.85
         return 0.0
 

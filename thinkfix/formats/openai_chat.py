@@ -107,7 +107,7 @@ class OpenAIChat(FormatBase):
                                            is_chat_message) < 0.8:
                 return 0.0
             return score
-        if s.pretty and s.doc is None and has_keys(head, "role", "content") and (
+        if s.partial and has_keys(head, "role", "content") and (
                 has_keys(head, "messages") or head.lstrip().startswith(b"[")):
             return 0.5 if not any(f'"{t}"'.encode() in head for t in ANTHROPIC_BLOCKS) else 0.2
         return 0.0

@@ -97,7 +97,7 @@ class Pi(FormatBase):
             return 0.9 if any(_assistant_like(m) for m in messages) else 0.75
         if isinstance(s.doc, dict) and _assistant_like(s.doc):
             return 0.85
-        if s.pretty and s.doc is None and has_keys(head, "role", "content", "api", "stopReason"):
+        if s.partial and has_keys(head, "role", "content", "api", "stopReason"):
             return 0.7
         return 0.0
 

@@ -9,7 +9,7 @@ from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.claude_code import ClaudeCode
 from thinkfix.formats.claw_code import ClawCode
 from thinkfix.formats.codex import Codex
-from thinkfix.formats.detection import HEAD_BYTES
+from thinkfix.formats.detection import read_head
 from thinkfix.formats.gemini_cli import GeminiCli
 from thinkfix.formats.openai_chat import OpenAIChat
 from thinkfix.formats.pi import Pi
@@ -78,6 +78,7 @@ def detect_or_raise(head: bytes, path: str = "") -> SessionFormat:
 
 def detect_file(path: str) -> SessionFormat:
     """Detect the format of a file on disk (decompressing .gz/.zst transparently)."""
-    from thinkfix.engine.compression import read_head
+    from thinkfix.engine.compression import open_read
 
-    return detect_or_raise(read_head(path, HEAD_BYTES), path)
+    with open_read(path) as fp:
+        return detect_or_raise(read_head(fp), path)
