@@ -115,6 +115,7 @@ _SETTING_FLAGS = {
     "format", "output_format", "output", "report", "statistics", "exit_zero", "select", "ignore",
     "jobs", "include", "exclude", "respect_gitignore", "unknown_format", "parse_all", "baseline",
     "write_baseline", "color", "progress", "redact", "disable_paths", "disable_models",
+    "max_findings",
 }
 
 
@@ -204,6 +205,9 @@ def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: 
               help="Show a progress bar on stderr (default: on a terminal, outside CI).")
 @click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
               help="Mask likely secrets in leaked text (--redact), or show none (--redact=all).")
+@click.option("--max-findings", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Findings reported per message at most (default 1000; 0: no cap); past it "
+                   "the rest of the message is not examined and an error says so.")
 @click.option("--disable-model", "disable_models", multiple=True, metavar="GLOB",
               help="Models whose messages are not checked (their prompts use <think> on "
                    "purpose).")

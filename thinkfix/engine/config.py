@@ -67,6 +67,7 @@ class Settings:
     color: bool | None = None  # None: when stdout is a terminal and NO_COLOR is unset
     progress: bool | None = None  # None: when stderr is a terminal outside CI
     redact: str | None = None
+    max_findings: int = 1000  # per message; 0: no cap
     # normalizer policy (None: the default policy's value)
     tags: tuple[str, ...] | None = None
     orphan_close: str | None = None
@@ -91,7 +92,7 @@ _LISTS = {"report", "select", "ignore", "include", "exclude", "tags", "disable_p
           "disable_models"}
 _BOOLS = {"statistics", "exit_zero", "respect_gitignore", "parse_all", "color", "progress",
           "protect_code", "trim", "harmony", "prose_delimiters"}
-_INTS = {"jobs"}
+_INTS = {"jobs", "max_findings"}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "orphan_close": tuple(m.value for m in OrphanClose),
     "native_mode": tuple(m.value for m in NativeMode),
@@ -277,4 +278,5 @@ def scan_options(settings: Settings, base_policy: Policy | None = None) -> ScanO
         disabled_paths=settings.disable_paths,
         disabled_base=settings.config_root,
         prefilter=not settings.parse_all,
+        max_findings=settings.max_findings,
     )

@@ -25,6 +25,12 @@ class ErrorKind(str, Enum):
     CHANGED = "changed"  # the file changed while it was being repaired
     WRITE_FAILED = "write_failed"
     INTERNAL = "internal_error"  # a bug met on this file: reported, the run goes on
+    # One message held more findings than `--max-findings`: the first ones are reported, the
+    # rest of its text was not examined (a hostile record must not stall a run).
+    TOO_MANY_FINDINGS = "too_many_findings"
+    # A record longer than `--max-record-size` (or a decompressed stream past it): reported,
+    # copied through untouched, never held in memory whole.
+    TOO_LARGE = "too_large"
 
 
 @dataclass(frozen=True, order=True)

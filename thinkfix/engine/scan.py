@@ -59,7 +59,8 @@ from thinkfix.engine.report import (
 from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, SessionFormat, Site
 from thinkfix.formats.common import FormatBase
 from thinkfix.formats.detection import base_name
-from thinkfix.normalizer import DEFAULT, LeakKind, Policy, normalize
+from thinkfix.normalizer import DEFAULT, Finding, LeakKind, Policy, StreamNormalizer, normalize
+from thinkfix.normalizer.grammar import grammar_for
 
 #: Kinds reported unless `--select` says otherwise: every kind that changes the text.
 #: `unclosed_inline` is a notice (the opener stays visible); select it to see it.
@@ -101,6 +102,10 @@ class ScanOptions:
     disabled_base: str | None = None  # folder the path globs are relative to (the config's)
     prefilter: bool = True  # skip parsing records the byte tests prove irrelevant
     snippet_chars: int = 200
+    # Findings reported per message at most (`--max-findings`, 0: no cap): past it the rest
+    # of the message is not examined, so a record of millions of delimiters costs about what
+    # a clean one does.
+    max_findings: int = 1000
 
     def path_disabled(self, path: str) -> bool:
         """Does a `disable.paths` glob cover this file?"""
@@ -299,15 +304,24 @@ class _FileScan:
 
     def _site(self, site: Site, model: str | None) -> int:
         options = self.options
-        result = normalize(site.text, native_reasoning=site.native_reasoning,
-                           policy=options.policy)
-        if not result.findings:
+        capped = capped_findings(site.text, site.native_reasoning, options.policy,
+                                 options.max_findings)
+        findings = capped.findings
+        if capped.capped:
+            rest = (f"; the last {capped.unexamined:,} characters of it were not examined"
+                    if capped.unexamined else "")
+            self.errors.append(InputError(
+                self.file.path, site.line, ErrorKind.TOO_MANY_FINDINGS.value,
+                f"{site.json_path}: more than {options.max_findings} findings in one message: "
+                f"the first {len(findings)} are reported, and {capped.more:,} more were "
+                f"found{rest} (--max-findings raises the cap)"))
+        if not findings:
             return 0
         path, fmt_id = self.file.path, self.fmt.id
         message = site.message_id or f"#{site.message_index}"
         session = _session_key(site, path)
         count = 0
-        for f in result.findings:
+        for f in findings:
             kind = f.kind.value
             if kind not in options.kinds:
                 continue
@@ -328,6 +342,50 @@ class _FileScan:
             assistant_messages=self.assistant, leaking_messages=self.leaking,
             findings=tuple(self.findings), errors=tuple(self.errors),
             by_model=tuple(sorted((m, a, lk, n) for m, (a, lk, n) in self.by_model.items())))
+
+
+#: Characters fed to the streaming normalizer at a time on the capped path: small enough
+#: that stopping at the cap costs little, large enough that feeding costs nothing.
+_CAP_CHUNK = 1 << 14
+
+
+@dataclass(frozen=True)
+class CappedFindings:
+    """The findings of one text, at most `cap` of them, and what was left out."""
+
+    findings: tuple[Finding, ...]
+    more: int = 0  # further findings in the part examined, not reported
+    unexamined: int = 0  # characters at the end of the text not examined at all
+
+    @property
+    def capped(self) -> bool:
+        return bool(self.more or self.unexamined)
+
+
+def capped_findings(text: str, native: str | None, policy: Policy, cap: int) -> CappedFindings:
+    """The findings of `normalize(text)`: all of them, or (past `cap`) the first `cap` and how
+    many more there were, stopping early when a long text passes the cap.
+
+    A text that cannot hold more than `cap` findings (fewer candidate characters than two per
+    finding) is normalized whole, as always. Otherwise it streams through the same pipeline,
+    which gives exactly `normalize`'s findings when it finishes (`StreamNormalizer`'s
+    contract), and stops once the cap is passed with text still to read.
+    """
+    if cap <= 0:
+        return CappedFindings(normalize(text, native_reasoning=native, policy=policy).findings)
+    if sum(text.count(c) for c in grammar_for(policy).start_chars) <= 2 * cap:
+        found = normalize(text, native_reasoning=native, policy=policy).findings
+    else:
+        stream = StreamNormalizer(policy, native_reasoning=native)
+        for at in range(0, len(text), _CAP_CHUNK):
+            stream.feed(text[at:at + _CAP_CHUNK])
+            rest = len(text) - at - _CAP_CHUNK
+            if rest > 0 and len(stream.findings) > cap:
+                found = stream.findings
+                return CappedFindings(found[:cap], len(found) - cap, rest)
+        stream.finish()
+        found = stream.findings
+    return CappedFindings(found[:cap], max(0, len(found) - cap))
 
 
 def skippable(fmt: SessionFormat, record: Record) -> bool:
