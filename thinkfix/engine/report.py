@@ -180,6 +180,8 @@ class Report:
     stale_baseline: tuple[StaleEntry, ...] = ()
     tool_version: str = ""
     skipped: tuple[SkippedFile, ...] = ()
+    #: The folder relative paths are relative to (the working folder of the scan), when known.
+    root: str | None = None
 
     @property
     def new_findings(self) -> tuple[LeakFinding, ...]:

@@ -45,6 +45,7 @@ from thinkfix.engine.inputs import (
     resolve,
     walk,
 )
+from thinkfix.engine.paths import with_display_paths
 from thinkfix.engine.prefilter import delimiter_candidates
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import (
@@ -573,4 +574,5 @@ def scan(paths: Iterable[str], options: ScanOptions = ScanOptions(), *, jobs: in
     from thinkfix import __version__
 
     items = list(walk(paths, options.inputs, stdin=stdin))
-    return build_report(scan_files(items, options, jobs=jobs, progress=progress), __version__)
+    report = build_report(scan_files(items, options, jobs=jobs, progress=progress), __version__)
+    return with_display_paths(report)

@@ -21,6 +21,7 @@ from thinkfix.reporters.base import (
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
+SRCROOT = "%SRCROOT%"  # the uriBaseId relative artifact URIs are relative to
 FINGERPRINT_KEY = "thinkfix/v1"  # versioned so a new fingerprint scheme is not matched with old
 
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:/")
@@ -40,8 +41,21 @@ def artifact_uri(path: str) -> str:
     return quote(posix, safe="/")
 
 
+def root_uri(root: str) -> str:
+    """The `file:` URI of a folder, ending in `/` as SARIF requires of a base URI."""
+    uri = artifact_uri(root.rstrip("/\\") + "/")
+    return uri if uri.startswith("file:") else "file:///" + uri.lstrip("/")
+
+
+def _artifact(path: str) -> dict[str, Any]:
+    uri = artifact_uri(path)
+    # A relative URI names its base, so a viewer away from the checkout can still resolve it.
+    return {"uri": uri} if uri.startswith("file:") or path == "-" else {"uri": uri,
+                                                                        "uriBaseId": SRCROOT}
+
+
 def _physical(path: str, line: int | None) -> dict[str, Any]:
-    physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(path)}}
+    physical: dict[str, Any] = {"artifactLocation": _artifact(path)}
     if line and line > 0:
         physical["region"] = {"startLine": line}
     return physical
@@ -117,12 +131,14 @@ def to_sarif(report: Report) -> dict[str, Any]:
             }
             for s in report.stale_baseline
         ]
-    run = {
+    run: dict[str, Any] = {
         "tool": {"driver": driver},
         "invocations": [invocation],
         "results": [_result(f, rule_index) for f in report.findings],
         "properties": {"schema_version": SCHEMA_VERSION, "summary": report.summary.to_dict()},
     }
+    if report.root:
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": root_uri(report.root)}}
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 

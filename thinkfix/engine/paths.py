@@ -1,0 +1,51 @@
+"""One spelling for every path a report shows: relative to the working folder when inside it,
+POSIX separators, no `./`.
+
+GitHub matches an annotation to a pull request's diff only by its workspace-relative path
+(`fixtures/a.jsonl`, never `./fixtures/a.jsonl`), and code-scanning services resolve SARIF URIs
+against the checkout, so every machine-readable output must spell a file the same way.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+from thinkfix.engine.report import Report
+
+STDIN = "-"
+
+
+def display_path(path: str, cwd: str) -> str:
+    """`path` relative to `cwd` when it lies inside it, else absolute; `/` separators."""
+    if not path or path == STDIN:
+        return path
+    absolute = os.path.normpath(os.path.join(cwd, path))
+    try:
+        rel = os.path.relpath(absolute, cwd)
+    except ValueError:  # another drive on Windows: no relative spelling exists
+        rel = os.pardir
+    inside = rel != os.pardir and not rel.startswith(os.pardir + os.sep)
+    out = rel if inside else absolute
+    return out.replace(os.sep, "/") if os.sep != "/" else out
+
+
+def with_display_paths(report: Report, cwd: str | None = None) -> Report:
+    """The report with every file path spelled by `display_path`, and `root` set to `cwd`."""
+    cwd = os.path.abspath(cwd if cwd is not None else os.getcwd())
+
+    def show(path: str) -> str:
+        return display_path(path, cwd)
+
+    summary = replace(report.summary,
+                      by_file={show(k): v for k, v in report.summary.by_file.items()})
+    return replace(
+        report,
+        summary=replace(summary, by_file=dict(sorted(summary.by_file.items()))),
+        findings=tuple(sorted(replace(f, path=show(f.path)) for f in report.findings)),
+        errors=tuple(sorted((replace(e, path=show(e.path)) for e in report.errors),
+                            key=lambda e: (e.path, -1 if e.line is None else e.line, e.kind,
+                                           e.message))),
+        skipped=tuple(sorted(replace(s, path=show(s.path)) for s in report.skipped)),
+        root=cwd,
+    )
