@@ -33,6 +33,7 @@ from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import default_jobs
 from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, ClaudeCodeMode
+from thinkfix.rendering.controls import visible_controls
 from thinkfix.reporters.base import RenderOptions, plural
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -228,7 +229,10 @@ def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, 
                                   keep_texts=report_path is not None)
     result = _run(paths, options, kwargs.pop("progress"))
     if mode is WriteMode.DIFF:
-        sys.stdout.write(redact_lines("".join(f.unified_diff for f in result.files), redaction))
+        patch = redact_lines("".join(f.unified_diff for f in result.files), redaction)
+        # A patch piped to a file or `patch` stays byte-exact; on a terminal it is read, and
+        # session text must not drive the terminal.
+        sys.stdout.write(visible_controls(patch) if sys.stdout.isatty() else patch)
         sys.stdout.flush()
     if report_path is not None:
         report = redact_diff(diffreport.build(result), redaction)

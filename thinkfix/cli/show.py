@@ -13,6 +13,7 @@ from rich.console import Console, RenderableType
 from thinkfix.cli.options import policy_options, pop_policy
 from thinkfix.engine.report import ExitCode
 from thinkfix.formats import registry
+from thinkfix.rendering.controls import visible_controls, visible_strings
 from thinkfix.transcript import ThinkingView, TranscriptError, delimited, load, terminal
 
 #: Width of delimited output when neither --width nor a terminal says otherwise.
@@ -85,8 +86,9 @@ def show_command(session: str, format_name: str, thinking: str, normalized: bool
     except TranscriptError as exc:
         _fail(str(exc))
         return
+    transcript = visible_strings(transcript)  # session text never drives the terminal
     for problem in transcript.problems:
-        click.echo(f"thinkfix show: {session}: {problem} (left out)", err=True)
+        click.echo(f"thinkfix show: {visible_controls(session)}: {problem} (left out)", err=True)
     if not transcript.turns:
         click.echo(f"thinkfix show: {session}: no turns to show", err=True)
         return

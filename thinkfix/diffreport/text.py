@@ -17,6 +17,7 @@ from thinkfix.diffreport.base import (
     message_title,
 )
 from thinkfix.engine.diff import DiffReport, MessageDiff
+from thinkfix.rendering.controls import visible_strings
 from thinkfix.reporters.base import RenderOptions, label, plural
 from thinkfix.reporters.console import report_console, report_table
 
@@ -87,6 +88,7 @@ class TextDiffRenderer(DiffRenderer):
     format = DiffFormat.TEXT
 
     def document(self, report: DiffReport, options: RenderOptions) -> str:
+        report = visible_strings(report)  # session text never drives the terminal
         console, buffer = report_console(options)
         for path, messages in by_path(report).items():
             console.print(Text(path, style="bold cyan"))

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from thinkfix.engine.report import LeakFinding, Report
+from thinkfix.rendering.controls import visible_strings
 from thinkfix.reporters.base import (
     OutputFormat,
     RenderOptions,
@@ -183,6 +184,7 @@ class TextReporter(Reporter):
     format = OutputFormat.TEXT
 
     def document(self, report: Report, options: RenderOptions) -> str:
+        report = visible_strings(report)  # session text never drives the terminal
         console, buffer = report_console(options)
         parts: list[RenderableType] = []
         if report.findings:
