@@ -78,7 +78,7 @@ def test_replay_unknown_provider_is_an_error() -> None:
 def test_replay_missing_file_is_an_error(tmp_path: Path) -> None:
     code, out, err = run(str(tmp_path / "missing.sse"))
     assert (code, out) == (2, "")
-    assert err.startswith("thinkfix replay: error: cannot read")
+    assert err.startswith("thinkfix: error: cannot read")
 
 
 @pytest.mark.parametrize(

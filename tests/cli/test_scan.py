@@ -163,6 +163,10 @@ def test_scan_baseline_round_trip(tmp_path: Path) -> None:
     assert [(Path(f["path"]).name, f["line"], f["snippet"]) for f in new] == [
         (target.name, 13, "<think>new plan</think>")]
     code, out, _ = run("--baseline", str(base), "--output-format", "github", str(sessions))
+    # Baselined findings stay off the diff unless asked for (issue 14 #11).
+    assert out.count("::error") == 1 and out.count("::notice") == 0
+    code, out, _ = run("--baseline", str(base), "--output-format", "github", "--show-baselined",
+                       str(sessions))
     assert out.count("::error") == 1 and out.count("::notice") == 27
 
 

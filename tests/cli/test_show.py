@@ -107,7 +107,7 @@ def test_show_format_override() -> None:
 def test_show_missing_file_exits_2_with_a_message_on_stderr() -> None:
     code, out, err = run(str(DATA / "missing.jsonl"))
     assert (code, out) == (2, "")
-    assert err.startswith("thinkfix show: error: ") and "missing.jsonl: cannot read" in err
+    assert err.startswith("thinkfix: error: ") and "missing.jsonl: cannot read" in err
 
 
 def test_show_unknown_format_exits_2(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from thinkfix.engine.report import Report
-from thinkfix.reporters import REPORTERS, OutputFormat
+from thinkfix.reporters import REPORTERS, OutputFormat, RenderOptions
 from thinkfix.reporters.github import command, escape_data, escape_property
 
 COMMAND = re.compile(r"^::(?P<level>error|warning|notice)(?: (?P<props>[^:]*))?::(?P<message>.*)$")
@@ -22,9 +22,11 @@ def _unescape(value: str) -> str:
     return value
 
 
-def _commands(report: Report) -> tuple[list[dict[str, object]], list[str]]:
+def _commands(report: Report, *, show_baselined: bool = True
+              ) -> tuple[list[dict[str, object]], list[str]]:
     parsed, plain = [], []
-    for line in REPORTERS[OutputFormat.GITHUB].render(report).splitlines():
+    options = RenderOptions(show_baselined=show_baselined)
+    for line in REPORTERS[OutputFormat.GITHUB].render(report, options).splitlines():
         match = COMMAND.match(line)
         if match is None:
             plain.append(line)
@@ -48,6 +50,17 @@ def test_github_errors_for_new_findings_and_input_errors_notices_for_the_rest(fu
         full.stale_baseline
     )
     assert len(plain) == 1 and plain[0].startswith("thinkfix: ")
+
+
+def test_github_leaves_baselined_findings_off_the_diff_unless_asked(full: Report) -> None:
+    # Issue 14 #11: an accepted leak is not news on every pull request.
+    commands, _ = _commands(full, show_baselined=False)
+    files = [c.get("file") for c in commands if c["level"] == "notice"]
+    baselined = {f.path for f in full.findings if f.baselined}
+    assert len(files) == len(full.stale_baseline)
+    assert all(c["message"] != "" for c in commands)
+    assert not any("covered by the baseline" in str(c["message"]) for c in commands)
+    assert baselined
 
 
 def test_github_annotations_point_at_file_and_line(full: Report) -> None:

@@ -25,6 +25,8 @@ CASES: dict[str, tuple[Callable[[], Report], RenderOptions, tuple[OutputFormat, 
     "statistics": (full_report, RenderOptions(statistics=True), HUMAN),
     "capped": (full_report, RenderOptions(max_findings=2), HUMAN),
     "narrow": (full_report, RenderOptions(width=72), (OutputFormat.TEXT,)),
+    "show-baselined": (full_report, RenderOptions(show_baselined=True),
+                       (OutputFormat.TEXT, OutputFormat.CONCISE, OutputFormat.GITHUB)),
     "clean": (clean_report, RenderOptions(statistics=True), ALL),
     "empty": (empty_report, RenderOptions(), ALL),
 }

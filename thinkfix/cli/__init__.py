@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import Any
+from typing import IO, Any
 
 import click
 
 from thinkfix import __version__
 from thinkfix.cli import formats, normalize, repair, replay, scan, show, where
+from thinkfix.cli.options import ERROR_PREFIX, echo_error
 from thinkfix.engine.report import ExitCode
 
 
@@ -25,29 +26,58 @@ def _carry_lone_surrogates() -> None:
                 pass
 
 
+class _Prefixed(click.ClickException):
+    """Any click error, shown as `thinkfix: error: ...` like the commands' own errors, so a
+    wrapper script or a problem matcher needs one pattern for every failure."""
+
+    def __init__(self, original: click.ClickException) -> None:
+        super().__init__(original.format_message())
+        self.original = original
+        # click types exit_code as a class variable; each instance keeps its original's.
+        setattr(self, "exit_code", original.exit_code)  # noqa: B010
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        ctx = getattr(self.original, "ctx", None)
+        if isinstance(self.original, click.UsageError) and ctx is not None:
+            # The usage line and the help hint, as click gives them; then one error line.
+            click.echo(ctx.get_usage(), err=True)
+            click.echo(f"Try '{ctx.command_path} --help' for help.\n", err=True)
+        click.echo(ERROR_PREFIX + self.format_message(), err=True)
+
+
 class _Main(click.Group):
-    """The command group, where a crash exits 2 (an error), never 1 (which means findings).
+    """The command group: one error spelling for every command, and a crash exits 2 (an
+    error), never 1 (which means findings).
 
     Exit 1 is the CI signal for "leaks found", so a bug must not be mistaken for one,
     even under `--exit-zero`: the traceback goes to stderr and the exit code is 2.
     """
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as exc:
+            raise _Prefixed(exc) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         _carry_lone_surrogates()
         try:
             return super().invoke(ctx)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort,
-                SystemExit, KeyboardInterrupt):
+        except _Prefixed:
+            raise
+        except click.exceptions.ClickException as exc:
+            raise _Prefixed(exc) from None
+        except (click.exceptions.Exit, click.exceptions.Abort, SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:  # noqa: BLE001 - the contract's last line of defence
             traceback.print_exc(file=sys.stderr)
-            click.echo(f"error: internal error: {type(exc).__name__}: {exc} (please report "
-                       "it with the traceback above)", err=True)
+            echo_error(f"internal error: {type(exc).__name__}: {exc} (please report it with "
+                       "the traceback above)")
             ctx.exit(int(ExitCode.ERROR))
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="thinkfix")
+@click.version_option(__version__, "-V", "--version", prog_name="thinkfix")
 def main() -> None:
     """Find, count and repair reasoning that leaked into stored LLM agent sessions."""
 

@@ -8,6 +8,7 @@ import textwrap
 
 import click
 
+from thinkfix.cli.options import quiet_option
 from thinkfix.engine.report import SCHEMA_VERSION
 from thinkfix.formats.registry import FORMATS
 
@@ -20,7 +21,8 @@ def _wrapped(label: str, text: str, width: int) -> str:
 @click.command("formats")
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON ({schema_version, formats: [...]}) instead of text.")
-def formats_command(as_json: bool) -> None:
+@quiet_option
+def formats_command(as_json: bool, quiet: bool) -> None:
     """List the supported session formats, how each is detected, and where repairs put
     the extracted reasoning."""
     if as_json:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from thinkfix.cli.options import policy_options, pop_policy
+from thinkfix.cli.options import policy_options, pop_policy, quiet_option
 from thinkfix.engine.report import SCHEMA_VERSION
 from thinkfix.io import jsontext
 from thinkfix.normalizer import StreamNormalizer, normalize
@@ -23,9 +23,11 @@ from thinkfix.normalizer import StreamNormalizer, normalize
               help="The chat template opened the reasoning block before the text began.")
 @click.option("--holdback", type=click.IntRange(min=0), default=None, metavar="N",
               help="With --stream-chunk: withhold visible text for at most N characters.")
+@quiet_option
 @policy_options
 def normalize_command(as_json: bool, native_text: str | None, stream_chunk: int | None,
-                      start_in_reasoning: bool, holdback: int | None, **kwargs: Any) -> None:
+                      start_in_reasoning: bool, holdback: int | None, quiet: bool,
+                      **kwargs: Any) -> None:
     """Split text on stdin into visible answer and leaked reasoning."""
     policy = pop_policy(kwargs)
     data = sys.stdin.buffer.read()

@@ -66,3 +66,34 @@ class RedactCommand(click.Command):
             literal = literal or arg == "--"
             out.append(arg)
         return super().parse_args(ctx, out)
+
+
+# --- one CLI surface: the same words for the same things in every command --------------------
+
+ERROR_PREFIX = "thinkfix: error: "
+
+
+def echo_error(message: str) -> None:
+    """An error line on stderr, spelled the same by every command (`thinkfix: error: ...`)."""
+    click.echo(ERROR_PREFIX + message, err=True)
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print an error and leave the command with `code` (2: the input or usage was wrong)."""
+    echo_error(message)
+    click.get_current_context().exit(code)
+
+
+def quiet_option(func: F) -> F:
+    """`-q/--quiet`: only results, warnings and errors; no progress, notes or summaries."""
+    return click.option("-q", "--quiet", is_flag=True,
+                        help="Print only results, warnings and errors (no progress, notes or "
+                             "summary lines).")(func)
+
+
+def exit_zero_option(what: str) -> Callable[[F], F]:
+    """`--exit-zero/--no-exit-zero` for a command whose exit 1 means `what`."""
+    def decorate(func: F) -> F:
+        return click.option("--exit-zero/--no-exit-zero", default=None,
+                            help=f"Exit 0 even when {what} (errors still exit 2).")(func)
+    return decorate

@@ -14,7 +14,14 @@ from typing import Any, TypeVar
 import click
 
 from thinkfix import __version__
-from thinkfix.cli.options import RedactCommand, policy_options, pop_policy
+from thinkfix.cli.options import (
+    RedactCommand,
+    echo_error,
+    exit_zero_option,
+    policy_options,
+    pop_policy,
+    quiet_option,
+)
 from thinkfix.cli.progress import progress_for
 from thinkfix.diffreport import DiffFormat, get_renderer
 from thinkfix.engine import config, fsio
@@ -127,6 +134,11 @@ def _color(stream: Any) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
 
 
+def _progress(flag: bool | None, quiet: bool) -> bool | None:
+    """--quiet hides the progress bar unless --progress asks for it."""
+    return False if quiet and flag is None else flag
+
+
 def _run(paths: Sequence[str], options: RepairOptions, show_progress: bool | None) -> RepairResult:
     progress = progress_for(sys.stderr, show_progress, "Repairing" if options.mode.writes else "Checking")
     try:
@@ -160,7 +172,9 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
     for e in result.all_errors:
         where = f"{e.path}:{e.line}" if e.line else e.path
         message = e.message if e.message.startswith(e.path) else f"{where}: {e.message}"
-        click.echo(f"error: {message}", err=True)
+        echo_error(message)
+    if quiet:
+        return  # the lines above are the warnings and errors; the rest is the summary
     changed = result.changed_files
     messages = sum(1 for f in changed for c in f.changes if c.applied)
     verb = {WriteMode.OUT: "repaired", WriteMode.IN_PLACE: "repaired"}.get(result.mode,
@@ -208,13 +222,14 @@ def _write_report(path: str, report: diffreport.DiffReport, fmt: DiffFormat | No
               help="The --report format, when the file name does not say.")
 @click.option("--exit-non-zero-on-fix", is_flag=True,
               help="Exit 1 when files were repaired (for pre-commit).")
-@click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors on stderr.")
+@exit_zero_option("files were repaired or would change (--check, --exit-non-zero-on-fix)")
+@quiet_option
 @_selection_options
 def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, check: bool,
                    show_diff: bool, dry_run: bool, no_backup: bool, run_dir: str | None,
                    manifest_path: str | None, report_path: str | None,
-                   report_format: str | None, exit_non_zero_on_fix: bool, quiet: bool,
-                   **kwargs: Any) -> None:
+                   report_format: str | None, exit_non_zero_on_fix: bool,
+                   exit_zero: bool | None, quiet: bool, **kwargs: Any) -> None:
     """Repair leaked reasoning in session files: into --out DIR, or --in-place."""
     try:
         mode = WriteMode.from_flags(check=check, diff=show_diff, dry_run=dry_run,
@@ -227,7 +242,7 @@ def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, 
                                   run_dir=run_dir, manifest_path=manifest_path,
                                   unified_diff=mode is WriteMode.DIFF,
                                   keep_texts=report_path is not None)
-    result = _run(paths, options, kwargs.pop("progress"))
+    result = _run(paths, options, _progress(kwargs.pop("progress"), quiet))
     if mode is WriteMode.DIFF:
         patch = redact_lines("".join(f.unified_diff for f in result.files), redaction)
         # A patch piped to a file or `patch` stays byte-exact; on a terminal it is read, and
@@ -239,6 +254,8 @@ def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, 
         _write_report(report_path, report, DiffFormat(report_format) if report_format else None)
     _echo_result(result, quiet)
     code = result.exit_code(fail_on_change=exit_non_zero_on_fix or check)
+    if exit_zero and code is ExitCode.FINDINGS:
+        code = ExitCode.CLEAN  # errors still exit 2
     sys.exit(int(code))
 
 
@@ -248,28 +265,30 @@ def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, 
 @click.option("--skip-changed", is_flag=True,
               help="Restore the files that are unchanged since the repair and leave the others "
                    "(by default one changed file stops the whole undo).")
-def undo_command(manifest: str, dry_run: bool, skip_changed: bool) -> None:
+@quiet_option
+def undo_command(manifest: str, dry_run: bool, skip_changed: bool, quiet: bool) -> None:
     """Restore every file a repair wrote, byte for byte, from its MANIFEST."""
     try:
         result = undo(manifest, dry_run=dry_run, skip_changed=skip_changed)
     except ManifestError as exc:
-        click.echo(f"error: {exc}", err=True)
+        echo_error(str(exc))
         sys.exit(int(ExitCode.ERROR))
     words = {UndoStatus.RESTORED: "restored", UndoStatus.REMOVED: "removed",
              UndoStatus.ALREADY: "already as before the repair",
              UndoStatus.WOULD_RESTORE: "would restore"}
     if result.refused:
         changed = [f for f in result.files if f.status in (UndoStatus.CHANGED, UndoStatus.FAILED)]
-        click.echo(f"error: refusing to undo: {plural(len(changed), 'file')} changed since the "
-                   "repair; nothing was restored (--skip-changed restores the others):", err=True)
+        echo_error(f"refusing to undo: {plural(len(changed), 'file')} changed since the "
+                   "repair; nothing was restored (--skip-changed restores the others):")
         for f in changed:
             click.echo(f"  {f.message}", err=True)
         sys.exit(int(ExitCode.ERROR))
     for f in result.files:
         if f.status in words:
-            click.echo(f"{words[f.status]} {f.path}", err=True)
+            if not quiet:
+                click.echo(f"{words[f.status]} {f.path}", err=True)
         else:
-            click.echo(f"error: {f.message}", err=True)
+            echo_error(f.message)
     sys.exit(int(result.exit_code()))
 
 
@@ -280,26 +299,28 @@ def undo_command(manifest: str, dry_run: bool, skip_changed: bool) -> None:
               help="text (terminal), markdown, html (one self-contained file) or json.")
 @click.option("-o", "--output", "output", default=None, metavar="FILE",
               help="Write the report to FILE instead of stdout.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when something would change.")
+@exit_zero_option("something would change")
+@quiet_option
 @_selection_options
-def diff_command(paths: tuple[str, ...], output_format: str, output: str | None, exit_zero: bool,
-                 **kwargs: Any) -> None:
+def diff_command(paths: tuple[str, ...], output_format: str, output: str | None,
+                 exit_zero: bool | None, quiet: bool, **kwargs: Any) -> None:
     """Show, for an auditor, every message a repair would change: before, after, reasoning."""
     options, redaction = _options(WriteMode.DRY_RUN, kwargs)
-    result = _run(paths, options, kwargs.pop("progress"))
+    result = _run(paths, options, _progress(kwargs.pop("progress"), quiet))
     report = redact_diff(diffreport.build(result), redaction)
     fmt = DiffFormat(output_format)
     if output is not None:
         _write_report(output, report, fmt)
-        click.echo(f"wrote {output}", err=True)
+        if not quiet:
+            click.echo(f"wrote {output}", err=True)
     else:
         renderer = get_renderer(fmt)
         color = fmt is DiffFormat.TEXT and _color(sys.stdout)
         sys.stdout.buffer.write(renderer.render_bytes(report, RenderOptions(color=color)))
         sys.stdout.flush()
     for e in report.errors:
-        click.echo(f"error: {e.path}{f':{e.line}' if e.line else ''}: {e.message}", err=True)
-    sys.exit(int(report.exit_code(exit_zero=exit_zero)))
+        echo_error(f"{e.path}{f':{e.line}' if e.line else ''}: {e.message}")
+    sys.exit(int(report.exit_code(exit_zero=bool(exit_zero))))
 
 
 commands: list[click.Command] = [repair_command, undo_command, diff_command]

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from thinkfix.cli.options import exit_zero_option, fail, quiet_option
 from thinkfix.engine.report import SCHEMA_VERSION, ExitCode
 from thinkfix.io import jsontext
 from thinkfix.providers.accumulator import AssembledMessage, Block, BlockType, replay_events
@@ -89,8 +90,7 @@ def render_json(
 
 
 def _fail(message: str) -> None:
-    click.echo(f"thinkfix replay: error: {message}", err=True)
-    click.get_current_context().exit(ExitCode.ERROR)
+    fail(message, ExitCode.ERROR)
 
 
 @click.command("replay")
@@ -98,12 +98,15 @@ def _fail(message: str) -> None:
 @click.option(
     "--provider",
     metavar="NAME",
-    help="Use this adapter ("
+    help="Use this adapter or host instead of detecting it from the events. Adapters: "
     + ", ".join(ADAPTERS)
-    + ") or host (openrouter, together, vertex, ...) instead of detecting it from the events.",
+    + "; hosts: openrouter, together, vertex, ...",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (schema_version 1).")
-def replay_command(capture: str, provider: str | None, as_json: bool) -> None:
+@exit_zero_option("the raw stream leaked reasoning")
+@quiet_option
+def replay_command(capture: str, provider: str | None, as_json: bool, exit_zero: bool | None,
+                   quiet: bool) -> None:
     """Replay a captured provider stream (SSE or NDJSON) through the adapters and the
     streaming normalizer; print the normalized message and what leaked.
 
@@ -127,7 +130,8 @@ def replay_command(capture: str, provider: str | None, as_json: bool) -> None:
         click.echo(render_json(capture, parsed, resolution, message).decode(), nl=False)
     else:
         click.echo(render_text(capture, parsed, resolution, message), nl=False)
-    click.get_current_context().exit(ExitCode.FINDINGS if message.leaked else ExitCode.CLEAN)
+    leaked = message.leaked and not exit_zero
+    click.get_current_context().exit(ExitCode.FINDINGS if leaked else ExitCode.CLEAN)
 
 
 commands: list[click.Command] = [replay_command]

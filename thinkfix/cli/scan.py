@@ -15,10 +15,17 @@ from typing import IO, Any, BinaryIO
 
 import click
 
-from thinkfix.cli.options import RedactCommand, policy_options, pop_policy
+from thinkfix.cli.options import (
+    RedactCommand,
+    echo_error,
+    policy_options,
+    pop_policy,
+    quiet_option,
+)
 from thinkfix.cli.progress import progress_for
 from thinkfix.engine import baseline as baselines
 from thinkfix.engine import config, fsio
+from thinkfix.engine.paths import with_display_paths
 from thinkfix.engine.progress import Progress
 from thinkfix.engine.redact import Redaction, redact_report
 from thinkfix.engine.report import ExitCode, Report
@@ -37,7 +44,7 @@ class UsageFailure(click.ClickException):
     exit_code = int(ExitCode.ERROR)
 
     def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"thinkfix scan: error: {self.format_message()}", err=True)
+        echo_error(self.format_message())
 
 
 
@@ -134,7 +141,7 @@ def _with_discovered(paths: tuple[str, ...], discover: bool) -> tuple[str, ...]:
 
 
 def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: str | None,
-                      progress: Progress, stdin: BinaryIO | None) -> Report:
+                      progress: Progress, stdin: BinaryIO | None, quiet: bool) -> Report:
     """The scan, reading only what changed since the state was saved; a note on stderr says
     how much that was."""
     from thinkfix.engine import incremental
@@ -145,10 +152,11 @@ def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: 
                                                      stdin=stdin)
     except incremental.StateError as exc:
         raise UsageFailure(str(exc)) from None
-    click.echo(f"thinkfix: incremental: {stats.full} read whole, {stats.appended} appended, "
-               f"{stats.unchanged} unchanged; {stats.bytes_read:,} bytes of sessions read",
-               err=True)
-    return report
+    if not quiet:
+        click.echo(f"thinkfix: incremental: {stats.full} read whole, {stats.appended} appended, "
+                   f"{stats.unchanged} unchanged; {stats.bytes_read:,} bytes of sessions read",
+                   err=True)
+    return with_display_paths(report)
 
 
 @click.command("scan", cls=RedactCommand)
@@ -213,10 +221,14 @@ def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: 
                    "purpose).")
 @click.option("--disable-path", "disable_paths", multiple=True, metavar="GLOB",
               help="Files not checked at all.")
+@click.option("--show-baselined", is_flag=True,
+              help="List findings the baseline covers in text, concise and github output "
+                   "(machine formats always carry them, marked).")
+@quiet_option
 @policy_options
 def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
-                 state_file: str | None, config_file: str | None, isolated: bool,
-                 **kwargs: Any) -> None:
+                 state_file: str | None, config_file: str | None, isolated: bool, quiet: bool,
+                 show_baselined: bool, **kwargs: Any) -> None:
     """Find reasoning that leaked into the visible text of stored agent sessions.
 
     PATH may be a session file, a folder (walked), or - for stdin. Exits 0 when
@@ -239,10 +251,11 @@ def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
         except baselines.BaselineError as exc:
             raise UsageFailure(str(exc)) from None
 
-    progress = progress_for(sys.stderr, settings.progress)
+    progress = progress_for(sys.stderr, False if quiet and settings.progress is None
+                            else settings.progress)
     stdin = sys.stdin.buffer if "-" in paths else None
     if state_file or incremental:
-        report = _scan_incremental(paths, options, state_file, progress, stdin)
+        report = _scan_incremental(paths, options, state_file, progress, stdin, quiet)
     else:
         report = scan(paths, options, jobs=settings.jobs, progress=progress, stdin=stdin)
 
@@ -258,7 +271,7 @@ def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
 
     to_terminal = settings.output is None and sys.stdout.isatty()
     main = RenderOptions(
-        statistics=settings.statistics,
+        statistics=settings.statistics, show_baselined=show_baselined,
         color=_color(settings.color, sys.stdout) if settings.output is None
         else bool(settings.color),
         width=shutil.get_terminal_size().columns if to_terminal else None)
@@ -271,7 +284,8 @@ def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
-    _notes(report, wrote)
+    if not quiet:
+        _notes(report, wrote)
     sys.exit(int(report.exit_code(exit_zero=settings.exit_zero)))
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import click
 from rich.console import Console, RenderableType
 
-from thinkfix.cli.options import policy_options, pop_policy
+from thinkfix.cli.options import fail, policy_options, pop_policy, quiet_option
 from thinkfix.engine.report import ExitCode
 from thinkfix.formats import registry
 from thinkfix.rendering.controls import visible_controls, visible_strings
@@ -21,8 +21,7 @@ PLAIN_WIDTH = 100
 
 
 def _fail(message: str) -> None:
-    click.echo(f"thinkfix show: error: {message}", err=True)
-    click.get_current_context().exit(ExitCode.ERROR)
+    fail(message, ExitCode.ERROR)
 
 
 def _is_terminal() -> bool:
@@ -71,9 +70,10 @@ def _print_plain(console: Console, text: str, pager: bool) -> None:
 @click.option("--no-pager", is_flag=True, help="Never page, even on a terminal.")
 @click.option("--width", type=click.IntRange(min=20), default=None, metavar="N",
               help="Line width (default: the terminal's).")
+@quiet_option
 @policy_options
 def show_command(session: str, format_name: str, thinking: str, normalized: bool,
-                 no_pager: bool, width: int | None, **flags: Any) -> None:
+                 no_pager: bool, width: int | None, quiet: bool, **flags: Any) -> None:
     """Show a session file as a transcript: turns, tool calls, and thinking.
 
     Exit 0 when the session was shown, 2 when it cannot be read or is in no known
@@ -90,7 +90,8 @@ def show_command(session: str, format_name: str, thinking: str, normalized: bool
     for problem in transcript.problems:
         click.echo(f"thinkfix show: {visible_controls(session)}: {problem} (left out)", err=True)
     if not transcript.turns:
-        click.echo(f"thinkfix show: {session}: no turns to show", err=True)
+        if not quiet:
+            click.echo(f"thinkfix show: {session}: no turns to show", err=True)
         return
     view = ThinkingView(thinking)
     console = Console(width=width, highlight=False)

@@ -6,6 +6,7 @@ import json
 
 import click
 
+from thinkfix.cli.options import exit_zero_option, quiet_option
 from thinkfix.engine.discover import locations
 from thinkfix.engine.report import SCHEMA_VERSION
 
@@ -15,7 +16,9 @@ from thinkfix.engine.report import SCHEMA_VERSION
               help="Also list the folders that do not exist on this machine.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON ({schema_version, locations: [{format, path, exists}]}).")
-def where_command(show_all: bool, as_json: bool) -> None:
+@exit_zero_option("no session folder exists")
+@quiet_option
+def where_command(show_all: bool, as_json: bool, exit_zero: bool | None, quiet: bool) -> None:
     """List the session folders found on this machine (what `scan --discover` reads),
     honouring each runtime's override variable (CLAUDE_CONFIG_DIR, CODEX_HOME, ...).
 
@@ -28,13 +31,14 @@ def where_command(show_all: bool, as_json: bool) -> None:
             {"format": loc.format, "path": loc.path, "exists": loc.exists} for loc in shown]},
             indent=2, ensure_ascii=False))
     elif not shown:
-        click.echo("thinkfix: no session folders found (see `thinkfix where --all`)", err=True)
+        if not quiet:
+            click.echo("thinkfix: no session folders found (see `thinkfix where --all`)", err=True)
     else:
         width = max(len(loc.format) for loc in shown)
         for loc in shown:
             mark = "" if loc.exists else "  (not found)"
             click.echo(f"{loc.format:<{width}}  {loc.path}{mark}")
-    raise SystemExit(0 if any(loc.exists for loc in found) else 1)
+    raise SystemExit(0 if exit_zero or any(loc.exists for loc in found) else 1)
 
 
 commands: list[click.Command] = [where_command]

@@ -290,7 +290,7 @@ def grammar_for(policy: Policy) -> Grammar:
     grammar = policy.__dict__.get("_grammar")
     if grammar is None:
         grammar = policy.__dict__["_grammar"] = _compiled(policy)
-    return grammar  # type: ignore[no-any-return]
+    return grammar
 
 
 @lru_cache(maxsize=64)

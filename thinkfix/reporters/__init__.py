@@ -9,7 +9,9 @@ from thinkfix.reporters.base import (
     Reporter,
     get_reporter,
 )
+from thinkfix.reporters.concise import ConciseReporter
 from thinkfix.reporters.github import GithubReporter
+from thinkfix.reporters.gitlab import GitlabReporter
 from thinkfix.reporters.json import JsonReporter
 from thinkfix.reporters.jsonl import JsonlReporter
 from thinkfix.reporters.junit import JunitReporter
@@ -28,12 +30,16 @@ REPORTERS: dict[OutputFormat, Reporter] = {
     OutputFormat.GITHUB: GithubReporter(),
     OutputFormat.MARKDOWN: MarkdownReporter(),
     OutputFormat.OPENMETRICS: OpenMetricsReporter(),
+    OutputFormat.CONCISE: ConciseReporter(),
+    OutputFormat.GITLAB: GitlabReporter(),
 }
 
 __all__ = [
     "DEFAULT_OPTIONS",
     "REPORTERS",
+    "ConciseReporter",
     "GithubReporter",
+    "GitlabReporter",
     "JsonReporter",
     "JsonlReporter",
     "JunitReporter",

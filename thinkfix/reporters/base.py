@@ -28,20 +28,26 @@ class OutputFormat(str, Enum):
     GITHUB = "github"
     MARKDOWN = "markdown"
     OPENMETRICS = "openmetrics"
+    CONCISE = "concise"  # path:line:col: kind message, for editors' problem matchers
+    GITLAB = "gitlab"  # GitLab Code Quality
 
 
 @dataclass(frozen=True)
 class RenderOptions:
     """What the user asked of the output, as opposed to what the scan found.
 
-    Machine formats (json, jsonl, sarif, junit, github, openmetrics) are complete data and ignore
+    Machine formats (json, jsonl, sarif, junit, gitlab, openmetrics) are complete data and ignore
     `statistics` and `max_findings`; they shape the human formats (text, markdown) only.
+    `show_baselined` shapes what people read in a terminal or on a diff (text, concise, github).
     """
 
     statistics: bool = False  # add the counts by kind, format, model and file
     color: bool = False  # ANSI styles in text; the CLI decides (terminal, NO_COLOR, --color)
     max_findings: int | None = None  # rows of findings listed; None is the reporter's default
     width: int | None = None  # text columns; None is a fixed width, so files are reproducible
+    # Baselined findings are accepted: the text, concise and github formats leave them out
+    # unless asked, so what a person reads is what fails the run.
+    show_baselined: bool = False
 
 
 DEFAULT_OPTIONS = RenderOptions()
@@ -292,6 +298,11 @@ def scanned_paths(report: Report) -> list[str]:
 def listing_order(findings: Sequence[LeakFinding]) -> list[LeakFinding]:
     """New findings before baselined ones, each in report order, so a cap never hides a new one."""
     return sorted(findings, key=lambda f: f.baselined)
+
+
+def shown_findings(report: Report, options: RenderOptions) -> tuple[LeakFinding, ...]:
+    """The findings a person-facing list shows: new ones, plus baselined ones when asked."""
+    return report.findings if options.show_baselined else report.new_findings
 
 
 def capped(findings: Sequence[LeakFinding], limit: int | None) -> tuple[Sequence[LeakFinding], int]:

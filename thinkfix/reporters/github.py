@@ -12,6 +12,7 @@ from thinkfix.reporters.base import (
     finding_message,
     finding_title,
     headline,
+    shown_findings,
 )
 
 
@@ -41,7 +42,7 @@ class GithubReporter(Reporter):
 
     def document(self, report: Report, options: RenderOptions) -> str:
         lines = []
-        for f in report.findings:
+        for f in shown_findings(report, options):
             lines.append(
                 command(
                     "notice" if f.baselined else "error",

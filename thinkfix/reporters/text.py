@@ -25,6 +25,7 @@ from thinkfix.reporters.base import (
     location,
     percent,
     plural,
+    shown_findings,
     sorted_by_kind,
 )
 from thinkfix.reporters.console import report_console, report_table
@@ -68,8 +69,8 @@ def _by_file(findings: Sequence[LeakFinding], style: str) -> list[RenderableType
     return out
 
 
-def _findings(report: Report, limit: int | None) -> RenderableType:
-    shown, hidden = capped(listing_order(report.findings), limit)
+def _findings(report: Report, options: RenderOptions, limit: int | None) -> RenderableType:
+    shown, hidden = capped(listing_order(shown_findings(report, options)), limit)
     new = [f for f in shown if not f.baselined]
     old = [f for f in shown if f.baselined]
     out: list[RenderableType] = []
@@ -82,6 +83,10 @@ def _findings(report: Report, limit: int | None) -> RenderableType:
         out += [Text("Covered by the baseline", style="bold"), *_by_file(old, "dim")]
     if hidden:
         out += [Text(""), Text(f"... and {plural(hidden, 'more finding')}", style="dim")]
+    unlisted = len(report.findings) - len(shown_findings(report, options))
+    if unlisted:
+        out += [Text(""), Text(f"{plural(unlisted, 'finding')} covered by the baseline not listed "
+                               "(--show-baselined lists them)", style="dim")]
     return Group(*out)
 
 
@@ -188,7 +193,7 @@ class TextReporter(Reporter):
         console, buffer = report_console(options)
         parts: list[RenderableType] = []
         if report.findings:
-            parts.append(_findings(report, self.finding_limit(options)))
+            parts.append(_findings(report, options, self.finding_limit(options)))
         if report.errors:
             parts.append(_errors(report))
         if report.stale_baseline:
