@@ -17,7 +17,9 @@ PIECES = ["<think>", "</think>", "<thinking>", "< / THINK >", "<think\n>", "<\nt
           "<|begin_of_thought|>", "<|end_of_thought|>", "<|begin_of_solution|>", "<seed:think>",
           "</seed:think>", "<|START_THINKING|>", "<|END_THINKING|>", "<|channel|>analysis",
           "<|message|>", "<|end|>", "<|start|>assistant", "analysis", "assistantfinal",
-          "Here is my thought process:", "Here is my response:", "`", "```", "\n", " ", "\t",
+          "Here is my thought process:", "Here is my response:", "<mm:think>", "</mm:think>",
+          "<|channel>thought", "<channel|>", "<answer>", "</answer>", "<|START_RESPONSE|>",
+          "<|END_RESPONSE|>", "<tool_call>", "`", "```", "\n", " ", "\t",
           "\r\n", "\u00a0", "a", "plan", "<", ">", "/", "é", "日本", "\\", '"', "&", "'", "think"]
 POLICIES = [DEFAULT, DEFAULT.with_changes(prose_delimiters=True),
             DEFAULT.with_changes(harmony=False, tags=("thought",)),

@@ -18,16 +18,25 @@ DELIMITERS = [
     "<seed:think>", "</seed:think>", "<|START_THINKING|>", "<|END_THINKING|>",
     "<|channel|>analysis<|message|>", "<|end|>", "<|start|>assistant<|channel|>final<|message|>",
     "<|return|>", "analysis", "assistantfinal",
+    # issue 10: MiniMax, Gemma 4's thought channel, answer wrappers, tool-call openers
+    "<mm:think>", "</mm:think>", "<|channel>thought", "<|channel>thought\n", "<channel|>", "<answer>",
+    "</answer>", "<response>", "</response>", "<|START_RESPONSE|>", "<|END_RESPONSE|>",
+    "<tool_call>", "[TOOL_CALLS]", "<｜tool▁calls▁begin｜>",
 ]
 NOISE = ["<", ">", "/", "<thinker>", "<div>", "a < b", "`", "``", "```", "~~~", "\n", "\r\n", " ", "\t",
          "\ufeff", "\u00a0", "x", "word", "答え", "🎉", "<thi", "nk>", "|", "["]
 # Halves of delimiters: removing a block between two of them must not join them into a new one.
 HALVES = ["<thi", "nk>", "<th", "ink>", "</", "</thi", "think>", "< ", "<think ", "a=\"x", "\">", "<think\n",
           "[THI", "NK]", "[/", "<|channel|>", "final<|message|>", "<|begin_of", "_thought|>", "◁thi", "nk▷",
-          "<|start|>assistant", "<|START_", "THINKING|>", "<seed:", "think>", "```\n", "~~~\n", "`"]
+          "<|start|>assistant", "<|START_", "THINKING|>", "<seed:", "think>", "```\n", "~~~\n", "`",
+          "<mm:", "<|channel>", "thought", "<channel", "|>", "<ans", "wer>", "<tool_", "call>",
+          "<think and ", "<think a="]
 FRAGMENTS = st.sampled_from(DELIMITERS + NOISE)
 TEXTS = (st.lists(FRAGMENTS, max_size=24).map("".join) | st.text(max_size=40)
-         | st.lists(st.sampled_from(DELIMITERS[:12] + HALVES + ["x", " ", "\n"]), max_size=16).map("".join))
+         | st.lists(st.sampled_from(DELIMITERS[:12] + HALVES + ["x", " ", "\n"]), max_size=16).map("".join)
+         | st.lists(st.sampled_from(DELIMITERS[-14:] + DELIMITERS[:4] + ["<|begin_of_solution|>",
+                                   "<|end_of_solution|>", "x", " ", "\n", "\n\n", "<", "<think "]),
+                    max_size=16).map("".join))
 POLICIES = st.builds(
     Policy,
     orphan_close=st.sampled_from(["auto", "split", "strip"]),

@@ -18,9 +18,15 @@ def _policy(case: dict) -> Policy:
     return Policy(**case.get("policy", {}))
 
 
+def _context(case: dict) -> dict[str, bool]:
+    """What the caller knows beyond the text: a template-opened block, a tool call after it."""
+    return {k: case[k] for k in ("start_in_reasoning", "followed_by_tool_call") if k in case}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_normalize_case(case: dict) -> None:
-    r = normalize(case["text"], native_reasoning=case.get("native"), policy=_policy(case))
+    r = normalize(case["text"], native_reasoning=case.get("native"), policy=_policy(case),
+                  **_context(case))
     assert r.visible == case["visible"]
     assert list(r.thinking) == case["thinking"]
     assert [f.kind.value for f in r.findings] == case["kinds"]
@@ -30,13 +36,15 @@ def test_normalize_case(case: dict) -> None:
 def test_stream_case_one_char_chunks_equal_batch(case: dict) -> None:
     policy = _policy(case)
     chunks = list(case["text"])
-    assert stream(chunks, policy=policy, native_reasoning=case.get("native")) == batch_pair(
-        case["text"], policy, case.get("native"))
+    r = normalize(case["text"], native_reasoning=case.get("native"), policy=policy, **_context(case))
+    assert stream(chunks, policy=policy, native_reasoning=case.get("native"),
+                  **_context(case)) == (r.visible, "\n\n".join(r.extracted))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_normalize_case_spans_tile_the_input(case: dict) -> None:
-    r = normalize(case["text"], native_reasoning=case.get("native"), policy=_policy(case))
+    r = normalize(case["text"], native_reasoning=case.get("native"), policy=_policy(case),
+                  **_context(case))
     assert "".join(case["text"][s.start:s.end] for s in r.spans) == case["text"]
     assert all(a.end == b.start for a, b in zip(r.spans, r.spans[1:]))
 
@@ -92,3 +100,15 @@ def test_normalize_batch_equals_unbounded_stream_with_start_in_reasoning() -> No
     text = "plan\n</think>\n\nAnswer"
     assert stream(list(text), start_in_reasoning=True) == batch_pair(text, start_in_reasoning=True)
     assert batch_pair(text, start_in_reasoning=True) == ("Answer", "plan")
+
+
+def test_stream_finish_takes_the_tool_call_evidence() -> None:
+    """A live runtime learns that a tool call followed only when the message ends."""
+    from thinkfix import StreamNormalizer
+
+    s = StreamNormalizer()
+    deltas = [s.feed("I will read the config first.\n"), s.feed("</think>")]
+    done = s.finish(followed_by_tool_call=True)
+    assert "".join(d.visible for d in [*deltas, done]) == ""
+    assert "".join(d.thinking for d in [*deltas, done]) == "I will read the config first."
+    assert [f.kind.value for f in s.findings] == ["orphan_close"]

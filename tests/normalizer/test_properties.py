@@ -177,3 +177,15 @@ def test_hypothesis_ci_profile_is_deterministic() -> None:
 
     profile = settings.get_profile("ci")
     assert profile.derandomize and profile.database is None
+
+
+@SETTINGS
+@given(data=st.data(), text=TEXTS, policy=POLICIES, start=st.booleans(), evidence=st.booleans())
+def test_stream_any_partition_equals_batch_with_start_and_evidence(
+        data: st.DataObject, text: str, policy: Policy, start: bool, evidence: bool) -> None:
+    """`start_in_reasoning` (tool calls end the implicit block) and `followed_by_tool_call`
+    (rule 4's evidence from the message) stream as they normalize, at every chunking."""
+    chunks = data.draw(partitions(text))
+    r = normalize(text, policy=policy, start_in_reasoning=start, followed_by_tool_call=evidence)
+    assert stream(chunks, policy=policy, start_in_reasoning=start,
+                  followed_by_tool_call=evidence) == (r.visible, "\n\n".join(r.extracted))

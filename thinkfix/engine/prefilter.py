@@ -19,7 +19,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from thinkfix.normalizer.grammar import DETOK_OPEN, grammar_for
+from thinkfix.normalizer.grammar import DETOK_OPEN, Kind, grammar_for
 from thinkfix.normalizer.policy import Policy
 
 RawTest = Callable[[bytes], bool]
@@ -75,7 +75,9 @@ def _compile(policy: Policy) -> tuple[tuple[bytes, re.Pattern[bytes] | None], ..
         names = b"|".join(re.escape(t.encode()) for t in sorted(policy.tags, key=len))
         after_lt.append(_RAW_WS + _SLASH + b"?" + _RAW_WS + b"(?i:" + names + b")")
     escapes = [_ASCII_ESCAPE]
-    for text in grammar.literals:
+    for text, literal in grammar.literals.items():
+        if literal.kind is Kind.TOOL_CALL:
+            continue  # never a finding on its own: it only ends a template-opened block
         first = text[0]
         if ord(first) >= 128:
             add(first.encode(), None)

@@ -9,16 +9,20 @@ from thinkfix.normalizer.spans import Label, Result, Span
 
 
 def normalize(text: str, *, native_reasoning: str | None = None, policy: Policy = DEFAULT,
-              start_in_reasoning: bool = False) -> Result:
+              start_in_reasoning: bool = False, followed_by_tool_call: bool = False) -> Result:
     """Split stored assistant text into visible answer and leaked reasoning, losing nothing.
 
     The result's spans tile `text`; `visible`, `thinking` and `findings` derive from them.
+    `followed_by_tool_call` says a tool call follows the text in its message (the format
+    knows, the text cannot): rule 4's evidence, so an orphan close that ends the text
+    still splits.
     """
     native = clean_native(native_reasoning, policy)
     if not policy.enabled or (not start_in_reasoning and _clean(text, policy)):
         spans = (Span(0, len(text), Label.VISIBLE),) if text else ()
         return Result(text, spans, (), native)
-    pipeline = Pipeline(policy, native=native, start_in_reasoning=start_in_reasoning)
+    pipeline = Pipeline(policy, native=native, start_in_reasoning=start_in_reasoning,
+                        followed_by_tool_call=followed_by_tool_call)
     pipeline.pieces = pipeline.feed(text) + pipeline.finish()
     return pipeline.result(text)
 

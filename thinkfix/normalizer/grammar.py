@@ -35,6 +35,9 @@ class Kind(Enum):
     FENCE = "fence"
     TICKS = "ticks"
     TEXT = "text"  # a candidate that turned out to be plain text (a `~~` run mid-line)
+    ANSWER_OPEN = "answer_open"  # unwrapped right after a reasoning block, else text
+    ANSWER_CLOSE = "answer_close"  # removed when it closes an unwrapped answer, else text
+    TOOL_CALL = "tool_call"  # ends an implicit reasoning block; text everywhere else
 
 
 @dataclass(frozen=True)
@@ -64,8 +67,15 @@ class Grammar:
         for family, opener, closer in policy.special_pairs:
             literals.append(_Literal(opener, Kind.OPEN, opener))
             literals.append(_Literal(closer, Kind.CLOSE, closer))
+        self.answer_closers: dict[str, str] = {}
         if policy.special_pairs:
             literals.extend(_Literal(w, Kind.MARKER, w) for w in ANSWER_WRAPPERS)
+            self.answer_closers[ANSWER_WRAPPERS[0]] = ANSWER_WRAPPERS[1]  # for rule 7's trim
+        for opener, closer in policy.answer_pairs:
+            self.answer_closers[opener] = closer
+            literals.append(_Literal(opener, Kind.ANSWER_OPEN, opener))
+            literals.append(_Literal(closer, Kind.ANSWER_CLOSE, closer))
+        literals.extend(_Literal(t, Kind.TOOL_CALL, t) for t in policy.tool_calls)
         if policy.prose_delimiters:
             for opener, closer in PROSE_PAIRS:
                 literals.append(_Literal(opener, Kind.OPEN, opener))
@@ -115,6 +125,8 @@ class Grammar:
         self._names = tuple(policy.tags)
         self._probes: dict[str, tuple[str, ...]] = {"<": ()} if policy.tags else {}
         for lit in literals:
+            if lit.kind is Kind.TOOL_CALL:
+                continue  # text on its own: `normalize` without an implicit block ignores it
             self._probes[lit.text[0]] = self._probes.get(lit.text[0], ()) + (lit.text,)
         self.max_token = max([len(lit.text) for lit in literals] + [MAX_ATTRS + 64])
         starts = {"<"} | {lit.text[0] for lit in literals}

@@ -23,8 +23,9 @@ class Pipeline:
     """Text in, final labelled pieces out, in order, as soon as they are settled."""
 
     def __init__(self, policy: Policy, *, native: str = "", start_in_reasoning: bool = False,
-                 holdback: int | None = None) -> None:
-        self.scanner = Scanner(policy, start_in_reasoning=start_in_reasoning, holdback=holdback)
+                 holdback: int | None = None, followed_by_tool_call: bool = False) -> None:
+        self.scanner = Scanner(policy, start_in_reasoning=start_in_reasoning, holdback=holdback,
+                               followed_by_tool_call=followed_by_tool_call)
         self.trimmer = Trimmer(policy.trim)
         self.deduper = Deduper(policy, native)
         self.native = native

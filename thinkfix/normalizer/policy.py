@@ -32,10 +32,33 @@ SPECIAL_PAIRS: tuple[tuple[str, str, str], ...] = (
     ("mistral", "[THINK]", "[/THINK]"),
     ("seed", "<seed:think>", "</seed:think>"),
     ("command", "<|START_THINKING|>", "<|END_THINKING|>"),
+    ("minimax", "<mm:think>", "</mm:think>"),
+    # Gemma 4's thought channel: the `thought` label belongs to the opener, not the reasoning
+    ("gemma4", "<|channel>thought", "<channel|>"),
 )
 
-# Literal tokens that wrap the answer rather than the reasoning: removed, content kept.
+# Literal tokens that wrap the answer rather than the reasoning: removed, content kept,
+# wherever they stand (special tokens no prose uses).
 ANSWER_WRAPPERS: tuple[str, ...] = ("<|begin_of_solution|>", "<|end_of_solution|>")
+
+# Answer wrappers unwrapped only right after an extracted reasoning block (rule 1):
+# Hunyuan's `<answer>`, ERNIE's `<response>`, Command R's response tokens. Elsewhere they
+# are text (`<answer>` is an ordinary word in HTML-ish prose).
+ANSWER_PAIRS: tuple[tuple[str, str], ...] = (
+    ("<answer>", "</answer>"),
+    ("<response>", "</response>"),
+    ("<|START_RESPONSE|>", "<|END_RESPONSE|>"),
+)
+
+# Tool-call openers of the chat templates and tool parsers of vLLM, SGLang and Ollama:
+# one ends an implicit (template-opened) reasoning block, so a tool call never vanishes
+# into reasoning (rule 3). Hermes/Qwen/GLM, MiniMax M1 and M2, Seed-OSS, Gemma 4,
+# Granite/Phi-4, Mistral, Kimi K2, DeepSeek V3/R1, Llama 3.
+TOOL_CALL_OPENERS: tuple[str, ...] = (
+    "<tool_call>", "<tool_calls>", "<minimax:tool_call>", "<seed:tool_call>", "<|tool_call>",
+    "<|tool_call|>", "[TOOL_CALLS]", "<|tool_calls_section_begin|>", "<｜tool▁calls▁begin｜>",
+    "<|python_tag|>",
+)
 
 # Granite-style prose delimiters (rule 10), only used when `prose_delimiters` is on.
 PROSE_PAIRS: tuple[tuple[str, str], ...] = (
@@ -48,12 +71,16 @@ class Policy:
     """Every configurable decision of the normalizer; the default is DESIGN.md's policy.
 
     `tags` are the XML-style names, `special_pairs` the literal token families;
+    `answer_pairs` the answer wrappers unwrapped right after a reasoning block;
+    `tool_calls` the tool-call openers that end an implicit reasoning block;
     `harmony` turns on the gpt-oss channel grammar (raw tokens and detokenised
     `analysis...assistantfinal`).
     """
 
     tags: tuple[str, ...] = XML_TAG_NAMES
     special_pairs: tuple[tuple[str, str, str], ...] = SPECIAL_PAIRS
+    answer_pairs: tuple[tuple[str, str], ...] = ANSWER_PAIRS
+    tool_calls: tuple[str, ...] = TOOL_CALL_OPENERS
     harmony: bool = True
     protect_code: bool = True
     orphan_close: OrphanClose = OrphanClose.AUTO

@@ -20,6 +20,7 @@ from functools import lru_cache
 from thinkfix.normalizer.grammar import CONTEXT, DETOK_CLOSE, DETOK_OPEN, Kind, Token, grammar_for
 from thinkfix.normalizer.policy import OrphanClose, Policy
 from thinkfix.normalizer.spans import Finding, Label, LeakKind
+from thinkfix.normalizer.stages import WS_CHARS
 
 _NON_WS = re.compile(r"[^\s\ufeff]")
 _PROSE_BEFORE = " \t"
@@ -89,6 +90,8 @@ class _State:
     shown: bool = False  # non-blank visible text precedes the scan position
     visible_from: int = 0  # where the run of visible text before the scan position starts
     gap_line_start: bool = True  # the visible text before the last removal ended a line
+    after_block: int = -1  # where the last removed reasoning block ended (answer wrappers)
+    answer: str | None = None  # the closer of the unwrapped answer we are inside
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,7 @@ class Scanner:
     """Raw spans of a text fed in pieces; `text_at` reads back what was fed."""
 
     def __init__(self, policy: Policy, *, start_in_reasoning: bool = False,
-                 holdback: int | None = None) -> None:
+                 holdback: int | None = None, followed_by_tool_call: bool = False) -> None:
         self.policy = policy
         self.grammar = grammar_for(policy)
         # text kept before the scan position (the scan window itself starts CONTEXT
@@ -114,6 +117,12 @@ class Scanner:
         self.context = max(CONTEXT, self.grammar.max_token)
         self.holdback = holdback
         self.start_in_reasoning = start_in_reasoning
+        # rule 4's evidence from outside the text: a tool call follows it in its message
+        self.followed_by_tool_call = followed_by_tool_call
+        # inside an unwrapped answer, where the trailing run of whitespace starts (it is
+        # trimmed if the answer's closer follows it), and how far the text was read for it
+        self._ws_start = 0
+        self._ws_read = 0
         self.spans: list[RawSpan] = []
         self.findings: list[BlockFinding] = []
         self.pos = 0
@@ -191,7 +200,7 @@ class Scanner:
         """
         st = self.st
         if (st.mode not in (Mode.OUT, Mode.IN) or st.fence is not None or self.pos != self.length
-                or self.grammar.has_candidate(chunk)):
+                or st.answer is not None or self.grammar.has_candidate(chunk)):
             return None
         self.feed(chunk)
         self.pos = self.length
@@ -231,7 +240,7 @@ class Scanner:
         """OUT or IN when a chunk with no candidate character may bypass the scan entirely."""
         st = self.st
         if (st.mode in (Mode.OUT, Mode.IN) and st.fence is None and self.pos == self.length
-                and self._ck is None and st.window is None and not self.spans):
+                and self._ck is None and st.window is None and not self.spans and st.answer is None):
             return st.mode
         return None
 
@@ -286,7 +295,7 @@ class Scanner:
         while True:
             self._scan(final)
             if not final:
-                self._cut()
+                self._cut(self._cut_point())
                 self._close_window_past_holdback()
                 return
             if not self._end_of_text():
@@ -335,7 +344,8 @@ class Scanner:
                     return
                 tok = g.token(tm, off) if tm is not None else None
                 if tok is not None and tok.kind in (Kind.OPEN, Kind.EMPTY, Kind.CLOSE, Kind.END,
-                                                     Kind.MARKER, Kind.VISIBLE_HEADER):
+                                                     Kind.MARKER, Kind.VISIBLE_HEADER,
+                                                     Kind.ANSWER_OPEN, Kind.ANSWER_CLOSE):
                     _upd(self.st, mode=Mode.OUT)
                     if not self._on_token(tok, w, off, final, lead=True):
                         if self.pos == tok.start:
@@ -399,6 +409,12 @@ class Scanner:
         override = self._overrides.get(tok.start)
         if override == "literal":
             self.pos = tok.end
+            return True
+        if tok.kind is Kind.TOOL_CALL:
+            if self.st.mode is Mode.IN and self.start_in_reasoning and self.st.block == 0:
+                self._end_at_tool_call(tok)
+            else:
+                self.pos = tok.end  # text, and no delimiter: rule 4 still waits for one
             return True
         if self.st.mode is Mode.IN:
             return self._in_block(tok, w, off, final, override)
@@ -477,7 +493,25 @@ class Scanner:
             self.pos = tok.end
             return True
         if kind in (Kind.MARKER, Kind.VISIBLE_HEADER, Kind.END):
+            if tok.tag == st.answer:
+                self._trim_before(tok)
             self._remove(tok, LeakKind.MARKER)
+            _upd(self.st, answer=self.grammar.answer_closers.get(tok.tag))
+            return True
+        if kind is Kind.ANSWER_OPEN:
+            if not self._right_after_block(tok, w, off):
+                self.pos = tok.end  # anywhere else an answer wrapper is text
+                return True
+            self._remove(tok, LeakKind.MARKER)
+            _upd(self.st, answer=self.grammar.answer_closers[tok.tag])
+            return True
+        if kind is Kind.ANSWER_CLOSE:
+            if tok.tag != st.answer:
+                self.pos = tok.end
+                return True
+            self._trim_before(tok)
+            self._remove(tok, LeakKind.MARKER)
+            _upd(self.st, answer=None)
             return True
         # a close tag outside any block
         if tok.xml and st.prose:
@@ -503,7 +537,7 @@ class Scanner:
                 self.pos = tok.start
                 self._await = (_NON_WS, self.length)
                 return False
-            follows = m is not None
+            follows = m is not None or self.followed_by_tool_call
         else:
             follows = True
         if not follows:
@@ -529,11 +563,17 @@ class Scanner:
                 _upd(self.st, depth=st.depth + 1)
             self.pos = tok.end
             return True
-        if kind in (Kind.EMPTY, Kind.MARKER):
+        if kind in (Kind.EMPTY, Kind.MARKER, Kind.ANSWER_OPEN, Kind.ANSWER_CLOSE):
             self.pos = tok.end
             return True
         # CLOSE, END or VISIBLE_HEADER: closes (a level of) the block
         if tok.xml and st.prose and override != "close":
+            if st.leading:
+                # rule 6: a leading block that never closes closes at its last close tag,
+                # even one that balanced a prose mention (`<think>no <think> tags</think>A`)
+                self._cut(tok.start)
+                self._ck = _Checkpoint(copy(self.st), tok.start, len(self.spans), len(self.findings),
+                                       "close")
             _upd(self.st, prose=st.prose - 1)
             self.pos = tok.end
             return True
@@ -612,9 +652,63 @@ class Scanner:
         kind = LeakKind.BLOCK if st.content else LeakKind.EMPTY_BLOCK
         tag = opener.tag if opener is not None and opener.end > opener.start else tok.tag
         self._finding(kind, tag, start, tok.end, st.block)
-        _upd(self.st, mode=self._after_removal(), seg=tok.end, depth=0, prose=0, opener=None)
+        _upd(self.st, mode=self._after_removal(), seg=tok.end, depth=0, prose=0, opener=None,
+             after_block=tok.end)
         self._ck = None
         self.pos = tok.end
+
+    def _end_at_tool_call(self, tok: Token) -> None:
+        """Rule 3: a tool call ends the implicit, template-opened block; it stays visible."""
+        self._cut(tok.start)
+        st = self.st
+        if st.content or tok.start > 0:
+            kind = LeakKind.UNCLOSED if st.content else LeakKind.EMPTY_BLOCK
+            self._finding(kind, st.opener.tag if st.opener else "", 0, tok.start, st.block)
+        _upd(self.st, mode=self._after_removal(), seg=tok.start, depth=0, prose=0, opener=None,
+             first_delim=True, window=None)
+        self._ck = None
+        self.pos = tok.end
+
+    def _right_after_block(self, tok: Token, w: str, off: int) -> bool:
+        """True when only whitespace stands between the last removed reasoning block and `tok`
+        (looked at within `context` characters, so every chunking decides alike)."""
+        st = self.st
+        lo = st.after_block
+        if lo < 0 or st.visible_from != lo or tok.start - lo > self.context:
+            return False
+        gap = w[lo - off : tok.start - off] if lo - off >= 0 else self.text_at(lo, tok.start)
+        return not _NON_WS.search(gap)
+
+    def _trim_before(self, tok: Token) -> None:
+        """Rule 7 inside an unwrapped answer: the whitespace before its closer is trimmed."""
+        if not self.policy.trim:
+            return
+        start = self._trailing_ws_start(tok.start)
+        if start < tok.start:
+            self._cut(start)
+            self._add(start, tok.start, Label.TRIMMED)
+            _upd(self.st, seg=tok.start)
+
+    def _trailing_ws_start(self, end: int) -> int:
+        """Where the run of whitespace ending at `end` starts (not before the open segment),
+        read incrementally so a long answer is read once."""
+        st = self.st
+        if self._ws_read < st.seg or self._ws_start < st.seg or self._ws_read > end:
+            self._ws_start = self._ws_read = st.seg
+        text = self.text_at(self._ws_read, end)
+        body = len(text.rstrip(WS_CHARS))
+        if body:
+            self._ws_start = self._ws_read + body
+        self._ws_read = end
+        return self._ws_start
+
+    def _cut_point(self) -> int:
+        """Where the cut at the end of a scan may go: to `pos`, except that inside an
+        unwrapped answer trailing whitespace waits (its closer may follow, rule 7)."""
+        st = self.st
+        if st.answer is None or not self.policy.trim or st.mode is not Mode.OUT:
+            return self.pos
+        return self._trailing_ws_start(self.pos)
 
     def _orphan_split(self, tok: Token) -> None:
         """Rule 4: everything before the first, glued close tag was reasoning."""
@@ -632,7 +726,7 @@ class Scanner:
         self._finding(kind, tok.tag, window if content else tok.start, tok.end, block)
         # a prose opener in the text that became reasoning no longer awaits its close
         _upd(self.st, seg=tok.end, first_delim=True, window=None, block=block, shown=False,
-             mode=Mode.LEAD, prose=0)
+             mode=Mode.LEAD, prose=0, after_block=tok.end)
         self.pos = tok.end
 
     def _start_detok(self, tok: Token) -> None:

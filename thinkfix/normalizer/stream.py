@@ -29,15 +29,18 @@ class StreamNormalizer:
     text for every chunking. A live runtime that cannot wait for the first
     delimiter sets a finite `holdback` (visible text is withheld for at most that
     many characters), and `start_in_reasoning=True` when its chat template opened
-    the reasoning block in the prompt.
+    the reasoning block in the prompt. `followed_by_tool_call` (here or at `finish`) is
+    rule 4's evidence from outside the text: a tool call follows it in its message.
     """
 
     _shortcuts = True  # the first-chunk, waiting-lane and finish shortcuts; tests turn them off
 
     def __init__(self, policy: Policy = DEFAULT, *, start_in_reasoning: bool = False,
-                 holdback: int | None = None, native_reasoning: str | None = None) -> None:
+                 holdback: int | None = None, native_reasoning: str | None = None,
+                 followed_by_tool_call: bool = False) -> None:
         self._pipeline = Pipeline(policy, native=clean_native(native_reasoning, policy),
-                                  start_in_reasoning=start_in_reasoning, holdback=holdback)
+                                  start_in_reasoning=start_in_reasoning, holdback=holdback,
+                                  followed_by_tool_call=followed_by_tool_call)
         self._enabled = policy.enabled
         self._last_block: int | None = None
         self._thinking_out = False
@@ -129,10 +132,13 @@ class StreamNormalizer:
         self._fast_thinking = fast is _THINKING
         return delta
 
-    def finish(self) -> Delta:
-        """Flush everything held back; the stream is over."""
+    def finish(self, *, followed_by_tool_call: bool | None = None) -> Delta:
+        """Flush everything held back; the stream is over (and, if so told, a tool call
+        followed it: rule 4's evidence)."""
         if self._pipeline.finished:
             return Delta()
+        if followed_by_tool_call is not None:
+            self._pipeline.scanner.followed_by_tool_call = followed_by_tool_call
         if self._shortcuts and self._fast_visible:
             # nothing is held anywhere, so the end of the text settles nothing new
             self._pipeline.finished = True
