@@ -43,6 +43,9 @@ def test_normalize_stream_chunk_1_equals_batch(case: dict) -> None:
             args.append(flag if value else "--no-" + flag[2:])
         else:
             args += [flag, value]
+    for key in ("start_in_reasoning", "followed_by_tool_call"):
+        if case.get(key):
+            args.append("--" + key.replace("_", "-"))
     if case.get("policy", {}).get("enabled") is False:
         pytest.skip("the opt-out is a config knob, not a normalize flag")
     batch = json.loads(run(args, case["text"])[1])
