@@ -1,5 +1,6 @@
 """thinkfix: find, count and repair reasoning that leaked into stored LLM agent sessions."""
 
+from thinkfix._version import __version__
 from thinkfix.normalizer import (
     DEFAULT,
     Delta,
@@ -14,8 +15,6 @@ from thinkfix.normalizer import (
     StreamNormalizer,
     normalize,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT",

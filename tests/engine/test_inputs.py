@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from thinkfix.engine.compression import Compression
 from thinkfix.engine.inputs import (
     InputOptions,
     UnknownPolicy,
@@ -21,6 +20,7 @@ from thinkfix.engine.inputs import (
     is_session_name,
     parse_ignore,
 )
+from thinkfix.io.compression import Compression
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CLAUDE = next((FIXTURES / "claude-code").glob("7f3c*.jsonl"))

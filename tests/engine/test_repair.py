@@ -26,7 +26,6 @@ from tests.engine.repair_helpers import (
 from thinkfix.engine import fsio
 from thinkfix.engine import manifest as mf
 from thinkfix.engine import repair as repair_mod
-from thinkfix.engine.compression import Compression
 from thinkfix.engine.repair import (
     SIDECAR_SUFFIX,
     FileStatus,
@@ -37,6 +36,7 @@ from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import ScanOptions, scan
 from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, PlacementKind
+from thinkfix.io.compression import Compression
 
 FILES = fixture_files()
 FORMATS = {registry.detect_file(str(p)).id for p in FILES}

@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.formats.support import FIXTURES, session_files
-from thinkfix.engine.compression import open_read
 from thinkfix.formats import registry
 from thinkfix.formats.base import Record, Repair
+from thinkfix.io.compression import open_read
 from thinkfix.transcript import build
 
 _FILES = [p for p in session_files(FIXTURES)]

@@ -8,7 +8,7 @@ from typing import IO, Any
 
 import click
 
-from thinkfix import __version__
+from thinkfix._version import __version__
 from thinkfix.cli import formats, normalize, repair, replay, scan, show, where
 from thinkfix.cli.options import ERROR_PREFIX, echo_error
 from thinkfix.engine.report import ExitCode

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
-from thinkfix import __version__
+from thinkfix._version import __version__
 from thinkfix.cli.options import (
     RedactCommand,
     echo_error,

@@ -11,8 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from thinkfix import __version__
-from thinkfix.engine.repair import Change, FileResult, FileStatus, RepairResult
+from thinkfix._version import __version__
+from thinkfix.engine.change import Change
+from thinkfix.engine.repair import FileResult, FileStatus, RepairResult
 from thinkfix.engine.report import SCHEMA_VERSION, ExitCode, InputError
 
 

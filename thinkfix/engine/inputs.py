@@ -31,11 +31,11 @@ from enum import Enum
 from functools import lru_cache
 from typing import BinaryIO
 
-from thinkfix.engine.compression import Compression, sniff, wrap_reader
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.detection import base_name, read_head
+from thinkfix.io.compression import Compression, sniff, wrap_reader
 
 STDIN = "-"
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from thinkfix import __version__
+from thinkfix._version import __version__
 from thinkfix.engine import fsio
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
 from thinkfix.formats import registry
@@ -40,7 +40,7 @@ from thinkfix.io import jsontext
 from thinkfix.normalizer import Policy
 
 if TYPE_CHECKING:
-    from thinkfix.engine.repair import Change
+    from thinkfix.engine.change import Change
 
 SCHEMA_VERSION = 1
 MANIFEST_NAME = "manifest.json"

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from thinkfix.engine import compression, fsio, sparse
+from thinkfix.engine import fsio, sparse
 from thinkfix.engine import manifest as mf
+from thinkfix.engine.change import Change
 from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
 from thinkfix.engine.prefilter import delimiter_test
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
@@ -38,14 +39,14 @@ from thinkfix.engine.scan import ScanOptions
 from thinkfix.formats import registry
 from thinkfix.formats.base import (
     ApplyOptions,
-    Placement,
     PlacementKind,
     Record,
     Repair,
     SessionFormat,
     Site,
 )
-from thinkfix.normalizer import Finding, Result, normalize
+from thinkfix.io import compression
+from thinkfix.normalizer import Result, normalize
 
 SIDECAR_SUFFIX = ".thinkfix.json"
 
@@ -103,27 +104,6 @@ class RepairOptions:
     jobs: int = 1
     unified_diff: bool = False  # build the unified diff text (WriteMode.DIFF sets it)
     keep_texts: bool = True  # carry before/after texts for the diff report
-
-
-@dataclass(frozen=True)
-class Change:
-    """One assistant text that a repair changes (or would, or refused to)."""
-
-    site: Site
-    findings: tuple[Finding, ...]
-    before: str
-    after: str
-    extracted: tuple[str, ...]  # reasoning taken out of the text, in order (native not included)
-    placement: Placement
-    spans: tuple[tuple[int, int, str], ...] = ()  # (start, end, label) of `before`, every char
-
-    @property
-    def kinds(self) -> tuple[str, ...]:
-        return tuple(sorted({f.kind.value for f in self.findings if f.kind.changes_text}))
-
-    @property
-    def applied(self) -> bool:
-        return self.placement.applied
 
 
 class FileStatus(str, Enum):

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from thinkfix._version import __version__
 from thinkfix.engine import sparse
 from thinkfix.engine.inputs import (
     Candidate,
@@ -571,8 +572,6 @@ def _fork_safe() -> bool:
 def scan(paths: Iterable[str], options: ScanOptions = ScanOptions(), *, jobs: int | None = None,
          progress: Progress = NULL_PROGRESS, stdin: BinaryIO | None = None) -> Report:
     """Walk `paths`, scan every session file found, and return the merged `Report`."""
-    from thinkfix import __version__
-
     items = list(walk(paths, options.inputs, stdin=stdin))
     report = build_report(scan_files(items, options, jobs=jobs, progress=progress), __version__)
     return with_display_paths(report)

@@ -13,6 +13,7 @@ from thinkfix.formats.detection import read_head
 from thinkfix.formats.gemini_cli import GeminiCli
 from thinkfix.formats.openai_chat import OpenAIChat
 from thinkfix.formats.pi import Pi
+from thinkfix.io.compression import open_read
 
 #: Minimum confidence for `detect` to claim a file.
 THRESHOLD = 0.5
@@ -78,7 +79,5 @@ def detect_or_raise(head: bytes, path: str = "") -> SessionFormat:
 
 def detect_file(path: str) -> SessionFormat:
     """Detect the format of a file on disk (decompressing .gz/.zst transparently)."""
-    from thinkfix.engine.compression import open_read
-
     with open_read(path) as fp:
         return detect_or_raise(read_head(fp), path)

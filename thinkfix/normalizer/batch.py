@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from thinkfix.normalizer.grammar import DETOK_OPEN, grammar_for
-from thinkfix.normalizer.pipeline import Pipeline, clean_native
-from thinkfix.normalizer.policy import DEFAULT, Policy
+from thinkfix.normalizer.pipeline import Pipeline
+from thinkfix.normalizer.policy import DEFAULT, NativeMode, Policy
 from thinkfix.normalizer.spans import Label, Result, Span
 
 
@@ -32,3 +32,16 @@ def _clean(text: str, policy: Policy) -> bool:
     if grammar_for(policy).maybe_delimited(text):
         return False
     return not (policy.harmony and text.lstrip().startswith(DETOK_OPEN))
+
+
+def clean_native(native: str | None, policy: Policy) -> str:
+    """Rule 9: native reasoning with any delimiters stripped, trimmed.
+
+    Here, not in `pipeline`, because it is itself a whole-string normalize: the pipeline
+    only receives the cleaned text, so it never needs to call back up into batch.
+    """
+    if not native:
+        return ""
+    inner = normalize(native, policy=policy.with_changes(native=NativeMode.MERGE))
+    parts = [*inner.extracted, inner.visible.strip()]
+    return "\n\n".join(p for p in parts if p)

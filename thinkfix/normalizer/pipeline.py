@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-from thinkfix.normalizer.policy import NativeMode, Policy
+from thinkfix.normalizer.policy import Policy
 from thinkfix.normalizer.scanner import Scanner
 from thinkfix.normalizer.spans import Finding, Label, LeakKind, Result, Span
 from thinkfix.normalizer.stages import Deduper, Piece, Trimmer
-
-
-def clean_native(native: str | None, policy: Policy) -> str:
-    """Rule 9: native reasoning with any delimiters stripped, trimmed."""
-    if not native:
-        return ""
-    from thinkfix.normalizer.batch import normalize
-
-    inner = normalize(native, policy=policy.with_changes(native=NativeMode.MERGE))
-    parts = [*inner.extracted, inner.visible.strip()]
-    return "\n\n".join(p for p in parts if p)
 
 
 class Pipeline:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from thinkfix.normalizer.batch import clean_native
 from thinkfix.normalizer.grammar import grammar_for
-from thinkfix.normalizer.pipeline import Pipeline, clean_native
+from thinkfix.normalizer.pipeline import Pipeline
 from thinkfix.normalizer.policy import DEFAULT, Policy
 from thinkfix.normalizer.spans import Delta, Finding, Label
 from thinkfix.normalizer.stages import WS_CHARS, Piece

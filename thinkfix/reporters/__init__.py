@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from thinkfix.reporters.base import (
-    DEFAULT_OPTIONS,
-    OutputFormat,
-    RenderOptions,
-    Reporter,
-    get_reporter,
-)
+from thinkfix.reporters.base import DEFAULT_OPTIONS, OutputFormat, RenderOptions, Reporter
 from thinkfix.reporters.concise import ConciseReporter
 from thinkfix.reporters.github import GithubReporter
 from thinkfix.reporters.gitlab import GitlabReporter
@@ -17,22 +11,9 @@ from thinkfix.reporters.jsonl import JsonlReporter
 from thinkfix.reporters.junit import JunitReporter
 from thinkfix.reporters.markdown import MarkdownReporter
 from thinkfix.reporters.openmetrics import OpenMetricsReporter
+from thinkfix.reporters.registry import REPORTERS, get_reporter
 from thinkfix.reporters.sarif import SarifReporter
 from thinkfix.reporters.text import TextReporter
-
-# Explicit, so a format cannot exist without a reporter: a test checks every member is here.
-REPORTERS: dict[OutputFormat, Reporter] = {
-    OutputFormat.TEXT: TextReporter(),
-    OutputFormat.JSON: JsonReporter(),
-    OutputFormat.JSONL: JsonlReporter(),
-    OutputFormat.SARIF: SarifReporter(),
-    OutputFormat.JUNIT: JunitReporter(),
-    OutputFormat.GITHUB: GithubReporter(),
-    OutputFormat.MARKDOWN: MarkdownReporter(),
-    OutputFormat.OPENMETRICS: OpenMetricsReporter(),
-    OutputFormat.CONCISE: ConciseReporter(),
-    OutputFormat.GITLAB: GitlabReporter(),
-}
 
 __all__ = [
     "DEFAULT_OPTIONS",

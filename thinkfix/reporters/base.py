@@ -131,27 +131,6 @@ def pretty_json(value: object) -> bytes:
     return jsontext.dumps(value, indent=True, newline=True)
 
 
-def get_reporter(name: str | OutputFormat) -> Reporter:
-    """The reporter for a format name; `ValueError` naming the choices when there is none."""
-    from thinkfix.reporters import REPORTERS  # the registry imports every module, which import us
-
-    try:
-        return REPORTERS[OutputFormat(name)]
-    except ValueError:
-        choices = ", ".join(f.value for f in OutputFormat)
-        raise ValueError(f"unknown output format {name!r} (choose from {choices})") from None
-
-
-def __getattr__(name: str) -> object:
-    # `REPORTERS` lives in the package so the registry can import every module without a cycle;
-    # it is reachable here too because base is where callers look for the interface.
-    if name == "REPORTERS":
-        from thinkfix.reporters import REPORTERS
-
-        return REPORTERS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 # --- words shared by every format --------------------------------------------------------------
 
 TOOL_NAME = "thinkfix"

@@ -10,10 +10,10 @@ from typing import BinaryIO
 
 import zstandard
 
-from thinkfix.engine.compression import open_read
 from thinkfix.formats import registry
 from thinkfix.formats.base import Path, Record, SessionFormat, Site
 from thinkfix.formats.common import wrong_types
+from thinkfix.io.compression import open_read
 from thinkfix.normalizer import DEFAULT, Policy, normalize
 from thinkfix.transcript.model import Part, PartKind, Role, Turn
 from thinkfix.transcript.registry import ADAPTERS

@@ -10,8 +10,8 @@ import pytest
 import zstandard
 
 from tests.formats.support import fixture, read, sites
-from thinkfix.engine import compression as c
 from thinkfix.formats.registry import detect_file, get
+from thinkfix.io import compression as c
 
 SESSION = fixture("rollout-2026-03-02").read_bytes()
 
