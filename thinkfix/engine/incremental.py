@@ -31,8 +31,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from thinkfix._version import __version__
 from thinkfix.engine import sparse
-from thinkfix.engine.compression import Compression
 from thinkfix.engine.fsio import atomic_write
 from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
@@ -40,6 +40,7 @@ from thinkfix.engine.report import InputError, LeakFinding, Report
 from thinkfix.engine.scan import FileResult, ScanOptions, _FileScan, build_report, scan_file
 from thinkfix.formats.base import EMPTY_CONTEXT, Context
 from thinkfix.formats.detection import HEAD_BYTES
+from thinkfix.io.compression import Compression
 
 STATE_VERSION = 1
 CHECK_BLOCK = 4096  # bytes hashed at the end of the committed part
@@ -63,8 +64,6 @@ def default_state_path(env: Mapping[str, str] | None = None) -> str:
 def options_key(options: ScanOptions) -> str:
     """A stable hash of everything that decides what a scan finds: state from other options
     is not reused."""
-    from thinkfix import __version__
-
     return hashlib.sha256(orjson.dumps([__version__, _canon(options)])).hexdigest()[:24]
 
 
@@ -446,8 +445,6 @@ def scan_incremental(paths: Iterable[str], options: ScanOptions, state_path: str
                      progress: Progress = NULL_PROGRESS,
                      stdin: BinaryIO | None = None) -> tuple[Report, Stats]:
     """Like `scan.scan`, reading only what changed since the run that saved `state_path`."""
-    from thinkfix import __version__
-
     state = State.load(state_path)
     items = list(walk(paths, options.inputs, stdin=stdin))
     results: list[FileResult] = []
