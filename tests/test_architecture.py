@@ -23,7 +23,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("io", "normalizer"),
     ("formats", "providers"),
     ("engine",),
-    ("reporters", "rendering"),
+    ("rendering",),
+    ("reporters",),
     ("diffreport", "transcript"),
     ("cli",),
 )
