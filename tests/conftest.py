@@ -9,9 +9,15 @@ depends on examples a previous run happened to save.
 from __future__ import annotations
 
 import os
+import tempfile
 
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+# Runs keep their undo key, manifests and backups in the state folder: tests use a private
+# one, never the user's ~/.local/state (subprocesses and CliRunner inherit it).
+if "THINKFIX_STATE_DIR" not in os.environ:
+    os.environ["THINKFIX_STATE_DIR"] = tempfile.mkdtemp(prefix="thinkfix-test-state-")

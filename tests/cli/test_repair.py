@@ -116,7 +116,8 @@ def test_cli_repair_no_backup_is_explicit_and_still_undoable(tmp_path: Path) -> 
     manifest = tmp_path / "m.json"
     result = invoke("repair", "--in-place", "--no-backup", "--manifest", str(manifest), str(work))
     assert result.exit_code == 0 and "backups in" not in result.stderr
-    assert not (tmp_path / "state").exists()
+    # No run folder, no backups: the state folder holds only the key undo checks seals with.
+    assert [p.name for p in (tmp_path / "state").iterdir()] == ["undo.key"]
     assert invoke("undo", str(manifest)).exit_code == 0
     assert work.read_bytes() == PI.read_bytes()
     misuse = invoke("repair", "--out", "o", "--no-backup", str(work))

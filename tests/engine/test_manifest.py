@@ -7,7 +7,6 @@ import io
 import os
 from pathlib import Path
 
-import orjson
 import pytest
 
 from tests.engine.repair_helpers import FIXTURES, copy_fixtures, run, tree_bytes
@@ -154,8 +153,10 @@ def test_manifest_journal_alone_can_undo_a_run_that_died(tmp_path: Path) -> None
     work, doc = _repaired(tmp_path)
     path = tmp_path / "run" / mf.MANIFEST_NAME
     journal = Path(str(path) + mf.JOURNAL_SUFFIX)
-    journal.mkdir()
-    (journal / "00000000.json").write_bytes(orjson.dumps(doc["files"]))
+    # Journaled as a run does it (sealed: undo follows no journal thinkfix did not write).
+    mf.start_journal(str(journal), roots=doc["roots"], mode=doc["mode"],
+                     backup_dir=doc["backup_dir"])
+    mf.journal(str(journal), 0, doc["files"])
     path.unlink()  # the run died before writing its manifest
     loaded = mf.load_manifest(str(path))
     assert loaded["journal"] and loaded["files"] == doc["files"]

@@ -273,6 +273,9 @@ def undo_command(manifest: str, dry_run: bool, skip_changed: bool, quiet: bool) 
     except ManifestError as exc:
         echo_error(str(exc))
         sys.exit(int(ExitCode.ERROR))
+    except Exception as exc:  # noqa: BLE001 - never a traceback for a manifest we cannot follow
+        echo_error(f"{manifest}: cannot undo: {type(exc).__name__}: {exc}")
+        sys.exit(int(ExitCode.ERROR))
     words = {UndoStatus.RESTORED: "restored", UndoStatus.REMOVED: "removed",
              UndoStatus.ALREADY: "already as before the repair",
              UndoStatus.WOULD_RESTORE: "would restore"}

@@ -13,9 +13,12 @@ Entries are journaled one file at a time (`<manifest>.d/`) *before* the file
 they describe is replaced, so a run that dies midway can still be undone; the
 finished manifest replaces the journal.
 
-`undo` restores from a manifest: it first proves every file still holds the
-bytes the repair wrote (by hash) and refuses, naming the files, if one changed
-since; then it restores each one atomically and checks the result's hash.
+`undo` restores from a manifest: it first proves the manifest is one this
+thinkfix wrote (its HMAC seal, keyed by the state folder's secret, see
+`integrity`) and sound (schema, paths inside the run's roots, plain modes), then
+that every file still holds the bytes the repair wrote (by hash), refusing,
+naming the files, if one changed since; then it restores each one atomically and
+checks the result's hash.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from thinkfix._version import __version__
-from thinkfix.engine import fsio
+from thinkfix.engine import fsio, integrity
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
 from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, Record
@@ -226,13 +229,15 @@ def sidecar_document(fmt: str, source_name: str, changes: Iterable[Change],
 
 def manifest_document(entries: Sequence[dict[str, Any]], *, mode: str, policy: Policy,
                       apply: ApplyOptions, backup_dir: str | None,
-                      tool_version: str = "") -> dict[str, Any]:
+                      tool_version: str = "", roots: Sequence[str] = ()) -> dict[str, Any]:
+    """The finished manifest; `roots` are where the run was allowed to write (`run_roots`)."""
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "thinkfix", "version": tool_version or __version__},
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "mode": mode,
         "cwd": os.getcwd(),
+        "roots": list(roots),
         "backup_dir": backup_dir,
         "options": {"policy": policy.to_dict(),
                     "apply": {k: getattr(apply, k) for k in apply.__dataclass_fields__}},
@@ -245,22 +250,57 @@ def _dumps(value: Any) -> bytes:
     return jsontext.dumps(value, indent=True, newline=True)
 
 
-def journal(journal_dir: str, index: int, entries: Sequence[dict[str, Any]]) -> None:
-    """Record one file's entries durably before that file is replaced."""
-    fsio.atomic_write(os.path.join(journal_dir, f"{index:08d}.json"), _dumps(list(entries)),
+run_roots = integrity.run_roots
+HEADER_NAME = "run.header"  # a journal's sealed note of where its run may write
+
+
+def _key(*, create: bool) -> bytes:
+    try:
+        return integrity.load_key(state_dir(), create=create)
+    except OSError as exc:
+        raise fsio.WriteError(f"{state_dir()}: cannot make the undo key: "
+                              f"{exc.strerror or exc}") from exc
+
+
+def start_journal(journal_dir: str, *, roots: Sequence[str], mode: str,
+                  backup_dir: str | None) -> None:
+    """Before any file is written: the sealed header undo checks a journal's entries against."""
+    header = {"schema_version": SCHEMA_VERSION, "mode": mode, "roots": list(roots),
+              "backup_dir": backup_dir, "cwd": os.getcwd()}
+    fsio.atomic_write(os.path.join(journal_dir, HEADER_NAME),
+                      integrity.seal_document(_dumps(header), _key(create=True)),
                       mode=0o600, make_dirs=True)
+
+
+def journal(journal_dir: str, index: int, entries: Sequence[dict[str, Any]]) -> None:
+    """Record one file's entries durably (and sealed) before that file is replaced.
+
+    The seal goes first: a crash between the two leaves a seal with no entries, which
+    is harmless, never entries undo would refuse.
+    """
+    path = os.path.join(journal_dir, f"{index:08d}.json")
+    data = _dumps(list(entries))
+    fsio.atomic_write(path + integrity.MAC_SUFFIX, integrity.seal_bytes(data, _key(create=True)),
+                      mode=0o600, make_dirs=True)
+    fsio.atomic_write(path, data, mode=0o600, make_dirs=True)
 
 
 def unjournal(journal_dir: str, index: int) -> None:
     """Drop a file's journaled entries: the file was not replaced after all."""
-    with contextlib.suppress(OSError):
-        os.unlink(os.path.join(journal_dir, f"{index:08d}.json"))
+    path = os.path.join(journal_dir, f"{index:08d}.json")
+    for name in (path, path + integrity.MAC_SUFFIX):
+        with contextlib.suppress(OSError):
+            os.unlink(name)
 
 
 def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
     """Journaled entries of files that were really written (their bytes are the new ones)."""
     out: list[dict[str, Any]] = []
-    for entry in _journal_entries(journal_dir):
+    try:
+        entries = _journal_entries(journal_dir)
+    except ManifestError:
+        return out  # not what this run journaled: nothing of it goes into a sealed manifest
+    for entry in entries:
         target = entry.get("target")
         if not isinstance(target, str) or target in known:
             continue
@@ -274,14 +314,62 @@ def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
 
 
 def _journal_entries(journal_dir: str) -> list[dict[str, Any]]:
+    """Every journaled entry, each file's seal proven first (ManifestError otherwise)."""
     files: list[dict[str, Any]] = []
     if not os.path.isdir(journal_dir):
         return files
-    for name in sorted(os.listdir(journal_dir)):
-        if name.endswith(".json"):
-            with open(os.path.join(journal_dir, name), "rb") as fp:
-                files.extend(jsontext.loads(fp.read()))
+    names = sorted(n for n in os.listdir(journal_dir) if n.endswith(".json"))
+    if not names:
+        return files
+    try:
+        for name in names:
+            path = os.path.join(journal_dir, name)
+            data = _read(path)
+            seal = _read(path + integrity.MAC_SUFFIX) if os.path.exists(
+                path + integrity.MAC_SUFFIX) else None
+            integrity.require_detached(seal, path)
+            key = integrity.load_key(state_dir(), create=False)
+            entries = jsontext.loads(integrity.open_bytes(data, seal, key, path))
+            if not isinstance(entries, list):
+                raise ManifestError(f"{path}: malformed journal: not a list of entries")
+            files.extend(entries)
+    except integrity.IntegrityError as exc:
+        raise ManifestError(str(exc)) from None
+    except ValueError as exc:
+        raise ManifestError(f"{journal_dir}: malformed journal: {exc}") from None
     return files
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fp:
+            return fp.read()
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+def _journal_document(journal_dir: str) -> dict[str, Any]:
+    """A run that died: its sealed header and entries, checked as a manifest is."""
+    header_path = os.path.join(journal_dir, HEADER_NAME)
+    if not os.path.exists(header_path):
+        raise ManifestError(f"{journal_dir}: not a journal thinkfix wrote (no sealed "
+                            f"{HEADER_NAME}); undo only follows what thinkfix wrote")
+    try:
+        data = _read(header_path)
+        integrity.require_seal(data, header_path)
+        key = integrity.load_key(state_dir(), create=False)
+        header = jsontext.loads(integrity.open_document(data, key, header_path))
+        if not isinstance(header, dict):
+            raise ManifestError(f"{header_path}: malformed journal header")
+        doc = {"schema_version": SCHEMA_VERSION, "files": _journal_entries(journal_dir),
+               "journal": True, "mode": header.get("mode"), "roots": header.get("roots"),
+               "backup_dir": header.get("backup_dir"), "cwd": header.get("cwd")}
+        integrity.check_document(doc, journal_dir)
+    except integrity.IntegrityError as exc:
+        raise ManifestError(str(exc)) from None
+    except ValueError as exc:
+        raise ManifestError(f"{header_path}: malformed journal header: {exc}") from None
+    return doc
 
 
 def remove_journal(journal_dir: str) -> None:
@@ -289,7 +377,9 @@ def remove_journal(journal_dir: str) -> None:
 
 
 def write_manifest(path: str, doc: dict[str, Any]) -> None:
-    fsio.atomic_write(path, _dumps(doc), mode=0o600, make_dirs=True)
+    """The finished manifest, sealed with the state folder's key so undo can trust it."""
+    fsio.atomic_write(path, integrity.seal_document(_dumps(doc), _key(create=True)),
+                      mode=0o600, make_dirs=True)
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -299,15 +389,12 @@ def load_manifest(path: str) -> dict[str, Any]:
     """A manifest document; a run that died before finishing is read from its journal."""
     journal_dir = path + JOURNAL_SUFFIX
     if not os.path.exists(path) and os.path.isdir(journal_dir):
-        return {"schema_version": SCHEMA_VERSION, "files": _journal_entries(journal_dir),
-                "journal": True}
+        return _journal_document(journal_dir)
     if os.path.isdir(path) and os.path.exists(os.path.join(path, MANIFEST_NAME)):
         return load_manifest(os.path.join(path, MANIFEST_NAME))
+    data = _read(path)
     try:
-        with open(path, "rb") as fp:
-            doc = jsontext.loads(fp.read())
-    except OSError as exc:
-        raise ManifestError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        doc = jsontext.loads(data)
     except ValueError as exc:
         raise ManifestError(f"{path}: not JSON: {exc}") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("files"), list):
@@ -316,7 +403,18 @@ def load_manifest(path: str) -> dict[str, Any]:
     if version != SCHEMA_VERSION:
         raise ManifestError(f"{path}: manifest schema_version {version!r} is not supported "
                             f"(this thinkfix reads {SCHEMA_VERSION})")
-    return doc
+    try:
+        # What is read is what the seal covers, never the bytes around it.
+        integrity.require_seal(data, path)
+        body = integrity.open_document(data, integrity.load_key(state_dir(), create=False), path)
+        doc = jsontext.loads(body)
+        integrity.check_document(doc, path)
+    except integrity.IntegrityError as exc:
+        raise ManifestError(str(exc)) from None
+    except ValueError as exc:
+        raise ManifestError(f"{path}: not JSON: {exc}") from exc
+    checked: dict[str, Any] = doc  # check_document proved it an object
+    return checked
 
 
 # --- undo ------------------------------------------------------------------------------------
@@ -362,6 +460,9 @@ def _current(target: str) -> fsio.Snapshot | None:
 def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.Snapshot | None]:
     target = entry["target"]
     before, after = entry.get("before"), entry["after"]
+    unsafe = integrity.safe_target(target)
+    if unsafe is not None:
+        return UndoStatus.FAILED, unsafe, None
     try:
         now = _current(target)
     except fsio.WriteError as exc:
@@ -450,7 +551,8 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
                 results.append(UndoFile(target, UndoStatus.REMOVED))
                 continue
             data = previous_bytes(entry, now)
-            mode = int(entry["before"].get("mode", "0o644"), 8)
+            # Permission bits only: never setuid, setgid or sticky, whatever was recorded.
+            mode = int(entry["before"].get("mode", "0o644"), 8) & 0o777
             fsio.atomic_write(target, data, mode=mode, watch=(now.path, now.stamp),
                               verify=_expect(entry["before"]["sha256"]))
             results.append(UndoFile(target, UndoStatus.RESTORED))

@@ -690,6 +690,11 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
         manifest_path = options.manifest_path or os.path.join(run_dir, mf.MANIFEST_NAME)
         journal_dir = manifest_path + mf.JOURNAL_SUFFIX
         backup_dir = os.path.join(run_dir, "backup") if options.backup else None
+    roots = mf.run_roots(paths, options.out_dir)
+    if journal_dir is not None:
+        # Sealed before any file changes: undo follows only entries inside these roots.
+        mf.start_journal(journal_dir, roots=roots, mode=options.mode.value,
+                         backup_dir=backup_dir)
     base = out = None
     if options.mode is WriteMode.OUT:
         assert options.out_dir is not None
@@ -712,7 +717,7 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
         errors, written = _finalise(results, options=options,
                                     manifest_path=manifest_path, journal_dir=journal_dir,
                                     run_dir=run_dir, backup_dir=backup_dir,
-                                    tool_version=tool_version)
+                                    tool_version=tool_version, roots=roots)
     files = tuple(sorted((r for r in results if r.skipped_reason is None),
                          key=lambda r: r.path))
     backups = backup_dir if backup_dir is not None and os.path.isdir(backup_dir) else None
@@ -721,7 +726,7 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
 
 def _finalise(results: Sequence[FileResult], *, options: RepairOptions,
               manifest_path: str | None, journal_dir: str | None, run_dir: str | None,
-              backup_dir: str | None, tool_version: str,
+              backup_dir: str | None, tool_version: str, roots: Sequence[str] = (),
               ) -> tuple[tuple[InputError, ...], list[dict[str, Any]]]:
     """Turn the journal into the run's manifest (or remove it when nothing was replaced).
 
@@ -737,7 +742,7 @@ def _finalise(results: Sequence[FileResult], *, options: RepairOptions,
         try:
             mf.write_manifest(manifest_path, mf.manifest_document(
                 written, mode=options.mode.value, policy=options.scan.policy, apply=options.apply,
-                backup_dir=backup_dir, tool_version=tool_version))
+                backup_dir=backup_dir, tool_version=tool_version, roots=roots))
             if journal_dir is not None:
                 mf.remove_journal(journal_dir)
         except (OSError, fsio.WriteError) as exc:
