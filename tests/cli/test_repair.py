@@ -41,17 +41,23 @@ def tree(root: Path) -> dict[str, bytes]:
             if p.is_file()}
 
 
-def test_cli_repair_out_then_scan_is_clean(tmp_path: Path) -> None:
+def test_cli_repair_out_then_scan_reports_only_the_refused(tmp_path: Path) -> None:
     src = sessions(tmp_path)
     before = tree(src)
     result = invoke("repair", "--out", "repaired", str(src))
     assert result.exit_code == 0, result.stderr
     assert result.stdout == ""
-    assert "repaired 27 messages in 12 files" in result.stderr
+    # Three messages are all reasoning: an empty text would break the session, so they
+    # are refused, each with its reason, and a scan of the repaired copy still reports them.
+    assert "repaired 24 messages in 12 files (12 files read, 3 messages refused)." \
+        in result.stderr
+    assert result.stderr.count("not repaired: refused: the text is all reasoning and "
+                               "nothing visible would remain") == 3
     assert "undo with: thinkfix undo " in result.stderr
     assert tree(src) == before
     scanned = invoke("scan", "repaired")
-    assert scanned.exit_code == 0, scanned.stdout + scanned.stderr
+    assert scanned.exit_code == 1, scanned.stdout + scanned.stderr
+    assert "Reasoning leaked in 3 of 42 assistant messages" in scanned.stdout
     again = invoke("scan", str(src))
     assert again.exit_code == 1
 
@@ -160,7 +166,11 @@ def test_cli_repair_report_writes_diff_report(tmp_path: Path) -> None:
     assert result.exit_code == 0 and result.stdout == ""
     doc = json.loads((tmp_path / "audit.json").read_text("utf-8"))
     assert doc["schema_version"] == 1 and doc["written"] is True
-    assert doc["totals"]["messages"] == 27 and doc["manifest"]
+    assert doc["totals"]["messages"] == 24 and doc["manifest"]
+    assert doc["totals"]["refused"] == 3
+    refused = [m for m in doc["messages"] if not m["applied"]]
+    assert {m["placement"]["kind"] for m in refused} == {"refused"}
+    assert all("nothing visible would remain" in m["reason"] for m in refused)
 
 
 def test_cli_repair_unreadable_input_exits_2(tmp_path: Path) -> None:

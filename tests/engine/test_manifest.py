@@ -41,7 +41,7 @@ def test_manifest_records_hashes_locations_and_extracted_reasoning(tmp_path: Pat
     # Every changed record: where its original bytes were, their hash, and the bytes.
     changed = [r for r in entry["records"] if not r["inserted"]]
     inserted = [r for r in entry["records"] if r["inserted"]]
-    assert len(inserted) == 2 and changed
+    assert len(inserted) == 4 and changed  # two reasoning items, each with its event
     for r in changed:
         b, a = r["before"], r["after"]
         raw = original[b["offset"]:b["offset"] + b["length"]]

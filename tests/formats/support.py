@@ -108,7 +108,8 @@ def repair(fmt: SessionFormat, data: bytes, repairs: list[Repair],
     - records are only ever added, never removed;
     - ids, links and signatures of every edited record survive;
     - every number literal of an edited record is written as it was;
-    - each applied repair's text now reads back as its `visible`.
+    - each applied repair's text now reads back as its `visible` (or its placeholder);
+    - no blank text is added (an all-reasoning text is dropped, refused or given a placeholder).
     """
     before = read(fmt, data)
     after, placements = fmt.apply(before, repairs, options)
@@ -128,10 +129,20 @@ def repair(fmt: SessionFormat, data: bytes, repairs: list[Repair],
     for placement, rep in zip(placements, repairs):
         if placement.applied:
             assert placement.message_record_index is not None
+            if placement.text_path is None:  # the emptied block was dropped
+                assert not rep.visible.strip()
+                continue
             text_site = [s for s in fmt.sites(reread[placement.message_record_index])
                          if s.json_path == placement.text_path]
-            assert [s.text for s in text_site] == [rep.visible]
+            written = rep.visible if placement.placeholder is None else placement.placeholder
+            assert [s.text for s in text_site] == [written]
+    # Never an empty text: the API rejects it and viewers drop the message with its usage.
+    assert _blank_texts(fmt, reread) <= _blank_texts(fmt, before), "a repair wrote an empty text"
     return Outcome(before, after, reread, placements, out)
+
+
+def _blank_texts(fmt: SessionFormat, records: list[Record]) -> int:
+    return sum(1 for r in records for s in fmt.sites(r) if not s.text.strip())
 
 
 def _subsequence(short: list[bytes], long: list[bytes]) -> bool:

@@ -102,11 +102,49 @@ def test_claude_code_annotate_repair_adds_top_level_key() -> None:
     assert head == old.raw[:-1].replace(escaped, b'"' + VISIBLE.encode() + b'"')
 
 
-def test_claude_code_blank_text_stays_an_empty_string() -> None:
-    site = site_at(sites(FMT, read(FMT, GLM)), 8)
-    out = repair(FMT, GLM, [Repair(site, "", (site.text.removeprefix("<think>\n"),))])
-    assert out.after[7].data["message"]["content"] == [{"type": "text", "text": ""}]
-    assert len(out.after) == len(out.before)
+def _all_reasoning(line: int) -> Repair:
+    site = site_at(sites(FMT, read(FMT, GLM)), line)
+    return Repair(site, "", (site.text.removeprefix("<think>\n"),))
+
+
+@pytest.mark.parametrize("mode", ["resumable", "annotate"])
+def test_claude_code_all_reasoning_message_is_refused_not_emptied(mode: str) -> None:
+    # Issue 10: line 8 used to become [{"type":"text","text":""}], which the API rejects
+    # (`claude --resume` fails with a 400) and viewers drop with its usage.
+    out = repair(FMT, GLM, [_all_reasoning(8)], ApplyOptions(claude_code_mode=mode))
+    placement = out.placements[0]
+    assert not placement.applied and placement.kind is PlacementKind.REFUSED
+    assert placement.reason is not None and "nothing visible would remain" in placement.reason
+    assert out.data == GLM
+
+
+def test_claude_code_all_reasoning_message_in_archive_mode_gets_a_placeholder() -> None:
+    repair_ = _all_reasoning(8)
+    out = repair(FMT, GLM, [repair_], ApplyOptions(claude_code_mode="archive"))
+    placement = out.placements[0]
+    assert placement.applied and placement.kind is PlacementKind.BLOCK
+    content = out.after[7].data["message"]["content"]
+    assert content[0] == {"type": "thinking", "thinking": repair_.thinking[0]}
+    assert content[1]["type"] == "text" and content[1]["text"] == placement.placeholder
+    assert placement.placeholder is not None and "thinking block above" in placement.placeholder
+    assert placement.text_path == "message.content[1].text"
+
+
+@pytest.mark.parametrize("mode", ["resumable", "archive", "annotate"])
+def test_claude_code_emptied_text_beside_a_tool_call_is_dropped(mode: str) -> None:
+    repair_ = _all_reasoning(2)
+    out = repair(FMT, GLM, [repair_], ApplyOptions(claude_code_mode=mode))
+    placement = out.placements[0]
+    assert placement.applied and placement.text_path is None
+    assert "the emptied text block was removed" in placement.where
+    old = out.before[1].data["message"]["content"]
+    content = out.after[1].data["message"]["content"]
+    if mode == "archive":
+        assert content == [{"type": "thinking", "thinking": repair_.thinking[0]}, old[1]]
+        assert placement.json_path == "message.content[0]"
+    else:
+        assert content == [old[1]]
+    assert out.after[1].data["message"]["usage"] == out.before[1].data["message"]["usage"]
 
 
 @pytest.mark.parametrize("mode", ["resumable", "archive", "annotate"])
@@ -115,7 +153,9 @@ def test_claude_code_repair_of_every_leak_in_each_mode(mode: str) -> None:
     repairs = [Repair(s, s.text.split("\n\n")[-1] if "</think>" in s.text else "",
                       ("reasoning",)) for s in found]
     out = repair(FMT, GLM, repairs, ApplyOptions(claude_code_mode=mode))
-    assert all(p.applied for p in out.placements)
+    # Line 8 is all reasoning: only archive mode (never resumed) may place it, with a
+    # placeholder text; otherwise it is refused rather than left as an empty text block.
+    assert [p.applied for p in out.placements] == [True, True, True, mode == "archive"]
     assert len(out.after) == len(out.before)
 
 

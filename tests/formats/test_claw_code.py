@@ -52,10 +52,28 @@ def test_claw_code_jsonl_anthropic_model_gets_sidecar() -> None:
     assert b'"thinking"' not in out.after[3].raw
 
 
-def test_claw_code_truncated_unclosed_leak_blanks_text() -> None:
+def test_claw_code_truncated_unclosed_leak_is_refused_not_blanked() -> None:
+    # Issue 10: line 7 is all reasoning (cut by the 16 KB truncation); it used to become
+    # {"text": "", "type": "text"} beside the new thinking block. Replayed to an
+    # Anthropic-compatible API that is a 400, so the message is left as it is.
     site = site_at(sites(FMT, read(FMT, CURRENT)), 7)
     out = repair(FMT, CURRENT, [Repair(site, "", (site.text.removeprefix("<think>\n"),))])
-    assert out.after[6].data["message"]["blocks"][1] == {"text": "", "type": "text"}
+    assert out.placements[0].kind is PlacementKind.REFUSED and not out.placements[0].applied
+    assert out.data == CURRENT
+
+
+def test_claw_code_emptied_text_beside_a_tool_use_is_replaced_by_the_thinking_block() -> None:
+    line = (b'{"message":{"blocks":[{"text":"<think>plan</think>","type":"text"},'
+            b'{"id":"toolu_1","input":"{}","name":"bash","type":"tool_use"}],'
+            b'"role":"assistant"},"type":"message"}\n')
+    data = CURRENT.split(b"\n", 1)[0] + b"\n" + line
+    site = site_at(sites(FMT, read(FMT, data)), 2)
+    out = repair(FMT, data, [Repair(site, "", ("plan",))])
+    assert out.placements[0].applied and out.placements[0].text_path is None
+    assert out.after[1].raw == (
+        b'{"message":{"blocks":[{"thinking":"plan","type":"thinking"},'
+        b'{"id":"toolu_1","input":"{}","name":"bash","type":"tool_use"}],'
+        b'"role":"assistant"},"type":"message"}')
 
 
 @pytest.mark.parametrize("model,expected", [

@@ -33,26 +33,58 @@ def test_codex_repair_inserts_reasoning_item_and_fixes_event_copies() -> None:
     out = repair(FMT, ROLLOUT, [Repair(site, VISIBLE, (REASONING,))])
     (placement,) = out.placements
     assert placement.kind is PlacementKind.RECORD
-    assert placement.record_index == 5 and placement.message_record_index == 6
+    assert placement.record_index == 5 and placement.message_record_index == 7
     inserted = out.after[5]
     assert inserted.inserted and inserted.eol == b"\n"
     assert inserted.raw == (
         b'{"timestamp":"2026-03-02T10:21:31.660Z","type":"response_item","payload":'
         b'{"type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":"'
         + REASONING.encode() + b'"}],"encrypted_content":null}}')
-    assert out.after[7].data["payload"] == {"type": "agent_message", "message": VISIBLE}
-    assert placement.mirrors == ("record 7: payload.message",)
-    assert len(out.after) == len(out.before) + 1
+    # Issue 10: viewers read the summary or this event, never `content`, so without the
+    # event the moved reasoning was invisible in them (Codex writes it beside reasoning).
+    event = out.after[6]
+    assert event.inserted and event.raw == (
+        b'{"timestamp":"2026-03-02T10:21:31.660Z","type":"event_msg","payload":'
+        b'{"type":"agent_reasoning","text":"' + REASONING.encode() + b'"}}')
+    assert out.after[8].data["payload"] == {"type": "agent_message", "message": VISIBLE}
+    assert placement.mirrors == ("record 8: payload.message",)
+    assert len(out.after) == len(out.before) + 2
+
+
+def test_codex_all_reasoning_message_is_refused_with_its_agent_message() -> None:
+    # Issue 10: it used to become output_text "" and an empty agent_message.
+    site = site_at(sites(FMT, read(FMT, ROLLOUT)), 6)
+    out = repair(FMT, ROLLOUT, [Repair(site, "", (REASONING,))])
+    (placement,) = out.placements
+    assert placement.kind is PlacementKind.REFUSED and not placement.applied
+    assert placement.reason is not None and "nothing visible would remain" in placement.reason
+    assert out.data == ROLLOUT
+
+
+def test_codex_emptied_part_beside_another_output_text_is_dropped() -> None:
+    data = (b'{"timestamp":"t","type":"session_meta","payload":{"id":"s","model_provider":'
+            b'"ollama"}}\n'
+            b'{"timestamp":"t","type":"response_item","payload":{"type":"message","role":'
+            b'"assistant","content":[{"type":"output_text","text":"<think>r</think>"},'
+            b'{"type":"output_text","text":"answer"}]}}\n'
+            b'{"timestamp":"t","type":"event_msg","payload":{"type":"agent_message",'
+            b'"message":"answer"}}\n')
+    site = sites(FMT, read(FMT, data))[0]
+    out = repair(FMT, data, [Repair(site, "", ("r",))])
+    assert out.placements[0].applied and out.placements[0].text_path is None
+    assert out.after[3].data["payload"]["content"] == [{"type": "output_text", "text": "answer"}]
+    assert out.after[2].data["payload"] == {"type": "agent_reasoning", "text": "r"}
+    assert not out.after[4].touched
 
 
 def test_codex_repair_fixes_task_complete_copy() -> None:
     site = site_at(sites(FMT, read(FMT, ROLLOUT)), 11)
     visible = site.text.split("</think>\n\n")[1]
     out = repair(FMT, ROLLOUT, [Repair(site, visible, (site.text.split("\n</think>")[0],))])
-    assert out.after[12].data["payload"]["message"] == visible
-    assert out.after[13].data["payload"]["last_agent_message"] == visible
+    assert out.after[13].data["payload"]["message"] == visible
+    assert out.after[14].data["payload"]["last_agent_message"] == visible
     # the next turn's copies are not touched
-    assert all(not r.touched for r in out.after[14:])
+    assert all(not r.touched for r in out.after[15:])
 
 
 def test_codex_duplicate_only_changes_text_and_copy() -> None:
@@ -81,9 +113,9 @@ def test_codex_all_leaks_repaired_together() -> None:
     repairs = [Repair(found[0], VISIBLE, (REASONING,)),
                Repair(found[1], found[1].text.split("</think>\n\n")[1], ("fill() recurses",))]
     out = repair(FMT, ROLLOUT, repairs)
-    assert [p.record_index for p in out.placements] == [5, 11]
-    assert len(out.after) == len(out.before) + 2
-    assert [r.line for r in out.reread] == list(range(1, len(out.before) + 3))
+    assert [p.record_index for p in out.placements] == [5, 12]
+    assert len(out.after) == len(out.before) + 4  # a reasoning item and its event, each
+    assert [r.line for r in out.reread] == list(range(1, len(out.before) + 5))
 
 
 def test_codex_compacted_history_gets_reasoning_item() -> None:

@@ -10,7 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from thinkfix.formats.base import UnsafeEdit
-from thinkfix.formats.jsonedit import InsertItems, SetKey, SetValue, Style, dump_record, edit
+from thinkfix.formats.jsonedit import (
+    InsertItems,
+    RemoveItem,
+    SetKey,
+    SetValue,
+    Style,
+    dump_record,
+    edit,
+)
 
 BLOCK = {"type": "thinking", "thinking": "plan"}
 
@@ -100,6 +108,43 @@ def test_jsonedit_refuses_a_missing_path() -> None:
 def test_jsonedit_new_record_takes_neighbour_separators() -> None:
     assert dump_record({"a": [1, None]}, like=b'{"x": 1, "y": 2}') == b'{"a": [1, null]}'
     assert dump_record({"a": [1, None]}, like=b'{"x":1,"y":2}') == b'{"a":[1,null]}'
+
+
+@pytest.mark.parametrize("at,expected", [
+    (0, b'{"c":[{"t":2},{"t":3}]}'), (1, b'{"c":[{"t":1},{"t":3}]}'),
+    (2, b'{"c":[{"t":1},{"t":2}]}')])
+def test_jsonedit_removes_an_element_with_one_separator(at: int, expected: bytes) -> None:
+    assert edit(b'{"c":[{"t":1},{"t":2},{"t":3}]}', [RemoveItem(("c",), at)])[0] == expected
+
+
+@pytest.mark.parametrize("at", [0, 1])
+def test_jsonedit_insert_before_a_removed_element_replaces_it(at: int) -> None:
+    # Dropping an emptied text block while a thinking block goes before it: at the end of
+    # the array the two splices would overlap, so they become one replacement.
+    raw = b'{\n  "c": [\n    {"t": 1},\n    {"t": 2}\n  ]\n}'
+    new, data = edit(raw, [RemoveItem(("c",), at), InsertItems(("c",), at, (BLOCK, BLOCK))])
+    blocks: list[object] = [{"t": 1}, {"t": 2}]
+    blocks[at:at + 1] = [BLOCK, BLOCK]
+    assert data == {"c": blocks} and json.loads(new) == data
+    assert new.count(b"\n    {") == 3
+
+
+def test_jsonedit_never_removes_the_only_element() -> None:
+    with pytest.raises(UnsafeEdit):
+        edit(b'{"c":[{"t":1}]}', [RemoveItem(("c",), 0)])
+
+
+@settings(max_examples=100, deadline=None)
+@given(items=st.lists(st.integers(0, 9), min_size=2, max_size=6), data=st.data(),
+       layout=st.sampled_from([(None, ":", ","), (None, ": ", ", "), ("  ", ": ", ",")]))
+def test_jsonedit_property_remove_keeps_every_other_element_byte_exact(items, data,
+                                                                         layout) -> None:
+    at = data.draw(st.integers(0, len(items) - 1))
+    tree = {"c": [{"n": ("num", f"{i}.50")} for i in items]}
+    raw = _dump(tree, *layout).encode("utf-8")
+    new, parsed = edit(raw, [RemoveItem(("c",), at)])
+    assert parsed == {"c": [{"n": i + 0.5} for j, i in enumerate(items) if j != at]}
+    assert new.count(b".50") == len(items) - 1  # number literals kept as written
 
 
 # --- property: an edit changes exactly the edited span -----------------------------------

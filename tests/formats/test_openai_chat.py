@@ -52,10 +52,17 @@ def test_openai_chat_uses_the_field_the_file_already_uses() -> None:
 
 def test_openai_chat_never_touches_reasoning_details() -> None:
     site = site_at(sites(FMT, read(FMT, LOG)), 7)
-    out = repair(FMT, LOG, [Repair(site, "", ("101 is prime.",))])
+    out = repair(FMT, LOG, [Repair(site, "Primes.", ("101 is prime.",))])
     before, after = out.before[6].data, out.after[6].data
     assert after["reasoning_details"] == before["reasoning_details"]
-    assert after["content"] == "" and after["reasoning"] == "101 is prime."
+    assert after["content"] == "Primes." and after["reasoning"] == "101 is prime."
+
+
+def test_openai_chat_all_reasoning_content_is_refused_not_emptied() -> None:
+    # Issue 10: line 7 (unclosed, all reasoning) used to become "content": "".
+    site = site_at(sites(FMT, read(FMT, LOG)), 7)
+    out = repair(FMT, LOG, [Repair(site, "", ("101 is prime.",))])
+    assert out.placements[0].kind is PlacementKind.REFUSED and out.data == LOG
 
 
 def test_openai_chat_two_parts_of_one_message_share_one_field() -> None:

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.formats.support import dump_like, read, repair, sites, write
-from thinkfix.formats.base import ApplyOptions, Repair
+from thinkfix.formats.base import ApplyOptions, PlacementKind, Repair
 from thinkfix.formats.common import new_segments
 from thinkfix.formats.registry import get
 
@@ -148,8 +148,14 @@ def _check(name: str, data: bytes, pick: Any, visible: str, thinking: str) -> No
     site = pick(found)
     rep = Repair(site, visible, (thinking,))
     out = repair(fmt, data, [rep], OPTIONS)
+    placement = out.placements[0]
     if visible == site.text and not new_segments(rep):  # e.g. the thinking duplicates native
-        assert out.placements[0].reason == "nothing to change" and out.data == data
+        assert placement.reason == "nothing to change" and out.data == data
+    elif not visible.strip():  # never an empty text: dropped beside others, or refused
+        if placement.applied:
+            assert placement.text_path is None or placement.placeholder
+        else:
+            assert placement.kind is PlacementKind.REFUSED and out.data == data
     else:
         assert out.placements[0].applied, out.placements[0].reason
 

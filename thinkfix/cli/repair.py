@@ -39,7 +39,7 @@ from thinkfix.engine.repair import (
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import default_jobs
 from thinkfix.formats import registry
-from thinkfix.formats.base import ApplyOptions, ClaudeCodeMode
+from thinkfix.formats.base import ApplyOptions, ClaudeCodeMode, PlacementKind
 from thinkfix.rendering.controls import visible_controls
 from thinkfix.reporters.base import RenderOptions, plural
 
@@ -179,8 +179,11 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
     messages = sum(1 for f in changed for c in f.changes if c.applied)
     verb = {WriteMode.OUT: "repaired", WriteMode.IN_PLACE: "repaired"}.get(result.mode,
                                                                           "would repair")
+    refused = sum(1 for c in result.changes if c.placement.kind is PlacementKind.REFUSED)
     summary = (f"{verb} {plural(messages, 'message')} in {plural(len(changed), 'file')}"
                f" ({plural(len(result.files), 'file')} read")
+    if refused:  # left as they were: a scan still reports them
+        summary += f", {plural(refused, 'message')} refused"
     if result.all_errors:
         summary += f", {plural(len(result.all_errors), 'error')}"
     click.echo(summary + ").", err=True)

@@ -299,12 +299,18 @@ def plan_file(path: str, fmt: SessionFormat, snapshot: fsio.Snapshot,
     after, placements = fmt.apply(records, repairs, options.apply)
     keep = options.keep_texts
     changes = [Change(site, result.findings, site.text if keep else "",
-                      result.visible if keep else "", result.extracted, placement,
+                      _written(result.visible, placement) if keep else "", result.extracted,
+                      placement,
                       tuple((s.start, s.end, s.label.value) for s in result.spans) if keep else ())
                for (site, result), placement in zip(found, placements, strict=True)]
     new_content = _serialise(fmt, after) if any(r.touched for r in after) else content
     return FilePlan(path, fmt, snapshot, kind, content, records, after, changes, new_content,
                     bad, count)
+
+
+def _written(visible: str, placement: Placement) -> str:
+    """The visible text the file gets: the repaired one, or the archive placeholder."""
+    return visible if placement.placeholder is None else placement.placeholder
 
 
 def _serialise(fmt: SessionFormat, records: Sequence[Record]) -> bytes:

@@ -111,12 +111,20 @@ class Anthropic(FormatBase):
                           native=partial(block_reasoning, m.get("content")),
                           message_id=as_str(m.get("id")), model=as_str(model))
 
-    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+    def archives(self, plan: Plan, draft: Draft) -> bool:
+        """A response log is not replayed: it gets the thinking block (and a placeholder)."""
+        return self._response_block(plan, draft)
+
+    @staticmethod
+    def _response_block(plan: Plan, draft: Draft) -> bool:
         site = draft.site
         in_block = len(site.path) >= 3 and isinstance(site.path[-2], int)
         msg = get_path(plan.records[site.record_index].data,
                        site.path[:-3] if in_block else site.path[:-1])
-        if plan.options.anthropic_mode == "auto" and in_block and is_response(msg):
+        return plan.options.anthropic_mode == "auto" and in_block and is_response(msg)
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        if self._response_block(plan, draft):
             self.place_blocks(draft, [{"type": "thinking", "thinking": s} for s in draft.segments],
                               "unsigned thinking block (response log, not replayed)")
             return

@@ -250,6 +250,7 @@ class PlacementKind(str, Enum):
     SIDECAR = "sidecar"  # nowhere in the file: the engine writes `<file>.thinkfix.json`
     NONE = "none"  # nothing to place (only delimiters were removed)
     SKIPPED = "skipped"  # the site was not modified (signed, stale, or unsafe)
+    REFUSED = "refused"  # not modified: the repair would leave a message nothing visible
 
 
 @dataclass(frozen=True)
@@ -270,7 +271,9 @@ class Placement:
     reason: str | None = None
     mirrors: tuple[str, ...] = ()
     message_record_index: int | None = None  # the record holding the repaired text, after apply
-    text_path: str | None = None  # the repaired text's JSON path there (blocks may shift it)
+    text_path: str | None = None  # the repaired text's JSON path there (None: block dropped)
+    # The visible text written instead of an empty one (archive mode: says what was moved).
+    placeholder: str | None = None
 
 
 class UnsafeEdit(Exception):

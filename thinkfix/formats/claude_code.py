@@ -147,6 +147,11 @@ class ClaudeCode(FormatBase):
                 why = "repair manifest only (string content has no block list to insert into)"
             place_elsewhere(draft, PlacementKind.MANIFEST, why)
 
+    def archives(self, plan: Plan, draft: Draft) -> bool:
+        """Archive mode puts a thinking block in the message (the session is never resumed)."""
+        return plan.options.claude_code_mode == ClaudeCodeMode.ARCHIVE.value \
+            and len(draft.site.path) >= 2 and isinstance(draft.site.path[-2], int)
+
     @staticmethod
     def _annotate(plan: Plan, draft: Draft) -> None:
         """All repairs of one line share one top-level `thinkfix` key."""

@@ -19,6 +19,7 @@ from typing import Any
 
 from thinkfix.formats.base import Context, Path, PlacementKind, Record
 from thinkfix.formats.common import (
+    REFUSED,
     Draft,
     FormatBase,
     Message,
@@ -108,9 +109,24 @@ def _equal_strings(value: Any, target: str, path: Path) -> Iterator[Path]:
 
 
 def _reasoning_item(segments: tuple[str, ...]) -> dict[str, Any]:
+    """The reasoning response_item Codex itself records for raw reasoning (OSS providers).
+
+    `summary` stays empty: it is the model's own summary and is replayed as input to the
+    Responses API, so copying the raw text there would send it twice; viewers find the
+    text in the `agent_reasoning` events written beside the item (`_reasoning_events`).
+    """
     return {"type": "reasoning", "summary": [],
             "content": [{"type": "reasoning_text", "text": s} for s in segments],
             "encrypted_content": None}
+
+
+def _reasoning_events(segments: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The `agent_reasoning` event_msg payloads Codex writes beside reasoning it displays.
+
+    Display only (event_msg lines are never replayed to the model), and what the Codex
+    TUI on resume and session viewers read, so the moved reasoning stays visible there.
+    """
+    return [{"type": "agent_reasoning", "text": s} for s in segments]
 
 
 class Codex(FormatBase):
@@ -249,15 +265,29 @@ class Codex(FormatBase):
             return
         o = record.data
         if site.path[:1] == ("payload",):
-            draft.insert_record(site.record_index, {"timestamp": o.get("timestamp"),
+            stamp = o.get("timestamp")
+            draft.insert_record(site.record_index, {"timestamp": stamp,
                                                     "type": "response_item", "payload": item})
+            for event in _reasoning_events(draft.segments):
+                draft.insert_record(site.record_index, {"timestamp": stamp,
+                                                        "type": "event_msg", "payload": event})
         elif o.get("type") == "message":
             draft.insert_record(site.record_index, item)
         else:
             place_elsewhere(draft, PlacementKind.MANIFEST,
                             "repair manifest only (a line shape with no reasoning item)")
             return
-        draft.place(PlacementKind.RECORD, "reasoning response_item line before the message")
+        draft.place(PlacementKind.RECORD, "reasoning response_item line before the message"
+                    + (" (and its agent_reasoning event)" if site.path[:1] == ("payload",)
+                       else ""))
+
+    def plan_emptied(self, plan: Plan, draft: Draft) -> None:
+        """As for every format; and an output_text dropped beside other parts must not leave
+        an `agent_message` copy empty (the copy equal to it alone): that is refused too."""
+        super().plan_emptied(plan, draft)
+        if draft.failure is None and draft.dropped and draft.mirrors:
+            draft.failure = (f"{REFUSED} its event copy ({fmt_path(draft.mirrors[0][1])}) "
+                             "holds only this text and would be left empty")
 
     @staticmethod
     def _hosted(plan: Plan) -> bool:

@@ -35,6 +35,34 @@ from thinkfix.formats.reader import iter_jsonl, read_auto
 
 _SPACE = re.compile(r"\s+")
 
+#: Block types that hold reasoning: what remains beside them is still "nothing visible".
+REASONING_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning", "reasoning_text"})
+#: Block types whose `text` is visible text (an empty one shows nothing).
+TEXT_TYPES = frozenset({"text", "output_text", "input_text"})
+
+
+def shows_something(block: Any) -> bool:
+    """Does a content block give the reader something besides reasoning (text, a tool call)?"""
+    if not isinstance(block, dict):
+        return True
+    kind = block.get("type")
+    if kind in REASONING_TYPES:
+        return False
+    text = block.get("text")
+    return not (kind in TEXT_TYPES or kind is None) or not isinstance(text, str) \
+        or bool(text.strip())
+
+
+def placeholder(segments: Sequence[str]) -> str:
+    """The visible text an all-reasoning message gets in archive mode: what was moved, where.
+
+    Never empty (the API rejects an empty text block and viewers drop the message), free
+    of delimiters (a re-scan finds nothing), and plain enough to read in any viewer.
+    """
+    chars = sum(len(s) for s in segments)
+    return (f"[thinkfix: this message was all reasoning ({chars:,} characters); "
+            "it was moved to the thinking block above]")
+
 
 def fmt_path(path: Path) -> str:
     """`("message", "content", 1, "text")` -> `message.content[1].text`."""
@@ -173,6 +201,8 @@ class Draft:
         self.failure: str | None = None
         self.inserted_at: list[int] = []
         self.value: Any = None  # format data a shared_edit builder reads from each contributor
+        self.dropped = False  # the emptied text block is removed (others remain in the message)
+        self.placeholder: str | None = None  # written instead of an empty text (archive)
 
     @property
     def site(self) -> Site:
@@ -325,6 +355,9 @@ class Plan:
     @staticmethod
     def _placement(d: Draft, shifts: _Shifts, new_index: dict[int, int]) -> Placement:
         site = d.site
+        if d.failure is not None and d.failure.startswith(REFUSED):
+            return Placement(site, PlacementKind.REFUSED, "not modified", applied=False,
+                             reason=d.failure)
         if d.failure is not None or d.kind is None:
             return Placement(site, PlacementKind.SKIPPED, "not modified", applied=False,
                              reason=d.failure or "no placement decided")
@@ -339,13 +372,16 @@ class Plan:
         elif d.inserted_at:
             record_index, json_path = d.inserted_at[0], ""
         mirrors = tuple(f"record {new_index[ri]}: {fmt_path(p)}" for ri, p in d.mirrors)
-        return Placement(site, d.kind, d.where, record_index=record_index, json_path=json_path,
+        where = d.where + ("; the emptied text block was removed" if d.dropped else "")
+        return Placement(site, d.kind, where, record_index=record_index, json_path=json_path,
                          mirrors=mirrors, message_record_index=new_index[site.record_index],
-                         text_path=fmt_path(shifts.moved(site.record_index, site.path)))
+                         text_path=None if d.dropped else
+                         fmt_path(shifts.moved(site.record_index, site.path)),
+                         placeholder=d.placeholder)
 
 
 class _Shifts:
-    """How far array inserts push later elements: prefix sums per (record, array), so
+    """How far array inserts (and removals) move later elements: prefix sums per (record, array), so
     placements stay O(log n) each even for a document with thousands of repairs."""
 
     def __init__(self, active: list[Draft]) -> None:
@@ -355,6 +391,8 @@ class _Shifts:
             for ri, change in d.edits:
                 if isinstance(change, jsonedit.InsertItems):
                     groups[(ri, change.path)].append((change.index, n, len(change.values)))
+                elif isinstance(change, jsonedit.RemoveItem):
+                    groups[(ri, change.path)].append((change.index, n, -1))
         self._keys: dict[tuple[int, Path], list[tuple[int, int]]] = {}
         self._sums: dict[tuple[int, Path], list[int]] = {}
         for key, items in groups.items():
@@ -479,15 +517,68 @@ class FormatBase(SessionFormat):
     def apply(self, records: list[Record], repairs: Iterable[Repair],
               options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[list[Record], list[Placement]]:
         plan = Plan(records, options)
+        repairs = list(repairs)
+        plan.facts[_EMPTIED] = {(r.site.record_index, r.site.path) for r in repairs
+                                if not r.visible.strip()}
         for repair in repairs:
             draft = plan.draft(repair)
-            if draft is not None:
-                draft.set_text()
-                try:
+            if draft is None:
+                continue
+            try:
+                if repair.visible.strip():
+                    draft.set_text()
                     self.plan_repair(plan, draft)
-                except Exception as exc:  # noqa: BLE001 - the site is left as it is
-                    draft.failure = f"not repaired: {wrong_types(exc)}"
+                else:
+                    self.plan_emptied(plan, draft)
+            except Exception as exc:  # noqa: BLE001 - the site is left as it is
+                draft.failure = f"not repaired: {wrong_types(exc)}"
         return plan.finish()
+
+    def plan_emptied(self, plan: Plan, draft: Draft) -> None:
+        """A text the repair would leave empty (it was all reasoning): never write it empty.
+
+        The Anthropic API rejects an empty (or blank) text block, `claude --resume` then
+        fails with a 400, and viewers drop such a message with its token usage. So: when
+        the message keeps something visible (another text, a tool call), the emptied
+        block is removed; where the file is never resumed (`archives`), the text becomes
+        a placeholder saying where the reasoning went; otherwise the message is left as
+        it is and the repair is refused, with the reason (a scan still reports the leak).
+        """
+        site = draft.site
+        at = site.path[-2] if len(site.path) >= 2 else None
+        if isinstance(at, int) and self.keeps_visible(plan, site):
+            draft.edit(site.record_index, jsonedit.RemoveItem(site.path[:-2], at))
+            draft.dropped = True
+            self.plan_repair(plan, draft)
+        elif draft.segments and self.archives(plan, draft):
+            draft.placeholder = placeholder(draft.segments)
+            draft.edit(site.record_index, jsonedit.SetValue(site.path, draft.placeholder))
+            self.plan_repair(plan, draft)
+        else:
+            draft.failure = refusal(draft)
+
+    def keeps_visible(self, plan: Plan, site: Site) -> bool:
+        """Is the site a block of a content list whose other blocks still show something?
+
+        Blocks other repairs of this apply empty too do not count, nor do reasoning blocks:
+        a message of thinking alone shows the reader no answer (and replays as none).
+        """
+        if len(site.path) < 3 or site.path[-1] != "text" or not isinstance(site.path[-2], int):
+            return False
+        array, at = site.path[:-2], site.path[-2]
+        blocks = get_path(plan.records[site.record_index].data, array)
+        if not isinstance(blocks, list):
+            return False
+        emptied = plan.facts.get(_EMPTIED, set())
+        return any(shows_something(b) and (site.record_index, array + (i, "text")) not in emptied
+                   for i, b in enumerate(blocks) if i != at)
+
+    def archives(self, plan: Plan, draft: Draft) -> bool:
+        """Will the reasoning of an all-reasoning message go into a file never resumed?
+
+        Only then may the message keep a placeholder text beside it (archive modes).
+        """
+        return False
 
     @abstractmethod
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
@@ -507,6 +598,18 @@ class FormatBase(SessionFormat):
                         block=(site.record_index, array, at))
         else:
             place_nothing(draft)
+
+
+_EMPTIED = "common:emptied"  # plan fact: (record, path) of every text this apply empties
+REFUSED = "refused:"  # how a refusal reason starts (the placement is then REFUSED)
+
+
+def refusal(draft: Draft) -> str:
+    """Why an all-reasoning message is left as it is (a scan keeps reporting its leak)."""
+    what = "all reasoning" if draft.segments else "only delimiters"
+    return (f"{REFUSED} the text is {what} and nothing visible would remain: an empty text "
+            "block is rejected when the session is resumed and dropped by viewers, so the "
+            "message is left as it is")
 
 
 def place_nothing(draft: Draft) -> None:

@@ -182,7 +182,19 @@ class SetKey:
     after: str | None = None
 
 
-Edit = SetValue | InsertItems | SetKey
+@dataclass(frozen=True)
+class RemoveItem:
+    """Remove the array element at `path`'s original index `index` (an emptied text block).
+
+    Indices are those of the original array, like InsertItems'; an insert before
+    the same element and its removal together replace it.
+    """
+
+    path: Path
+    index: int
+
+
+Edit = SetValue | InsertItems | SetKey | RemoveItem
 
 
 # --- locating spans in the original text ---------------------------------------------------
@@ -348,6 +360,14 @@ def _splices(text: str, edits: Sequence[Edit], style: Style,
             end = _value_end(text, start)
             base = _line_indent(text, start) if layout.unit else ""
             out.append((start, end, seq, layout.dump(edit.value, style, base)))
+        elif isinstance(edit, RemoveItem):
+            items = scan.items(scan.locate(edit.path))[0]
+            if not 0 <= edit.index < len(items) or len(items) < 2:
+                raise UnsafeEdit(f"no element {edit.index} to remove beside another")
+            if edit.index + 1 < len(items):  # the element and the separator after it
+                out.append((items[edit.index][0], items[edit.index + 1][0], seq, ""))
+            else:  # the last one: the separator before it and the element
+                out.append((items[edit.index - 1][1], items[edit.index][1], seq, ""))
         elif isinstance(edit, InsertItems):
             start = scan.locate(edit.path)
             items, close = scan.items(start)
@@ -400,7 +420,9 @@ def _fresh(text: str, start: int, value: Any, style: Style, layout: Layout) -> s
 
 
 def _merge(edits: Sequence[Edit]) -> list[Edit]:
-    """Fold inserts into the same array position into one, keeping their order."""
+    """Fold inserts into the same array position into one, keeping their order; an insert
+    before an element that is also removed becomes a replacement of that element (so the
+    two splices never overlap, whichever end of the array the element is at)."""
     merged: list[Edit] = []
     inserts: dict[tuple[Path, int], int] = {}
     for edit in edits:
@@ -413,7 +435,20 @@ def _merge(edits: Sequence[Edit]) -> list[Edit]:
                 continue
             inserts[key] = len(merged)
         merged.append(edit)
-    return merged
+    removed = {(e.path, e.index) for e in merged if isinstance(e, RemoveItem)}
+    replaced = removed & set(inserts)
+    if not replaced:
+        return merged
+    out: list[Edit] = []
+    for edit in merged:
+        if not isinstance(edit, (InsertItems, RemoveItem)) \
+                or (edit.path, edit.index) not in replaced:
+            out.append(edit)
+        elif isinstance(edit, InsertItems):
+            if edit.values[:-1]:
+                out.append(InsertItems(edit.path, edit.index, edit.values[:-1]))
+            out.append(SetValue(edit.path + (edit.index,), edit.values[-1]))
+    return out
 
 
 def _resolve(data: Any, path: Path) -> Any:
@@ -427,6 +462,9 @@ def apply_tree(data: Any, edits: Sequence[Edit]) -> Any:
     try:
         targets = [(edit, _resolve(data, edit.path[:-1] if isinstance(edit, SetValue)
                                    else edit.path)) for edit in edits]
+        for edit, target in targets:
+            if isinstance(edit, RemoveItem):
+                target[edit.index]
     except (KeyError, IndexError, TypeError) as exc:
         raise UnsafeEdit(f"path not found: {exc}") from exc
     for edit, target in targets:
@@ -441,9 +479,16 @@ def apply_tree(data: Any, edits: Sequence[Edit]) -> Any:
                 items.insert(at, (edit.key, edit.value))
                 target.clear()
                 target.update(items)
-    inserts = [(e, t) for e, t in targets if isinstance(e, InsertItems)]
-    for edit, target in sorted(inserts, key=lambda et: et[0].index, reverse=True):
-        target[edit.index:edit.index] = list(edit.values)
+    # Inserts and removals name original indices: apply them from the end of each array,
+    # a removal before an insert at the same index (the insert goes before that element).
+    shifting = [(e, t) for e, t in targets if isinstance(e, (InsertItems, RemoveItem))]
+    for edit, target in sorted(shifting, key=lambda et: (et[0].index,
+                                                        isinstance(et[0], RemoveItem)),
+                               reverse=True):
+        if isinstance(edit, RemoveItem):
+            del target[edit.index]
+        else:
+            target[edit.index:edit.index] = list(edit.values)
     return data
 
 
