@@ -5,7 +5,8 @@ twice: in the `response_item` message that is replayed to the model, and in the
 `event_msg` copies the UI shows (`agent_message`, `task_complete`,
 `item_completed`); both are fixed together. The reasoning becomes a new
 `response_item` of type `reasoning` right before the message, without `id` or
-`encrypted_content` (there is nothing to sign).
+`encrypted_content` (there is nothing to sign), followed by the `agent_reasoning` event
+Codex writes beside reasoning it displays (viewers read that, never `content`).
 """
 
 from __future__ import annotations
@@ -136,8 +137,8 @@ class Codex(FormatBase):
                  "response_item, event_msg, turn_context or compacted (also bare response "
                  "items of early rollouts)")
     placement = ("a response_item of type reasoning (content reasoning_text, no id, no "
-                 "encrypted_content) inserted before the message; the agent_message event copy "
-                 "is fixed too; sessions on OpenAI-hosted models (model_provider openai) get a "
+                 "encrypted_content) and its agent_reasoning event inserted before the message; "
+                 "the agent_message event copy is fixed too; sessions on OpenAI-hosted models (model_provider openai) get a "
                  "sidecar instead unless --codex-mode insert")
     jsonl_only = True
     # Supersets of the lines the context follows; update_context checks the parsed line.
