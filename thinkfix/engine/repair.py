@@ -39,6 +39,7 @@ from thinkfix.engine.scan import ScanOptions
 from thinkfix.formats import registry
 from thinkfix.formats.base import (
     ApplyOptions,
+    Placement,
     PlacementKind,
     Record,
     Repair,
