@@ -203,3 +203,19 @@ def test_a_bad_state_file_means_a_full_scan(tmp_path: Path, content: bytes) -> N
     state = tmp_path / "state.json"
     state.write_bytes(content)
     assert State.load(str(state)).entries == {}
+
+
+def test_detection_is_redone_while_the_first_records_were_still_growing(tmp_path: Path) -> None:
+    """Detection reads whole first records (#10): a state saved before they were all written
+    was judged on less than detection reads now, whatever the byte count."""
+    path = tmp_path / "s.jsonl"
+    long_line = b'{"k":"' + b"x" * 200_000 + b'"}\n'
+    path.write_bytes(long_line)
+    assert incremental._detection_reads_past(str(path), len(long_line) - 10)
+    path.write_bytes(long_line * 4)
+    assert incremental._detection_reads_past(str(path), len(long_line) * 2)
+    assert not incremental._detection_reads_past(str(path), len(long_line) * 3)
+    small = b'{"type":"user","uuid":"u"}\n' * 10_000  # 270 KB of short lines: 64 KB decide
+    path.write_bytes(small)
+    assert not incremental._detection_reads_past(str(path), 100_000)
+    assert incremental._detection_reads_past(str(path), 1_000)

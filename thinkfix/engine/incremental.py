@@ -39,7 +39,7 @@ from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import InputError, LeakFinding, Report
 from thinkfix.engine.scan import FileResult, ScanOptions, _FileScan, build_report, scan_file
 from thinkfix.formats.base import EMPTY_CONTEXT, Context
-from thinkfix.formats.detection import HEAD_BYTES
+from thinkfix.formats.detection import read_head
 from thinkfix.io.compression import Compression
 
 STATE_VERSION = 1
@@ -306,9 +306,19 @@ def scan_increment(item: Candidate | InputFile, entry: Entry | None,
     return done
 
 
+def _detection_reads_past(path: str, size: int) -> bool:
+    """Detection of the file as it is now reads past `size`: its verdict may have changed.
+
+    Detection reads whole records (a head of a few records, however long), so a file
+    whose first records were still being written was judged on less than it is now.
+    """
+    with open(path, "rb") as fp:
+        return len(read_head(fp, cap=size + 1)) > size
+
+
 def _resume(item: Candidate | InputFile, entry: Entry, st: os.stat_result,
             options: ScanOptions, key: str) -> Increment | None:
-    if entry.size < HEAD_BYTES and st.st_size > entry.size \
+    if st.st_size > entry.size and _detection_reads_past(item.real_path, entry.size) \
             and resolve(item, options.inputs).format != entry.format:
         return None  # detection saw less than a full head last time, and now decides otherwise
     file = InputFile(item.path, item.real_path, format=entry.format, size=st.st_size,
