@@ -262,7 +262,8 @@ def test_scan_named_unknown_file_is_an_error_walked_one_a_note(tmp_path: Path) -
     (tmp_path / "package.json").write_text('{"name": "x"}\n')
     (tmp_path / "s.jsonl").write_bytes(line("hi", "a1"))
     code, _, err = run(str(tmp_path))
-    assert code == 0 and "skipped 1 file" in err
+    # The note names the file, not only the count (#14 item 11).
+    assert code == 0 and f"skipped 1 file (not a known session format: {tmp_path / 'package.json'})" in err
     assert run(str(tmp_path / "package.json"))[0] == 2
 
 
@@ -301,7 +302,7 @@ def test_scan_counts_a_claude_code_session_opening_with_a_400kb_prompt(tmp_path:
         summary = doc["summary"]
         assert isinstance(summary, dict)
         assert (code, summary["files"], summary["leaking_messages"]) == (1, 1, CLAUDE_LEAKING)
-        assert doc.get("skipped", []) == [] and doc["errors"] == [] and err == ""
+        assert doc["skipped"] == [] and doc["errors"] == [] and err == ""
 
 
 def test_scan_counts_chat_exports_with_one_100kb_conversation_per_line(tmp_path: Path) -> None:
@@ -316,4 +317,39 @@ def test_scan_counts_chat_exports_with_one_100kb_conversation_per_line(tmp_path:
         assert isinstance(summary, dict)
         assert (code, summary["files"], summary["leaking_messages"]) == (1, CHAT_FILES,
                                                                           CHAT_LEAKING)
-        assert doc.get("skipped", []) == [] and err == ""
+        assert doc["skipped"] == [] and err == ""
+
+
+def _hook_args() -> list[str]:
+    """The pre-commit hook's `entry`, without `thinkfix scan` (read without a YAML library)."""
+    text = (FIXTURES.parent / ".pre-commit-hooks.yaml").read_text("utf-8")
+    (entry,) = re.findall(r"^\s*entry:\s*(.+)$", text, re.MULTILINE)
+    words = entry.split()
+    assert words[:2] == ["thinkfix", "scan"]
+    return words[2:]
+
+
+def test_scan_pre_commit_hook_passes_a_commit_that_touches_no_session(tmp_path: Path) -> None:
+    """A commit of package.json alone must pass the hook, while a plain scan of the same file
+    is exit 2 (#10): the hook passes --allow-no-sessions, README says so."""
+    (tmp_path / "package.json").write_text('{"name": "x"}\n')
+    code, _, _ = run(*_hook_args(), str(tmp_path / "package.json"))
+    assert code == 0
+    assert run("--unknown-format", "skip", str(tmp_path / "package.json"))[0] == 2
+    (tmp_path / "s.jsonl").write_bytes(line("<think>plan</think>answer", "a1"))
+    assert run(*_hook_args(), str(tmp_path / "package.json"), str(tmp_path / "s.jsonl"))[0] == 1
+    assert "--allow-no-sessions" in (FIXTURES.parent / "README.md").read_text("utf-8")
+
+
+def test_scan_of_a_folder_with_no_session_file_exits_2_and_says_why(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{"name": "x"}\n')
+    (tmp_path / "tsconfig.json").write_text("{}\n")
+    code, out, err = run(str(tmp_path))
+    assert code == 2
+    flat = " ".join(out.split())
+    assert "no_sessions" in flat and "2 files found, none in a known session format" in flat
+    assert "--format NAME" in flat and "--exclude GLOB" in flat and "--allow-no-sessions" in flat
+    assert "No session file found: nothing was checked." in flat
+    assert "package.json" in err and "tsconfig.json" in err
+    assert run("--allow-no-sessions", str(tmp_path))[0] == 0
+    assert run("--exit-zero", str(tmp_path))[0] == 2

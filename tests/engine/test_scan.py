@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import gzip
+import json
+import os
 import random
 import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import orjson
 import pytest
 
 from tests.engine.conftest import FIXTURES, claude_line, fixtures_leaking_total
@@ -143,12 +146,63 @@ def test_scan_disabled_models_and_paths(tmp_path: Path) -> None:
 
 def test_scan_walk_skips_unknown_json_but_named_files_fail(tmp_path: Path) -> None:
     (tmp_path / "package.json").write_text('{"name": "x"}\n')
+    (tmp_path / "s.jsonl").write_bytes(claude_line("hi", uuid="a1"))
     report = scan([str(tmp_path)])
     assert report.skipped and not report.errors and report.exit_code() == 0
+    (tmp_path / "s.jsonl").unlink()
     named = scan([str(tmp_path / "package.json")])
     assert [e.kind for e in named.errors] == ["unknown_format"]
     forced = scan([str(tmp_path)], ScanOptions(inputs=InputOptions(format="claude-code")))
     assert forced.summary.files == 1 and forced.summary.assistant_messages == 0
+
+
+def test_scan_that_read_no_session_file_is_an_error_not_clean(tmp_path: Path) -> None:
+    """#10: a folder of other JSON used to exit 0 with a note on stderr. Before this change
+    this test's first report had no errors and exit 0 (the old expectation of the test above,
+    which now keeps a session beside the unknown file)."""
+    (tmp_path / "package.json").write_text('{"name": "x"}\n')
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    report = scan([str(tmp_path)])
+    (error,) = report.errors
+    assert (error.kind, error.path, report.exit_code()) == ("no_sessions", str(tmp_path), 2)
+    assert "2 files found" in error.message and "package.json" in error.message
+    assert "--format NAME" in error.message and "--exclude" in error.message
+    assert report.exit_code(exit_zero=True) == 2  # --exit-zero never hides it
+    allowed = scan([str(tmp_path)], ScanOptions(allow_no_sessions=True))
+    assert not allowed.errors and allowed.exit_code() == 0 and len(allowed.skipped) == 2
+    (tmp_path / "nothing").mkdir()
+    (error,) = scan([str(tmp_path / "nothing")]).errors
+    assert error.kind == "no_sessions" and "no file is named like one" in error.message
+    assert "--format" not in error.message
+
+
+def test_scan_of_disabled_sessions_only_is_what_the_user_asked(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_bytes(claude_line("<think>x</think>y", uuid="a1"))
+    report = scan([str(tmp_path)], ScanOptions(disabled_paths=("*.jsonl",),
+                                               disabled_base=str(tmp_path)))
+    assert [s.reason for s in report.skipped] == ["disabled by configuration"]
+    assert not report.errors and report.exit_code() == 0
+
+
+def test_thinkfix_own_files_are_known_never_unknown_sessions(tmp_path: Path) -> None:
+    """#14 item 11: a repaired or scanned folder holds our sidecars, baseline and reports."""
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(claude_line("<think>x</think>y", uuid="a1"))
+    (tmp_path / "s.jsonl.thinkfix.json").write_text(json.dumps(
+        {"schema_version": 1, "tool": "thinkfix", "source": "s.jsonl", "format": "claw-code",
+         "reasoning": []}, indent=2) + "\n")
+    (tmp_path / "thinkfix-baseline.json").write_text(json.dumps(
+        {"findings": {}, "schema_version": 1, "tool": "thinkfix"}, indent=2, sort_keys=True))
+    first = scan([str(tmp_path)])
+    (tmp_path / "report.json").write_bytes(orjson.dumps(first.to_dict()))
+    named = scan([str(tmp_path / "s.jsonl.thinkfix.json"), str(session)])
+    report = scan([str(tmp_path)])
+    assert {os.path.basename(s.path): s.reason for s in report.skipped} == {
+        "s.jsonl.thinkfix.json": "thinkfix repair sidecar",
+        "thinkfix-baseline.json": "thinkfix baseline",
+        "report.json": "thinkfix report",
+    }
+    assert not report.errors and not named.errors and named.skipped
 
 
 def test_scan_models_sum_to_totals() -> None:

@@ -11,9 +11,11 @@ from thinkfix.engine.report import (
     LeakFinding,
     MessageCounts,
     Report,
+    SkippedFile,
     StaleEntry,
     Summary,
 )
+from thinkfix.engine.scan import ScanOptions, require_sessions
 
 TOOL_VERSION = "0.0.0-test"  # fixed, so a release does not rewrite every golden file
 
@@ -154,6 +156,18 @@ ERRORS = tuple(
 
 STALE = (StaleEntry("fp-gone", "sessions/old.jsonl"),)
 
+# Files a walk found but did not read: other JSON, thinkfix's own sidecar, and a name that
+# needs escaping in every format.
+SKIPPED = tuple(
+    sorted(
+        [
+            SkippedFile("sessions/package.json", "not a known session format"),
+            SkippedFile("sessions/claude/a.jsonl.thinkfix.json", "thinkfix repair sidecar"),
+            SkippedFile('sessions/odd <b> & "q" | x.json', "empty"),
+        ]
+    )
+)
+
 
 def _counts(assistant: int, leaking: int, findings: int, fmt: str | None = None) -> MessageCounts:
     return MessageCounts(
@@ -199,6 +213,7 @@ def full_report() -> Report:
         errors=ERRORS,
         stale_baseline=STALE,
         tool_version=TOOL_VERSION,
+        skipped=SKIPPED,
     )
 
 
@@ -218,3 +233,9 @@ def clean_report() -> Report:
 def empty_report() -> Report:
     """No input at all: every format must still say something sensible."""
     return Report(summary=Summary(), tool_version=TOOL_VERSION)
+
+
+def unread_report() -> Report:
+    """Files found, none a session: the engine's `no_sessions` error, exit 2."""
+    skipped = Report(summary=Summary(), tool_version=TOOL_VERSION, skipped=SKIPPED[1:])
+    return require_sessions(skipped, ["sessions"], ScanOptions())

@@ -18,7 +18,7 @@ from thinkfix.reporters import (
     registry,
 )
 
-from .cases import FINDINGS, clean_report, empty_report, full_report
+from .cases import FINDINGS, clean_report, empty_report, full_report, unread_report
 
 
 def test_registry_has_a_reporter_for_every_output_format() -> None:
@@ -95,15 +95,24 @@ def test_plain_report_returns_a_plain_report_unchanged() -> None:
 def test_headline_for_new_and_baselined_findings_and_errors() -> None:
     assert base.headline(full_report()) == (
         "Reasoning leaked in 6 of 20 assistant messages across 6 files: 6 findings, 5 new, "
-        "1 covered by the baseline. 2 input errors: those inputs were not fully read."
+        "1 covered by the baseline. 2 input errors: those inputs were not fully read. "
+        "3 files skipped (1 empty, 1 not a known session format, 1 thinkfix repair sidecar)."
     )
+
+
+def test_headline_says_what_was_not_read() -> None:
+    """Skipped files are in the verdict line itself, not only on stderr (#10)."""
+    assert base.headline(unread_report()) == (
+        "No session file found: nothing was checked. "
+        "2 files skipped (1 empty, 1 not a known session format)."
+    )
+    assert "skipped" not in base.headline(clean_report())
 
 
 def test_headline_when_everything_is_baselined() -> None:
     report = full_report()
-    report = replace(
-        report, findings=tuple(replace(f, baselined=True) for f in report.findings), errors=()
-    )
+    findings = tuple(replace(f, baselined=True) for f in report.findings)
+    report = replace(report, findings=findings, errors=(), skipped=())
     assert base.headline(report).endswith("6 findings, all covered by the baseline.")
 
 

@@ -12,7 +12,7 @@ import pytest
 from thinkfix.engine.report import Report
 from thinkfix.reporters import REPORTERS, OutputFormat, RenderOptions
 
-from .cases import clean_report, empty_report, full_report
+from .cases import clean_report, empty_report, full_report, unread_report
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("THINKFIX_UPDATE_GOLDEN") == "1"
@@ -29,6 +29,7 @@ CASES: dict[str, tuple[Callable[[], Report], RenderOptions, tuple[OutputFormat, 
                        (OutputFormat.TEXT, OutputFormat.CONCISE, OutputFormat.GITHUB)),
     "clean": (clean_report, RenderOptions(statistics=True), ALL),
     "empty": (empty_report, RenderOptions(), ALL),
+    "unread": (unread_report, RenderOptions(), ALL),
 }
 
 PAIRS = [(case, fmt) for case, (_, _, formats) in CASES.items() for fmt in formats]

@@ -27,9 +27,11 @@ def test_junit_counts_match_the_report(full: Report) -> None:
     clean_files = len(
         set(full.summary.by_file) - {f.path for f in full.findings} - {e.path for e in full.errors}
     )
-    assert _count(root, "tests") == len(full.findings) + len(full.errors) + clean_files
+    skipped = len(full.skipped)
+    assert skipped  # skipped files are skipped test cases (#10)
+    assert _count(root, "tests") == len(full.findings) + len(full.errors) + clean_files + skipped
     assert _count(root, "failures") == new == len(root.findall(".//failure"))
-    assert _count(root, "skipped") == baselined == len(root.findall(".//skipped"))
+    assert _count(root, "skipped") == baselined + skipped == len(root.findall(".//skipped"))
     assert _count(root, "errors") == len(full.errors) == len(root.findall(".//error"))
 
 
@@ -37,7 +39,10 @@ def test_junit_has_one_suite_per_file_with_consistent_counts(full: Report) -> No
     root = _root(full)
     names = [suite.attrib["name"] for suite in root.findall("testsuite")]
     expected = (
-        set(full.summary.by_file) | {f.path for f in full.findings} | {e.path for e in full.errors}
+        set(full.summary.by_file)
+        | {f.path for f in full.findings}
+        | {e.path for e in full.errors}
+        | {s.path for s in full.skipped}
     )
     assert names == sorted(expected)
     for suite in root.findall("testsuite"):
@@ -68,6 +73,16 @@ def test_junit_survives_control_characters_in_names(full: Report) -> None:
     finding = replace(full.findings[0], path="a\x00b.jsonl", json_path="x\x1by")
     root = _root(replace(full, findings=(finding,), errors=()))
     assert root.find(".//testsuite[@name='a\\x00b.jsonl']") is not None
+
+
+def test_junit_skipped_file_is_one_skipped_testcase_saying_why(full: Report) -> None:
+    root = _root(full)
+    for s in full.skipped:
+        (suite,) = [x for x in root.findall("testsuite") if x.attrib["name"] == s.path]
+        (case,) = suite.findall("testcase")
+        (skipped,) = list(case)
+        assert skipped.tag == "skipped" and s.reason in skipped.attrib["message"]
+        assert _count(suite, "skipped") == 1 and _count(suite, "failures") == 0
 
 
 def test_junit_of_an_empty_report_has_no_suites(empty: Report) -> None:

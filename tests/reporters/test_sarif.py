@@ -191,8 +191,14 @@ def test_sarif_reports_input_errors_as_failed_execution(full: Report, clean: Rep
     invocation = _sarif(full)["runs"][0]["invocations"][0]
     assert invocation["executionSuccessful"] is False
     notes = invocation["toolExecutionNotifications"]
-    assert [n["descriptor"]["id"] for n in notes] == [e.kind for e in full.errors]
-    assert all(n["level"] == "error" for n in notes)
+    errors = [n for n in notes if n["level"] == "error"]
+    assert [n["descriptor"]["id"] for n in errors] == [e.kind for e in full.errors]
+    # Skipped files are notes: visible in the log, not a failed execution by themselves (#10).
+    skipped = [n for n in notes if n["level"] == "note"]
+    assert len(errors) + len(skipped) == len(notes)
+    assert [n["descriptor"]["id"] for n in skipped] == ["skipped_file"] * len(full.skipped)
+    assert [n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for n in skipped] \
+        == [artifact_uri(s.path) for s in full.skipped]
     assert len(invocation["toolConfigurationNotifications"]) == len(full.stale_baseline)
 
     clean_invocation = _sarif(clean)["runs"][0]["invocations"][0]

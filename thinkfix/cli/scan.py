@@ -29,7 +29,7 @@ from thinkfix.engine.paths import with_display_paths
 from thinkfix.engine.progress import Progress
 from thinkfix.engine.redact import Redaction, redact_report
 from thinkfix.engine.report import ExitCode, Report
-from thinkfix.engine.scan import ALL_KINDS, ScanOptions, scan
+from thinkfix.engine.scan import ALL_KINDS, ScanOptions, name_some, scan
 from thinkfix.formats import registry
 from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
 from thinkfix.reporters.base import plural
@@ -98,9 +98,12 @@ def _write(path: str, data: bytes) -> None:
 def _notes(report: Report, wrote_baseline: tuple[str, int] | None) -> None:
     """What a person should know that is not a result: on stderr, one line each."""
     if report.skipped:
-        reasons = sorted({s.reason for s in report.skipped})
+        by_reason: dict[str, list[str]] = {}
+        for s in report.skipped:
+            by_reason.setdefault(s.reason, []).append(s.path)
+        parts = [f"{reason}: {name_some(files)}" for reason, files in sorted(by_reason.items())]
         click.echo(f"thinkfix: skipped {plural(len(report.skipped), 'file')} "
-                   f"({'; '.join(reasons)})", err=True)
+                   f"({'; '.join(parts)})", err=True)
     if wrote_baseline is not None:
         path, count = wrote_baseline
         entries = "entry" if count == 1 else "entries"
@@ -120,7 +123,8 @@ def _flags(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 _SETTING_FLAGS = {
     "format", "output_format", "output", "report", "statistics", "exit_zero", "select", "ignore",
-    "jobs", "include", "exclude", "respect_gitignore", "unknown_format", "parse_all", "baseline",
+    "jobs", "include", "exclude", "respect_gitignore", "unknown_format", "allow_no_sessions",
+    "parse_all", "baseline",
     "write_baseline", "color", "progress", "redact", "disable_paths", "disable_models",
     "max_findings",
 }
@@ -198,6 +202,9 @@ def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: 
 @click.option("--unknown-format", type=click.Choice(["auto", "error", "skip"]), default=None,
               help="A file no format claims: auto (default) is an error when named, a skip "
                    "when found in a folder.")
+@click.option("--allow-no-sessions/--no-allow-no-sessions", default=None,
+              help="Exit 0 when the paths hold no session file (a pre-commit hook on a commit "
+                   "that touches none); by default a run that read nothing exits 2.")
 @click.option("--parse-all/--no-parse-all", default=None,
               help="Parse every line, so every bad line is reported (slower; by default lines "
                    "that cannot hold assistant text are counted, not parsed).")

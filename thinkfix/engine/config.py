@@ -61,6 +61,7 @@ class Settings:
     exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
     unknown_format: str = UnknownPolicy.AUTO.value
+    allow_no_sessions: bool = False  # a run with no session file to read is not an error
     parse_all: bool = False
     baseline: str | None = None
     write_baseline: str | None = None
@@ -91,6 +92,7 @@ _FIELDS = {f.name: f for f in fields(Settings)}
 _LISTS = {"report", "select", "ignore", "include", "exclude", "tags", "disable_paths",
           "disable_models"}
 _BOOLS = {"statistics", "exit_zero", "respect_gitignore", "parse_all", "color", "progress",
+          "allow_no_sessions",
           "protect_code", "trim", "harmony", "prose_delimiters"}
 _INTS = {"jobs", "max_findings"}
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -279,4 +281,5 @@ def scan_options(settings: Settings, base_policy: Policy | None = None) -> ScanO
         disabled_base=settings.config_root,
         prefilter=not settings.parse_all,
         max_findings=settings.max_findings,
+        allow_no_sessions=settings.allow_no_sessions,
     )

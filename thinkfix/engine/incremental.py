@@ -37,7 +37,14 @@ from thinkfix.engine.fsio import atomic_write
 from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import InputError, LeakFinding, Report
-from thinkfix.engine.scan import FileResult, ScanOptions, _FileScan, build_report, scan_file
+from thinkfix.engine.scan import (
+    FileResult,
+    ScanOptions,
+    _FileScan,
+    build_report,
+    require_sessions,
+    scan_file,
+)
 from thinkfix.formats.base import EMPTY_CONTEXT, Context
 from thinkfix.formats.detection import read_head
 from thinkfix.io.compression import Compression
@@ -456,6 +463,7 @@ def scan_incremental(paths: Iterable[str], options: ScanOptions, state_path: str
                      stdin: BinaryIO | None = None) -> tuple[Report, Stats]:
     """Like `scan.scan`, reading only what changed since the run that saved `state_path`."""
     state = State.load(state_path)
+    paths = list(paths)
     items = list(walk(paths, options.inputs, stdin=stdin))
     results: list[FileResult] = []
     counts = {FULL: 0, APPENDED: 0, UNCHANGED: 0}
@@ -469,6 +477,6 @@ def scan_incremental(paths: Iterable[str], options: ScanOptions, state_path: str
         else:
             state.entries.pop(inc.path, None)
     state.save(state_path)
-    report = build_report(results, __version__)
+    report = require_sessions(build_report(results, __version__), paths, options)
     return report, Stats(counts[FULL], counts[APPENDED], counts[UNCHANGED], read)
 

@@ -34,7 +34,7 @@ from typing import BinaryIO
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat
-from thinkfix.formats.detection import base_name, read_head
+from thinkfix.formats.detection import base_name, own_document, read_head
 from thinkfix.io.compression import Compression, sniff, wrap_reader
 
 STDIN = "-"
@@ -47,6 +47,11 @@ ALWAYS_SKIP = (".git", "node_modules", "__pycache__", "*.lock", ".hg", ".svn", "
 DEFAULT_INCLUDE = ("*.jsonl", "*.json")
 
 IGNORE_FILES = (".gitignore", ".thinkfixignore")
+
+#: Why a file was skipped, in the words every report shows.
+EMPTY = "empty"
+UNKNOWN = "not a known session format"
+DISABLED = "disabled by configuration"
 
 
 class UnknownPolicy(str, Enum):
@@ -450,16 +455,19 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
                                               f"cannot decompress: {exc}"))
     base = replace(base, compression=compression, size=size)
     if not head.strip():
-        return replace(base, skipped="empty")
+        return replace(base, skipped=EMPTY)
     forced = options.format if options.format not in (None, "", "auto") else None
     if forced is not None:
         return replace(base, format=registry.get(forced).id)
     found = registry.detect(head, path if path != STDIN else "")
     if found is not None:
         return replace(base, format=found[0].id)
+    own = own_document(head, path)
+    if own is not None:  # ours (a sidecar, a baseline): known, never an unknown session
+        return replace(base, skipped=f"thinkfix {own}")
     policy = options.unknown
     if policy is UnknownPolicy.SKIP or (policy is UnknownPolicy.AUTO and not candidate.explicit):
-        return replace(base, skipped="not a known session format")
+        return replace(base, skipped=UNKNOWN)
     return replace(base, error=InputError(
         path, None, ErrorKind.UNKNOWN_FORMAT.value,
         "not a known session format (name one with --format, or exclude the file)"))

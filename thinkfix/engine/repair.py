@@ -31,7 +31,7 @@ from typing import Any
 from thinkfix.engine import fsio, sparse
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.change import Change
-from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
+from thinkfix.engine.inputs import DISABLED, STDIN, Candidate, InputFile, resolve, walk
 from thinkfix.engine.prefilter import delimiter_test
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
@@ -500,7 +500,7 @@ def _repair_file(job: Job) -> FileResult:
     options = job.options
     found = resolve(job.candidate, options.scan.inputs)
     if found.skipped is None and found.error is None and options.scan.path_disabled(found.path):
-        found = replace(found, skipped="disabled by configuration")
+        found = replace(found, skipped=DISABLED)
     if found.skipped is not None:
         return FileResult(found.path, None, FileStatus.CLEAN, skipped_reason=found.skipped)
     if found.error is not None or found.format is None:

@@ -24,6 +24,7 @@ class ErrorKind(str, Enum):
     BAD_SHAPE = "bad_shape"  # valid JSON of a shape the format does not know
     CHANGED = "changed"  # the file changed while it was being repaired
     WRITE_FAILED = "write_failed"
+    NO_SESSIONS = "no_sessions"  # the paths held no file any format claims: nothing was checked
     INTERNAL = "internal_error"  # a bug met on this file: reported, the run goes on
     # One message held more findings than `--max-findings`: the first ones are reported, the
     # rest of its text was not examined (a hostile record must not stall a run).
@@ -88,7 +89,7 @@ class InputError:
     def fatal(self) -> bool:
         """A whole file that could not be read (as opposed to one bad line passed through)."""
         return self.kind in (ErrorKind.UNREADABLE, ErrorKind.UNKNOWN_FORMAT, ErrorKind.CHANGED,
-                             ErrorKind.WRITE_FAILED)
+                             ErrorKind.WRITE_FAILED, ErrorKind.NO_SESSIONS)
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, "kind": self.kind, "message": self.message}
@@ -204,6 +205,6 @@ class Report:
             "findings": [f.to_dict() for f in self.findings],
             "errors": [e.to_dict() for e in self.errors],
             "stale_baseline": [s.to_dict() for s in self.stale_baseline],
-            # Only when there are some, so documents of older runs keep their shape.
-            **({"skipped": [s.to_dict() for s in self.skipped]} if self.skipped else {}),
+            # Always there (empty when none): a reader must not take a missing key for "none".
+            "skipped": [s.to_dict() for s in self.skipped],
         }

@@ -33,12 +33,14 @@ import multiprocessing
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from thinkfix._version import __version__
 from thinkfix.engine import sparse
 from thinkfix.engine.inputs import (
+    DISABLED,
+    UNKNOWN,
     Candidate,
     InputFile,
     InputOptions,
@@ -46,7 +48,7 @@ from thinkfix.engine.inputs import (
     resolve,
     walk,
 )
-from thinkfix.engine.paths import with_display_paths
+from thinkfix.engine.paths import display_path, with_display_paths
 from thinkfix.engine.prefilter import delimiter_candidates
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import (
@@ -58,6 +60,7 @@ from thinkfix.engine.report import (
     SkippedFile,
     Summary,
 )
+from thinkfix.formats import registry
 from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, SessionFormat, Site
 from thinkfix.formats.common import FormatBase
 from thinkfix.formats.detection import base_name
@@ -101,6 +104,9 @@ class ScanOptions:
     # globs over model names (case-insensitive) and over file paths.
     disabled_models: tuple[str, ...] = ()
     disabled_paths: tuple[str, ...] = ()
+    # A run whose paths hold no session file is an error unless this says it may happen
+    # (a pre-commit hook on a commit that touches no session).
+    allow_no_sessions: bool = False
     disabled_base: str | None = None  # folder the path globs are relative to (the config's)
     prefilter: bool = True  # skip parsing records the byte tests prove irrelevant
     snippet_chars: int = 200
@@ -426,7 +432,7 @@ def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> FileResult:
     if file.skipped is not None:
         return FileResult(file.path, file.format, file.size, skipped=file.skipped)
     if options.path_disabled(file.path):
-        return FileResult(file.path, file.format, file.size, skipped="disabled by configuration")
+        return FileResult(file.path, file.format, file.size, skipped=DISABLED)
     scan = _FileScan(file, file.session_format(), options)
     try:
         with file.open() as fp:
@@ -572,6 +578,55 @@ def _fork_safe() -> bool:
 def scan(paths: Iterable[str], options: ScanOptions = ScanOptions(), *, jobs: int | None = None,
          progress: Progress = NULL_PROGRESS, stdin: BinaryIO | None = None) -> Report:
     """Walk `paths`, scan every session file found, and return the merged `Report`."""
+    paths = list(paths)
     items = list(walk(paths, options.inputs, stdin=stdin))
     report = build_report(scan_files(items, options, jobs=jobs, progress=progress), __version__)
-    return with_display_paths(report)
+    return with_display_paths(require_sessions(report, paths, options))
+
+
+def require_sessions(report: Report, paths: Sequence[str], options: ScanOptions) -> Report:
+    """A run that read no session file is an error, not a clean run (unless allowed).
+
+    Green must mean "read and found nothing": when the paths hold no file any format
+    claims (all unknown JSON, only empty files, an empty folder), the report gets a
+    `no_sessions` error that says what was found and what to do. Files a format
+    claimed but the configuration disables count as claimed: the user chose that.
+    """
+    claimed = report.summary.files or any(s.reason == DISABLED for s in report.skipped)
+    if claimed or report.errors or options.allow_no_sessions:
+        return report
+    where = ", ".join(paths) or "."
+    return replace(report, errors=(InputError(where, None, ErrorKind.NO_SESSIONS.value,
+                                              no_sessions_message(report, options)),))
+
+
+def no_sessions_message(report: Report, options: ScanOptions, shown: int = 3) -> str:
+    """What the paths held, and the ways out: --format, --exclude, --allow-no-sessions."""
+    cwd = os.getcwd()
+    by_reason: dict[str, list[str]] = {}
+    for s in report.skipped:
+        by_reason.setdefault(s.reason, []).append(display_path(s.path, cwd))
+    if not by_reason:
+        include = ", ".join(options.inputs.include) or "*.jsonl, *.json"
+        return ("no session file to check: no file is named like one (" + include
+                + ", compressed or archived copies too) once excludes and ignore files apply. "
+                "Name the files, widen --include, or pass --allow-no-sessions where a run "
+                "with nothing to check is expected")
+    parts = [f"{len(files)} {reason}: {name_some(files, shown)}"
+             for reason, files in sorted(by_reason.items())]
+    n = len(report.skipped)
+    text = (f"no session file to check: {n} file{'' if n == 1 else 's'} found, none in a "
+            f"known session format ({'; '.join(parts)}). ")
+    if UNKNOWN in by_reason:
+        text += ("If they are sessions, name their format with --format NAME ("
+                 + ", ".join(registry.names()) + "); otherwise leave them out with --exclude "
+                 "GLOB, or pass")
+    else:
+        text += "Pass"
+    return text + " --allow-no-sessions where a run with nothing to check is expected"
+
+
+def name_some(paths: Sequence[str], shown: int = 3) -> str:
+    """`a, b, c and 4 more`: enough names to find the files, never a wall of them."""
+    names = ", ".join(paths[:shown])
+    return names + (f" and {len(paths) - shown} more" if len(paths) > shown else "")

@@ -177,3 +177,27 @@ def share(objects: list[dict[str, Any]], test: Any) -> float:
 def has_keys(text: bytes, *keys: str) -> bool:
     """Every `"key"` occurs in the raw bytes (evidence for a truncated document)."""
     return all(f'"{k}"'.encode() in text for k in keys)
+
+
+#: thinkfix's own documents, by the key that tells them apart (all carry `tool: thinkfix`).
+_OWN_KINDS = (("reasoning", "repair sidecar"), ("files", "repair manifest"),
+              ("summary", "report"), ("findings", "baseline"))
+_SIDECAR_SUFFIX = ".thinkfix.json"
+
+
+def own_document(head: bytes, path: str = "") -> str | None:
+    """What a file thinkfix itself wrote is (`repair sidecar`, `baseline`, ...), else None.
+
+    A folder that was repaired or scanned holds sidecars, a baseline and reports
+    beside the sessions: they are ours, not unknown sessions. A sidecar too long to
+    parse whole is still known by its name.
+    """
+    s = sample(head)
+    for o in s.objects[:1]:
+        tool = o.get("tool")
+        name = tool.get("name") if isinstance(tool, dict) else tool
+        if name == "thinkfix":
+            return next((kind for key, kind in _OWN_KINDS if key in o), "file")
+    if s.partial and base_name(path).endswith(_SIDECAR_SUFFIX) and has_keys(head, "source"):
+        return "repair sidecar"
+    return None

@@ -12,7 +12,15 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import ClassVar
 
-from thinkfix.engine.report import InputError, LeakFinding, MessageCounts, Report, Summary
+from thinkfix.engine.report import (
+    ErrorKind,
+    InputError,
+    LeakFinding,
+    MessageCounts,
+    Report,
+    SkippedFile,
+    Summary,
+)
 from thinkfix.io import jsontext
 from thinkfix.normalizer import LeakKind
 
@@ -244,11 +252,30 @@ def headline(report: Report) -> str:
             f"No leaked reasoning in {plural(s.assistant_messages, 'assistant message')}"
             f" across {plural(s.files, 'file')}."
         )
+    elif any(e.kind == ErrorKind.NO_SESSIONS for e in report.errors):
+        text = "No session file found: nothing was checked."
     else:
         text = "No files scanned."
-    if report.errors:
-        text += f" {plural(len(report.errors), 'input error')}: those inputs were not fully read."
+    unread = [e for e in report.errors if e.kind != ErrorKind.NO_SESSIONS]
+    if unread:
+        text += f" {plural(len(unread), 'input error')}: those inputs were not fully read."
+    if report.skipped:
+        text += f" {skipped_summary(report.skipped)}."
     return text
+
+
+def skipped_summary(skipped: Sequence[SkippedFile]) -> str:
+    """`3 files skipped (2 not a known session format, 1 empty)`: what was not read, and why."""
+    reasons: dict[str, int] = {}
+    for s in skipped:
+        reasons[s.reason] = reasons.get(s.reason, 0) + 1
+    why = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
+    return f"{plural(len(skipped), 'file')} skipped ({why})"
+
+
+def skipped_message(s: SkippedFile) -> str:
+    """One line for one skipped file."""
+    return f"not scanned: {s.reason}"
 
 
 def counts_sections(
@@ -267,10 +294,11 @@ def sorted_by_kind(summary: Summary) -> list[tuple[str, int]]:
 
 
 def scanned_paths(report: Report) -> list[str]:
-    """Every file the report mentions: scanned, leaking or failed."""
+    """Every file the report mentions: scanned, leaking, failed or skipped."""
     paths = set(report.summary.by_file)
     paths.update(f.path for f in report.findings)
     paths.update(e.path for e in report.errors)
+    paths.update(s.path for s in report.skipped)
     return sorted(paths)
 
 

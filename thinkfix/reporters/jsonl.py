@@ -1,4 +1,7 @@
-"""JSON Lines: a header, then one object per finding, error and stale entry, for streaming tools."""
+"""JSON Lines: a header, then one object per finding, error and stale entry, for streaming tools.
+
+The header carries the summary and the files that were skipped (`skipped`, always
+present), so a reader of the first line knows what was and was not read."""
 
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ class JsonlReporter(Reporter):
                     "schema_version": SCHEMA_VERSION,
                     "tool": {"name": TOOL_NAME, "version": report.tool_version},
                     "summary": report.summary.to_dict(),
+                    "skipped": [s.to_dict() for s in report.skipped],
                 },
             )
         ]

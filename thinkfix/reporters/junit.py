@@ -17,6 +17,7 @@ from thinkfix.reporters.base import (
     finding_title,
     location,
     scanned_paths,
+    skipped_message,
 )
 
 # Characters XML 1.0 cannot carry even escaped; leaked text can hold any of them.
@@ -96,7 +97,8 @@ def _set_counts(element: ET.Element) -> None:
 
 
 class JunitReporter(Reporter):
-    """One testsuite per file, one testcase per finding or error; a clean file passes one test."""
+    """One testsuite per file, one testcase per finding or error; a clean file passes one test,
+    a skipped file is one skipped test."""
 
     format = OutputFormat.JUNIT
     media_type = "application/xml"
@@ -109,6 +111,7 @@ class JunitReporter(Reporter):
             findings[f.path].append(f)
         for e in report.errors:
             errors[e.path].append(e)
+        skipped = {s.path: s for s in report.skipped}
 
         root = ET.Element("testsuites", {"name": TOOL_NAME})
         for path in scanned_paths(report):
@@ -117,7 +120,11 @@ class JunitReporter(Reporter):
                 _finding_case(suite, f)
             for e in errors[path]:
                 _error_case(suite, e)
-            if not findings[path] and not errors[path]:
+            if path in skipped:
+                # A file that was not read neither passes nor fails: it is a skipped test.
+                case = _element(suite, "testcase", classname=path, name="not scanned")
+                _element(case, "skipped", message=skipped_message(skipped[path]))
+            elif not findings[path] and not errors[path]:
                 _element(suite, "testcase", classname=path, name="no leaked reasoning")
             _set_counts(suite)
         _set_counts(root)

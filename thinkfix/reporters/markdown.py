@@ -73,6 +73,8 @@ def _summary(report: Report) -> list[str]:
         ("leaked chars", str(s.leaked_chars)),
         ("input errors", str(len(report.errors))),
     ]
+    if report.skipped:
+        rows.append(("skipped files", str(len(report.skipped))))
     if report.stale_baseline:
         rows.append(("stale baseline entries", str(len(report.stale_baseline))))
     return table(["", "total"], [list(row) for row in rows], numeric_from=1)
@@ -137,6 +139,11 @@ def _errors(report: Report) -> list[str]:
     return ["", "### Input errors", "", *table(["location", "kind", "message"], rows, 3)]
 
 
+def _skipped(report: Report) -> list[str]:
+    rows = [[md_code(s.path), md_text(s.reason)] for s in report.skipped]
+    return ["", "### Skipped files", "", *table(["path", "reason"], rows, 2)]
+
+
 def _stale(report: Report) -> list[str]:
     rows = [[md_code(x.fingerprint), md_code(x.path)] for x in report.stale_baseline]
     return ["", "### Stale baseline entries", "", *table(["fingerprint", "path"], rows, 2)]
@@ -159,6 +166,8 @@ class MarkdownReporter(Reporter):
             out += _findings(report, self.finding_limit(options))
         if report.errors:
             out += _errors(report)
+        if report.skipped:
+            out += _skipped(report)
         if report.stale_baseline:
             out += _stale(report)
         return "\n".join(out) + "\n"

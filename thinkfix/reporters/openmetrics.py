@@ -120,6 +120,12 @@ class OpenMetricsReporter(Reporter):
             "thinkfix_errors", "gauge", "Input errors, by error kind.", _by("kind", errors)
         )
         lines += _family(
+            "thinkfix_skipped_files",
+            "gauge",
+            "Files found but not scanned (not a session format, empty, disabled).",
+            [((), len(report.skipped))],
+        )
+        lines += _family(
             "thinkfix_stale_baseline_entries",
             "gauge",
             "Baseline entries that match no finding.",

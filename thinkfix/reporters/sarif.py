@@ -6,7 +6,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from thinkfix.engine.report import SCHEMA_VERSION, InputError, LeakFinding, Report
+from thinkfix.engine.report import SCHEMA_VERSION, InputError, LeakFinding, Report, SkippedFile
 from thinkfix.reporters.base import (
     TOOL_NAME,
     OutputFormat,
@@ -17,6 +17,7 @@ from thinkfix.reporters.base import (
     finding_message,
     pretty_json,
     report_kinds,
+    skipped_message,
 )
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -108,6 +109,17 @@ def _notification(e: InputError) -> dict[str, Any]:
     }
 
 
+def _skipped_notification(s: SkippedFile) -> dict[str, Any]:
+    # A note, not an error: a walked folder holds other JSON. But it is in the log, so a
+    # dashboard shows which files were never read.
+    return {
+        "level": "note",
+        "message": {"text": skipped_message(s)},
+        "descriptor": {"id": "skipped_file"},
+        "locations": [{"physicalLocation": _physical(s.path, None)}],
+    }
+
+
 def to_sarif(report: Report) -> dict[str, Any]:
     """The SARIF log as a dict, for callers that merge runs or add to it."""
     kinds = report_kinds(report)
@@ -118,7 +130,8 @@ def to_sarif(report: Report) -> dict[str, Any]:
     invocation: dict[str, Any] = {
         # Any input error means some text went unread, so the run did not fully succeed.
         "executionSuccessful": not report.errors,
-        "toolExecutionNotifications": [_notification(e) for e in report.errors],
+        "toolExecutionNotifications": [_notification(e) for e in report.errors]
+        + [_skipped_notification(s) for s in report.skipped],
     }
     if report.stale_baseline:
         invocation["toolConfigurationNotifications"] = [

@@ -100,6 +100,16 @@ def _errors(report: Report) -> RenderableType:
     return Group(Text("Input errors", style="bold"), Text(""), Padding(grid, (0, 0, 0, 2)))
 
 
+def _skipped(report: Report) -> RenderableType:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True, overflow="fold", style="cyan")
+    grid.add_column(overflow="fold")
+    for s in report.skipped:
+        grid.add_row(Text(s.path), Text(s.reason))
+    title = Text("Skipped files (not scanned)", style="bold")
+    return Group(title, Text(""), Padding(grid, (0, 0, 0, 2)))
+
+
 def _stale(report: Report) -> RenderableType:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(no_wrap=True, overflow="fold")
@@ -165,6 +175,8 @@ def _summary(report: Report) -> Panel:
         ("Leaked chars", str(s.leaked_chars)),
         ("Input errors", str(len(report.errors))),
     ]
+    if report.skipped:
+        rows.append(("Skipped files", str(len(report.skipped))))
     if report.stale_baseline:
         rows.append(("Stale baseline entries", str(len(report.stale_baseline))))
     for name, value in rows:
@@ -196,6 +208,8 @@ class TextReporter(Reporter):
             parts.append(_findings(report, options, self.finding_limit(options)))
         if report.errors:
             parts.append(_errors(report))
+        if report.skipped:
+            parts.append(_skipped(report))
         if report.stale_baseline:
             parts.append(_stale(report))
         if options.statistics:
