@@ -201,7 +201,8 @@ def find_repairs(fmt: SessionFormat, records: Iterable[Record],
         for site in fmt.sites(record):
             if options.model_disabled(site.model):
                 continue
-            result = normalize(site.text, native_reasoning=site.native_reasoning, policy=policy)
+            result = normalize(site.text, native_reasoning=site.native_reasoning, policy=policy,
+                               followed_by_tool_call=site.followed_by_tool_call)
             if wanted(result, kinds):
                 yield site, result
 

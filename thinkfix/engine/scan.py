@@ -313,7 +313,8 @@ class _FileScan:
     def _site(self, site: Site, model: str | None) -> int:
         options = self.options
         capped = capped_findings(site.text, site.native_reasoning, options.policy,
-                                 options.max_findings)
+                                 options.max_findings,
+                                 followed_by_tool_call=site.followed_by_tool_call)
         findings = capped.findings
         if capped.capped:
             rest = (f"; the last {capped.unexamined:,} characters of it were not examined"
@@ -370,7 +371,8 @@ class CappedFindings:
         return bool(self.more or self.unexamined)
 
 
-def capped_findings(text: str, native: str | None, policy: Policy, cap: int) -> CappedFindings:
+def capped_findings(text: str, native: str | None, policy: Policy, cap: int, *,
+                    followed_by_tool_call: bool = False) -> CappedFindings:
     """The findings of `normalize(text)`: all of them, or (past `cap`) the first `cap` and how
     many more there were, stopping early when a long text passes the cap.
 
@@ -379,12 +381,15 @@ def capped_findings(text: str, native: str | None, policy: Policy, cap: int) -> 
     which gives exactly `normalize`'s findings when it finishes (`StreamNormalizer`'s
     contract), and stops once the cap is passed with text still to read.
     """
+    evidence = followed_by_tool_call
     if cap <= 0:
-        return CappedFindings(normalize(text, native_reasoning=native, policy=policy).findings)
+        return CappedFindings(normalize(text, native_reasoning=native, policy=policy,
+                                        followed_by_tool_call=evidence).findings)
     if sum(text.count(c) for c in grammar_for(policy).start_chars) <= 2 * cap:
-        found = normalize(text, native_reasoning=native, policy=policy).findings
+        found = normalize(text, native_reasoning=native, policy=policy,
+                          followed_by_tool_call=evidence).findings
     else:
-        stream = StreamNormalizer(policy, native_reasoning=native)
+        stream = StreamNormalizer(policy, native_reasoning=native, followed_by_tool_call=evidence)
         for at in range(0, len(text), _CAP_CHUNK):
             stream.feed(text[at:at + _CAP_CHUNK])
             rest = len(text) - at - _CAP_CHUNK

@@ -174,6 +174,7 @@ class Site:
     (a Gemini part with `thoughtSignature`): report it, never modify it.
     `message_index` is the message's position: the record index for JSONL
     formats, the index in the messages array for whole-document formats.
+    `followed_by_tool_call` marks text with a tool call after it in the same message.
     """
 
     record_index: int
@@ -187,6 +188,8 @@ class Site:
     model: str | None = None
     signed: bool = False
     path: Path = ()
+    # a tool call follows the text in its message: rule 4's evidence, passed to `normalize`
+    followed_by_tool_call: bool = False
 
 
 @dataclass(frozen=True)

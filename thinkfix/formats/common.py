@@ -112,6 +112,12 @@ class TextSlot:
     path: Path
     text: str
     signed: bool = False
+    tool_after: bool = False  # a tool call follows it in its message (rule 4's evidence)
+
+
+#: Content-block types that are tool calls: Anthropic and Claude Code (`tool_use`,
+#: `server_tool_use`), pi and OpenClaw (`toolCall`), Responses-style lists (`function_call`).
+TOOL_CALL_BLOCKS = ("tool_use", "server_tool_use", "toolCall", "tool_call", "function_call")
 
 
 class Message:
@@ -153,16 +159,21 @@ def block_slots(blocks: Any, base: Path, *, types: Sequence[str] = ("text",),
                 signed: Sequence[str] = ()) -> list[TextSlot]:
     """Text slots of a content-block list: `{"type": <types>, "text": str}` blocks.
 
-    A block carrying any of the `signed` keys (non-empty) is marked signed.
+    A block carrying any of the `signed` keys (non-empty) is marked signed; one with a
+    tool-call block after it is marked `tool_after`.
     """
     if not isinstance(blocks, list):
         return []
     slots = []
+    last_tool = -1
+    for i, block in enumerate(blocks):
+        if isinstance(block, dict) and block.get("type") in TOOL_CALL_BLOCKS:
+            last_tool = i
     for i, block in enumerate(blocks):
         if (isinstance(block, dict) and block.get("type") in types
                 and isinstance(block.get("text"), str)):
             slots.append(TextSlot(base + (i, "text"), block["text"],
-                                  any(block.get(k) for k in signed)))
+                                  any(block.get(k) for k in signed), tool_after=i < last_tool))
     return slots
 
 
@@ -508,7 +519,8 @@ class FormatBase(SessionFormat):
                  text=slot.text, native_reasoning=msg.native,
                  session_id=msg.session_id or record.ctx.session_id,
                  message_id=msg.message_id, message_index=msg.index,
-                 model=msg.model or record.ctx.model, signed=slot.signed, path=slot.path)
+                 model=msg.model or record.ctx.model, signed=slot.signed, path=slot.path,
+                 followed_by_tool_call=slot.tool_after)
             for msg in self._messages(record, texts=True) for slot in msg.texts])
 
     def assistant_messages(self, record: Record) -> int:

@@ -61,7 +61,8 @@ def conversations(value: Any) -> Iterator[tuple[Path, list[Any]]]:
 def _slots(m: dict[str, Any], path: Path) -> list[TextSlot]:
     content = m.get("content")
     if isinstance(content, str):
-        return [TextSlot(path + ("content",), content)]
+        # the message's `tool_calls` come after its content: rule 4's evidence
+        return [TextSlot(path + ("content",), content, tool_after=bool(m.get("tool_calls")))]
     return block_slots(content, path + ("content",), types=("text", "output_text"))
 
 

@@ -105,7 +105,8 @@ def normalized_turn(turn: Turn, sites: Mapping[Path, Site], policy: Policy = DEF
         if part.kind is not PartKind.TEXT or site is None or site.signed:
             parts.append(part)
             continue
-        result = normalize(site.text, native_reasoning=site.native_reasoning, policy=policy)
+        result = normalize(site.text, native_reasoning=site.native_reasoning, policy=policy,
+                           followed_by_tool_call=site.followed_by_tool_call)
         if not result.changed:
             parts.append(part)
             continue
