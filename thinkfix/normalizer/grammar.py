@@ -9,6 +9,7 @@ unbounded quantifiers: attribute text is capped, so hostile input such as a
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
@@ -50,6 +51,16 @@ class Token:
 
 
 _WS = r"[ \t\r\n]*"
+
+
+def _atomic(pattern: str, name: str) -> str:
+    """`(?>pattern)`, which never gives back what it matched (so a long run of blanks or a tag
+    name is not retried at every length). Python 3.10's `re` has no atomic groups; there the
+    equivalent is a look-ahead that captures, then a back-reference that consumes the capture.
+    """
+    if sys.version_info >= (3, 11):
+        return f"(?>{pattern})"
+    return f"(?=(?P<{name}>{pattern}))(?P={name})"
 
 
 @dataclass(frozen=True)
@@ -108,8 +119,9 @@ class Grammar:
             names = _trie(sorted(policy.tags))
             firsts = "".join(sorted({c for t in policy.tags for c in (t[0].lower(), t[0].upper())}))
             branches.setdefault("<", []).append(
-                rf"(?P<xml>(?=[ \t\r\n/{re.escape(firsts)}]){_WS}+(?P<slash>/)?{_WS}+"
-                rf"(?P<name>(?>(?i:{names})))(?=[ \t\r\n/>])(?:[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}?)?>)"
+                rf"(?P<xml>(?=[ \t\r\n/{re.escape(firsts)}]){_atomic(_WS, '_ws1')}(?P<slash>/)?"
+                rf"{_atomic(_WS, '_ws2')}(?P<name>{_atomic(f'(?i:{names})', '_tag')})"
+                rf"(?=[ \t\r\n/>])(?:[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}?)?>)"
             )
         by_first: dict[str, list[str]] = {}
         for lit in literals:
