@@ -18,12 +18,21 @@ HOSTILE = "\x1b[2J\x1b]0;pwned\x07\x1b]8;;https://evil.example\x1b\\click\x1b]8;
 def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in ("GITHUB_ACTIONS", "CI", "NO_COLOR", "FORCE_COLOR"):
         monkeypatch.delenv(key, raising=False)
-    entry = {"parentUuid": None, "isSidechain": False, "type": "assistant", "uuid": "a1",
-             "sessionId": "s" + HOSTILE, "timestamp": "2026-03-01T10:00:00.000Z",
-             "message": {"id": "msg_a1", "type": "message", "role": "assistant",
-                         "model": "evil" + HOSTILE,
-                         "content": [{"type": "text",
-                                      "text": f"<think>plan{HOSTILE}</think>Answer {HOSTILE}"}]}}
+    entry = {
+        "parentUuid": None,
+        "isSidechain": False,
+        "type": "assistant",
+        "uuid": "a1",
+        "sessionId": "s" + HOSTILE,
+        "timestamp": "2026-03-01T10:00:00.000Z",
+        "message": {
+            "id": "msg_a1",
+            "type": "message",
+            "role": "assistant",
+            "model": "evil" + HOSTILE,
+            "content": [{"type": "text", "text": f"<think>plan{HOSTILE}</think>Answer {HOSTILE}"}],
+        },
+    }
     path = tmp_path / "planted.jsonl"
     path.write_bytes(orjson.dumps(entry) + b"\n")
     monkeypatch.chdir(tmp_path)
@@ -36,17 +45,22 @@ def _output(*args: str, color: bool = False) -> str:
     return result.output
 
 
-@pytest.mark.parametrize("args", [
-    ("scan", "--isolated", "planted.jsonl"),
-    ("scan", "--isolated", "--color", "planted.jsonl"),
-    ("diff", "planted.jsonl"),
-    ("diff", "--color", "planted.jsonl"),
-    ("show", "--no-pager", "--thinking", "expanded", "planted.jsonl"),
-    ("show", "--no-pager", "--thinking", "delimited", "planted.jsonl"),
-    ("show", "--no-pager", "--normalized", "planted.jsonl"),
-], ids=" ".join)
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("scan", "--isolated", "planted.jsonl"),
+        ("scan", "--isolated", "--color", "planted.jsonl"),
+        ("diff", "planted.jsonl"),
+        ("diff", "--color", "planted.jsonl"),
+        ("show", "--no-pager", "--thinking", "expanded", "planted.jsonl"),
+        ("show", "--no-pager", "--thinking", "delimited", "planted.jsonl"),
+        ("show", "--no-pager", "--normalized", "planted.jsonl"),
+    ],
+    ids=" ".join,
+)
 def test_terminal_renderers_show_escapes_instead_of_sending_them(
-        planted: Path, args: tuple[str, ...]) -> None:
+    planted: Path, args: tuple[str, ...]
+) -> None:
     if "--color" in args and "--color" not in _help(args[0]):
         pytest.skip(f"{args[0]} has no --color")
     out = _output(*args, color="--color" in args)

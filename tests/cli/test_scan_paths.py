@@ -20,7 +20,8 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(key, raising=False)
     (tmp_path / "sessions").mkdir()
     (tmp_path / "sessions" / "a.jsonl").write_bytes(
-        claude_line("<think>plan</think>Answer.", uuid="a1"))
+        claude_line("<think>plan</think>Answer.", uuid="a1")
+    )
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -51,7 +52,8 @@ def test_json_junit_markdown_and_sarif_agree_on_the_path(repo: Path) -> None:
 
 
 def test_a_file_outside_the_working_folder_keeps_its_absolute_path(
-        repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    repo: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     other = tmp_path_factory.mktemp("elsewhere") / "b.jsonl"
     other.write_bytes(claude_line("<think>x</think>y", uuid="b1"))
     run = json.loads(scan(str(other), "--output-format", "sarif"))["runs"][0]

@@ -20,8 +20,12 @@ EXIT_ONE = {"scan", "diff", "repair", "replay", "where"}
 
 
 def _option_names(command: click.Command) -> set[str]:
-    return {name for p in command.params if isinstance(p, click.Option)
-            for name in (*p.opts, *p.secondary_opts)}
+    return {
+        name
+        for p in command.params
+        if isinstance(p, click.Option)
+        for name in (*p.opts, *p.secondary_opts)
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -59,9 +63,11 @@ def test_usage_errors_use_the_one_prefix(name: str) -> None:
 
 
 def test_command_errors_use_the_one_prefix(tmp_path: Path) -> None:
-    for args in (("scan", "--isolated", "--output-format", "json", "--report", "nope", "x"),
-                 ("show", str(tmp_path / "missing.jsonl")),
-                 ("undo", str(tmp_path / "missing-manifest.json"))):
+    for args in (
+        ("scan", "--isolated", "--output-format", "json", "--report", "nope", "x"),
+        ("show", str(tmp_path / "missing.jsonl")),
+        ("undo", str(tmp_path / "missing-manifest.json")),
+    ):
         result = invoke(*args)
         assert result.exit_code == 2, args
         assert result.stderr.startswith(("thinkfix: error: ", "Usage:")), result.stderr
@@ -106,7 +112,11 @@ def test_concise_lines_are_what_problem_matchers_read(leaky: Path) -> None:
     match = CONCISE.match(lines[0])
     assert match, lines[0]
     assert (match["path"], match["line"], match["col"], match["kind"]) == (
-        "s/a.jsonl", "1", "1", "block")
+        "s/a.jsonl",
+        "1",
+        "1",
+        "block",
+    )
     assert lines[-1].startswith("thinkfix: ") and len(lines) == 2
 
 

@@ -47,12 +47,22 @@ def test_display_paths_are_canonical(parts: list[str], absolute: bool) -> None:
 
 
 def test_every_path_of_a_report_is_respelled(tmp_path: Path) -> None:
-    finding = LeakFinding(path=f"{tmp_path}/s/a.jsonl", line=1, json_path="t", format="f",
-                          kind="block", tag="think", start=0, end=1, leaked_chars=1)
+    finding = LeakFinding(
+        path=f"{tmp_path}/s/a.jsonl",
+        line=1,
+        json_path="t",
+        format="f",
+        kind="block",
+        tag="think",
+        start=0,
+        end=1,
+        leaked_chars=1,
+    )
     report = Report(
         summary=Summary(by_file={f"{tmp_path}/./s/a.jsonl": MessageCounts(1, 1, 1)}),
         findings=(finding,),
-        errors=(InputError(f"{tmp_path}/s/b.jsonl", 3, "bad_line", "x"),))
+        errors=(InputError(f"{tmp_path}/s/b.jsonl", 3, "bad_line", "x"),),
+    )
     shown = with_display_paths(report, str(tmp_path))
     assert shown.findings[0].path == "s/a.jsonl"
     assert shown.errors[0].path == "s/b.jsonl"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import types
 
 import pytest
 
@@ -25,7 +26,9 @@ def test_registry_registers_every_format_module() -> None:
         if info.name in SUPPORT_MODULES:
             continue
         module = importlib.import_module(f"thinkfix.formats.{info.name}")
-        classes = [v for v in vars(module).values() if isinstance(v, type)
+        # A type alias such as `tuple[str | int, ...]` passes isinstance(v, type) on 3.10.
+        classes = [v for v in vars(module).values()
+                   if isinstance(v, type) and not isinstance(v, types.GenericAlias)
                    and issubclass(v, SessionFormat) and v.__module__ == module.__name__]
         assert classes, f"{info.name} defines no SessionFormat"
         assert module.__name__ in registered, f"{info.name} is not registered"

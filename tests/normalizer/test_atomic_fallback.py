@@ -24,8 +24,9 @@ def test_the_310_spelling_matches_exactly_what_an_atomic_group_matches(text: str
     body = r"[ \t\r\n]*"
     names = "(?i:think(?:ing)?)"
     native = re.compile(f"<(?>{body})/?(?>{body})(?P<n>(?>{names}))>")
-    portable = re.compile(f"<{_fallback(body, 'a')}/?{_fallback(body, 'b')}"
-                          f"(?P<n>{_fallback(names, 'c')})>")
+    portable = re.compile(
+        f"<{_fallback(body, 'a')}/?{_fallback(body, 'b')}(?P<n>{_fallback(names, 'c')})>"
+    )
     found = [(m.span(), m.group("n")) for m in native.finditer(text)]
     assert found == [(m.span(), m.group("n")) for m in portable.finditer(text)]
 

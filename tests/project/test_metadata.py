@@ -33,8 +33,13 @@ def _imports_outside_guards() -> set[str]:
     names: set[str] = set()
     for path in (ROOT / "thinkfix").rglob("*.py"):
         tree = ast.parse(path.read_text("utf-8"))
-        guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try)
-                   for b in t.body for n in ast.walk(b)}
+        guarded = {
+            id(n)
+            for t in ast.walk(tree)
+            if isinstance(t, ast.Try)
+            for b in t.body
+            for n in ast.walk(b)
+        }
         for node in ast.walk(tree):
             if id(node) in guarded:
                 continue
@@ -47,8 +52,9 @@ def _imports_outside_guards() -> set[str]:
 
 def test_every_imported_package_is_a_declared_dependency() -> None:
     declared = _declared()
-    missing = {name for name in _imports_outside_guards()
-               if DISTRIBUTIONS.get(name, name) not in declared}
+    missing = {
+        name for name in _imports_outside_guards() if DISTRIBUTIONS.get(name, name) not in declared
+    }
     assert not missing, f"imported but not in [project] dependencies: {sorted(missing)}"
 
 

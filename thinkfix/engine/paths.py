@@ -37,15 +37,19 @@ def with_display_paths(report: Report, cwd: str | None = None) -> Report:
     def show(path: str) -> str:
         return display_path(path, cwd)
 
-    summary = replace(report.summary,
-                      by_file={show(k): v for k, v in report.summary.by_file.items()})
+    summary = replace(
+        report.summary, by_file={show(k): v for k, v in report.summary.by_file.items()}
+    )
     return replace(
         report,
         summary=replace(summary, by_file=dict(sorted(summary.by_file.items()))),
         findings=tuple(sorted(replace(f, path=show(f.path)) for f in report.findings)),
-        errors=tuple(sorted((replace(e, path=show(e.path)) for e in report.errors),
-                            key=lambda e: (e.path, -1 if e.line is None else e.line, e.kind,
-                                           e.message))),
+        errors=tuple(
+            sorted(
+                (replace(e, path=show(e.path)) for e in report.errors),
+                key=lambda e: (e.path, -1 if e.line is None else e.line, e.kind, e.message),
+            )
+        ),
         skipped=tuple(sorted(replace(s, path=show(s.path)) for s in report.skipped)),
         root=cwd,
     )

@@ -45,8 +45,9 @@ def _walk(value: Any) -> Any:
     if isinstance(value, str):
         return visible_controls(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: _walk(getattr(value, f.name))
-                   for f in dataclasses.fields(value) if f.init}
+        changes = {
+            f.name: _walk(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init
+        }
         return dataclasses.replace(value, **changes)
     if isinstance(value, tuple):
         items = [_walk(v) for v in value]

@@ -24,8 +24,9 @@ from thinkfix.reporters.base import (
 
 
 def _fingerprint(*parts: object) -> str:
-    return hashlib.md5("\0".join(str(p) for p in parts).encode("utf-8"),
-                       usedforsecurity=False).hexdigest()
+    return hashlib.md5(
+        "\0".join(str(p) for p in parts).encode("utf-8"), usedforsecurity=False
+    ).hexdigest()
 
 
 def _location(path: str, line: int | None) -> dict[str, Any]:
@@ -41,25 +42,29 @@ def to_code_quality(report: Report) -> list[dict[str, Any]]:
         if fingerprint in seen:  # the same leak twice in one record: keep the first
             continue
         seen.add(fingerprint)
-        issues.append({
-            "type": "issue",
-            "check_name": f"{TOOL_NAME}/{f.kind}",
-            "description": finding_message(f),
-            "categories": ["Security"],
-            "severity": "info" if f.baselined else "major",
-            "fingerprint": fingerprint,
-            "location": _location(f.path, f.line),
-        })
+        issues.append(
+            {
+                "type": "issue",
+                "check_name": f"{TOOL_NAME}/{f.kind}",
+                "description": finding_message(f),
+                "categories": ["Security"],
+                "severity": "info" if f.baselined else "major",
+                "fingerprint": fingerprint,
+                "location": _location(f.path, f.line),
+            }
+        )
     for e in report.errors:
-        issues.append({
-            "type": "issue",
-            "check_name": f"{TOOL_NAME}/{e.kind}",
-            "description": error_message(e),
-            "categories": ["Bug Risk"],
-            "severity": "critical",
-            "fingerprint": _fingerprint("error", e.path, e.line, e.kind, e.message),
-            "location": _location(e.path, e.line),
-        })
+        issues.append(
+            {
+                "type": "issue",
+                "check_name": f"{TOOL_NAME}/{e.kind}",
+                "description": error_message(e),
+                "categories": ["Bug Risk"],
+                "severity": "critical",
+                "fingerprint": _fingerprint("error", e.path, e.line, e.kind, e.message),
+                "location": _location(e.path, e.line),
+            }
+        )
     return issues
 
 

@@ -68,7 +68,8 @@ def _finding_case(suite: ET.Element, f: LeakFinding) -> None:
     )
     if f.baselined:
         # A baselined leak does not fail the run, so it must not fail the test view either.
-        _element(case, "skipped", message=finding_message(f))
+        # The Jenkins/Surefire schema gives <skipped> text content and no attributes.
+        _element(case, "skipped", finding_message(f))
     else:
         _element(
             case, "failure", _finding_details(f), message=finding_message(f), type=finding_title(f)
@@ -91,9 +92,17 @@ def _counts(element: ET.Element) -> dict[str, int]:
     return totals
 
 
-def _set_counts(element: ET.Element) -> None:
+def _set_counts(element: ET.Element, keys: tuple[str, ...]) -> None:
     for key, value in _counts(element).items():
-        element.set(key, str(value))
+        if key in keys:
+            element.set(key, str(value))
+    # Readers (Jenkins, GitLab) sum `time`; a scan times no test, so each is zero seconds.
+    element.set("time", "0")
+
+
+# The attributes the Jenkins/Surefire XSD allows: <testsuites> has no `skipped`.
+_SUITE_COUNTS = ("tests", "failures", "errors", "skipped")
+_ROOT_COUNTS = ("tests", "failures", "errors")
 
 
 class JunitReporter(Reporter):
@@ -123,11 +132,11 @@ class JunitReporter(Reporter):
             if path in skipped:
                 # A file that was not read neither passes nor fails: it is a skipped test.
                 case = _element(suite, "testcase", classname=path, name="not scanned")
-                _element(case, "skipped", message=skipped_message(skipped[path]))
+                _element(case, "skipped", skipped_message(skipped[path]))
             elif not findings[path] and not errors[path]:
                 _element(suite, "testcase", classname=path, name="no leaked reasoning")
-            _set_counts(suite)
-        _set_counts(root)
+            _set_counts(suite, _SUITE_COUNTS)
+        _set_counts(root, _ROOT_COUNTS)
         ET.indent(root, space="  ")
         body = ET.tostring(root, encoding="unicode", short_empty_elements=True)
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
