@@ -16,6 +16,7 @@ from typing import IO, Any, BinaryIO
 import click
 
 from thinkfix.cli.options import (
+    POLICY_KEYS,
     RedactCommand,
     echo_error,
     policy_options,
@@ -228,6 +229,9 @@ def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: 
                    "purpose).")
 @click.option("--disable-path", "disable_paths", multiple=True, metavar="GLOB",
               help="Files not checked at all.")
+@click.option("--show-settings", is_flag=True,
+              help="Print the resolved settings and where each came from (default, config "
+                   "file, $THINKFIX_*, flag), then exit.")
 @click.option("--show-baselined", is_flag=True,
               help="List findings the baseline covers in text, concise and github output "
                    "(machine formats always carry them, marked).")
@@ -235,16 +239,24 @@ def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: 
 @policy_options
 def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
                  state_file: str | None, config_file: str | None, isolated: bool, quiet: bool,
-                 show_baselined: bool, **kwargs: Any) -> None:
+                 show_baselined: bool, show_settings: bool, **kwargs: Any) -> None:
     """Find reasoning that leaked into the visible text of stored agent sessions.
 
     PATH may be a session file, a folder (walked), or - for stdin. Exits 0 when
     clean (or every leak is in the baseline), 1 when leaks are found, 2 on an
     error: a file that cannot be read is never reported as clean.
     """
-    paths = _with_discovered(paths, discover)
+    if not show_settings:  # the settings do not depend on the paths
+        paths = _with_discovered(paths, discover)
     try:
-        settings = config.resolve(_flags(kwargs), config=config_file, use_config=not isolated)
+        flags = _flags(kwargs)
+        if show_settings:  # the policy flags are settings too, and show where they came from
+            flags.update({key: kwargs.get(key) for key in POLICY_KEYS})
+        settings, sources = config.resolve_with_sources(flags, config=config_file,
+                                                        use_config=not isolated)
+        if show_settings:
+            click.echo(config.describe(settings, sources), nl=False)
+            return
         policy = pop_policy(kwargs, config.policy(settings))
         options = config.scan_options(settings, policy)
     except (config.ConfigError, ValueError, TypeError) as exc:

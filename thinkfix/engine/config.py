@@ -20,10 +20,13 @@ file's folder. Example:
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from enum import Enum
 from typing import Any
 
 from thinkfix.engine.inputs import InputOptions, UnknownPolicy
@@ -161,24 +164,50 @@ def find_config(start: str) -> str | None:
         folder = parent
 
 
-def _has_table(pyproject: str) -> bool:
+_TOML_AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
+
+
+def toml_error(path: str, exc: ValueError) -> ConfigError:
+    """`path:line:col: invalid TOML: message`, the location editors jump to.
+
+    tomllib puts the place at the end of its message ("... (at line 3, column 5)"); it becomes
+    the prefix, where compilers and linters put it.
+    """
+    message = str(exc)
+    at = _TOML_AT.search(message)
+    if at is None:
+        return ConfigError(f"{path}: invalid TOML: {message}")
+    if at[1] is None:  # "at end of document": the place is after the last line
+        try:
+            with open(path, "rb") as fp:
+                lines = fp.read().count(b"\n") or 1
+        except OSError:
+            lines = 1
+        return ConfigError(f"{path}:{lines}:1: invalid TOML: {message[: at.start()]} "
+                           "(at end of document)")
+    return ConfigError(f"{path}:{at[1]}:{at[2]}: invalid TOML: {message[: at.start()]}")
+
+
+def _load(path: str) -> dict[str, Any]:
     try:
-        with open(pyproject, "rb") as fp:
-            doc = tomllib.load(fp)
-    except (OSError, tomllib.TOMLDecodeError):
-        return False
+        with open(path, "rb") as fp:
+            return tomllib.load(fp)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise toml_error(path, exc) from exc
+
+
+def _has_table(pyproject: str) -> bool:
+    # A pyproject.toml that does not parse is an error, never "no table here": skipping it
+    # would silently apply a parent folder's settings instead of the ones the user wrote.
+    doc = _load(pyproject)
     return isinstance(doc.get("tool"), dict) and "thinkfix" in doc["tool"]
 
 
 def read_config(path: str) -> dict[str, Any]:
     """The settings a config file sets, typed and with paths made absolute."""
-    try:
-        with open(path, "rb") as fp:
-            doc = tomllib.load(fp)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    doc = _load(path)
     tool = doc.get("tool")
     if isinstance(tool, dict) and isinstance(tool.get("thinkfix"), dict):
         table, where = tool["thinkfix"], f"{path} [tool.thinkfix]"
@@ -234,22 +263,61 @@ def resolve(flags: Mapping[str, Any] | None = None, *, config: str | None = None
             environ: Mapping[str, str] | None = None, cwd: str | None = None,
             use_config: bool = True) -> Settings:
     """Settings from every source; `flags` holds only what the user gave (None/() = unset)."""
+    return resolve_with_sources(flags, config=config, environ=environ, cwd=cwd,
+                                use_config=use_config)[0]
+
+
+def resolve_with_sources(flags: Mapping[str, Any] | None = None, *, config: str | None = None,
+                         environ: Mapping[str, str] | None = None, cwd: str | None = None,
+                         use_config: bool = True) -> tuple[Settings, dict[str, str]]:
+    """`resolve`, and where each setting came from: `default`, the config file's path,
+    `$THINKFIX_NAME`, or `--flag` (what `thinkfix scan --show-settings` prints)."""
     environ = os.environ if environ is None else environ
     path = config if config is not None else (
         environ.get(ENV_PREFIX + "CONFIG") or (find_config(cwd or os.getcwd()) if use_config
                                                else None))
     values: dict[str, Any] = {}
+    sources = {name: "default" for name in _FIELDS if name not in _INTERNAL}
     if path:
-        values.update(read_config(path))
+        from_file = read_config(path)
+        values.update(from_file)
         values["config_file"] = os.path.abspath(path)
-    values.update(read_env(environ))
+        sources.update(dict.fromkeys(from_file, os.path.abspath(path)))
+    from_env = read_env(environ)
+    values.update(from_env)
+    sources.update({name: f"${ENV_PREFIX}{name.upper()}" for name in from_env})
     for name, value in (flags or {}).items():
         if name not in _FIELDS:
             raise ConfigError(f"unknown setting {name!r}")
         if value is None or (name in _LISTS and value == ()):
             continue
         values[name] = _coerce(name, value, "flag") if not isinstance(value, tuple) else value
-    return replace(Settings(), **values)
+        sources[name] = _FLAG_NAMES.get(name, "--" + name.replace("_", "-"))
+    return replace(Settings(), **values), sources
+
+
+#: Policy settings and the `Policy` attribute each sets.
+_POLICY_FIELDS = {"tags": "tags", "orphan_close": "orphan_close", "native_mode": "native",
+                  "protect_code": "protect_code", "trim": "trim", "harmony": "harmony",
+                  "prose_delimiters": "prose_delimiters"}
+
+#: Settings whose flag is not the setting's name in kebab-case.
+_FLAG_NAMES = {"disable_paths": "--disable-path", "disable_models": "--disable-model"}
+
+
+def describe(settings: Settings, sources: Mapping[str, str]) -> str:
+    """The resolved settings as TOML-like lines, each with its source as a comment."""
+    lines = [f"# config file: {settings.config_file or '(none)'}"]
+    for name in sorted(sources):
+        value = getattr(settings, name)
+        if value is None and name in _POLICY_FIELDS:  # unset: the default policy's own value
+            value = getattr(DEFAULT, _POLICY_FIELDS[name])
+        if isinstance(value, Enum):
+            value = value.value
+        shown = "(unset)" if value is None else json.dumps(
+            list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
+        lines.append(f"{name} = {shown}  # {sources[name]}")
+    return "\n".join(lines) + "\n"
 
 
 def policy(settings: Settings, base: Policy = DEFAULT) -> Policy:
