@@ -39,7 +39,13 @@ from thinkfix.engine.repair import (
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import default_jobs
 from thinkfix.formats import registry
-from thinkfix.formats.base import ApplyOptions, ClaudeCodeMode, PlacementKind
+from thinkfix.formats.base import (
+    AnthropicMode,
+    ApplyOptions,
+    ClaudeCodeMode,
+    CodexMode,
+    PlacementKind,
+)
 from thinkfix.rendering.controls import visible_controls
 from thinkfix.reporters.base import RenderOptions, plural
 
@@ -78,11 +84,22 @@ def _selection_options(func: F) -> F:
                      help="Files left alone."),
         click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N",
                      help="Worker processes (default, or 0: all cores)."),
-        click.option("--claude-code-mode", default=ClaudeCodeMode.RESUMABLE.value,
-                     type=click.Choice([m.value for m in ClaudeCodeMode]), show_default=True,
-                     help="Where Claude Code reasoning goes: resumable keeps it in the manifest "
-                          "only; archive inserts an unsigned thinking block (the session can "
-                          "no longer be resumed); annotate adds a top-level `thinkfix` key."),
+        click.option("--claude-code-mode", default=None,
+                     type=click.Choice([m.value for m in ClaudeCodeMode]),
+                     help="Where Claude Code reasoning goes: resumable (default) keeps it in "
+                          "the manifest only; archive inserts an unsigned thinking block (the "
+                          "session can no longer be resumed); annotate adds a top-level "
+                          "`thinkfix` key."),
+        click.option("--codex-mode", default=None,
+                     type=click.Choice([m.value for m in CodexMode]),
+                     help="Where Codex reasoning goes: auto (default) inserts a reasoning item "
+                          "except on OpenAI-hosted models, which get a sidecar; insert always "
+                          "inserts; sidecar never does."),
+        click.option("--anthropic-mode", default=None,
+                     type=click.Choice([m.value for m in AnthropicMode]),
+                     help="Where reasoning in Anthropic Messages logs goes: auto (default) "
+                          "puts an unsigned thinking block in responses and the manifest for "
+                          "request histories; manifest: the manifest only."),
         click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
                      help="Mask likely secrets in the report and diff (--redact), or keep only "
                           "lengths and hashes of session text (--redact=all)."),
@@ -104,7 +121,7 @@ def _split(values: Sequence[str]) -> tuple[str, ...]:
 
 _SETTING_FLAGS = ("format", "select", "ignore", "include", "exclude", "respect_gitignore",
                   "unknown_format", "parse_all", "disable_models", "disable_paths", "jobs",
-                  "redact")
+                  "redact", "claude_code_mode", "codex_mode", "anthropic_mode")
 _LIST_FLAGS = ("select", "ignore", "include", "exclude", "disable_models", "disable_paths")
 
 
@@ -125,7 +142,8 @@ def _options(mode: WriteMode, kwargs: dict[str, Any],
         redaction = Redaction.from_flag(settings.redact)
     except (config.ConfigError, ValueError, TypeError) as exc:
         raise click.UsageError(str(exc)) from exc
-    apply = ApplyOptions(claude_code_mode=kwargs.pop("claude_code_mode"))
+    apply = ApplyOptions(claude_code_mode=settings.claude_code_mode,
+                         codex_mode=settings.codex_mode, anthropic_mode=settings.anthropic_mode)
     return RepairOptions(mode=mode, scan=scan_options, apply=apply,
                          jobs=settings.jobs or default_jobs(), **extra), redaction
 

@@ -32,6 +32,7 @@ from typing import Any
 from thinkfix.engine.inputs import InputOptions, UnknownPolicy
 from thinkfix.engine.scan import ScanOptions, select_kinds
 from thinkfix.formats import registry
+from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.normalizer.policy import DEFAULT, NativeMode, OrphanClose, Policy
 
 if sys.version_info >= (3, 11):
@@ -83,6 +84,10 @@ class Settings:
     # opt-outs for applications whose own prompts use <think> as an annotation
     disable_paths: tuple[str, ...] = ()
     disable_models: tuple[str, ...] = ()
+    # repair: where each format puts the extracted reasoning (`thinkfix formats` says more)
+    claude_code_mode: str = ClaudeCodeMode.RESUMABLE.value
+    codex_mode: str = CodexMode.AUTO.value
+    anthropic_mode: str = AnthropicMode.AUTO.value
     # where the file-level settings came from
     config_file: str | None = None
 
@@ -102,6 +107,9 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "orphan_close": tuple(m.value for m in OrphanClose),
     "native_mode": tuple(m.value for m in NativeMode),
     "unknown_format": tuple(m.value for m in UnknownPolicy),
+    "claude_code_mode": tuple(m.value for m in ClaudeCodeMode),
+    "codex_mode": tuple(m.value for m in CodexMode),
+    "anthropic_mode": tuple(m.value for m in AnthropicMode),
 }
 _PATHS = {"output", "baseline", "write_baseline"}
 _TRUE = {"1", "true", "yes", "on"}

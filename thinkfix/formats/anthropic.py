@@ -74,7 +74,8 @@ class Anthropic(FormatBase):
                  "messages whose content blocks use Anthropic types (tool_use, tool_result, "
                  "thinking) or requests with max_tokens/system")
     placement = ("responses (not replayed): an unsigned thinking block before the text block; "
-                 "request histories (replayed): the repair manifest only")
+                 "request histories (replayed): the repair manifest only (--anthropic-mode "
+                 "auto, the default; manifest keeps every reasoning in the manifest only)")
     shapes = (dict, list)
     doc_shapes = (dict, list)
 

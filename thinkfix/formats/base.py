@@ -217,6 +217,21 @@ class ClaudeCodeMode(str, Enum):
     ANNOTATE = "annotate"  # a top-level `thinkfix` key on the same line, never sent to the API
 
 
+class CodexMode(str, Enum):
+    """Where Codex reasoning goes."""
+
+    AUTO = "auto"  # a reasoning item, except on OpenAI-hosted models: a sidecar
+    INSERT = "insert"  # always a reasoning item
+    SIDECAR = "sidecar"  # never in the session file
+
+
+class AnthropicMode(str, Enum):
+    """Where reasoning from Anthropic Messages logs goes."""
+
+    AUTO = "auto"  # responses get an unsigned thinking block; request histories the manifest
+    MANIFEST = "manifest"  # the repair manifest only
+
+
 @dataclass(frozen=True)
 class ApplyOptions:
     """Placement choices a user can make; the defaults follow DESIGN.md's table."""
@@ -225,10 +240,10 @@ class ApplyOptions:
     # codex: "auto" inserts a reasoning item unless the session runs on OpenAI-hosted
     # models (model_provider "openai"), where the extracted text goes to a sidecar;
     # "insert" always inserts; "sidecar" never does.
-    codex_mode: str = "auto"
+    codex_mode: str = CodexMode.AUTO.value
     # anthropic: "auto" puts an unsigned thinking block in response logs and keeps
     # request histories (replayed) clean; "manifest" never inserts a block.
-    anthropic_mode: str = "auto"
+    anthropic_mode: str = AnthropicMode.AUTO.value
     # pi / OpenClaw, api openai-completions: the wire field to name in
     # `thinkingSignature` when the file names none.
     pi_default_signature_field: str = "reasoning_content"

@@ -76,7 +76,7 @@ class ClaudeCode(FormatBase):
     placement = ("resumable (default): the text is cleaned and the reasoning kept in the repair "
                  "manifest only, since an unsigned thinking block breaks resume; archive: an "
                  "unsigned thinking block before the text block; annotate: a top-level "
-                 "`thinkfix` key on the same line")
+                 "`thinkfix` key on the same line (--claude-code-mode)")
     jsonl_only = True
     # Older builds write each block on its own line: a thinking block's text is the native
     # reasoning of the text blocks that follow with the same message.id.

@@ -138,8 +138,9 @@ class Codex(FormatBase):
                  "items of early rollouts)")
     placement = ("a response_item of type reasoning (content reasoning_text, no id, no "
                  "encrypted_content) and its agent_reasoning event inserted before the message; "
-                 "the agent_message event copy is fixed too; sessions on OpenAI-hosted models (model_provider openai) get a "
-                 "sidecar instead unless --codex-mode insert")
+                 "the agent_message event copy is fixed too; sessions on OpenAI-hosted models "
+                 "(model_provider openai) get a sidecar instead (--codex-mode auto, the "
+                 "default; insert always inserts; sidecar never does)")
     jsonl_only = True
     # Supersets of the lines the context follows; update_context checks the parsed line.
     context_markers = (b"session_meta", b"turn_context", b"user_message", b'"reasoning"',
