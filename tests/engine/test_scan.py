@@ -23,6 +23,7 @@ from thinkfix.engine.scan import (
     scan_file,
     select_kinds,
 )
+from thinkfix.reporters.sarif import to_sarif
 
 
 def test_scan_fixtures_match_readme() -> None:
@@ -195,12 +196,14 @@ def test_thinkfix_own_files_are_known_never_unknown_sessions(tmp_path: Path) -> 
         {"findings": {}, "schema_version": 1, "tool": "thinkfix"}, indent=2, sort_keys=True))
     first = scan([str(tmp_path)])
     (tmp_path / "report.json").write_bytes(orjson.dumps(first.to_dict()))
+    (tmp_path / "report.sarif.json").write_bytes(orjson.dumps(to_sarif(first)))
     named = scan([str(tmp_path / "s.jsonl.thinkfix.json"), str(session)])
     report = scan([str(tmp_path)])
     assert {os.path.basename(s.path): s.reason for s in report.skipped} == {
         "s.jsonl.thinkfix.json": "thinkfix repair sidecar",
         "thinkfix-baseline.json": "thinkfix baseline",
         "report.json": "thinkfix report",
+        "report.sarif.json": "thinkfix report",
     }
     assert not report.errors and not named.errors and named.skipped
 

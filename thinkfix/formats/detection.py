@@ -198,6 +198,17 @@ def own_document(head: bytes, path: str = "") -> str | None:
         name = tool.get("name") if isinstance(tool, dict) else tool
         if name == "thinkfix":
             return next((kind for key, kind in _OWN_KINDS if key in o), "file")
+        if _sarif_driver(o) == "thinkfix":
+            return "report"
     if s.partial and base_name(path).endswith(_SIDECAR_SUFFIX) and has_keys(head, "source"):
         return "repair sidecar"
     return None
+
+
+def _sarif_driver(o: dict[str, Any]) -> Any:
+    """The tool name of a SARIF log (`runs[0].tool.driver.name`), else None."""
+    runs = o.get("runs")
+    run = runs[0] if isinstance(runs, list) and runs and isinstance(runs[0], dict) else {}
+    tool = run.get("tool")
+    driver = tool.get("driver") if isinstance(tool, dict) else None
+    return driver.get("name") if isinstance(driver, dict) else None
