@@ -27,6 +27,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import BinaryIO
 
 from thinkfix.engine.report import ErrorKind
 
@@ -101,6 +102,40 @@ def real_path(path: str) -> str:
     return os.path.realpath(path)
 
 
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, in words, for messages."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+class NotRegular(OSError):
+    """A path names a FIFO, socket or device: reading it could block forever or never end."""
+
+
+def open_regular(path: str) -> BinaryIO:
+    """Open a regular file for reading; `NotRegular` (an OSError) for anything else.
+
+    The open itself must not block: opening a FIFO for reading waits for a writer,
+    so it is opened non-blocking, checked, and only then read.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegular(errno.EINVAL, f"{kind_of(mode)}, not a regular file; only regular "
+                             "files (and stdin, as '-') are read")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_snapshot(path: str) -> Snapshot:
     """Read a whole file, proving nothing was appended while it was read.
 
@@ -109,7 +144,7 @@ def read_snapshot(path: str) -> Snapshot:
     """
     real = real_path(path)
     try:
-        with open(real, "rb") as fp:
+        with open_regular(real) as fp:
             before = Stamp.of(os.fstat(fp.fileno()))
             data = fp.read()
             st = os.fstat(fp.fileno())

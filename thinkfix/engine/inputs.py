@@ -31,6 +31,7 @@ from enum import Enum
 from functools import lru_cache
 from typing import BinaryIO
 
+from thinkfix.engine.fsio import kind_of, open_regular
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat
@@ -109,7 +110,7 @@ class InputFile:
 
     def open(self) -> BinaryIO:
         """The decompressed bytes, ready to hand to `SessionFormat.read`."""
-        return wrap_reader(open(self.real_path, "rb"), self.compression)
+        return wrap_reader(open_regular(self.real_path), self.compression)
 
 
 @dataclass(frozen=True)
@@ -337,6 +338,11 @@ def walk(paths: Iterable[str], options: InputOptions = InputOptions(), *,
             yield from _walk_folder(given, options, seen)
         elif _excluded(options, given, os.path.basename(given)):
             continue
+        elif not stat.S_ISREG(st.st_mode):
+            # A FIFO would block the read forever, a device never end: refused, by name.
+            yield _error_file(given, given, ErrorKind.UNREADABLE,
+                              f"{kind_of(st.st_mode)}, not a regular file; only regular files "
+                              "(and stdin, as '-') are read")
         else:
             key = _identity(given, st)
             if key not in seen:
@@ -440,7 +446,7 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
     path, real = candidate.path, candidate.real_path
     base = InputFile(path, real, size=candidate.size, explicit=candidate.explicit)
     try:
-        with open(real, "rb") as raw:
+        with open_regular(real) as raw:
             compression = sniff(raw.read(4))
             raw.seek(0)
             size = os.fstat(raw.fileno()).st_size

@@ -75,8 +75,13 @@ def wrap_reader(raw: BinaryIO, compression: Compression | None = None) -> Binary
 
 
 def open_read(path: str | os.PathLike[str]) -> BinaryIO:
-    """Open a possibly compressed file for binary reading, decompressing transparently."""
-    return wrap_reader(open(path, "rb"))
+    """Open a possibly compressed file for binary reading, decompressing transparently.
+
+    Only regular files: a FIFO or device is refused (`fsio.NotRegular`), never read.
+    """
+    from thinkfix.engine.fsio import open_regular  # fsio stands beside this module
+
+    return wrap_reader(open_regular(os.fspath(path)))
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:

@@ -1,0 +1,58 @@
+"""Issue 11 item 9: a FIFO (or device) named on the command line is refused with a clear
+message, never read: reading a FIFO hung scan and repair forever."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+
+CODE = """
+import sys
+from thinkfix.engine import fsio, inputs
+from thinkfix.engine.compression import open_read
+path = sys.argv[1]
+try:
+    fsio.read_snapshot(path)
+except fsio.WriteError as exc:
+    print("snapshot:", exc)
+found = inputs.resolve(inputs.Candidate(path, path, True, 0))
+print("resolve:", found.error.message if found.error else None)
+try:
+    open_read(path)
+except OSError as exc:
+    print("open_read:", exc.strerror)
+"""
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, THINKFIX_STATE_DIR=str(cwd / "state"))
+    return subprocess.run([sys.executable, "-m", "thinkfix.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+@pytest.mark.parametrize("args", [["scan"], ["scan", "--format", "codex"],
+                                  ["repair", "--in-place"], ["repair", "--check"], ["diff"],
+                                  ["show"]])
+def test_cli_fifo_named_is_refused_not_read(tmp_path: Path, args: list[str]) -> None:
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    extra = ["--no-pager"] if args[0] == "show" else ["--isolated"]
+    result = run(*args, *extra, str(fifo), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "a FIFO, not a regular file" in result.stdout + result.stderr
+
+
+def test_fifo_swapped_in_after_walk_is_refused_by_every_reader(tmp_path: Path) -> None:
+    """The readers themselves refuse a FIFO too (it may appear after the walk listed a file)."""
+    fifo = tmp_path / "late.jsonl"
+    os.mkfifo(fifo)
+    result = subprocess.run([sys.executable, "-c", CODE, str(fifo)], capture_output=True,
+                            text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("a FIFO, not a regular file") == 3, result.stdout
