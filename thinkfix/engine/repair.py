@@ -32,6 +32,7 @@ from thinkfix.engine import fsio, sparse
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.change import Change
 from thinkfix.engine.inputs import DISABLED, STDIN, Candidate, InputFile, resolve, walk
+from thinkfix.engine.lifeline import die_with_parent
 from thinkfix.engine.prefilter import delimiter_test
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
@@ -779,7 +780,9 @@ def _run(jobs: list[Job], workers: int, progress: Progress = NULL_PROGRESS,
         if workers <= 1 or len(jobs) <= 1:
             return [_done(progress, j, repair_file(j)) for j in jobs], False
         try:
-            with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+            with ProcessPoolExecutor(max_workers=min(workers, len(jobs)),
+                                     initializer=die_with_parent,
+                                     initargs=(os.getpid(),)) as pool:
                 results = pool.map(repair_file, jobs, chunksize=_chunk(len(jobs), workers))
                 return [_done(progress, j, r) for j, r in zip(jobs, results)], False
         except BrokenProcessPool:

@@ -48,6 +48,7 @@ from thinkfix.engine.inputs import (
     resolve,
     walk,
 )
+from thinkfix.engine.lifeline import die_with_parent
 from thinkfix.engine.paths import display_path, with_display_paths
 from thinkfix.engine.prefilter import delimiter_candidates
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
@@ -508,9 +509,13 @@ def build_report(results: Iterable[FileResult], tool_version: str = "") -> Repor
 _worker_options: ScanOptions | None = None
 
 
-def _init_worker(options: ScanOptions) -> None:
+def _init_worker(options: ScanOptions | None, parent: int) -> None:
+    """A worker's start: it dies with the parent, and keeps the options (unless forked with
+    them already in place)."""
     global _worker_options
-    _worker_options = options
+    die_with_parent(parent)
+    if options is not None:
+        _worker_options = options
 
 
 def _work(item: Candidate | InputFile) -> FileResult:
@@ -555,11 +560,11 @@ def scan_files(items: Sequence[Candidate | InputFile], options: ScanOptions = Sc
         method = _start_method()
         # A forked worker inherits the options (and their compiled grammar) from this process;
         # only other start methods need them pickled.
-        _init_worker(options)
-        initargs = () if method == "fork" else (options,)
+        global _worker_options
+        _worker_options = options
+        initargs = (None if method == "fork" else options, os.getpid())
         with multiprocessing.get_context(method).Pool(
-                workers, initializer=_init_worker if initargs else None,
-                initargs=initargs) as pool:
+                workers, initializer=_init_worker, initargs=initargs) as pool:
             for result in pool.imap_unordered(_work, order, chunksize=chunk):
                 progress.advance(result.path, result.size)
                 yield result
