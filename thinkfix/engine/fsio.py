@@ -125,6 +125,8 @@ def open_regular(path: str) -> BinaryIO:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         if not stat.S_ISREG(mode):
             raise NotRegular(errno.EINVAL, f"{kind_of(mode)}, not a regular file; only regular "
                              "files (and stdin, as '-') are read")
