@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 CODE = """
 import sys
 from thinkfix.engine import fsio, inputs
-from thinkfix.engine.compression import open_read
+from thinkfix.io.compression import open_read
 path = sys.argv[1]
 try:
     fsio.read_snapshot(path)

@@ -31,12 +31,12 @@ from enum import Enum
 from functools import lru_cache
 from typing import BinaryIO
 
-from thinkfix.engine.fsio import kind_of, open_regular
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.detection import base_name, own_document, read_head
 from thinkfix.io.compression import Compression, sniff, wrap_reader
+from thinkfix.io.regular import kind_of, open_regular
 
 STDIN = "-"
 

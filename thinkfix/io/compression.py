@@ -17,6 +17,8 @@ from typing import Any, BinaryIO, cast
 
 import zstandard
 
+from thinkfix.io.regular import open_regular
+
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -77,10 +79,8 @@ def wrap_reader(raw: BinaryIO, compression: Compression | None = None) -> Binary
 def open_read(path: str | os.PathLike[str]) -> BinaryIO:
     """Open a possibly compressed file for binary reading, decompressing transparently.
 
-    Only regular files: a FIFO or device is refused (`fsio.NotRegular`), never read.
+    Only regular files: a FIFO or device is refused (`regular.NotRegular`), never read.
     """
-    from thinkfix.engine.fsio import open_regular  # fsio stands beside this module
-
     return wrap_reader(open_regular(os.fspath(path)))
 
 
