@@ -99,7 +99,31 @@ def test_redact_scan_report_snippets() -> None:
     assert SECRET not in redact_report(report, Redaction.SECRETS).findings[0].snippet
 
 
-@pytest.mark.parametrize(("flag", "mode"), [(None, Redaction.NONE), ("secrets", Redaction.SECRETS),
+# No flag means secrets: reports are handed to auditors, so credentials are masked by default
+# (issue 11, item 7); `--redact none` is the opt-out.
+@pytest.mark.parametrize(("flag", "mode"), [(None, Redaction.SECRETS), ("none", Redaction.NONE),
+                                            ("secrets", Redaction.SECRETS),
                                             ("all", Redaction.ALL)])
 def test_redact_from_flag(flag: str | None, mode: Redaction) -> None:
     assert Redaction.from_flag(flag) is mode
+
+
+def test_snippets_are_masked_before_they_are_cut() -> None:
+    """Cut first, a token straddling the cut kept its first 20 characters unmasked."""
+    from thinkfix.engine.redact import snippet
+
+    token = "sk-proj-" + "Q7wE9rT2yU4iO6pA8sD0fG1hJ3kL5zX7cV9bN2m"
+    text = "x" * 180 + token + " and more"
+    cut = snippet(text, 200, Redaction.SECRETS)
+    assert token[8:14] not in cut and "[REDACTED:api-key]" in cut
+    assert snippet(text, 200, Redaction.NONE) == text[:200]
+
+
+@pytest.mark.parametrize("escaped", ["see\\nAKIAQ3EGUW7QZXB4NR5T", "a\\u0020AKIAQ3EGUW7QZXB4NR5T",
+                                     '{\\"password\\": \\"hunter2-horse\\"}',
+                                     "\\tghp_R8vY2mQ4tL6wN1pZ9kC3xB7dF5hJ0sA2eG4u"])
+def test_secrets_are_found_after_json_escapes(escaped: str) -> None:
+    """Diffs show records as stored: a `\\n` escape put a letter right before the key."""
+    masked = mask_secrets(escaped)
+    assert "[REDACTED:" in masked
+    assert not any(core in masked for core in ("Q3EGUW7QZX", "hunter2-horse", "R8vY2mQ4tL"))

@@ -50,18 +50,22 @@ def pop_policy(kwargs: dict[str, Any], base: Policy = DEFAULT) -> Policy:
 
 
 class RedactCommand(click.Command):
-    """A command whose `--redact` takes its value only as `--redact=VALUE`.
+    """A command whose `--redact` may be given without a value.
 
-    Click would otherwise take the next path as the value (`--redact sessions/`),
-    so a bare `--redact` is rewritten to `--redact=secrets` before parsing.
+    `--redact none` and `--redact=none` take the value; a bare `--redact` followed by
+    anything else (a path: `--redact sessions/`) means `--redact=secrets`, so Click
+    does not take the path as the value.
     """
+
+    choices: ClassVar[frozenset[str]] = frozenset({"none", "secrets", "all"})
 
     optional_values: ClassVar[dict[str, str]] = {"--redact": "secrets"}
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         out, literal = [], False
-        for arg in args:
-            if not literal and arg in self.optional_values:
+        for i, arg in enumerate(args):
+            following = args[i + 1] if i + 1 < len(args) else None
+            if not literal and arg in self.optional_values and following not in self.choices:
                 arg = f"{arg}={self.optional_values[arg]}"
             literal = literal or arg == "--"
             out.append(arg)

@@ -101,8 +101,9 @@ def _selection_options(func: F) -> F:
                           "puts an unsigned thinking block in responses and the manifest for "
                           "request histories; manifest: the manifest only."),
         click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
-                     help="Mask likely secrets in the report and diff (--redact), or keep only "
-                          "lengths and hashes of session text (--redact=all)."),
+                     help="secrets (the default): mask likely credentials in the report and "
+                          "diff; all: keep only lengths and hashes of session text; none: show "
+                          "session text as stored."),
         click.option("--config", "config_file", default=None, metavar="FILE",
                      help="Read settings from FILE instead of looking for "
                           "pyproject.toml/thinkfix.toml."),
@@ -139,7 +140,7 @@ def _options(mode: WriteMode, kwargs: dict[str, Any],
         settings = config.resolve(flags, config=config_file, use_config=not isolated)
         policy = pop_policy(kwargs, config.policy(settings))
         scan_options = config.scan_options(settings, policy)
-        redaction = Redaction.from_flag(settings.redact)
+        redaction = config.redaction(settings)
     except (config.ConfigError, ValueError, TypeError) as exc:
         raise click.UsageError(str(exc)) from exc
     apply = ApplyOptions(claude_code_mode=settings.claude_code_mode,

@@ -28,7 +28,7 @@ from thinkfix.engine import baseline as baselines
 from thinkfix.engine import config, fsio
 from thinkfix.engine.paths import with_display_paths
 from thinkfix.engine.progress import Progress
-from thinkfix.engine.redact import Redaction, redact_report
+from thinkfix.engine.redact import Redaction
 from thinkfix.engine.report import ExitCode, Report
 from thinkfix.engine.scan import ALL_KINDS, ScanOptions, name_some, scan
 from thinkfix.formats import registry
@@ -220,7 +220,8 @@ def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: 
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr (default: on a terminal, outside CI).")
 @click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
-              help="Mask likely secrets in leaked text (--redact), or show none (--redact=all).")
+              help="secrets (the default): mask likely credentials in leaked text; all: show "
+                   "only lengths and hashes; none: show text as stored.")
 @click.option("--max-findings", type=click.IntRange(min=0), default=None, metavar="N",
               help="Findings reported per message at most (default 1000; 0: no cap); past it "
                    "the rest of the message is not examined and an error says so.")
@@ -286,7 +287,7 @@ def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
         wrote = (settings.write_baseline, len(baseline.entries))
     if baseline is not None:
         report = baselines.apply(report, baseline)
-    report = redact_report(report, Redaction.from_flag(settings.redact))
+    # Snippets were masked (or replaced, --redact all) by the engine before being cut.
 
     to_terminal = settings.output is None and sys.stdout.isatty()
     main = RenderOptions(

@@ -10,11 +10,13 @@ from typing import Any
 import click
 from rich.console import Console, RenderableType
 
-from thinkfix.cli.options import fail, policy_options, pop_policy, quiet_option
+from thinkfix.cli.options import RedactCommand, fail, policy_options, pop_policy, quiet_option
+from thinkfix.engine.redact import Redaction
 from thinkfix.engine.report import ExitCode
 from thinkfix.formats import registry
 from thinkfix.rendering.controls import visible_controls, visible_strings
 from thinkfix.transcript import ThinkingView, TranscriptError, delimited, load, terminal
+from thinkfix.transcript.redact import redact_transcript
 
 #: Width of delimited output when neither --width nor a terminal says otherwise.
 PLAIN_WIDTH = 100
@@ -55,7 +57,7 @@ def _print_plain(console: Console, text: str, pager: bool) -> None:
         console.out(text, end="", highlight=False)
 
 
-@click.command("show")
+@click.command("show", cls=RedactCommand)
 @click.argument("session", type=click.Path(dir_okay=True, allow_dash=False))
 @click.option("--format", "format_name", type=click.Choice(["auto", *registry.names()]),
               default="auto", help="Session format (default: detect it).")
@@ -70,10 +72,14 @@ def _print_plain(console: Console, text: str, pager: bool) -> None:
 @click.option("--no-pager", is_flag=True, help="Never page, even on a terminal.")
 @click.option("--width", type=click.IntRange(min=20), default=None, metavar="N",
               help="Line width (default: the terminal's).")
+@click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
+              help="secrets (the default): mask likely credentials; all: show only lengths "
+                   "and hashes of session text; none: show it as stored.")
 @quiet_option
 @policy_options
 def show_command(session: str, format_name: str, thinking: str, normalized: bool,
-                 no_pager: bool, width: int | None, quiet: bool, **flags: Any) -> None:
+                 no_pager: bool, width: int | None, quiet: bool, redact: str | None,
+                 **flags: Any) -> None:
     """Show a session file as a transcript: turns, tool calls, and thinking.
 
     Exit 0 when the session was shown, 2 when it cannot be read or is in no known
@@ -86,6 +92,7 @@ def show_command(session: str, format_name: str, thinking: str, normalized: bool
     except TranscriptError as exc:
         _fail(str(exc))
         return
+    transcript = redact_transcript(transcript, Redaction.from_flag(redact))
     transcript = visible_strings(transcript)  # session text never drives the terminal
     for problem in transcript.problems:
         click.echo(f"thinkfix show: {visible_controls(session)}: {problem} (left out)", err=True)

@@ -30,6 +30,7 @@ from enum import Enum
 from typing import Any
 
 from thinkfix.engine.inputs import InputOptions, UnknownPolicy
+from thinkfix.engine.redact import Redaction
 from thinkfix.engine.scan import ScanOptions, select_kinds
 from thinkfix.formats import registry
 from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
@@ -340,6 +341,15 @@ def policy(settings: Settings, base: Policy = DEFAULT) -> Policy:
     return base.with_changes(**changes) if changes else base
 
 
+def redaction(settings: Settings) -> Redaction:
+    """How much session text outputs may show: secrets masked unless `redact = "none"`."""
+    try:
+        return Redaction.from_flag(settings.redact)
+    except ValueError:
+        raise ConfigError(f"redact must be one of none, secrets, all, not {settings.redact!r}"
+                          ) from None
+
+
 def scan_options(settings: Settings, base_policy: Policy | None = None) -> ScanOptions:
     """What the engine needs from the settings."""
     try:
@@ -358,4 +368,5 @@ def scan_options(settings: Settings, base_policy: Policy | None = None) -> ScanO
         prefilter=not settings.parse_all,
         max_findings=settings.max_findings,
         allow_no_sessions=settings.allow_no_sessions,
+        redaction=redaction(settings),
     )

@@ -10,89 +10,24 @@ rendering, so no output format can forget to.
 
 from __future__ import annotations
 
-import hashlib
-import re
-from collections.abc import Callable
 from dataclasses import replace
-from enum import Enum
 from typing import TYPE_CHECKING
+
+from thinkfix.engine.secrets import (
+    SNIPPET_MARGIN,
+    Redaction,
+    fingerprint,
+    mask_secrets,
+    redact_text,
+    snippet,
+)
+
+__all__ = ["SNIPPET_MARGIN", "Redaction", "fingerprint", "mask_secrets", "redact_diff",
+           "redact_lines", "redact_message", "redact_report", "redact_text", "snippet"]
 
 if TYPE_CHECKING:
     from thinkfix.engine.diff import DiffReport, MessageDiff
     from thinkfix.engine.report import Report
-
-
-class Redaction(str, Enum):
-    """How much session text an output may show."""
-
-    NONE = "none"
-    SECRETS = "secrets"  # likely credentials masked
-    ALL = "all"  # every text replaced by its length and hash
-
-    @classmethod
-    def from_flag(cls, value: str | None) -> Redaction:
-        """`--redact` alone means secrets; `--redact=all`; absent means none."""
-        if value is None or value == "":
-            return cls.NONE
-        if value in ("secrets", "1", "true", "yes"):
-            return cls.SECRETS
-        return cls(value)
-
-
-# (name, pattern, group to mask: 0 is the whole match). Kept specific: a false positive
-# only hides a few characters, but a broad pattern would make an auditor's report unreadable.
-_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
-    ("private-key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?"
-                               r"(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.DOTALL), 0),
-    ("api-key", re.compile(r"\b(?:sk|rk|pk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_\-]{16,}"), 0),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
-     0),
-    ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"), 0),
-    ("aws-secret", re.compile(r"(?i)(aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?)"
-                              r"([A-Za-z0-9/+=]{40})"), 2),
-    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"), 0),
-    ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"), 0),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), 0),
-    ("bearer-token", re.compile(r"(?i)(\bBearer\s+)([A-Za-z0-9._~+/\-]{12,}=*)"), 2),
-    ("url-password", re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>]+:)"
-                                r"([^\s@/\"'<>]+)(@)"), 2),
-    ("password", re.compile(r"(?i)(\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token"
-                            r"|auth[_-]?token)[\"']?\s*[:=]\s*[\"']?)([^\s\"',;]{6,})"), 2),
-)
-
-
-def mask_secrets(text: str) -> str:
-    """`text` with every likely credential replaced by `[REDACTED:<kind>]`."""
-    for name, pattern, group in _SECRET_PATTERNS:
-        text = pattern.sub(_masker(name, group), text)
-    return text
-
-
-def _masker(name: str, group: int) -> Callable[[re.Match[str]], str]:
-    mask = f"[REDACTED:{name}]"
-
-    def sub(m: re.Match[str]) -> str:
-        if m.group(group).startswith("[REDACTED:"):
-            return m.group(0)
-        start, end = m.start(group) - m.start(), m.end(group) - m.start()
-        whole = m.group(0)
-        return whole[:start] + mask + whole[end:]
-
-    return sub
-
-
-def fingerprint(text: str) -> str:
-    """What `ALL` leaves of a text: its length and a short hash, the same for equal texts."""
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return f"[redacted: {len(text)} chars, sha256 {digest}]"
-
-
-def redact_text(text: str, mode: Redaction) -> str:
-    if mode is Redaction.NONE or not text:
-        return text
-    if mode is Redaction.SECRETS:
-        return mask_secrets(text)
-    return fingerprint(text)
 
 
 def redact_message(m: MessageDiff, mode: Redaction) -> MessageDiff:

@@ -61,6 +61,8 @@ from thinkfix.engine.report import (
     SkippedFile,
     Summary,
 )
+from thinkfix.engine.secrets import Redaction
+from thinkfix.engine.secrets import snippet as redacted_snippet
 from thinkfix.formats import registry
 from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, SessionFormat, Site
 from thinkfix.formats.common import FormatBase
@@ -115,6 +117,9 @@ class ScanOptions:
     # of the message is not examined, so a record of millions of delimiters costs about what
     # a clean one does.
     max_findings: int = 1000
+    # What a finding's snippet may show: secrets are masked before the snippet is cut, so
+    # no prefix of a credential survives the cut (`--redact`).
+    redaction: Redaction = Redaction.SECRETS
 
     def path_disabled(self, path: str) -> bool:
         """Does a `disable.paths` glob cover this file?"""
@@ -342,7 +347,7 @@ class _FileScan:
                 session_id=site.session_id, message_id=site.message_id,
                 message_index=site.message_index, model=model,
                 fingerprint=fingerprint(fmt_id, session, message, leaked),
-                snippet=leaked[:options.snippet_chars]))
+                snippet=redacted_snippet(leaked, options.snippet_chars, options.redaction)))
             count += 1
         return count
 

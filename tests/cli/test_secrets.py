@@ -1,0 +1,185 @@
+"""Secrets planted in sessions appear in no report of any command (issue 11, item 7).
+
+Reports are handed to auditors, so every command that shows session text (scan in
+every output format, diff in every format, repair --diff and --report, show in every
+view) masks likely credentials by default; `--redact none` is the opt-out. The
+secrets sit where they used to survive: inside leaked reasoning (scan snippets), in
+the visible answer (diffs), in tool output (show), right after a `\\n` (so JSON
+escaping put a letter before them), and across the snippet's cut (so a prefix of a
+token used to survive the truncation).
+
+Not reports, and so not redacted: the repaired session files themselves (repair
+--out / --in-place write the user's data back) and `normalize` (a text filter).
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner, Result
+
+from thinkfix.cli import main
+from thinkfix.diffreport import DiffFormat
+from thinkfix.reporters import OutputFormat
+from thinkfix.transcript import ThinkingView
+
+AWS = "AKIAQ3EGUW7QZXB4NR5T"
+AWS_SECRET = "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"
+GITHUB = "ghp_R8vY2mQ4tL6wN1pZ9kC3xB7dF5hJ0sA2eG4u"
+OPENAI = "sk-proj-Zk2Lq9Wm4Xv7Tn1Rb8Yc3Hd6Fj0Gp5Ks2Mw9Qe4Ut7Iy1Oa"
+URL_PASSWORD = "Tr0ub4dor-and-3xyzzy"
+KEY_BODY = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2ExampleKeyBodyQ9u8y7t6r5e4w3"
+PRIVATE_KEY = ("-----BEGIN RSA PRIVATE KEY-----\n" + KEY_BODY + "\n" + KEY_BODY[::-1]
+               + "\n-----END RSA PRIVATE KEY-----")
+SLACK = "xoxb-2048613593-4096735812-Wq8Zr3Tk6Vm9Lp2Nx5Hb"
+PASSWORD = "hunter2-correct-horse"
+
+#: The part of each secret that must never be shown (prefixes like `ghp_` may be).
+CORES = {
+    "aws": AWS[4:], "aws-secret": AWS_SECRET, "github": GITHUB[4:], "openai": OPENAI[8:],
+    "url-password": URL_PASSWORD, "private-key": KEY_BODY, "slack": SLACK[5:],
+    "password": PASSWORD,
+}
+WINDOW = 10  # no 10 characters in a row of a secret's core may appear anywhere
+
+
+def _leaky_text() -> str:
+    # The OpenAI key straddles the 200-character snippet cut: 20 characters of it survived.
+    reasoning = ("x" * 170 + " key " + OPENAI + " then\n" + AWS + " and " + GITHUB
+                 + " aws_secret_access_key=" + AWS_SECRET + " postgres://admin:" + URL_PASSWORD
+                 + "@db.internal:5432/app " + PRIVATE_KEY + " " + SLACK
+                 + " password: " + PASSWORD)
+    return f"<think>{reasoning}</think>The deploy is fixed; I used {GITHUB} and\n{AWS}."
+
+
+def _claude(tmp: Path) -> Path:
+    lines = [
+        {"type": "user", "uuid": "u1", "sessionId": "s1", "parentUuid": None,
+         "isSidechain": False, "timestamp": "2026-03-01T10:00:00.000Z",
+         "message": {"role": "user", "content": f"deploy with {OPENAI}"}},
+        {"type": "user", "uuid": "u2", "sessionId": "s1", "parentUuid": "u1",
+         "isSidechain": False, "timestamp": "2026-03-01T10:00:01.000Z",
+         "message": {"role": "user", "content": [
+             {"type": "tool_result", "tool_use_id": "t1",
+              "content": f"env:\nAWS_ACCESS_KEY_ID={AWS}\n{PRIVATE_KEY}"}]}},
+        {"type": "assistant", "uuid": "a1", "sessionId": "s1", "parentUuid": "u2",
+         "isSidechain": False, "timestamp": "2026-03-01T10:00:02.000Z",
+         "message": {"id": "msg_a1", "type": "message", "role": "assistant",
+                     "model": "qwen3-32b", "content": [{"type": "text", "text": _leaky_text()}]}},
+    ]
+    path = tmp / "sessions" / "claude" / "session.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    return path
+
+
+def _chat(tmp: Path) -> Path:
+    path = tmp / "sessions" / "chat" / "chat.jsonl.gz"
+    path.parent.mkdir(parents=True)
+    record = {"messages": [{"role": "user", "content": "hi"},
+                           {"role": "assistant", "content": _leaky_text()}]}
+    path.write_bytes(gzip.compress(orjson.dumps(record) + b"\n"))
+    return path
+
+
+def _leaks(output: str) -> list[str]:
+    found = []
+    for name, core in CORES.items():
+        for i in range(len(core) - WINDOW + 1):
+            piece = core[i:i + WINDOW]
+            if piece in output or piece.replace("/", "\\/") in output:
+                found.append(f"{name}: {piece!r}")
+                break
+    return found
+
+
+@pytest.fixture
+def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.delenv("THINKFIX_CONFIG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    _claude(tmp_path)
+    _chat(tmp_path)
+    return tmp_path / "sessions"
+
+
+def _invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def _everything(result: Result, *files: Path) -> str:
+    out = result.stdout + result.stderr
+    for f in files:
+        out += f.read_text(encoding="utf-8", errors="replace") if f.is_file() else ""
+    return out
+
+
+def _outputs(root: Path, tmp: Path, extra: tuple[str, ...]) -> dict[str, str]:
+    """Every output of every command that shows session text, by a readable name."""
+    claude = str(root / "claude" / "session.jsonl")
+    out: dict[str, str] = {}
+    for fmt in OutputFormat:
+        r = _invoke("scan", "--select", "all", "--output-format", fmt.value, *extra, str(root))
+        out[f"scan --output-format {fmt.value}"] = _everything(r)
+        report = tmp / f"scan-report.{fmt.value}"
+        r = _invoke("scan", "--report", f"{fmt.value}={report}", "-o", str(tmp / "scan-o"),
+                    "--output-format", fmt.value, *extra, str(root))
+        out[f"scan --report {fmt.value} and -o"] = _everything(r, report, tmp / "scan-o")
+    for dfmt in DiffFormat:
+        r = _invoke("diff", "--output-format", dfmt.value, *extra, str(root))
+        out[f"diff --output-format {dfmt.value}"] = _everything(r)
+        target = tmp / f"diff-o.{dfmt.value}"
+        r = _invoke("diff", "--output-format", dfmt.value, "-o", str(target), *extra, str(root))
+        out[f"diff -o ({dfmt.value})"] = _everything(r, target)
+    out["repair --diff"] = _everything(_invoke("repair", "--diff", *extra, str(root)))
+    out["repair --check"] = _everything(_invoke("repair", "--check", *extra, str(root)))
+    out["repair --dry-run"] = _everything(_invoke("repair", "--dry-run", *extra, str(root)))
+    for ext in ("html", "md", "json", "txt"):
+        report = tmp / f"repair-report.{ext}"
+        r = _invoke("repair", "--out", str(tmp / f"out-{ext}"), "--report", str(report),
+                    *extra, str(root))
+        out[f"repair --out --report .{ext}"] = _everything(r, report)
+    for view in ThinkingView:
+        for normalized in ((), ("--normalized",)):
+            r = _invoke("show", "--no-pager", "--thinking", view.value, *normalized, *extra,
+                        claude)
+            out[f"show --thinking {view.value} {' '.join(normalized)}"] = _everything(r)
+    work = tmp / "inplace"
+    shutil.copytree(root, work)
+    r = _invoke("repair", "--in-place", "--report", str(tmp / "inplace.html"), *extra, str(work))
+    out["repair --in-place --report"] = _everything(r, tmp / "inplace.html")
+    manifest = next(line.split("undo ", 1)[1] for line in r.stderr.splitlines()
+                    if line.startswith("undo with"))
+    out["undo"] = _everything(_invoke("undo", manifest))
+    return out
+
+
+def test_no_planted_secret_appears_in_any_output(planted: Path, tmp_path: Path) -> None:
+    outputs = _outputs(planted, tmp_path, ())
+    assert len(outputs) >= 45
+    assert "[REDACTED:" in outputs["scan --output-format json"]
+    assert "[REDACTED:" in outputs["diff --output-format html"]
+    assert "[REDACTED:" in outputs["show --thinking expanded "]
+    shown = {name: _leaks(text) for name, text in outputs.items()}
+    assert {name: found for name, found in shown.items() if found} == {}
+
+
+def test_redact_none_opts_out_and_shows_them(planted: Path, tmp_path: Path) -> None:
+    root = str(planted)
+    for args in (("scan", "--output-format", "json", "--redact", "none", root),
+                 ("scan", "--output-format", "json", "--redact=none", root),
+                 ("diff", "--redact", "none", root),
+                 ("repair", "--diff", "--redact", "none", root),
+                 ("show", "--no-pager", "--thinking", "expanded", "--redact", "none",
+                  str(planted / "claude" / "session.jsonl"))):
+        text = _everything(_invoke(*args))
+        assert _leaks(text), args
+
+
+def test_bare_redact_before_a_path_still_means_secrets(planted: Path) -> None:
+    result = _invoke("scan", "--output-format", "json", "--redact", str(planted))
+    assert result.exit_code == 1 and not _leaks(result.stdout)
