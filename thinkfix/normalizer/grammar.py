@@ -151,6 +151,15 @@ class Grammar:
         self._literal_prefixes = frozenset(lit[:n] for lit in self.literals for n in range(1, len(lit)))
         self.max_literal = max((len(lit) for lit in self.literals), default=1)
         self.unfinished = _unfinished_pattern(policy, sorted(self._literal_prefixes))
+        # the same, less an XML opener's attribute run; and that run alone
+        self._unfinished_other = _unfinished_pattern(policy, sorted(self._literal_prefixes),
+                                                     attributes=False)
+        self._in_attributes = re.compile(
+            rf"<{_WS}(?:/{_WS})?(?i:{_trie(sorted(policy.tags))})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}\Z"
+            if policy.tags else r"(?!x)x")
+        # what ends (`>`) or cuts (`<`) an attribute run, or may start a delimiter that a
+        # removal could splice into it
+        self.attr_stop = re.compile("[<>" + "".join(re.escape(c) for c in sorted(starts)) + "]")
         self._xml_partial = re.compile(
             rf"<{_WS}(?:/{_WS})?(?P<name>[A-Za-z]*)(?P<rest>[^<>]*)\Z"
         )
@@ -242,6 +251,20 @@ class Grammar:
         return any(match(text, m.start()) for m in
                    self._partial_starts.finditer(text, max(0, len(text) - self.max_literal + 1)))
 
+    def ends_in_attributes_only(self, text: str) -> bool:
+        """True when the only unfinished delimiter `text` ends in is an XML opener's
+        attribute run (`<think and then`), which only a later `>` can finish."""
+        k = text.rfind("<")
+        if k < 0 or self._in_attributes.match(text, k) is None:
+            return False
+        match = self._unfinished_other.match
+        if text[-1] in "`~" and match(text, len(text) - 1):
+            return False
+        if match(text, k):
+            return False
+        return not any(match(text, m.start()) for m in
+                       self._partial_starts.finditer(text, max(0, len(text) - self.max_literal + 1)))
+
     def _could_grow(self, window: str, i: int) -> bool:
         tail = window[i:]
         first = tail[0]
@@ -260,7 +283,8 @@ class Grammar:
         return False
 
 
-def _unfinished_pattern(policy: Policy, prefixes: list[str]) -> re.Pattern[str]:
+def _unfinished_pattern(policy: Policy, prefixes: list[str], *,
+                        attributes: bool = True) -> re.Pattern[str]:
     """Text ending in the start of a delimiter that is not finished (`<thi`, `</ th`,
     `<think a="x`, `<|channel|>`, `[THI`) or, with code protected, in a code marker
     character. Searched with an end position (`\\Z` matches there)."""
@@ -271,7 +295,8 @@ def _unfinished_pattern(policy: Policy, prefixes: list[str]) -> re.Pattern[str]:
         names = sorted(policy.tags)
         partial_names = sorted({t[:n] for t in names for n in range(len(t) + 1)})
         arms.append(rf"<{_WS}(?:/{_WS})?(?i:{_trie(partial_names)})")
-        arms.append(rf"<{_WS}(?:/{_WS})?(?i:{_trie(names)})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}")
+        if attributes:
+            arms.append(rf"<{_WS}(?:/{_WS})?(?i:{_trie(names)})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}")
     if policy.protect_code:
         arms.append("[`~]")  # a removal here could join two runs into a new code marker
     return re.compile(f"(?:{'|'.join(arms)})\\Z" if arms else r"(?!x)x")

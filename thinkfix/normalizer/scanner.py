@@ -17,7 +17,15 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
 
-from thinkfix.normalizer.grammar import CONTEXT, DETOK_CLOSE, DETOK_OPEN, Kind, Token, grammar_for
+from thinkfix.normalizer.grammar import (
+    CONTEXT,
+    DETOK_CLOSE,
+    DETOK_OPEN,
+    MAX_ATTRS,
+    Kind,
+    Token,
+    grammar_for,
+)
 from thinkfix.normalizer.policy import OrphanClose, Policy
 from thinkfix.normalizer.spans import Finding, Label, LeakKind
 from thinkfix.normalizer.stages import WS_CHARS
@@ -92,6 +100,7 @@ class _State:
     gap_line_start: bool = True  # the visible text before the last removal ended a line
     after_block: int = -1  # where the last removed reasoning block ended (answer wrappers)
     answer: str | None = None  # the closer of the unwrapped answer we are inside
+    guard: int = 0  # tokens starting before this are text (an opener's attribute run may join)
 
 
 @dataclass(frozen=True)
@@ -442,26 +451,80 @@ class Scanner:
             kind = Kind.TICKS if tok.tag[0] == "`" else Kind.TEXT
         return tok if kind is tok.kind else Token(kind, tok.start, tok.end, tok.tag)
 
-    def _after_unfinished(self, tok: Token, w: str, off: int) -> bool:
-        """True when visible text ending in an unfinished delimiter (`<thi`) runs into `tok`.
+    def _after_unfinished(self, tok: Token, w: str, off: int, final: bool) -> bool | None:
+        """True when visible text ending in an unfinished delimiter (`<thi`) runs into `tok`
+        and could join what follows; None while the text that decides has not arrived.
 
         Such a token is text: were it removed, the visible text around it would join
         into a new delimiter (`<thi` + `<think></think>` + `nk>`), and normalizing the
-        result again would change it.
+        result again would change it. An opener's attribute run is the exception that
+        can be decided: it joins only a `>` that comes before any `<` (an attribute run
+        holding `<` is no opener), so in `start with <think and then close with </think>`
+        the close is a delimiter, not the end of an opener.
         """
+        if tok.start < self.st.guard:
+            return True
         lo = max(self.st.visible_from, tok.start - self.context, self._chunk_base, 0)
         if lo >= tok.start:
             return False
         # the scan window keeps only a few characters before the scan position; the
         # scanner keeps `context` of them, read back only here, at a token
         before = w[lo - off : tok.start - off] if lo - off >= 0 else self.text_at(lo, tok.start)
-        return self.grammar.ends_unfinished(before)
+        g = self.grammar
+        if not g.ends_unfinished(before):
+            return False
+        if not g.ends_in_attributes_only(before):
+            return True
+        found = self._attribute_stop(tok.end - off, w, final)
+        if found is None:
+            return None
+        if found == "none":
+            return False  # nothing can end the run within its bound: removing joins nothing
+        if found == "tokens":
+            # Only delimiters within the bound: were one removed, normalizing the result
+            # again would read a different text after this token. This token is text, and
+            # so is every token within the bound, so the next pass decides the same.
+            _upd(self.st, guard=tok.end + MAX_ATTRS + 1)
+        return True
+
+    def _attribute_stop(self, i: int, w: str, final: bool) -> str | None:
+        """What follows window index `i` within an attribute run's bound: "plain" when a
+        character that stays (a `>`, a `<` of no delimiter, a code marker) may end or cut
+        it, "tokens" when only delimiters do, "none" when nothing does; None while the
+        text that decides has not arrived."""
+        g = self.grammar
+        limit = min(len(w), i + MAX_ATTRS + 1)
+        j, tokens = i, False
+        while True:
+            m = g.attr_stop.search(w, j, limit)
+            if m is None:
+                break
+            k = m.start()
+            if w[k] == ">":
+                return "plain"
+            tm = g.pattern.match(w, k)
+            if tm is None:
+                if not final and g.partial_start(w, k) == k:
+                    return None
+                return "plain"
+            if tm.lastgroup in _RUN_GROUPS:
+                return "plain"  # code is never removed
+            if not final and (tm.end() == len(w) or g.may_grow(tm, w)):
+                return None
+            tokens, j = True, tm.end()
+        if not final and limit == len(w) and limit - i <= MAX_ATTRS:
+            return None
+        return "tokens" if tokens else "none"
 
     def _prev_char(self, pos: int, w: str, off: int) -> str:
         return w[pos - off - 1]
 
     def _outside(self, tok: Token, w: str, off: int, final: bool, lead: bool) -> bool:
-        if not lead and self._after_unfinished(tok, w, off):
+        joins = False if lead else self._after_unfinished(tok, w, off, final)
+        if joins is None:
+            self.pos = tok.start
+            return False
+        if joins:
             # text, but still the first delimiter: a close after it is stray, not an orphan
             _upd(self.st, first_delim=True, window=None)
             self.pos = tok.end
