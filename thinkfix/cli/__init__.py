@@ -9,7 +9,7 @@ from typing import IO, Any
 import click
 
 from thinkfix._version import __version__
-from thinkfix.cli import formats, normalize, repair, replay, scan, show, where
+from thinkfix.cli import formats, normalize, repair, replay, scan, show, watch, where
 from thinkfix.cli.options import ERROR_PREFIX, echo_error
 from thinkfix.engine.report import ExitCode
 
@@ -82,6 +82,6 @@ def main() -> None:
     """Find, count and repair reasoning that leaked into stored LLM agent sessions."""
 
 
-for _module in (scan, repair, normalize, replay, show, formats, where):
+for _module in (scan, repair, normalize, replay, show, formats, where, watch):
     for _command in _module.commands:
         main.add_command(_command)
