@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from thinkfix.cli.options import echo_error
+from thinkfix.cli.options import echo_error, quiet_option
 from thinkfix.engine.report import ExitCode, LeakFinding
 
 
@@ -117,9 +117,11 @@ def _observer(paths: list[str], wake: threading.Event) -> Any:
 @click.option("--config", "config_file", default=None, metavar="FILE",
               help="Read settings from FILE instead of looking for pyproject.toml/thinkfix.toml.")
 @click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@quiet_option
 def watch_command(paths: tuple[str, ...], discover: bool, metrics_port: int | None,
                   metrics_host: str, textfile: str | None, state_file: str | None,
-                  interval: float, poll: bool, config_file: str | None, isolated: bool) -> None:
+                  interval: float, poll: bool, config_file: str | None, isolated: bool,
+                  quiet: bool) -> None:
     """Follow session files as agents write them: print each new leak as it lands, and export
     counters (thinkfix_assistant_messages_total, thinkfix_leaking_messages_total,
     thinkfix_findings_total{kind}, by format and model) over HTTP and/or to a text file.
@@ -168,6 +170,10 @@ def watch_command(paths: tuple[str, ...], discover: bool, metrics_port: int | No
     stop = threading.Event()
     wake = threading.Event()
 
+    def note(text: str) -> None:
+        if not quiet:
+            click.echo(text, err=True)
+
     def on_signal(signum: int, frame: FrameType | None) -> None:
         stop.set()
         wake.set()
@@ -189,13 +195,13 @@ def watch_command(paths: tuple[str, ...], discover: bool, metrics_port: int | No
             raise WatchFailure(f"cannot serve metrics on {metrics_host}:{metrics_port}: "
                                f"{exc}") from None
         port = server.server_address[1]
-        click.echo(f"thinkfix: metrics on http://{metrics_host}:{port}/metrics", err=True)
+        note(f"thinkfix: metrics on http://{metrics_host}:{port}/metrics")
     write_textfile()
     observer = None if poll else _observer(list(paths), wake)
-    click.echo(f"thinkfix: watching {len(paths)} path(s) "
-               f"({'filesystem events' if observer is not None else 'polling'}); so far "
-               f"{sum(totals.messages.values())} assistant messages, "
-               f"{sum(totals.leaking.values())} leaking", err=True)
+    note(f"thinkfix: watching {len(paths)} path(s) "
+         f"({'filesystem events' if observer is not None else 'polling'}); so far "
+         f"{sum(totals.messages.values())} assistant messages, "
+         f"{sum(totals.leaking.values())} leaking")
     sys.stdout.flush()
     wait = interval * 10 if observer is not None else interval
     try:
@@ -218,7 +224,7 @@ def watch_command(paths: tuple[str, ...], discover: bool, metrics_port: int | No
         if server is not None:
             server.shutdown()
     write_textfile()
-    click.echo("thinkfix: watch stopped; state saved to " + state_path, err=True)
+    note("thinkfix: watch stopped; state saved to " + state_path)
 
 
 commands: list[click.Command] = [watch_command]
