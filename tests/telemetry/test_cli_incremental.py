@@ -36,20 +36,22 @@ def run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_same_json_and_exit_code_as_a_full_scan(tmp_path: Path) -> None:
+@pytest.mark.parametrize("spelling", ["absolute", "relative"])
+def test_same_json_and_exit_code_as_a_full_scan(tmp_path: Path, spelling: str) -> None:
     root = tmp_path / "s"
     root.mkdir()
     session(root, "a.jsonl", b"".join(sessions.claude_code(i, leak=i == 2) for i in range(6)))
     session(root, "b.jsonl", b"".join(sessions.claude_code(i, leak=False) for i in range(6)))
+    name = str(root) if spelling == "absolute" else "s"
     for _ in range(2):
-        code, out, err = run("--state", "st.json", "--output-format", "json", str(root))
-        full_code, full_out, _ = run("--output-format", "json", str(root))
+        code, out, err = run("--state", "st.json", "--output-format", "json", name)
+        full_code, full_out, _ = run("--output-format", "json", name)
         assert (code, json.loads(out)) == (full_code, json.loads(full_out)) and code == 1
     assert "2 unchanged" in err
     session(root, "b.jsonl", sessions.claude_code(9, leak=True))
-    code, out, err = run("--state", "st.json", "--output-format", "json", str(root))
+    code, out, err = run("--state", "st.json", "--output-format", "json", name)
     assert "1 appended, 1 unchanged" in err
-    assert json.loads(out) == json.loads(run("--output-format", "json", str(root))[1])
+    assert json.loads(out) == json.loads(run("--output-format", "json", name)[1])
     assert json.loads(out)["summary"]["leaking_messages"] == 2
 
 

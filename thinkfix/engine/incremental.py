@@ -35,6 +35,7 @@ from thinkfix._version import __version__
 from thinkfix.engine import sparse
 from thinkfix.engine.fsio import atomic_write
 from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
+from thinkfix.engine.paths import with_display_paths
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import InputError, LeakFinding, Report
 from thinkfix.engine.scan import (
@@ -477,6 +478,7 @@ def scan_incremental(paths: Iterable[str], options: ScanOptions, state_path: str
         else:
             state.entries.pop(inc.path, None)
     state.save(state_path)
-    report = require_sessions(build_report(results, __version__), paths, options)
+    report = with_display_paths(require_sessions(build_report(results, __version__), paths,
+                                                 options))
     return report, Stats(counts[FULL], counts[APPENDED], counts[UNCHANGED], read)
 
