@@ -12,7 +12,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from types import FrameType
+from types import FrameType, SimpleNamespace
 from typing import Any
 
 import click
@@ -39,11 +39,23 @@ def _live_line(console: Any, f: LeakFinding) -> None:
     console.print(line, no_wrap=True, overflow="ellipsis", soft_wrap=False)
 
 
-def _collector(watcher: Any) -> Any:
-    from prometheus_client.core import CounterMetricFamily
-    from prometheus_client.registry import Collector
+def _prometheus() -> Any:
+    """The parts of prometheus_client the command uses (the `watch` extra), or a clear error."""
+    try:
+        import prometheus_client
+        from prometheus_client.core import CounterMetricFamily
+        from prometheus_client.openmetrics.exposition import generate_latest
+        from prometheus_client.registry import Collector
+    except ImportError:
+        raise WatchFailure("watch needs the watch extra: pip install 'thinkfix[watch]'") from None
+    return SimpleNamespace(client=prometheus_client, CounterMetricFamily=CounterMetricFamily,
+                           generate_latest=generate_latest, Collector=Collector)
 
-    class ThinkfixCollector(Collector):
+
+def _collector(watcher: Any, prom: Any) -> Any:
+    CounterMetricFamily = prom.CounterMetricFamily
+
+    class ThinkfixCollector(prom.Collector):  # type: ignore[misc]
         def collect(self) -> Any:
             totals = watcher.snapshot()
             messages = CounterMetricFamily(
@@ -129,10 +141,7 @@ def watch_command(paths: tuple[str, ...], discover: bool, metrics_port: int | No
     Stops cleanly on Ctrl-C or SIGTERM, saving its state, so a restart counts every record
     once.
     """
-    try:
-        import prometheus_client
-    except ImportError:
-        raise WatchFailure("watch needs the watch extra: pip install 'thinkfix[watch]'") from None
+    prom = _prometheus()
     from rich.console import Console
 
     from thinkfix.engine import config, fsio
@@ -154,16 +163,13 @@ def watch_command(paths: tuple[str, ...], discover: bool, metrics_port: int | No
     console = Console(highlight=False)
     watcher = Watcher(paths, options, state_path, on_finding=lambda f: _live_line(console, f))
 
-    from prometheus_client import CollectorRegistry
-    from prometheus_client.openmetrics.exposition import generate_latest
-
-    registry = CollectorRegistry(auto_describe=True)
-    registry.register(_collector(watcher))
+    registry = prom.client.CollectorRegistry(auto_describe=True)
+    registry.register(_collector(watcher, prom))
 
     def write_textfile() -> None:
         if textfile is not None:
             try:
-                fsio.atomic_write(textfile, generate_latest(registry))  # type: ignore[no-untyped-call]
+                fsio.atomic_write(textfile, prom.generate_latest(registry))
             except OSError as exc:
                 raise WatchFailure(f"cannot write {textfile}: {exc}") from None
 
@@ -189,8 +195,8 @@ def watch_command(paths: tuple[str, ...], discover: bool, metrics_port: int | No
     server = None
     if metrics_port is not None:
         try:
-            server, _ = prometheus_client.start_http_server(metrics_port, metrics_host,
-                                                            registry=registry)
+            server, _ = prom.client.start_http_server(metrics_port, metrics_host,
+                                                      registry=registry)
         except OSError as exc:
             raise WatchFailure(f"cannot serve metrics on {metrics_host}:{metrics_port}: "
                                f"{exc}") from None
