@@ -206,6 +206,18 @@ def full_report() -> Report:
             ODD: _counts(3, 1, 1, "pi"),
             CODEX: _counts(5, 2, 2, "codex"),
         },
+        by_day={
+            "2026-03-01": {
+                "deepseek-r1": _counts(3, 1, 1),
+                "qwen3-32b": _counts(3, 1, 1),
+                WEIRD_MODEL: _counts(3, 1, 1),
+            },
+            "2026-03-02": {
+                "gpt-oss-120b": _counts(4, 1, 1),
+                "kimi-k2": _counts(3, 1, 1),
+                "": _counts(4, 1, 1),
+            },
+        },
     )
     return Report(
         summary=summary,

@@ -7,6 +7,7 @@ the progress bar go to stderr. Settings come from the config file, then
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import sys
@@ -164,6 +165,21 @@ def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: 
     return with_display_paths(report)
 
 
+def _trend_options(options: ScanOptions, since: str | None, until: str | None,
+                   formats: set[OutputFormat]) -> ScanOptions:
+    """Counts by day where the output carries them (json, openmetrics), and the time window:
+    a scan that shows neither does not pay for reading each message's time."""
+    from thinkfix.engine.trend import parse_bound
+
+    try:
+        start = parse_bound(since) if since else None
+        end = parse_bound(until, end=True) if until else None
+    except ValueError as exc:
+        raise UsageFailure(f"--since/--until: {exc}") from None
+    by_day = bool(formats & {OutputFormat.JSON, OutputFormat.OPENMETRICS})
+    return dataclasses.replace(options, by_day=by_day, since=start, until=end)
+
+
 @click.command("scan", cls=RedactCommand)
 @click.argument("paths", nargs=-1, required=False, metavar="PATH...")
 @click.option("--discover", is_flag=True,
@@ -174,6 +190,11 @@ def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: 
                    "$XDG_STATE_HOME/thinkfix/scan-state.json unless --state says where).")
 @click.option("--state", "state_file", default=None, metavar="FILE",
               help="The incremental state file (implies --incremental).")
+@click.option("--since", default=None, metavar="DATE",
+              help="Only messages written on or after DATE (YYYY-MM-DD, UTC, or an ISO "
+                   "date-time); a message without a time of its own takes its file's.")
+@click.option("--until", default=None, metavar="DATE",
+              help="Only messages written up to the end of DATE (or before an ISO date-time).")
 @click.option("--format", "format", default=None, metavar="NAME",
               type=click.Choice(["auto", *registry.names()]),
               help="Read every file as this format instead of detecting it per file.")
@@ -239,7 +260,8 @@ def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: 
 @quiet_option
 @policy_options
 def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
-                 state_file: str | None, config_file: str | None, isolated: bool, quiet: bool,
+                 state_file: str | None, since: str | None, until: str | None,
+                 config_file: str | None, isolated: bool, quiet: bool,
                  show_baselined: bool, show_settings: bool, **kwargs: Any) -> None:
     """Find reasoning that leaked into the visible text of stored agent sessions.
 
@@ -264,6 +286,8 @@ def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
         raise UsageFailure(str(exc)) from None
     output_format = _output_format(settings)
     extra_reports = _report_specs(settings.report)
+    options = _trend_options(options, since, until,
+                             {output_format, *(fmt for fmt, _ in extra_reports)})
     baseline = None
     if settings.baseline and not settings.write_baseline:
         try:

@@ -128,6 +128,8 @@ class Summary:
     by_format: dict[str, MessageCounts] = field(default_factory=dict)
     by_model: dict[str, MessageCounts] = field(default_factory=dict)
     by_file: dict[str, MessageCounts] = field(default_factory=dict)
+    # day (UTC, YYYY-MM-DD) -> model -> counts: the trend, when the scan was asked for days
+    by_day: dict[str, dict[str, MessageCounts]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -142,7 +144,17 @@ class Summary:
             "by_format": {k: v.to_dict() for k, v in sorted(self.by_format.items())},
             "by_model": {k: v.to_dict() for k, v in sorted(self.by_model.items())},
             "by_file": {k: v.to_dict() for k, v in sorted(self.by_file.items())},
+            "by_day": {day: _day_dict(models) for day, models in sorted(self.by_day.items())},
         }
+
+
+def _day_dict(models: dict[str, MessageCounts]) -> dict[str, Any]:
+    """One day of the trend: its totals, then the same counts per model."""
+    total = MessageCounts(sum(c.assistant_messages for c in models.values()),
+                          sum(c.leaking_messages for c in models.values()),
+                          sum(c.findings for c in models.values()))
+    return {**total.to_dict(),
+            "by_model": {m: c.to_dict() for m, c in sorted(models.items())}}
 
 
 @dataclass(frozen=True, order=True)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from thinkfix._version import __version__
-from thinkfix.engine import sparse
+from thinkfix.engine import sparse, trend
 from thinkfix.engine.inputs import (
     DISABLED,
     UNKNOWN,
@@ -112,6 +112,17 @@ class ScanOptions:
     allow_no_sessions: bool = False
     disabled_base: str | None = None  # folder the path globs are relative to (the config's)
     prefilter: bool = True  # skip parsing records the byte tests prove irrelevant
+    # Trend: counts by day (from each message's time, else its file's) and a time window
+    # (seconds since the epoch: since inclusive, until exclusive); messages outside it are
+    # neither counted nor checked.
+    by_day: bool = False
+    since: float | None = None
+    until: float | None = None
+
+    @property
+    def timed(self) -> bool:
+        """Does the scan need each message's time?"""
+        return self.by_day or self.since is not None or self.until is not None
     snippet_chars: int = 200
     # Findings reported per message at most (`--max-findings`, 0: no cap): past it the rest
     # of the message is not examined, so a record of millions of delimiters costs about what
@@ -202,6 +213,9 @@ class _FileScan:
         self.by_model: dict[str, list[int]] = {}
         self.ctx_after: Context | None = None  # set when the line reader ran
         self.crlf_after = False
+        # per (day, model): assistant messages, leaking messages, findings (timed scans)
+        self.by_day: dict[tuple[str, str], list[int]] = {}
+        self._file_time: float | None = None
 
     def run(self, fp: BinaryIO, *, start: int = 0, ctx: Context = EMPTY_CONTEXT,
             crlf: bool = False) -> None:
@@ -212,14 +226,17 @@ class _FileScan:
         candidates = delimiter_candidates(options.policy) if options.prefilter else None
         batches: Iterable[list[Record]]
         reader = None
-        quick = getattr(fmt, "quick_messages", None) if options.prefilter else None
+        timed = options.timed
+        quick = getattr(fmt, "quick_messages", None) if options.prefilter and not timed \
+            else None
         if options.prefilter and sparse.supports(fmt) and (start or not sparse.is_document(fp)):
             reader = sparse.SparseReader(fmt, fp, parse=quick is None,  # type: ignore[arg-type]
                                          start=start, ctx=ctx, crlf=crlf)
             batches = reader.blocks()
         else:
             batches = _chunks(self._filtered(fmt.read(fp), options.prefilter), self.BATCH)
-        count = self._count if isinstance(fmt, FormatBase) else None
+        count = (self._count_timed if timed else self._count) \
+            if isinstance(fmt, FormatBase) else None
         by_model = self.by_model
         for batch in batches:
             leaky = candidates([r.raw for r in batch]) if candidates is not None else None
@@ -276,17 +293,53 @@ class _FileScan:
                 tally[0] += 1
             self.assistant += 1
 
-    def _messages(self, record: Record) -> list[tuple[str, list[Any]]]:
-        """(model, text paths) per assistant message of a sound record."""
+    def _count_timed(self, record: Record) -> None:
+        """`_count` for a scan that needs each message's day or keeps a time window."""
+        ctx_model = record.ctx.model
+        messages = self.fmt.checked_messages(record)  # type: ignore[attr-defined]
+        if record.error is not None:
+            self._bad(record)
+        for m in messages:
+            when = self._day(record, m.path)
+            if when is None:
+                continue
+            key = m.model or ctx_model or UNKNOWN_MODEL
+            self.by_model.setdefault(key, [0, 0, 0])[0] += 1
+            self.by_day.setdefault((when, key), [0, 0, 0])[0] += 1
+            self.assistant += 1
+
+    def _day(self, record: Record, message_path: Any) -> str | None:
+        """The message's UTC day, or None when it falls outside the time window."""
+        options = self.options
+        when = trend.message_time(record.data, message_path) if message_path is not None \
+            else None
+        if when is None:
+            if self._file_time is None:
+                try:
+                    self._file_time = os.stat(self.file.real_path).st_mtime
+                except OSError:
+                    self._file_time = 0.0
+            when = self._file_time
+        if (options.since is not None and when < options.since) or (
+                options.until is not None and when >= options.until):
+            return None
+        return trend.day(when)
+
+    def _messages(self, record: Record) -> list[tuple[str, list[Any], str | None]]:
+        """(model, text paths, day) per assistant message of a sound record; the day is ""
+        unless the scan is timed, and None for a message outside the time window."""
         fmt = self.fmt
+        timed = self.options.timed
         if isinstance(fmt, FormatBase):
             ctx_model = record.ctx.model
-            return [(m.model or ctx_model or UNKNOWN_MODEL, [t.path for t in m.texts])
+            return [(m.model or ctx_model or UNKNOWN_MODEL, [t.path for t in m.texts],
+                     self._day(record, m.path) if timed else "")
                     for m in fmt.checked_messages(record, texts=True)]
         # Any other SessionFormat: counts from the interface, models from the sites.
         sites = list(fmt.sites(record))
         model = (sites[0].model if sites else record.ctx.model) or UNKNOWN_MODEL
-        return [(model, [s.path for s in sites] if i == 0 else [])
+        when = self._day(record, None) if timed else ""
+        return [(model, [s.path for s in sites] if i == 0 else [], when)
                 for i in range(fmt.assistant_messages(record))]
 
     def _record(self, record: Record, check: bool = True) -> None:
@@ -294,16 +347,24 @@ class _FileScan:
         if record.error is not None:  # the format rejected a field's type
             self._bad(record)
             return
-        by_model = self.by_model
-        for model, _ in messages:
+        by_model, by_day = self.by_model, self.by_day
+        counted = 0
+        for model, _, when in messages:
+            if when is None:
+                continue
             by_model.setdefault(model, [0, 0, 0])[0] += 1
-        self.assistant += len(messages)
-        if not messages or not check:
+            if when:
+                by_day.setdefault((when, model), [0, 0, 0])[0] += 1
+            counted += 1
+        self.assistant += counted
+        if not counted or not check:
             return
-        owner = {path: i for i, (_, paths) in enumerate(messages) for path in paths}
+        owner = {path: i for i, (_, paths, _) in enumerate(messages) for path in paths}
         leaking: dict[int, int] = {}
         for site in self.fmt.sites(record):
             i = owner.get(site.path, 0)
+            if i < len(messages) and messages[i][2] is None:
+                continue  # outside the time window
             model = messages[i][0] if i < len(messages) else site.model or UNKNOWN_MODEL
             if self.options.model_disabled(model):
                 continue
@@ -311,9 +372,15 @@ class _FileScan:
             if found:
                 leaking[i] = leaking.get(i, 0) + found
         for i, found in leaking.items():
-            tally = by_model[messages[i][0] if i < len(messages) else UNKNOWN_MODEL]
+            model = messages[i][0] if i < len(messages) else UNKNOWN_MODEL
+            tally = by_model[model]
             tally[1] += 1
             tally[2] += found
+            when = messages[i][2] if i < len(messages) else ""
+            if when:
+                day_tally = by_day[(when, model)]
+                day_tally[1] += 1
+                day_tally[2] += found
             self.leaking += 1
 
     def _site(self, site: Site, model: str | None) -> int:
@@ -356,7 +423,8 @@ class _FileScan:
             path=self.file.path, format=self.fmt.id, size=self.file.size, records=self.records,
             assistant_messages=self.assistant, leaking_messages=self.leaking,
             findings=tuple(self.findings), errors=tuple(self.errors),
-            by_model=tuple(sorted((m, a, lk, n) for m, (a, lk, n) in self.by_model.items())))
+            by_model=tuple(sorted((m, a, lk, n) for m, (a, lk, n) in self.by_model.items())),
+            by_day=tuple(sorted((d, m, a, lk, n) for (d, m), (a, lk, n) in self.by_day.items())))
 
 
 #: Characters fed to the streaming normalizer at a time on the capped path: small enough
@@ -473,6 +541,7 @@ def build_report(results: Iterable[FileResult], tool_version: str = "") -> Repor
     by_format: dict[str, _Tally] = {}
     by_model: dict[str, _Tally] = {}
     by_file: dict[str, MessageCounts] = {}
+    by_day: dict[str, dict[str, _Tally]] = {}
     for r in results:
         errors.extend(r.errors)
         if r.skipped is not None:
@@ -495,6 +564,10 @@ def build_report(results: Iterable[FileResult], tool_version: str = "") -> Repor
                 tally.assistant + a, tally.leaking + lk, tally.findings + n)
         by_file[r.path] = MessageCounts(r.assistant_messages, r.leaking_messages,
                                         len(r.findings), r.format)
+        for day, model, a, lk, n in r.by_day:
+            tally = by_day.setdefault(day, {}).setdefault(model, _Tally())
+            tally.assistant, tally.leaking, tally.findings = (
+                tally.assistant + a, tally.leaking + lk, tally.findings + n)
     findings.sort()
     summary = Summary(
         files=files, records=records, assistant_messages=assistant, leaking_messages=leaking,
@@ -505,7 +578,10 @@ def build_report(results: Iterable[FileResult], tool_version: str = "") -> Repor
                    for k, t in sorted(by_format.items())},
         by_model={k: MessageCounts(t.assistant, t.leaking, t.findings)
                   for k, t in sorted(by_model.items())},
-        by_file=dict(sorted(by_file.items())))
+        by_file=dict(sorted(by_file.items())),
+        by_day={day: {m: MessageCounts(t.assistant, t.leaking, t.findings)
+                      for m, t in sorted(models.items())}
+                for day, models in sorted(by_day.items())})
     return Report(summary=summary, findings=tuple(findings),
                   errors=tuple(sorted(errors, key=_error_key)),
                   skipped=tuple(sorted(skipped)), tool_version=tool_version)

@@ -7,9 +7,9 @@ one model, so summing either family gives the total, and summing one family neve
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
-from thinkfix.engine.report import SCHEMA_VERSION, ErrorKind, Report
+from thinkfix.engine.report import SCHEMA_VERSION, ErrorKind, MessageCounts, Report
 from thinkfix.reporters.base import (
     TOOL_NAME,
     OutputFormat,
@@ -43,6 +43,16 @@ def _family(
 
 def _by(key: str, counts: Mapping[str, int]) -> list[tuple[Labels, int]]:
     return [(((key, name),), value) for name, value in counts.items()]
+
+
+def _by_day(
+    by_day: Mapping[str, Mapping[str, MessageCounts]], value: Callable[[MessageCounts], int]
+) -> list[tuple[Labels, int]]:
+    return [
+        ((("day", day), ("model", model)), value(counts))
+        for day, models in by_day.items()
+        for model, counts in models.items()
+    ]
 
 
 class OpenMetricsReporter(Reporter):
@@ -97,6 +107,18 @@ class OpenMetricsReporter(Reporter):
             "gauge",
             "Assistant messages with leaked reasoning, by model.",
             _by("model", {k: v.leaking_messages for k, v in s.by_model.items()}),
+        )
+        lines += _family(
+            "thinkfix_assistant_messages_by_day",
+            "gauge",
+            "Assistant messages scanned, by day (UTC, of each message's time) and model.",
+            _by_day(s.by_day, lambda c: c.assistant_messages),
+        )
+        lines += _family(
+            "thinkfix_leaking_messages_by_day",
+            "gauge",
+            "Assistant messages with leaked reasoning, by day (UTC) and model.",
+            _by_day(s.by_day, lambda c: c.leaking_messages),
         )
         lines += _family(
             "thinkfix_leaks",
