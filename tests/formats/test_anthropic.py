@@ -54,3 +54,17 @@ def test_anthropic_cline_history_is_a_request_history() -> None:
     out = repair(FMT, CLINE, [Repair(site, "Reading the file.", ("Need the config.",))])
     assert out.placements[0].kind is PlacementKind.MANIFEST
     assert out.data == CLINE.replace(b"<thinking>Need the config.</thinking>\\n", b"")
+
+
+def test_anthropic_all_reasoning_response_gets_a_placeholder_never_an_empty_text() -> None:
+    # A response log is never replayed (archive): the reasoning goes into a thinking block
+    # and the text says what was moved; the replayed request history is refused instead.
+    found = sites(FMT, read(FMT, LOG))
+    response, request = site_at(found, 3), site_at(found, 2, "request.messages[1].content[0].text")
+    out = repair(FMT, LOG, [Repair(response, "", ("plan",)), Repair(request, "", ("plan",))])
+    placed, refused = out.placements
+    assert placed.applied and placed.placeholder and "all reasoning" in placed.placeholder
+    content = out.after[2].data["response"]["content"]
+    assert {"type": "thinking", "thinking": "plan"} in content
+    assert {"type": "text", "text": placed.placeholder} in content
+    assert refused.kind is PlacementKind.REFUSED and not out.after[1].touched

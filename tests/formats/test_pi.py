@@ -103,3 +103,24 @@ def test_pi_responses_text_signature_is_a_message_id_not_a_signature() -> None:
             b'"msg_05686d"}],"api":"openai-responses","provider":"openai","model":"gpt-5"}}\n')
     (site,) = sites(FMT, read(FMT, line))
     assert not site.signed
+
+
+def test_pi_openclaw_all_reasoning_text_before_a_tool_call_is_replaced_not_emptied() -> None:
+    # The real OpenClaw shape: [thinking, text = reasoning + "\n</think>\n", toolCall]. When
+    # the whole text is reasoning, the text block goes (never "text": ""), the new thinking
+    # block takes its place, and the tool call stays byte for byte.
+    site = site_at(sites(FMT, read(FMT, OPENCLAW)), 6)
+    reasoning = site.text.removesuffix("\n</think>\n")
+    out = repair(FMT, OPENCLAW, [Repair(site, "", (reasoning,))])
+    (placement,) = out.placements
+    assert placement.applied and placement.text_path is None
+    assert placement.json_path == "message.content[1]"
+    before, after = out.before[5].data["message"]["content"], out.after[5].data["message"]["content"]
+    assert after == [before[0], {"type": "thinking", "thinking": reasoning,
+                                 "thinkingSignature": "reasoning"}, before[2]]
+
+
+def test_pi_all_reasoning_message_with_nothing_else_is_refused() -> None:
+    site = site_at(sites(FMT, read(FMT, PI)), 11)
+    out = repair(FMT, PI, [Repair(site, "", ("all of it",))])
+    assert out.placements[0].kind is PlacementKind.REFUSED and out.data == PI
