@@ -242,3 +242,28 @@ def test_diff_report_to_a_fifo_leaves_the_fifo_in_place(tmp_path: Path) -> None:
     assert result.exit_code in (0, 1), result.output
     assert fifo.is_fifo()
     assert json.loads(got[0])["schema_version"]
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "jsonl", "sarif", "junit", "github",
+                                           "markdown", "openmetrics"])
+def test_cli_scan_after_repair_says_which_leaks_repair_refuses(tmp_path: Path,
+                                                               output_format: str) -> None:
+    # Issue 10: the three all-reasoning messages are left as they are by repair; the scan
+    # that follows still counts them (exit 1) and every report says why they remain.
+    src = sessions(tmp_path)
+    assert invoke("repair", "--out", "repaired", "-q", str(src)).exit_code == 0
+    scanned = invoke("scan", "repaired", "--output-format", output_format)
+    assert scanned.exit_code == 1
+    out = scanned.stdout
+    if output_format == "openmetrics":
+        assert "\nthinkfix_refused_messages 3\n" in out
+    elif output_format in ("text", "markdown"):
+        assert "3 leaking texts are all reasoning with nothing else in the message" in \
+            " ".join(out.split())
+    else:
+        assert out.count("an empty text would break the session") >= 3
+    if output_format == "json":
+        refused = [f for f in json.loads(out)["findings"] if f.get("refused")]
+        assert {(Path(f["path"]).name, f["line"]) for f in refused} == {
+            ("2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl", 8),
+            ("session-1775200000000-0.jsonl", 7), ("openrouter-chat.jsonl", 7)}

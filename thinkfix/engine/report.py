@@ -54,8 +54,12 @@ class LeakFinding:
     fingerprint: str = ""  # baseline identity: format + session + message + hash of leaked text
     baselined: bool = False
     snippet: str = ""  # the leaked text (possibly redacted), for humans
+    # Why `thinkfix repair` leaves this message as it is (all reasoning, nothing else to
+    # show: an empty text would break the session), or None. A scan still counts the leak.
+    refused: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        extra = {} if self.refused is None else {"refused": self.refused}
         return {
             "path": self.path,
             "line": self.line,
@@ -73,6 +77,7 @@ class LeakFinding:
             "fingerprint": self.fingerprint,
             "baselined": self.baselined,
             "snippet": self.snippet,
+            **extra,
         }
 
 

@@ -65,7 +65,7 @@ from thinkfix.engine.secrets import Redaction
 from thinkfix.engine.secrets import snippet as redacted_snippet
 from thinkfix.formats import registry
 from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, SessionFormat, Site
-from thinkfix.formats.common import FormatBase
+from thinkfix.formats.common import FormatBase, keeps_visible, refusal_note
 from thinkfix.formats.detection import base_name
 from thinkfix.normalizer import DEFAULT, Finding, LeakKind, Policy, StreamNormalizer, normalize
 from thinkfix.normalizer.grammar import grammar_for
@@ -361,6 +361,7 @@ class _FileScan:
             return
         owner = {path: i for i, (_, paths, _) in enumerate(messages) for path in paths}
         leaking: dict[int, int] = {}
+        emptied: list[tuple[Site, int, int, bool]] = []  # all-reasoning texts, their findings
         for site in self.fmt.sites(record):
             i = owner.get(site.path, 0)
             if i < len(messages) and messages[i][2] is None:
@@ -368,9 +369,16 @@ class _FileScan:
             model = messages[i][0] if i < len(messages) else site.model or UNKNOWN_MODEL
             if self.options.model_disabled(model):
                 continue
+            start = len(self.findings)
             found = self._site(site, model or None)
             if found:
                 leaking[i] = leaking.get(i, 0) + found
+                result = normalize(site.text, native_reasoning=site.native_reasoning,
+                                   policy=self.options.policy)
+                if not result.visible.strip():
+                    emptied.append((site, start, len(self.findings), bool(result.extracted)))
+        if emptied:
+            self._mark_refused(record, emptied)
         for i, found in leaking.items():
             model = messages[i][0] if i < len(messages) else UNKNOWN_MODEL
             tally = by_model[model]
@@ -382,6 +390,16 @@ class _FileScan:
                 day_tally[1] += 1
                 day_tally[2] += found
             self.leaking += 1
+
+    def _mark_refused(self, record: Record, emptied: list[tuple[Site, int, int, bool]]) -> None:
+        """Say which leaks `thinkfix repair` refuses: all reasoning, and the message shows
+        nothing else (the same rule repair applies), so a scan after a repair explains them."""
+        paths = {(site.record_index, site.path) for site, _, _, _ in emptied}
+        for site, start, end, reasoning in emptied:
+            if not keeps_visible(record.data, site, paths):
+                note = refusal_note(reasoning)
+                self.findings[start:end] = [replace(f, refused=note)
+                                            for f in self.findings[start:end]]
 
     def _site(self, site: Site, model: str | None) -> int:
         options = self.options

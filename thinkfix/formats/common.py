@@ -12,7 +12,7 @@ import re
 from abc import abstractmethod
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any, BinaryIO
@@ -558,7 +558,9 @@ class FormatBase(SessionFormat):
         """
         site = draft.site
         at = site.path[-2] if len(site.path) >= 2 else None
-        if isinstance(at, int) and self.keeps_visible(plan, site):
+        emptied = plan.facts.get(_EMPTIED, set())
+        if isinstance(at, int) and keeps_visible(plan.records[site.record_index].data, site,
+                                                 emptied):
             draft.edit(site.record_index, jsonedit.RemoveItem(site.path[:-2], at))
             draft.dropped = True
             self.plan_repair(plan, draft)
@@ -568,22 +570,6 @@ class FormatBase(SessionFormat):
             self.plan_repair(plan, draft)
         else:
             draft.failure = refusal(draft)
-
-    def keeps_visible(self, plan: Plan, site: Site) -> bool:
-        """Is the site a block of a content list whose other blocks still show something?
-
-        Blocks other repairs of this apply empty too do not count, nor do reasoning blocks:
-        a message of thinking alone shows the reader no answer (and replays as none).
-        """
-        if len(site.path) < 3 or site.path[-1] != "text" or not isinstance(site.path[-2], int):
-            return False
-        array, at = site.path[:-2], site.path[-2]
-        blocks = get_path(plan.records[site.record_index].data, array)
-        if not isinstance(blocks, list):
-            return False
-        emptied = plan.facts.get(_EMPTIED, set())
-        return any(shows_something(b) and (site.record_index, array + (i, "text")) not in emptied
-                   for i, b in enumerate(blocks) if i != at)
 
     def archives(self, plan: Plan, draft: Draft) -> bool:
         """Will the reasoning of an all-reasoning message go into a file never resumed?
@@ -610,6 +596,30 @@ class FormatBase(SessionFormat):
                         block=(site.record_index, array, at))
         else:
             place_nothing(draft)
+
+
+def keeps_visible(data: Any, site: Site, emptied: Collection[tuple[int, Path]] = ()) -> bool:
+    """Would the site's message still show something if the site's text block went?
+
+    True when the text is a block of a content list with another block that shows something
+    (a tool call, another text), not counting reasoning blocks or the blocks in `emptied`
+    ((record index, path) of texts emptied as well). `data` is the site's record.
+    """
+    if len(site.path) < 3 or site.path[-1] != "text" or not isinstance(site.path[-2], int):
+        return False
+    array, at = site.path[:-2], site.path[-2]
+    blocks = get_path(data, array)
+    if not isinstance(blocks, list):
+        return False
+    return any(shows_something(b) and (site.record_index, array + (i, "text")) not in emptied
+               for i, b in enumerate(blocks) if i != at)
+
+
+def refusal_note(all_reasoning: bool = True) -> str:
+    """The short reason scan gives for a leak `thinkfix repair` refuses."""
+    what = "all reasoning" if all_reasoning else "only delimiters"
+    return (f"the text is {what} and the message shows nothing else: `thinkfix repair` "
+            "leaves it as it is (an empty text would break the session)")
 
 
 _EMPTIED = "common:emptied"  # plan fact: (record, path) of every text this apply empties

@@ -212,7 +212,14 @@ def finding_message(f: LeakFinding) -> str:
         parts.append(f"message {f.message_id}")
     if f.baselined:
         parts.append("covered by the baseline")
+    if f.refused:
+        parts.append(f"not repairable: {f.refused}")
     return f"{f.kind}: " + "; ".join(parts)
+
+
+def refused_messages(report: Report) -> int:
+    """Leaking texts `thinkfix repair` leaves as they are (all reasoning, nothing else shown)."""
+    return len({(f.path, f.line, f.json_path) for f in report.findings if f.refused})
 
 
 def error_message(e: InputError) -> str:
@@ -256,6 +263,12 @@ def headline(report: Report) -> str:
         text = "No session file found: nothing was checked."
     else:
         text = "No files scanned."
+    refused = refused_messages(report)
+    if refused:
+        text += (f" {plural(refused, 'leaking text')} {'is' if refused == 1 else 'are'} all "
+                 "reasoning with nothing else in the message: `thinkfix repair` leaves "
+                 f"{'it' if refused == 1 else 'them'} as {'it is' if refused == 1 else 'they are'}"
+                 " (an empty text would break the session).")
     unread = [e for e in report.errors if e.kind != ErrorKind.NO_SESSIONS]
     if unread:
         text += f" {plural(len(unread), 'input error')}: those inputs were not fully read."

@@ -15,6 +15,7 @@ from thinkfix.reporters.base import (
     OutputFormat,
     RenderOptions,
     Reporter,
+    refused_messages,
 )
 
 Labels = tuple[tuple[str, str], ...]
@@ -137,6 +138,13 @@ class OpenMetricsReporter(Reporter):
             "gauge",
             "Leaks covered by the baseline (they do not fail the run).",
             [((), s.baselined)],
+        )
+        lines += _family(
+            "thinkfix_refused_messages",
+            "gauge",
+            "Leaking texts `thinkfix repair` leaves as they are (all reasoning, nothing else "
+            "shown).",
+            [((), refused_messages(report))],
         )
         lines += _family(
             "thinkfix_errors", "gauge", "Input errors, by error kind.", _by("kind", errors)
