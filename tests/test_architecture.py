@@ -23,9 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("io", "normalizer"),
     ("formats", "providers"),
     ("engine",),
-    ("rendering",),
     ("reporters",),
-    ("diffreport", "transcript"),
     ("cli",),
 )
 

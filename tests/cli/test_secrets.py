@@ -23,9 +23,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from thinkfix.cli import main
-from thinkfix.diffreport import DiffFormat
 from thinkfix.reporters import OutputFormat
-from thinkfix.transcript import ThinkingView
+from thinkfix.reporters.diff import DiffFormat
+from thinkfix.reporters.transcript.view import ThinkingView
 
 AWS = "AKIAQ3EGUW7QZXB4NR5T"
 AWS_SECRET = "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"

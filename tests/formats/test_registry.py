@@ -13,7 +13,8 @@ from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat
 
 FORMAT_IDS = ["claude-code", "codex", "pi", "claw-code", "openai-chat", "anthropic", "gemini-cli"]
-SUPPORT_MODULES = {"base", "common", "detection", "jsonedit", "locations", "reader", "registry"}
+SUPPORT_MODULES = {"base", "common", "detection", "jsonedit", "locations", "reader", "registry",
+                   "turn_shapes", "turns"}
 
 
 def test_registry_ids_are_the_documented_ones() -> None:

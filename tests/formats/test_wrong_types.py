@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.formats.support import FIXTURES, session_files
+from thinkfix.engine import transcript as build
 from thinkfix.formats import registry
 from thinkfix.formats.base import Record, Repair
 from thinkfix.io.compression import open_read
-from thinkfix.transcript import build
 
 _FILES = [p for p in session_files(FIXTURES)]
 

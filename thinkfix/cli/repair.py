@@ -23,9 +23,7 @@ from thinkfix.cli.options import (
     quiet_option,
 )
 from thinkfix.cli.progress import progress_for
-from thinkfix.diffreport import DiffFormat, get_renderer
-from thinkfix.engine import config, fsio
-from thinkfix.engine import diff as diffreport
+from thinkfix.engine import audit, config, fsio
 from thinkfix.engine.manifest import ManifestError, UndoStatus, undo
 from thinkfix.engine.redact import Redaction, redact_diff, redact_lines
 from thinkfix.engine.repair import (
@@ -46,8 +44,9 @@ from thinkfix.formats.base import (
     CodexMode,
     PlacementKind,
 )
-from thinkfix.rendering.controls import visible_controls
 from thinkfix.reporters.base import RenderOptions, plural
+from thinkfix.reporters.controls import visible_controls
+from thinkfix.reporters.diff import DiffFormat, get_renderer
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -212,7 +211,7 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
         click.echo(f"backups in: {result.backup_dir}", err=True)
 
 
-def _write_report(path: str, report: diffreport.DiffReport, fmt: DiffFormat | None) -> None:
+def _write_report(path: str, report: audit.DiffReport, fmt: DiffFormat | None) -> None:
     renderer = get_renderer(fmt or DiffFormat.for_path(path))
     data = renderer.render_bytes(report, RenderOptions())
     try:
@@ -272,7 +271,7 @@ def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, 
         sys.stdout.write(visible_controls(patch) if sys.stdout.isatty() else patch)
         sys.stdout.flush()
     if report_path is not None:
-        report = redact_diff(diffreport.build(result), redaction)
+        report = redact_diff(audit.build(result), redaction)
         _write_report(report_path, report, DiffFormat(report_format) if report_format else None)
     _echo_result(result, quiet)
     code = result.exit_code(fail_on_change=exit_non_zero_on_fix or check)
@@ -332,7 +331,7 @@ def diff_command(paths: tuple[str, ...], output_format: str, output: str | None,
     """Show, for an auditor, every message a repair would change: before, after, reasoning."""
     options, redaction = _options(WriteMode.DRY_RUN, kwargs)
     result = _run(paths, options, _progress(kwargs.pop("progress"), quiet))
-    report = redact_diff(diffreport.build(result), redaction)
+    report = redact_diff(audit.build(result), redaction)
     fmt = DiffFormat(output_format)
     if output is not None:
         _write_report(output, report, fmt)

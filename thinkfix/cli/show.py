@@ -13,10 +13,12 @@ from rich.console import Console, RenderableType
 from thinkfix.cli.options import RedactCommand, fail, policy_options, pop_policy, quiet_option
 from thinkfix.engine.redact import Redaction
 from thinkfix.engine.report import ExitCode
+from thinkfix.engine.transcript import TranscriptError, load
 from thinkfix.formats import registry
-from thinkfix.rendering.controls import visible_controls, visible_strings
-from thinkfix.transcript import ThinkingView, TranscriptError, delimited, load, terminal
-from thinkfix.transcript.redact import redact_transcript
+from thinkfix.reporters.controls import visible_controls, visible_strings
+from thinkfix.reporters.transcript import delimited, terminal
+from thinkfix.reporters.transcript.redact import redact_transcript
+from thinkfix.reporters.transcript.view import ThinkingView
 
 #: Width of delimited output when neither --width nor a terminal says otherwise.
 PLAIN_WIDTH = 100

@@ -26,7 +26,7 @@ __all__ = ["SNIPPET_MARGIN", "Redaction", "fingerprint", "mask_secrets", "redact
            "redact_lines", "redact_message", "redact_report", "redact_text", "snippet"]
 
 if TYPE_CHECKING:
-    from thinkfix.engine.diff import DiffReport, MessageDiff
+    from thinkfix.engine.audit import DiffReport, MessageDiff
     from thinkfix.engine.report import Report
 
 

@@ -21,7 +21,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
-Path = tuple[str | int, ...]
+from thinkfix.formats.turns import Path as Path  # noqa: PLC0414 (re-exported: the contract names it)
+from thinkfix.formats.turns import Turn
 
 _MISSING: Any = object()
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -347,6 +348,10 @@ class SessionFormat(ABC):
     def apply(self, records: list[Record], repairs: Iterable[Repair],
               options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[list[Record], list[Placement]]:
         """Put repaired texts back and place the reasoning; records may be added, never removed."""
+
+    @abstractmethod
+    def turns(self, record: Record) -> Iterator[Turn]:
+        """The record as the turns `show` prints: prompts, answers, thinking, tool calls."""
 
     def write(self, records: Iterable[Record], fp: BinaryIO) -> None:
         """Write records out: each one as its bytes plus its original line terminator."""

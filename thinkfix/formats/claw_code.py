@@ -25,10 +25,13 @@ from thinkfix.formats.common import (
     as_str,
     block_reasoning,
     block_slots,
+    fmt_path,
     place_elsewhere,
 )
 from thinkfix.formats.detection import sample, share
 from thinkfix.formats.locations import working_dir
+from thinkfix.formats.turn_shapes import block_parts, split_results
+from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
 _LEGACY_HEAD = re.compile(rb'^\s*\{\s*"messages"\s*:\s*\[\s*(?:\]|\{\s*"blocks"\s*:)')
 _ANTHROPIC = re.compile(r"claude|anthropic|\bopus\b|\bsonnet\b|\bhaiku\b", re.IGNORECASE)
@@ -112,3 +115,42 @@ class ClawCode(FormatBase):
         place_elsewhere(draft, PlacementKind.SIDECAR,
                         f"sidecar <session>.thinkfix.json (the model is {why}: claw-code would "
                         "replay an unsigned thinking block)")
+
+    def turns(self, record: Record) -> Iterator[Turn]:
+        """The record as the turns `show` prints (module-level `turns`)."""
+        return turns(record)
+
+
+# --- turns: the session as `show` reads it --------------------------------------------------
+# claw-code messages as turns, from the JSONL lines or the legacy document's list.
+
+
+_ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "system": Role.SYSTEM,
+          "tool": Role.TOOL}
+
+
+def turns(record: Record) -> Iterator[Turn]:
+    o = record.obj
+    if o is None:
+        return
+    if o.get("type") == "compaction" and as_str(o.get("summary")):
+        yield Turn(Role.SYSTEM, (Part(PartKind.TEXT, o["summary"]),), note="compaction")
+        return
+    if o.get("type") == "message":
+        candidates: list[tuple[tuple[str | int, ...], Any]] = [(("message",), o.get("message"))]
+        document = False
+    elif isinstance(o.get("messages"), list):
+        candidates = [(("messages", j), m) for j, m in enumerate(o["messages"])]
+        document = True
+    else:
+        return
+    for base, msg in candidates:
+        if not isinstance(msg, dict) or msg.get("role") not in _ROLES:
+            continue
+        role = _ROLES[msg["role"]]
+        parts = block_parts(msg.get("blocks"), base + ("blocks",))
+        where = fmt_path(base) if document else ""
+        if role is Role.ASSISTANT:
+            yield Turn(role, tuple(parts), model=record.ctx.model, where=where)
+        else:
+            yield from split_results(role, parts, where=where)

@@ -8,7 +8,6 @@ is not a column of the file. A closing line says what the lines add up to; match
 from __future__ import annotations
 
 from thinkfix.engine.report import Report
-from thinkfix.rendering.controls import visible_strings
 from thinkfix.reporters.base import (
     TOOL_NAME,
     OutputFormat,
@@ -18,6 +17,7 @@ from thinkfix.reporters.base import (
     headline,
     shown_findings,
 )
+from thinkfix.reporters.controls import visible_strings
 
 
 def _where(path: str, line: int | None) -> str:

@@ -12,7 +12,6 @@ from rich.table import Table
 from rich.text import Text
 
 from thinkfix.engine.report import LeakFinding, Report
-from thinkfix.rendering.controls import visible_strings
 from thinkfix.reporters.base import (
     OutputFormat,
     RenderOptions,
@@ -29,6 +28,7 @@ from thinkfix.reporters.base import (
     sorted_by_kind,
 )
 from thinkfix.reporters.console import report_console, report_table
+from thinkfix.reporters.controls import visible_strings
 
 # line, JSON path, kind, tag, model, chars. Only the model may wrap at spaces, so a narrow
 # terminal squeezes it before it breaks a JSON path or a tag in two.

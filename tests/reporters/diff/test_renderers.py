@@ -1,0 +1,166 @@
+"""Structural checks per renderer: what each format must guarantee beyond its golden bytes."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from thinkfix.engine import audit
+from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
+from thinkfix.reporters.base import RenderOptions
+from thinkfix.reporters.diff import RENDERERS, DiffFormat, get_renderer
+
+from .cases import HOSTILE, clean_report, full_report
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+
+
+def test_diffreport_every_format_has_a_renderer() -> None:
+    assert set(RENDERERS) == set(DiffFormat)
+    for fmt, renderer in RENDERERS.items():
+        assert renderer.format is fmt and get_renderer(fmt.value) is renderer
+    with pytest.raises(ValueError, match="choose from text, markdown, html, json"):
+        get_renderer("pdf")
+
+
+@pytest.mark.parametrize(("name", "fmt"), [("r.html", DiffFormat.HTML), ("r.HTM", DiffFormat.HTML),
+                                           ("r.md", DiffFormat.MARKDOWN),
+                                           ("r.json", DiffFormat.JSON), ("r.txt", DiffFormat.TEXT),
+                                           ("report", DiffFormat.TEXT)])
+def test_diffreport_format_for_path(name: str, fmt: DiffFormat) -> None:
+    assert DiffFormat.for_path(name) is fmt
+
+
+class _Outline(HTMLParser):
+    """Tags, attributes and text of a document, to check structure and escaping."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str | None]] = []
+        self.text: list[str] = []
+        self.stack: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attrs += attrs
+        if tag not in ("meta", "br", "link", "img"):
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _outline(html: str) -> _Outline:
+    parser = _Outline()
+    parser.feed(html)
+    parser.close()
+    assert parser.stack == [], parser.stack  # every element closed, properly nested
+    return parser
+
+
+def test_html_is_one_self_contained_file() -> None:
+    html = RENDERERS[DiffFormat.HTML].render(full_report())
+    outline = _outline(html)
+    assert outline.tags.count("style") == 1
+    for forbidden in ("script", "link", "img", "iframe", "object", "embed", "base"):
+        assert forbidden not in outline.tags
+    for name, value in outline.attrs:
+        assert name not in ("src", "srcset", "action")
+        if name == "href":
+            assert value is not None and value.startswith("#")  # in-page anchors only
+    assert "http://" not in html and "https://" not in html
+    assert "@import" not in html and "url(" not in html
+
+
+def test_html_escapes_every_piece_of_session_text() -> None:
+    html = RENDERERS[DiffFormat.HTML].render(full_report())
+    outline = _outline(html)
+    assert "script" not in outline.tags  # the hostile text stayed text
+    text = "".join(outline.text)
+    assert HOSTILE in text and "<think>" in text and "sessions/a b/<odd>.jsonl" in text
+    assert "&lt;/pre&gt;&lt;script&gt;" in html
+
+
+def test_html_has_summary_table_and_collapsible_reasoning() -> None:
+    report = full_report()
+    html = RENDERERS[DiffFormat.HTML].render(report)
+    outline = _outline(html)
+    assert outline.tags.count("details") == sum(len(m.extracted) for m in report.applied)
+    assert "open" not in dict(outline.attrs)  # collapsed until the reader opens them
+    text = "".join(outline.text)
+    for f in report.files:
+        assert f.path in text
+    # Anchors from the table lead to the per-file sections.
+    hrefs = {v for k, v in outline.attrs if k == "href"}
+    ids = {f"#{v}" for k, v in outline.attrs if k == "id"}
+    assert hrefs and hrefs <= ids
+
+
+def test_markdown_keeps_session_text_inside_fences() -> None:
+    md = RENDERERS[DiffFormat.MARKDOWN].render(full_report())
+    fence = None
+    outside = []
+    for line in md.splitlines():
+        m = re.match(r"^(`{3,})", line)
+        if fence is None and m:
+            fence = m.group(1)
+        elif fence is not None and line == fence:
+            fence = None
+        elif fence is None:
+            outside.append(line)
+    assert fence is None
+    body = "\n".join(outside)
+    assert "<think>" not in body and "<script>" not in body
+    assert "````text" in md  # a text holding ``` gets a longer fence
+
+
+def test_json_carries_schema_version_and_every_fact() -> None:
+    report = full_report()
+    doc = json.loads(RENDERERS[DiffFormat.JSON].render(report))
+    assert doc["schema_version"] == 1 and doc["tool"]["name"] == "thinkfix"
+    assert doc["totals"]["messages"] == 2 and doc["totals"]["refused"] == 1
+    leaky = next(m for m in doc["messages"] if m["line"] == 5)
+    assert leaky["kinds"] == ["block"] and leaky["placement"]["kind"] == "block"
+    assert leaky["before"].startswith("<think>") and leaky["after"].startswith("Done.")
+    assert "".join(s["text"] for s in leaky["segments"]) == leaky["before"]
+    assert leaky["extracted"] == [report.messages[2].extracted[0]]
+    assert [f["path"] for f in doc["files"]] == [f.path for f in report.files]
+    assert doc["errors"][0]["kind"] == "bad_line"
+
+
+def test_text_has_no_ansi_unless_colour_is_asked_for() -> None:
+    renderer = RENDERERS[DiffFormat.TEXT]
+    plain = renderer.render(full_report())
+    assert "\x1b[" not in plain and "- before" in plain and "+ after" in plain
+    coloured = renderer.render(full_report(), RenderOptions(color=True))
+    assert "\x1b[" in coloured
+
+
+@pytest.mark.parametrize("fmt", list(DiffFormat))
+def test_diffreport_clean_report_says_nothing_to_repair(fmt: DiffFormat) -> None:
+    out = RENDERERS[fmt].render(clean_report())
+    if fmt is DiffFormat.JSON:
+        assert json.loads(out)["messages"] == []
+    else:
+        assert "Nothing to repair in 1 file." in out
+
+
+@pytest.mark.parametrize("fmt", list(DiffFormat))
+def test_diffreport_of_fixtures_is_the_same_whatever_the_jobs(tmp_path: Path,
+                                                              fmt: DiffFormat) -> None:
+    reports = [audit.build(repair_paths([str(FIXTURES)], RepairOptions(
+        mode=WriteMode.DRY_RUN, jobs=jobs))) for jobs in (1, 3)]
+    one, many = (RENDERERS[fmt].render_bytes(r) for r in reports)
+    assert one == many
+    # 27 leaking messages: 24 repaired, 3 all reasoning and refused (with the reason shown).
+    assert reports[0].totals.messages == 24 and reports[0].totals.refused == 3
+    assert one.count(b"nothing visible would remain") == 3

@@ -1,0 +1,250 @@
+"""One self-contained HTML file for auditors: readable offline, nothing fetched.
+
+Inline CSS only (no scripts, fonts, images or links outside the page), a
+per-file summary table, and each changed message with its text before (the
+removed pieces marked) and after, and the extracted reasoning in collapsible
+`<details>` sections. Every piece of session text, path and id is HTML-escaped,
+so a leaked `<think>` or a hostile `</pre><script>` shows as text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from html import escape
+
+from thinkfix.engine.audit import DiffReport, MessageDiff
+from thinkfix.engine.report import SCHEMA_VERSION
+from thinkfix.reporters.base import RenderOptions, label, plural
+from thinkfix.reporters.diff.base import (
+    SEGMENT_LABELS,
+    DiffFormat,
+    DiffRenderer,
+    by_path,
+    headline,
+    kinds_cell,
+    message_facts,
+    message_title,
+    placement_words,
+    verb,
+)
+
+_CSS = """
+:root { color-scheme: light dark; --fg: #1f2328; --muted: #59636e; --bg: #ffffff;
+  --panel: #f6f8fa; --border: #d1d9e0; --del: #ffebe9; --del-fg: #82071e; --ins: #dafbe1;
+  --ins-fg: #116329; --think: #fff1c2; --accent: #0969da; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --muted: #9198a1; --bg: #0d1117;
+  --panel: #151b23; --border: #3d444d; --del: #3c1618; --del-fg: #ffa198; --ins: #12261e;
+  --ins-fg: #7ee787; --think: #3a2f0b; --accent: #4493f8; } }
+* { box-sizing: border-box; }
+body { margin: 0; padding: 24px 32px 64px; font: 14px/1.5 system-ui, -apple-system, "Segoe UI",
+  Roboto, Helvetica, Arial, sans-serif; color: var(--fg); background: var(--bg); }
+h1 { font-size: 24px; margin: 0 0 8px; }
+h2 { font-size: 18px; margin: 32px 0 8px; padding-bottom: 4px; border-bottom: 1px solid
+  var(--border); word-break: break-all; }
+h3 { font-size: 15px; margin: 0 0 8px; word-break: break-all; }
+.headline { font-size: 15px; margin: 0 0 16px; }
+.meta { color: var(--muted); margin: 0 0 16px; }
+.cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 16px 0; }
+.card { background: var(--panel); border: 1px solid var(--border); border-radius: 6px;
+  padding: 8px 14px; min-width: 120px; }
+.card b { display: block; font-size: 20px; }
+.card span { color: var(--muted); font-size: 12px; }
+table { border-collapse: collapse; margin: 8px 0 16px; }
+th, td { border: 1px solid var(--border); padding: 4px 10px; text-align: left;
+  vertical-align: top; }
+th { background: var(--panel); }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.path { min-width: 300px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 12px; word-break: break-all; }
+a { color: var(--accent); text-decoration: none; }
+a:hover { text-decoration: underline; }
+.status { padding: 1px 8px; border-radius: 10px; font-size: 12px; background: var(--panel);
+  border: 1px solid var(--border); white-space: nowrap; }
+.status.repaired, .status.would-change { background: var(--ins); color: var(--ins-fg); }
+.status.failed, .status.skipped, .status.error { background: var(--del); color: var(--del-fg); }
+article { border: 1px solid var(--border); border-radius: 6px; margin: 16px 0; padding: 12px 16px;
+  background: var(--bg); }
+article.refused { border-style: dashed; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0 0 12px; }
+dt { font-weight: 600; color: var(--muted); }
+dd { margin: 0; word-break: break-word; }
+.kind { font-family: ui-monospace, monospace; font-size: 12px; background: var(--think);
+  padding: 0 6px; border-radius: 4px; }
+.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+@media (max-width: 900px) { .sides { grid-template-columns: 1fr; } }
+.side h4 { margin: 0 0 4px; font-size: 12px; text-transform: uppercase; letter-spacing: .04em;
+  color: var(--muted); }
+pre { margin: 0; padding: 8px 10px; white-space: pre-wrap; word-break: break-word;
+  font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  background: var(--panel); border: 1px solid var(--border); border-radius: 6px;
+  max-height: 480px; overflow: auto; }
+pre.before { border-left: 3px solid var(--del-fg); }
+pre.after { border-left: 3px solid var(--ins-fg); }
+.seg-thinking { background: var(--think); }
+.seg-delimiter { background: var(--del); color: var(--del-fg); font-weight: 700; }
+.seg-duplicate { background: var(--del); text-decoration: line-through; }
+.seg-trimmed { background: var(--del); }
+.empty { color: var(--muted); font-style: italic; }
+details { margin-top: 10px; border: 1px solid var(--border); border-radius: 6px;
+  background: var(--panel); }
+details > summary { cursor: pointer; padding: 6px 10px; font-weight: 600; }
+details[open] > summary { border-bottom: 1px solid var(--border); }
+details > pre { border: 0; border-radius: 0 0 6px 6px; background: var(--think); }
+.legend span { margin-right: 12px; padding: 0 6px; border-radius: 4px; }
+footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
+""".strip()
+
+
+def _e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def _anchor(path: str) -> str:
+    return "f-" + hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def _pre(text: str, cls: str) -> str:
+    if not text:
+        return f'<pre class="{cls}"><span class="empty">(empty)</span></pre>'
+    return f'<pre class="{cls}">{_e(text)}</pre>'
+
+
+def _before(m: MessageDiff) -> str:
+    if not m.segments:
+        return _pre(m.before, "before")
+    parts = []
+    for seg_label, text in m.segments:
+        if seg_label == "visible":
+            parts.append(_e(text))
+        else:
+            title = SEGMENT_LABELS.get(seg_label, seg_label)
+            parts.append(f'<span class="seg-{_e(seg_label)}" title="{_e(title)}">{_e(text)}</span>')
+    return f'<pre class="before">{"".join(parts)}</pre>'
+
+
+def _message(m: MessageDiff, n: int) -> str:
+    facts = []
+    for name, value in message_facts(m):
+        if name == "kinds":
+            value_html = " ".join(f'<span class="kind">{_e(k)}</span>' for k in m.kinds) or "-"
+        else:
+            value_html = _e(value)
+        facts.append(f"<dt>{_e(name)}</dt><dd>{value_html}</dd>")
+    cls = "" if m.applied else ' class="refused"'
+    out = [f'<article id="m-{n}"{cls}>', f"<h3>{_e(message_title(m))}</h3>",
+           f"<dl>{''.join(facts)}</dl>", '<div class="sides">',
+           f'<div class="side"><h4>Before</h4>{_before(m)}</div>']
+    if m.applied:
+        out.append(f'<div class="side"><h4>After</h4>{_pre(m.after, "after")}</div>')
+    out.append("</div>")
+    for i, (segment, size) in enumerate(zip(m.extracted, m.sizes, strict=True), 1):
+        count = f" {i} of {len(m.extracted)}" if len(m.extracted) > 1 else ""
+        out.append(f"<details><summary>Extracted reasoning{count} "
+                   f"({_e(plural(size, 'char'))}) &rarr; "
+                   f"{_e(placement_words(m.placement))}</summary>{_pre(segment, 'reasoning')}"
+                   "</details>")
+    out.append("</article>")
+    return "\n".join(out)
+
+
+def _cards(report: DiffReport) -> str:
+    t = report.totals
+    cards = [("files", t.files), ("files changed", t.files_changed),
+             ("messages changed", t.messages), ("chars removed", t.removed_chars),
+             ("reasoning segments", t.extracted_segments), ("refused", t.refused),
+             ("errors", len(report.errors))]
+    return '<div class="cards">' + "".join(
+        f'<div class="card"><b>{v}</b><span>{_e(k)}</span></div>' for k, v in cards) + "</div>"
+
+
+def _counts(title: str, counts: dict[str, int], key: str) -> str:
+    if not counts:
+        return ""
+    rows = "".join(f'<tr><td><span class="kind">{_e(k)}</span></td><td class="num">{n}</td></tr>'
+                   for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return (f"<table><caption hidden>{_e(title)}</caption><thead><tr><th>{_e(key)}</th>"
+            f'<th class="num">messages</th></tr></thead><tbody>{rows}</tbody></table>')
+
+
+def _files(report: DiffReport) -> str:
+    with_messages = set(by_path(report))
+    rows = []
+    for f in report.files:
+        name = _e(f.path)
+        if f.path in with_messages:
+            name = f'<a href="#{_anchor(f.path)}">{name}</a>'
+        rows.append(
+            f'<tr><td class="path">{name}</td><td>{_e(label(f.format))}</td>'
+            f'<td><span class="status {_e(f.status)}">{_e(f.status)}</span></td>'
+            f"<td>{_e(kinds_cell(f.by_kind))}</td>"
+            f'<td class="num">{f.messages}</td><td class="num">{f.refused}</td>'
+            f'<td class="num">{f.removed_chars}</td>'
+            f'<td class="num">{f.records_changed}</td><td class="num">{f.records_inserted}</td>'
+            "</tr>")
+    head = ("<tr><th>file</th><th>format</th><th>status</th><th>kinds</th>"
+            '<th class="num">messages</th><th class="num">refused</th>'
+            '<th class="num">chars removed</th><th class="num">records changed</th>'
+            '<th class="num">records added</th></tr>')
+    return f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _errors(report: DiffReport) -> str:
+    rows = "".join(
+        f'<tr><td class="path">{_e(e.path)}{_e(f":{e.line}" if e.line else "")}</td>'
+        f"<td>{_e(e.kind)}</td><td>{_e(e.message)}</td></tr>" for e in report.errors)
+    return ("<h2>Errors</h2><table><thead><tr><th>location</th><th>kind</th><th>message</th>"
+            f"</tr></thead><tbody>{rows}</tbody></table>")
+
+
+def _legend() -> str:
+    spans = "".join(f'<span class="seg-{_e(k)}">{_e(v)}</span>' for k, v in SEGMENT_LABELS.items())
+    return f'<p class="legend meta">In <b>Before</b>: {spans}</p>'
+
+
+class HtmlDiffRenderer(DiffRenderer):
+    format = DiffFormat.HTML
+    media_type = "text/html; charset=utf-8"
+    suffix = ".html"
+
+    def document(self, report: DiffReport, options: RenderOptions) -> str:
+        t = report.totals
+        meta = [f"mode {report.mode}", "changes written" if report.written else "nothing written"]
+        if report.redaction != "none":
+            meta.append(f"session text redacted ({report.redaction})")
+        body = [
+            "<h1>thinkfix diff</h1>",
+            f'<p class="headline">{_e(headline(report))}</p>',
+            f'<p class="meta">{_e(" · ".join(meta))}</p>',
+            _cards(report),
+        ]
+        counts = _counts("By kind", t.by_kind, "kind") + _counts(
+            "By placement", {placement_words(k): n for k, n in t.by_placement.items()},
+            "reasoning placed in")
+        if counts:
+            body.append(f'<div class="cards">{counts}</div>')
+        if report.files:
+            body += ["<h2>Files</h2>", _files(report)]
+        if report.errors:
+            body.append(_errors(report))
+        if report.messages:
+            body.append(_legend())
+        n = 0
+        for path, messages in by_path(report).items():
+            body.append(f'<section id="{_anchor(path)}"><h2>{_e(path)}</h2>'
+                        f'<p class="meta">{_e(plural(len(messages), "message"))} '
+                        f"{_e(verb(report))}</p>")
+            for m in messages:
+                n += 1
+                body.append(_message(m, n))
+            body.append("</section>")
+        if report.manifest:
+            body.append(f'<p class="meta">Undo manifest: <code>{_e(report.manifest)}</code></p>')
+        body.append(f"<footer>thinkfix {_e(report.tool_version)} · schema_version "
+                    f"{SCHEMA_VERSION}</footer>")
+        return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+                "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                "style-src 'unsafe-inline'\">\n"
+                "<title>thinkfix diff</title>\n"
+                f"<style>\n{_CSS}\n</style>\n</head>\n<body>\n"
+                + "\n".join(body) + "\n</body>\n</html>\n")
