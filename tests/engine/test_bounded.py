@@ -3,15 +3,27 @@ delimiters, a record or a decompressed stream larger than the limit, and many cl
 
 from __future__ import annotations
 
+import gzip
+import io
+import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import orjson
+import pytest
+import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from thinkfix.engine.inputs import InputOptions
+from thinkfix.engine.repair import RepairOptions, WriteMode, describe, repair_paths
+from thinkfix.engine.report import MessageCounts, Report, Summary
 from thinkfix.engine.scan import ScanOptions, capped_findings, scan
+from thinkfix.engine.sparse import SparseReader
+from thinkfix.formats.base import DEFAULT_RECORD_LIMIT, set_record_limit
+from thinkfix.formats.registry import FORMATS
 from thinkfix.normalizer import DEFAULT, normalize
+from thinkfix.reporters import RenderOptions, get_reporter
 
 HOSTILE = "</think><think>"
 CHAT = InputOptions(format="openai-chat")
@@ -61,3 +73,111 @@ def test_under_the_cap_findings_equal_normalize(parts: list[str], cap: int) -> N
     assert capped.findings == full[:cap]
     if not capped.unexamined:
         assert capped.more == max(0, len(full) - cap)
+
+
+# --- item 8: records, streams and reports of bounded size -----------------------------------
+
+
+def _line(text: str) -> bytes:
+    return orjson.dumps({"role": "assistant", "content": text}) + b"\n"
+
+
+def test_a_record_over_the_limit_is_reported_and_never_parsed(tmp_path: Path) -> None:
+    big = _line("<think>" + "x" * 5000 + "</think>answer")
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_line("<think>a</think>b") + big + _line("<think>c</think>d"))
+    report = scan([str(path)], ScanOptions(inputs=CHAT, max_record_size=1000))
+    [error] = report.errors
+    assert error.kind == "too_large" and error.line == 2
+    assert "over the 1,000-byte limit" in error.message and "--max-record-size" in error.message
+    assert report.summary.findings == 2  # the records around it are scanned as usual
+
+
+def test_repair_copies_a_too_large_record_through_untouched(tmp_path: Path) -> None:
+    big = _line("<think>" + "x" * 5000 + "</think>answer")
+    src = tmp_path / "in" / "s.jsonl"
+    src.parent.mkdir()
+    src.write_bytes(_line("<think>a</think>b") + big)
+    scan_options = ScanOptions(inputs=CHAT, max_record_size=1000)
+    result = repair_paths([str(src)], RepairOptions(mode=WriteMode.OUT, scan=scan_options,
+                                                   out_dir=str(tmp_path / "out"),
+                                                   run_dir=str(tmp_path / "run"), jobs=1))
+    [f] = result.files
+    assert [e.kind for e in f.errors] == ["too_large"] and "copied through untouched" in \
+        f.errors[0].message
+    out = (tmp_path / "out" / "s.jsonl").read_bytes()
+    assert out.endswith(big) and b"<think>a" not in out  # the first repaired, the big one kept
+
+
+@pytest.mark.parametrize("kind", ["gzip", "zstd"])
+def test_a_decompression_bomb_is_a_clear_error_for_its_file(tmp_path: Path, kind: str) -> None:
+    # One line of 8 MiB that compresses to a few KiB; the limit makes repair stop at 1 MiB.
+    body = b'{"role":"assistant","content":"' + b"A" * (8 << 20) + b'"}\n'
+    data = gzip.compress(body) if kind == "gzip" else zstandard.ZstdCompressor().compress(body)
+    path = tmp_path / f"bomb.jsonl.{'gz' if kind == 'gzip' else 'zst'}"
+    path.write_bytes(data)
+    options = ScanOptions(inputs=CHAT, max_record_size=64 << 10)
+    result = repair_paths([str(path)], RepairOptions(mode=WriteMode.CHECK, scan=options, jobs=1))
+    [error] = result.all_errors
+    assert "decompresses to more than 1,048,576 bytes" in error.message
+    assert "compression bomb" in error.message and not error.message.endswith("repair: ")
+    report = scan([str(path)], options)
+    [error] = report.errors
+    assert error.kind == "too_large" and "more than" in error.message
+
+
+class _Endless(io.RawIOBase):
+    """/dev/zero for `blocks` reads: no newline, ever."""
+
+    def __init__(self, blocks: int) -> None:
+        self.left = blocks
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if not self.left:
+            return 0
+        self.left -= 1
+        buffer[:] = bytes(len(buffer))
+        return len(buffer)
+
+
+def test_an_endless_line_holds_memory_at_the_limit(tmp_path: Path) -> None:
+    """`scan --format openai-chat /dev/zero` grew without end; now a line past the limit is
+    read on without being kept (here 256 MiB of zeros against a 1 MiB limit)."""
+    set_record_limit(1 << 20)
+    try:
+        reader = SparseReader(FORMATS["openai-chat"], io.BufferedReader(_Endless(64),
+                                                                         buffer_size=1 << 22))
+        tracemalloc.start()
+        records = list(reader)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    finally:
+        set_record_limit(DEFAULT_RECORD_LIMIT)
+    assert [r.error is not None and r.error.startswith("too large") for r in records] == [True]
+    assert peak < 24 << 20, peak  # a few blocks, not 256 MiB
+
+
+def test_failure_messages_always_say_what_happened() -> None:
+    assert describe(MemoryError()) == "out of memory"
+    assert describe(KeyError("type")).startswith("KeyError")
+    assert describe(ValueError("")) == "ValueError: no details"
+
+
+def test_the_text_report_keeps_no_state_per_clean_file() -> None:
+    """100k tiny clean files cost the text reporter 948 MB; it now drops the per-file
+    counts unless --statistics asks for them (the peak no longer follows the file count)."""
+    def peak(n: int) -> int:
+        by_file = {f"/sessions/s{i}.jsonl": MessageCounts(1, 0, 0, "openai-chat")
+                   for i in range(n)}
+        report = Report(summary=Summary(files=n, assistant_messages=n, by_file=by_file))
+        get_reporter("text").render_bytes(report, RenderOptions())
+        tracemalloc.start()
+        get_reporter("text").render_bytes(report, RenderOptions())
+        used = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return used
+
+    assert peak(20_000) - peak(0) < 1 << 20  # was ~6.5 MB for 20k files

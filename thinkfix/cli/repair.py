@@ -103,6 +103,10 @@ def _selection_options(func: F) -> F:
                      help="secrets (the default): mask likely credentials in the report and "
                           "diff; all: keep only lengths and hashes of session text; none: show "
                           "session text as stored."),
+        click.option("--max-record-size", default=None, metavar="SIZE",
+                     help="Records longer than this (default 64MB; 0: no limit) are reported "
+                          "as too large and copied through untouched; a compressed file may "
+                          "decompress to 16 times this at most."),
         click.option("--config", "config_file", default=None, metavar="FILE",
                      help="Read settings from FILE instead of looking for "
                           "pyproject.toml/thinkfix.toml."),
@@ -121,7 +125,8 @@ def _split(values: Sequence[str]) -> tuple[str, ...]:
 
 _SETTING_FLAGS = ("format", "select", "ignore", "include", "exclude", "respect_gitignore",
                   "unknown_format", "parse_all", "disable_models", "disable_paths", "jobs",
-                  "redact", "claude_code_mode", "codex_mode", "anthropic_mode")
+                  "redact", "claude_code_mode", "codex_mode", "anthropic_mode",
+                  "max_record_size")
 _LIST_FLAGS = ("select", "ignore", "include", "exclude", "disable_models", "disable_paths")
 
 

@@ -128,7 +128,7 @@ _SETTING_FLAGS = {
     "jobs", "include", "exclude", "respect_gitignore", "unknown_format", "allow_no_sessions",
     "parse_all", "baseline",
     "write_baseline", "color", "progress", "redact", "disable_paths", "disable_models",
-    "max_findings",
+    "max_findings", "max_record_size",
 }
 
 
@@ -246,6 +246,9 @@ def _trend_options(options: ScanOptions, since: str | None, until: str | None,
 @click.option("--max-findings", type=click.IntRange(min=0), default=None, metavar="N",
               help="Findings reported per message at most (default 1000; 0: no cap); past it "
                    "the rest of the message is not examined and an error says so.")
+@click.option("--max-record-size", default=None, metavar="SIZE",
+              help="Records longer than this (default 64MB; 0: no limit) are reported as too "
+                   "large and not parsed.")
 @click.option("--disable-model", "disable_models", multiple=True, metavar="GLOB",
               help="Models whose messages are not checked (their prompts use <think> on "
                    "purpose).")

@@ -74,6 +74,7 @@ class Settings:
     progress: bool | None = None  # None: when stderr is a terminal outside CI
     redact: str | None = None
     max_findings: int = 1000  # per message; 0: no cap
+    max_record_size: int = 64 << 20  # bytes; "64MB" in files and flags; 0: no limit
     # normalizer policy (None: the default policy's value)
     tags: tuple[str, ...] | None = None
     orphan_close: str | None = None
@@ -112,6 +113,9 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "codex_mode": tuple(m.value for m in CodexMode),
     "anthropic_mode": tuple(m.value for m in AnthropicMode),
 }
+_SIZES = {"max_record_size"}
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
+          "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
 _PATHS = {"output", "baseline", "write_baseline"}
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -141,6 +145,8 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         if not isinstance(value, bool):
             raise ConfigError(f"{where} must be true or false, not {value!r}")
         return value
+    if name in _SIZES:
+        return parse_size(value, where)
     if name in _INTS:
         try:
             number = int(value)
@@ -157,6 +163,22 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         raise ConfigError(f"{where} must be auto or one of {', '.join(registry.FORMATS)}, "
                           f"not {value!r}")
     return value
+
+
+def parse_size(value: Any, where: str = "size") -> int:
+    """Bytes from `67108864`, `"64MB"`, `"64 MiB"` or `"1g"` (binary units)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    text = str(value).strip().lower().replace(" ", "")
+    number = text.rstrip("kmgib")
+    unit = text[len(number):]
+    try:
+        size = int(float(number) * _UNITS[unit])
+    except (KeyError, ValueError):
+        raise ConfigError(f"{where} must be a size such as 64MB, not {value!r}") from None
+    if size < 0:
+        raise ConfigError(f"{where} must be 0 or more, not {value!r}")
+    return size
 
 
 def find_config(start: str) -> str | None:
@@ -367,6 +389,7 @@ def scan_options(settings: Settings, base_policy: Policy | None = None) -> ScanO
         disabled_base=settings.config_root,
         prefilter=not settings.parse_all,
         max_findings=settings.max_findings,
+        max_record_size=settings.max_record_size,
         allow_no_sessions=settings.allow_no_sessions,
         redaction=redaction(settings),
     )

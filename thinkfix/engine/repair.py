@@ -36,7 +36,7 @@ from thinkfix.engine.lifeline import die_with_parent
 from thinkfix.engine.prefilter import delimiter_test
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
-from thinkfix.engine.scan import ScanOptions
+from thinkfix.engine.scan import ScanOptions, bad_kind
 from thinkfix.formats import registry
 from thinkfix.formats.base import (
     ApplyOptions,
@@ -46,6 +46,7 @@ from thinkfix.formats.base import (
     Repair,
     SessionFormat,
     Site,
+    set_record_limit,
 )
 from thinkfix.io import compression
 from thinkfix.normalizer import Result, normalize
@@ -262,11 +263,41 @@ class FilePlan:
         return self.new_content != self.content
 
 
-def decompress(data: bytes, kind: compression.Compression) -> bytes:
+#: Repair decompresses a file in memory; its decompressed size may be this many times the
+#: record limit at most (1 GiB by default), checked as it streams, so a gzip or zstd bomb
+#: is an error for its file instead of the memory cap.
+DECOMPRESSED_RECORDS = 16
+
+
+def decompress(data: bytes, kind: compression.Compression, limit: int = 0) -> bytes:
+    """The decompressed bytes; past `limit` (0: none) a TooLarge error, read no further."""
     if kind is compression.Compression.NONE:
         return data
+    out = io.BytesIO()
     with compression.wrap_reader(io.BytesIO(data), kind) as fp:
-        return fp.read()
+        while True:
+            block = fp.read(1 << 20)
+            if not block:
+                return out.getvalue()
+            out.write(block)
+            if limit and out.tell() > limit:
+                raise TooLarge(f"decompresses to more than {limit:,} bytes ({kind.value} "
+                               f"file of {len(data):,} bytes; the limit is "
+                               f"{DECOMPRESSED_RECORDS} x --max-record-size): a compression "
+                               "bomb or a file too large to repair in memory; left as it is")
+
+
+class TooLarge(Exception):
+    """An input past a size limit: an error for its file, with what happened."""
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as a message that always says what happened (MemoryError has no text)."""
+    if isinstance(exc, MemoryError):
+        return "out of memory" + (f" ({exc})" if str(exc) else "")
+    text = str(exc)
+    return text if text and not isinstance(exc, (KeyError, TypeError, AttributeError)) else \
+        f"{type(exc).__name__}: {text or 'no details'}"
 
 
 def _survey(fmt: SessionFormat, content: bytes,
@@ -288,7 +319,8 @@ def _survey(fmt: SessionFormat, content: bytes,
 def plan_file(path: str, fmt: SessionFormat, snapshot: fsio.Snapshot,
               kind: compression.Compression, options: RepairOptions) -> FilePlan:
     """Repair one file in memory: what changes, where the reasoning goes, and the new bytes."""
-    content = decompress(snapshot.data, kind)
+    limit = options.scan.max_record_size
+    content = decompress(snapshot.data, kind, limit * DECOMPRESSED_RECORDS)
     surveyed, count, records = _survey(fmt, content, options.scan)
     found = list(find_repairs(fmt, surveyed, options.scan))
     # After the sites were asked for: a record whose fields the format rejected is bad too.
@@ -500,6 +532,7 @@ def repair_file(job: Job) -> FileResult:
 
 def _repair_file(job: Job) -> FileResult:
     options = job.options
+    set_record_limit(options.scan.max_record_size)
     found = resolve(job.candidate, options.scan.inputs)
     if found.skipped is None and found.error is None and options.scan.path_disabled(found.path):
         found = replace(found, skipped=DISABLED)
@@ -517,7 +550,8 @@ def _repair_file(job: Job) -> FileResult:
         return _failed(path, fmt.id, exc.kind, str(exc), FileStatus.SKIPPED
                        if exc.kind is ErrorKind.CHANGED else FileStatus.ERROR)
     except Exception as exc:  # noqa: BLE001 - a corrupt stream or a format bug: this file only
-        return _failed(path, fmt.id, ErrorKind.UNREADABLE, f"{path}: cannot repair: {exc}",
+        return _failed(path, fmt.id, ErrorKind.UNREADABLE,
+                       f"{path}: cannot repair: {describe(exc)}; left as it is",
                        FileStatus.ERROR)
     bad = tuple(_bad_record(path, r) for r in plan.bad)
     base = FileResult(path, fmt.id, FileStatus.CLEAN, tuple(plan.changes), bad,
@@ -553,9 +587,9 @@ def _failed(path: str, fmt: str, kind: ErrorKind, message: str, status: FileStat
 
 def _bad_record(path: str, record: Record) -> InputError:
     message = record.error or ""
-    kind = ErrorKind.BAD_SHAPE if message.startswith("unknown shape") else ErrorKind.BAD_LINE
-    return InputError(path, record.line, kind.value,
-                      f"line {record.line}: {message}; copied through untouched")
+    if not message.endswith("copied through untouched"):
+        message += "; copied through untouched"
+    return InputError(path, record.line, bad_kind(message).value, f"line {record.line}: {message}")
 
 
 def _write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:

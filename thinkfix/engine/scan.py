@@ -64,7 +64,16 @@ from thinkfix.engine.report import (
 from thinkfix.engine.secrets import Redaction
 from thinkfix.engine.secrets import snippet as redacted_snippet
 from thinkfix.formats import registry
-from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, SessionFormat, Site
+from thinkfix.formats.base import (
+    DEFAULT_RECORD_LIMIT,
+    EMPTY_CONTEXT,
+    TOO_LARGE,
+    Context,
+    Record,
+    SessionFormat,
+    Site,
+    set_record_limit,
+)
 from thinkfix.formats.common import FormatBase, keeps_visible, refusal_note
 from thinkfix.formats.detection import base_name
 from thinkfix.normalizer import DEFAULT, Finding, LeakKind, Policy, StreamNormalizer, normalize
@@ -128,6 +137,9 @@ class ScanOptions:
     # of the message is not examined, so a record of millions of delimiters costs about what
     # a clean one does.
     max_findings: int = 1000
+    # Records longer than this many bytes (`--max-record-size`, 0: no limit) are reported
+    # as too large and never parsed; a decompressed stream is checked against it too.
+    max_record_size: int = DEFAULT_RECORD_LIMIT
     # What a finding's snippet may show: secrets are masked before the snippet is cut, so
     # no prefix of a credential survives the cut (`--redact`).
     redaction: Redaction = Redaction.SECRETS
@@ -275,8 +287,7 @@ class _FileScan:
 
     def _bad(self, record: Record) -> None:
         error = record.error or ""
-        kind = ErrorKind.BAD_SHAPE if error.startswith("unknown shape") else ErrorKind.BAD_LINE
-        self.errors.append(InputError(self.file.path, record.line, kind.value, error))
+        self.errors.append(InputError(self.file.path, record.line, bad_kind(error).value, error))
 
     def _count(self, record: Record) -> None:
         """The hot path: a record with no possible delimiter only adds to the counts."""
@@ -493,6 +504,15 @@ def capped_findings(text: str, native: str | None, policy: Policy, cap: int, *,
     return CappedFindings(found[:cap], max(0, len(found) - cap))
 
 
+def bad_kind(error: str) -> ErrorKind:
+    """The error kind of a record that could not be used, from its error."""
+    if error.startswith("unknown shape"):
+        return ErrorKind.BAD_SHAPE
+    if error.startswith(TOO_LARGE):
+        return ErrorKind.TOO_LARGE
+    return ErrorKind.BAD_LINE
+
+
 def skippable(fmt: SessionFormat, record: Record) -> bool:
     """Scan's rule for a record it need not parse (nor validate): it cannot hold an assistant
     message, and it is not an unterminated last line (which may be a truncated record)."""
@@ -513,6 +533,7 @@ def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
 def scan_file(item: Candidate | InputFile, options: ScanOptions = ScanOptions()) -> FileResult:
     """Detect (if needed) and scan one file. Never raises for a bad file: errors are values,
     and an unexpected exception (a bug met on this file) is an error for this file alone."""
+    set_record_limit(options.max_record_size)
     try:
         return _scan_file(item, options)
     except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands

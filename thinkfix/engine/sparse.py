@@ -23,7 +23,14 @@ from typing import BinaryIO
 
 from orjson import JSONDecodeError, loads
 
-from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, SessionFormat
+from thinkfix.formats.base import (
+    EMPTY_CONTEXT,
+    Context,
+    Record,
+    SessionFormat,
+    record_limit,
+    too_large,
+)
 from thinkfix.formats.common import FormatBase
 from thinkfix.formats.reader import is_pretty_opener
 
@@ -93,20 +100,33 @@ class SparseReader:
     def blocks(self) -> Iterator[list[Record]]:
         """Lists of records, one per block read (memory: a block and its wanted records)."""
         pending: list[bytes] = []
+        held = 0  # bytes in `pending`
+        limit = record_limit()
         read = self.fp.read
+        carry: bytes | None = None  # what followed an oversized line, read but not yet used
         while True:
-            data = read(self.block)
+            data, carry = (carry, None) if carry else (read(self.block), None)
             if not data:
                 break
             cut = data.rfind(b"\n") + 1
             if cut == 0:  # no line ends in this block: a record longer than a block
                 pending.append(data)
+                held += len(data)
+                if limit and held > limit:
+                    # Past the limit: read on to the line's end without keeping it, so an
+                    # endless line (/dev/zero, a single-line bomb) holds memory at a block.
+                    yield [self._oversized(held)]
+                    pending, held = [], 0
+                    carry = self._skip_line(read)
+                    if carry is None:
+                        return
                 continue
             if pending:
                 head = b"".join(pending)
                 data, cut = head + data, cut + len(head)
             yield self._block(data, cut)
             pending = [data[cut:]] if cut < len(data) else []
+            held = len(data) - cut
         tail = b"".join(pending)
         if tail:
             # A last line without a newline: truncated more often than not, so always parsed.
@@ -114,9 +134,29 @@ class SparseReader:
             self.records += 1
             yield [self._record(index, tail, b"")]
 
+    def _oversized(self, size: int) -> Record:
+        """A record past the limit, not kept: its error says so (it counts as one line)."""
+        index = self.records
+        self.records += 1
+        return Record(index, index + 1, b"", b"\n", self.ctx, self.shapes, data=None,
+                      error=too_large(size, record_limit()).replace(
+                          f"a record of {size:,}", f"a record of more than {size:,}"))
+
+    def _skip_line(self, read: object) -> bytes | None:
+        """Read past the rest of an oversized line; the bytes after its newline, or None at
+        the end of the stream (the oversized line was the last)."""
+        while True:
+            data = read(self.block)  # type: ignore[operator]
+            if not data:
+                return None
+            end = data.find(b"\n")
+            if end >= 0:
+                return bytes(data[end + 1:])
+
     def _record(self, index: int, raw: bytes, eol: bytes) -> Record:
         record = None
-        if self.parse:
+        limit = record_limit()
+        if self.parse and not (limit and len(raw) > limit):
             try:
                 data = loads(raw)
             except JSONDecodeError:

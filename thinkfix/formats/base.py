@@ -25,6 +25,28 @@ from thinkfix.formats.turns import Path as Path  # noqa: PLC0414 (re-exported: t
 from thinkfix.formats.turns import Turn
 
 _MISSING: Any = object()
+
+#: Records longer than this are never parsed: reported as too large and copied through
+#: untouched, so one huge line cannot cost many times its size in parsed objects. The
+#: engine sets it per file from `--max-record-size` (`set_record_limit`).
+DEFAULT_RECORD_LIMIT = 64 << 20
+_limit = [DEFAULT_RECORD_LIMIT]
+TOO_LARGE = "too large"  # how a too-large record's error begins
+
+
+def set_record_limit(limit: int) -> None:
+    """The largest record (in bytes) parsed from now on in this process (0: no limit)."""
+    _limit[0] = limit
+
+
+def record_limit() -> int:
+    return _limit[0]
+
+
+def too_large(size: int, limit: int) -> str:
+    """The error of a record past the limit: what happened, and the knob that moves it."""
+    return (f"{TOO_LARGE}: a record of {size:,} bytes is over the {limit:,}-byte limit "
+            "(--max-record-size); not parsed, copied through untouched")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
@@ -114,6 +136,10 @@ class Record:
         self._error = error
 
     def _parse(self) -> None:
+        limit = _limit[0]
+        if limit and len(self.raw) > limit:
+            self._data, self._error = None, too_large(len(self.raw), limit)
+            return
         if not self.raw.strip():
             self._data, self._error = None, None
             return

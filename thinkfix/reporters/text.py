@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from rich import box
 from rich.console import Group, JustifyMethod, RenderableType
@@ -201,6 +202,10 @@ class TextReporter(Reporter):
     format = OutputFormat.TEXT
 
     def document(self, report: Report, options: RenderOptions) -> str:
+        if not options.statistics:
+            # Per-file counts are shown only with --statistics: without them, a scan of
+            # 100k clean files must not copy 100k entries just to print a summary.
+            report = replace(report, summary=replace(report.summary, by_file={}))
         report = visible_strings(report)  # session text never drives the terminal
         console, buffer = report_console(options)
         parts: list[RenderableType] = []
