@@ -91,9 +91,12 @@ def _apply(root: Path, action: str, which: int, n: int, clock: list[int]) -> Non
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ACTIONS, st.lists(ACTIONS, min_size=1, max_size=4))
+@given(ACTIONS, st.lists(ACTIONS, min_size=1, max_size=4),
+       st.sampled_from([OPTIONS, ScanOptions(by_day=True),
+                        ScanOptions(since=1772409600.0, prefilter=False)]))
 def test_incremental_totals_equal_a_full_scan(first: list[tuple[str, int, int]],
-                                              later: list[list[tuple[str, int, int]]]) -> None:
+                                              later: list[list[tuple[str, int, int]]],
+                                              options: ScanOptions) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "sessions"
         root.mkdir()
@@ -104,10 +107,10 @@ def test_incremental_totals_equal_a_full_scan(first: list[tuple[str, int, int]],
         for step in [[], *later]:
             for action in step:
                 _apply(root, *action, clock)
-            report, _ = scan_incremental([str(root)], OPTIONS, state)
-            expected = full(root)
-            assert report.to_dict() == expected
-            assert report.exit_code() == scan([str(root)], OPTIONS, jobs=1).exit_code()
+            report, _ = scan_incremental([str(root)], options, state)
+            expected = scan([str(root)], options, jobs=1)
+            assert report.to_dict() == expected.to_dict()
+            assert report.exit_code() == expected.exit_code()
 
 
 def _old(path: Path) -> None:
@@ -219,3 +222,20 @@ def test_detection_is_redone_while_the_first_records_were_still_growing(tmp_path
     path.write_bytes(small)
     assert not incremental._detection_reads_past(str(path), 100_000)
     assert incremental._detection_reads_past(str(path), 1_000)
+
+
+def test_worker_processes_give_the_same_report_and_state(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    root.mkdir()
+    for i in range(4):
+        (root / f"{i}.jsonl").write_bytes(claude_lines(i * 50, 30))
+        _old(root / f"{i}.jsonl")
+    state = str(tmp_path / "state.json")
+    first, stats = scan_incremental([str(root)], OPTIONS, state, jobs=2)
+    assert stats.full == 4 and first.to_dict() == full(root)
+    for i in (1, 3):
+        with open(root / f"{i}.jsonl", "ab") as fp:
+            fp.write(claude_lines(900 + i, 4))
+    again, stats = scan_incremental([str(root)], OPTIONS, state, jobs=2)
+    assert (stats.appended, stats.unchanged) == (2, 2)
+    assert again.to_dict() == full(root)

@@ -151,7 +151,7 @@ def test_watch_counts_records_appended_by_another_process(
     assert "state saved" in err
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_restart_counts_every_record_once(watched: tuple[Path, Path], sig: int) -> None:
     root, state = watched
     session = root / "s1.jsonl"

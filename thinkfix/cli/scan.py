@@ -147,15 +147,16 @@ def _with_discovered(paths: tuple[str, ...], discover: bool) -> tuple[str, ...]:
 
 
 def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: str | None,
-                      progress: Progress, stdin: BinaryIO | None, quiet: bool) -> Report:
+                      progress: Progress, stdin: BinaryIO | None, quiet: bool,
+                      jobs: int | None) -> Report:
     """The scan, reading only what changed since the state was saved; a note on stderr says
     how much that was."""
     from thinkfix.engine import incremental
 
     path = state_file or incremental.default_state_path()
     try:
-        report, stats = incremental.scan_incremental(paths, options, path, progress=progress,
-                                                     stdin=stdin)
+        report, stats = incremental.scan_incremental(paths, options, path, jobs=jobs,
+                                                     progress=progress, stdin=stdin)
     except incremental.StateError as exc:
         raise UsageFailure(str(exc)) from None
     if not quiet:
@@ -302,7 +303,8 @@ def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
                             else settings.progress)
     stdin = sys.stdin.buffer if "-" in paths else None
     if state_file or incremental:
-        report = _scan_incremental(paths, options, state_file, progress, stdin, quiet)
+        report = _scan_incremental(paths, options, state_file, progress, stdin, quiet,
+                                   settings.jobs)
     else:
         report = scan(paths, options, jobs=settings.jobs, progress=progress, stdin=stdin)
 

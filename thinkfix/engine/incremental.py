@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import multiprocessing
 import os
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -39,10 +40,13 @@ from thinkfix.engine.paths import with_display_paths
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import InputError, LeakFinding, Report
 from thinkfix.engine.scan import (
+    POOL_MIN_BYTES,
     FileResult,
     ScanOptions,
     _FileScan,
+    _start_method,
     build_report,
+    default_jobs,
     require_sessions,
     scan_file,
 )
@@ -446,21 +450,60 @@ class Stats:
     bytes_read: int = 0
 
 
+_worker_job: tuple[ScanOptions, str] | None = None
+
+
+def _init_worker(options: ScanOptions, key: str) -> None:
+    global _worker_job
+    _worker_job = (options, key)
+
+
+def _work(job: tuple[Candidate | InputFile, Entry | None]) -> Increment:
+    assert _worker_job is not None
+    return scan_increment(job[0], job[1], *_worker_job)
+
+
+def _stale_bytes(item: Candidate | InputFile, entry: Entry | None) -> int:
+    """What a file may cost to read: nothing when its size is what the state remembers."""
+    size = max(0, getattr(item, "size", 0))
+    return size if entry is None or entry.size != size else 0
+
+
 def _increments(items: list[Candidate | InputFile], state: State, options: ScanOptions,
-                progress: Progress) -> Iterator[Increment]:
+                progress: Progress, jobs: int | None) -> Iterator[Increment]:
+    """Each file's increment, in worker processes (as `scan.scan_files` does) when more than
+    `POOL_MIN_BYTES` may need reading, or `jobs` asks for them; in this process otherwise."""
     key = options_key(options)
+    work = [(item, state.entries.get(item.path)) for item in items]
+    stale = sum(_stale_bytes(item, entry) for item, entry in work)
+    workers = min(jobs or default_jobs(), len(work))
+    if not jobs and stale < POOL_MIN_BYTES:
+        workers = 1
     progress.start(len(items), sum(max(0, getattr(i, "size", 0)) for i in items))
     try:
-        for item in items:
-            inc = scan_increment(item, state.entries.get(item.path), options, key)
-            progress.advance(inc.path, inc.size)
-            yield inc
+        if workers <= 1:
+            for item, entry in work:
+                inc = scan_increment(item, entry, options, key)
+                progress.advance(inc.path, inc.size)
+                yield inc
+            return
+        # The files to read first, largest first, so the pool's tail stays short.
+        work.sort(key=lambda job: -_stale_bytes(*job))
+        method = _start_method()
+        _init_worker(options, key)  # a forked worker inherits it
+        initargs = () if method == "fork" else (options, key)
+        with multiprocessing.get_context(method).Pool(
+                workers, initializer=_init_worker if initargs else None,
+                initargs=initargs) as pool:
+            for inc in pool.imap_unordered(_work, work, chunksize=4):
+                progress.advance(inc.path, inc.size)
+                yield inc
     finally:
         progress.finish()
 
 
 def scan_incremental(paths: Iterable[str], options: ScanOptions, state_path: str, *,
-                     progress: Progress = NULL_PROGRESS,
+                     jobs: int | None = None, progress: Progress = NULL_PROGRESS,
                      stdin: BinaryIO | None = None) -> tuple[Report, Stats]:
     """Like `scan.scan`, reading only what changed since the run that saved `state_path`."""
     state = State.load(state_path)
@@ -469,7 +512,7 @@ def scan_incremental(paths: Iterable[str], options: ScanOptions, state_path: str
     results: list[FileResult] = []
     counts = {FULL: 0, APPENDED: 0, UNCHANGED: 0}
     read = 0
-    for inc in _increments(items, state, options, progress):
+    for inc in _increments(items, state, options, progress, jobs):
         results.append(inc.result)
         counts[inc.mode] += 1
         read += inc.bytes_read
