@@ -129,3 +129,39 @@ def test_claude_code_log_drops_an_empty_text_message_with_its_usage(
         return sum(int(m) for m in re.findall(r"Output: (\d+)", " ".join(_USAGE.findall(page))))
 
     assert (output(before), output(after)) == (752, 564)
+
+
+def _codex_entries(path: Path) -> list[tuple[str, str]]:
+    """(kind, text) of what claude-code-log's Codex reader shows for a rollout."""
+    codex = pytest.importorskip("claude_code_log.providers.codex")
+    shown = []
+    for entry in codex.CodexProvider().load_session_from_path(path):
+        content = getattr(getattr(entry, "message", None), "content", None)
+        for item in content if isinstance(content, list) else ():
+            kind = type(item).__name__
+            shown.append((kind, getattr(item, "thinking", None) or getattr(item, "text", "")))
+    return shown
+
+
+def test_claude_code_log_shows_the_reasoning_moved_in_a_codex_rollout(tmp_path: Path) -> None:
+    # Viewers read a reasoning item's summary or the agent_reasoning event, never its
+    # `content`: the event repair writes beside the item is what makes the reasoning show.
+    source = next((FIXTURES / "codex").glob("*.jsonl"))
+    out = tmp_path / "out"
+    result = repair_paths([str(source)], RepairOptions(mode=WriteMode.OUT, out_dir=str(out),
+                                                       run_dir=str(tmp_path / "run"), jobs=1))
+    assert not result.all_errors
+    repaired = out / source.name
+    placed = [s for c in result.changes if c.placement.kind.value == "record"
+              for s in c.extracted]
+    before, after = _codex_entries(source), _codex_entries(repaired)
+    thinking = [text for kind, text in after if kind == "ThinkingContent"]
+    assert thinking == placed and len(placed) == 2
+    assert [k for k, _ in after if k != "ThinkingContent"] == [k for k, _ in before]
+    assert not any("<think>" in text for kind, text in after if kind == "TextContent"
+                   and "`<think>`" not in text)
+    # Without the events (a reasoning item alone, `summary: []`), nothing is shown.
+    bare = tmp_path / "bare.jsonl"
+    bare.write_bytes(b"".join(line for line in repaired.read_bytes().splitlines(keepends=True)
+                              if b'"agent_reasoning"' not in line))
+    assert not [k for k, _ in _codex_entries(bare) if k == "ThinkingContent"]
