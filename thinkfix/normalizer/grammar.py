@@ -134,12 +134,20 @@ class Grammar:
             branches.setdefault("`", []).append(r"(?P<ticks>`*)")
             branches.setdefault("~", []).append(r"(?P<tildes>~~+)")
         self.pattern = re.compile(_dispatch(branches) if branches else never)
-        self._names = tuple(policy.tags)
-        self._probes: dict[str, tuple[str, ...]] = {"<": ()} if policy.tags else {}
+        # the fewest substring tests that find every name (`think` finds `thinking` too)
+        self._names = tuple(n for n in policy.tags if not any(o != n and o in n for o in policy.tags))
+        # first character -> (two-character prefix -> literals): a literal is looked for only
+        # when its prefix is in the text, so code full of `<` pays for few searches. A `<`
+        # literal holding a tag name (`<seed:think>`) needs no test of its own: the names
+        # are looked for first.
+        self._probes: dict[str, dict[str, tuple[str, ...]]] = {"<": {}} if policy.tags else {}
         for lit in literals:
             if lit.kind is Kind.TOOL_CALL:
                 continue  # text on its own: `normalize` without an implicit block ignores it
-            self._probes[lit.text[0]] = self._probes.get(lit.text[0], ()) + (lit.text,)
+            if lit.text[0] == "<" and any(n in lit.text.lower() for n in self._names):
+                continue
+            group = self._probes.setdefault(lit.text[0], {})
+            group[lit.text[:2]] = group.get(lit.text[:2], ()) + (lit.text,)
         self.max_token = max([len(lit.text) for lit in literals] + [MAX_ATTRS + 64])
         starts = {"<"} | {lit.text[0] for lit in literals}
         if policy.protect_code:
@@ -186,15 +194,16 @@ class Grammar:
 
     def maybe_delimited(self, text: str) -> bool:
         """False only when no delimiter can occur in `text`: substring tests at C speed."""
-        for first, probes in self._probes.items():
+        for first, groups in self._probes.items():
             if first not in text:
                 continue
             if first == "<" and self._names:
                 lower = text.lower()
                 if any(name in lower for name in self._names):
                     return True
-            if any(p in text for p in probes):
-                return True
+            for prefix, probes in groups.items():
+                if prefix in text and any(p in text for p in probes):
+                    return True
         return False
 
     def may_grow(self, m: re.Match[str], window: str) -> bool:
