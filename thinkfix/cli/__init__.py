@@ -2,16 +2,73 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 import traceback
+from collections.abc import Iterator, MutableMapping
 from typing import IO, Any
 
 import click
 
 from thinkfix._version import __version__
-from thinkfix.cli import formats, normalize, repair, replay, scan, show, watch, where
 from thinkfix.cli.options import ERROR_PREFIX, echo_error
 from thinkfix.engine.report import ExitCode
+
+#: Command name -> the `thinkfix.cli` module defining it. Named, not imported: a command's
+#: module is imported only when that command runs (click's lazy-group pattern), so
+#: `thinkfix scan` in a pre-commit hook does not pay for repair's diff renderers, replay's
+#: providers or show's rich transcript views.
+LAZY_COMMANDS: dict[str, str] = {
+    "scan": "scan",
+    "repair": "repair",
+    "undo": "repair",
+    "diff": "repair",
+    "normalize": "normalize",
+    "replay": "replay",
+    "show": "show",
+    "formats": "formats",
+    "where": "where",
+    "watch": "watch",
+}
+
+
+class _LazyCommands(MutableMapping[str, click.Command]):
+    """The group's `commands` mapping, importing a command's module on first lookup.
+
+    Listing names (`--help`, `sorted(main.commands)`) imports nothing; `main.commands[name]`
+    and `.values()` import what they return, so code that treats it as click's plain dict
+    keeps working."""
+
+    def __init__(self, lazy: dict[str, str]) -> None:
+        self._lazy = dict(lazy)
+        self._loaded: dict[str, click.Command] = {}
+
+    def _load(self, name: str) -> click.Command:
+        module = importlib.import_module(f"thinkfix.cli.{self._lazy[name]}")
+        for command in module.commands:
+            if command.name in self._lazy:
+                self._loaded.setdefault(command.name, command)
+        return self._loaded[name]
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name in self._loaded:
+            return self._loaded[name]
+        if name in self._lazy:
+            return self._load(name)
+        raise KeyError(name)
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        self._lazy.pop(name, None)
+        del self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*self._lazy, *self._loaded]))
+
+    def __len__(self) -> int:
+        return len(set(self._lazy) | set(self._loaded))
 
 
 def _carry_lone_surrogates() -> None:
@@ -82,6 +139,4 @@ def main() -> None:
     """Find, count and repair reasoning that leaked into stored LLM agent sessions."""
 
 
-for _module in (scan, repair, normalize, replay, show, formats, where, watch):
-    for _command in _module.commands:
-        main.add_command(_command)
+main.commands = _LazyCommands(LAZY_COMMANDS)

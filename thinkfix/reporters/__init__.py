@@ -1,19 +1,35 @@
-"""Reporters: one module per output format behind `base.Reporter`, and the registry of them."""
+"""Scan reporters: one module per output format, looked up through `registry`.
+
+Reporter classes are imported on first use (PEP 562 `__getattr__`), so importing this
+package does not import rich or any reporter a run does not use.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from thinkfix.reporters.base import DEFAULT_OPTIONS, OutputFormat, RenderOptions, Reporter
-from thinkfix.reporters.concise import ConciseReporter
-from thinkfix.reporters.github import GithubReporter
-from thinkfix.reporters.gitlab import GitlabReporter
-from thinkfix.reporters.json import JsonReporter
-from thinkfix.reporters.jsonl import JsonlReporter
-from thinkfix.reporters.junit import JunitReporter
-from thinkfix.reporters.markdown import MarkdownReporter
-from thinkfix.reporters.openmetrics import OpenMetricsReporter
-from thinkfix.reporters.registry import REPORTERS, get_reporter
-from thinkfix.reporters.sarif import SarifReporter
-from thinkfix.reporters.text import TextReporter
+from thinkfix.reporters.registry import REPORTERS, get_reporter, reporter_class
+
+_CLASSES = {
+    "ConciseReporter": OutputFormat.CONCISE,
+    "GithubReporter": OutputFormat.GITHUB,
+    "GitlabReporter": OutputFormat.GITLAB,
+    "JsonReporter": OutputFormat.JSON,
+    "JsonlReporter": OutputFormat.JSONL,
+    "JunitReporter": OutputFormat.JUNIT,
+    "MarkdownReporter": OutputFormat.MARKDOWN,
+    "OpenMetricsReporter": OutputFormat.OPENMETRICS,
+    "SarifReporter": OutputFormat.SARIF,
+    "TextReporter": OutputFormat.TEXT,
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CLASSES:
+        return reporter_class(_CLASSES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_OPTIONS",

@@ -1,0 +1,85 @@
+"""Start-up cost: a command imports only what it runs (#13 item 1).
+
+A pre-commit hook pays `thinkfix scan`'s start-up on every commit, so the modules that
+`scan --help` and `import thinkfix` load are pinned here, in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from thinkfix.cli import LAZY_COMMANDS, main
+
+_ROOT = Path(__file__).resolve().parents[2]
+
+#: Module prefixes no scan start-up may import: other commands' machinery and rich.
+_NOT_FOR_SCAN = (
+    "rich",
+    "thinkfix.diffreport",
+    "thinkfix.providers",
+    "thinkfix.transcript",
+    "thinkfix.engine.repair",
+    "thinkfix.engine.diff",
+    "thinkfix.cli.repair",
+    "thinkfix.cli.replay",
+    "thinkfix.cli.show",
+    "thinkfix.cli.richbar",
+    "thinkfix.reporters.text",
+    "thinkfix.reporters.console",
+)
+
+
+def _modules_after(code: str) -> list[str]:
+    """Module names loaded by `code` in a fresh interpreter run from the repository root."""
+    probe = code + "\nimport json, sys\nsys.stdout.write('\\n' + json.dumps(sorted(sys.modules)))\n"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                          cwd=_ROOT)
+    loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return loaded
+
+
+def _offending(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if any(m == p or m.startswith(p + ".") for p in prefixes)]
+
+
+def test_scan_help_imports_no_other_commands_machinery_nor_rich() -> None:
+    modules = _modules_after(
+        "from thinkfix.cli import main\n"
+        "try:\n    main(['scan', '--help'])\nexcept SystemExit:\n    pass")
+    assert "thinkfix.cli.scan" in modules
+    assert _offending(modules, _NOT_FOR_SCAN) == []
+
+
+def test_scan_json_imports_no_rich() -> None:
+    modules = _modules_after(
+        "from thinkfix.cli import main\n"
+        "try:\n    main(['scan', '--output-format', 'json', '--no-progress', 'fixtures/pi'])\n"
+        "except SystemExit:\n    pass")
+    assert "thinkfix.reporters.json" in modules
+    assert _offending(modules, _NOT_FOR_SCAN) == []
+
+
+def test_import_thinkfix_imports_no_rich_renderers_or_providers() -> None:
+    modules = _modules_after("import thinkfix")
+    assert _offending(modules, ("rich", "thinkfix.diffreport", "thinkfix.providers",
+                                "thinkfix.reporters", "thinkfix.cli", "click")) == []
+
+
+@pytest.mark.parametrize("name", sorted(LAZY_COMMANDS))
+def test_every_lazy_command_loads_under_its_own_name(name: str) -> None:
+    command = main.commands[name]
+    assert command.name == name
+
+
+def test_the_lazy_table_is_every_command_the_modules_define() -> None:
+    """A command added to a module but not to LAZY_COMMANDS would silently vanish."""
+    import importlib
+
+    defined = {command.name for module in set(LAZY_COMMANDS.values())
+               for command in importlib.import_module(f"thinkfix.cli.{module}").commands}
+    assert defined == set(LAZY_COMMANDS)
