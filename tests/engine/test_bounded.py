@@ -181,3 +181,20 @@ def test_the_text_report_keeps_no_state_per_clean_file() -> None:
         return used
 
     assert peak(20_000) - peak(0) < 1 << 20  # was ~6.5 MB for 20k files
+
+
+def test_a_hostile_message_is_never_normalized_whole(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A later check (does the text show anything once repaired?) normalized every leaking
+    text a second time, whole, which undid the cap: a 50 MB hostile line took 158 s."""
+    import thinkfix.engine.scan as engine
+
+    real = engine.normalize
+
+    def guarded(text: str, *args: Any, **kwargs: Any) -> Any:
+        assert len(text) < 100_000, "a capped text was normalized whole"
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "normalize", guarded)
+    report = scan([str(_chat(tmp_path / "h.jsonl", HOSTILE * 40_000))], ScanOptions(inputs=CHAT))
+    assert report.summary.findings == 1000

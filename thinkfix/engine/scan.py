@@ -381,13 +381,11 @@ class _FileScan:
             if self.options.model_disabled(model):
                 continue
             start = len(self.findings)
-            found = self._site(site, model or None)
+            found, text = self._site(site, model or None)
             if found:
                 leaking[i] = leaking.get(i, 0) + found
-                result = normalize(site.text, native_reasoning=site.native_reasoning,
-                                   policy=self.options.policy)
-                if not result.visible.strip():
-                    emptied.append((site, start, len(self.findings), bool(result.extracted)))
+                if text.visible_empty:  # (None: not examined to its end, so not known)
+                    emptied.append((site, start, len(self.findings), text.extracted))
         if emptied:
             self._mark_refused(record, emptied)
         for i, found in leaking.items():
@@ -412,7 +410,8 @@ class _FileScan:
                 self.findings[start:end] = [replace(f, refused=note)
                                             for f in self.findings[start:end]]
 
-    def _site(self, site: Site, model: str | None) -> int:
+    def _site(self, site: Site, model: str | None) -> tuple[int, CappedFindings]:
+        """The findings of one text, appended; how many were reported, and what was found."""
         options = self.options
         capped = capped_findings(site.text, site.native_reasoning, options.policy,
                                  options.max_findings,
@@ -427,7 +426,7 @@ class _FileScan:
                 f"the first {len(findings)} are reported, and {capped.more:,} more were "
                 f"found{rest} (--max-findings raises the cap)"))
         if not findings:
-            return 0
+            return 0, capped
         path, fmt_id = self.file.path, self.fmt.id
         message = site.message_id or f"#{site.message_index}"
         session = _session_key(site, path)
@@ -445,7 +444,7 @@ class _FileScan:
                 fingerprint=fingerprint(fmt_id, session, message, leaked),
                 snippet=redacted_snippet(leaked, options.snippet_chars, options.redaction)))
             count += 1
-        return count
+        return count, capped
 
     def result(self) -> FileResult:
         return FileResult(
@@ -468,6 +467,10 @@ class CappedFindings:
     findings: tuple[Finding, ...]
     more: int = 0  # further findings in the part examined, not reported
     unexamined: int = 0  # characters at the end of the text not examined at all
+    # Whether the text shows nothing once normalized, and whether reasoning came out of it
+    # (None when the text was not examined to its end), so no caller normalizes it twice.
+    visible_empty: bool | None = None
+    extracted: bool = False
 
     @property
     def capped(self) -> bool:
@@ -485,23 +488,25 @@ def capped_findings(text: str, native: str | None, policy: Policy, cap: int, *,
     contract), and stops once the cap is passed with text still to read.
     """
     evidence = followed_by_tool_call
-    if cap <= 0:
-        return CappedFindings(normalize(text, native_reasoning=native, policy=policy,
-                                        followed_by_tool_call=evidence).findings)
-    if sum(text.count(c) for c in grammar_for(policy).start_chars) <= 2 * cap:
-        found = normalize(text, native_reasoning=native, policy=policy,
-                          followed_by_tool_call=evidence).findings
-    else:
-        stream = StreamNormalizer(policy, native_reasoning=native, followed_by_tool_call=evidence)
-        for at in range(0, len(text), _CAP_CHUNK):
-            stream.feed(text[at:at + _CAP_CHUNK])
-            rest = len(text) - at - _CAP_CHUNK
-            if rest > 0 and len(stream.findings) > cap:
-                found = stream.findings
-                return CappedFindings(found[:cap], len(found) - cap, rest)
-        stream.finish()
-        found = stream.findings
-    return CappedFindings(found[:cap], max(0, len(found) - cap))
+    if cap <= 0 or sum(text.count(c) for c in grammar_for(policy).start_chars) <= 2 * cap:
+        result = normalize(text, native_reasoning=native, policy=policy,
+                           followed_by_tool_call=evidence)
+        found = result.findings if cap <= 0 else result.findings[:cap]
+        return CappedFindings(found, len(result.findings) - len(found),
+                              visible_empty=not result.visible.strip(),
+                              extracted=bool(result.extracted))
+    stream = StreamNormalizer(policy, native_reasoning=native, followed_by_tool_call=evidence)
+    shown = False
+    for at in range(0, len(text), _CAP_CHUNK):
+        shown = bool(stream.feed(text[at:at + _CAP_CHUNK]).visible.strip()) or shown
+        rest = len(text) - at - _CAP_CHUNK
+        if rest > 0 and len(stream.findings) > cap:
+            found = stream.findings
+            return CappedFindings(found[:cap], len(found) - cap, rest)
+    shown = bool(stream.finish().visible.strip()) or shown
+    found = stream.findings
+    return CappedFindings(found[:cap], max(0, len(found) - cap), visible_empty=not shown,
+                          extracted=bool(stream.segments))
 
 
 def bad_kind(error: str) -> ErrorKind:
