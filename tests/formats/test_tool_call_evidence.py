@@ -21,6 +21,7 @@ PLAN = "I will read the config first.\n</think>\n"
     ("session-1775123456789", "claw-code", 1, "messages[1].blocks[0].text"),
     ("9c5e1f7a", "pi", 6, "message.content[1].text"),  # OpenClaw: text, then toolCall
     ("2026-01-15T08-30-12-417Z", "pi", 5, "message.content[0].text"),
+    ("session-2026-02-03", "gemini-cli", 1, "messages[1].content"),  # content, then toolCalls
 ])
 def test_text_before_a_tool_call_block_is_marked(name: str, fmt: str, line: int, path: str) -> None:
     f = get(fmt)
@@ -59,3 +60,11 @@ def test_openai_chat_content_with_tool_calls_is_marked() -> None:
     kinds = [[x.kind.value for x in normalize(s.text, followed_by_tool_call=s.followed_by_tool_call)
               .findings] for s in found]
     assert kinds == [["orphan_close"], ["stray_close"]]
+
+
+def test_gemini_cli_text_part_before_a_function_call_part_is_marked() -> None:
+    from thinkfix.formats.gemini_cli import _slots
+
+    message = {"type": "gemini", "content": [{"text": PLAN}, {"functionCall": {
+        "name": "read_file", "args": {"path": "config.toml"}}}, {"text": "Done."}]}
+    assert [s.tool_after for s in _slots(message, ())] == [True, False]

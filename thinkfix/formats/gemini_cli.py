@@ -44,12 +44,16 @@ def _header(o: dict[str, Any]) -> bool:
 
 def _slots(m: dict[str, Any], base: Path) -> list[TextSlot]:
     content = m.get("content")
+    tools = bool(m.get("toolCalls"))  # the message's tool calls follow its text: rule 4's evidence
     if isinstance(content, str):
-        return [TextSlot(base + ("content",), content)]
+        return [TextSlot(base + ("content",), content, tool_after=tools)]
     if not isinstance(content, list):
         return []
+    last_call = max((i for i, part in enumerate(content)
+                     if isinstance(part, dict) and part.get("functionCall")), default=-1)
     return [TextSlot(base + ("content", i, "text"), part["text"],
-                     bool(part.get("thoughtSignature") or part.get("thought_signature")))
+                     bool(part.get("thoughtSignature") or part.get("thought_signature")),
+                     tool_after=tools or i < last_call)
             for i, part in enumerate(content)
             if isinstance(part, dict) and isinstance(part.get("text"), str)
             and not part.get("thought")]
