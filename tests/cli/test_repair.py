@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from tests.formats.support import fixture_totals, leaking_fixtures
 from thinkfix.cli import main
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -49,15 +50,16 @@ def test_cli_repair_out_then_scan_reports_only_the_refused(tmp_path: Path) -> No
     assert result.stdout == ""
     # Three messages are all reasoning: an empty text would break the session, so they
     # are refused, each with its reason, and a scan of the repaired copy still reports them.
-    assert "repaired 24 messages in 12 files (12 files read, 3 messages refused)." \
-        in result.stderr
+    totals = fixture_totals()
+    assert (f"repaired {totals.leaking - 3} messages in {len(leaking_fixtures())} files "
+            f"({totals.files} files read, 3 messages refused).") in result.stderr
     assert result.stderr.count("not repaired: refused: the text is all reasoning and "
                                "nothing visible would remain") == 3
     assert "undo with: thinkfix undo " in result.stderr
     assert tree(src) == before
     scanned = invoke("scan", "repaired")
     assert scanned.exit_code == 1, scanned.stdout + scanned.stderr
-    assert "Reasoning leaked in 3 of 42 assistant messages" in scanned.stdout
+    assert f"Reasoning leaked in 3 of {totals.messages} assistant messages" in scanned.stdout
     again = invoke("scan", str(src))
     assert again.exit_code == 1
 
@@ -166,7 +168,7 @@ def test_cli_repair_report_writes_diff_report(tmp_path: Path) -> None:
     assert result.exit_code == 0 and result.stdout == ""
     doc = json.loads((tmp_path / "audit.json").read_text("utf-8"))
     assert doc["schema_version"] == 1 and doc["written"] is True
-    assert doc["totals"]["messages"] == 24 and doc["manifest"]
+    assert doc["totals"]["messages"] == fixture_totals().leaking - 3 and doc["manifest"]
     assert doc["totals"]["refused"] == 3
     refused = [m for m in doc["messages"] if not m["applied"]]
     assert {m["placement"]["kind"] for m in refused} == {"refused"}

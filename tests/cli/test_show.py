@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
+from tests.formats.support import leaking_fixtures
 from thinkfix.cli import main
 from thinkfix.cli import show as show_module
 
@@ -43,13 +44,15 @@ def test_show_without_normalized_shows_the_leak_as_stored() -> None:
     assert f"<think>\n{LEAK}" in out and "recovered" not in out
 
 
-@pytest.mark.parametrize("path", sorted(p for p in FIXTURES.rglob("*") if p.is_file()
-                                        and "streams" not in p.parts and p.name != "README.md"),
-                         ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("path", leaking_fixtures(), ids=lambda p: p.parent.name)
 def test_show_every_fixture_recovers_thinking_when_normalized(path: Path) -> None:
     code, out, err = run(str(path), "--normalized", "--no-pager")
     assert (code, err) == (0, "")
-    assert "(recovered from leaked text)" in out
+    stored = run(str(path), "--no-pager")[1]
+    # Recovered, or (OpenCode's MiniMax part: the leak repeats the reasoning part beside
+    # it, so nothing is new to recover) at least gone from the visible text.
+    assert "(recovered from leaked text)" in out or (
+        "</think>" in stored and "</think>" not in out)
     assert "\x1b[" not in out  # piped output carries no colour codes
 
 

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import orjson
 import pytest
 
+from tests.formats.support import fixture_totals
+
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def fixtures_leaking_total() -> int:
-    """The total README states the fixtures were built with (`**27 leaking**`)."""
-    text = (FIXTURES / "README.md").read_text(encoding="utf-8")
-    match = re.search(r"\*\*(\d+) leaking\*\*", text)
-    assert match, "fixtures/README.md states the total of leaking messages"
-    return int(match.group(1))
+    """The total of leaking messages fixtures/README.md states."""
+    return fixture_totals().leaking
 
 
 def claude_line(text: str, *, uuid: str, model: str = "qwen3-32b", role: str = "assistant",

@@ -25,6 +25,26 @@ def fixture_files() -> list[Path]:
                   and "streams" not in p.relative_to(FIXTURES).parts)
 
 
+def session_unit(source: Path) -> Path:
+    """What must travel with a fixture file for it to be read right: the file itself, or
+    (OpenCode's file store, whose parts take their role from message files) its store."""
+    parts = source.relative_to(FIXTURES).parts
+    if parts[0] == "opencode" and "storage" in parts:
+        return FIXTURES.joinpath(*parts[:parts.index("storage") + 1])
+    return source
+
+
+def copy_unit(source: Path, dest: Path) -> Path:
+    """Copy a fixture's session unit under `dest`; the path of the copied `source`."""
+    unit = session_unit(source)
+    if unit == source:
+        target = dest / source.name
+        target.write_bytes(source.read_bytes())
+        return target
+    shutil.copytree(unit, dest / unit.name)
+    return dest / unit.name / source.relative_to(unit)
+
+
 def copy_fixtures(dest: Path) -> Path:
     """A private copy of the fixture tree (sessions only), so tests may write to it."""
     root = dest / "fixtures"

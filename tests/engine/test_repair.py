@@ -16,15 +16,18 @@ from tests.engine.repair_helpers import (
     REFUSED,
     all_ids,
     copy_fixtures,
+    copy_unit,
     findings,
     fixture_files,
     leaking_lines,
     options,
     records,
     run,
+    session_unit,
     temp_files,
     tree_bytes,
 )
+from tests.formats.support import fixture_totals, leaking_fixtures
 from thinkfix.engine import fsio
 from thinkfix.engine import manifest as mf
 from thinkfix.engine import repair as repair_mod
@@ -40,7 +43,8 @@ from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, PlacementKind
 from thinkfix.io.compression import Compression
 
-FILES = fixture_files()
+#: The fixtures with known leaks (the clean ones must stay clean; a test below checks that).
+FILES = leaking_fixtures()
 FORMATS = {registry.detect_file(str(p)).id for p in FILES}
 
 
@@ -57,11 +61,12 @@ def test_repair_fixture_removes_leaks_and_changes_nothing_else(tmp_path: Path,
                                                                source: Path) -> None:
     fmt = registry.detect_file(str(source)).id
     before_scan = scan([str(source)], ScanOptions(), jobs=1)
-    assert before_scan.findings, "every fixture has known leaks"
-    result = run([source], WriteMode.OUT, tmp_path, out_dir=str(tmp_path / "out"))
-    (file,) = result.files
+    assert before_scan.findings, "every leaking fixture has known leaks"
+    unit = session_unit(source)
+    result = run([unit], WriteMode.OUT, tmp_path, out_dir=str(tmp_path / "out"))
+    (file,) = [f for f in result.files if Path(f.path) == source]
     assert file.status is FileStatus.REPAIRED and not file.errors
-    out = tmp_path / "out" / source.name
+    out = tmp_path / "out" / (source.name if unit == source else source.relative_to(unit))
     # Findings gone, as the scan engine sees them, except in the messages the repair
     # refused (all reasoning: an empty text would break the session), which still leak.
     refused = {(source.name, c.site.line) for c in file.changes
@@ -98,8 +103,7 @@ def test_repair_fixture_removes_leaks_and_changes_nothing_else(tmp_path: Path,
 
 @pytest.mark.parametrize("source", FILES, ids=_id)
 def test_repair_in_place_then_undo_restores_original_bytes(tmp_path: Path, source: Path) -> None:
-    work = tmp_path / source.name
-    work.write_bytes(source.read_bytes())
+    work = copy_unit(source, tmp_path)
     result = run([work], WriteMode.IN_PLACE, tmp_path)
     assert result.exit_code() is ExitCode.CLEAN
     assert work.read_bytes() != source.read_bytes()
@@ -107,15 +111,24 @@ def test_repair_in_place_then_undo_restores_original_bytes(tmp_path: Path, sourc
     undone = mf.undo(result.manifest_path)
     assert undone.exit_code() is ExitCode.CLEAN, undone
     assert work.read_bytes() == source.read_bytes()
-    assert not (tmp_path / (source.name + SIDECAR_SUFFIX)).exists()
+    assert not work.with_name(work.name + SIDECAR_SUFFIX).exists()
     assert temp_files(tmp_path) == []
+
+
+def test_repair_clean_fixtures_stay_byte_identical(tmp_path: Path) -> None:
+    clean = [p for p in fixture_files() if p not in FILES]
+    assert clean, "each runtime added with #16 ships a clean session"
+    result = run([FIXTURES], WriteMode.OUT, tmp_path, out_dir=str(tmp_path / "out"))
+    for path in clean:
+        assert (tmp_path / "out" / path.relative_to(FIXTURES)).read_bytes() == path.read_bytes()
+    assert not [f for f in result.files if Path(f.path) in clean and f.changes]
 
 
 def test_repair_whole_tree_scans_clean_but_for_refusals_and_second_repair_changes_nothing(
         tmp_path: Path) -> None:
     first = run([FIXTURES], WriteMode.OUT, tmp_path, out_dir=str(tmp_path / "repaired"))
     assert first.exit_code() is ExitCode.CLEAN
-    assert sum(1 for c in first.changes if c.applied) == 24
+    assert sum(1 for c in first.changes if c.applied) == fixture_totals().leaking - len(REFUSED)
     assert {(Path(f.path).name, c.site.line) for f in first.files
             for c in f.changes if not c.applied} == REFUSED
     # "Repair then scan": the refused messages still leak, and a scan says so.
@@ -144,7 +157,9 @@ def test_repair_read_only_modes_write_nothing(tmp_path: Path) -> None:
     before = tree_bytes(tmp_path)
     for mode in (WriteMode.CHECK, WriteMode.DIFF, WriteMode.DRY_RUN):
         result = run([src], mode, tmp_path, unified_diff=mode is WriteMode.DIFF)
-        assert all(f.status is FileStatus.WOULD_CHANGE for f in result.files)
+        leaking = {str(p.relative_to(FIXTURES)) for p in FILES}
+        assert all(f.status is (FileStatus.WOULD_CHANGE if str(Path(f.path).relative_to(src))
+                                in leaking else FileStatus.CLEAN) for f in result.files)
         assert result.manifest_path is None
     assert tree_bytes(tmp_path) == before
     assert run([src], WriteMode.CHECK, tmp_path).exit_code() is ExitCode.FINDINGS
@@ -170,8 +185,7 @@ def test_repair_diff_mode_gives_unified_diff_of_changed_lines(tmp_path: Path) ->
 
 def test_repair_claude_code_resumable_keeps_reasoning_only_in_manifest(tmp_path: Path) -> None:
     source = next(p for p in FILES if p.name.startswith("2e8b4f60"))
-    work = tmp_path / source.name
-    work.write_bytes(source.read_bytes())
+    work = copy_unit(source, tmp_path)
     result = run([work], WriteMode.IN_PLACE, tmp_path)
     # No thinking block was added: Claude Code would replay it unsigned and fail.
     assert work.read_bytes().count(b'"thinking"') == source.read_bytes().count(b'"thinking"')
@@ -203,8 +217,7 @@ def test_repair_claude_code_archive_mode_adds_unsigned_thinking_block(tmp_path: 
 
 def test_repair_claw_code_legacy_writes_sidecar_and_undo_removes_it(tmp_path: Path) -> None:
     source = next(p for p in FILES if p.name == "session-1775123456789.json")
-    work = tmp_path / source.name
-    work.write_bytes(source.read_bytes())
+    work = copy_unit(source, tmp_path)
     result = run([work], WriteMode.IN_PLACE, tmp_path)
     sidecar = tmp_path / (source.name + SIDECAR_SUFFIX)
     doc = orjson.loads(sidecar.read_bytes())

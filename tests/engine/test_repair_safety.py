@@ -20,6 +20,7 @@ from tests.engine.repair_helpers import (
     temp_files,
     tree_bytes,
 )
+from tests.formats.support import leaking_fixtures
 from thinkfix.engine import fsio
 from thinkfix.engine import manifest as mf
 from thinkfix.engine import repair as repair_mod
@@ -203,6 +204,7 @@ def test_repair_worker_killed_mid_write_is_redone_and_fully_undoable(
     assert result.manifest_path is not None
     doc = mf.load_manifest(result.manifest_path)
     sessions = {e["target"] for e in doc["files"] if e["role"] == "session"}
-    assert len(sessions) == len(before)  # every replaced file is in the manifest
+    # every replaced file (each leaking fixture) is in the manifest
+    assert len(sessions) == len(leaking_fixtures())
     assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert tree_bytes(src) == before

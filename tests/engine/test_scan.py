@@ -14,6 +14,7 @@ import orjson
 import pytest
 
 from tests.engine.conftest import FIXTURES, claude_line, fixtures_leaking_total
+from tests.formats.support import fixture_totals
 from thinkfix.engine.inputs import InputOptions, walk
 from thinkfix.engine.scan import (
     DEFAULT_KINDS,
@@ -29,8 +30,8 @@ from thinkfix.reporters.sarif import to_sarif
 def test_scan_fixtures_match_readme() -> None:
     report = scan([str(FIXTURES)], jobs=1)
     assert report.summary.leaking_messages == fixtures_leaking_total()
-    assert report.summary.assistant_messages == 42
-    assert report.summary.files == 12
+    assert report.summary.assistant_messages == fixture_totals().messages
+    assert report.summary.files == fixture_totals().files
     assert not report.errors
     assert report.summary.findings == len(report.findings)
     assert report.summary.leaked_chars == sum(f.leaked_chars for f in report.findings)

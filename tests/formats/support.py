@@ -27,6 +27,39 @@ FIXTURES = REPO / "fixtures"
 DATA = REPO / "tests" / "data" / "formats"
 SAMPLES = REPO.parent / "shared" / "samples"
 
+#: A row of fixtures/README.md's table: file, format, assistant messages, leaking messages.
+README_ROW = re.compile(r"^\| `(?P<file>[^`]+)` \| (?P<format>[a-z-]+) [^|]*\| (?P<messages>\d+) \| "
+                        r"\*\*(?P<leaking>\d+)\*\* \|", re.MULTILINE)
+_README_TOTAL = re.compile(r"^Total: (\d+) files, (\d+) assistant messages, \*\*(\d+) leaking\*\*",
+                           re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class FixtureTotals:
+    """The totals fixtures/README.md states (a test checks them against the files)."""
+
+    files: int
+    messages: int
+    leaking: int
+
+
+def fixture_table() -> dict[str, re.Match[str]]:
+    """fixtures/README.md's rows by file path (relative to fixtures/)."""
+    return {m["file"]: m for m in README_ROW.finditer((FIXTURES / "README.md").read_text())}
+
+
+def fixture_totals() -> FixtureTotals:
+    match = _README_TOTAL.search((FIXTURES / "README.md").read_text())
+    assert match, "fixtures/README.md states its totals"
+    return FixtureTotals(*(int(g) for g in match.groups()))
+
+
+def leaking_fixtures() -> list[Path]:
+    """The fixture files README says leak (the clean ones are there to stay clean)."""
+    return sorted(FIXTURES / name for name, row in fixture_table().items()
+                  if int(row["leaking"]) > 0)
+
+
 ID_KEYS = {"uuid", "parentUuid", "leafUuid", "sessionId", "requestId", "id", "parentId",
            "call_id", "tool_use_id", "toolCallId", "session_id", "logicalParentUuid",
            "signature", "thinkingSignature", "thoughtSignature", "encrypted_content"}
@@ -47,8 +80,13 @@ def fixture(name: str) -> Path:
     return matches[0]
 
 
-def read(fmt: SessionFormat, data: bytes) -> list[Record]:
-    return list(fmt.read(io.BytesIO(data)))
+def read(fmt: SessionFormat, data: bytes, path: Path | str | None = None) -> list[Record]:
+    """Records of `data`; `path` names the stream as an open file would be named (a format
+    may read files beside it: OpenCode's file store keeps a part's role in its message)."""
+    stream = io.BytesIO(data)
+    if path is not None:
+        stream.name = str(path)
+    return list(fmt.read(stream))
 
 
 def write(fmt: SessionFormat, records: Iterable[Record]) -> bytes:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
-from tests.formats.support import FIXTURES, detect, read, session_files, sites
+from tests.formats.support import (
+    FIXTURES,
+    detect,
+    fixture_table,
+    fixture_totals,
+    read,
+    session_files,
+    sites,
+)
 
-ROW = re.compile(r"^\| `(?P<file>[^`]+)` \| (?P<format>[a-z-]+) [^|]*\| (?P<messages>\d+) \| "
-                 r"\*\*(?P<leaking>\d+)\*\* \|", re.MULTILINE)
-TABLE = {m["file"]: m for m in ROW.finditer((FIXTURES / "README.md").read_text())}
+TABLE = fixture_table()
 
 
 def test_fixtures_readme_lists_every_session_file() -> None:
@@ -24,7 +29,7 @@ def test_fixtures_format_and_assistant_message_count(name: str) -> None:
     data = (FIXTURES / name).read_bytes()
     fmt = detect(data, FIXTURES / name)
     assert fmt.id == TABLE[name]["format"]
-    records = read(fmt, data)
+    records = read(fmt, data, FIXTURES / name)
     assert all(r.error is None for r in records)
     assert sum(fmt.assistant_messages(r) for r in records) == int(TABLE[name]["messages"])
 
@@ -46,6 +51,13 @@ def test_fixtures_leaking_message_count(name: str) -> None:
     path: Path = FIXTURES / name
     data = path.read_bytes()
     fmt = detect(data, path)
-    leaking = {(s.record_index, s.message_index) for s in sites(fmt, read(fmt, data))
+    leaking = {(s.record_index, s.message_index) for s in sites(fmt, read(fmt, data, path))
                if normalize(s.text, native_reasoning=s.native_reasoning).findings}
     assert len(leaking) == int(TABLE[name]["leaking"])
+
+
+def test_fixtures_readme_totals_add_up() -> None:
+    totals = fixture_totals()
+    assert totals.files == len(TABLE)
+    assert totals.messages == sum(int(r["messages"]) for r in TABLE.values())
+    assert totals.leaking == sum(int(r["leaking"]) for r in TABLE.values())

@@ -12,7 +12,8 @@ import thinkfix.formats as formats_pkg
 from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat
 
-FORMAT_IDS = ["claude-code", "codex", "pi", "claw-code", "openai-chat", "anthropic", "gemini-cli"]
+FORMAT_IDS = ["claude-code", "codex", "pi", "claw-code", "openai-chat", "anthropic", "gemini-cli",
+              "hermes", "cline", "roo-code", "opencode"]
 SUPPORT_MODULES = {"base", "common", "detection", "jsonedit", "locations", "reader", "registry",
                    "turn_shapes", "turns"}
 

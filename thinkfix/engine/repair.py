@@ -300,7 +300,15 @@ def describe(exc: BaseException) -> str:
         f"{type(exc).__name__}: {text or 'no details'}"
 
 
-def _survey(fmt: SessionFormat, content: bytes,
+def _named(content: bytes, path: str) -> io.BytesIO:
+    """The file's bytes as a stream that knows the file's name, as an open file does
+    (OpenCode's file store reads a part's role from the message file beside it)."""
+    stream = io.BytesIO(content)
+    stream.name = path
+    return stream
+
+
+def _survey(fmt: SessionFormat, content: bytes, path: str,
             options: ScanOptions) -> tuple[list[Record], int, list[Record] | None]:
     """The records a scan would parse, how many records there are, and all of them if read.
 
@@ -312,7 +320,7 @@ def _survey(fmt: SessionFormat, content: bytes,
         reader = sparse.SparseReader(fmt, io.BytesIO(content))  # type: ignore[arg-type]
         surveyed = list(reader)
         return surveyed, reader.records, None
-    records = list(fmt.read(io.BytesIO(content)))
+    records = list(fmt.read(_named(content, path)))
     return records, len(records), records
 
 
@@ -321,7 +329,7 @@ def plan_file(path: str, fmt: SessionFormat, snapshot: fsio.Snapshot,
     """Repair one file in memory: what changes, where the reasoning goes, and the new bytes."""
     limit = options.scan.max_record_size
     content = decompress(snapshot.data, kind, limit * DECOMPRESSED_RECORDS)
-    surveyed, count, records = _survey(fmt, content, options.scan)
+    surveyed, count, records = _survey(fmt, content, snapshot.path, options.scan)
     found = list(find_repairs(fmt, surveyed, options.scan))
     # After the sites were asked for: a record whose fields the format rejected is bad too.
     bad = tuple(bad_records(fmt, surveyed, options.scan))
@@ -329,7 +337,7 @@ def plan_file(path: str, fmt: SessionFormat, snapshot: fsio.Snapshot,
         return FilePlan(path, fmt, snapshot, kind, content, [], [], [], content, bad, count)
     if records is None:
         # Sites keep the record index, which the sparse reader numbers like the full one.
-        records = list(fmt.read(io.BytesIO(content)))
+        records = list(fmt.read(_named(content, snapshot.path)))
     repairs = [Repair(site, result.visible, result.extracted) for site, result in found]
     after, placements = fmt.apply(records, repairs, options.apply)
     keep = options.keep_texts
@@ -405,7 +413,7 @@ def verify(plan: FilePlan, new_content: bytes, options: ScanOptions) -> None:
         raise fsio.VerifyError(f"{name}: the records do not cover the file exactly")
     reread: list[Record] = []
     for chunk in touched:
-        got = list(fmt.read(io.BytesIO(chunk)))
+        got = list(fmt.read(_named(chunk, plan.snapshot.path)))
         if len(got) != 1 or got[0].raw + got[0].eol != chunk:
             raise fsio.VerifyError(f"{name}: a repaired record does not read back as one record")
         reread.append(got[0])

@@ -89,6 +89,11 @@ class OpenAIChat(FormatBase):
                  "reasoning_details is never touched")
     shapes = (dict, list)
     doc_shapes = (dict, list)
+    #: The reasoning field created when neither the message nor the file uses one
+    #: (None: the `openai_reasoning_field` option).
+    default_field: str | None = None
+    #: The key of a document's session id.
+    session_key = "id"
 
     def detect(self, head: bytes, path: str = "") -> float:
         s = sample(head)
@@ -128,13 +133,13 @@ class OpenAIChat(FormatBase):
                     index = j if base[:1] != ("choices",) else int(base[1])
                     yield self._message(m, path, index, value)
 
-    @staticmethod
-    def _message(m: dict[str, Any], path: Path, index: int, top: Any) -> Message:
+    def _message(self, m: dict[str, Any], path: Path, index: int, top: Any) -> Message:
         top_model = top.get("model") if isinstance(top, dict) else None
+        session = top.get(self.session_key) if isinstance(top, dict) and path else None
         return Message(path, index, partial(_slots, m, path), native=partial(_native, m),
                        message_id=as_str(m.get("id")),
                        model=as_str(m.get("model")) or as_str(top_model),
-                       session_id=as_str(top.get("id")) if isinstance(top, dict) and path else None)
+                       session_id=as_str(session))
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
         site = draft.site
@@ -147,7 +152,7 @@ class OpenAIChat(FormatBase):
                       and (msg[f] is None or isinstance(msg[f], str))), None)
         if field is None:
             field = plan.fact("openai-chat:field", lambda: self._field_in_use(plan)) \
-                or plan.options.openai_reasoning_field
+                or self.default_field or plan.options.openai_reasoning_field
         before = msg.get(field) if isinstance(msg.get(field), str) else None
 
         def build(drafts: list[Draft]) -> SetKey:

@@ -8,10 +8,13 @@ from thinkfix.formats.anthropic import Anthropic
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.claude_code import ClaudeCode
 from thinkfix.formats.claw_code import ClawCode
+from thinkfix.formats.cline import Cline, RooCode
 from thinkfix.formats.codex import Codex
 from thinkfix.formats.detection import read_head
 from thinkfix.formats.gemini_cli import GeminiCli
+from thinkfix.formats.hermes import Hermes
 from thinkfix.formats.openai_chat import OpenAIChat
+from thinkfix.formats.opencode import OpenCode
 from thinkfix.formats.pi import Pi
 from thinkfix.io.compression import open_read
 
@@ -20,7 +23,7 @@ THRESHOLD = 0.5
 
 FORMATS: dict[str, SessionFormat] = {
     f.id: f for f in (ClaudeCode(), Codex(), Pi(), ClawCode(), OpenAIChat(), Anthropic(),
-                      GeminiCli())
+                      GeminiCli(), Hermes(), Cline(), RooCode(), OpenCode())
 }
 
 

@@ -24,6 +24,10 @@ CASES = {
     "openai_chat.json": "openai-chat",
     "anthropic.jsonl": "anthropic",
     "gemini_cli.json": "gemini-cli",
+    "hermes.json": "hermes",
+    "cline_api_conversation_history.json": "cline",
+    "roo_code_api_conversation_history.json": "roo-code",
+    "opencode.db": "opencode",
 }
 
 

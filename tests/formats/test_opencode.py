@@ -1,0 +1,72 @@
+"""OpenCode: the SQLite store (built with OpenCode's schema) and the older file store."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+from tests.formats import opencode_db
+from tests.formats.support import FIXTURES
+from thinkfix.engine.scan import scan
+from thinkfix.formats import registry
+from thinkfix.formats.opencode import OpenCode
+
+STORE = FIXTURES / "opencode" / "storage"
+LEAKY_PART = (STORE / "part" / "msg_95e0f3d71002bP4sW8nY1eLmTg"
+              / "prt_95e0f3d71005Pp3qQ4rR5sS6tT.json")
+
+
+def test_opencode_database_is_detected_by_its_tables(tmp_path: Path) -> None:
+    db = opencode_db.build(tmp_path / "opencode.db", opencode_db.LEAKY)
+    head = db.read_bytes()[:65536]
+    assert registry.detect_or_raise(head, str(db)).id == "opencode"
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE part (id text, data text)")
+    assert registry.detect(other.read_bytes()[:65536], str(other)) is None
+
+
+def test_opencode_database_scan_reads_messages_with_their_parts_in_id_order(
+        tmp_path: Path) -> None:
+    db = opencode_db.build(tmp_path / "opencode.db", opencode_db.LEAKY)
+    report = scan([str(db)], jobs=1)
+    assert not report.errors
+    assert report.summary.assistant_messages == 2
+    assert [(f.json_path, f.kind) for f in report.findings] == [
+        ("parts[2].text", "block"), ("parts[0].text", "stray_close")]
+    assert {f.message_id for f in report.findings} == {
+        "msg_95e0f3d71002bP4sW8nY1eLmTg", "msg_95e0f3e20003cQ5tX9oZ2fMnUh"}
+    assert {f.model for f in report.findings} == {"MiniMax-M2"}
+
+
+def test_opencode_database_is_never_written_by_scan(tmp_path: Path) -> None:
+    db = opencode_db.build(tmp_path / "opencode.db", opencode_db.LEAKY)
+    before = db.read_bytes()
+    scan([str(db)], jobs=1)
+    assert db.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [
+        "opencode.db"]
+
+
+def test_opencode_file_store_part_takes_role_and_reasoning_from_beside_it() -> None:
+    fmt = OpenCode()
+    with open(LEAKY_PART, "rb") as fp:
+        (record,) = fmt.read(fp)
+    (site,) = fmt.sites(record)
+    assert site.model == "MiniMax-M2"
+    assert site.native_reasoning == ("Floating point: the prices are summed as floats. "
+                                     "Use integer cents.")
+
+
+def test_opencode_part_without_its_message_file_is_an_error_not_clean(tmp_path: Path) -> None:
+    lone = tmp_path / LEAKY_PART.name
+    shutil.copy(LEAKY_PART, lone)
+    report = scan([str(lone)], jobs=1)
+    assert report.errors and "role (user or assistant) is unknown" in report.errors[0].message
+    assert report.summary.assistant_messages == 0
+
+
+def test_opencode_user_parts_are_not_leaks() -> None:
+    report = scan([str(STORE)], jobs=1)
+    assert [Path(f.path).name for f in report.findings] == [LEAKY_PART.name]
+    assert report.summary.assistant_messages == 2

@@ -1,0 +1,136 @@
+"""Cline and its fork Roo Code: `tasks/<id>/api_conversation_history.json` per task.
+
+The history is a one-line JSON array of Anthropic `MessageParam`s with the
+runtime's own fields beside `role` and `content`: Cline adds `modelInfo`
+(`modelId`, `providerId`, `mode`), `metrics` and `ts`
+(cline/cline `src/shared/messages/content.ts`, `ClineStorageMessage`); Roo Code
+adds `ts`, `isSummary`, condense ids, and standalone `{type: "reasoning"}` items
+(RooCodeInc/Roo-Code `src/core/task-persistence/apiMessages.ts`, `ApiMessage`).
+Beside it sit `ui_messages.json` (what the chat showed) and
+`task_metadata.json`; they are recognised so that a task folder scans cleanly, and
+hold no history message.
+
+Placement: the history is what both runtimes send back to the provider on every
+request, Anthropic included, where an unsigned thinking block is a 400; so the
+visible text is repaired and the reasoning stays in the repair manifest only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+from thinkfix.formats.anthropic import Anthropic
+from thinkfix.formats.base import Record
+from thinkfix.formats.common import Message, as_str, block_reasoning, content_slots, join_texts
+from thinkfix.formats.detection import base_name, sample
+
+HISTORY = "api_conversation_history.json"
+COMPANIONS = ("ui_messages.json", "task_metadata.json")
+#: VS Code extension ids as they appear in globalStorage paths.
+_ROO_PATH = re.compile(r"roo-?(?:cline|code)|rooveterinaryinc", re.IGNORECASE)
+_CLINE_PATH = re.compile(r"claude-dev|saoudrizwan|[\\/]\.cline[\\/]", re.IGNORECASE)
+_HISTORY_OPENER = re.compile(rb'^\s*\[\s*\{\s*"(?:role|ts|type|id)"\s*:')
+_ROO_KEYS = (b'"isSummary"', b'"condenseId"', b'"condenseParent"', b'"truncationParent"')
+
+
+def _item(m: Any) -> bool:
+    """A history entry: a message param, or Roo's standalone reasoning item."""
+    return isinstance(m, dict) and (
+        (m.get("role") in ("user", "assistant") and "content" in m)
+        or m.get("type") == "reasoning")
+
+
+def _runtime(head: bytes, path: str) -> tuple[str, float] | None:
+    """(`cline` or `roo-code`, confidence), or None when the file is no task history (or
+    companion). The storage path or a runtime's own keys decide with 0.95; a history that
+    shows neither reads as Cline's (the original) with 0.9."""
+    name = base_name(path)
+    s = sample(head)
+    doc = s.doc
+    if isinstance(doc, list):
+        if not doc or not all(_item(m) for m in doc[:200]):
+            if name in COMPANIONS and doc and all(
+                    isinstance(m, dict) and "ts" in m for m in doc[:50]):
+                return _by_path(path) or "cline", 0.95
+            return None
+        extras = any(isinstance(m, dict) and ("ts" in m or "modelInfo" in m) for m in doc)
+        if name != HISTORY and not extras:
+            return None
+    elif isinstance(doc, dict):
+        if name == "task_metadata.json" and ("files_in_context" in doc or "model_usage" in doc):
+            return _by_path(path) or "cline", 0.95
+        return None
+    elif name != HISTORY or not _HISTORY_OPENER.match(head):
+        return None
+    by_path = _by_path(path)
+    if by_path:
+        return by_path, 0.95
+    if any(key in head for key in _ROO_KEYS) or (
+            isinstance(doc, list) and any(isinstance(m, dict) and m.get("type") == "reasoning"
+                                          and "role" not in m for m in doc)):
+        return "roo-code", 0.95
+    return "cline", 0.95 if b'"modelInfo"' in head else 0.9
+
+
+def _by_path(path: str) -> str | None:
+    if _ROO_PATH.search(path or ""):
+        return "roo-code"
+    if _CLINE_PATH.search(path or ""):
+        return "cline"
+    return None
+
+
+def _native(m: dict[str, Any]) -> str | None:
+    """Thinking blocks, Roo's reasoning blocks and OpenRouter-style reasoning_details."""
+    content = m.get("content")
+    details = m.get("reasoning_details")
+    return join_texts([
+        block_reasoning(content),
+        block_reasoning(content, types=("reasoning",), key="text"),
+        join_texts(d.get("text") for d in details if isinstance(d, dict))
+        if isinstance(details, list) else None,
+    ])
+
+
+class Cline(Anthropic):
+    id = "cline"
+    description = ("Cline task histories: tasks/<id>/api_conversation_history.json (Anthropic "
+                   "MessageParams with modelInfo, metrics, ts), ui_messages.json beside it")
+    detection = ("the file name api_conversation_history.json or history entries carrying "
+                 "ts/modelInfo, and the saoudrizwan.claude-dev storage path; the companion "
+                 "ui_messages.json and task_metadata.json are recognised and hold no history")
+    placement = ("the repair manifest only: the history is replayed to the provider on every "
+                 "request (Anthropic included), where an unsigned thinking block is rejected")
+    locations_source = ("VS Code globalStorage/saoudrizwan.claude-dev/tasks/<id>/ "
+                        "(cline/cline src/core/storage/disk.ts, GlobalFileNames."
+                        "apiConversationHistory); the CLI keeps ~/.cline/data/tasks")
+
+    def detect(self, head: bytes, path: str = "") -> float:
+        found = _runtime(head, path)
+        return found[1] if found is not None and found[0] == self.id else 0.0
+
+    def messages(self, record: Record) -> Iterator[Message]:
+        value = record.data
+        if not isinstance(value, list):
+            return
+        for j, m in enumerate(value):
+            if isinstance(m, dict) and m.get("role") == "assistant" and "content" in m:
+                info = m.get("modelInfo")
+                model = info.get("modelId") if isinstance(info, dict) else None
+                yield Message((j,), j, partial(content_slots, m, (j,)),
+                              native=partial(_native, m), message_id=as_str(m.get("id")),
+                              model=as_str(model))
+
+
+class RooCode(Cline):
+    id = "roo-code"
+    description = ("Roo Code task histories: tasks/<id>/api_conversation_history.json "
+                   "(Anthropic MessageParams with ts, isSummary, reasoning items)")
+    detection = ("as Cline, told apart by the rooveterinaryinc.roo-cline storage path or "
+                 "Roo's own keys (isSummary, condenseId, standalone reasoning items)")
+    locations_source = ("VS Code globalStorage/rooveterinaryinc.roo-cline/tasks/<id>/ "
+                        "(RooCodeInc/Roo-Code src/core/task-persistence/apiMessages.ts, "
+                        "GlobalFileNames.apiConversationHistory)")

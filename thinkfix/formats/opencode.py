@@ -1,0 +1,298 @@
+"""OpenCode (sst/opencode, now anomalyco/opencode) sessions, in both of its stores.
+
+Older builds keep one JSON file per object under
+`$XDG_DATA_HOME/opencode/storage/` (`session/<projectID>/ses_*.json`,
+`message/<sessionID>/msg_*.json`, `part/<messageID>/prt_*.json`); newer ones keep
+the same objects in SQLite, `$XDG_DATA_HOME/opencode/opencode.db`, tables
+`message` and `part` (`id`, `message_id`, `session_id`, `time_created`,
+`time_updated`, `data` JSON without the ids; `session.sql.ts`). A message's parts
+are read in `part.id` order (`MessageV2.parts`: `.orderBy(PartTable.id)`), and
+its `text` parts are what the user saw; `reasoning` parts hold native reasoning.
+
+In the file store the role lives in the message file, not in the part: a text
+part is read with its message's `role` and `modelID`, looked up beside it. In
+SQLite one record is one assistant message with its parts, in id order.
+
+Placement: a new `reasoning` part whose id sorts right before the text part
+(`db_repair.py` writes it, for the SQLite store, in one transaction per session
+after an online backup). In the file store a new part would be a new file, so
+the reasoning stays in the repair manifest.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing
+from functools import partial
+from typing import Any, BinaryIO
+
+import orjson
+
+from thinkfix.formats.base import Context, Path, PlacementKind, Record
+from thinkfix.formats.common import (
+    Draft,
+    FormatBase,
+    Message,
+    Plan,
+    TextSlot,
+    as_str,
+    join_texts,
+    place_elsewhere,
+)
+from thinkfix.formats.detection import sample
+from thinkfix.formats.turn_shapes import args_text, iso, output_text
+from thinkfix.formats.turns import Part, PartKind, Role, Turn
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+#: Tables (and their columns) OpenCode's SQLite store has; anything else is not ours.
+_TABLES = {"message": {"id", "session_id", "data"},
+           "part": {"id", "message_id", "session_id", "data"}}
+
+
+def _strings(doc: dict[str, Any], *keys: str) -> bool:
+    return all(isinstance(doc.get(k), str) for k in keys)
+
+
+def storage_kind(doc: Any) -> str | None:
+    """`part`, `message` or `session` for a file-store object (by its keys), else None.
+
+    Real ids carry `prt_`/`msg_`/`ses_` prefixes, but the shapes decide: exports and
+    test fixtures rename ids.
+    """
+    if not isinstance(doc, dict):
+        return None
+    if _strings(doc, "id", "sessionID", "messageID", "type"):
+        return "part"
+    if _strings(doc, "id", "sessionID") and doc.get("role") in ("user", "assistant") \
+            and isinstance(doc.get("time"), dict):
+        return "message"
+    if _strings(doc, "id") and isinstance(doc.get("time"), dict) and (
+            "projectID" in doc or _strings(doc, "title", "version")):
+        return "session"
+    return None
+
+
+def open_database(path: str) -> sqlite3.Connection:
+    """A read-only connection that never creates, migrates or locks for writing."""
+    uri = "file:" + os.path.abspath(path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+    return sqlite3.connect(uri, uri=True, timeout=5)
+
+
+def is_opencode_db(path: str) -> bool:
+    """Does the SQLite file have OpenCode's message and part tables?"""
+    try:
+        with closing(open_database(path)) as db:
+            for table, columns in _TABLES.items():
+                have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+                if not columns <= have:
+                    return False
+        return True
+    except sqlite3.Error:
+        return False
+
+
+def database_messages(db: sqlite3.Connection) -> Iterator[dict[str, Any]]:
+    """Every message of the store with its parts in id order (as OpenCode reads them), as
+    one JSON object: `{id, sessionID, info, parts}`."""
+    rows = db.execute("SELECT id, session_id, data FROM message ORDER BY session_id, id")
+    for message_id, session_id, data in rows:
+        info = _loads(data)
+        parts = [dict(_loads(pdata) or {}, id=pid) for pid, pdata in db.execute(
+            "SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (message_id,))]
+        yield {"id": message_id, "sessionID": session_id, "info": info, "parts": parts}
+
+
+def _loads(data: Any) -> Any:
+    try:
+        return orjson.loads(data) if data is not None else None
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _read_json(path: str) -> Any:
+    try:
+        with open(path, "rb") as fh:
+            return _loads(fh.read())
+    except OSError:
+        return None
+
+
+def _part_slots(parts: Any, base: tuple[str | int, ...]) -> list[TextSlot]:
+    if not isinstance(parts, list):
+        return []
+    return [TextSlot(base + (i, "text"), p["text"]) for i, p in enumerate(parts)
+            if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+            and not p.get("synthetic")]
+
+
+def _part_reasoning(parts: Any) -> str | None:
+    if not isinstance(parts, list):
+        return None
+    return join_texts(p.get("text") for p in parts
+                      if isinstance(p, dict) and p.get("type") == "reasoning")
+
+
+class OpenCode(FormatBase):
+    id = "opencode"
+    description = ("OpenCode sessions: the SQLite store opencode.db (tables message, part) and "
+                   "the older file store storage/{session,message,part}/*.json")
+    detection = ("a SQLite file with OpenCode's message and part tables, or a JSON object with "
+                 "ses_/msg_/prt_ ids (a part's text is read with the role of its message file)")
+    placement = ("SQLite: a new reasoning part whose id sorts right before the text part, in "
+                 "one transaction per session after an online backup; file store: the repair "
+                 "manifest (a new part would be a new file)")
+    locations_source = ("$XDG_DATA_HOME/opencode (else ~/.local/share/opencode): opencode.db "
+                        "and storage/ (packages/opencode/src/global/index.ts, Global.Path.data; "
+                        "session/session.sql.ts; storage/storage.ts)")
+    shapes = (dict,)
+    #: A part file holds no role (its message file does); every record with text has this.
+    assistant_marker = b'"text"'
+
+    def detect(self, head: bytes, path: str = "") -> float:
+        if head.startswith(SQLITE_MAGIC):
+            return 0.95 if path and os.path.isfile(path) and is_opencode_db(path) else 0.0
+        s = sample(head)
+        return 0.95 if storage_kind(s.doc) is not None else 0.0
+
+    def read(self, fp: BinaryIO) -> Iterator[Record]:
+        head = fp.read(len(SQLITE_MAGIC))
+        if head == SQLITE_MAGIC:
+            yield from self._read_database(fp)
+            return
+        record = Record(0, 1, head + fp.read(), b"", shapes=self.shapes)
+        doc = record.obj
+        if doc is not None and storage_kind(doc) == "part":
+            record.ctx = self._part_context(getattr(fp, "name", ""), doc)
+            if doc.get("type") == "text" and not doc.get("synthetic") \
+                    and record.ctx.extra.get("role") is None:
+                record = Record(0, 1, record.raw, b"", ctx=record.ctx, shapes=self.shapes,
+                                data=doc, error=(
+                                    f"no message file for {doc.get('messageID')} beside this "
+                                    "part: its role (user or assistant) is unknown"))
+        yield record
+
+    def _read_database(self, fp: BinaryIO) -> Iterator[Record]:
+        path = getattr(fp, "name", None)
+        if not isinstance(path, str) or not os.path.isfile(path):
+            raise ValueError("OpenCode's SQLite store is read from the file on disk, not a stream")
+        with closing(open_database(path)) as db:
+            for n, message in enumerate(database_messages(db)):
+                yield Record(n, n + 1, orjson.dumps(message), b"\n", shapes=self.shapes)
+
+    @staticmethod
+    def _part_context(path: str, part: dict[str, Any]) -> Context:
+        """What a part's text is judged with: its message's role and model (from
+        `storage/message/<session>/<message>.json`) and the message's reasoning parts
+        (its siblings in `storage/part/<message>/`), the native reasoning of rule 9."""
+        folder = os.path.dirname(os.path.abspath(path))
+        storage = os.path.dirname(os.path.dirname(folder))
+        session, message = part.get("sessionID"), part.get("messageID")
+        info = _read_json(os.path.join(storage, "message", str(session), f"{message}.json"))
+        if not isinstance(info, dict):
+            return Context(session_id=as_str(session), extra={"role": None})
+        reasoning = []
+        if info.get("role") == "assistant" and part.get("type") == "text":
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+            reasoning = [_read_json(os.path.join(folder, n)) for n in names]
+        return Context(session_id=as_str(session), model=as_str(info.get("modelID")),
+                       extra={"role": info.get("role"), "native": _part_reasoning(reasoning)})
+
+    def may_contain_assistant(self, raw: bytes) -> bool:
+        return True
+
+    def messages(self, record: Record) -> Iterator[Message]:
+        doc = record.obj
+        if doc is None:
+            return
+        if "info" in doc and "parts" in doc:  # a SQLite message with its parts
+            info = doc["info"] if isinstance(doc["info"], dict) else {}
+            if info.get("role") != "assistant":
+                return
+            yield Message((), record.index, partial(_part_slots, doc["parts"], ("parts",)),
+                          native=partial(_part_reasoning, doc["parts"]),
+                          message_id=as_str(doc.get("id")), model=as_str(info.get("modelID")),
+                          session_id=as_str(doc.get("sessionID")))
+            return
+        if storage_kind(doc) == "part" and doc.get("type") == "text" \
+                and record.ctx.extra.get("role") == "assistant" \
+                and isinstance(doc.get("text"), str) and not doc.get("synthetic"):
+            yield Message((), 0, [TextSlot(("text",), doc["text"])],
+                          native=record.ctx.extra.get("native"), message_id=as_str(doc.get("messageID")), model=record.ctx.model,
+                          session_id=as_str(doc.get("sessionID")))
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        place_elsewhere(draft, PlacementKind.MANIFEST,
+                        "repair manifest only (in the file store a new reasoning part would be "
+                        "a new file)")
+
+    def turns(self, record: Record) -> Iterator[Turn]:
+        """The record as the turns `show` prints (module-level `turns`)."""
+        return turns(record)
+
+
+# --- turns: the session as `show` reads it --------------------------------------------------
+# `show` takes one file: the SQLite store shows every message of every session in it; a
+# file-store part shows that part alone (its role comes from the message file beside it).
+
+_ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _part(p: Any, path: Path) -> Part | None:
+    if not isinstance(p, dict):
+        return None
+    kind = p.get("type")
+    if kind == "text" and isinstance(p.get("text"), str):
+        return Part(PartKind.TEXT, p["text"], path=path + ("text",))
+    if kind == "reasoning" and isinstance(p.get("text"), str):
+        return Part(PartKind.THINKING, p["text"],
+                    signed=bool(_dict(p.get("metadata")).get("anthropic")))
+    if kind == "tool":
+        state = _dict(p.get("state"))
+        return Part(PartKind.TOOL_CALL, args_text(state.get("input")), name=str(p.get("tool")),
+                    call_id=as_str(p.get("callID")))
+    return None
+
+
+def _tool_results(parts: list[Any]) -> list[Part]:
+    results = []
+    for p in parts:
+        state = p.get("state") if isinstance(p, dict) and p.get("type") == "tool" else None
+        if isinstance(state, dict) and state.get("status") in ("completed", "error"):
+            results.append(Part(PartKind.TOOL_RESULT, output_text(state.get("output")
+                                                                  or state.get("error")),
+                                name=str(p.get("tool")), call_id=as_str(p.get("callID")),
+                                error=state.get("status") == "error"))
+    return results
+
+
+def turns(record: Record) -> Iterator[Turn]:
+    """A SQLite message with its parts, or one file-store part (role from beside it)."""
+    doc = record.obj
+    if doc is None:
+        return
+    if isinstance(doc.get("info"), dict) and isinstance(doc.get("parts"), list):
+        info, raw_parts = doc["info"], doc["parts"]
+        role = _ROLES.get(info.get("role"))
+        if role is None:
+            return
+        parts = [p for i, item in enumerate(raw_parts) if (p := _part(item, ("parts", i)))]
+        time = _dict(info.get("time"))
+        yield Turn(role, tuple(parts), iso(time.get("created")), as_str(info.get("modelID")),
+                   as_str(doc.get("id")))
+        results = _tool_results(raw_parts)
+        if results:
+            yield Turn(Role.TOOL, tuple(results), iso(time.get("completed")))
+        return
+    if storage_kind(doc) == "part":
+        role = _ROLES.get(record.ctx.extra.get("role") or "")
+        part = _part(doc, ())
+        if role is not None and part is not None:
+            time = _dict(doc.get("time"))
+            yield Turn(role, (part,), iso(time.get("start")), record.ctx.model,
+                       as_str(doc.get("messageID")))
