@@ -46,7 +46,10 @@ def _parsed(path: Path) -> tuple[str, bool, list[Any]]:
     return fmt.id, document, [r.data for r in records if r.error is None and r.data is not None]
 
 
-_PARSED = {p.name: _parsed(p) for p in _FILES}
+# by path (runtimes share file names); files whose records all need their folder to be read
+# (OpenCode's file-store parts, read here without it) have nothing to mutate
+_PARSED = {k: v for k, v in ((str(p.relative_to(FIXTURES)), _parsed(p)) for p in _FILES)
+           if v[2]}
 
 
 def _slots(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

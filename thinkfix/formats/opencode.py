@@ -21,6 +21,7 @@ the reasoning stays in the repair manifest.
 
 from __future__ import annotations
 
+import io
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -42,6 +43,7 @@ from thinkfix.formats.common import (
     place_elsewhere,
 )
 from thinkfix.formats.detection import sample
+from thinkfix.formats.reader import read_auto
 from thinkfix.formats.turn_shapes import args_text, iso, output_text
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
@@ -161,17 +163,19 @@ class OpenCode(FormatBase):
         if head == SQLITE_MAGIC:
             yield from self._read_database(fp)
             return
-        record = Record(0, 1, head + fp.read(), b"", shapes=self.shapes)
-        doc = record.obj
-        if doc is not None and storage_kind(doc) == "part":
-            record.ctx = self._part_context(getattr(fp, "name", ""), doc)
-            if doc.get("type") == "text" and not doc.get("synthetic") \
-                    and record.ctx.extra.get("role") is None:
-                record = Record(0, 1, record.raw, b"", ctx=record.ctx, shapes=self.shapes,
-                                data=doc, error=(
-                                    f"no message file for {doc.get('messageID')} beside this "
-                                    "part: its role (user or assistant) is unknown"))
-        yield record
+        name = getattr(fp, "name", "")
+        for record in read_auto(io.BytesIO(head + fp.read()), shapes=self.shapes,
+                                doc_shapes=self.shapes):
+            doc = record.obj
+            if doc is not None and storage_kind(doc) == "part":
+                record.ctx = self._part_context(name, doc)
+                if doc.get("type") == "text" and not doc.get("synthetic") \
+                        and record.ctx.extra.get("role") is None:
+                    record = Record(record.index, record.line, record.raw, record.eol,
+                                    ctx=record.ctx, shapes=self.shapes, data=doc, error=(
+                                        f"no message file for {doc.get('messageID')} beside "
+                                        "this part: its role (user or assistant) is unknown"))
+            yield record
 
     def _read_database(self, fp: BinaryIO) -> Iterator[Record]:
         path = getattr(fp, "name", None)
