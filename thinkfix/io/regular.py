@@ -44,7 +44,9 @@ def open_regular(path: str) -> BinaryIO:
                              "files (and stdin, as '-') are read")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        # through open() with the checked descriptor, so the file's `name` is its path, as
+        # for any opened file (a reader may look beside it: OpenCode's file store does)
+        return open(path, "rb", opener=lambda _path, _flags: fd)
     except BaseException:
         os.close(fd)
         raise
