@@ -21,3 +21,8 @@ if os.environ.get("CI"):
 # one, never the user's ~/.local/state (subprocesses and CliRunner inherit it).
 if "THINKFIX_STATE_DIR" not in os.environ:
     os.environ["THINKFIX_STATE_DIR"] = tempfile.mkdtemp(prefix="thinkfix-test-state-")
+
+# Tests write a session and repair it in place a moment later; by default `repair --in-place`
+# leaves a file modified in the last few seconds alone (a live agent may be appending), so the
+# suite turns that quiet time off. The live-writer tests set it themselves.
+os.environ.setdefault("THINKFIX_ACTIVE_SECONDS", "0")

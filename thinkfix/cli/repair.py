@@ -27,6 +27,7 @@ from thinkfix.engine import audit, config, fsio
 from thinkfix.engine.manifest import ManifestError, UndoStatus, undo
 from thinkfix.engine.redact import Redaction, redact_diff, redact_lines
 from thinkfix.engine.repair import (
+    ACTIVE_SECONDS,
     FileResult,
     FileStatus,
     RepairOptions,
@@ -153,6 +154,15 @@ def _options(mode: WriteMode, kwargs: dict[str, Any],
                          jobs=settings.jobs or default_jobs(), **extra), redaction
 
 
+def _active_seconds() -> float:
+    """The quiet time before an in-place rewrite: $THINKFIX_ACTIVE_SECONDS, else the default."""
+    value = os.environ.get("THINKFIX_ACTIVE_SECONDS", "")
+    try:
+        return max(0.0, float(value)) if value.strip() else ACTIVE_SECONDS
+    except ValueError as exc:
+        raise click.UsageError(f"$THINKFIX_ACTIVE_SECONDS: not a number: {value!r}") from exc
+
+
 def _color(stream: Any) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
 
@@ -248,13 +258,18 @@ def _write_report(path: str, report: audit.DiffReport, fmt: DiffFormat | None) -
               help="The --report format, when the file name does not say.")
 @click.option("--exit-non-zero-on-fix", is_flag=True,
               help="Exit 1 when files were repaired (for pre-commit).")
+@click.option("--include-active", is_flag=True,
+              help="With --in-place: also repair files modified in the last few seconds "
+                   "($THINKFIX_ACTIVE_SECONDS, default 5), which are left alone by default as "
+                   "a live session may be writing them. A file held open for writing is "
+                   "left alone all the same.")
 @exit_zero_option("files were repaired or would change (--check, --exit-non-zero-on-fix)")
 @quiet_option
 @_selection_options
 def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, check: bool,
                    show_diff: bool, dry_run: bool, no_backup: bool, run_dir: str | None,
                    manifest_path: str | None, report_path: str | None,
-                   report_format: str | None, exit_non_zero_on_fix: bool,
+                   report_format: str | None, exit_non_zero_on_fix: bool, include_active: bool,
                    exit_zero: bool | None, quiet: bool, **kwargs: Any) -> None:
     """Repair leaked reasoning in session files: into --out DIR, or --in-place."""
     try:
@@ -267,7 +282,8 @@ def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, 
     options, redaction = _options(mode, kwargs, out_dir=out_dir, backup=not no_backup,
                                   run_dir=run_dir, manifest_path=manifest_path,
                                   unified_diff=mode is WriteMode.DIFF,
-                                  keep_texts=report_path is not None)
+                                  keep_texts=report_path is not None,
+                                  active_seconds=0.0 if include_active else _active_seconds())
     result = _run(paths, options, _progress(kwargs.pop("progress"), quiet))
     if mode is WriteMode.DIFF:
         patch = redact_lines("".join(f.unified_diff for f in result.files), redaction)

@@ -244,11 +244,16 @@ def atomic_write(target: str, data: bytes, *, mode: int | None = None,
                 raise
             except Exception as exc:
                 raise VerifyError(f"{target}: verification failed: {exc}") from exc
+        old: _OldInode | None = None
         if watch is not None:
             check_unchanged(*watch)
+            if real_path(watch[0]) == real:  # replacing the very file read: a live writer?
+                old = _OldInode.hold(target, real, watch[1])
         try:
             _publish(temp, real)
         except OSError as exc:
+            if old is not None:
+                old.release()
             raise WriteError(f"{target}: cannot rename into place: {exc.strerror or exc}") \
                 from exc
     except BaseException:
@@ -256,7 +261,83 @@ def atomic_write(target: str, data: bytes, *, mode: int | None = None,
             os.unlink(temp)
         raise
     _fsync_dir(folder)
+    if old is not None:
+        old.settle()
     return Written(real, len(data), sha256(data))
+
+
+class _OldInode:
+    """The replaced file's inode, held across the rename to catch a writer that raced it.
+
+    Before the rename: a process holding the file open for writing (a live agent)
+    is refused outright, the old inode is kept open, and a second name (a hard
+    link, swept like a temporary file if this process dies) keeps it reachable.
+    After the rename: if the old inode grew or its mtime moved, a writer appended
+    between the last check and the rename; the second name is renamed back, so the
+    file is exactly what that writer wrote to (every line kept) and the repair is
+    reported as not done. Where no hard link can be made, the appended bytes are
+    copied onto the end of the new file instead.
+    """
+
+    def __init__(self, target: str, real: str, stamp: Stamp, fd: int, keep: str | None) -> None:
+        self.target, self.real, self.stamp, self.fd, self.keep = target, real, stamp, fd, keep
+
+    @classmethod
+    def hold(cls, target: str, real: str, stamp: Stamp) -> _OldInode:
+        from thinkfix.engine.livewriters import open_writers
+
+        writers = open_writers(real)
+        if writers:
+            raise FileChanged(f"{target}: held open for writing by "
+                              f"{', '.join(str(w) for w in writers)} (a live session); "
+                              "skipped, left as it is")
+        try:
+            fd = os.open(real, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            raise FileChanged(f"{target}: cannot hold it open ({exc.strerror or exc}); "
+                              "skipped") from exc
+        if Stamp.of(os.fstat(fd)) != stamp:  # it changed just now, before the hold
+            os.close(fd)
+            raise FileChanged(f"{target}: changed since it was read; skipped, left as it is")
+        name = temp_name(real)
+        try:
+            os.link(real, name)
+            keep: str | None = name
+        except OSError:
+            keep = None  # no hard links here: the tail is copied instead (see settle)
+        return cls(target, real, stamp, fd, keep)
+
+    def release(self) -> None:
+        if self.keep is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.keep)
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+    def settle(self) -> None:
+        """After the rename: FileChanged (with the file put back) if a writer raced it."""
+        try:
+            now = Stamp.of(os.fstat(self.fd))
+            if (now.size, now.mtime_ns) == (self.stamp.size, self.stamp.mtime_ns):
+                return
+            if self.keep is not None:
+                os.replace(self.keep, self.real)
+                self.keep = None
+                _fsync_dir(os.path.dirname(self.real))
+                raise FileChanged(
+                    f"{self.target}: a live writer appended to it while it was being replaced "
+                    f"({self.stamp.describe_change(now)}); put back as that writer left it, "
+                    "every line kept; not repaired")
+            # No second name to put back: the appended bytes go onto the end of the new file,
+            # so no line is lost; its hash then differs from the manifest's, so undo refuses
+            # it rather than drop those lines, and the backup stays.
+            tail = os.pread(self.fd, max(0, now.size - self.stamp.size), self.stamp.size)
+            with open(self.real, "ab") as fp:
+                fp.write(tail)
+                fp.flush()
+                os.fsync(fp.fileno())
+        finally:
+            self.release()
 
 
 def _current_mode(path: str) -> int:

@@ -107,6 +107,13 @@ class RepairOptions:
     jobs: int = 1
     unified_diff: bool = False  # build the unified diff text (WriteMode.DIFF sets it)
     keep_texts: bool = True  # carry before/after texts for the diff report
+    # --in-place leaves alone a file modified less than this many seconds ago: a live agent
+    # may be about to append (the CLI's default is ACTIVE_SECONDS; --include-active sets 0).
+    active_seconds: float = 0.0
+
+
+#: The CLI's default quiet time before a session file is rewritten in place.
+ACTIVE_SECONDS = 5.0
 
 
 class FileStatus(str, Enum):
@@ -553,6 +560,7 @@ def _repair_file(job: Job) -> FileResult:
     path, fmt = found.path, registry.get(found.format)
     try:
         snapshot = fsio.read_snapshot(found.real_path)
+        _refuse_active(path, snapshot, options)
         plan = plan_file(path, fmt, snapshot, compression.sniff(snapshot.data[:4]), options)
     except fsio.WriteError as exc:
         return _failed(path, fmt.id, exc.kind, str(exc), FileStatus.SKIPPED
@@ -587,6 +595,17 @@ def _repair_file(job: Job) -> FileResult:
     except OSError as exc:
         return replace(base, status=FileStatus.FAILED, errors=bad + (InputError(
             path, None, ErrorKind.WRITE_FAILED.value, f"{path}: {exc.strerror or exc}"),))
+
+
+def _refuse_active(path: str, snapshot: fsio.Snapshot, options: RepairOptions) -> None:
+    """FileChanged for a file written to moments ago, when it would be replaced in place."""
+    if options.mode is not WriteMode.IN_PLACE or options.active_seconds <= 0:
+        return
+    age = time.time() - snapshot.stamp.mtime_ns / 1e9
+    if age < options.active_seconds:
+        raise fsio.FileChanged(
+            f"{path}: modified {max(age, 0):.1f}s ago, so a live session may still be writing "
+            "it; skipped, left as it is (--include-active repairs it anyway)")
 
 
 def _failed(path: str, fmt: str, kind: ErrorKind, message: str, status: FileStatus) -> FileResult:
@@ -759,6 +778,12 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
                 continue  # an earlier run's output inside a walked folder
             output = os.path.join(out, os.path.relpath(absolute, base))
         jobs.append(Job(item, n, options, output, backup_dir, journal_dir))
+    if options.mode is WriteMode.IN_PLACE:
+        # Temporary files of a run that was killed go first, even from folders where this run
+        # then finds nothing left to write (the killed run may have finished them).
+        for folder in sorted({os.path.dirname(fsio.real_path(j.candidate.real_path))
+                              for j in jobs if j.candidate.real_path != STDIN}):
+            fsio.sweep_stale(folder)
     results: list[FileResult] = []
     try:
         results, _ = _run(jobs, options.jobs, progress)
