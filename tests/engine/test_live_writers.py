@@ -113,8 +113,8 @@ def test_writer_keeping_descriptor_after_rename_is_refused_before(tmp_path: Path
     session = tmp_path / "s.jsonl"
     session.write_bytes(LEAKY.read_bytes())
     holder = subprocess.Popen([sys.executable, "-c",
-                               "import os,sys,time; fd=os.open(sys.argv[1], os.O_WRONLY|"
-                               "os.O_APPEND); print('open', flush=True); time.sleep(30)",
+                               ("import os,sys,time; fd=os.open(sys.argv[1], os.O_WRONLY|"
+                               "os.O_APPEND); print('open', flush=True); time.sleep(30)"),
                                str(session)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
