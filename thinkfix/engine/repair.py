@@ -781,9 +781,7 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
     if options.mode is WriteMode.IN_PLACE:
         # Temporary files of a run that was killed go first, even from folders where this run
         # then finds nothing left to write (the killed run may have finished them).
-        for folder in sorted({os.path.dirname(fsio.real_path(j.candidate.real_path))
-                              for j in jobs if j.candidate.real_path != STDIN}):
-            fsio.sweep_stale(folder)
+        _sweep(jobs)
     results: list[FileResult] = []
     try:
         results, _ = _run(jobs, options.jobs, progress)
@@ -832,6 +830,13 @@ def _finalise(results: Sequence[FileResult], *, options: RepairOptions,
     return errors, written
 
 
+def _sweep(jobs: Sequence[Job]) -> None:
+    """Remove dead processes' temporary files from every folder holding an input."""
+    for folder in sorted({os.path.dirname(fsio.real_path(j.candidate.real_path))
+                          for j in jobs if j.candidate.real_path != STDIN}):
+        fsio.sweep_stale(folder)
+
+
 def _remove_empty(folder: str) -> None:
     """Remove `folder` and its empty subfolders; anything left in it stays."""
     for root, _, _ in sorted(os.walk(folder), key=lambda w: -len(w[0])):
@@ -855,7 +860,9 @@ def _run(jobs: list[Job], workers: int, progress: Progress = NULL_PROGRESS,
         except BrokenProcessPool:
             # A worker died (killed, out of memory) mid-file. Which files it finished is
             # unknown, so every file is redone here: a repaired file is clean now and is left
-            # alone, and writing into a folder first removes the dead worker's temporary files.
+            # alone. The pool has joined its workers by now, so their temporary files go too.
+            if jobs[0].options.mode is WriteMode.IN_PLACE:
+                _sweep(jobs)
             return [repair_file(j) for j in jobs], True
     finally:
         progress.finish()
