@@ -147,7 +147,14 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    # A killed worker whose parent died too stays a zombie wherever nobody reaps orphans
+    # (a container's init): it answers signals, but it will never finish its write.
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fp:
+            stat_line = fp.read()
+        return stat_line[stat_line.rindex(b")") + 2:][:1] not in (b"Z", b"X")
+    except (OSError, ValueError):
+        return True
 
 
 def sweep_stale(folder: str) -> list[str]:
