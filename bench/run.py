@@ -1,0 +1,262 @@
+"""One command for the issue #13 table: the floor, scan (CLI and in-process), repair, --jobs,
+peak memory and start-up, on one generated corpus, in one run.
+
+The corpus (bench/corpus-run/, gitignored, generated once per --size-mb/--seed) mixes Claude
+Code and pi sessions (bench/scan.py's generators: big tool results full of code) with Codex
+rollouts of many short records, ~1% of assistant messages leaking. Every figure is the best of
+`--repeat` runs, interleaved so a burst of load elsewhere hits all of them alike; ratios are
+against the orjson floor (read every line and orjson.loads it) measured in the same run.
+
+    python bench/run.py                       # quick: 40 MB corpus, 50 MB big session
+    python bench/run.py --size-mb 200 --big-mb 1000 --repeat 3   # the documented 1 GB run
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import scan as corpus_gen
+
+from thinkfix.engine.scan import ScanOptions, scan
+
+HERE = Path(__file__).resolve().parent
+FORMATS = ("claude", "pi", "codex")
+
+
+class _Codex:
+    """Codex rollout lines: many short records (turn_context, events, reasoning, messages)."""
+
+    def __init__(self, rng: random.Random, session: str) -> None:
+        self.rng, self.session = rng, session
+
+    def header(self) -> list[bytes]:
+        return [orjson.dumps({"timestamp": "2026-03-02T10:21:07.412Z", "type": "session_meta",
+                              "payload": {"id": self.session, "timestamp": "2026-03-02T10:21:07Z",
+                                          "cwd": "/home/dev/tilemap", "originator": "codex_cli_rs",
+                                          "cli_version": "0.98.0", "instructions": None,
+                                          "source": "cli", "model_provider": "ollama"}})]
+
+    @staticmethod
+    def _line(kind: str, payload: dict[str, object]) -> bytes:
+        return orjson.dumps({"timestamp": "2026-03-02T10:21:19.004Z", "type": kind,
+                             "payload": payload})
+
+    def turn(self) -> tuple[list[bytes], int]:
+        rng, leaks = self.rng, 0
+        prompt = corpus_gen._prose(rng, rng.randint(5, 40))
+        out = [self._line("turn_context", {"cwd": "/home/dev/tilemap",
+                                           "approval_policy": "on-request",
+                                           "model": "qwen3:32b", "effort": "medium",
+                                           "summary": "auto"}),
+               self._line("response_item", {"type": "message", "role": "user", "content": [
+                   {"type": "input_text", "text": prompt}]}),
+               self._line("event_msg", {"type": "user_message", "message": prompt,
+                                        "images": []})]
+        for _ in range(rng.randint(1, 4)):
+            text, leaked = corpus_gen._answer(rng)
+            leaks += leaked
+            out.append(self._line("response_item", {"type": "message", "role": "assistant",
+                                                    "content": [{"type": "output_text",
+                                                                 "text": text}]}))
+            out.append(self._line("event_msg", {"type": "agent_message", "message": text}))
+            call = f"call_{rng.getrandbits(32):08x}"
+            out.append(self._line("response_item", {
+                "type": "function_call", "name": "shell", "call_id": call,
+                "arguments": orjson.dumps({"command": ["rg", "-n", "flood"]}).decode()}))
+            out.append(self._line("response_item", {
+                "type": "function_call_output", "call_id": call,
+                "output": corpus_gen._code(rng, rng.randint(1, 12))}))
+            out.append(self._line("event_msg", {"type": "token_count", "info": None}))
+        return out, leaks
+
+
+def generate(corpus: Path, size_mb: float, seed: int) -> int:
+    """Claude Code and pi from bench/scan.py, then Codex to a third of the size."""
+    leaks = corpus_gen.generate(corpus, size_mb * 2 / 3, seed)
+    rng = random.Random(seed + 1)
+    (corpus / "codex").mkdir()
+    written = 0
+    while written < size_mb * 1e6 / 3:
+        session = f"0195a0c4-{rng.getrandbits(48):012x}"
+        gen = _Codex(rng, session)
+        lines, size = gen.header(), rng.randint(100_000, 800_000)
+        total = 0
+        while total < size:
+            more, leaked = gen.turn()
+            lines += more
+            leaks += leaked
+            total += sum(len(x) + 1 for x in more)
+        data = b"\n".join(lines) + b"\n"
+        (corpus / "codex" / f"rollout-2026-03-02T10-21-07-{session}.jsonl").write_bytes(data)
+        written += len(data)
+    (corpus / "LEAKS").write_text(f"{leaks}\n")
+    return leaks
+
+
+def big_session(path: Path, size_mb: float, seed: int) -> None:
+    """One Claude Code session of `size_mb`, written line by line (never held whole)."""
+    rng = random.Random(seed)
+    gen = corpus_gen._Claude(rng, "big")
+    written = 0
+    with open(path, "wb") as fp:
+        while written < size_mb * 1e6:
+            lines, _ = gen.turn()
+            for line in lines:
+                fp.write(line + b"\n")
+                written += len(line) + 1
+
+
+def _floor_file(path: Path) -> int:
+    loads, n = orjson.loads, 0
+    with open(path, "rb") as fp:
+        for line in fp:
+            loads(line)
+            n += 1
+    return n
+
+
+def floor(files: list[Path], jobs: int = 1) -> int:
+    """Read and orjson.loads every line; with jobs > 1, files spread over a process pool."""
+    if jobs == 1:
+        return sum(map(_floor_file, files))
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        return sum(pool.map(_floor_file, files, chunksize=1))
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "thinkfix.cli", *args], capture_output=True,
+                          check=False)
+
+
+def peak_rss_mb(*args: str) -> float:
+    """Peak resident memory of one thinkfix command, in MB (ru_maxrss of a fresh child)."""
+    probe = ("import resource, subprocess, sys\n"
+             "subprocess.run(sys.argv[1:], capture_output=True)\n"
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "thinkfix.cli",
+                          *args], capture_output=True, check=True, text=True).stdout
+    return int(out.split()[-1]) / 1024  # Linux: KiB
+
+
+def best(repeat: int, runs: dict[str, Callable[[], object]]) -> dict[str, float]:
+    """Best wall time of each run over `repeat` interleaved rounds."""
+    times = {name: float("inf") for name in runs}
+    for _ in range(repeat):
+        for name, fn in runs.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name] = min(times[name], time.perf_counter() - t0)
+    return times
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size-mb", type=float, default=40, help="corpus size")
+    parser.add_argument("--big-mb", type=float, default=50,
+                        help="the one big session for peak memory (1000 for the issue's 1 GB)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="largest N")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--corpus", type=Path, default=HERE / "corpus-run")
+    args = parser.parse_args(argv)
+    corpus: Path = args.corpus
+    stamp = corpus / f"SIZE-{args.size_mb}-{args.seed}"
+    if not stamp.exists():
+        generate(corpus, args.size_mb, args.seed)
+        stamp.write_text("")
+    files = sorted(corpus.rglob("*.jsonl"))
+    mb = sum(f.stat().st_size for f in files) / 1e6
+    print(f"corpus {corpus}: {len(files)} files, {mb:.1f} MB, "
+          f"{(corpus / 'LEAKS').read_text().strip()} leaking messages; "
+          f"{os.cpu_count()} CPUs; best of {args.repeat}")
+
+    def row(name: str, seconds: float, size: float, base: float | None) -> None:
+        ratio = f"{(size / seconds) / base:6.2f}x floor" if base else ""
+        print(f"  {name:<34} {seconds:8.3f} s {size / seconds:8.1f} MB/s  {ratio}")
+
+    print("per format, in-process (thinkfix.engine.scan.scan, one process):")
+    for fmt in FORMATS:
+        sub = sorted((corpus / fmt).glob("*.jsonl"))
+        size = sum(f.stat().st_size for f in sub) / 1e6
+        t = best(args.repeat, {"floor": lambda s=sub: floor(s),
+                               "scan": lambda s=sub: scan([str(p) for p in s], ScanOptions(),
+                                                          jobs=1)})
+        row(f"{fmt}: orjson floor", t["floor"], size, None)
+        row(f"{fmt}: scan in-process", t["scan"], size, size / t["floor"])
+
+    root = str(corpus)
+    with tempfile.TemporaryDirectory() as out:
+        def repair_out() -> None:
+            shutil.rmtree(out, ignore_errors=True)
+            cli("repair", "-q", "--jobs", "1", "--out", out, root)
+
+        t = best(args.repeat, {
+            "floor": lambda: floor(files),
+            "scan in-process": lambda: scan([root], ScanOptions(), jobs=1),
+            "scan CLI --jobs 1": lambda: cli("scan", "-q", "--jobs", "1", "--output-format",
+                                             "json", root),
+            "repair CLI --dry-run --jobs 1": lambda: cli("repair", "-q", "--jobs", "1",
+                                                         "--dry-run", root),
+            "repair CLI --out --jobs 1": repair_out,
+        })
+    base = mb / t.pop("floor")
+    print("whole corpus, one process:")
+    row("orjson floor", mb / base, mb, None)
+    for name, seconds in t.items():
+        row(name, seconds, mb, base)
+
+    print("--jobs (CLI scan) beside the parallel floor (forked process pool) at the same N:")
+    ns = sorted({1, 2, args.jobs} | ({4} if args.jobs >= 4 else set()))
+    runs: dict[str, Callable[[], object]] = {}
+    for n in ns:
+        runs[f"floor {n}"] = lambda n=n: floor(files, n)
+        runs[f"scan {n}"] = lambda n=n: cli("scan", "-q", "--jobs", str(n), "--output-format",
+                                            "json", root)
+    t = best(args.repeat, runs)
+    for n in ns:
+        fs, ss = t["floor 1"] / t[f"floor {n}"], t["scan 1"] / t[f"scan {n}"]
+        print(f"  N={n:<3} floor speed-up {fs:5.2f}x   scan speed-up {ss:5.2f}x   "
+              f"({ss / fs:4.2f} of the floor's)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        big = Path(tmp) / "big" / "big.jsonl"
+        big.parent.mkdir()
+        big_session(big, args.big_mb, args.seed)
+        size = big.stat().st_size / 1e6
+        scan_rss = min(peak_rss_mb("scan", "-q", "--jobs", "1", "--output-format", "json",
+                                   str(big)) for _ in range(2))
+        dry_rss = min(peak_rss_mb("repair", "-q", "--jobs", "1", "--dry-run", str(big))
+                      for _ in range(2))
+        out_rss = peak_rss_mb("repair", "-q", "--jobs", "1", "--out", str(Path(tmp) / "out"),
+                              str(big))
+        print(f"peak RSS, one {size:.0f} MB Claude Code session: scan {scan_rss:.0f} MB, "
+              f"repair --dry-run {dry_rss:.0f} MB, repair --out {out_rss:.0f} MB")
+
+        small = Path(tmp) / "small.jsonl"
+        small.write_bytes(b"\n".join(corpus_gen._Claude(random.Random(1), "s").turn()[0]) + b"\n")
+        t = best(max(args.repeat, 5), {
+            "imports": lambda: subprocess.run([sys.executable, "-c",
+                                               "import click, orjson, rich"], check=True),
+            "scan": lambda: subprocess.run(["thinkfix", "scan", "-q", str(small)],
+                                           capture_output=True, check=False),
+        })
+        print(f"start-up: thinkfix scan of one small session {t['scan']:.3f} s vs import "
+              f"click+orjson+rich {t['imports']:.3f} s: {t['scan'] / t['imports']:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
