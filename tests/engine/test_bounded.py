@@ -198,3 +198,14 @@ def test_a_hostile_message_is_never_normalized_whole(tmp_path: Path,
     monkeypatch.setattr(engine, "normalize", guarded)
     report = scan([str(_chat(tmp_path / "h.jsonl", HOSTILE * 40_000))], ScanOptions(inputs=CHAT))
     assert report.summary.findings == 1000
+
+
+def test_repair_reports_a_line_too_long_to_keep(tmp_path: Path) -> None:
+    """Past the limit inside one read block, the survey keeps none of the line: it was still
+    reported by scan but silently passed by repair --check."""
+    big = _line("<think>" + "x" * (9 << 20) + "</think>answer")  # over two read blocks
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_line("<think>a</think>b") + big)
+    options = ScanOptions(inputs=CHAT, max_record_size=1 << 20)
+    result = repair_paths([str(path)], RepairOptions(mode=WriteMode.CHECK, scan=options, jobs=1))
+    assert [(e.kind, e.line) for e in result.all_errors] == [("too_large", 2)]

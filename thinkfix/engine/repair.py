@@ -227,6 +227,9 @@ def bad_records(fmt: SessionFormat, records: Iterable[Record],
     may_assist = fmt.may_contain_assistant if options.prefilter else None
     for record in records:
         raw = record.raw
+        if not raw and record.error is not None:
+            yield record  # a line too long to keep (the sparse reader read past it)
+            continue
         if not raw or raw.isspace():
             continue
         if (may_assist is not None and not may_assist(raw) and raw[:1] == b"{"
@@ -291,7 +294,7 @@ def decompress(data: bytes, kind: compression.Compression, limit: int = 0) -> by
                 raise TooLarge(f"decompresses to more than {limit:,} bytes ({kind.value} "
                                f"file of {len(data):,} bytes; the limit is "
                                f"{DECOMPRESSED_RECORDS} x --max-record-size): a compression "
-                               "bomb or a file too large to repair in memory; left as it is")
+                               "bomb or a file too large to repair in memory")
 
 
 class TooLarge(Exception):
