@@ -69,7 +69,9 @@ def _selection_options(func: F) -> F:
                      help="Leak kinds to leave alone (comma-separated)."),
         click.option("--include", multiple=True, metavar="GLOB",
                      help="File names to read in walked folders (default: *.jsonl, *.json)."),
-        click.option("--exclude", multiple=True, metavar="GLOB", help="Paths to leave out."),
+        click.option("--exclude", multiple=True, metavar="GLOB",
+                     help="Paths to leave out (gitignore-style; relative to the config file's "
+                          "folder, else the working folder)."),
         click.option("--respect-gitignore/--no-respect-gitignore", default=None,
                      help="Skip what .gitignore / .thinkfixignore in walked folders ignore "
                           "(default: on)."),

@@ -27,6 +27,7 @@ from thinkfix.cli.options import (
 from thinkfix.cli.progress import progress_for
 from thinkfix.engine import baseline as baselines
 from thinkfix.engine import config, fsio
+from thinkfix.engine.inputs import WalkStats
 from thinkfix.engine.paths import with_display_paths
 from thinkfix.engine.progress import Progress
 from thinkfix.engine.redact import Redaction
@@ -218,7 +219,9 @@ def _trend_options(options: ScanOptions, since: str | None, until: str | None,
 @click.option("--include", multiple=True, metavar="GLOB",
               help="Files to read in walked folders (replaces the default *.jsonl, *.json; "
                    "compressed and OpenClaw .reset/.deleted copies match too).")
-@click.option("--exclude", multiple=True, metavar="GLOB", help="Paths to leave out.")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Paths to leave out (gitignore-style; relative to the config file's folder, "
+                   "else the working folder).")
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None,
               help="Skip what .gitignore / .thinkfixignore in walked folders ignore "
                    "(default: on).")
@@ -306,7 +309,13 @@ def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
         report = _scan_incremental(paths, options, state_file, progress, stdin, quiet,
                                    settings.jobs)
     else:
-        report = scan(paths, options, jobs=settings.jobs, progress=progress, stdin=stdin)
+        walked = WalkStats()
+        report = scan(paths, options, jobs=settings.jobs, progress=progress, stdin=stdin,
+                      walk_stats=walked)
+        for pattern in walked.unmatched(settings.exclude):
+            # A typo, or quotes a shell or CI runner kept (`'archive/**'`): say so.
+            click.echo(f"thinkfix: warning: exclude pattern {pattern!r} matched nothing "
+                       f"(patterns are relative to {settings.pattern_anchor})", err=True)
 
     wrote = None
     if settings.write_baseline:

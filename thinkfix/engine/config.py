@@ -97,6 +97,12 @@ class Settings:
     def config_root(self) -> str | None:
         return os.path.dirname(self.config_file) if self.config_file else None
 
+    @property
+    def pattern_anchor(self) -> str:
+        """The folder `exclude` and `disable.paths` patterns are relative to, wherever they
+        were given: the config file's folder, else the working folder (ruff's rule)."""
+        return self.config_root or os.getcwd()
+
 
 _FIELDS = {f.name: f for f in fields(Settings)}
 _LISTS = {"report", "select", "ignore", "include", "exclude", "tags", "disable_paths",
@@ -382,11 +388,12 @@ def scan_options(settings: Settings, base_policy: Policy | None = None) -> ScanO
         policy=base_policy if base_policy is not None else policy(settings),
         kinds=kinds,
         inputs=InputOptions(include=settings.include, exclude=settings.exclude,
+                            anchor=settings.pattern_anchor,
                             respect_ignore=settings.respect_gitignore, format=settings.format,
                             unknown=UnknownPolicy(settings.unknown_format)),
         disabled_models=settings.disable_models,
         disabled_paths=settings.disable_paths,
-        disabled_base=settings.config_root,
+        disabled_base=settings.pattern_anchor,
         prefilter=not settings.parse_all,
         max_findings=settings.max_findings,
         max_record_size=settings.max_record_size,

@@ -4,9 +4,11 @@ Two steps, so the expensive one can run in worker processes:
 
 - `walk(paths, options)` lists candidates (stat only, no reads): named files are
   always candidates, folders are walked in sorted order, skipping `.git`,
-  `node_modules`, `__pycache__`, `*.lock`, anything a `.gitignore` or
-  `.thinkfixignore` inside a walked folder ignores, and names that do not look
+  `node_modules`, `__pycache__`, `*.lock`, anything git would ignore (the
+  `.gitignore` files from the top of the work tree down, `.git/info/exclude`) or
+  a `.thinkfixignore` ignores, what `exclude` names, and names that do not look
   like session files (see `DEFAULT_INCLUDE`). `-` spools stdin to a temp file.
+  Every pattern has gitignore semantics, by `pathspec`.
 - `resolve(candidate, options)` reads a file's head and detects its format (or
   takes `--format`), giving an `InputFile` that carries either a format id or an
   `InputError`, or a skip reason.
@@ -20,7 +22,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import re
 import shutil
 import stat
 import sys
@@ -30,6 +31,8 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 from typing import BinaryIO
+
+import pathspec
 
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats import registry
@@ -69,6 +72,9 @@ class InputOptions:
 
     include: tuple[str, ...] = ()  # replaces DEFAULT_INCLUDE for walked files when set
     exclude: tuple[str, ...] = ()  # applies to walked and named files alike
+    # The folder exclude patterns are anchored to (the config file's, else the working
+    # folder), as ruff anchors them; a file outside it is matched relative to its walked root.
+    anchor: str | None = None
     respect_ignore: bool = True  # honour .gitignore / .thinkfixignore in walked folders
     format: str | None = None  # a format id forced on every file (None or "auto": detect)
     unknown: UnknownPolicy = UnknownPolicy.AUTO
@@ -132,147 +138,127 @@ class Inputs:
         return tuple(f for f in self.files if f.skipped is not None)
 
 
-# --- glob patterns ---------------------------------------------------------------------------
+# --- glob patterns and ignore files (gitignore semantics, by pathspec) -------------------------
 
 
 @lru_cache(maxsize=512)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A gitignore-flavoured glob as a regex over `/`-separated paths.
-
-    `*` and `?` stay inside one path segment, `**` crosses segments, `[...]` is a
-    class. The caller decides what the pattern is matched against.
-    """
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "*":
-            if pattern.startswith("**", i):
-                i += 2
-                if i < n and pattern[i] == "/":
-                    out.append("(?:.*/)?")  # `**/` matches zero or more whole segments
-                    i += 1
-                else:
-                    out.append(".*")
-                continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = pattern.find("]", i + 2 if pattern.startswith("[!", i) else i + 1)
-            if j < 0:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1:j]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j
-        elif c == "\\" and i + 1 < n:
-            i += 1
-            out.append(re.escape(pattern[i]))
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
-def glob_match(pattern: str, rel_path: str) -> bool:
-    """Does `pattern` match a `/`-separated path?
-
-    A pattern without `/` matches the name of the file or of any folder on its
-    path (`archive` excludes `a/archive/b.jsonl`), as in .gitignore; one with a
-    `/` matches the whole path from the walked folder (`datasets/**`). A leading
-    `/` is allowed and means the same.
-    """
-    pattern = pattern.strip()
-    if not pattern:
-        return False
+def _posix(rel_path: str) -> str:
     rel_path = rel_path.replace(os.sep, "/").lstrip("/")
     while rel_path.startswith("./"):
         rel_path = rel_path[2:]
-    if "/" in pattern.rstrip("/"):
-        regex = glob_regex(pattern.strip("/"))
-        # A pattern for a folder also covers everything inside it.
-        return bool(regex.match(rel_path)) or any(
-            regex.match(prefix) for prefix in _prefixes(rel_path))
-    regex = glob_regex(pattern.rstrip("/"))
-    return any(regex.match(part) for part in rel_path.split("/"))
+    return rel_path
 
 
-def _prefixes(rel_path: str) -> Iterator[str]:
-    parts = rel_path.split("/")
-    for k in range(1, len(parts)):
-        yield "/".join(parts[:k])
+def glob_match(pattern: str, rel_path: str) -> bool:
+    """Does a gitignore-style `pattern` match a `/`-separated path (relative to its anchor)?
+
+    As in .gitignore: a pattern without a `/` (other than a trailing one) matches a name at
+    any depth (`archive` covers `a/archive/b.jsonl`); one with a `/` is anchored to the
+    folder the path is relative to (`datasets/**`); a pattern for a folder covers everything
+    inside it; `*` stays in one segment, `**` crosses them.
+    """
+    pattern = pattern.strip()
+    return bool(pattern) and _spec((pattern,)).match_file(_posix(rel_path))
 
 
 def any_match(patterns: Iterable[str], rel_path: str) -> bool:
     return any(glob_match(p, rel_path) for p in patterns)
 
 
-# --- ignore files ----------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class IgnoreRule:
-    """One line of a .gitignore, relative to the folder that holds it."""
+    """One ignore file: its patterns, and the folder they are relative to."""
 
-    base: str  # the folder of the ignore file, relative to the walked root ("" for the root)
-    regex: re.Pattern[str]
-    negate: bool
-    dir_only: bool
-    anchored: bool  # the pattern had a `/` before its end: match the path from `base`
+    base: str  # the ignore file's folder relative to the walked root ("": the root or above)
+    spec: pathspec.GitIgnoreSpec
+    above: str = ""  # a file above the walked root: the root's path relative to its folder
 
-    def matches(self, rel_path: str, is_dir: bool) -> bool:
-        if self.dir_only and not is_dir:
-            return False
+    def verdict(self, rel_path: str, is_dir: bool) -> bool | None:
+        """True: ignored; False: re-included by a `!` pattern; None: no pattern applies."""
         if self.base:
             if not rel_path.startswith(self.base + "/"):
-                return False
+                return None
             rel_path = rel_path[len(self.base) + 1:]
-        if self.anchored:
-            return bool(self.regex.match(rel_path))
-        return bool(self.regex.match(rel_path.rsplit("/", 1)[-1]))
+        elif self.above:
+            rel_path = f"{self.above}/{rel_path}"
+        result = self.spec.check_file(rel_path + ("/" if is_dir else ""))
+        return result.include
 
 
 def parse_ignore(text: str, base: str = "") -> list[IgnoreRule]:
-    """The rules of one ignore file (comments, `!` negation, trailing `/`, `**`)."""
-    rules: list[IgnoreRule] = []
-    for line in text.splitlines():
-        line = line.rstrip()
-        if not line or line.startswith("#"):
-            continue
-        negate = line.startswith("!")
-        if negate:
-            line = line[1:]
-        line = line.removeprefix("\\")
-        dir_only = line.endswith("/")
-        line = line.rstrip("/")
-        if not line:
-            continue
-        anchored = "/" in line
-        rules.append(IgnoreRule(base, glob_regex(line.lstrip("/")), negate, dir_only, anchored))
-    return rules
+    """The rules of one ignore file, as git reads it (comments, `!`, trailing `/`, `**`)."""
+    return [IgnoreRule(base, pathspec.GitIgnoreSpec.from_lines(text.splitlines()))]
 
 
 def ignored(rules: Sequence[IgnoreRule], rel_path: str, is_dir: bool) -> bool:
-    """Last matching rule wins, as in git (a file inside an ignored folder is never reached)."""
-    verdict = False
+    """The last rule that says anything wins, as in git, where deeper files override."""
+    verdict: bool | None = None
     for rule in rules:
-        if rule.matches(rel_path, is_dir):
-            verdict = not rule.negate
-    return verdict
+        said = rule.verdict(rel_path, is_dir)
+        if said is not None:
+            verdict = said
+    return bool(verdict)
 
 
-def _read_ignore_rules(folder: str, base: str) -> list[IgnoreRule]:
+def _read_ignore_rules(folder: str, base: str, names: Sequence[str] = ()) -> list[IgnoreRule]:
     rules: list[IgnoreRule] = []
-    for name in IGNORE_FILES:
+    for name in names or IGNORE_FILES:
         try:
             with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as fp:
                 rules.extend(parse_ignore(fp.read(), base))
         except OSError:
             continue
     return rules
+
+
+def repository_root(folder: str) -> str | None:
+    """The top of the git work tree holding `folder` (where `.git` is), or None."""
+    current = os.path.abspath(folder)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _ancestor_rules(root: str) -> list[IgnoreRule]:
+    """What git applies to `root` from above it: `.git/info/exclude`, then each `.gitignore`
+    from the top of the work tree down to `root`'s parent (absolute bases: they are not under
+    the walked root). Scanning a subfolder honours the repository's root .gitignore."""
+    absolute = os.path.abspath(root)
+    top = repository_root(absolute)
+    if top is None:
+        return []
+    rel = os.path.relpath(absolute, top)
+    parts = [] if rel == "." else rel.split(os.sep)
+
+    def above(k: int) -> str:  # the walked root relative to the folder k levels below top
+        return "/".join(parts[k:])
+
+    rules = [replace(r, above=above(0))
+             for r in _read_ignore_rules(os.path.join(top, ".git", "info"), "", ("exclude",))]
+    for k in range(len(parts)):  # top, then each folder down to root's parent
+        folder = os.path.join(top, *parts[:k])
+        rules += [replace(r, above=above(k))
+                  for r in _read_ignore_rules(folder, "", (".gitignore",))]
+    return rules
+
+
+@dataclass
+class WalkStats:
+    """What a walk saw that a report does not carry: which exclude patterns matched anything,
+    so a pattern that matched nothing (a typo, quotes kept by a shell) can be named."""
+
+    excluded_by: dict[str, int] = field(default_factory=dict)
+
+    def unmatched(self, patterns: Iterable[str]) -> list[str]:
+        return [p for p in patterns if not self.excluded_by.get(p)]
 
 
 # --- walking ---------------------------------------------------------------------------------
@@ -290,7 +276,7 @@ def is_session_name(rel_path: str, include: Sequence[str] = ()) -> bool:
     stripped = base_name(name)
     if include:
         return any(glob_match(p, rel_path) or glob_match(p, stripped) for p in include)
-    return any(glob_regex(p).match(stripped) for p in DEFAULT_INCLUDE)
+    return _spec(DEFAULT_INCLUDE).match_file(stripped)
 
 
 _spooled: list[str] = []
@@ -318,12 +304,15 @@ def _remove_spooled() -> None:
 
 
 def walk(paths: Iterable[str], options: InputOptions = InputOptions(), *,
-         stdin: BinaryIO | None = None) -> Iterator[Candidate | InputFile]:
+         stdin: BinaryIO | None = None,
+         stats: WalkStats | None = None) -> Iterator[Candidate | InputFile]:
     """Candidates in deterministic order; a path that does not exist yields an error `InputFile`.
 
-    Nothing is read here except folder listings and ignore files.
+    Nothing is read here except folder listings and ignore files. `stats`, when given,
+    records which exclude patterns matched something.
     """
     seen: set[str] = set()
+    excluder = _Excluder(options, stats)
     for given in paths:
         if given == STDIN:
             spooled = spool_stdin(stdin)
@@ -335,8 +324,8 @@ def walk(paths: Iterable[str], options: InputOptions = InputOptions(), *,
             yield _error_file(given, given, ErrorKind.UNREADABLE, _os_message(exc))
             continue
         if stat.S_ISDIR(st.st_mode):
-            yield from _walk_folder(given, options, seen)
-        elif _excluded(options, given, os.path.basename(given)):
+            yield from _walk_folder(given, options, seen, excluder)
+        elif excluder.excluded(given, os.path.basename(given)):
             continue
         elif not stat.S_ISREG(st.st_mode):
             # A FIFO would block the read forever, a device never end: refused, by name.
@@ -354,13 +343,38 @@ def _identity(path: str, st: os.stat_result) -> str:
     return f"{st.st_dev}:{st.st_ino}" if st.st_ino else os.path.realpath(path)
 
 
-def _excluded(options: InputOptions, *paths: str) -> bool:
-    return bool(options.exclude) and any(any_match(options.exclude, p) for p in paths if p)
+class _Excluder:
+    """`--exclude` / `exclude` patterns, matched gitignore-style against the path relative to
+    the anchor folder (or, for a file outside it, relative to the folder being walked)."""
+
+    def __init__(self, options: InputOptions, stats: WalkStats | None) -> None:
+        self.patterns = tuple(p for p in options.exclude if p.strip())
+        self.anchor = os.path.abspath(options.anchor) if options.anchor else None
+        self.stats = stats
+
+    def excluded(self, path: str, fallback: str, is_dir: bool = False) -> bool:
+        """Is `path` (as walked) excluded? `fallback`: its path relative to the walked root."""
+        if not self.patterns:
+            return False
+        rel = fallback
+        if self.anchor is not None:
+            anchored = os.path.relpath(os.path.abspath(path), self.anchor)
+            if anchored != os.pardir and not anchored.startswith(os.pardir + os.sep):
+                rel = anchored
+        rel = _posix(rel) + ("/" if is_dir else "")
+        if not _spec(self.patterns).match_file(rel):
+            return False
+        if self.stats is not None:
+            for pattern in self.patterns:
+                if _spec((pattern,)).match_file(rel):
+                    self.stats.excluded_by[pattern] = self.stats.excluded_by.get(pattern, 0) + 1
+        return True
 
 
-def _walk_folder(root: str, options: InputOptions,
-                 seen: set[str]) -> Iterator[Candidate | InputFile]:
+def _walk_folder(root: str, options: InputOptions, seen: set[str],
+                 excluder: _Excluder) -> Iterator[Candidate | InputFile]:
     rules_at: dict[str, list[IgnoreRule]] = {}
+    above = _ancestor_rules(root) if options.respect_ignore else []
 
     def rules_for(rel: str) -> list[IgnoreRule]:
         return rules_at.get(rel, [])
@@ -379,7 +393,7 @@ def _walk_folder(root: str, options: InputOptions,
         except OSError as exc:
             yield _dir_error(folder, exc)
             continue
-        inherited = rules_for(_parent(rel_dir)) if rel_dir else []
+        inherited = rules_for(_parent(rel_dir)) if rel_dir else above
         rules = inherited + (_read_ignore_rules(folder, rel_dir) if options.respect_ignore else [])
         rules_at[rel_dir] = rules
         subdirs: list[str] = []
@@ -389,13 +403,13 @@ def _walk_folder(root: str, options: InputOptions,
                 is_dir = entry.is_dir(follow_symlinks=options.follow_symlinks)
             except OSError:
                 is_dir = False
-            if any(glob_regex(p).match(entry.name) for p in ALWAYS_SKIP):
+            if _spec(ALWAYS_SKIP).match_file(entry.name):
                 continue
             if entry.name in IGNORE_FILES:
                 continue
             if rules and ignored(rules, rel, is_dir):
                 continue
-            if _excluded(options, rel):
+            if excluder.excluded(os.path.join(root, rel), rel, is_dir):
                 continue
             if is_dir:
                 subdirs.append(rel)

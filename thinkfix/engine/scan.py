@@ -44,6 +44,7 @@ from thinkfix.engine.inputs import (
     Candidate,
     InputFile,
     InputOptions,
+    WalkStats,
     glob_match,
     resolve,
     walk,
@@ -711,10 +712,13 @@ def _fork_safe() -> bool:
 
 
 def scan(paths: Iterable[str], options: ScanOptions = ScanOptions(), *, jobs: int | None = None,
-         progress: Progress = NULL_PROGRESS, stdin: BinaryIO | None = None) -> Report:
-    """Walk `paths`, scan every session file found, and return the merged `Report`."""
+         progress: Progress = NULL_PROGRESS, stdin: BinaryIO | None = None,
+         walk_stats: WalkStats | None = None) -> Report:
+    """Walk `paths`, scan every session file found, and return the merged `Report`.
+
+    `walk_stats`, when given, learns which exclude patterns matched anything."""
     paths = list(paths)
-    items = list(walk(paths, options.inputs, stdin=stdin))
+    items = list(walk(paths, options.inputs, stdin=stdin, stats=walk_stats))
     report = build_report(scan_files(items, options, jobs=jobs, progress=progress), __version__)
     return with_display_paths(require_sessions(report, paths, options))
 
