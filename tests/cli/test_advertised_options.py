@@ -29,9 +29,11 @@ def _options() -> dict[str, click.Option]:
 
 def _texts() -> dict[str, str]:
     runner = CliRunner()
-    texts = {"formats": runner.invoke(main, ["formats"]).stdout,
-             "formats --json": runner.invoke(main, ["formats", "--json"]).stdout,
-             "--help": runner.invoke(main, ["--help"]).stdout}
+    texts = {
+        "formats": runner.invoke(main, ["formats"]).stdout,
+        "formats --json": runner.invoke(main, ["formats", "--json"]).stdout,
+        "--help": runner.invoke(main, ["--help"]).stdout,
+    }
     for name in main.commands:
         texts[f"{name} --help"] = runner.invoke(main, [name, "--help"]).stdout
     return texts
@@ -60,26 +62,36 @@ def test_every_value_advertised_for_a_choice_option_is_a_choice() -> None:
     assert checked, "some option is advertised with a value"
 
 
-@pytest.mark.parametrize(("option", "value"), [
-    ("--codex-mode", "insert"), ("--codex-mode", "sidecar"), ("--anthropic-mode", "manifest"),
-    ("--claude-code-mode", "archive")])
-def test_placement_modes_reach_repair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                      option: str, value: str) -> None:
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--codex-mode", "insert"),
+        ("--codex-mode", "sidecar"),
+        ("--anthropic-mode", "manifest"),
+        ("--claude-code-mode", "archive"),
+    ],
+)
+def test_placement_modes_reach_repair(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str, value: str
+) -> None:
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["repair", "--isolated", "--check", option, value,
-                                       str(FIXTURES)])
+    result = CliRunner().invoke(
+        main, ["repair", "--isolated", "--check", option, value, str(FIXTURES)]
+    )
     assert result.exit_code in (0, 1), result.stderr
 
 
 def test_codex_mode_from_the_config_file_changes_the_placement(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     codex = str(FIXTURES / "codex")
     (tmp_path / "thinkfix.toml").write_text('codex-mode = "sidecar"\n')
     by_config = runner.invoke(main, ["diff", "--output-format", "json", codex]).stdout
-    by_flag = runner.invoke(main, ["diff", "--isolated", "--codex-mode", "sidecar",
-                                   "--output-format", "json", codex]).stdout
+    by_flag = runner.invoke(
+        main, ["diff", "--isolated", "--codex-mode", "sidecar", "--output-format", "json", codex]
+    ).stdout
     default = runner.invoke(main, ["diff", "--isolated", "--output-format", "json", codex]).stdout
     assert by_config == by_flag
     assert '"sidecar"' in by_flag and by_flag != default

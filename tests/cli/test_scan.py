@@ -283,7 +283,9 @@ def test_scan_pre_commit_hook_and_action_definitions() -> None:
     action = yaml.safe_load((root / "action.yml").read_text())
     script = " ".join(step.get("run", "") for step in action["runs"]["steps"])
     assert action["runs"]["using"] == "composite"
-    assert "markdown=" in script and "GITHUB_STEP_SUMMARY" in script and "exit $code" in script
+    # The scan itself runs from a Python entry that splits PATHS/ARGS with shlex (issue 14 #5).
+    assert "python -m thinkfix.cli.action" in script and "SUMMARY=" in script
+    assert "GITHUB_STEP_SUMMARY" in script and "exit $code" in script
     # The hook's own arguments are accepted by the command.
     code, _, err = run(*hook["entry"].split()[2:], str(FIXTURES / "openai-chat"))
     assert code == 1 and err == ""

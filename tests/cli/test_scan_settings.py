@@ -26,7 +26,8 @@ def scan(*args: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("name", ["pyproject.toml", "thinkfix.toml"])
 def test_a_malformed_config_is_exit_2_with_file_line_and_error(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
     # A valid parent config must not be applied in the broken one's place.
     (tmp_path / "thinkfix.toml").write_text('exclude = ["x/**"]\n')
     child = tmp_path / "project"
@@ -39,10 +40,10 @@ def test_a_malformed_config_is_exit_2_with_file_line_and_error(
     assert "invalid TOML" in err
 
 
-def test_show_settings_names_each_source(tmp_path: Path,
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_show_settings_names_each_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.thinkfix]\nexclude = ["archive/**"]\norphan-close = "strip"\n')
+        '[tool.thinkfix]\nexclude = ["archive/**"]\norphan-close = "strip"\n'
+    )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("THINKFIX_OUTPUT_FORMAT", "json")
     code, out, _ = scan("--show-settings", "--jobs", "3", "--no-harmony")

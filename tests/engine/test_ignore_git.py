@@ -18,10 +18,23 @@ from thinkfix.engine.inputs import InputOptions, WalkStats, walk
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 FILES = [
-    "top.jsonl", "keep.jsonl", "a/top.jsonl", "a/b.tmp.jsonl", "a/keep.tmp.jsonl",
-    "logs/x.jsonl", "a/logs/y.jsonl", "a/logsfile.jsonl", "deep/p/q/deep.jsonl",
-    "deep/deep.jsonl", "sub/inner.jsonl", "sub/local.jsonl", "sub/nested/local.jsonl",
-    "sub/nested/other.jsonl", "private/s.jsonl", "archive/2024/s.jsonl", "x/archive/s.jsonl",
+    "top.jsonl",
+    "keep.jsonl",
+    "a/top.jsonl",
+    "a/b.tmp.jsonl",
+    "a/keep.tmp.jsonl",
+    "logs/x.jsonl",
+    "a/logs/y.jsonl",
+    "a/logsfile.jsonl",
+    "deep/p/q/deep.jsonl",
+    "deep/deep.jsonl",
+    "sub/inner.jsonl",
+    "sub/local.jsonl",
+    "sub/nested/local.jsonl",
+    "sub/nested/other.jsonl",
+    "private/s.jsonl",
+    "archive/2024/s.jsonl",
+    "x/archive/s.jsonl",
 ]
 ROOT_IGNORE = "/top.jsonl\nlogs/\n*.tmp.jsonl\n!keep.tmp.jsonl\ndeep/**/deep.jsonl\n"
 SUB_IGNORE = "local.jsonl\n!nested/local.jsonl\n"
@@ -30,8 +43,9 @@ INFO_EXCLUDE = "private/\n"
 
 def _git(repo: Path, *args: str, stdin: str | None = None) -> str:
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo)}
-    done = subprocess.run(["git", *args], cwd=repo, input=stdin, capture_output=True,
-                          text=True, env=env, check=False)
+    done = subprocess.run(
+        ["git", *args], cwd=repo, input=stdin, capture_output=True, text=True, env=env, check=False
+    )
     assert done.returncode in (0, 1), done.stderr
     return done.stdout
 
@@ -58,8 +72,10 @@ def _git_kept(repo: Path, under: str = "") -> set[str]:
 
 def _walked(repo: Path, under: str = "", **options: object) -> set[str]:
     root = repo / under if under else repo
-    found = {os.path.relpath(c.path, repo).replace(os.sep, "/")
-             for c in walk([str(root)], InputOptions(**options))}  # type: ignore[arg-type]
+    found = {
+        os.path.relpath(c.path, repo).replace(os.sep, "/")
+        for c in walk([str(root)], InputOptions(**options))
+    }  # type: ignore[arg-type]
     return found
 
 
@@ -70,34 +86,56 @@ def test_walk_keeps_exactly_what_git_keeps(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("under", ["a/", "sub/", "deep/", "private/"])
 def test_a_subfolder_scan_honours_the_root_gitignore_and_info_exclude(
-        tmp_path: Path, under: str) -> None:
+    tmp_path: Path, under: str
+) -> None:
     repo = _repo(tmp_path)
     assert _walked(repo, under) == _git_kept(repo, under)
 
 
-PATTERNS = st.sampled_from([
-    "*.tmp.jsonl", "!keep.tmp.jsonl", "logs/", "/logs", "logs", "**/logs", "a/**", "a/*",
-    "/a/top.jsonl", "top.jsonl", "deep/**/deep.jsonl", "**/deep.jsonl", "archive/", "!archive/2024",
-    "x/", "!x/archive/", "sub/*.jsonl", "*/inner.jsonl", "?eep.jsonl", "[kt]*.jsonl",
-])
+PATTERNS = st.sampled_from(
+    [
+        "*.tmp.jsonl",
+        "!keep.tmp.jsonl",
+        "logs/",
+        "/logs",
+        "logs",
+        "**/logs",
+        "a/**",
+        "a/*",
+        "/a/top.jsonl",
+        "top.jsonl",
+        "deep/**/deep.jsonl",
+        "**/deep.jsonl",
+        "archive/",
+        "!archive/2024",
+        "x/",
+        "!x/archive/",
+        "sub/*.jsonl",
+        "*/inner.jsonl",
+        "?eep.jsonl",
+        "[kt]*.jsonl",
+    ]
+)
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(PATTERNS, min_size=1, max_size=6))
-def test_any_root_gitignore_agrees_with_git(tmp_path_factory: pytest.TempPathFactory,
-                                            patterns: list[str]) -> None:
+def test_any_root_gitignore_agrees_with_git(
+    tmp_path_factory: pytest.TempPathFactory, patterns: list[str]
+) -> None:
     repo = _repo(tmp_path_factory.mktemp("r"), "\n".join(patterns) + "\n")
     assert _walked(repo) == _git_kept(repo)
     assert _walked(repo, "a/") == _git_kept(repo, "a/")
 
 
-def test_exclude_is_anchored_to_its_folder_and_unmatched_patterns_are_known(
-        tmp_path: Path) -> None:
+def test_exclude_is_anchored_to_its_folder_and_unmatched_patterns_are_known(tmp_path: Path) -> None:
     repo = _repo(tmp_path, "")
     stats = WalkStats()
-    options = InputOptions(exclude=("archive/", "'archive/**'"), anchor=str(repo),
-                           respect_ignore=False)
+    options = InputOptions(
+        exclude=("archive/", "'archive/**'"), anchor=str(repo), respect_ignore=False
+    )
     found = {os.path.relpath(c.path, repo) for c in walk([str(repo / "x")], options, stats=stats)}
     # `archive/` has no inner slash: it matches at any depth, as in .gitignore.
     assert found == set()

@@ -32,4 +32,5 @@ def test_the_xsd_catches_what_issue_14_reported() -> None:
     assert not schema.is_valid('<testsuites skipped="1"/>')
     assert not schema.is_valid(
         '<testsuites><testsuite name="a" tests="1"><testcase name="t">'
-        '<skipped message="m"/></testcase></testsuite></testsuites>')
+        '<skipped message="m"/></testcase></testsuite></testsuites>'
+    )
