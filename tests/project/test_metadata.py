@@ -85,16 +85,22 @@ def test_every_declared_floor_is_the_version_ci_tests() -> None:
     # .ci/run installs .ci/lowest.txt on the lowest Python and runs the suite: a floor that is
     # not pinned there is a claim nobody checks (issue 14 #4: click 8.1.0 failed 177 tests).
     pins = dict(
-        line.split("==") for line in (ROOT / ".ci" / "lowest.txt").read_text("utf-8").split("\n")
-        if line and not line.startswith("#"))
+        line.split("==")
+        for line in (ROOT / ".ci" / "lowest.txt").read_text("utf-8").split("\n")
+        if line and not line.startswith("#")
+    )
     floors = _floors(PROJECT["dependencies"]) | _floors(PROJECT["optional-dependencies"]["test"])
     assert floors
+
     def release(version: str | None) -> tuple[int, ...]:  # 8.2 == 8.2.0
         parts = [int(p) for p in (version or "-1").split(".")]
         while len(parts) > 1 and parts[-1] == 0:
             parts.pop()
         return tuple(parts)
 
-    mismatched = {name: (floor, pins.get(name)) for name, floor in floors.items()
-                  if release(pins.get(name)) != release(floor)}
+    mismatched = {
+        name: (floor, pins.get(name))
+        for name, floor in floors.items()
+        if release(pins.get(name)) != release(floor)
+    }
     assert mismatched == {}
