@@ -150,7 +150,9 @@ def _outputs(root: Path, tmp: Path, extra: tuple[str, ...]) -> dict[str, str]:
             out[f"show --thinking {view.value} {' '.join(normalized)}"] = _everything(r)
     work = tmp / "inplace"
     shutil.copytree(root, work)
-    r = _invoke("repair", "--in-place", "--report", str(tmp / "inplace.html"), *extra, str(work))
+    # --include-active: the copy was just written, and a fresh file is left alone by default.
+    r = _invoke("repair", "--in-place", "--include-active", "--report", str(tmp / "inplace.html"),
+                *extra, str(work))
     out["repair --in-place --report"] = _everything(r, tmp / "inplace.html")
     manifest = next(line.split("undo ", 1)[1] for line in r.stderr.splitlines()
                     if line.startswith("undo with"))
