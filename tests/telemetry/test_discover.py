@@ -32,7 +32,17 @@ LAYOUT = {
         "gemini-cli/session-2026-02-03T10-15-4f2a9c1e.json",
     "work/proj/.claw/sessions/session-1775200000000-0.jsonl":
         "claw-code/session-1775200000000-0.jsonl",
+    ".hermes/sessions/session_20260412_093015_a1b2c3.json":
+        "hermes/session_20260412_093015_a1b2c3.json",
+    ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1775300000123/"
+    "api_conversation_history.json":
+        "cline/tasks/1775300000123/api_conversation_history.json",
+    ".config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks/"
+    "7d1e4c2a-9b3f-4a8e-b6d5-0c2f1e3a4b5d/api_conversation_history.json":
+        "roo-code/tasks/7d1e4c2a-9b3f-4a8e-b6d5-0c2f1e3a4b5d/api_conversation_history.json",
 }
+#: OpenCode's file store travels whole (a part's role is in its message file).
+OPENCODE_STORE = ".local/share/opencode/storage"
 
 
 def lay_out(home: Path, layout: dict[str, str] = LAYOUT) -> None:
@@ -40,6 +50,8 @@ def lay_out(home: Path, layout: dict[str, str] = LAYOUT) -> None:
         target = home / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(FIXTURES / fixture, target)
+    if layout is LAYOUT:
+        shutil.copytree(FIXTURES / "opencode" / "storage", home / OPENCODE_STORE)
 
 
 def fake_env(home: Path) -> dict[str, str]:
@@ -51,7 +63,9 @@ def test_every_runtime_is_found_in_its_default_folder(tmp_path: Path) -> None:
     found = discover(env=fake_env(tmp_path), home=tmp_path)
     assert found == [str(tmp_path / p) for p in (
         ".claude/projects", ".codex/sessions", ".pi/agent/sessions",
-        ".openclaw/agents/main/sessions", "work/proj/.claw/sessions", ".gemini/tmp")]
+        ".openclaw/agents/main/sessions", "work/proj/.claw/sessions", ".gemini/tmp",
+        ".hermes/sessions", ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+        ".config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks", OPENCODE_STORE)]
 
 
 def test_missing_folders_are_candidates_but_not_discovered(tmp_path: Path) -> None:
@@ -66,6 +80,9 @@ def test_missing_folders_are_candidates_but_not_discovered(tmp_path: Path) -> No
     ("PI_CODING_AGENT_DIR", ".pi/agent", "sessions"),
     ("OPENCLAW_STATE_DIR", ".openclaw", "agents/main/sessions"),
     ("CLAWDBOT_STATE_DIR", ".openclaw", "agents/main/sessions"),
+    ("HERMES_HOME", ".hermes", "sessions"),
+    ("XDG_DATA_HOME", ".local/share", "opencode/storage"),
+    ("XDG_CONFIG_HOME", ".config", "Code/User/globalStorage/saoudrizwan.claude-dev/tasks"),
 ])
 def test_override_variable_replaces_the_default(tmp_path: Path, variable: str, default: str,
                                                 moved: str) -> None:
@@ -112,11 +129,15 @@ def test_formats_with_locations_cite_their_source() -> None:
     assert "CLAUDE_CONFIG_DIR" in cited["claude-code"] and "CODEX_HOME" in cited["codex"]
     assert "PI_CODING_AGENT_DIR" in cited["pi"] and "OPENCLAW_STATE_DIR" in cited["pi"]
     assert "GEMINI_CLI_HOME" in cited["gemini-cli"] and ".claw/sessions" in cited["claw-code"]
+    assert "HERMES_HOME" in cited["hermes"] and "XDG_DATA_HOME" in cited["opencode"]
+    assert "saoudrizwan.claude-dev" in cited["cline"]
+    assert "rooveterinaryinc.roo-cline" in cited["roo-code"]
 
 
 def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "OPENCLAW_STATE_DIR",
-                 "CLAWDBOT_STATE_DIR", "GEMINI_CLI_HOME", "GITHUB_ACTIONS", "NO_COLOR"):
+                 "CLAWDBOT_STATE_DIR", "GEMINI_CLI_HOME", "GITHUB_ACTIONS", "NO_COLOR",
+                 "HERMES_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "APPDATA"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PWD", str(home / "work/proj"))
@@ -131,7 +152,8 @@ def test_scan_discover_reads_every_runtime(tmp_path: Path,
                                        "--output-format", "json", "--exit-zero"])
     assert result.exit_code == 0, result.output
     formats = set(json.loads(result.stdout)["summary"]["by_format"])
-    assert formats == {"claude-code", "codex", "pi", "gemini-cli", "claw-code"}
+    assert formats == {"claude-code", "codex", "pi", "gemini-cli", "claw-code", "hermes", "cline",
+                       "roo-code", "opencode"}
 
 
 def test_where_lists_found_folders_and_fails_when_none(tmp_path: Path,
@@ -146,4 +168,14 @@ def test_where_lists_found_folders_and_fails_when_none(tmp_path: Path,
     assert result.exit_code == 0
     rows = json.loads(result.output)["locations"]
     assert {r["format"] for r in rows if r["exists"]} == {
-        "claude-code", "codex", "pi", "gemini-cli", "claw-code"}
+        "claude-code", "codex", "pi", "gemini-cli", "claw-code", "hermes", "cline", "roo-code",
+        "opencode"}
+
+
+def test_opencode_sqlite_store_is_discovered_as_a_file(tmp_path: Path) -> None:
+    from tests.formats import opencode_db
+
+    root = tmp_path / ".local/share/opencode"
+    root.mkdir(parents=True)
+    opencode_db.build(root / "opencode.db", opencode_db.LEAKY)
+    assert discover(env={"PWD": str(tmp_path)}, home=tmp_path) == [str(root / "opencode.db")]

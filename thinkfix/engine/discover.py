@@ -41,7 +41,8 @@ def locations(formats: Iterable[SessionFormat] | None = None,
             if path in seen:
                 continue
             seen.add(path)
-            out.append(Location(fmt.id, path, os.path.isdir(path)))
+            # a folder, or a store that is one file (OpenCode's opencode.db)
+            out.append(Location(fmt.id, path, os.path.isdir(path) or os.path.isfile(path)))
     return out
 
 

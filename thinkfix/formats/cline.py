@@ -18,8 +18,9 @@ visible text is repaired and the reasoning stays in the repair manifest only.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import partial
+from pathlib import Path as FsPath
 from typing import Any
 
 from thinkfix.formats.anthropic import Anthropic
@@ -41,6 +42,22 @@ def _item(m: Any) -> bool:
     return isinstance(m, dict) and (
         (m.get("role") in ("user", "assistant") and "content" in m)
         or m.get("type") == "reasoning")
+
+
+#: VS Code and its forks, whose globalStorage holds the extensions' task folders.
+EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+
+
+def editor_storage(env: Mapping[str, str], home: FsPath, extension: str) -> list[FsPath]:
+    """`<editor user folder>/globalStorage/<extension>/tasks` for each editor and OS layout:
+    $XDG_CONFIG_HOME (else ~/.config) on Linux, ~/Library/Application Support on macOS,
+    %APPDATA% on Windows."""
+    roots = [FsPath(env.get("XDG_CONFIG_HOME", "").strip() or home / ".config"),
+             home / "Library" / "Application Support"]
+    if env.get("APPDATA", "").strip():
+        roots.append(FsPath(env["APPDATA"]))
+    return [root / editor / "User" / "globalStorage" / extension / "tasks"
+            for root in roots for editor in EDITORS]
 
 
 def _runtime(head: bytes, path: str) -> tuple[str, float] | None:
@@ -108,6 +125,15 @@ class Cline(Anthropic):
                         "(cline/cline src/core/storage/disk.ts, GlobalFileNames."
                         "apiConversationHistory); the CLI keeps ~/.cline/data/tasks")
 
+    #: The extension's id: its globalStorage folder name.
+    extension = "saoudrizwan.claude-dev"
+
+    def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        out = editor_storage(env, home, self.extension)
+        if self.id == "cline":  # the standalone CLI keeps its tasks in ~/.cline
+            out.append(home / ".cline" / "data" / "tasks")
+        return out
+
     def detect(self, head: bytes, path: str = "") -> float:
         found = _runtime(head, path)
         return found[1] if found is not None and found[0] == self.id else 0.0
@@ -127,6 +153,7 @@ class Cline(Anthropic):
 
 class RooCode(Cline):
     id = "roo-code"
+    extension = "rooveterinaryinc.roo-cline"
     description = ("Roo Code task histories: tasks/<id>/api_conversation_history.json "
                    "(Anthropic MessageParams with ts, isSummary, reasoning items)")
     detection = ("as Cline, told apart by the rooveterinaryinc.roo-cline storage path or "

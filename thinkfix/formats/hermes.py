@@ -16,9 +16,12 @@ Hermes itself fills and keeps out of the replayed `content`.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from pathlib import Path as FsPath
 from typing import Any
 
 from thinkfix.formats.detection import has_keys, sample
+from thinkfix.formats.locations import env_dir
 from thinkfix.formats.openai_chat import OpenAIChat, is_chat_message
 
 #: Keys of the snapshot object that no other chat log has together.
@@ -47,6 +50,9 @@ class Hermes(OpenAIChat):
     locations_source = ("hermes_constants.get_hermes_home() ($HERMES_HOME, else ~/.hermes); "
                         "run_agent.py AIAgent._save_session_log writes "
                         "sessions/session_{session_id}.json")
+
+    def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        return [env_dir(env, ("HERMES_HOME",), home, ".hermes") / "sessions"]
 
     def detect(self, head: bytes, path: str = "") -> float:
         s = sample(head)

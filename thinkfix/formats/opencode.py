@@ -24,9 +24,10 @@ from __future__ import annotations
 import io
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import closing
 from functools import partial
+from pathlib import Path as FsPath
 from typing import Any, BinaryIO
 
 import orjson
@@ -151,6 +152,11 @@ class OpenCode(FormatBase):
     shapes = (dict,)
     #: A part file holds no role (its message file does); every record with text has this.
     assistant_marker = b'"text"'
+
+    def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        data = FsPath(env.get("XDG_DATA_HOME", "").strip() or home / ".local" / "share")
+        root = data / "opencode"
+        return [root / "opencode.db", root / "storage"]
 
     def detect(self, head: bytes, path: str = "") -> float:
         if head.startswith(SQLITE_MAGIC):
