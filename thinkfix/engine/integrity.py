@@ -259,8 +259,8 @@ def check_document(doc: Any, where: str, *, roots: Sequence[str] | None = None,
 def _check_entry(c: _Checker, entry: Any, at: str, roots: Sequence[str],
                  backup_dir: str | None, mode: str) -> None:
     role = c.get(entry, "role", str, at)
-    if role not in ("session", "sidecar"):
-        raise c.fail(f"{at}.role {role!r} is not session or sidecar")
+    if role not in ("session", "sidecar", "database"):
+        raise c.fail(f"{at}.role {role!r} is not session, sidecar or database")
     target = c.path(c.get(entry, "target", str, at), f"{at}.target")
     link = entry.get("link")
     if link is not None:

@@ -28,6 +28,7 @@ import contextlib
 import io
 import os
 import shutil
+import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from thinkfix._version import __version__
-from thinkfix.engine import fsio, integrity
+from thinkfix.engine import fsio, integrity, store
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
 from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, Record
@@ -458,6 +459,9 @@ def _current(target: str) -> fsio.Snapshot | None:
 
 
 def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.Snapshot | None]:
+    if entry["role"] == "database":
+        status, message = _classify_store(entry)
+        return status, message, None
     target = entry["target"]
     before, after = entry.get("before"), entry["after"]
     unsafe = integrity.safe_target(target)
@@ -478,6 +482,46 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.Snapshot | N
     return UndoStatus.CHANGED, (
         f"{target}: changed since the repair (sha256 {now.sha256[:16]}..., the repair wrote "
         f"{after['sha256'][:16]}...); restoring it would lose those changes"), now
+
+
+def _classify_store(entry: dict[str, Any]) -> tuple[UndoStatus, str]:
+    """A database store is judged by its rows' digest, as the repair recorded them."""
+    target = entry["target"]
+    before, after = entry.get("before"), entry["after"]
+    unsafe = integrity.safe_target(target)
+    if unsafe is not None:
+        return UndoStatus.FAILED, unsafe
+    if not os.path.lexists(target):
+        if before is None:
+            return UndoStatus.ALREADY, "already removed"
+        return UndoStatus.CHANGED, f"{target}: missing (removed since the repair)"
+    try:
+        now = store.digest(registry.get(entry["format"]), target)
+    except (sqlite3.Error, registry.UnknownFormatError) as exc:
+        return UndoStatus.FAILED, f"{target}: cannot read the store: {exc}"
+    if now == after["sha256"]:
+        return UndoStatus.WOULD_RESTORE, ""
+    if before is not None and now == before["sha256"]:
+        return UndoStatus.ALREADY, "already holds the rows from before the repair"
+    return UndoStatus.CHANGED, (f"{target}: its sessions changed since the repair; restoring "
+                                "the backup would lose those changes")
+
+
+def _undo_store(entry: dict[str, Any], status: UndoStatus, message: str,
+                dry_run: bool) -> UndoFile:
+    target = entry["target"]
+    if status is not UndoStatus.WOULD_RESTORE or dry_run:
+        return UndoFile(target, status, message)
+    try:
+        if entry.get("before") is None:  # an --out copy the repair made
+            os.unlink(target)
+            return UndoFile(target, UndoStatus.REMOVED)
+        store.restore(registry.get(entry["format"]), entry)
+        return UndoFile(target, UndoStatus.RESTORED)
+    except (fsio.WriteError, sqlite3.Error, OSError) as exc:
+        kind = getattr(exc, "kind", None)
+        return UndoFile(target, UndoStatus.CHANGED if kind is ErrorKind.CHANGED
+                        else UndoStatus.FAILED, str(exc))
 
 
 def previous_bytes(entry: dict[str, Any], now: fsio.Snapshot) -> bytes:
@@ -539,6 +583,9 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
     # Sidecars and inserted files last-in first-out, so a file is restored after its sidecar.
     for entry, status, message, now in reversed(checked):
         target = entry["target"]
+        if entry["role"] == "database":
+            results.append(_undo_store(entry, status, message, dry_run))
+            continue
         if status is not UndoStatus.WOULD_RESTORE or now is None:
             results.append(UndoFile(target, status, message))
             continue

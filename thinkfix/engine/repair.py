@@ -19,6 +19,7 @@ import contextlib
 import io
 import os
 import secrets
+import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from thinkfix.engine import fsio, sparse
+from thinkfix.engine import fsio, sparse, store
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.change import Change
 from thinkfix.engine.inputs import DISABLED, STDIN, Candidate, InputFile, resolve, walk
@@ -49,6 +50,7 @@ from thinkfix.formats.base import (
     set_record_limit,
 )
 from thinkfix.io import compression
+from thinkfix.io.regular import open_regular
 from thinkfix.normalizer import Result, normalize
 
 SIDECAR_SUFFIX = ".thinkfix.json"
@@ -561,6 +563,8 @@ def _repair_file(job: Job) -> FileResult:
                                         "no format")
         return FileResult(found.path, None, FileStatus.ERROR, errors=(err,))
     path, fmt = found.path, registry.get(found.format)
+    if fmt.is_database(found.real_path):
+        return _repair_store(job, path, found.real_path, fmt)
     try:
         snapshot = fsio.read_snapshot(found.real_path)
         _refuse_active(path, snapshot, options)
@@ -609,6 +613,64 @@ def _refuse_active(path: str, snapshot: fsio.Snapshot, options: RepairOptions) -
         raise fsio.FileChanged(
             f"{path}: modified {max(age, 0):.1f}s ago, so a live session may still be writing "
             "it; skipped, left as it is (--include-active repairs it anyway)")
+
+
+def _repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResult:
+    """A store that is a database (OpenCode): its rows change in one transaction, after an
+    online backup; never a byte rewrite. Dry runs rehearse on an in-memory copy."""
+    options = job.options
+    with open_regular(real) as fp:
+        records = list(fmt.read(fp))
+    found = list(find_repairs(fmt, records, options.scan))
+    bad = tuple(_bad_record(path, r) for r in bad_records(fmt, records, options.scan))
+    base = FileResult(path, fmt.id, FileStatus.CLEAN, (), bad, records=len(records))
+    if not found:
+        return base
+    repairs = [Repair(site, result.visible, result.extracted) for site, result in found]
+    keep = options.keep_texts
+
+    def changes(placements: list[Placement]) -> tuple[Change, ...]:
+        return tuple(Change(site, result.findings, site.text if keep else "",
+                            result.visible if keep and placement.applied else "",
+                            result.extracted, placement,
+                            tuple((s.start, s.end, s.label.value) for s in result.spans)
+                            if keep else ())
+                     for (site, result), placement in zip(found, placements, strict=True))
+
+    try:
+        if not options.mode.writes:
+            done = changes(store.rehearse(fmt, real, repairs))
+            return replace(base, changes=done, status=FileStatus.WOULD_CHANGE
+                           if any(c.applied for c in done) else FileStatus.CLEAN)
+        in_place = options.mode is WriteMode.IN_PLACE
+        target = real if in_place else job.output
+        assert target is not None
+        if not in_place:
+            store.copy_store(real, target)
+        backup = (mf.backup_path(job.backup_dir, real)
+                  if in_place and options.backup and job.backup_dir is not None else None)
+        mode = os.stat(real).st_mode & 0o777
+        entries: list[dict[str, Any]] = []
+
+        def journal(before: str, after: str, placements: list[Placement]) -> None:
+            entries.append(store.entry(
+                path=path, target=fsio.real_path(target), fmt=fmt.id, mode=mode,
+                before=before if in_place else None, after=after, backup=backup,
+                repairs=[mf.change_entry(c) for c in changes(placements)]))
+            if job.journal_dir is not None:
+                mf.journal(job.journal_dir, job.index, entries)
+
+        placements, _, _ = store.apply(fmt, target, repairs, backup=backup, journal=journal)
+    except (fsio.WriteError, sqlite3.Error, OSError) as exc:
+        status = FileStatus.SKIPPED if isinstance(exc, store.StoreBusy) else FileStatus.FAILED
+        kind = exc.kind if isinstance(exc, fsio.WriteError) else ErrorKind.WRITE_FAILED
+        return replace(base, status=status, errors=bad + (InputError(
+            path, None, kind.value, str(exc) if isinstance(exc, fsio.WriteError)
+            else f"{path}: cannot repair the store: {exc}; left as it is"),))
+    done = changes(placements)
+    return replace(base, changes=done, output=target, manifest_entries=tuple(entries),
+                   status=FileStatus.REPAIRED if any(c.applied for c in done)
+                   else FileStatus.CLEAN)
 
 
 def _failed(path: str, fmt: str, kind: ErrorKind, message: str, status: FileStatus) -> FileResult:

@@ -375,6 +375,19 @@ class SessionFormat(ABC):
               options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[list[Record], list[Placement]]:
         """Put repaired texts back and place the reasoning; records may be added, never removed."""
 
+    def is_database(self, path: str) -> bool:
+        """True when the file at `path` is a database this format changes row by row, in a
+        transaction (`apply_database`), rather than a file rewritten from its records."""
+        return False
+
+    def apply_database(self, db: Any, repairs: list[Repair]) -> list[Placement]:
+        """Apply repairs inside the caller's open transaction on `db` (a DB-API connection)."""
+        raise NotImplementedError(f"{self.id} is not a database format")
+
+    def database_digest(self, db: Any) -> str:
+        """A digest of the session rows `apply_database` may change (for undo's checks)."""
+        raise NotImplementedError(f"{self.id} is not a database format")
+
     @abstractmethod
     def turns(self, record: Record) -> Iterator[Turn]:
         """The record as the turns `show` prints: prompts, answers, thinking, tool calls."""

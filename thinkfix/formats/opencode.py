@@ -21,6 +21,7 @@ the reasoning stays in the repair manifest.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import sqlite3
@@ -32,7 +33,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from thinkfix.formats.base import Context, Path, PlacementKind, Record
+from thinkfix.formats.base import Context, Path, Placement, PlacementKind, Record, Repair
 from thinkfix.formats.common import (
     Draft,
     FormatBase,
@@ -209,6 +210,25 @@ class OpenCode(FormatBase):
         return Context(session_id=as_str(session), model=as_str(info.get("modelID")),
                        extra={"role": info.get("role"), "native": _part_reasoning(reasoning)})
 
+    def is_database(self, path: str) -> bool:
+        try:
+            with open(path, "rb") as fh:
+                return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+        except OSError:
+            return False
+
+    def apply_database(self, db: Any, repairs: list[Repair]) -> list[Placement]:
+        return apply_database(db, repairs)
+
+    def database_digest(self, db: Any) -> str:
+        """sha256 over the message and part rows, in id order."""
+        digest = hashlib.sha256()
+        for table in ("message", "part"):
+            for row in db.execute(f"SELECT id, data FROM {table} ORDER BY id"):
+                digest.update(orjson.dumps([table, *row]))
+                digest.update(b"\n")
+        return digest.hexdigest()
+
     def may_contain_assistant(self, raw: bytes) -> bool:
         return True
 
@@ -240,6 +260,107 @@ class OpenCode(FormatBase):
     def turns(self, record: Record) -> Iterator[Turn]:
         """The record as the turns `show` prints (module-level `turns`)."""
         return turns(record)
+
+
+# --- repair of the SQLite store ------------------------------------------------------------
+# The engine owns the transaction, the backup and the manifest; this is where OpenCode's rows
+# change: the text part gets its visible text, and a new reasoning part, whose id sorts right
+# before it, takes the extracted reasoning (MessageV2.parts orders a message's parts by id).
+
+_ID_TAIL = 14  # Identifier.ascending: 12 hex digits of time and counter, then 14 random chars
+
+
+def id_before(text_id: str, previous: str | None) -> str | None:
+    """A part id that sorts after `previous` and before `text_id`, in OpenCode's id shape.
+
+    The time part is taken one step back and the random tail set to its highest value,
+    so the new id sorts just before the text part; None when no such id exists (the
+    caller then refuses rather than reorder the message).
+    """
+    prefix, _, rest = text_id.partition("_")
+    head = rest[:-_ID_TAIL] if len(rest) > _ID_TAIL else ""
+    try:
+        stamp = int(head, 16)
+    except ValueError:
+        stamp = 0
+    if head and stamp > 0:
+        candidate = f"{prefix}_{stamp - 1:0{len(head)}x}{'z' * _ID_TAIL}"
+    else:
+        candidate = (previous or text_id[:-1]) + "0"
+    if candidate < text_id and (previous is None or candidate > previous):
+        return candidate
+    return None
+
+
+def apply_database(db: sqlite3.Connection, repairs: list[Repair]) -> list[Placement]:
+    """Apply repairs to an open store inside the caller's transaction; one Placement each.
+
+    A part whose text is no longer the one the repair was planned on is left alone
+    (SKIPPED); a text that would become empty is dropped when its message shows something
+    else, else the message is REFUSED, as in every format.
+    """
+    placements = []
+    for repair in repairs:
+        placements.append(_apply_one(db, repair))
+    return placements
+
+
+def _apply_one(db: sqlite3.Connection, repair: Repair) -> Placement:
+    site = repair.site
+    index = site.path[1] if len(site.path) == 3 and site.path[0] == "parts" else None
+    rows = db.execute("SELECT id, session_id, time_created, time_updated, data FROM part "
+                      "WHERE message_id = ? ORDER BY id", (site.message_id,)).fetchall()
+    if not isinstance(index, int) or index >= len(rows):
+        return Placement(site, PlacementKind.SKIPPED, "part not found", applied=False,
+                         reason="the message's parts changed since they were read")
+    part_id, session_id, created, updated, raw = rows[index]
+    data = _loads(raw)
+    if not isinstance(data, dict) or data.get("text") != site.text:
+        return Placement(site, PlacementKind.SKIPPED, "part changed", applied=False,
+                         reason="the part's text changed since it was read")
+    segments = tuple(s for s in repair.thinking if s.strip())
+    emptied = not repair.visible.strip()
+    others = [r for k, r in enumerate(rows) if k != index and _shows(_loads(r[4]))]
+    if emptied and not others:
+        return Placement(site, PlacementKind.REFUSED, "not repaired", applied=False,
+                         reason="refused: the text is all reasoning and nothing visible would "
+                                "remain (an empty text part would break the session)")
+    where = f"part {part_id}"
+    if segments:
+        previous = rows[index - 1][0] if index > 0 else None
+        new_id = id_before(part_id, previous)
+        if new_id is None:
+            return Placement(site, PlacementKind.SKIPPED, "no id before the part",
+                             applied=False, reason="no part id sorts between its neighbours")
+        reasoning = {"type": "reasoning", "text": "\n\n".join(segments)}
+        if isinstance(data.get("time"), dict):
+            reasoning["time"] = data["time"]
+        db.execute("INSERT INTO part (id, message_id, session_id, time_created, time_updated, "
+                   "data) VALUES (?, ?, ?, ?, ?, ?)",
+                   (new_id, site.message_id, session_id, created, updated, _dumps(reasoning)))
+        where = f"a new reasoning part {new_id} before part {part_id}"
+    if emptied:
+        db.execute("DELETE FROM part WHERE id = ?", (part_id,))
+    else:
+        db.execute("UPDATE part SET data = ? WHERE id = ?",
+                   (_dumps({**data, "text": repair.visible}), part_id))
+    kind = PlacementKind.RECORD if segments else PlacementKind.NONE
+    return Placement(site, kind, where if segments else "no reasoning to place")
+
+
+def _shows(data: Any) -> bool:
+    """Does a part show the user something (a non-empty text, a tool call, a file)?"""
+    if not isinstance(data, dict):
+        return False
+    if data.get("type") == "text":
+        return isinstance(data.get("text"), str) and bool(data["text"].strip()) \
+            and not data.get("synthetic")
+    return data.get("type") in ("tool", "file", "patch", "subtask")
+
+
+def _dumps(value: Any) -> str:
+    """Compact JSON, as OpenCode writes its `data` column."""
+    return orjson.dumps(value).decode()
 
 
 # --- turns: the session as `show` reads it --------------------------------------------------

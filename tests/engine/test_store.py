@@ -1,0 +1,132 @@
+"""OpenCode's SQLite store: repaired row by row in one transaction, backed up, undone exactly."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.engine.repair_helpers import run
+from tests.formats import opencode_db
+from thinkfix.engine import manifest as mf
+from thinkfix.engine.repair import FileStatus, WriteMode
+from thinkfix.engine.report import ExitCode
+from thinkfix.engine.scan import scan
+from thinkfix.formats.opencode import id_before
+
+LEAKY_TEXT = "prt_95e0f3d71005Pp3qQ4rR5sS6tT"
+
+
+def _store(tmp_path: Path, messages: list = opencode_db.LEAKY) -> Path:  # type: ignore[type-arg]
+    return opencode_db.build(tmp_path / "opencode.db", messages)
+
+
+def _dump(path: Path) -> list[str]:
+    with closing(sqlite3.connect(path)) as db:
+        return list(db.iterdump())
+
+
+def _parts(path: Path, message: str) -> list[tuple[str, str]]:
+    """(id, type) of a message's parts in the order OpenCode reads them (MessageV2.parts)."""
+    with closing(sqlite3.connect(path)) as db:
+        return [(pid, data.split('"type":"')[1].split('"')[0]) for pid, data in db.execute(
+            "SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (message,))]
+
+
+def test_store_repair_in_place_puts_a_reasoning_part_right_before_the_text(
+        tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    assert result.exit_code() is ExitCode.CLEAN, result.all_errors
+    assert [f.status for f in result.files] == [FileStatus.REPAIRED]
+    assert not scan([str(db)], jobs=1).findings
+    parts = _parts(db, "msg_95e0f3d71002bP4sW8nY1eLmTg")
+    assert [t for _, t in parts] == ["step-start", "reasoning", "reasoning", "text", "tool",
+                                     "step-finish"]
+    new_id = parts[2][0]
+    assert parts[1][0] < new_id < LEAKY_TEXT == parts[3][0]
+    # the lone "</think>" part is dropped: its message still shows its other text
+    assert [t for _, t in _parts(db, "msg_95e0f3e20003cQ5tX9oZ2fMnUh")] == ["text"]
+
+
+def test_store_undo_restores_every_row_and_the_schema(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    before = _dump(db)
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    assert result.manifest_path is not None and _dump(db) != before
+    (entry,) = mf.load_manifest(result.manifest_path)["files"]
+    assert entry["role"] == "database" and Path(entry["before"]["backup"]).exists()
+    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert _dump(db) == before
+
+
+def test_store_undo_refuses_when_the_sessions_changed_since(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute("UPDATE part SET data = '{\"type\":\"text\",\"text\":\"later\"}' "
+                     "WHERE id = 'prt_95e0f3d41002Aa1bB2cC3dD4eE'")
+        conn.commit()
+    after_edit = _dump(db)
+    assert result.manifest_path is not None
+    undone = mf.undo(result.manifest_path)
+    assert undone.exit_code() is ExitCode.ERROR and "changed since the repair" in str(undone)
+    assert _dump(db) == after_edit
+
+
+def test_store_held_by_a_writer_is_left_alone_and_said_so(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    before = _dump(db)
+    with closing(sqlite3.connect(db, isolation_level=None)) as runtime:
+        runtime.execute("BEGIN IMMEDIATE")  # what OpenCode holds while it writes
+        result = run([db], WriteMode.IN_PLACE, tmp_path)
+        runtime.execute("ROLLBACK")
+    (file,) = result.files
+    assert file.status is FileStatus.SKIPPED and result.exit_code() is ExitCode.ERROR
+    assert "in use" in file.errors[0].message
+    assert _dump(db) == before
+
+
+def test_store_dry_run_and_out_leave_the_store_untouched(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    original = db.read_bytes()
+    dry = run([db], WriteMode.DRY_RUN, tmp_path)
+    assert [f.status for f in dry.files] == [FileStatus.WOULD_CHANGE]
+    assert sum(c.applied for c in dry.changes) == 2
+    out = run([db], WriteMode.OUT, tmp_path, out_dir=str(tmp_path / "out"))
+    copy = tmp_path / "out" / "opencode.db"
+    assert out.exit_code() is ExitCode.CLEAN and copy.exists()
+    assert db.read_bytes() == original and sorted(p.name for p in tmp_path.glob("opencode*")) \
+        == ["opencode.db"]
+    assert not scan([str(copy)], jobs=1).findings
+    assert out.manifest_path is not None
+    assert mf.undo(out.manifest_path).exit_code() is ExitCode.CLEAN and not copy.exists()
+
+
+def test_store_all_reasoning_message_is_refused_and_unchanged(tmp_path: Path) -> None:
+    only = [opencode_db.LEAKY[0], ("msg_95e0f3e20003cQ5tX9oZ2fMnUh", "assistant",
+                                   opencode_db.ASSISTANT, [(
+                                       "prt_95e0f3e20004Ee5fF6gG7hH8iI",
+                                       {"type": "text", "text": "<think>all of it</think>"})])]
+    db = _store(tmp_path, only)
+    before = _dump(db)
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    (change,) = result.changes
+    assert not change.applied and "nothing visible would remain" in (change.placement.reason or "")
+    assert _dump(db) == before
+
+
+@given(st.integers(1, 2**40), st.text("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                                      min_size=14, max_size=14), st.booleans())
+def test_store_new_part_id_sorts_between_its_neighbours(stamp: int, tail: str,
+                                                        has_previous: bool) -> None:
+    text_id = f"prt_{stamp:012x}{tail}"
+    previous = f"prt_{stamp - 1:012x}{tail}" if has_previous else None
+    new = id_before(text_id, previous)
+    if new is not None:
+        assert new < text_id and (previous is None or new > previous)
+    else:
+        assert previous is not None  # only a neighbour right before can leave no room
