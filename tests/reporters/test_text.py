@@ -80,3 +80,12 @@ def test_text_caps_findings_when_asked(full: Report) -> None:
     text = _render(full, RenderOptions(max_findings=1, width=200, show_baselined=True))
     assert "... and 5 more findings" in text
     assert "Covered by the baseline" not in text  # the cap keeps new findings first
+
+
+def test_a_missing_model_has_one_word_in_every_human_format(full: Report) -> None:
+    # Issue 14 #11: "(no model)" in text, "(unknown)" in Markdown and the breakdowns.
+    assert any(f.model is None for f in full.findings)
+    options = RenderOptions(statistics=True, width=200)
+    for fmt in (OutputFormat.TEXT, OutputFormat.MARKDOWN):
+        text = REPORTERS[fmt].render(full, options)
+        assert "(unknown)" in text and "(no model)" not in text and "unknown model" not in text

@@ -32,9 +32,13 @@ def _live_line(console: Any, f: LeakFinding) -> None:
     """One line per leak: where, what kind, which model, and the start of the leaked text."""
     from rich.text import Text
 
+    from thinkfix.reporters.base import label
+    from thinkfix.reporters.controls import visible_strings
+
+    f = visible_strings(f)  # session text never drives the terminal
     snippet = " ".join(f.snippet.split())
     line = Text.assemble((f"{f.path}:{f.line}", "bold"), " ", (f.kind, "red"), " ",
-                         (f.model or "(unknown model)", "cyan"), f" {f.leaked_chars} chars: ",
+                         (label(f.model), "cyan"), f" {f.leaked_chars} chars: ",
                          (snippet, "dim"))
     console.print(line, no_wrap=True, overflow="ellipsis", soft_wrap=False)
 

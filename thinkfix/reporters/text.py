@@ -62,7 +62,7 @@ def _by_file(findings: Sequence[LeakFinding], style: str) -> list[RenderableType
                 Text(f.json_path),
                 Text(f.kind, style=style or "bold red"),
                 Text(f.tag),
-                Text(f.model or "(no model)"),
+                Text(label(f.model)),  # the one word for a missing model, as in every format
                 Text(plural(f.leaked_chars, "char")),
                 style=style,
             )
