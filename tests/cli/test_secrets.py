@@ -185,3 +185,16 @@ def test_redact_none_opts_out_and_shows_them(planted: Path, tmp_path: Path) -> N
 def test_bare_redact_before_a_path_still_means_secrets(planted: Path) -> None:
     result = _invoke("scan", "--output-format", "json", "--redact", str(planted))
     assert result.exit_code == 1 and not _leaks(result.stdout)
+
+
+def test_replay_masks_secrets_in_a_captured_stream(tmp_path: Path) -> None:
+    source = Path(__file__).resolve().parents[2] / "fixtures" / "streams"
+    data = (source / "ollama_deepseek_r1_think_leak.ndjson").read_text(encoding="utf-8")
+    capture = tmp_path / "c.ndjson"
+    capture.write_text(data.replace('"content":"Okay"', f'"content":"Okay {GITHUB} {AWS} "', 1),
+                       encoding="utf-8")
+    for args in ((), ("--json",)):
+        shown = _invoke("replay", *args, str(capture))
+        assert shown.exit_code in (0, 1) and not _leaks(shown.output), shown.output
+        assert "[REDACTED:" in shown.output
+        assert _leaks(_invoke("replay", "--redact", "none", *args, str(capture)).output)

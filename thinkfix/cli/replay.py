@@ -6,8 +6,9 @@ from typing import Any
 
 import click
 
-from thinkfix.cli.options import exit_zero_option, fail, quiet_option
+from thinkfix.cli.options import RedactCommand, exit_zero_option, fail, quiet_option
 from thinkfix.engine.report import SCHEMA_VERSION, ExitCode
+from thinkfix.engine.secrets import Redaction, mask_secrets, redact_text
 from thinkfix.io import jsontext
 from thinkfix.providers.accumulator import AssembledMessage, Block, BlockType, replay_events
 from thinkfix.providers.capture import Capture, CaptureError, detect, read_capture
@@ -93,7 +94,18 @@ def _fail(message: str) -> None:
     fail(message, ExitCode.ERROR)
 
 
-@click.command("replay")
+def _redact_json(value: Any, mode: Redaction) -> Any:
+    """Every string of a JSON document redacted (values, so the document stays JSON)."""
+    if isinstance(value, str):
+        return redact_text(value, mode)
+    if isinstance(value, list):
+        return [_redact_json(v, mode) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_json(v, mode) for k, v in value.items()}
+    return value
+
+
+@click.command("replay", cls=RedactCommand)
 @click.argument("capture", type=click.Path(dir_okay=False, allow_dash=False))
 @click.option(
     "--provider",
@@ -103,10 +115,13 @@ def _fail(message: str) -> None:
     + "; hosts: openrouter, together, vertex, ...",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (schema_version 1).")
+@click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
+              help="secrets (the default): mask likely credentials in the streamed text; "
+                   "none: show it as received.")
 @exit_zero_option("the raw stream leaked reasoning")
 @quiet_option
 def replay_command(capture: str, provider: str | None, as_json: bool, exit_zero: bool | None,
-                   quiet: bool) -> None:
+                   quiet: bool, redact: str | None = None) -> None:
     """Replay a captured provider stream (SSE or NDJSON) through the adapters and the
     streaming normalizer; print the normalized message and what leaked.
 
@@ -126,10 +141,17 @@ def replay_command(capture: str, provider: str | None, as_json: bool, exit_zero:
         )
     if message.error is not None:
         click.echo(f"thinkfix replay: the stream ended with an error: {message.error}", err=True)
+    mode = Redaction.from_flag(redact)
     if as_json:
-        click.echo(render_json(capture, parsed, resolution, message).decode(), nl=False)
+        data = render_json(capture, parsed, resolution, message)
+        if mode is not Redaction.NONE:
+            data = jsontext.dumps(_redact_json(jsontext.loads(data), mode), indent=True,
+                                  newline=True)
+        click.echo(data.decode(), nl=False)
     else:
-        click.echo(render_text(capture, parsed, resolution, message), nl=False)
+        # The text report is prose around the stream's text: secrets are masked in place.
+        text = render_text(capture, parsed, resolution, message)
+        click.echo(text if mode is Redaction.NONE else mask_secrets(text), nl=False)
     leaked = message.leaked and not exit_zero
     click.get_current_context().exit(ExitCode.FINDINGS if leaked else ExitCode.CLEAN)
 
