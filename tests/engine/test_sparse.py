@@ -24,7 +24,7 @@ def _expected(fmt: FormatBase, data: bytes) -> tuple[list[tuple], int]:
 
 
 def _sparse(fmt: FormatBase, data: bytes, block: int) -> tuple[list[tuple], int]:
-    reader = sparse.SparseReader(fmt, io.BufferedReader(io.BytesIO(data)), block)  # type: ignore[arg-type]
+    reader = sparse.SparseReader(fmt, io.BufferedReader(io.BytesIO(data)), block)
     got = [(r.index, r.line, r.raw, r.eol, r.ctx) for r in reader]
     return got, reader.records
 

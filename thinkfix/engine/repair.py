@@ -329,7 +329,7 @@ def _survey(fmt: SessionFormat, content: bytes, path: str,
     """
     if options.prefilter and sparse.supports(fmt) and \
             not sparse.is_document(io.BufferedReader(io.BytesIO(content))):
-        reader = sparse.SparseReader(fmt, io.BytesIO(content))  # type: ignore[arg-type]
+        reader = sparse.SparseReader(fmt, io.BytesIO(content))
         surveyed = list(reader)
         return surveyed, reader.records, None
     records = list(fmt.read(_named(content, path)))

@@ -14,15 +14,9 @@ unless selected (`--select all` or `--select unclosed_inline`); when selected it
 counts like any other kind. A message leaks when it has at least one reported
 finding.
 
-Optional format hooks, used when a format has them (their home is the formats
-layer; none is required):
-
-- `quick_messages(raw: bytes, ctx: Context) -> Sequence[str | None] | None`: the
-  models of the assistant messages of a record with no possible delimiter, read
-  from its bytes alone, or None when the bytes do not settle it (then the record
-  is parsed). It must agree with `messages()`; it saves parsing most lines.
-- `context_markers_on_assistant_lines: bool`: the format's context markers only
-  matter on lines holding its assistant marker, so no separate search for them.
+The engine needs only the `SessionFormat` contract (`read`, `messages`,
+`checked_messages`, `sites`, `assistant_marker`, `line_records`, ...): no format is
+special-cased here.
 """
 
 from __future__ import annotations
@@ -75,7 +69,7 @@ from thinkfix.formats.base import (
     Site,
     set_record_limit,
 )
-from thinkfix.formats.common import FormatBase, keeps_visible, refusal_note
+from thinkfix.formats.common import keeps_visible, refusal_note
 from thinkfix.formats.detection import base_name
 from thinkfix.normalizer import DEFAULT, Finding, LeakKind, Policy, StreamNormalizer, normalize
 from thinkfix.normalizer.grammar import grammar_for
@@ -240,37 +234,23 @@ class _FileScan:
         batches: Iterable[list[Record]]
         reader = None
         timed = options.timed
-        quick = getattr(fmt, "quick_messages", None) if options.prefilter and not timed \
-            else None
         if options.prefilter and sparse.supports(fmt) and (start or not sparse.is_document(fp)):
-            reader = sparse.SparseReader(fmt, fp, parse=quick is None,  # type: ignore[arg-type]
-                                         start=start, ctx=ctx, crlf=crlf)
+            reader = sparse.SparseReader(fmt, fp, start=start, ctx=ctx, crlf=crlf)
             batches = reader.blocks()
         else:
             batches = _chunks(self._filtered(fmt.read(fp), options.prefilter), self.BATCH)
-        count = (self._count_timed if timed else self._count) \
-            if isinstance(fmt, FormatBase) else None
-        by_model = self.by_model
+        count = self._count_timed if timed else self._count
         for batch in batches:
             leaky = candidates([r.raw for r in batch]) if candidates is not None else None
             for i, record in enumerate(batch):
-                if quick is not None and leaky is not None and i not in leaky:
-                    models = quick(record.raw, record.ctx)
-                    if models is not None:
-                        for model in models:
-                            by_model.setdefault(model or UNKNOWN_MODEL, [0, 0, 0])[0] += 1
-                        self.assistant += len(models)
-                        continue
                 if record.error is not None:
                     self._bad(record)
                 elif record.data is None:
                     continue
                 elif leaky is None or i in leaky:
                     self._record(record)
-                elif count is not None:
-                    count(record)
                 else:
-                    self._record(record, check=False)
+                    count(record)
         if reader is not None:
             self.records = reader.records - start
             self.ctx_after, self.crlf_after = reader.ctx, reader.crlf
@@ -293,7 +273,7 @@ class _FileScan:
     def _count(self, record: Record) -> None:
         """The hot path: a record with no possible delimiter only adds to the counts."""
         by_model, ctx_model = self.by_model, record.ctx.model
-        messages = self.fmt.checked_messages(record)  # type: ignore[attr-defined]
+        messages = self.fmt.checked_messages(record)
         if record.error is not None:
             self._bad(record)
         for m in messages:
@@ -308,7 +288,7 @@ class _FileScan:
     def _count_timed(self, record: Record) -> None:
         """`_count` for a scan that needs each message's day or keeps a time window."""
         ctx_model = record.ctx.model
-        messages = self.fmt.checked_messages(record)  # type: ignore[attr-defined]
+        messages = self.fmt.checked_messages(record)
         if record.error is not None:
             self._bad(record)
         for m in messages:
@@ -342,19 +322,12 @@ class _FileScan:
         unless the scan is timed, and None for a message outside the time window."""
         fmt = self.fmt
         timed = self.options.timed
-        if isinstance(fmt, FormatBase):
-            ctx_model = record.ctx.model
-            return [(m.model or ctx_model or UNKNOWN_MODEL, [t.path for t in m.texts],
-                     self._day(record, m.path) if timed else "")
-                    for m in fmt.checked_messages(record, texts=True)]
-        # Any other SessionFormat: counts from the interface, models from the sites.
-        sites = list(fmt.sites(record))
-        model = (sites[0].model if sites else record.ctx.model) or UNKNOWN_MODEL
-        when = self._day(record, None) if timed else ""
-        return [(model, [s.path for s in sites] if i == 0 else [], when)
-                for i in range(fmt.assistant_messages(record))]
+        ctx_model = record.ctx.model
+        return [(m.model or ctx_model or UNKNOWN_MODEL, [t.path for t in m.texts],
+                 self._day(record, m.path) if timed else "")
+                for m in fmt.checked_messages(record, texts=True)]
 
-    def _record(self, record: Record, check: bool = True) -> None:
+    def _record(self, record: Record) -> None:
         messages = self._messages(record)
         if record.error is not None:  # the format rejected a field's type
             self._bad(record)
@@ -369,7 +342,7 @@ class _FileScan:
                 by_day.setdefault((when, model), [0, 0, 0])[0] += 1
             counted += 1
         self.assistant += counted
-        if not counted or not check:
+        if not counted:
             return
         owner = {path: i for i, (_, paths, _) in enumerate(messages) for path in paths}
         leaking: dict[int, int] = {}

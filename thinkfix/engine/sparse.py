@@ -3,7 +3,7 @@
 Scanning is measured against the time to parse every line, so it cannot afford
 to even split most lines out of the file. This reader takes big blocks and
 jumps with `bytes.find` straight to the lines holding the format's assistant
-marker (`FormatBase.assistant_marker`: an unescaped quoted role word, which no
+marker (`SessionFormat.assistant_marker`: an unescaped quoted role word, which no
 JSON string can contain) or one of its context markers. Every other line is
 counted and never becomes a `Record`, is never parsed and never validated: it
 can hold no assistant text, so no leak. The last line is always yielded when it
@@ -11,9 +11,9 @@ has no newline (a session cut off mid-write), so a truncated record is reported.
 
 It follows `formats.reader.iter_jsonl` exactly for the records it yields (same
 index, line, raw, eol and context: the context hook sees the first line and
-every marker line), so `sites()` cannot tell the difference. It belongs next
-to `iter_jsonl` in the formats layer; until it moves there it relies only on
-the public attributes of `FormatBase`.
+every marker line), so `sites()` cannot tell the difference. It relies only on
+the `SessionFormat` contract (`line_records`, `assistant_marker`, `context_markers`,
+`context_hook`, `shapes`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from thinkfix.formats.base import (
     record_limit,
     too_large,
 )
-from thinkfix.formats.common import FormatBase
 from thinkfix.formats.reader import is_pretty_opener
 
 BLOCK = 1 << 22  # bytes read at a time; memory is this plus the largest record
@@ -39,9 +38,9 @@ _LONG_LINES = 512  # average line length above which a find loop counts lines fa
 
 
 def supports(fmt: SessionFormat) -> bool:
-    """Formats whose reading is FormatBase's JSONL reading (so skipping lines is exact)."""
-    return isinstance(fmt, FormatBase) and type(fmt).read is FormatBase.read and bool(
-        getattr(fmt, "assistant_marker", b""))
+    """Formats read line by line by the shared JSONL reader, with an assistant marker to jump
+    to (so skipping every other line is exact)."""
+    return fmt.line_records and bool(fmt.assistant_marker)
 
 
 def is_document(fp: BinaryIO) -> bool:
@@ -73,22 +72,17 @@ class SparseReader:
     of the format's shapes; others parse lazily and carry their error as usual.
     """
 
-    def __init__(self, fmt: FormatBase, fp: BinaryIO, block: int = BLOCK, *,
-                 parse: bool = True, start: int = 0, ctx: Context = EMPTY_CONTEXT,
+    def __init__(self, fmt: SessionFormat, fp: BinaryIO, block: int = BLOCK, *,
+                 start: int = 0, ctx: Context = EMPTY_CONTEXT,
                  crlf: bool = False) -> None:
         # `start`, `ctx` and `crlf` resume a file mid-way (an incremental scan): `fp` then
         # begins at line `start`, and the context is what the lines before it left.
         self.fp = fp
         self.block = block
         self.records = start
-        self.parse = parse
         self.wanted: bytes = fmt.assistant_marker
         self.hook = fmt.context_hook
         self.markers: tuple[bytes, ...] = tuple(fmt.context_markers) if self.hook else ()
-        # A format may declare that its context markers only matter on assistant lines
-        # (Claude Code's `"thinking"`): then no separate search over the block is needed.
-        self.markers_on_wanted_only = bool(getattr(fmt, "context_markers_on_assistant_lines",
-                                                   False))
         self.shapes = fmt.shapes
         self.ctx: Context = ctx
         self.crlf = crlf
@@ -156,7 +150,7 @@ class SparseReader:
     def _record(self, index: int, raw: bytes, eol: bytes) -> Record:
         record = None
         limit = record_limit()
-        if self.parse and not (limit and len(raw) > limit):
+        if not (limit and len(raw) > limit):
             try:
                 data = loads(raw)
             except JSONDecodeError:
@@ -189,7 +183,7 @@ class SparseReader:
             return out
         lines = self._lines_with(buf, lo, hi, self.wanted)
         wanted: set[int] | None = None
-        if self.markers and not self.markers_on_wanted_only:
+        if self.markers:
             wanted = set(lines)
             for marker in self.markers:
                 for start, end in self._lines_with(buf, lo, hi, marker).items():

@@ -11,8 +11,7 @@ from typing import BinaryIO
 import zstandard
 
 from thinkfix.formats import registry
-from thinkfix.formats.base import Path, Record, SessionFormat, Site
-from thinkfix.formats.common import wrong_types
+from thinkfix.formats.base import Path, Record, SessionFormat, Site, wrong_types
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 from thinkfix.io.compression import open_read
 from thinkfix.normalizer import DEFAULT, Policy, normalize

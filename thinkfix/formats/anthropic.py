@@ -13,11 +13,10 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from thinkfix.formats.base import Path, PlacementKind, Record
+from thinkfix.formats.base import Message, Path, PlacementKind, Record
 from thinkfix.formats.common import (
     Draft,
     FormatBase,
-    Message,
     Plan,
     as_str,
     block_reasoning,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import pathlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
@@ -321,6 +321,57 @@ class Placement:
     placeholder: str | None = None
 
 
+@dataclass(frozen=True)
+class TextSlot:
+    """One assistant-visible string inside a message, by its path from the record root."""
+
+    path: Path
+    text: str
+    signed: bool = False
+    tool_after: bool = False  # a tool call follows it in its message (rule 4's evidence)
+
+
+class Message:
+    """An assistant message located inside a record.
+
+    `texts` and `native` may be given as zero-argument callables: they are only
+    computed when sites are asked for, so counting messages stays cheap.
+    """
+
+    __slots__ = ("_native", "_texts", "index", "message_id", "model", "path", "session_id")
+
+    def __init__(self, path: Path, index: int,
+                 texts: list[TextSlot] | Callable[[], list[TextSlot]],
+                 native: str | None | Callable[[], str | None] = None, *,
+                 message_id: str | None = None, model: str | None = None,
+                 session_id: str | None = None) -> None:
+        self.path = path  # of the message object, from the record root
+        self.index = index  # message_index of its sites
+        self._texts = texts
+        self._native = native
+        self.message_id = message_id
+        self.model = model
+        self.session_id = session_id
+
+    @property
+    def texts(self) -> list[TextSlot]:
+        if callable(self._texts):
+            self._texts = self._texts()
+        return self._texts
+
+    @property
+    def native(self) -> str | None:
+        if callable(self._native):
+            self._native = self._native()
+        return self._native
+
+
+def wrong_types(exc: Exception) -> str:
+    """Why a record was rejected when a format's code raised on its data."""
+    return f"a field holds a value of an unexpected type ({type(exc).__name__}: {exc})"
+
+
+
 class UnsafeEdit(Exception):
     """A record edit could not be proven to change only what it meant to."""
 
@@ -336,6 +387,14 @@ class SessionFormat(ABC):
     shapes: tuple[type, ...] = (dict,)
     #: Where `default_locations` comes from (the runtime's docs or source), for `formats`.
     locations_source: str = ""
+    #: Bytes every record holding an assistant message contains (the quoted role value);
+    #: empty when the format promises none, and then no reader may skip a record unparsed.
+    assistant_marker: bytes = b""
+    #: Literal bytes that mark a record `context_hook` must see (besides the first).
+    context_markers: tuple[bytes, ...] = ()
+    #: True when `read` is the shared line reader (`formats.reader`): then a record is one
+    #: JSONL line, and a reader may count a line without the assistant marker unparsed.
+    line_records: bool = False
 
     def default_locations(self, env: Mapping[str, str],
                           home: pathlib.Path) -> list[pathlib.Path]:
@@ -354,6 +413,30 @@ class SessionFormat(ABC):
     @abstractmethod
     def read(self, fp: BinaryIO) -> Iterator[Record]:
         """Stream the file's records; memory is bounded by the largest record."""
+
+    @property
+    def context_hook(self) -> Callable[[Record, Context], tuple[Context, Context]] | None:
+        """What the readers call on the first and every marked record to carry session context
+        (ids, model, cwd) forward; None when the format tracks nothing."""
+        return None
+
+    @abstractmethod
+    def messages(self, record: Record) -> Iterator[Message]:
+        """The assistant messages inside a sound record."""
+
+    def checked_messages(self, record: Record, *, texts: bool = False) -> list[Message]:
+        """`messages(record)` as a list (with their texts computed, if asked), or none at all
+        and the record rejected when the format's code raises on its data."""
+        try:
+            found = list(self.messages(record))
+            if texts:
+                for m in found:
+                    m.texts  # noqa: B018 - computed here, under the guard
+                    m.native  # noqa: B018
+        except Exception as exc:  # noqa: BLE001 - see above
+            record.reject(wrong_types(exc))
+            return []
+        return found
 
     @abstractmethod
     def sites(self, record: Record) -> Iterator[Site]:

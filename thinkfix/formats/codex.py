@@ -18,14 +18,12 @@ from functools import partial
 from pathlib import Path as FsPath
 from typing import Any
 
-from thinkfix.formats.base import Context, Path, PlacementKind, Record
+from thinkfix.formats.base import Context, Message, Path, PlacementKind, Record, TextSlot
 from thinkfix.formats.common import (
     REFUSED,
     Draft,
     FormatBase,
-    Message,
     Plan,
-    TextSlot,
     as_str,
     block_slots,
     fmt_path,

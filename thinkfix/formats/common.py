@@ -13,7 +13,6 @@ from abc import abstractmethod
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any, BinaryIO
 
@@ -22,6 +21,7 @@ from thinkfix.formats.base import (
     DEFAULT_OPTIONS,
     ApplyOptions,
     Context,
+    Message,
     Path,
     Placement,
     PlacementKind,
@@ -29,7 +29,9 @@ from thinkfix.formats.base import (
     Repair,
     SessionFormat,
     Site,
+    TextSlot,
     UnsafeEdit,
+    wrong_types,
 )
 from thinkfix.formats.reader import iter_jsonl, read_auto
 
@@ -91,11 +93,6 @@ def join_texts(parts: Iterable[Any]) -> str | None:
     return "\n\n".join(texts) if texts else None
 
 
-def wrong_types(exc: Exception) -> str:
-    """Why a record was rejected when a format's code raised on its data."""
-    return f"a field holds a value of an unexpected type ({type(exc).__name__}: {exc})"
-
-
 def as_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -105,54 +102,9 @@ def squash(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
-@dataclass(frozen=True)
-class TextSlot:
-    """One assistant-visible string inside a message, by its path from the record root."""
-
-    path: Path
-    text: str
-    signed: bool = False
-    tool_after: bool = False  # a tool call follows it in its message (rule 4's evidence)
-
-
 #: Content-block types that are tool calls: Anthropic and Claude Code (`tool_use`,
 #: `server_tool_use`), pi and OpenClaw (`toolCall`), Responses-style lists (`function_call`).
 TOOL_CALL_BLOCKS = ("tool_use", "server_tool_use", "toolCall", "tool_call", "function_call")
-
-
-class Message:
-    """An assistant message located inside a record.
-
-    `texts` and `native` may be given as zero-argument callables: they are only
-    computed when sites are asked for, so counting messages stays cheap.
-    """
-
-    __slots__ = ("_native", "_texts", "index", "message_id", "model", "path", "session_id")
-
-    def __init__(self, path: Path, index: int,
-                 texts: list[TextSlot] | Callable[[], list[TextSlot]],
-                 native: str | None | Callable[[], str | None] = None, *,
-                 message_id: str | None = None, model: str | None = None,
-                 session_id: str | None = None) -> None:
-        self.path = path  # of the message object, from the record root
-        self.index = index  # message_index of its sites
-        self._texts = texts
-        self._native = native
-        self.message_id = message_id
-        self.model = model
-        self.session_id = session_id
-
-    @property
-    def texts(self) -> list[TextSlot]:
-        if callable(self._texts):
-            self._texts = self._texts()
-        return self._texts
-
-    @property
-    def native(self) -> str | None:
-        if callable(self._native):
-            self._native = self._native()
-        return self._native
 
 
 def block_slots(blocks: Any, base: Path, *, types: Sequence[str] = ("text",),
@@ -449,8 +401,7 @@ class FormatBase(SessionFormat):
 
     #: True for formats that are always JSONL (no pretty-printed document form).
     jsonl_only = False
-    #: Literal bytes that mark a record the context hook must see (besides the first).
-    context_markers: tuple[bytes, ...] = ()
+    line_records = True  # read() below is the shared JSONL/document reader
     doc_shapes: tuple[type, ...] = (dict,)
     #: Bytes every record holding an assistant message contains (the quoted role value).
     assistant_marker = b'"assistant"'
@@ -468,7 +419,7 @@ class FormatBase(SessionFormat):
 
     @property
     def context_hook(self) -> Callable[[Record, Context], tuple[Context, Context]] | None:
-        """`update_context` for the readers, guarded; None when the format tracks nothing."""
+        """`update_context`, guarded; None when the format does not override it."""
         if type(self).update_context is FormatBase.update_context:
             return None
         return self._guarded_context
@@ -483,24 +434,6 @@ class FormatBase(SessionFormat):
     # Every per-record entry point below runs the format's code under one guard: whatever
     # a record's fields hold (a list where a string belongs, a number for an object), the
     # format's code may raise, and that makes the record a bad one, never a failed run.
-
-    def checked_messages(self, record: Record, *, texts: bool = False) -> list[Message]:
-        """`messages(record)` as a list (with their texts computed, if asked), or none at all
-        and the record rejected when the format's code raises on its data."""
-        try:
-            found = list(self.messages(record))
-            if texts:
-                for m in found:
-                    m.texts  # noqa: B018 - computed here, under the guard
-                    m.native  # noqa: B018
-        except Exception as exc:  # noqa: BLE001 - see above
-            record.reject(wrong_types(exc))
-            return []
-        return found
-
-    @abstractmethod
-    def messages(self, record: Record) -> Iterator[Message]:
-        """The assistant messages inside a sound record."""
 
     def may_contain_assistant(self, raw: bytes) -> bool:
         return self.assistant_marker in raw

@@ -13,18 +13,8 @@ from functools import partial
 from pathlib import Path as FsPath
 from typing import Any
 
-from thinkfix.formats.base import Context, Path, PlacementKind, Record
-from thinkfix.formats.common import (
-    Draft,
-    FormatBase,
-    Message,
-    Plan,
-    TextSlot,
-    as_str,
-    fmt_path,
-    get_path,
-    join_texts,
-)
+from thinkfix.formats.base import Context, Message, Path, PlacementKind, Record, TextSlot
+from thinkfix.formats.common import Draft, FormatBase, Plan, as_str, fmt_path, get_path, join_texts
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.jsonedit import InsertItems, SetKey
 from thinkfix.formats.locations import env_dir

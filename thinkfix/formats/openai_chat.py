@@ -13,13 +13,11 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from thinkfix.formats.base import Path, PlacementKind, Record
+from thinkfix.formats.base import Message, Path, PlacementKind, Record, TextSlot
 from thinkfix.formats.common import (
     Draft,
     FormatBase,
-    Message,
     Plan,
-    TextSlot,
     as_str,
     block_slots,
     fmt_path,

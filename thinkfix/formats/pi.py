@@ -17,11 +17,10 @@ from functools import partial
 from pathlib import Path as FsPath
 from typing import Any
 
-from thinkfix.formats.base import Context, PlacementKind, Record
+from thinkfix.formats.base import Context, Message, PlacementKind, Record
 from thinkfix.formats.common import (
     Draft,
     FormatBase,
-    Message,
     Plan,
     as_str,
     block_reasoning,
