@@ -392,10 +392,6 @@ class SessionFormat(ABC):
     assistant_marker: bytes = b""
     #: Literal bytes that mark a record `context_hook` must see (besides the first).
     context_markers: tuple[bytes, ...] = ()
-    #: True when `read` is the shared line reader (`formats.reader`): then a record is one
-    #: JSONL line, and a reader may count a line without the assistant marker unparsed.
-    line_records: bool = False
-
     def default_locations(self, env: Mapping[str, str],
                           home: pathlib.Path) -> list[pathlib.Path]:
         """The folders this format's runtime writes sessions to on a machine whose environment
@@ -413,6 +409,12 @@ class SessionFormat(ABC):
     @abstractmethod
     def read(self, fp: BinaryIO) -> Iterator[Record]:
         """Stream the file's records; memory is bounded by the largest record."""
+
+    @property
+    def line_records(self) -> bool:
+        """True when `read` is the shared line reader (`formats.reader`): then a record is one
+        JSONL line, and a reader may count a line without the assistant marker unparsed."""
+        return False
 
     @property
     def context_hook(self) -> Callable[[Record, Context], tuple[Context, Context]] | None:

@@ -24,8 +24,8 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from thinkfix.formats.anthropic import Anthropic
-from thinkfix.formats.base import Record
-from thinkfix.formats.common import Message, as_str, block_reasoning, content_slots, join_texts
+from thinkfix.formats.base import Message, Record
+from thinkfix.formats.common import as_str, block_reasoning, content_slots, join_texts
 from thinkfix.formats.detection import base_name, sample
 
 HISTORY = "api_conversation_history.json"

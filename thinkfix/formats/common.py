@@ -401,7 +401,6 @@ class FormatBase(SessionFormat):
 
     #: True for formats that are always JSONL (no pretty-printed document form).
     jsonl_only = False
-    line_records = True  # read() below is the shared JSONL/document reader
     doc_shapes: tuple[type, ...] = (dict,)
     #: Bytes every record holding an assistant message contains (the quoted role value).
     assistant_marker = b'"assistant"'
@@ -412,6 +411,11 @@ class FormatBase(SessionFormat):
             return iter_jsonl(fp, shapes=self.shapes, hook=hook, markers=self.context_markers)
         return read_auto(fp, shapes=self.shapes, doc_shapes=self.doc_shapes, hook=hook,
                          markers=self.context_markers)
+
+    @property
+    def line_records(self) -> bool:
+        # a subclass that reads its own way (a database, one document) makes no line promise
+        return type(self).read is FormatBase.read
 
     def update_context(self, record: Record, ctx: Context) -> tuple[Context, Context]:
         """Context for this record and for the ones after it (override to track headers)."""

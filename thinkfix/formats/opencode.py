@@ -33,17 +33,17 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from thinkfix.formats.base import Context, Path, Placement, PlacementKind, Record, Repair
-from thinkfix.formats.common import (
-    Draft,
-    FormatBase,
+from thinkfix.formats.base import (
+    Context,
     Message,
-    Plan,
+    Path,
+    Placement,
+    PlacementKind,
+    Record,
+    Repair,
     TextSlot,
-    as_str,
-    join_texts,
-    place_elsewhere,
 )
+from thinkfix.formats.common import Draft, FormatBase, Plan, as_str, join_texts, place_elsewhere
 from thinkfix.formats.detection import sample
 from thinkfix.formats.reader import read_auto
 from thinkfix.formats.turn_shapes import args_text, iso, output_text
