@@ -260,6 +260,9 @@ def _write_report(path: str, report: audit.DiffReport, fmt: DiffFormat | None) -
               help="The --report format, when the file name does not say.")
 @click.option("--exit-non-zero-on-fix", is_flag=True,
               help="Exit 1 when files were repaired (for pre-commit).")
+@click.option("--follow-links", is_flag=True,
+              help="With --in-place: also rewrite the targets of symlinks that lie outside "
+                   "the paths named (refused by default; the link itself is always kept).")
 @click.option("--include-active", is_flag=True,
               help="With --in-place: also repair files modified in the last few seconds "
                    "($THINKFIX_ACTIVE_SECONDS, default 5), which are left alone by default as "
@@ -272,6 +275,7 @@ def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, 
                    show_diff: bool, dry_run: bool, no_backup: bool, run_dir: str | None,
                    manifest_path: str | None, report_path: str | None,
                    report_format: str | None, exit_non_zero_on_fix: bool, include_active: bool,
+                   follow_links: bool,
                    exit_zero: bool | None, quiet: bool, **kwargs: Any) -> None:
     """Repair leaked reasoning in session files: into --out DIR, or --in-place."""
     try:
@@ -285,7 +289,8 @@ def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, 
                                   run_dir=run_dir, manifest_path=manifest_path,
                                   unified_diff=mode is WriteMode.DIFF,
                                   keep_texts=report_path is not None,
-                                  active_seconds=0.0 if include_active else _active_seconds())
+                                  active_seconds=0.0 if include_active else _active_seconds(),
+                                  follow_links=follow_links)
     result = _run(paths, options, _progress(kwargs.pop("progress"), quiet))
     if mode is WriteMode.DIFF:
         patch = redact_lines("".join(f.unified_diff for f in result.files), redaction)

@@ -112,6 +112,8 @@ class RepairOptions:
     # --in-place leaves alone a file modified less than this many seconds ago: a live agent
     # may be about to append (the CLI's default is ACTIVE_SECONDS; --include-active sets 0).
     active_seconds: float = 0.0
+    # --in-place rewrites a symlink's target outside the named paths only when asked.
+    follow_links: bool = False
 
 
 #: The CLI's default quiet time before a session file is rewritten in place.
@@ -534,6 +536,7 @@ class Job:
     output: str | None  # --out: where the repaired copy goes
     backup_dir: str | None
     journal_dir: str | None
+    roots: tuple[str, ...] = ()  # the named paths, symlinks resolved (see `_refuse_links`)
 
 
 def repair_file(job: Job) -> FileResult:
@@ -594,9 +597,11 @@ def _repair_file(job: Job) -> FileResult:
     if not plan.changed and options.mode is WriteMode.IN_PLACE:
         return base
     try:
+        _refuse_links(path, snapshot, job)
         return _write(job, plan, base)
     except fsio.WriteError as exc:
-        status = FileStatus.SKIPPED if exc.kind is ErrorKind.CHANGED else FileStatus.FAILED
+        status = FileStatus.SKIPPED if exc.kind in (ErrorKind.CHANGED, ErrorKind.LINKED) \
+            else FileStatus.FAILED
         return replace(base, status=status,
                        errors=bad + (InputError(path, None, exc.kind.value, str(exc)),))
     except OSError as exc:
@@ -671,6 +676,30 @@ def _repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileRes
     return replace(base, changes=done, output=target, manifest_entries=tuple(entries),
                    status=FileStatus.REPAIRED if any(c.applied for c in done)
                    else FileStatus.CLEAN)
+
+
+def _refuse_links(path: str, snapshot: fsio.Snapshot, job: Job) -> None:
+    """WriteError for an in-place rewrite that would split hard links or reach outside.
+
+    A file with several hard links would split: the rename gives this name new bytes
+    while the other names keep the old ones. A symlink found in a named folder whose
+    target lies outside every named path would have that outside file rewritten
+    (allowed with `--follow-links`; the link itself is always kept).
+    """
+    options = job.options
+    if options.mode is not WriteMode.IN_PLACE:
+        return
+    links = os.stat(snapshot.path).st_nlink
+    if links > 1:
+        raise fsio.WriteError(
+            f"{path}: has {links} hard links; replacing it would split them (the other names "
+            "would keep the old bytes); skipped, left as it is", ErrorKind.LINKED)
+    if options.follow_links or not job.roots or not os.path.islink(path):
+        return
+    if not any(_inside(snapshot.path, root) for root in job.roots):
+        raise fsio.WriteError(
+            f"{path}: a symlink to {snapshot.path}, outside the paths named; skipped, left as "
+            "it is (--follow-links repairs link targets anywhere)", ErrorKind.LINKED)
 
 
 def _failed(path: str, fmt: str, kind: ErrorKind, message: str, status: FileStatus) -> FileResult:
@@ -835,6 +864,7 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
         assert options.out_dir is not None
         base, out = out_paths(paths, options.out_dir)
     jobs: list[Job] = []
+    named = tuple(os.path.realpath(p) for p in paths if p != STDIN)
     for n, item in enumerate(walk(paths, options.scan.inputs)):
         output = None
         if base is not None and out is not None:
@@ -842,7 +872,7 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
             if _inside(absolute, out):
                 continue  # an earlier run's output inside a walked folder
             output = os.path.join(out, os.path.relpath(absolute, base))
-        jobs.append(Job(item, n, options, output, backup_dir, journal_dir))
+        jobs.append(Job(item, n, options, output, backup_dir, journal_dir, named))
     if options.mode is WriteMode.IN_PLACE:
         # Temporary files of a run that was killed go first, even from folders where this run
         # then finds nothing left to write (the killed run may have finished them).

@@ -25,6 +25,7 @@ class ErrorKind(str, Enum):
     CHANGED = "changed"  # the file changed while it was being repaired
     WRITE_FAILED = "write_failed"
     NO_SESSIONS = "no_sessions"  # the paths held no file any format claims: nothing was checked
+    LINKED = "linked"  # a hard-linked file, or a symlink out of the named paths: not rewritten
     INTERNAL = "internal_error"  # a bug met on this file: reported, the run goes on
     # One message held more findings than `--max-findings`: the first ones are reported, the
     # rest of its text was not examined (a hostile record must not stall a run).
