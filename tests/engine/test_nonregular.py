@@ -56,3 +56,16 @@ def test_fifo_swapped_in_after_walk_is_refused_by_every_reader(tmp_path: Path) -
                             text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("a FIFO, not a regular file") == 3, result.stdout
+
+
+def test_walk_never_lists_thinkfix_temporary_files(tmp_path: Path) -> None:
+    """A killed run's temporary file of an OpenClaw archive (`.x.jsonl.reset.<ts>.<host>.
+    <pid>.<hex>.thinkfix-tmp`) looked like a session name to the walk; the kill harness
+    caught the next run reporting it unreadable once it had swept it."""
+    from thinkfix.engine.inputs import walk
+
+    (tmp_path / "a.jsonl.reset.2026-03-24T19-52-10.004Z").write_bytes(b"{}\n")
+    (tmp_path / ".a.jsonl.reset.2026-03-24T19-52-10.004Z.vm.123.ab12cd34.thinkfix-tmp"
+     ).write_bytes(b"{}\n")
+    names = [Path(c.path).name for c in walk([str(tmp_path)])]
+    assert names == ["a.jsonl.reset.2026-03-24T19-52-10.004Z"]

@@ -44,7 +44,11 @@ from thinkfix.io.regular import kind_of, open_regular
 STDIN = "-"
 
 #: Folder and file names never walked into, whatever the ignore files say.
-ALWAYS_SKIP = (".git", "node_modules", "__pycache__", "*.lock", ".hg", ".svn", ".tox", ".venv")
+ALWAYS_SKIP = (".git", "node_modules", "__pycache__", "*.lock", ".hg", ".svn", ".tox", ".venv",
+               # thinkfix's own temporary files (fsio.TEMP_SUFFIX), which a killed run leaves
+               # and the next run sweeps: `.x.jsonl.reset.<ts>.<host>.<pid>.<hex>.thinkfix-tmp`
+               # would otherwise pass as an OpenClaw archive name.
+               "*.thinkfix-tmp")
 
 #: Names a walked file must match (after compression and OpenClaw archive suffixes are
 #: stripped, so `x.jsonl.reset.<ts>` and `x.jsonl.zst` count as `x.jsonl`).
