@@ -1,6 +1,6 @@
 """Run the fuzz targets with atheris, seeded from the fixtures and the crash sites of issue 11.
 
-    python fuzz/run.py                     # every target, 5 s each (what .ci/run does)
+    python fuzz/run.py --seconds 40 all    # every target in one process (.ci/run)
     python fuzz/run.py --seconds 600 cli   # one target, longer
     python fuzz/run.py --list
 
@@ -56,6 +56,8 @@ def main() -> int:
     parser.add_argument("targets", nargs="*")
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=0)
+    parser.add_argument("--total", type=int, default=0,
+                        help="seconds for all targets together (overrides --seconds)")
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     ns = parser.parse_args()
@@ -73,7 +75,10 @@ def main() -> int:
         print("fuzz: atheris is not installed for this Python; skipped (pip install atheris)")
         return 0
     failed = []
-    for target in ns.targets or list(TARGETS):
+    chosen = ns.targets or [t for t in TARGETS if t != "all"]
+    if ns.total:  # a fixed budget however many formats there are (each also pays ~1 s start)
+        ns.seconds = max(1, ns.total // len(chosen))
+    for target in chosen:
         child = subprocess.run([sys.executable, __file__, "--child", target, "--seconds",
                                 str(ns.seconds), "--runs", str(ns.runs)], check=False,
                                capture_output=True,
