@@ -369,3 +369,14 @@ def test_scan_names_each_new_runtime_in_by_format(tmp_path: Path) -> None:
     assert code == 1
     assert {k: v["leaking_messages"] for k, v in by_format.items()} == {
         "hermes": 3, "cline": 2, "roo-code": 1, "opencode": 1}
+
+
+def test_scan_html_carries_the_days_the_json_report_counts() -> None:
+    # The page is for handing to an auditor: its trend must be the JSON report's by_day.
+    code, out, err = run("--output-format", "html", str(FIXTURES))
+    days = json.loads(run("--output-format", "json", str(FIXTURES))[1])["summary"]["by_day"]
+    assert (code, err) == (1, "") and days
+    assert "<figcaption>Leaking messages by day (UTC)" in out
+    for day, counts in days.items():
+        assert (f'<tr><td>{day}</td><td class="num">{counts["assistant_messages"]}</td>'
+                f'<td class="num">{counts["leaking_messages"]}</td>') in out

@@ -169,7 +169,7 @@ def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: 
 
 def _trend_options(options: ScanOptions, since: str | None, until: str | None,
                    formats: set[OutputFormat]) -> ScanOptions:
-    """Counts by day where the output carries them (json, openmetrics), and the time window:
+    """Counts by day where the output carries them (json, openmetrics, html), and the time window:
     a scan that shows neither does not pay for reading each message's time."""
     from thinkfix.engine.trend import parse_bound
 
@@ -178,7 +178,7 @@ def _trend_options(options: ScanOptions, since: str | None, until: str | None,
         end = parse_bound(until, end=True) if until else None
     except ValueError as exc:
         raise UsageFailure(f"--since/--until: {exc}") from None
-    by_day = bool(formats & {OutputFormat.JSON, OutputFormat.OPENMETRICS})
+    by_day = bool(formats & {OutputFormat.JSON, OutputFormat.OPENMETRICS, OutputFormat.HTML})
     return dataclasses.replace(options, by_day=by_day, since=start, until=end)
 
 

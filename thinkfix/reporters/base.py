@@ -38,6 +38,7 @@ class OutputFormat(str, Enum):
     OPENMETRICS = "openmetrics"
     CONCISE = "concise"  # path:line:col: kind message, for editors' problem matchers
     GITLAB = "gitlab"  # GitLab Code Quality
+    HTML = "html"  # one self-contained page for auditors
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,8 @@ class RenderOptions:
     """What the user asked of the output, as opposed to what the scan found.
 
     Machine formats (json, jsonl, sarif, junit, gitlab, openmetrics) are complete data and ignore
-    `statistics` and `max_findings`; they shape the human formats (text, markdown) only.
+    `statistics` and `max_findings`; they shape the human formats (text, markdown) only, and
+    `max_findings` caps the html page's findings (it always has every count).
     `show_baselined` shapes what people read in a terminal or on a diff (text, concise, github).
     """
 

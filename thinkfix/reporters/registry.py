@@ -25,6 +25,7 @@ _WHERE: dict[OutputFormat, tuple[str, str]] = {
     OutputFormat.OPENMETRICS: ("openmetrics", "OpenMetricsReporter"),
     OutputFormat.CONCISE: ("concise", "ConciseReporter"),
     OutputFormat.GITLAB: ("gitlab", "GitlabReporter"),
+    OutputFormat.HTML: ("html", "HtmlReporter"),
 }
 
 

@@ -10,7 +10,6 @@ so a leaked `<think>` or a hostile `</pre><script>` shows as text.
 from __future__ import annotations
 
 import hashlib
-from html import escape
 
 from thinkfix.engine.audit import DiffReport, MessageDiff
 from thinkfix.engine.report import SCHEMA_VERSION
@@ -27,76 +26,8 @@ from thinkfix.reporters.diff.base import (
     placement_words,
     verb,
 )
-
-_CSS = """
-:root { color-scheme: light dark; --fg: #1f2328; --muted: #59636e; --bg: #ffffff;
-  --panel: #f6f8fa; --border: #d1d9e0; --del: #ffebe9; --del-fg: #82071e; --ins: #dafbe1;
-  --ins-fg: #116329; --think: #fff1c2; --accent: #0969da; }
-@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --muted: #9198a1; --bg: #0d1117;
-  --panel: #151b23; --border: #3d444d; --del: #3c1618; --del-fg: #ffa198; --ins: #12261e;
-  --ins-fg: #7ee787; --think: #3a2f0b; --accent: #4493f8; } }
-* { box-sizing: border-box; }
-body { margin: 0; padding: 24px 32px 64px; font: 14px/1.5 system-ui, -apple-system, "Segoe UI",
-  Roboto, Helvetica, Arial, sans-serif; color: var(--fg); background: var(--bg); }
-h1 { font-size: 24px; margin: 0 0 8px; }
-h2 { font-size: 18px; margin: 32px 0 8px; padding-bottom: 4px; border-bottom: 1px solid
-  var(--border); word-break: break-all; }
-h3 { font-size: 15px; margin: 0 0 8px; word-break: break-all; }
-.headline { font-size: 15px; margin: 0 0 16px; }
-.meta { color: var(--muted); margin: 0 0 16px; }
-.cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 16px 0; }
-.card { background: var(--panel); border: 1px solid var(--border); border-radius: 6px;
-  padding: 8px 14px; min-width: 120px; }
-.card b { display: block; font-size: 20px; }
-.card span { color: var(--muted); font-size: 12px; }
-table { border-collapse: collapse; margin: 8px 0 16px; }
-th, td { border: 1px solid var(--border); padding: 4px 10px; text-align: left;
-  vertical-align: top; }
-th { background: var(--panel); }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.path { min-width: 300px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-  font-size: 12px; word-break: break-all; }
-a { color: var(--accent); text-decoration: none; }
-a:hover { text-decoration: underline; }
-.status { padding: 1px 8px; border-radius: 10px; font-size: 12px; background: var(--panel);
-  border: 1px solid var(--border); white-space: nowrap; }
-.status.repaired, .status.would-change { background: var(--ins); color: var(--ins-fg); }
-.status.failed, .status.skipped, .status.error { background: var(--del); color: var(--del-fg); }
-article { border: 1px solid var(--border); border-radius: 6px; margin: 16px 0; padding: 12px 16px;
-  background: var(--bg); }
-article.refused { border-style: dashed; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0 0 12px; }
-dt { font-weight: 600; color: var(--muted); }
-dd { margin: 0; word-break: break-word; }
-.kind { font-family: ui-monospace, monospace; font-size: 12px; background: var(--think);
-  padding: 0 6px; border-radius: 4px; }
-.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
-@media (max-width: 900px) { .sides { grid-template-columns: 1fr; } }
-.side h4 { margin: 0 0 4px; font-size: 12px; text-transform: uppercase; letter-spacing: .04em;
-  color: var(--muted); }
-pre { margin: 0; padding: 8px 10px; white-space: pre-wrap; word-break: break-word;
-  font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-  background: var(--panel); border: 1px solid var(--border); border-radius: 6px;
-  max-height: 480px; overflow: auto; }
-pre.before { border-left: 3px solid var(--del-fg); }
-pre.after { border-left: 3px solid var(--ins-fg); }
-.seg-thinking { background: var(--think); }
-.seg-delimiter { background: var(--del); color: var(--del-fg); font-weight: 700; }
-.seg-duplicate { background: var(--del); text-decoration: line-through; }
-.seg-trimmed { background: var(--del); }
-.empty { color: var(--muted); font-style: italic; }
-details { margin-top: 10px; border: 1px solid var(--border); border-radius: 6px;
-  background: var(--panel); }
-details > summary { cursor: pointer; padding: 6px 10px; font-weight: 600; }
-details[open] > summary { border-bottom: 1px solid var(--border); }
-details > pre { border: 0; border-radius: 0 0 6px 6px; background: var(--think); }
-.legend span { margin-right: 12px; padding: 0 6px; border-radius: 4px; }
-footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
-""".strip()
-
-
-def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+from thinkfix.reporters.htmlpage import e as _e
+from thinkfix.reporters.htmlpage import page
 
 
 def _anchor(path: str) -> str:
@@ -241,10 +172,4 @@ class HtmlDiffRenderer(DiffRenderer):
             body.append(f'<p class="meta">Undo manifest: <code>{_e(report.manifest)}</code></p>')
         body.append(f"<footer>thinkfix {_e(report.tool_version)} · schema_version "
                     f"{SCHEMA_VERSION}</footer>")
-        return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-                "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-                "style-src 'unsafe-inline'\">\n"
-                "<title>thinkfix diff</title>\n"
-                f"<style>\n{_CSS}\n</style>\n</head>\n<body>\n"
-                + "\n".join(body) + "\n</body>\n</html>\n")
+        return page("thinkfix diff", body)
