@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from thinkfix.engine.inputs import InputOptions, WalkStats, walk
@@ -122,10 +122,35 @@ PATTERNS = st.sampled_from(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(st.lists(PATTERNS, min_size=1, max_size=6))
+@example(["a/**", "!keep.tmp.jsonl"])  # `a/**` is a's contents, not a: `!` re-includes
+@example(["a/**", "!a/keep.tmp.jsonl"])
+@example(["a/**/", "!keep.tmp.jsonl"])  # dir-only: a's subfolders, never a or its files
 def test_any_root_gitignore_agrees_with_git(
     tmp_path_factory: pytest.TempPathFactory, patterns: list[str]
 ) -> None:
     repo = _repo(tmp_path_factory.mktemp("r"), "\n".join(patterns) + "\n")
+    assert _walked(repo) == _git_kept(repo)
+    assert _walked(repo, "a/") == _git_kept(repo, "a/")
+
+
+@pytest.mark.parametrize(
+    "patterns",
+    [
+        ["a/**", "!keep.tmp.jsonl"],
+        ["a/**", "!a/keep.tmp.jsonl"],
+        ["/a/**", "!*.tmp.jsonl"],
+        ["**/logs/**", "!y.jsonl"],
+        ["a/**/", "!keep.tmp.jsonl"],
+        ["/**", "!keep.tmp.jsonl"],
+    ],
+)
+def test_a_trailing_double_star_ignores_a_folders_contents_not_the_folder(
+    tmp_path: Path, patterns: list[str]
+) -> None:
+    """Regression (issue 14 #6): pathspec lets `a/**` match the folder `a/` itself, so the
+    walker pruned `a` and lost `a/keep.tmp.jsonl`, which git re-includes (`a/**` excludes what
+    is inside `a`, not `a`, and a `!` can re-include a file whose folder is not excluded)."""
+    repo = _repo(tmp_path, "\n".join(patterns) + "\n")
     assert _walked(repo) == _git_kept(repo)
     assert _walked(repo, "a/") == _git_kept(repo, "a/")
 

@@ -145,9 +145,28 @@ class Inputs:
 # --- glob patterns and ignore files (gitignore semantics, by pathspec) -------------------------
 
 
+def _git_line(line: str) -> str:
+    """One pattern as git means it, for `pathspec`, which lets a trailing `/**` match the
+    folder itself (`a/**` matches `a/`). In git, `a/**` matches only what is *inside* `a`, so
+    `a` is still walked and a later `!keep.jsonl` re-includes `a/keep.jsonl`; pruning `a` would
+    lose it. `x/**` becomes `x/**/*` (and `x/**/` becomes `x/**/*/`): same contents, not the
+    folder. A bare `**` or `/**` does match every folder in git too, so it is left alone."""
+    stripped = line.rstrip()
+    body = stripped.removeprefix("!")
+    if body.endswith("/**") and body.lstrip("/") != "**":
+        return stripped + "/*"
+    if body.endswith("/**/") and body.lstrip("/") != "**/":
+        return stripped[:-1] + "/*/"
+    return line
+
+
+def _git_spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(_git_line(line) for line in lines)
+
+
 @lru_cache(maxsize=512)
 def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
-    return pathspec.GitIgnoreSpec.from_lines(patterns)
+    return _git_spec(patterns)
 
 
 def _posix(rel_path: str) -> str:
@@ -188,14 +207,14 @@ class IgnoreRule:
                 return None
             rel_path = rel_path[len(self.base) + 1:]
         elif self.above:
-            rel_path = f"{self.above}/{rel_path}"
+            rel_path = f"{self.above}/{rel_path}" if rel_path else self.above
         result = self.spec.check_file(rel_path + ("/" if is_dir else ""))
         return result.include
 
 
 def parse_ignore(text: str, base: str = "") -> list[IgnoreRule]:
     """The rules of one ignore file, as git reads it (comments, `!`, trailing `/`, `**`)."""
-    return [IgnoreRule(base, pathspec.GitIgnoreSpec.from_lines(text.splitlines()))]
+    return [IgnoreRule(base, _git_spec(text.splitlines()))]
 
 
 def ignored(rules: Sequence[IgnoreRule], rel_path: str, is_dir: bool) -> bool:
@@ -252,6 +271,21 @@ def _ancestor_rules(root: str) -> list[IgnoreRule]:
         rules += [replace(r, above=above(k))
                   for r in _read_ignore_rules(folder, "", (".gitignore",))]
     return rules
+
+
+def _inside_ignored_folder(root: str) -> bool:
+    """Is the walked root, or a folder between it and the top of the work tree, ignored?
+    git cannot re-include anything inside an excluded folder, whatever a later `!` says
+    (`/**` then `!keep.jsonl` keeps no `a/keep.jsonl`), so then nothing under root is kept."""
+    absolute = os.path.abspath(root)
+    top = repository_root(absolute)
+    if top is None or top == absolute:
+        return False
+    parts = os.path.relpath(absolute, top).split(os.sep)
+    return any(
+        ignored(_ancestor_rules(os.path.join(top, *parts[: j + 1])), "", True)
+        for j in range(len(parts))
+    )
 
 
 @dataclass
@@ -379,6 +413,8 @@ def _walk_folder(root: str, options: InputOptions, seen: set[str],
                  excluder: _Excluder) -> Iterator[Candidate | InputFile]:
     rules_at: dict[str, list[IgnoreRule]] = {}
     above = _ancestor_rules(root) if options.respect_ignore else []
+    if options.respect_ignore and _inside_ignored_folder(root):
+        return
 
     def rules_for(rel: str) -> list[IgnoreRule]:
         return rules_at.get(rel, [])
