@@ -478,43 +478,54 @@ class Scanner:
         found = self._attribute_stop(tok.end - off, w, final)
         if found is None:
             return None
-        if found == "none":
+        verdict, guard = found
+        if verdict == "none":
             return False  # nothing can end the run within its bound: removing joins nothing
-        if found == "tokens":
-            # Only delimiters within the bound: were one removed, normalizing the result
-            # again would read a different text after this token. This token is text, and
-            # so is every token within the bound, so the next pass decides the same.
-            _upd(self.st, guard=tok.end + MAX_ATTRS + 1)
+        if guard is not None:
+            # This token stays text because of what follows it, up to `guard`; were a
+            # delimiter before there removed later (or a block opened that hides what
+            # decided), normalizing the result again would read a different text after
+            # this token. Those delimiters are text too, so the next pass decides the same.
+            _upd(self.st, guard=guard + off)
         return True
 
-    def _attribute_stop(self, i: int, w: str, final: bool) -> str | None:
+    def _attribute_stop(self, i: int, w: str, final: bool) -> tuple[str, int | None] | None:
         """What follows window index `i` within an attribute run's bound: "plain" when a
         character that stays (a `>`, a `<` of no delimiter, a code marker) may end or cut
         it, "tokens" when only delimiters do, "none" when nothing does; None while the
-        text that decides has not arrived."""
+        text that decides has not arrived. With it, the window index before which every
+        token must stay text for the decision to hold in the next pass (None: no need).
+
+        For "plain" that is the deciding character when an opener stands before it: the
+        block it would open could hide that character (`<think </think><think><</think>`),
+        and the next pass would find nothing after the close. Closes and markers between
+        go alone, so the same character decides again."""
         g = self.grammar
-        limit = min(len(w), i + MAX_ATTRS + 1)
-        j, tokens = i, False
+        bound = i + MAX_ATTRS + 1
+        limit = min(len(w), bound)
+        j, tokens, opens = i, False, False
         while True:
             m = g.attr_stop.search(w, j, limit)
             if m is None:
                 break
             k = m.start()
+            stop = k if opens else None
             if w[k] == ">":
-                return "plain"
+                return "plain", stop
             tm = g.pattern.match(w, k)
             if tm is None:
                 if not final and g.partial_start(w, k) == k:
                     return None
-                return "plain"
+                return "plain", stop
             if tm.lastgroup in _RUN_GROUPS:
-                return "plain"  # code is never removed
+                return "plain", stop  # code is never removed
             if not final and (tm.end() == len(w) or g.may_grow(tm, w)):
                 return None
             tokens, j = True, tm.end()
+            opens = opens or g.token(tm, 0).kind is Kind.OPEN
         if not final and limit == len(w) and limit - i <= MAX_ATTRS:
             return None
-        return "tokens" if tokens else "none"
+        return ("tokens", bound) if tokens else ("none", None)
 
     def _prev_char(self, pos: int, w: str, off: int) -> str:
         return w[pos - off - 1]
