@@ -207,6 +207,15 @@ def test_cli_diff_html_to_file(tmp_path: Path) -> None:
     assert tree(src) == tree(tmp_path / "fixtures")  # diff never writes a session
 
 
+def test_cli_diff_max_cards_caps_the_html_page(tmp_path: Path) -> None:
+    src = sessions(tmp_path)
+    total = len(json.loads(invoke("diff", "--output-format", "json", str(src)).stdout)["messages"])
+    html = invoke("diff", str(src), "--output-format", "html", "--max-cards", "1").stdout
+    assert total > 1 and html.count("<article ") == 1
+    assert f"{total - 1} more message" in html and "in the JSON report" in html
+    assert invoke("diff", str(src), "--max-cards", "-1").exit_code == 2
+
+
 def test_cli_diff_json_and_redaction(tmp_path: Path) -> None:
     plain = json.loads(invoke("diff", "--output-format", "json", str(PI)).stdout)
     text = plain["messages"][0]["before"]

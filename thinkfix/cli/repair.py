@@ -45,7 +45,7 @@ from thinkfix.formats.base import (
     CodexMode,
     PlacementKind,
 )
-from thinkfix.reporters.base import RenderOptions, plural
+from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions, plural
 from thinkfix.reporters.controls import visible_controls
 from thinkfix.reporters.diff import DiffFormat, get_renderer
 
@@ -228,9 +228,10 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
         click.echo(f"backups in: {result.backup_dir}", err=True)
 
 
-def _write_report(path: str, report: audit.DiffReport, fmt: DiffFormat | None) -> None:
+def _write_report(path: str, report: audit.DiffReport, fmt: DiffFormat | None,
+                  options: RenderOptions = DEFAULT_OPTIONS) -> None:
     renderer = get_renderer(fmt or DiffFormat.for_path(path))
-    data = renderer.render_bytes(report, RenderOptions())
+    data = renderer.render_bytes(report, options)
     try:
         fsio.write_output(path, data)
     except fsio.WriteError as exc:
@@ -351,24 +352,29 @@ def undo_command(manifest: str, dry_run: bool, skip_changed: bool, quiet: bool) 
               help="text (terminal), markdown, html (one self-contained file) or json.")
 @click.option("-o", "--output", "output", default=None, metavar="FILE",
               help="Write the report to FILE instead of stdout.")
+@click.option("--max-cards", default=None, type=click.IntRange(min=0), metavar="N",
+              help="html: show at most N message cards (default 500); the page counts the "
+                   "rest, and the json report lists them all.")
 @exit_zero_option("something would change")
 @quiet_option
 @_selection_options
 def diff_command(paths: tuple[str, ...], output_format: str, output: str | None,
-                 exit_zero: bool | None, quiet: bool, **kwargs: Any) -> None:
+                 max_cards: int | None, exit_zero: bool | None, quiet: bool,
+                 **kwargs: Any) -> None:
     """Show, for an auditor, every message a repair would change: before, after, reasoning."""
     options, redaction = _options(WriteMode.DRY_RUN, kwargs)
     result = _run(paths, options, _progress(kwargs.pop("progress"), quiet))
     report = redact_diff(audit.build(result), redaction)
     fmt = DiffFormat(output_format)
     if output is not None:
-        _write_report(output, report, fmt)
+        _write_report(output, report, fmt, RenderOptions(max_findings=max_cards))
         if not quiet:
             click.echo(f"wrote {output}", err=True)
     else:
         renderer = get_renderer(fmt)
         color = fmt is DiffFormat.TEXT and _color(sys.stdout)
-        sys.stdout.buffer.write(renderer.render_bytes(report, RenderOptions(color=color)))
+        sys.stdout.buffer.write(renderer.render_bytes(
+            report, RenderOptions(color=color, max_findings=max_cards)))
         sys.stdout.flush()
     for e in report.errors:
         echo_error(f"{e.path}{f':{e.line}' if e.line else ''}: {e.message}")

@@ -126,7 +126,7 @@ def bar_chart(title: str, rows: Sequence[tuple[str, int, int | None]], unit: str
     width = _LABEL_W + _BAR_W + 90
     height = _BAR_ROW * len(rows) + 4
     parts = [(f'<figure class="chart"><figcaption>{e(title)}</figcaption>'
-             f'<svg class="bars" xmlns="http://www.w3.org/2000/svg" width="{width}" '
+             f'<svg class="bars" width="{width}" '
              f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
              f'aria-label="{e(title)}">')]
     for i, (name, value, total) in enumerate(rows):

@@ -11,6 +11,7 @@ import pytest
 
 from tests.formats.support import fixture_totals
 from thinkfix.engine import audit
+from thinkfix.engine.audit import DiffReport
 from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
 from thinkfix.reporters.base import RenderOptions
 from thinkfix.reporters.diff import RENDERERS, DiffFormat, get_renderer
@@ -95,7 +96,9 @@ def test_html_has_summary_table_and_collapsible_reasoning() -> None:
     report = full_report()
     html = RENDERERS[DiffFormat.HTML].render(report)
     outline = _outline(html)
-    assert outline.tags.count("details") == sum(len(m.extracted) for m in report.applied)
+    # One per extracted reasoning segment, and one per file section (files fold away too).
+    files = len({m.path for m in report.messages})
+    assert outline.tags.count("details") == sum(len(m.extracted) for m in report.applied) + files
     assert "open" not in dict(outline.attrs)  # collapsed until the reader opens them
     text = "".join(outline.text)
     for f in report.files:
@@ -166,3 +169,43 @@ def test_diffreport_of_fixtures_is_the_same_whatever_the_jobs(tmp_path: Path,
     assert reports[0].totals.messages == fixture_totals().leaking - 3
     assert reports[0].totals.refused == 3
     assert one.count(b"nothing visible would remain") == 3
+
+
+def _many(n: int) -> DiffReport:
+    from dataclasses import replace
+    base = full_report()
+    one = base.applied[0]
+    messages = tuple(replace(one, path=f"sessions/s{i % 7}.jsonl", line=i + 1,
+                             model=f"model-{i % 3}") for i in range(n))
+    return replace(base, messages=messages)
+
+
+def test_html_caps_cards_and_points_to_the_json_report() -> None:
+    renderer = RENDERERS[DiffFormat.HTML]
+    html = renderer.render(_many(40), RenderOptions(max_findings=10))
+    _outline(html)
+    assert html.count("<article ") == 10
+    assert "30 more messages in the JSON report" in html
+    # Every file keeps its section and index entry, cards or not, so no anchor dangles.
+    for i in range(7):
+        assert html.count(f"sessions/s{i}.jsonl") >= 2  # index, section
+    default = renderer.render(_many(520))
+    assert default.count("<article ") == 500 and "20 more messages in the JSON report" in default
+
+
+def test_html_files_fold_with_counts_and_an_index_leads_to_each() -> None:
+    html = RENDERERS[DiffFormat.HTML].render(_many(9))
+    outline = _outline(html)
+    assert html.count('<details class="file"') == 7
+    assert "2 messages would change" in html and "1 message would change" in html
+    ids = {v for k, v in outline.attrs if k == "id"}
+    index = html.split('<ol class="index">', 1)[1].split("</ol>", 1)[0]
+    targets = re.findall(r'href="#([^"]+)"', index)
+    assert len(targets) == 7 and set(targets) <= ids
+
+
+def test_html_summary_charts_leaking_messages_by_model_and_kind() -> None:
+    html = RENDERERS[DiffFormat.HTML].render(_many(9))
+    assert "<figcaption>Leaking messages by model</figcaption>" in html
+    assert "<figcaption>Leaking messages by kind</figcaption>" in html
+    assert "<title>model-0: 3 messages</title>" in html

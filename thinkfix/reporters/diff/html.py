@@ -26,8 +26,21 @@ from thinkfix.reporters.diff.base import (
     placement_words,
     verb,
 )
+from thinkfix.reporters.htmlpage import CHART_CSS, bar_chart, page
 from thinkfix.reporters.htmlpage import e as _e
-from thinkfix.reporters.htmlpage import page
+
+DEFAULT_MAX_CARDS = 500  # message cards on one page; past it, counts and the JSON report
+_CHART_ROWS = 25
+
+# File sections fold away: an auditor opens the files they care about from the index.
+_DIFF_CSS = """
+details.file { background: var(--bg); margin: 12px 0; }
+details.file > summary { font-size: 16px; word-break: break-all; }
+details.file > summary .meta { font-weight: 400; margin-left: 8px; }
+details.file > .body { padding: 0 12px 8px; }
+ol.index { columns: 2 360px; font-size: 13px; word-break: break-all; }
+@media print { details.file > .body { display: block; } }
+""".strip()
 
 
 def _anchor(path: str) -> str:
@@ -132,6 +145,39 @@ def _legend() -> str:
     return f'<p class="legend meta">In <b>Before</b>: {spans}</p>'
 
 
+def _tally(report: DiffReport, key: str) -> dict[str, int]:
+    """Leaking messages (changed or refused) per model or per kind."""
+    counts: dict[str, int] = {}
+    for m in report.messages:
+        for k in (m.kinds if key == "kind" else (label(m.model),)):
+            counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+def _charts(report: DiffReport) -> str:
+    charts = []
+    for key in ("model", "kind"):
+        rows = [(k, n, None) for k, n in sorted(_tally(report, key).items(),
+                                                 key=lambda kv: (-kv[1], kv[0]))]
+        title = f"Leaking messages by {key}"
+        if len(rows) > _CHART_ROWS:
+            title += f" (top {_CHART_ROWS} of {len(rows)})"
+        charts.append(bar_chart(title, rows[:_CHART_ROWS], "message"))
+    return f'<h2>Summary</h2><div class="charts">{"".join(charts)}</div>'
+
+
+def _index(groups: dict[str, list[MessageDiff]]) -> str:
+    items = "".join(f'<li><a href="#{_anchor(p)}">{_e(p)}</a> ({len(ms)})</li>'
+                    for p, ms in groups.items())
+    return f'<h2>Index</h2><nav><ol class="index">{items}</ol></nav>'
+
+
+def _file_counts(messages: list[MessageDiff], report: DiffReport) -> str:
+    refused = sum(1 for m in messages if not m.applied)
+    words = f"{plural(len(messages) - refused, 'message')} {verb(report)}"
+    return words + (f", {refused} refused" if refused else "")
+
+
 class HtmlDiffRenderer(DiffRenderer):
     format = DiffFormat.HTML
     media_type = "text/html; charset=utf-8"
@@ -157,19 +203,31 @@ class HtmlDiffRenderer(DiffRenderer):
             body += ["<h2>Files</h2>", _files(report)]
         if report.errors:
             body.append(_errors(report))
+        groups = by_path(report)
         if report.messages:
-            body.append(_legend())
+            body.insert(4, _charts(report))
+            body += [_index(groups), _legend()]
+        cap = DEFAULT_MAX_CARDS if options.max_findings is None else max(options.max_findings, 0)
         n = 0
-        for path, messages in by_path(report).items():
-            body.append(f'<section id="{_anchor(path)}"><h2>{_e(path)}</h2>'
-                        f'<p class="meta">{_e(plural(len(messages), "message"))} '
-                        f"{_e(verb(report))}</p>")
-            for m in messages:
+        for path, messages in groups.items():
+            shown = messages[: max(cap - n, 0)]
+            body.append(f'<details class="file" id="{_anchor(path)}"><summary>{_e(path)}'
+                        f'<span class="meta">{_e(_file_counts(messages, report))}</span>'
+                        '</summary><div class="body">')
+            for m in shown:
                 n += 1
                 body.append(_message(m, n))
-            body.append("</section>")
+            if len(shown) < len(messages):
+                body.append(f'<p class="meta">{_e(plural(len(messages) - len(shown), "more message"))}'
+                            " past the page's cap: the JSON report lists them all.</p>")
+            body.append("</div></details>")
+        hidden = len(report.messages) - n
+        if hidden:
+            body.append(f'<p class="headline">{_e(plural(hidden, "more message"))} in the JSON '
+                        f"report (this page shows the first {cap}; "
+                        "<code>thinkfix diff --output-format json</code>).</p>")
         if report.manifest:
             body.append(f'<p class="meta">Undo manifest: <code>{_e(report.manifest)}</code></p>')
         body.append(f"<footer>thinkfix {_e(report.tool_version)} · schema_version "
                     f"{SCHEMA_VERSION}</footer>")
-        return page("thinkfix diff", body)
+        return page("thinkfix diff", body, CHART_CSS + "\n" + _DIFF_CSS)
