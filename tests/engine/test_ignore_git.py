@@ -114,6 +114,11 @@ PATTERNS = st.sampled_from(
         "*/inner.jsonl",
         "?eep.jsonl",
         "[kt]*.jsonl",
+        "*/",
+        "!a/",
+        "/**",
+        "a/**/",
+        "!a/logs/",
     ]
 )
 
@@ -125,6 +130,7 @@ PATTERNS = st.sampled_from(
 @example(["a/**", "!keep.tmp.jsonl"])  # `a/**` is a's contents, not a: `!` re-includes
 @example(["a/**", "!a/keep.tmp.jsonl"])
 @example(["a/**/", "!keep.tmp.jsonl"])  # dir-only: a's subfolders, never a or its files
+@example(["*/", "!a/"])  # `!a/` re-includes a, not a/logs, which `*/` still names
 def test_any_root_gitignore_agrees_with_git(
     tmp_path_factory: pytest.TempPathFactory, patterns: list[str]
 ) -> None:
@@ -142,14 +148,18 @@ def test_any_root_gitignore_agrees_with_git(
         ["**/logs/**", "!y.jsonl"],
         ["a/**/", "!keep.tmp.jsonl"],
         ["/**", "!keep.tmp.jsonl"],
+        ["*/", "!a/"],
+        ["logs/", "!a/"],
     ],
 )
-def test_a_trailing_double_star_ignores_a_folders_contents_not_the_folder(
+def test_git_ignore_edge_cases_pathspec_alone_gets_wrong(
     tmp_path: Path, patterns: list[str]
 ) -> None:
     """Regression (issue 14 #6): pathspec lets `a/**` match the folder `a/` itself, so the
     walker pruned `a` and lost `a/keep.tmp.jsonl`, which git re-includes (`a/**` excludes what
-    is inside `a`, not `a`, and a `!` can re-include a file whose folder is not excluded)."""
+    is inside `a`, not `a`, and a `!` can re-include a file whose folder is not excluded).
+    Siblings the property found with more examples: a root inside an ignored folder (`/**`)
+    keeps nothing; `!a/` re-includes the folder a, not what a pattern names inside it."""
     repo = _repo(tmp_path, "\n".join(patterns) + "\n")
     assert _walked(repo) == _git_kept(repo)
     assert _walked(repo, "a/") == _git_kept(repo, "a/")

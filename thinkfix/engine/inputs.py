@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import stat
 import sys
@@ -164,6 +165,38 @@ def _git_spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
     return pathspec.GitIgnoreSpec.from_lines(_git_line(line) for line in lines)
 
 
+@dataclass(frozen=True)
+class _SelfMatcher:
+    """An ignore file's patterns, each matching only a path itself, as git does while it walks.
+
+    `pathspec` lets a pattern for a folder match everything inside it too (`!a/` matches
+    `a/logs/`), which is right for a flat list of files but wrong for a walk that asks about
+    every folder on the way down: after `*/` then `!a/`, git re-includes `a` but still ignores
+    `a/logs` (only `*/` names it), whereas the contents match made `!a/` win. Anchoring each
+    pattern's expression at the end of the path keeps the match to the path itself; what is
+    inside an ignored folder is never reached, because the walk prunes that folder."""
+
+    patterns: tuple[tuple[re.Pattern[str], bool], ...]
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str]) -> _SelfMatcher:
+        compiled = []
+        for pattern in _git_spec(lines).patterns:
+            regex = getattr(pattern, "regex", None)
+            if pattern.include is None or regex is None:
+                continue  # a comment or a blank line
+            compiled.append((re.compile(f"(?:{regex.pattern})\\Z"), pattern.include))
+        return cls(tuple(compiled))
+
+    def check(self, path: str) -> bool | None:
+        """The last pattern naming `path` (a folder ends in `/`): True ignores, False
+        re-includes, None: no pattern names it."""
+        for regex, include in reversed(self.patterns):
+            if regex.search(path):
+                return include
+        return None
+
+
 @lru_cache(maxsize=512)
 def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
     return _git_spec(patterns)
@@ -197,7 +230,7 @@ class IgnoreRule:
     """One ignore file: its patterns, and the folder they are relative to."""
 
     base: str  # the ignore file's folder relative to the walked root ("": the root or above)
-    spec: pathspec.GitIgnoreSpec
+    spec: _SelfMatcher
     above: str = ""  # a file above the walked root: the root's path relative to its folder
 
     def verdict(self, rel_path: str, is_dir: bool) -> bool | None:
@@ -208,13 +241,12 @@ class IgnoreRule:
             rel_path = rel_path[len(self.base) + 1:]
         elif self.above:
             rel_path = f"{self.above}/{rel_path}" if rel_path else self.above
-        result = self.spec.check_file(rel_path + ("/" if is_dir else ""))
-        return result.include
+        return self.spec.check(rel_path + ("/" if is_dir else ""))
 
 
 def parse_ignore(text: str, base: str = "") -> list[IgnoreRule]:
     """The rules of one ignore file, as git reads it (comments, `!`, trailing `/`, `**`)."""
-    return [IgnoreRule(base, _git_spec(text.splitlines()))]
+    return [IgnoreRule(base, _SelfMatcher.from_lines(text.splitlines()))]
 
 
 def ignored(rules: Sequence[IgnoreRule], rel_path: str, is_dir: bool) -> bool:
