@@ -950,6 +950,7 @@ def _run(jobs: list[Job], workers: int, progress: Progress = NULL_PROGRESS,
             with ProcessPoolExecutor(max_workers=min(workers, len(jobs)),
                                      initializer=die_with_parent,
                                      initargs=(os.getpid(),)) as pool:
+                _never_wait_for_a_dead_reader(pool)
                 results = pool.map(repair_file, jobs, chunksize=_chunk(len(jobs), workers))
                 return [_done(progress, j, r) for j, r in zip(jobs, results)], False
         except BrokenProcessPool:
@@ -961,6 +962,20 @@ def _run(jobs: list[Job], workers: int, progress: Progress = NULL_PROGRESS,
             return [repair_file(j) for j in jobs], True
     finally:
         progress.finish()
+
+
+def _never_wait_for_a_dead_reader(pool: ProcessPoolExecutor) -> None:
+    """Let a broken pool shut down although a killed worker never read its last task.
+
+    Before Python 3.12 (CPython gh-94777) the pool's feeder thread stays blocked writing
+    to the dead worker's pipe, and shutting the broken pool down waits for that thread
+    for ever: `repair --jobs N` hung after a worker was killed. Not waiting for the call
+    queue's feeder is CPython's own fix; every task is sent before results are read, so
+    nothing the run needs is in that queue when the pool breaks.
+    """
+    queue = getattr(pool, "_call_queue", None)
+    if queue is not None:
+        queue.cancel_join_thread()
 
 
 def _size(job: Job) -> int:
