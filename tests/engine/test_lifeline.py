@@ -93,4 +93,4 @@ def test_die_with_parent_ends_a_worker_whose_parent_is_gone(tmp_path: Path) -> N
     result = subprocess.run([sys.executable, "-c", code, str(gone.pid)], capture_output=True,
                             text=True, timeout=60, check=False)
     assert result.returncode == 1 and "survived" not in result.stdout
-    assert lifeline._alive(os.getpid())
+    assert lifeline.alive(os.getpid())

@@ -140,7 +140,8 @@ def temp_name(target: str) -> str:
     return os.path.join(folder, f".{name}.{_HOST}.{os.getpid()}.{token}{TEMP_SUFFIX}")
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Is process `pid` running (a zombie counts as dead: it will never act again)?"""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -166,7 +167,7 @@ def sweep_stale(folder: str) -> list[str]:
         return removed
     for name in names:
         m = _TEMP_NAME.match(name)
-        if m is None or m["host"] != _HOST or _alive(int(m["pid"])):
+        if m is None or m["host"] != _HOST or alive(int(m["pid"])):
             continue
         path = os.path.join(folder, name)
         with contextlib.suppress(OSError):

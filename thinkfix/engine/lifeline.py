@@ -20,6 +20,8 @@ import sys
 import threading
 import time
 
+from thinkfix.engine.fsio import alive
+
 _PR_SET_PDEATHSIG = 1
 _POLL_SECONDS = 0.25
 
@@ -33,7 +35,7 @@ def die_with_parent(parent: int) -> None:
     or the kernel has no parent-death signal, a thread watches `parent` instead.
     """
     armed = _pdeathsig() and os.getppid() == parent
-    if not _alive(parent):  # the parent died before the signal was armed
+    if not alive(parent):  # the parent died before the signal was armed
         os._exit(1)
     if not armed:
         threading.Thread(target=_watch, args=(parent,), name="thinkfix-lifeline",
@@ -51,17 +53,7 @@ def _pdeathsig() -> bool:
     return False
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _watch(parent: int) -> None:
-    while _alive(parent):
+    while alive(parent):
         time.sleep(_POLL_SECONDS)
     os._exit(1)
