@@ -7,6 +7,7 @@ files were listed in) gives byte-identical JSON reports for scan and repair --dr
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -43,7 +44,7 @@ def _json(*args: str) -> str:
 @pytest.mark.parametrize("jobs", ["2", "3"])
 def test_scan_json_report_is_byte_identical_for_any_jobs(corpus: Path, jobs: str) -> None:
     one = _json("scan", "--output-format", "json", "--no-progress", "--jobs", "1", str(corpus))
-    assert '"leaking_messages": 0' not in one
+    assert json.loads(one)["summary"]["leaking_messages"] > 0
     assert _json("scan", "--output-format", "json", "--no-progress", "--jobs", jobs,
                  str(corpus)) == one
 

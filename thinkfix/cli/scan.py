@@ -27,6 +27,7 @@ from thinkfix.cli.options import (
 from thinkfix.cli.progress import progress_for
 from thinkfix.engine import baseline as baselines
 from thinkfix.engine import config, fsio
+from thinkfix.engine.distributed import DaskUnavailable
 from thinkfix.engine.inputs import WalkStats
 from thinkfix.engine.paths import with_display_paths
 from thinkfix.engine.progress import Progress
@@ -264,12 +265,17 @@ def _trend_options(options: ScanOptions, since: str | None, until: str | None,
 @click.option("--show-baselined", is_flag=True,
               help="List findings the baseline covers in text, concise and github output "
                    "(machine formats always carry them, marked).")
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
+              help="Scan the files on the Dask distributed cluster at ADDRESS (e.g. "
+                   "tcp://scheduler:8786); its workers must see the same paths. Needs "
+                   "pip install 'thinkfix[dask]'. The report is the same as a local run's.")
 @quiet_option
 @policy_options
 def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
                  state_file: str | None, since: str | None, until: str | None,
                  config_file: str | None, isolated: bool, quiet: bool,
-                 show_baselined: bool, show_settings: bool, **kwargs: Any) -> None:
+                 show_baselined: bool, show_settings: bool, dask_address: str | None,
+                 **kwargs: Any) -> None:
     """Find reasoning that leaked into the visible text of stored agent sessions.
 
     PATH may be a session file, a folder (walked), or - for stdin. Exits 0 when
@@ -310,8 +316,11 @@ def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
                                    settings.jobs)
     else:
         walked = WalkStats()
-        report = scan(paths, options, jobs=settings.jobs, progress=progress, stdin=stdin,
-                      walk_stats=walked)
+        try:
+            report = scan(paths, options, jobs=settings.jobs, progress=progress, stdin=stdin,
+                          walk_stats=walked, dask=dask_address)
+        except DaskUnavailable as exc:  # --dask without the extra installed
+            raise UsageFailure(str(exc)) from None
         for pattern in walked.unmatched(settings.exclude):
             # A typo, or quotes a shell or CI runner kept (`'archive/**'`): say so.
             click.echo(f"thinkfix: warning: exclude pattern {pattern!r} matched nothing "

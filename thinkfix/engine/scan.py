@@ -686,13 +686,21 @@ def _fork_safe() -> bool:
 
 def scan(paths: Iterable[str], options: ScanOptions = ScanOptions(), *, jobs: int | None = None,
          progress: Progress = NULL_PROGRESS, stdin: BinaryIO | None = None,
-         walk_stats: WalkStats | None = None) -> Report:
+         walk_stats: WalkStats | None = None, dask: str | None = None) -> Report:
     """Walk `paths`, scan every session file found, and return the merged `Report`.
 
-    `walk_stats`, when given, learns which exclude patterns matched anything."""
+    `walk_stats`, when given, learns which exclude patterns matched anything. With `dask`
+    (a scheduler address), the files are scanned on that Dask cluster instead of local
+    processes; the report is the same."""
     paths = list(paths)
     items = list(walk(paths, options.inputs, stdin=stdin, stats=walk_stats))
-    report = build_report(scan_files(items, options, jobs=jobs, progress=progress), __version__)
+    if dask:
+        from thinkfix.engine.distributed import scan_files_dask
+
+        results = scan_files_dask(items, options, dask, progress)
+    else:
+        results = scan_files(items, options, jobs=jobs, progress=progress)
+    report = build_report(results, __version__)
     return with_display_paths(require_sessions(report, paths, options))
 
 
