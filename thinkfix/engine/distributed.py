@@ -10,6 +10,7 @@ extra (`pip install 'thinkfix[dask]'`), imported only when `--dask` is given.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from thinkfix.engine.inputs import Candidate, InputFile
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
@@ -20,13 +21,17 @@ class DaskUnavailable(RuntimeError):
     """`--dask` without the optional dependency: say what to install."""
 
 
-def _client(address: str) -> object:
+def _client(address: str) -> tuple[Any, Any]:
+    """A client of the cluster at `address`, and distributed's `as_completed`."""
     try:
-        from distributed import Client  # type: ignore[import-untyped,unused-ignore]
+        from distributed import (  # type: ignore[import-untyped,unused-ignore]
+            Client,
+            as_completed,
+        )
     except ImportError:
         raise DaskUnavailable("--dask needs Dask distributed: pip install 'thinkfix[dask]'"
                               ) from None
-    return Client(address)  # type: ignore[no-untyped-call]
+    return Client(address), as_completed  # type: ignore[no-untyped-call]
 
 
 def scan_files_dask(items: Sequence[Candidate | InputFile], options: ScanOptions, address: str,
@@ -34,20 +39,18 @@ def scan_files_dask(items: Sequence[Candidate | InputFile], options: ScanOptions
     """Scan every item as one task on the cluster at `address`, yielding results as they
     finish (largest files submitted first, so one big file started last does not leave the
     other workers idle). The options travel once, scattered to every worker."""
-    from distributed import as_completed
-
-    client = _client(address)
+    client, as_completed = _client(address)
     total = sum(max(0, getattr(i, "size", 0)) for i in items)
     order = sorted(items, key=lambda i: -max(0, getattr(i, "size", 0)))
     progress.start(len(items), total)
     try:
-        shared = client.scatter(options, broadcast=True)  # type: ignore[attr-defined]
-        futures = client.map(scan_file, order, options=shared,  # type: ignore[attr-defined]
+        shared = client.scatter(options, broadcast=True)
+        futures = client.map(scan_file, order, options=shared,
                              pure=False)
-        for future in as_completed(futures):  # type: ignore[no-untyped-call]
+        for future in as_completed(futures):
             result: FileResult = future.result()
             progress.advance(result.path, result.size)
             yield result
     finally:
         progress.finish()
-        client.close()  # type: ignore[attr-defined]
+        client.close()
