@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
 from thinkfix.reporters.base import RenderOptions
 from thinkfix.reporters.diff import RENDERERS, DiffFormat, get_renderer
 
-from .cases import HOSTILE, clean_report, full_report
+from .cases import HOSTILE, clean_report, fenced_message, full_report, leaky_message
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 
@@ -209,3 +210,73 @@ def test_html_summary_charts_leaking_messages_by_model_and_kind() -> None:
     assert "<figcaption>Leaking messages by model</figcaption>" in html
     assert "<figcaption>Leaking messages by kind</figcaption>" in html
     assert "<title>model-0: 3 messages</title>" in html
+
+
+class _AfterSides(HTMLParser):
+    """The After column of each card: its text, and where the cut marks sit in it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sides: list[list[tuple[str, str]]] = []  # ("text", t) or ("cut", title)
+        self._in_after = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "pre" and a.get("class") == "after":
+            self._in_after = True
+            self.sides.append([])
+        elif self._in_after and tag == "span" and a.get("class") == "cut":
+            assert a.get("data-cut", "").startswith("✂")
+            self.sides[-1].append(("cut", a.get("title") or ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "pre":
+            self._in_after = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_after:
+            self.sides[-1].append(("text", data))
+
+
+def test_html_after_side_marks_where_text_was_removed() -> None:
+    # #14: an auditor sees in AFTER where the text was cut, not only in BEFORE; the marks
+    # carry no text of their own, so copying the AFTER column still gives the stored text.
+    report = full_report()
+    parser = _AfterSides()
+    parser.feed(RENDERERS[DiffFormat.HTML].render(report))
+    applied = [m for m in report.messages if m.applied]
+    assert len(parser.sides) == len(applied)
+    by_after = {m.after: side for m, side in zip(applied, parser.sides, strict=True)}
+    for m in applied:
+        side = by_after[m.after]
+        assert "".join(t for k, t in side if k == "text") == m.after
+    fenced, leaky = fenced_message(), leaky_message()
+    # The closing tag went from the end of the fenced message; everything before the answer
+    # went from the leaky one: one mark each, where the cut was, naming what left and its size.
+    assert by_after[fenced.after][-1] == ("cut", "removed here: delimiter removed (8 chars)")
+    assert by_after[leaky.after][0] == (
+        "cut", ("removed here: delimiter removed, whitespace trimmed, reasoning moved out of "
+        f"the text ({len(leaky.before) - len(leaky.after)} chars)"))
+    assert [k for k, _ in by_after[leaky.after]].count("cut") == 1
+
+
+def test_html_after_side_is_plain_when_segments_do_not_rebuild_it() -> None:
+    # A redacted secret straddling segments leaves no exact alignment: no marks, never wrong ones.
+    m = replace(leaky_message(), segments=(("visible", "something else"), ("thinking", "x")))
+    report = replace(full_report(), messages=(m,))
+    parser = _AfterSides()
+    parser.feed(RENDERERS[DiffFormat.HTML].render(report))
+    assert parser.sides == [[("text", m.after)]]
+
+
+def test_html_after_marks_give_no_size_when_redaction_changed_the_lengths() -> None:
+    # Redacted segments are shorter than what was removed: a mark, but never a wrong count.
+    from thinkfix.engine.redact import Redaction, redact_message
+
+    m = redact_message(leaky_message(), Redaction.SECRETS)
+    assert sum(len(t) for k, t in m.segments if k != "visible") != m.removed_chars
+    parser = _AfterSides()
+    parser.feed(RENDERERS[DiffFormat.HTML].render(replace(full_report(), messages=(m,))))
+    (side,) = parser.sides
+    assert side[0] == ("cut", ("removed here: delimiter removed, whitespace trimmed, "
+                              "reasoning moved out of the text"))

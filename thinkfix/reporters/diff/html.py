@@ -39,6 +39,9 @@ details.file > summary { font-size: 16px; word-break: break-all; }
 details.file > summary .meta { font-weight: 400; margin-left: 8px; }
 details.file > .body { padding: 0 12px 8px; }
 ol.index { columns: 2 360px; font-size: 13px; word-break: break-all; }
+pre.after .cut::before { content: attr(data-cut); }
+pre.after .cut::before, .cut-key { background: var(--del); color: var(--del-fg);
+  font-size: 11px; padding: 0 3px; margin: 0 1px; border-radius: 3px; }
 @media print { details.file > .body { display: block; } }
 """.strip()
 
@@ -66,6 +69,36 @@ def _before(m: MessageDiff) -> str:
     return f'<pre class="before">{"".join(parts)}</pre>'
 
 
+def _cut(removed: list[tuple[str, str]], sized: bool) -> str:
+    """A mark where text left; its words live in attributes, so copying AFTER copies the text.
+
+    Sizes are shown only when the segments are the true texts (redaction changes lengths)."""
+    what = ", ".join(dict.fromkeys(SEGMENT_LABELS.get(k, k) for k, _ in removed))
+    size = plural(sum(len(t) for _, t in removed), "char") if sized else ""
+    mark, words = (f"\u2702 {size}", f"{what} ({size})") if sized else ("\u2702", what)
+    return f'<span class="cut" data-cut="{_e(mark)}" title="removed here: {_e(words)}"></span>'
+
+
+def _after(m: MessageDiff) -> str:
+    """AFTER with a mark at each place text was cut, when the segments rebuild it exactly."""
+    if not m.after or "".join(t for k, t in m.segments if k == "visible") != m.after:
+        return _pre(m.after, "after")
+    sized = sum(len(t) for k, t in m.segments if k != "visible") == m.removed_chars
+    parts: list[str] = []
+    removed: list[tuple[str, str]] = []
+    for seg_label, text in m.segments:
+        if seg_label != "visible":
+            removed.append((seg_label, text))
+            continue
+        if removed:
+            parts.append(_cut(removed, sized))
+            removed = []
+        parts.append(_e(text))
+    if removed:
+        parts.append(_cut(removed, sized))
+    return f'<pre class="after">{"".join(parts)}</pre>'
+
+
 def _message(m: MessageDiff, n: int) -> str:
     facts = []
     for name, value in message_facts(m):
@@ -79,7 +112,7 @@ def _message(m: MessageDiff, n: int) -> str:
            f"<dl>{''.join(facts)}</dl>", '<div class="sides">',
            f'<div class="side"><h4>Before</h4>{_before(m)}</div>']
     if m.applied:
-        out.append(f'<div class="side"><h4>After</h4>{_pre(m.after, "after")}</div>')
+        out.append(f'<div class="side"><h4>After</h4>{_after(m)}</div>')
     out.append("</div>")
     for i, (segment, size) in enumerate(zip(m.extracted, m.sizes, strict=True), 1):
         count = f" {i} of {len(m.extracted)}" if len(m.extracted) > 1 else ""
@@ -142,7 +175,8 @@ def _errors(report: DiffReport) -> str:
 
 def _legend() -> str:
     spans = "".join(f'<span class="seg-{_e(k)}">{_e(v)}</span>' for k, v in SEGMENT_LABELS.items())
-    return f'<p class="legend meta">In <b>Before</b>: {spans}</p>'
+    cut = '<span class="cut-key">\u2702 N chars</span> where text was removed'
+    return f'<p class="legend meta">In <b>Before</b>: {spans} In <b>After</b>: {cut}</p>'
 
 
 def _tally(report: DiffReport, key: str) -> dict[str, int]:
