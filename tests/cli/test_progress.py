@@ -80,7 +80,7 @@ def test_repair_and_diff_pass_the_progress_flag_to_the_engine(
         verb: str, code: int) -> None:
     from click.testing import CliRunner
 
-    import thinkfix.cli.repair as cli_repair
+    import thinkfix.cli.repairing as cli_repairing
     from tests.engine.repair_helpers import copy_fixtures
     from thinkfix.cli import main
 
@@ -91,7 +91,7 @@ def test_repair_and_diff_pass_the_progress_flag_to_the_engine(
         asked.append((wanted_setting, wanted_verb))
         return sink
 
-    monkeypatch.setattr(cli_repair, "progress_for", fake_progress_for)
+    monkeypatch.setattr(cli_repairing, "progress_for", fake_progress_for)
     tree = copy_fixtures(tmp_path)
     result = CliRunner().invoke(main, [*args, "--isolated", str(tree)])
     assert result.exit_code == code, result.output  # the fixtures leak on purpose

@@ -21,8 +21,8 @@ from thinkfix.engine.report import ExitCode
 LAZY_COMMANDS: dict[str, str] = {
     "scan": "scan",
     "repair": "repair",
-    "undo": "repair",
-    "diff": "repair",
+    "undo": "undo",
+    "diff": "diff",
     "normalize": "normalize",
     "replay": "replay",
     "show": "show",

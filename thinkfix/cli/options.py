@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import click
 
 from thinkfix.normalizer.policy import DEFAULT, NativeMode, OrphanClose, Policy
+
+if TYPE_CHECKING:
+    from thinkfix.engine.config import Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,6 +50,30 @@ def pop_policy(kwargs: dict[str, Any], base: Policy = DEFAULT) -> Policy:
             value = tuple(t.strip() for t in value.split(",") if t.strip())
         changes["native" if key == "native_mode" else key] = value
     return base.with_changes(**changes) if changes else base
+
+
+def split_commas(values: Sequence[str]) -> tuple[str, ...]:
+    """Repeatable options also take comma-separated lists."""
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+def resolve_settings(kwargs: dict[str, Any], *,
+                     keep: Sequence[str] = ()) -> tuple[Settings, dict[str, str]]:
+    """The settings for a command, and where each came from: defaults, then the config file
+    (`--config FILE`, else found from here upward; none with `--isolated`), then
+    `THINKFIX_*`, then the flags the user gave. Every flag named like a setting is taken out
+    of `kwargs` (except those in `keep`), so one rule serves every command; an unset flag is
+    None or empty. Raises `config.ConfigError` (a `ValueError`)."""
+    from thinkfix.engine import config
+
+    config_file, isolated = kwargs.pop("config_file", None), kwargs.pop("isolated", False)
+    flags: dict[str, Any] = {}
+    for name in [n for n in kwargs if n in config.SETTING_NAMES and n not in keep]:
+        value = kwargs.pop(name)
+        if isinstance(value, tuple) and name != "report":  # FORMAT=PATH may hold a comma
+            value = split_commas(value)
+        flags[name] = None if name == "jobs" and value == 0 else value  # 0: all cores
+    return config.resolve_with_sources(flags, config=config_file, use_config=not isolated)
 
 
 class RedactCommand(click.Command):

@@ -2,44 +2,39 @@
 
 Results go to stdout (or `-o FILE`, and any `--report FORMAT=PATH`); notes and
 the progress bar go to stderr. Settings come from the config file, then
-`THINKFIX_*`, then these flags (see `engine.config`).
+`THINKFIX_*`, then these flags (see `engine.config`); the run itself is
+`engine.scan_run.run`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import sys
 from collections.abc import Sequence
-from typing import IO, Any, BinaryIO
+from typing import IO, Any
 
 import click
 
 from thinkfix.cli.options import (
-    POLICY_KEYS,
     RedactCommand,
     echo_error,
     policy_options,
-    pop_policy,
     quiet_option,
+    resolve_settings,
 )
 from thinkfix.cli.progress import progress_for
-from thinkfix.engine import baseline as baselines
-from thinkfix.engine import config, fsio
-from thinkfix.engine.distributed import DaskUnavailable
-from thinkfix.engine.inputs import WalkStats
-from thinkfix.engine.paths import with_display_paths
-from thinkfix.engine.progress import Progress
+from thinkfix.engine import config, scan_run
 from thinkfix.engine.redact import Redaction
-from thinkfix.engine.report import ExitCode, Report
-from thinkfix.engine.scan import ALL_KINDS, ScanOptions, name_some, scan
+from thinkfix.engine.report import ExitCode
+from thinkfix.engine.scan import ALL_KINDS, name_some
 from thinkfix.formats import registry
 from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
 from thinkfix.reporters.base import plural
 
-#: Options whose value may be left out (`--redact` means `--redact=secrets`).
 _KINDS_HELP = ", ".join(sorted(ALL_KINDS))
+#: Outputs that carry counts by day (the others do not pay for reading each message's time).
+_BY_DAY = frozenset({OutputFormat.JSON, OutputFormat.OPENMETRICS, OutputFormat.HTML})
 
 
 class UsageFailure(click.ClickException):
@@ -51,11 +46,11 @@ class UsageFailure(click.ClickException):
         echo_error(self.format_message())
 
 
-
-
-def _split(values: Sequence[str]) -> tuple[str, ...]:
-    """Repeatable options also take comma-separated lists."""
-    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+def _reporter_format(name: str) -> OutputFormat:
+    try:
+        return get_reporter(name).format
+    except ValueError as exc:
+        raise UsageFailure(str(exc)) from None
 
 
 def _report_specs(specs: Sequence[str]) -> list[tuple[OutputFormat, str]]:
@@ -64,22 +59,14 @@ def _report_specs(specs: Sequence[str]) -> list[tuple[OutputFormat, str]]:
         name, sep, path = spec.partition("=")
         if not sep or not path:
             raise UsageFailure(f"--report takes FORMAT=PATH, not {spec!r}")
-        try:
-            out.append((get_reporter(name.strip()).format, path))
-        except ValueError as exc:
-            raise UsageFailure(str(exc)) from None
+        out.append((_reporter_format(name.strip()), path))
     return out
 
 
 def _output_format(settings: config.Settings) -> OutputFormat:
-    name = settings.output_format
-    if name is None:
-        # Inside GitHub Actions, annotations on the diff are what a reviewer sees.
-        name = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    try:
-        return get_reporter(name).format
-    except ValueError as exc:
-        raise UsageFailure(str(exc)) from None
+    # Inside GitHub Actions, annotations on the diff are what a reviewer sees.
+    github = os.environ.get("GITHUB_ACTIONS") == "true"
+    return _reporter_format(settings.output_format or ("github" if github else "text"))
 
 
 def _color(setting: bool | None, stream: IO[Any]) -> bool:
@@ -92,46 +79,32 @@ def _color(setting: bool | None, stream: IO[Any]) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
-def _write(path: str, data: bytes) -> None:
-    try:
-        fsio.write_output(path, data)
-    except fsio.WriteError as exc:
-        raise UsageFailure(f"cannot write {exc}") from None
+def _notes(run: scan_run.ScanRun, settings: config.Settings, quiet: bool) -> None:
+    """What a person should know about the reading: on stderr, one line each."""
+    if run.incremental is not None and not quiet:
+        i = run.incremental
+        click.echo(f"thinkfix: incremental: {i.full} read whole, {i.appended} appended, "
+                   f"{i.unchanged} unchanged; {i.bytes_read:,} bytes of sessions read", err=True)
+    for pattern in run.unmatched_excludes:
+        # A typo, or quotes a shell or CI runner kept (`'archive/**'`): say so.
+        click.echo(f"thinkfix: warning: exclude pattern {pattern!r} matched nothing "
+                   f"(patterns are relative to {settings.pattern_anchor})", err=True)
 
 
-def _notes(report: Report, wrote_baseline: tuple[str, int] | None) -> None:
-    """What a person should know that is not a result: on stderr, one line each."""
-    if report.skipped:
+def _closing_notes(run: scan_run.ScanRun) -> None:
+    """What a person should know that is not a result: skipped files, a baseline written."""
+    skipped = run.report.skipped
+    if skipped:
         by_reason: dict[str, list[str]] = {}
-        for s in report.skipped:
+        for s in skipped:
             by_reason.setdefault(s.reason, []).append(s.path)
         parts = [f"{reason}: {name_some(files)}" for reason, files in sorted(by_reason.items())]
-        click.echo(f"thinkfix: skipped {plural(len(report.skipped), 'file')} "
+        click.echo(f"thinkfix: skipped {plural(len(skipped), 'file')} "
                    f"({'; '.join(parts)})", err=True)
-    if wrote_baseline is not None:
-        path, count = wrote_baseline
+    if run.wrote_baseline is not None:
+        path, count = run.wrote_baseline
         entries = "entry" if count == 1 else "entries"
         click.echo(f"thinkfix: wrote {count} baseline {entries} to {path}", err=True)
-
-
-def _flags(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The settings the user gave as flags (unset ones are None or empty)."""
-    flags = {name: kwargs.pop(name) for name in list(kwargs) if name in _SETTING_FLAGS}
-    for name in ("select", "ignore", "include", "exclude", "disable_paths", "disable_models"):
-        flags[name] = _split(flags.get(name) or ())
-    flags["report"] = tuple(flags.get("report") or ())
-    if flags.get("jobs") == 0:
-        flags["jobs"] = None
-    return flags
-
-
-_SETTING_FLAGS = {
-    "format", "output_format", "output", "report", "statistics", "exit_zero", "select", "ignore",
-    "jobs", "include", "exclude", "respect_gitignore", "unknown_format", "allow_no_sessions",
-    "parse_all", "baseline",
-    "write_baseline", "color", "progress", "redact", "disable_paths", "disable_models",
-    "max_findings", "max_record_size",
-}
 
 
 def _with_discovered(paths: tuple[str, ...], discover: bool) -> tuple[str, ...]:
@@ -148,39 +121,23 @@ def _with_discovered(paths: tuple[str, ...], discover: bool) -> tuple[str, ...]:
     return paths
 
 
-def _scan_incremental(paths: tuple[str, ...], options: ScanOptions, state_file: str | None,
-                      progress: Progress, stdin: BinaryIO | None, quiet: bool,
-                      jobs: int | None) -> Report:
-    """The scan, reading only what changed since the state was saved; a note on stderr says
-    how much that was."""
-    from thinkfix.engine import incremental
-
-    path = state_file or incremental.default_state_path()
-    try:
-        report, stats = incremental.scan_incremental(paths, options, path, jobs=jobs,
-                                                     progress=progress, stdin=stdin)
-    except incremental.StateError as exc:
-        raise UsageFailure(str(exc)) from None
-    if not quiet:
-        click.echo(f"thinkfix: incremental: {stats.full} read whole, {stats.appended} appended, "
-                   f"{stats.unchanged} unchanged; {stats.bytes_read:,} bytes of sessions read",
-                   err=True)
-    return with_display_paths(report)
-
-
-def _trend_options(options: ScanOptions, since: str | None, until: str | None,
-                   formats: set[OutputFormat]) -> ScanOptions:
-    """Counts by day where the output carries them (json, openmetrics, html), and the time window:
-    a scan that shows neither does not pay for reading each message's time."""
-    from thinkfix.engine.trend import parse_bound
-
-    try:
-        start = parse_bound(since) if since else None
-        end = parse_bound(until, end=True) if until else None
-    except ValueError as exc:
-        raise UsageFailure(f"--since/--until: {exc}") from None
-    by_day = bool(formats & {OutputFormat.JSON, OutputFormat.OPENMETRICS, OutputFormat.HTML})
-    return dataclasses.replace(options, by_day=by_day, since=start, until=end)
+def _render(run: scan_run.ScanRun, settings: config.Settings, output_format: OutputFormat,
+            extra_reports: list[tuple[OutputFormat, str]], show_baselined: bool) -> None:
+    to_terminal = settings.output is None and sys.stdout.isatty()
+    main = RenderOptions(
+        statistics=settings.statistics, show_baselined=show_baselined,
+        color=_color(settings.color, sys.stdout) if settings.output is None
+        else bool(settings.color),
+        width=shutil.get_terminal_size().columns if to_terminal else None)
+    data = get_reporter(output_format).render_bytes(run.report, main)
+    for fmt, path in extra_reports:
+        scan_run.write(path, get_reporter(fmt).render_bytes(
+            run.report, RenderOptions(statistics=settings.statistics)))
+    if settings.output is not None:
+        scan_run.write(settings.output, data)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
 
 
 @click.command("scan", cls=RedactCommand)
@@ -272,8 +229,7 @@ def _trend_options(options: ScanOptions, since: str | None, until: str | None,
 @quiet_option
 @policy_options
 def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
-                 state_file: str | None, since: str | None, until: str | None,
-                 config_file: str | None, isolated: bool, quiet: bool,
+                 state_file: str | None, since: str | None, until: str | None, quiet: bool,
                  show_baselined: bool, show_settings: bool, dask_address: str | None,
                  **kwargs: Any) -> None:
     """Find reasoning that leaked into the visible text of stored agent sessions.
@@ -285,75 +241,30 @@ def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
     if not show_settings:  # the settings do not depend on the paths
         paths = _with_discovered(paths, discover)
     try:
-        flags = _flags(kwargs)
-        if show_settings:  # the policy flags are settings too, and show where they came from
-            flags.update({key: kwargs.get(key) for key in POLICY_KEYS})
-        settings, sources = config.resolve_with_sources(flags, config=config_file,
-                                                        use_config=not isolated)
+        settings, sources = resolve_settings(kwargs)
         if show_settings:
             click.echo(config.describe(settings, sources), nl=False)
             return
-        policy = pop_policy(kwargs, config.policy(settings))
-        options = config.scan_options(settings, policy)
+        options = config.scan_options(settings)
     except (config.ConfigError, ValueError, TypeError) as exc:
         raise UsageFailure(str(exc)) from None
     output_format = _output_format(settings)
     extra_reports = _report_specs(settings.report)
-    options = _trend_options(options, since, until,
-                             {output_format, *(fmt for fmt, _ in extra_reports)})
-    baseline = None
-    if settings.baseline and not settings.write_baseline:
-        try:
-            baseline = baselines.load(settings.baseline)
-        except baselines.BaselineError as exc:
-            raise UsageFailure(str(exc)) from None
-
+    window = scan_run.Window(since, until, by_day=bool(
+        {output_format, *(fmt for fmt, _ in extra_reports)} & _BY_DAY))
     progress = progress_for(sys.stderr, False if quiet and settings.progress is None
                             else settings.progress)
-    stdin = sys.stdin.buffer if "-" in paths else None
-    if state_file or incremental:
-        report = _scan_incremental(paths, options, state_file, progress, stdin, quiet,
-                                   settings.jobs)
-    else:
-        walked = WalkStats()
-        try:
-            report = scan(paths, options, jobs=settings.jobs, progress=progress, stdin=stdin,
-                          walk_stats=walked, dask=dask_address)
-        except DaskUnavailable as exc:  # --dask without the extra installed
-            raise UsageFailure(str(exc)) from None
-        for pattern in walked.unmatched(settings.exclude):
-            # A typo, or quotes a shell or CI runner kept (`'archive/**'`): say so.
-            click.echo(f"thinkfix: warning: exclude pattern {pattern!r} matched nothing "
-                       f"(patterns are relative to {settings.pattern_anchor})", err=True)
-
-    wrote = None
-    if settings.write_baseline:
-        root = os.path.dirname(os.path.abspath(settings.write_baseline))
-        baseline = baselines.from_findings(report.findings, root)
-        _write(settings.write_baseline, baselines.dumps(baseline))
-        wrote = (settings.write_baseline, len(baseline.entries))
-    if baseline is not None:
-        report = baselines.apply(report, baseline)
-    # Snippets were masked (or replaced, --redact all) by the engine before being cut.
-
-    to_terminal = settings.output is None and sys.stdout.isatty()
-    main = RenderOptions(
-        statistics=settings.statistics, show_baselined=show_baselined,
-        color=_color(settings.color, sys.stdout) if settings.output is None
-        else bool(settings.color),
-        width=shutil.get_terminal_size().columns if to_terminal else None)
-    data = get_reporter(output_format).render_bytes(report, main)
-    for fmt, path in extra_reports:
-        _write(path, get_reporter(fmt).render_bytes(
-            report, RenderOptions(statistics=settings.statistics)))
-    if settings.output is not None:
-        _write(settings.output, data)
-    else:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+    try:
+        run = scan_run.run(paths, settings, options, window=window, incremental=incremental,
+                           state_file=state_file, progress=progress, dask=dask_address,
+                           stdin=sys.stdin.buffer if "-" in paths else None)
+        _notes(run, settings, quiet)
+        _render(run, settings, output_format, extra_reports, show_baselined)
+    except scan_run.RunError as exc:
+        raise UsageFailure(str(exc)) from None
     if not quiet:
-        _notes(report, wrote)
-    sys.exit(int(report.exit_code(exit_zero=settings.exit_zero)))
+        _closing_notes(run)
+    sys.exit(int(run.report.exit_code(exit_zero=settings.exit_zero)))
 
 
 commands: list[click.Command] = [scan_command]

@@ -160,7 +160,7 @@ def watch_command(paths: tuple[str, ...], discover: bool, metrics_port: int | No
         raise WatchFailure("name at least one PATH, or use --discover")
     try:
         settings = config.resolve({}, config=config_file, use_config=not isolated)
-        options = config.scan_options(settings, config.policy(settings))
+        options = config.scan_options(settings)
     except (config.ConfigError, ValueError, TypeError) as exc:
         raise WatchFailure(str(exc)) from None
     state_path = state_file or default_state_path().replace("scan-state", "watch-state")

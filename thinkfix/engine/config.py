@@ -126,6 +126,8 @@ _PATHS = {"output", "baseline", "write_baseline"}
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 _INTERNAL = {"config_file"}
+#: The settings a flag, a config key or a `THINKFIX_*` variable may set.
+SETTING_NAMES = frozenset(_FIELDS) - _INTERNAL
 
 
 def _key(name: str) -> str:

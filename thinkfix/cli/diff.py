@@ -1,0 +1,59 @@
+"""`thinkfix diff`: show an auditor every message a repair would change (before, after, reasoning)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from thinkfix.cli.options import RedactCommand, echo_error, exit_zero_option, quiet_option
+from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
+from thinkfix.engine import repair_run
+from thinkfix.engine.repair import WriteMode
+from thinkfix.reporters.base import RenderOptions
+from thinkfix.reporters.diff import DiffFormat, get_renderer
+
+
+def _color(stream: Any) -> bool:
+    return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
+
+
+@click.command("diff", cls=RedactCommand)
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--output-format", "output_format", default=DiffFormat.TEXT.value,
+              type=click.Choice([f.value for f in DiffFormat]), show_default=True,
+              help="text (terminal), markdown, html (one self-contained file) or json.")
+@click.option("-o", "--output", "output", default=None, metavar="FILE",
+              help="Write the report to FILE instead of stdout.")
+@click.option("--max-cards", default=None, type=click.IntRange(min=0), metavar="N",
+              help="html: show at most N message cards (default 500); the page counts the "
+                   "rest, and the json report lists them all.")
+@exit_zero_option("something would change")
+@quiet_option
+@selection_options
+def diff_command(paths: tuple[str, ...], output_format: str, output: str | None,
+                 max_cards: int | None, exit_zero: bool | None, quiet: bool,
+                 **kwargs: Any) -> None:
+    """Show, for an auditor, every message a repair would change: before, after, reasoning."""
+    options, redaction = engine_options(WriteMode.DRY_RUN, kwargs)
+    result = run(paths, options, kwargs.pop("progress"), quiet)
+    report = repair_run.diff_report(result, redaction)
+    fmt = DiffFormat(output_format)
+    if output is not None:
+        write_report(output, report, fmt, RenderOptions(max_findings=max_cards))
+        if not quiet:
+            click.echo(f"wrote {output}", err=True)
+    else:
+        renderer = get_renderer(fmt)
+        color = fmt is DiffFormat.TEXT and _color(sys.stdout)
+        sys.stdout.buffer.write(renderer.render_bytes(
+            report, RenderOptions(color=color, max_findings=max_cards)))
+        sys.stdout.flush()
+    for e in report.errors:
+        echo_error(f"{e.path}{f':{e.line}' if e.line else ''}: {e.message}")
+    sys.exit(int(report.exit_code(exit_zero=bool(exit_zero))))
+
+
+commands: list[click.Command] = [diff_command]
