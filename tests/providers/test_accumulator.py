@@ -270,3 +270,59 @@ def test_accumulator_finite_holdback_releases_visible_text_while_streaming() -> 
     assert live_text(list(out), Channel.VISIBLE)  # a live runtime is not kept waiting
     rest = list(acc.feed(c("end", "visible"))) + list(acc.finish())
     assert live_text([*out, *rest], Channel.VISIBLE) == acc.message().text
+
+
+# Rule 4's evidence: a tool call that follows the text in the same message makes the text
+# before a trailing `</think>` reasoning; without one, only the delimiter goes (DESIGN.md).
+THOUGHT = "I should look the file up first.\n</think>\n"
+
+
+def test_accumulator_a_tool_call_after_the_text_is_rule_4_evidence() -> None:
+    chunks = segment("visible", THOUGHT[:12], THOUGHT[12:]) + segment(
+        "tool_call", '{"path": "a"}', index=1, id="call_1", name="read"
+    )
+    live, message = feed_all(chunks)
+    assert message.thinking == ("I should look the file up first.",)
+    assert message.text == live_text(live, Channel.VISIBLE) == ""
+    assert [leak.kind for leak in message.leaks] == [LeakKind.ORPHAN_CLOSE]
+    assert [b.type for b in message.blocks] == [BlockType.THINKING, BlockType.TOOL_CALL]
+
+
+def test_accumulator_without_a_tool_call_the_text_stays_visible() -> None:
+    for tail in ([], [c("end", "message", stop_reason="end_turn")]):
+        live, message = feed_all(segment("visible", THOUGHT) + tail)
+        assert message.text == live_text(live, Channel.VISIBLE) == "I should look the file up first.\n"
+        assert [leak.kind for leak in message.leaks] == [LeakKind.STRAY_CLOSE]
+
+
+def test_accumulator_message_agrees_with_a_whole_text_normalized_with_its_evidence() -> None:
+    from thinkfix.normalizer import normalize
+
+    chunks = segment("visible", THOUGHT) + segment("tool_call", "{}", index=1, name="f")
+    _, message = feed_all(chunks)
+    assert message.text == normalize(THOUGHT, followed_by_tool_call=True).visible
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=TEXTS,
+    cuts=st.lists(st.integers(0, 80), max_size=6),
+    tool=st.booleans(),
+    holdback=st.sampled_from([None, 4, 64]),
+)
+def test_accumulator_live_and_message_agree_with_or_without_a_tool_call(
+    text: str, cuts: list[int], tool: bool, holdback: int | None
+) -> None:
+    bounds = [0, *sorted(x for x in cuts if x < len(text)), len(text)]
+    pieces = [text[a:b] for a, b in itertools.pairwise(bounds) if text[a:b]]
+    after = segment("tool_call", "{}", index=1, name="f") if tool else []
+    live, message = feed_all(segment("visible", *pieces) + after, holdback=holdback)
+    assert live_text(live, Channel.VISIBLE) == message.text
+    # the visible run's END comes after every visible delta of it, never before
+    run = [x.phase for x in live if x.channel is Channel.VISIBLE]
+    ends = [i for i, phase in enumerate(run) if phase is Phase.END]
+    deltas = [i for i, phase in enumerate(run) if phase is Phase.DELTA]
+    assert not deltas or not ends or max(deltas) < min(ends)
+    if holdback is None:
+        _, whole = feed_all(segment("visible", text) + after)
+        assert message == whole

@@ -187,6 +187,7 @@ class _Run:
     signature: list[str] = field(default_factory=list)
     inline_open: bool = False
     size: int = 0
+    tool_after: bool = False  # a tool call followed it in the message: rule 4's evidence
 
     channel = Channel.VISIBLE
 
@@ -216,6 +217,10 @@ class Accumulator:
     `reasoning_content` into `content`, delta by delta) cannot reach that run's
     `StreamNormalizer`, so the live stream may carry the inline copy as `inline`
     thinking; the message drops it as a duplicate. Visible text always agrees.
+
+    A visible run's end is held until the message says what follows it: a tool call is
+    rule 4's evidence (`...</think>` then a call: the text was reasoning), another visible
+    run or the message's end is not. Only what the run's normalizer still holds waits.
     """
 
     def __init__(
@@ -233,6 +238,7 @@ class Accumulator:
         self.message_end: dict[str, Any] = {}
         self._slots: list[_Slot] = []
         self._open: dict[tuple[Channel, int], _Slot] = {}
+        self._ended: list[tuple[_Run, ReasoningChunk]] = []  # runs waiting for what follows
         self._arrivals = 0
         self._finished = False
 
@@ -245,15 +251,16 @@ class Accumulator:
         self._arrivals += 1
         self.provider = self.provider or chunk.provider
         if chunk.channel is Channel.MESSAGE:
+            settled = self._settle(chunk)
             (self.message_start if chunk.phase is Phase.START else self.message_end).update(
                 chunk.metadata
             )
-            return (chunk,)
+            return (*settled, chunk)
         if chunk.channel is Channel.SIGNATURE:
             self._attach_signature(chunk)
             return (chunk,)
         key = (chunk.channel, chunk.content_index)
-        out: list[ReasoningChunk] = []
+        out = self._settle(chunk)
         if chunk.phase is Phase.START:
             out.extend(self._close(key))
             self._open_slot(chunk)
@@ -268,6 +275,9 @@ class Accumulator:
             else:
                 slot.parts.append(chunk.text)
                 out.append(chunk)
+        elif isinstance(run := self._open.get(key), _Run):
+            del self._open[key]
+            self._ended.append((run, chunk))
         else:
             out.extend(self._close(key))
             out.append(chunk)
@@ -277,7 +287,7 @@ class Accumulator:
         """Flush what the normalizers held back and close open blocks; feed nothing after."""
         if self._finished:
             return ()
-        out: list[ReasoningChunk] = []
+        out = self._settle_runs(tool_after=False)
         for key in list(self._open):
             out.extend(self._close(key))
         self._finished = True
@@ -306,6 +316,30 @@ class Accumulator:
         self._slots.append(slot)
         self._open[(chunk.channel, chunk.content_index)] = slot
         return slot
+
+    def _settle(self, chunk: ReasoningChunk) -> list[ReasoningChunk]:
+        """Finish the ended runs once `chunk` tells what follows them (rule 4's evidence)."""
+        if not self._ended:
+            return []
+        if chunk.channel is Channel.TOOL_CALL:
+            return self._settle_runs(tool_after=True)
+        if chunk.channel is Channel.VISIBLE or (
+            chunk.channel is Channel.MESSAGE and chunk.phase is Phase.END
+        ):
+            return self._settle_runs(tool_after=False)
+        return []  # thinking or a signature between them: the answer is still to come
+
+    def _settle_runs(self, *, tool_after: bool) -> list[ReasoningChunk]:
+        out: list[ReasoningChunk] = []
+        for run, end in self._ended:
+            run.tool_after = tool_after
+            out.extend(self._release(run, run.normalizer.finish(followed_by_tool_call=tool_after)))
+            if run.inline_open:
+                run.inline_open = False
+                out.append(self._inline(run, Phase.END))
+            out.append(end)
+        self._ended.clear()
+        return out
 
     def _close(self, key: tuple[Channel, int]) -> list[ReasoningChunk]:
         slot = self._open.pop(key, None)
@@ -440,6 +474,7 @@ class Accumulator:
             native_reasoning=native,
             policy=self.policy,
             start_in_reasoning=run.start_in_reasoning,
+            followed_by_tool_call=run.tool_after,
         )
         live = "".join(run.visible)
         if reported.visible == live:
@@ -448,6 +483,7 @@ class Accumulator:
             raw,
             native_reasoning=native,
             start_in_reasoning=run.start_in_reasoning,
+            followed_by_tool_call=run.tool_after,
             policy=self.policy.with_changes(orphan_close=OrphanClose.STRIP),
         )
         return reported, (stripped if stripped.visible == live else None)
