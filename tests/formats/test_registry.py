@@ -14,7 +14,7 @@ from thinkfix.formats.base import SessionFormat
 
 FORMAT_IDS = ["claude-code", "codex", "pi", "claw-code", "openai-chat", "anthropic", "gemini-cli",
               "hermes", "cline", "roo-code", "opencode"]
-SUPPORT_MODULES = {"base", "common", "detection", "jsonedit", "locations", "reader", "registry",
+SUPPORT_MODULES = {"base", "common", "detection", "jsonedit", "locations", "quick", "reader", "registry",
                    "turn_shapes", "turns"}
 
 

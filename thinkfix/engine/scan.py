@@ -235,7 +235,11 @@ class _FileScan:
         reader = None
         timed = options.timed
         if options.prefilter and sparse.supports(fmt) and (start or not sparse.is_document(fp)):
-            reader = sparse.SparseReader(fmt, fp, start=start, ctx=ctx, crlf=crlf)
+            # A clean assistant line is counted from its bytes where the format can say how
+            # (`quick_messages`); a timed scan needs each message's time, so it parses.
+            reader = sparse.SparseReader(fmt, fp, start=start, ctx=ctx, crlf=crlf,
+                                         candidates=candidates,
+                                         quick=None if timed else self._quick)
             batches = reader.blocks()
         else:
             batches = _chunks(self._filtered(fmt.read(fp), options.prefilter), self.BATCH)
@@ -269,6 +273,22 @@ class _FileScan:
     def _bad(self, record: Record) -> None:
         error = record.error or ""
         self.errors.append(InputError(self.file.path, record.line, bad_kind(error).value, error))
+
+    def _quick(self, raw: bytes, ctx: Context) -> bool:
+        """Count a clean line's messages from its bytes, if its format can (True: counted)."""
+        models = self.fmt.quick_messages(raw, ctx)
+        if models is None:
+            return False
+        by_model = self.by_model
+        for model in models:
+            key = model or ctx.model or UNKNOWN_MODEL
+            tally = by_model.get(key)
+            if tally is None:
+                by_model[key] = [1, 0, 0]
+            else:
+                tally[0] += 1
+        self.assistant += len(models)
+        return True
 
     def _count(self, record: Record) -> None:
         """The hot path: a record with no possible delimiter only adds to the counts."""

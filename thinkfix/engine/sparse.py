@@ -18,7 +18,7 @@ the `SessionFormat` contract (`line_records`, `assistant_marker`, `context_marke
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import BinaryIO
 
 from orjson import JSONDecodeError, loads
@@ -33,8 +33,15 @@ from thinkfix.formats.base import (
 )
 from thinkfix.formats.reader import is_pretty_opener
 
+Candidates = Callable[[Sequence[bytes]], set[int]]
+Quick = Callable[[bytes, Context], bool]
+
 BLOCK = 1 << 22  # bytes read at a time; memory is this plus the largest record
 _LONG_LINES = 512  # average line length above which a find loop counts lines faster than count
+
+
+def _no_markers(ctx: Context) -> tuple[bytes, ...]:
+    return ()
 
 
 def supports(fmt: SessionFormat) -> bool:
@@ -73,8 +80,8 @@ class SparseReader:
     """
 
     def __init__(self, fmt: SessionFormat, fp: BinaryIO, block: int = BLOCK, *,
-                 start: int = 0, ctx: Context = EMPTY_CONTEXT,
-                 crlf: bool = False) -> None:
+                 start: int = 0, ctx: Context = EMPTY_CONTEXT, crlf: bool = False,
+                 candidates: Candidates | None = None, quick: Quick | None = None) -> None:
         # `start`, `ctx` and `crlf` resume a file mid-way (an incremental scan): `fp` then
         # begins at line `start`, and the context is what the lines before it left.
         self.fp = fp
@@ -82,10 +89,16 @@ class SparseReader:
         self.records = start
         self.wanted: bytes = fmt.assistant_marker
         self.hook = fmt.context_hook
-        self.markers: tuple[bytes, ...] = tuple(fmt.context_markers) if self.hook else ()
         self.shapes = fmt.shapes
         self.ctx: Context = ctx
         self.crlf = crlf
+        self.markers_for = fmt.context_markers_for if self.hook else _no_markers
+        self.markers: tuple[bytes, ...] = self.markers_for(ctx)
+        self.keeps = fmt.keeps_context
+        # The scan's fast path: a batch delimiter test, and a counter that takes a clean
+        # wanted line from its bytes (True: counted; False: parse it as usual).
+        self.candidates = candidates
+        self.quick = quick
 
     def __iter__(self) -> Iterator[Record]:
         for block in self.blocks():
@@ -126,7 +139,7 @@ class SparseReader:
             # A last line without a newline: truncated more often than not, so always parsed.
             index = self.records
             self.records += 1
-            yield [self._record(index, tail, b"")]
+            yield [self._record(index, tail, b"", self._marked(tail))]
 
     def _oversized(self, size: int) -> Record:
         """A record past the limit, not kept: its error says so (it counts as one line)."""
@@ -147,7 +160,8 @@ class SparseReader:
             if end >= 0:
                 return bytes(data[end + 1:])
 
-    def _record(self, index: int, raw: bytes, eol: bytes) -> Record:
+    def _record(self, index: int, raw: bytes, eol: bytes, marked: bool = False) -> Record:
+        """The record parsed; the context hook sees it when it is the first or `marked`."""
         record = None
         limit = record_limit()
         if not (limit and len(raw) > limit):
@@ -160,8 +174,9 @@ class SparseReader:
                     record = Record(index, index + 1, raw, eol, self.ctx, self.shapes, data)
         if record is None:
             record = Record(index, index + 1, raw, eol, self.ctx, self.shapes)
-        if self.hook is not None and (index == 0 or self._marked(raw)):
+        if self.hook is not None and (index == 0 or marked):
             record.ctx, self.ctx = self.hook(record, self.ctx)
+            self.markers = self.markers_for(self.ctx)
         return record
 
     def _marked(self, raw: bytes) -> bool:
@@ -171,7 +186,11 @@ class SparseReader:
         return False
 
     def _block(self, buf: bytes, hi: int) -> list[Record]:
-        """The wanted records among the complete lines buf[:hi] (hi is just past a newline)."""
+        """The wanted records among the complete lines buf[:hi] (hi is just past a newline).
+
+        One pass in file order over the lines holding the assistant marker or a context marker
+        that matters now (`context_markers_for` the carried context, so the set changes as the
+        context does). A clean wanted line the `quick` counter takes is counted, not parsed."""
         out: list[Record] = []
         lo = 0
         if self.records == 0:  # the first line always reaches the context hook
@@ -181,27 +200,59 @@ class SparseReader:
         if self.crlf:  # rare: read line by line so every terminator is kept exactly
             out.extend(self._lines(buf, lo, hi))
             return out
-        lines = self._lines_with(buf, lo, hi, self.wanted)
-        wanted: set[int] | None = None
-        if self.markers:
-            wanted = set(lines)
-            for marker in self.markers:
-                for start, end in self._lines_with(buf, lo, hi, marker).items():
-                    lines.setdefault(start, end)
-            lines = dict(sorted(lines.items()))
+        wanted = self._lines_with(buf, lo, hi, self.wanted)
+        clean = self._clean(buf, wanted)
         long_lines = buf.count(b"\n", lo, lo + 65536) * _LONG_LINES < min(65536, hi - lo)
-        at, index = lo, self.records
-        for start, end in lines.items():
-            index += count_lines(buf, at, start, long_lines)
-            at = start
-            if buf[end - 1] == 13:  # a CRLF line in a file that began with LF ones
-                record = self._record(index, buf[start:end - 1], b"\r\n")
+        find, rfind = buf.find, buf.rfind
+        # Next occurrence of each marker that matters, from the end of the last line handled.
+        markers = self.markers
+        nxt = {m: find(m, lo, hi) for m in markers}
+        lines = iter(wanted.items())
+        line = next(lines, None)
+        at, index, quick, ctx = lo, self.records, self.quick, self.ctx
+        hit = min((p for p in nxt.values() if p >= 0), default=-1)
+        while True:
+            if line is not None and (hit < 0 or hit >= line[0]):
+                (start, end), is_wanted = line, True
+                line = next(lines, None)
+            elif hit >= 0:
+                start, end = rfind(b"\n", lo, hit) + 1 or lo, find(b"\n", hit, hi)
+                is_wanted = False
             else:
-                record = self._record(index, buf[start:end], b"\n")
-            if wanted is None or start in wanted:
-                out.append(record)
+                break
+            marked = 0 <= hit < end
+            index += count_lines(buf, at, start, long_lines) if long_lines else \
+                buf.count(b"\n", at, start)
+            at = start
+            raw, eol = (buf[start:end - 1], b"\r\n") if buf[end - 1] == 13 else \
+                (buf[start:end], b"\n")
+            if not marked:  # a wanted line
+                if quick is None or start not in clean or not quick(raw, ctx):
+                    out.append(self._record(index, raw, eol))
+                continue  # else counted from its bytes
+            if is_wanted:
+                out.append(self._record(index, raw, eol, True))
+            elif not self.keeps(raw, ctx):  # else proven to leave the context: not parsed
+                self._record(index, raw, eol, True)
+            # The context may have changed, and with it the markers that matter.
+            ctx, markers, old = self.ctx, self.markers, nxt
+            nxt = {}
+            for m in markers:
+                p = old.get(m, end)
+                nxt[m] = find(m, end, hi) if 0 <= p < end or m not in old else p
+            hit = min((p for p in nxt.values() if p >= 0), default=-1)
         self.records = index + count_lines(buf, at, hi, long_lines)
         return out
+
+    def _clean(self, buf: bytes, wanted: dict[int, int]) -> set[int]:
+        """Starts of the wanted lines the delimiter test proves clean (none without `quick`),
+        complete and within the record limit."""
+        if self.quick is None or self.candidates is None or not wanted:
+            return set()
+        limit = record_limit()
+        starts = [s for s, e in wanted.items() if not (limit and e - s > limit)]
+        leaky = self.candidates([buf[s:wanted[s]] for s in starts])
+        return {s for i, s in enumerate(starts) if i not in leaky}
 
     @staticmethod
     def _lines_with(buf: bytes, lo: int, hi: int, needle: bytes) -> dict[int, int]:
@@ -223,8 +274,9 @@ class SparseReader:
             index = self.records
             self.records += 1
             raw, eol = (line[:-1], b"\r\n") if line.endswith(b"\r") else (line, b"\n")
-            if index == 0 or wanted in raw or self._marked(raw):
-                record = self._record(index, raw, eol)
+            marked = self._marked(raw)
+            if index == 0 or wanted in raw or marked:
+                record = self._record(index, raw, eol, marked)
                 if wanted in raw:
                     out.append(record)
         return out

@@ -392,6 +392,30 @@ class SessionFormat(ABC):
     assistant_marker: bytes = b""
     #: Literal bytes that mark a record `context_hook` must see (besides the first).
     context_markers: tuple[bytes, ...] = ()
+
+    def context_markers_for(self, ctx: Context) -> tuple[bytes, ...]:
+        """The markers that matter while the carried context is `ctx`: a record holding none of
+        them leaves it as it is (`context_hook` gives `(ctx, ctx)`), so a reader may skip the
+        record unparsed. A subset of `context_markers`; all of them unless the format knows
+        better (tests/formats/test_fast_paths.py proves each override sound)."""
+        return self.context_markers
+
+    def keeps_context(self, raw: bytes, ctx: Context) -> bool:
+        """True proves, from the bytes alone, that a record with a context marker leaves `ctx`
+        as it is, so a reader need not parse it for the context (a Codex turn that keeps the
+        model). False means "parse to know"."""
+        return False
+
+    def quick_messages(self, raw: bytes, ctx: Context) -> tuple[str | None, ...] | None:
+        """The `model` of each assistant message of a record, read from its bytes alone (no
+        parse), or None when the bytes do not prove the answer (then the record is parsed).
+
+        The scan hot path calls it only for a complete line that holds no possible delimiter
+        (so no finding) and no context marker, to count messages without parsing or walking
+        the record; on every sound record it must agree with `checked_messages`
+        (tests/formats/test_fast_paths.py). Like any line a scan does not parse, a line counted
+        this way is not validated as JSON (`--parse-all` validates every line)."""
+        return None
     def default_locations(self, env: Mapping[str, str],
                           home: pathlib.Path) -> list[pathlib.Path]:
         """The folders this format's runtime writes sessions to on a machine whose environment

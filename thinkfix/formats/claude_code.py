@@ -30,6 +30,7 @@ from thinkfix.formats.common import (
 from thinkfix.formats.detection import extension, sample, share
 from thinkfix.formats.jsonedit import SetKey
 from thinkfix.formats.locations import env_dir
+from thinkfix.formats.quick import once, one_model, one_object
 from thinkfix.formats.turn_shapes import args_text, block_parts, output_text, split_results
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
@@ -112,6 +113,18 @@ class ClaudeCode(FormatBase):
             return ctx, ctx
         new = replace(ctx, extra={"message_id": msg.get("id"), "thinking": thinking})
         return new, new
+
+    def quick_messages(self, raw: bytes, ctx: Context) -> tuple[str | None, ...] | None:
+        """An assistant entry as Claude Code writes it: its one `"message":{...}` (a progress
+        entry nests a second: parsed), the word "assistant" only as the entry's type and the
+        message's role; the model is the message's `model`, the line's only one."""
+        if not one_object(raw) or raw.count(b'"assistant"') != 2 \
+                or b'"role":"assistant"' not in raw or b'"type":"assistant"' not in raw:
+            return None
+        at = once(raw, b'"message":')
+        if at < 0 or raw[at + 10:at + 11] != b"{":
+            return None
+        return one_model(raw)
 
     def messages(self, record: Record) -> Iterator[Message]:
         entry = record.obj

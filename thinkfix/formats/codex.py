@@ -35,6 +35,7 @@ from thinkfix.formats.common import (
 from thinkfix.formats.detection import sample, share
 from thinkfix.formats.jsonedit import InsertItems
 from thinkfix.formats.locations import env_dir
+from thinkfix.formats.quick import one_model, one_object
 from thinkfix.formats.turn_shapes import IMAGE, args_text, exit_failed, output_text
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
@@ -43,6 +44,16 @@ from thinkfix.formats.turns import Part, PartKind, Role, Turn
 _PARTIAL_ENVELOPE = re.compile(
     rb'^\s*\{\s*(?:"timestamp"\s*:\s*"[^"]*"\s*,\s*)?"type"\s*:\s*'
     rb'"(?:session_meta|response_item|event_msg|turn_context|compacted)"\s*,\s*"payload"\s*:\s*\{')
+
+# An assistant message item as Codex writes it: the envelope's keys first, then the payload's.
+_ASSISTANT_ITEM = re.compile(
+    rb'\{(?:"timestamp":"[^"\\]*",)?"type":"response_item","payload":\{"type":"message",'
+    rb'(?:"id":"[^"\\]*",)?"role":"assistant",')
+# A turn_context line as Codex writes it (the envelope's keys first).
+_TURN_CONTEXT = re.compile(rb'\{(?:"timestamp":"[^"\\]*",)?"type":"turn_context","payload":\{')
+# The markers whose records may change a context that carries no reasoning (a message or a
+# user turn only clears carried reasoning).
+_QUIET_MARKERS = (b"session_meta", b"turn_context", b'"reasoning"')
 
 _KINDS = {"session_meta", "response_item", "event_msg", "turn_context", "compacted",
           "world_state", "inter_agent_communication_metadata"}
@@ -177,6 +188,23 @@ class Codex(FormatBase):
             return 0.75
         return 0.0
 
+    def context_markers_for(self, ctx: Context) -> tuple[bytes, ...]:
+        return self.context_markers if "reasoning" in ctx.extra else _QUIET_MARKERS
+
+    def keeps_context(self, raw: bytes, ctx: Context) -> bool:
+        """A turn_context that names the model already in use (or none) changes nothing."""
+        if _TURN_CONTEXT.match(raw) is None or not one_object(raw):
+            return False
+        model = one_model(raw)
+        return model is not None and (not model[0] or model[0] == ctx.model)
+
+    def quick_messages(self, raw: bytes, ctx: Context) -> tuple[str | None, ...] | None:
+        """A response_item holding one assistant message (its model is the turn's)."""
+        if not one_object(raw) or raw.count(b'"assistant"') != 1 \
+                or _ASSISTANT_ITEM.match(raw) is None:
+            return None
+        return (None,)
+
     def update_context(self, record: Record, ctx: Context) -> tuple[Context, Context]:
         o = record.obj
         if o is None:
@@ -191,7 +219,10 @@ class Codex(FormatBase):
                           ctx.model, extra)
             return new, new
         if kind == "turn_context":
-            new = replace(ctx, model=as_str(payload.get("model")) or ctx.model)
+            model = as_str(payload.get("model")) or ctx.model
+            if model == ctx.model:  # most turns keep the model: no new context to build
+                return ctx, ctx
+            new = replace(ctx, model=model)
             return new, new
         if kind == "event_msg" and payload.get("type") == "user_message":
             return self._cleared(ctx), self._cleared(ctx)

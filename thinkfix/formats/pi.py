@@ -30,6 +30,7 @@ from thinkfix.formats.common import (
 )
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.locations import env_dir
+from thinkfix.formats.quick import once, one_model, one_object
 from thinkfix.formats.turn_shapes import Signed, block_parts, iso, output_text, split_results
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
@@ -108,6 +109,17 @@ class Pi(FormatBase):
             new = Context(session_id=as_str(o.get("id")))
             return new, new
         return ctx, ctx
+
+    def quick_messages(self, raw: bytes, ctx: Context) -> tuple[str | None, ...] | None:
+        """A `message` entry as pi writes it (`type` first): its one `"message":{...}` has role
+        assistant, the word nowhere else; the model is the message's `model`, its only one."""
+        if not raw.startswith(b'{"type":"message",') or not one_object(raw) \
+                or once(raw, b'"assistant"') < 0 or b'"role":"assistant"' not in raw:
+            return None
+        at = once(raw, b'"message":')
+        if at < 0 or raw[at + 10:at + 11] != b"{":
+            return None
+        return one_model(raw)
 
     def messages(self, record: Record) -> Iterator[Message]:
         o = record.obj

@@ -20,6 +20,9 @@ from thinkfix.io.compression import open_read
 
 #: Minimum confidence for `detect` to claim a file.
 THRESHOLD = 0.5
+#: The most any detector says: a format that says it is certain, and `detect` asks no further
+#: (ties go to registry order anyway), so a Claude Code file costs one detector, not eleven.
+CERTAIN = 0.95
 
 FORMATS: dict[str, SessionFormat] = {
     f.id: f for f in (ClaudeCode(), Codex(), Pi(), ClawCode(), OpenAIChat(), Anthropic(),
@@ -69,6 +72,8 @@ def detect(head: bytes, path: str = "") -> tuple[SessionFormat, float] | None:
         score = confidence(fmt, head, path)
         if score >= THRESHOLD and (best is None or score > best[1]):
             best = (fmt, score)
+            if score >= CERTAIN:
+                break
     return best
 
 
