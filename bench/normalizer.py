@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from reference_filter import ReferenceFilter  # noqa: E402
 
 from thinkfix import StreamNormalizer, normalize  # noqa: E402
-from thinkfix.normalizer import stream as stream_module  # noqa: E402
+from thinkfix.normalizer.deltas import DeltaCache  # noqa: E402
 
 WORDS = ("the answer is that we should refactor this module so each format lives in its own "
          "file and the engine stays small while tests cover every case of the grammar").split()
@@ -81,10 +81,10 @@ def timed(fn: Callable[[], object], repeat: int) -> float:
 
 
 def run_stream(chunks_per_msg: list[list[str]], cold: bool = False, **kwargs: object) -> None:
-    if cold:  # a fresh process: no Delta of a clean chunk is cached yet
-        stream_module._CLEAN_DELTAS.clear()
+    # cold: a fresh process, where no Delta of a clean chunk is cached yet
+    cache = DeltaCache() if cold else None
     for chunks in chunks_per_msg:
-        s = StreamNormalizer(**kwargs)  # type: ignore[arg-type]
+        s = StreamNormalizer(delta_cache=cache, **kwargs)  # type: ignore[arg-type]
         for c in chunks:
             s.feed(c)
         s.finish()

@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from thinkfix import Policy, StreamNormalizer
-from thinkfix.normalizer import stream as stream_module
+from thinkfix.normalizer import deltas
+from thinkfix.normalizer.deltas import DeltaCache
 from thinkfix.normalizer.grammar import grammar_for
 from thinkfix.normalizer.spans import Delta
 
@@ -41,42 +42,42 @@ def test_stream_holdback_zero_releases_each_clean_chunk_at_once(data: st.DataObj
 def test_stream_warm_delta_cache_gives_the_same_deltas(data: st.DataObject, text: str, policy: Policy,
                                                       holdback: int) -> None:
     chunks = data.draw(partitions(text))
-    stream_module._CLEAN_DELTAS.clear()
-    stream_module._THINK_DELTAS.clear()
-    cold = _deltas(chunks, policy=policy, holdback=holdback)
-    warm = _deltas(chunks, policy=policy, holdback=holdback)
+    cache = DeltaCache()
+    cold = _deltas(chunks, policy=policy, holdback=holdback, delta_cache=cache)
+    warm = _deltas(chunks, policy=policy, holdback=holdback, delta_cache=cache)
     assert warm == cold
 
 
-def test_stream_delta_cache_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stream_module, "_CLEAN_CACHE_MAX", 16)
-    stream_module._CLEAN_DELTAS.clear()
-    s = StreamNormalizer(holdback=0)
+def test_stream_delta_cache_stays_bounded() -> None:
+    cache = DeltaCache(limit=16)
+    s = StreamNormalizer(holdback=0, delta_cache=cache)
     words = [f"w{n} " for n in range(100)]
     assert [s.feed(w).visible for w in words] == words
-    (cache,) = stream_module._CLEAN_DELTAS.values()
-    assert 0 < len(cache) <= 16
+    assert 0 < len(cache.clean) <= 16
 
 
 def test_stream_delta_cache_skips_long_chunks() -> None:
-    stream_module._CLEAN_DELTAS.clear()
-    s = StreamNormalizer(holdback=0)
-    long_chunk = "x" * (stream_module._CLEAN_CHUNK_MAX + 1)
+    cache = DeltaCache()
+    s = StreamNormalizer(holdback=0, delta_cache=cache)
+    long_chunk = "x" * (deltas.CHUNK_MAX + 1)
     assert s.feed("Start ").visible == "Start "
     assert s.feed(long_chunk).visible == long_chunk
-    assert all(len(k) <= stream_module._CLEAN_CHUNK_MAX for c in stream_module._CLEAN_DELTAS.values() for k in c)
+    assert s.feed(" end").visible == " end"
+    assert " end" in cache.clean and all(len(k) <= deltas.CHUNK_MAX for k in cache.clean)
 
 
 def test_stream_delta_cache_is_per_candidate_set() -> None:
     """A chunk clean under one policy is not taken as clean under a policy that looks for more."""
-    stream_module._CLEAN_DELTAS.clear()
     plain_policy, coded_policy = Policy(protect_code=False), Policy()
+    plain = deltas.shared(grammar_for(plain_policy).start_chars).clean
+    coded = deltas.shared(grammar_for(coded_policy).start_chars).clean
+    assert plain is not coded
+    plain.clear()
+    coded.clear()
     for policy in (plain_policy, coded_policy):
         s = StreamNormalizer(policy, holdback=0)
         s.feed("Start ")
         assert (s.feed("`x`").visible + s.finish().visible) == "`x`"
-    plain = stream_module._CLEAN_DELTAS[grammar_for(plain_policy).start_chars]
-    coded = stream_module._CLEAN_DELTAS[grammar_for(coded_policy).start_chars]
     assert "`x`" in plain and "`x`" not in coded
 
 
@@ -94,11 +95,7 @@ def test_stream_shortcuts_change_nothing(data: st.DataObject, text: str, policy:
     would: same deltas, findings (with offsets) and segments as the stream without them."""
     chunks = data.draw(partitions(data.draw(st.sampled_from(["Z", "", " "])) + text))
     fast = _run(chunks, policy=policy, holdback=holdback)
-    try:
-        StreamNormalizer._shortcuts = False
-        slow = _run(chunks, policy=policy, holdback=holdback)
-    finally:
-        StreamNormalizer._shortcuts = True
+    slow = _run(chunks, policy=policy, holdback=holdback, shortcuts=False)
     assert fast == slow
 
 
@@ -112,14 +109,13 @@ def test_stream_feed_after_finish_raises_on_the_fast_lane() -> None:
 
 
 def test_stream_thinking_lane_fills_its_cache_and_still_equals_batch() -> None:
-    stream_module._THINK_DELTAS.clear()
+    cache = DeltaCache()
     text = "<think>" + " step" * 40 + "\n\n" + " more" * 10 + "</think>\n\nAnswer"
     chunks = [text[i : i + 5] for i in range(0, len(text), 5)]
     expected = batch_pair(text)
-    assert stream(chunks, holdback=0) == expected
-    (cache,) = stream_module._THINK_DELTAS.values()
-    assert cache, "thinking chunks were cached"
-    assert stream(chunks, holdback=0) == expected  # warm
+    assert stream(chunks, holdback=0, delta_cache=cache) == expected
+    assert cache.think, "thinking chunks were cached"
+    assert stream(chunks, holdback=0, delta_cache=cache) == expected  # warm
 
 
 # Found by a hypothesis audit: each once streamed differently from `normalize`.
@@ -153,9 +149,5 @@ def test_stream_shortcuts_nested_close_cuts_at_the_token_not_the_scan_position()
         chunks = ["Z<think>" + body + "n", "k", "></think><think>"]
         for holdback in (0, 2, None):
             fast = _run(chunks, policy=policy, holdback=holdback)
-            try:
-                StreamNormalizer._shortcuts = False
-                slow = _run(chunks, policy=policy, holdback=holdback)
-            finally:
-                StreamNormalizer._shortcuts = True
+            slow = _run(chunks, policy=policy, holdback=holdback, shortcuts=False)
             assert fast == slow, (chunks, holdback)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from thinkfix.normalizer import deltas
 from thinkfix.normalizer.batch import clean_native
 from thinkfix.normalizer.grammar import grammar_for
 from thinkfix.normalizer.pipeline import Pipeline
@@ -13,14 +14,7 @@ _new_delta = tuple.__new__
 # Enum members cost a class lookup each time (about 0.2 us in 3.11): the hot paths use these.
 _VISIBLE, _THINKING = Label.VISIBLE, Label.THINKING
 _NOTHING = Delta()
-
-# A token stream repeats its vocabulary, and making a Delta costs more than looking
-# one up: the Delta of a short clean chunk is made once per set of candidate characters.
-_CLEAN_DELTAS: dict[str, dict[str, Delta]] = {}
-# Inside a reasoning block the same holds for a chunk's thinking Delta and trailing blank.
-_THINK_DELTAS: dict[str, dict[str, tuple[Delta, str]]] = {}
-_CLEAN_CHUNK_MAX = 32
-_CLEAN_CACHE_MAX = 1 << 16
+_CHUNK_MAX = deltas.CHUNK_MAX
 
 
 class StreamNormalizer:
@@ -32,13 +26,16 @@ class StreamNormalizer:
     many characters), and `start_in_reasoning=True` when its chat template opened
     the reasoning block in the prompt. `followed_by_tool_call` (here or at `finish`) is
     rule 4's evidence from outside the text: a tool call follows it in its message.
-    """
 
-    _shortcuts = True  # the first-chunk, waiting-lane and finish shortcuts; tests turn them off
+    `shortcuts=False` turns off the first-chunk, waiting-lane and finish shortcuts (the
+    output is the same; tests compare the two), and `delta_cache` replaces the cache of
+    plain chunks' Deltas shared by streams of the same candidate characters.
+    """
 
     def __init__(self, policy: Policy = DEFAULT, *, start_in_reasoning: bool = False,
                  holdback: int | None = None, native_reasoning: str | None = None,
-                 followed_by_tool_call: bool = False) -> None:
+                 followed_by_tool_call: bool = False, shortcuts: bool = True,
+                 delta_cache: deltas.DeltaCache | None = None) -> None:
         self._pipeline = Pipeline(policy, native=clean_native(native_reasoning, policy),
                                   start_in_reasoning=start_in_reasoning, holdback=holdback,
                                   followed_by_tool_call=followed_by_tool_call)
@@ -49,8 +46,11 @@ class StreamNormalizer:
         grammar = grammar_for(policy)
         self._candidate = grammar.candidate
         self._find_candidate = grammar.find_candidate
-        self._clean = _CLEAN_DELTAS.setdefault(grammar.start_chars, {})
-        self._think = _THINK_DELTAS.setdefault(grammar.start_chars, {})
+        self._shortcuts = shortcuts
+        cache = delta_cache if delta_cache is not None else deltas.shared(grammar.start_chars)
+        self._clean = cache.clean
+        self._think = cache.think
+        self._cache_limit = cache.limit
         # The fast lane: while nothing is held anywhere, a chunk with no candidate
         # character is emitted as it is, without entering the pipeline.
         self._fast_visible = False
@@ -84,10 +84,10 @@ class StreamNormalizer:
 
     def _feed(self, chunk: str) -> Delta:
         if self._fast_visible:
-            if len(chunk) <= _CLEAN_CHUNK_MAX:
+            if len(chunk) <= _CHUNK_MAX:
                 if self._find_candidate(chunk) is None:
                     clean = self._clean
-                    if len(clean) >= _CLEAN_CACHE_MAX:
+                    if len(clean) >= self._cache_limit:
                         clean.clear()
                     delta = clean[chunk] = _new_delta(Delta, (chunk, ""))
                     self._fast_chunks.append(chunk)
@@ -105,8 +105,8 @@ class StreamNormalizer:
                 out = self._fast_ws + body
                 ws = chunk[len(body) :]
                 delta = _new_delta(Delta, ("", out))
-                if not self._fast_ws and len(chunk) <= _CLEAN_CHUNK_MAX:
-                    if len(self._think) >= _CLEAN_CACHE_MAX:
+                if not self._fast_ws and len(chunk) <= _CHUNK_MAX:
+                    if len(self._think) >= self._cache_limit:
                         self._think.clear()
                     self._think[chunk] = (delta, ws)
                 self._fast_chunks.append(out)

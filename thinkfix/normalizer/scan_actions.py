@@ -1,0 +1,177 @@
+"""What the scanner does once a token's meaning is known: cut the text before it into a span,
+record a finding, open, close or split a reasoning block, and set a checkpoint to come back to
+when a decision is speculative."""
+
+from __future__ import annotations
+
+from copy import copy
+
+from thinkfix.normalizer.grammar import Kind, Token
+from thinkfix.normalizer.scan_state import (
+    NON_WS,
+    BlockFinding,
+    Checkpoint,
+    Mode,
+    Override,
+    RawSpan,
+)
+from thinkfix.normalizer.scan_text import ChunkText
+from thinkfix.normalizer.spans import Finding, Label, LeakKind
+from thinkfix.normalizer.stages import WS_CHARS
+
+
+class Actions(ChunkText):
+    """Spans, findings and block boundaries; each action leaves `pos` after its token."""
+
+    # inside an unwrapped answer, where the trailing run of whitespace starts (it is
+    # trimmed if the answer's closer follows it), and how far the text was read for it
+    _ws_start: int
+    _ws_read: int
+
+    def _checkpoint(self, pos: int, override: Override) -> None:
+        """Remember this state: if the text ends unconfirmed, the token at `pos` is
+        `override` and the scan goes on from there."""
+        self._ck = Checkpoint(copy(self.st), pos, len(self.spans), len(self.findings), override)
+
+    def _add(self, start: int, end: int, label: Label, block: int | None = None) -> None:
+        if end > start:
+            self.spans.append(RawSpan(start, end, label, block))
+            if label is not Label.VISIBLE:
+                st = self.st
+                if start != st.visible_from and st.mode not in (Mode.IN, Mode.DETOK):
+                    # a new run of removed text begins here, after visible text
+                    st.gap_line_start = start == 0 or self.text_at(start - 1, start) == "\n"
+                st.visible_from = end
+
+    def _cut(self, upto: int | None = None) -> None:
+        """Turn the open segment, up to `upto` (default: pos), into a span of the current label."""
+        st = self.st
+        upto = self.pos if upto is None else upto
+        if upto <= st.seg:
+            return
+        if st.mode in (Mode.IN, Mode.DETOK):
+            self._add(st.seg, upto, Label.THINKING, st.block)
+            if not st.content and NON_WS.search(self.text_at(st.seg, upto)):
+                st.content = True
+        else:
+            self._add(st.seg, upto, Label.VISIBLE)
+            if not st.shown and NON_WS.search(self.text_at(st.seg, upto)):
+                st.shown = True
+        st.seg = upto
+
+    def _finding(self, kind: LeakKind, tag: str, start: int, end: int,
+                 block: int | None = None) -> None:
+        self.findings.append(BlockFinding(Finding(kind, tag, start, end), block))
+
+    def _remove(self, tok: Token, kind: LeakKind) -> None:
+        """A delimiter that goes on its own; the text around it stays where it is."""
+        self._cut(tok.start)
+        self._add(tok.start, tok.end, Label.DELIMITER)
+        self._finding(kind, tok.tag, tok.start, tok.end)
+        st = self.st
+        st.seg, st.first_delim, st.window, st.mode = tok.end, True, None, self._after_removal()
+        self.pos = tok.end
+
+    def _after_removal(self) -> Mode:
+        """With nothing visible yet, the text after a removed delimiter is leading text again."""
+        return Mode.OUT if self.st.shown else Mode.LEAD
+
+    def _enter_block(self, tok: Token, opener: Token, mode: Mode, *, leading: bool) -> None:
+        """The opener `tok` is removed and a new reasoning block starts after it."""
+        self._cut(tok.start)
+        self._add(tok.start, tok.end, Label.DELIMITER)
+        st = self.st
+        st.mode, st.seg, st.first_delim, st.window = mode, tok.end, True, None
+        st.block += 1
+        st.opener, st.leading, st.content = opener, leading, False
+        self.pos = tok.end
+
+    def _open_block(self, tok: Token, *, leading: bool) -> None:
+        if not leading:
+            self._checkpoint(tok.start, Override.LITERAL)
+        self._enter_block(tok, tok, Mode.IN, leading=leading)
+        self.st.depth, self.st.prose = 1, 0
+
+    def _start_detok(self, tok: Token) -> None:
+        """A detokenised Harmony `analysis` header: reasoning, if its `assistantfinal` comes."""
+        self._checkpoint(tok.start, Override.LITERAL)
+        self._enter_block(tok, Token(Kind.OPEN, tok.start, tok.end, "harmony"), Mode.DETOK,
+                          leading=True)
+
+    def _close_block(self, tok: Token) -> None:
+        self._cut(tok.start)
+        st = self.st
+        self._add(tok.start, tok.end, Label.DELIMITER)
+        opener = st.opener
+        start = opener.start if opener is not None else 0
+        kind = LeakKind.BLOCK if st.content else LeakKind.EMPTY_BLOCK
+        tag = opener.tag if opener is not None and opener.end > opener.start else tok.tag
+        self._finding(kind, tag, start, tok.end, st.block)
+        st.mode, st.seg, st.depth, st.prose = self._after_removal(), tok.end, 0, 0
+        st.opener, st.after_block = None, tok.end
+        self._ck = None
+        self.pos = tok.end
+
+    def _end_at_tool_call(self, tok: Token) -> None:
+        """Rule 3: a tool call ends the implicit, template-opened block; it stays visible."""
+        self._cut(tok.start)
+        st = self.st
+        if st.content or tok.start > 0:
+            kind = LeakKind.UNCLOSED if st.content else LeakKind.EMPTY_BLOCK
+            self._finding(kind, st.opener.tag if st.opener else "", 0, tok.start, st.block)
+        st.mode, st.seg, st.depth, st.prose = self._after_removal(), tok.start, 0, 0
+        st.opener, st.first_delim, st.window = None, True, None
+        self._ck = None
+        self.pos = tok.end
+
+    def _orphan_split(self, tok: Token) -> None:
+        """Rule 4: everything before the first, glued close tag was reasoning."""
+        st = self.st
+        self._cut(tok.start)
+        block = st.block + 1
+        window = st.window or 0
+        content = False
+        for n, span in enumerate(self.spans):
+            if span.start >= window:
+                self.spans[n] = RawSpan(span.start, span.end, Label.THINKING, block)
+                content = content or bool(NON_WS.search(self.text_at(span.start, span.end)))
+        self._add(tok.start, tok.end, Label.DELIMITER)
+        kind = LeakKind.ORPHAN_CLOSE if content else LeakKind.STRAY_CLOSE
+        self._finding(kind, tok.tag, window if content else tok.start, tok.end, block)
+        st.seg, st.first_delim, st.window, st.block = tok.end, True, None, block
+        st.shown, st.mode, st.after_block = False, Mode.LEAD, tok.end
+        st.prose = 0  # a prose opener in the text that became reasoning awaits no close
+        self.pos = tok.end
+
+    # -- rule 7 inside an unwrapped answer ------------------------------------------------------
+
+    def _trim_before(self, tok: Token) -> None:
+        """The whitespace before an unwrapped answer's closer is trimmed."""
+        if not self.policy.trim:
+            return
+        start = self._trailing_ws_start(tok.start)
+        if start < tok.start:
+            self._cut(start)
+            self._add(start, tok.start, Label.TRIMMED)
+            self.st.seg = tok.start
+
+    def _trailing_ws_start(self, end: int) -> int:
+        """Where the run of whitespace ending at `end` starts (not before the open segment),
+        read incrementally so a long answer is read once."""
+        st = self.st
+        if self._ws_read < st.seg or self._ws_start < st.seg or self._ws_read > end:
+            self._ws_start = self._ws_read = st.seg
+        text = self.text_at(self._ws_read, end)
+        body = len(text.rstrip(WS_CHARS))
+        if body:
+            self._ws_start = self._ws_read + body
+        self._ws_read = end
+        return self._ws_start
+
+    def _cut_point(self) -> int:
+        """Where the cut at the end of a scan may go: to `pos`, except that inside an
+        unwrapped answer trailing whitespace waits (its closer may follow, rule 7)."""
+        st = self.st
+        if st.answer is None or not self.policy.trim or st.mode is not Mode.OUT:
+            return self.pos
+        return self._trailing_ws_start(self.pos)

@@ -1,0 +1,65 @@
+"""The shortcuts a stream takes: a chunk with no candidate character needs no scan when the
+scanner's state already says what it is (visible text, or reasoning inside a block)."""
+
+from __future__ import annotations
+
+from thinkfix.normalizer.grammar import DETOK_OPEN
+from thinkfix.normalizer.scan_state import NON_WS, Mode
+from thinkfix.normalizer.scan_tokens import TokenRules
+from thinkfix.normalizer.spans import Label
+
+
+class PlainChunks(TokenRules):
+    """Questions `Pipeline` asks before feeding a plain chunk, and the states it may set."""
+
+    def skip_plain(self, chunk: str) -> Label | None:
+        """Take a chunk with no candidate character without scanning it.
+
+        Returns the label it gets, or None when the scanner must look at it.
+        """
+        st = self.st
+        if (st.mode not in (Mode.OUT, Mode.IN) or st.fence is not None or self.pos != self.length
+                or st.answer is not None or self.grammar.has_candidate(chunk)):
+            return None
+        self.feed(chunk)
+        self.pos = self.length
+        if st.mode is Mode.IN:
+            if not st.content and NON_WS.search(chunk):
+                st.content = True
+            return Label.THINKING
+        if not st.shown and NON_WS.search(chunk):
+            st.shown = True
+        return Label.VISIBLE
+
+    def lead_is_visible(self, chunk: str) -> bool:
+        """True when text starting with `chunk` starts with visible text: no candidate
+        character, no leading whitespace, and no detokenised Harmony header."""
+        return (NON_WS.match(chunk) is not None and not self.grammar.has_candidate(chunk)
+                and not (self.policy.harmony and chunk[0] == DETOK_OPEN[0]))
+
+    def open_visible(self) -> None:
+        """The state after reading a first chunk that `lead_is_visible`, with holdback 0."""
+        st = self.st
+        st.mode, st.shown, st.window = Mode.OUT, True, None
+
+    def plain_mode(self) -> Mode | None:
+        """OUT or IN when a chunk with no candidate character may bypass the scan entirely."""
+        st = self.st
+        if (st.mode in (Mode.OUT, Mode.IN) and st.fence is None and self.pos == self.length
+                and self._ck is None and st.window is None and not self.spans and st.answer is None):
+            return st.mode
+        return None
+
+    def pass_through(self) -> None:
+        """The caller emitted everything fed so far itself: start the next segment here."""
+        self.st.seg = self.length
+
+    def waits_on_plain(self) -> bool:
+        """True when a chunk with no candidate character would be taken and held, unread."""
+        st = self.st
+        return (st.mode in (Mode.OUT, Mode.IN) and st.fence is None and self.pos == self.length
+                and not self.settled())
+
+    def settled(self) -> bool:
+        """True when nothing fed so far waits on what comes next."""
+        return self._ck is None and self.st.window is None and not self.spans
