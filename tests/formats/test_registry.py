@@ -14,8 +14,8 @@ from thinkfix.formats.base import SessionFormat
 
 FORMAT_IDS = ["claude-code", "codex", "pi", "claw-code", "openai-chat", "anthropic", "gemini-cli",
               "hermes", "cline", "roo-code", "opencode"]
-SUPPORT_MODULES = {"base", "common", "detection", "jsonedit", "locations", "quick", "reader", "registry",
-                   "turn_shapes", "turns"}
+SUPPORT_MODULES = {"base", "common", "detection", "jsonedit", "locations", "planner", "quick",
+                   "reader", "registry", "turn_shapes", "turns", "values"}
 
 
 def test_registry_ids_are_the_documented_ones() -> None:

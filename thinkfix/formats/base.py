@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import pathlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import accumulate
 from types import MappingProxyType
 from typing import Any, BinaryIO
 
@@ -372,6 +374,71 @@ def wrong_types(exc: Exception) -> str:
 
 
 
+class Edits:
+    """What a repair does to a file's records, without the records it leaves alone.
+
+    `replaced` maps an original record's index to its new record; `inserted` maps
+    an original index to the new records written just before that record. These
+    new records carry their final index and line (after the inserts). Every other
+    record is its original bytes, so the engine can stream the original file and
+    write the repaired one without holding either (`after`).
+    """
+
+    def __init__(self, count: int, replaced: dict[int, Record],
+                 inserted: Mapping[int, int | list[Record]]) -> None:
+        self.count = count
+        self.replaced = replaced
+        self.inserted: dict[int, list[Record]] = {
+            k: v for k, v in inserted.items() if isinstance(v, list)}
+        sizes = sorted((k, v if isinstance(v, int) else len(v)) for k, v in inserted.items())
+        self._keys = [k for k, _ in sizes]
+        self._sums = list(accumulate(n for _, n in sizes))
+
+    def new_index(self, index: int) -> int:
+        """Where original record `index` is once the inserts are made."""
+        at = bisect_right(self._keys, index)
+        return index + (self._sums[at - 1] if at else 0)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.replaced or any(self.inserted.values()))
+
+    @property
+    def after_count(self) -> int:
+        return self.count + (self._sums[-1] if self._sums else 0)
+
+    def after(self, originals: Iterable[Record]) -> Iterator[Record]:
+        """The repaired file's records, given the original ones in order."""
+        for i, record in enumerate(originals):
+            yield from self.inserted.get(i, ())
+            new = self.replaced.get(i)
+            if new is not None:
+                yield new
+                continue
+            at = self.new_index(i)
+            yield record if at == i else record.moved(at, record.line + at - i)
+
+    @classmethod
+    def between(cls, originals: Sequence[Record], after: Iterable[Record]) -> Edits:
+        """The edits that turn `originals` into `after` (a full list from `apply`)."""
+        replaced: dict[int, Record] = {}
+        inserted: dict[int, list[Record]] = {}
+        pending: list[Record] = []
+        i = 0
+        for record in after:
+            if record.inserted:
+                pending.append(record)
+                continue
+            if pending:
+                inserted[i], pending = pending, []
+            if record.touched:
+                replaced[i] = record
+            i += 1
+        if pending:  # records added after the last one: written at the end
+            inserted[len(originals)] = pending
+        return cls(len(originals), replaced, inserted)
+
+
 class UnsafeEdit(Exception):
     """A record edit could not be proven to change only what it meant to."""
 
@@ -483,6 +550,15 @@ class SessionFormat(ABC):
     def apply(self, records: list[Record], repairs: Iterable[Repair],
               options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[list[Record], list[Placement]]:
         """Put repaired texts back and place the reasoning; records may be added, never removed."""
+
+    def edits(self, records: Sequence[Record], repairs: Iterable[Repair],
+              options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[Edits, list[Placement]]:
+        """`apply`, as the records that change only. `records` may be read lazily from disk
+        (index access and single passes); this default builds `apply`'s full list, so a
+        format that plans sparsely (`FormatBase`) overrides it to keep memory bounded."""
+        originals = list(records)
+        after, placements = self.apply(originals, repairs, options)
+        return Edits.between(originals, after), placements
 
     def is_database(self, path: str) -> bool:
         """True when the file at `path` is a database this format changes row by row, in a
