@@ -7,15 +7,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
+import orjson
 import pytest
 
 from tests.conftest import FakeFormat, FakeReporter
 from thinkfix.engine import sparse
 from thinkfix.engine.inputs import InputOptions
+from thinkfix.engine.repair import FileStatus, RepairOptions, WriteMode, repair_paths
 from thinkfix.engine.scan import ScanOptions, scan
 from thinkfix.engine.transcript import load
+from thinkfix.formats import registry
+from thinkfix.formats.base import (
+    DEFAULT_OPTIONS,
+    ApplyOptions,
+    Placement,
+    PlacementKind,
+    Record,
+    Repair,
+    SessionFormat,
+)
 from thinkfix.formats.common import FormatBase
 from thinkfix.formats.turns import Role
 
@@ -61,3 +74,63 @@ def test_a_reporter_needs_only_document(session: Path) -> None:
     report = scan([str(session)], ScanOptions(inputs=InputOptions(format="fake-lines")))
     assert FakeReporter().render(report) == "files=1 messages=2 leaking=1\n"
     assert FakeReporter().render_bytes(report) == b"files=1 messages=2 leaking=1\n"
+
+
+class _WritableFake(FakeFormat):
+    """The fake format with an `apply` of its own (re-dumps a repaired record), and nothing
+    from FormatBase: repair must plan, write and verify through the contract alone."""
+
+    def __init__(self, lines: bool) -> None:
+        self._lines = lines
+
+    @property
+    def line_records(self) -> bool:
+        return self._lines  # True: repair streams it (sparse survey, lazy records)
+
+    assistant_marker = b'"bot"'
+
+    def apply(self, records: list[Record], repairs: Iterable[Repair],
+              options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[list[Record], list[Placement]]:
+        out, placements = list(records), []
+        for repair in repairs:
+            old = out[repair.site.record_index]
+            data = dict(old.data)
+            data["say"] = repair.visible
+            out[old.index] = Record(old.index, old.line, orjson.dumps(data), old.eol,
+                                    data=data, touched=True)
+            placements.append(Placement(repair.site, PlacementKind.MANIFEST, "the manifest"))
+        return out, placements
+
+
+class _Strict(_WritableFake):
+    """Raises on any attribute the `SessionFormat` contract does not name."""
+
+    def __getattribute__(self, name: str) -> object:
+        if not name.startswith("__") and name not in _CONTRACT and name not in (
+                "_lines", "apply", "line_records", "assistant_marker"):
+            raise AssertionError(f"the engine called {name}, which is not in the contract")
+        return super().__getattribute__(name)
+
+
+_CONTRACT = frozenset(n for n in dir(SessionFormat) if not n.startswith("__"))
+
+
+@pytest.mark.parametrize("lines", [True, False], ids=["streamed", "whole"])
+def test_repair_needs_only_the_format_contract(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               lines: bool) -> None:
+    fmt = _Strict(lines)
+    assert not isinstance(fmt, FormatBase)
+    monkeypatch.setitem(registry.FORMATS, FakeFormat.id, fmt)
+    path = tmp_path / "in" / "talk.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(b"\n".join(LINES) + b"\n")
+    options = RepairOptions(mode=WriteMode.OUT, out_dir=str(tmp_path / "out"),
+                            run_dir=str(tmp_path / "run"),
+                            scan=ScanOptions(inputs=InputOptions(format=FakeFormat.id)))
+    result = repair_paths([str(path)], options)
+    assert result.all_errors == ()
+    (done,) = result.files
+    assert done.status is FileStatus.REPAIRED and done.records_changed == 1
+    written = (tmp_path / "out" / "talk.jsonl").read_bytes().split(b"\n")
+    assert written[0] == LINES[0] and written[2] == LINES[2]  # untouched: byte-identical
+    assert orjson.loads(written[1])["say"] == "Hello!"

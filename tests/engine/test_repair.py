@@ -28,9 +28,9 @@ from tests.engine.repair_helpers import (
     tree_bytes,
 )
 from tests.formats.support import fixture_totals, leaking_fixtures
-from thinkfix.engine import fsio
 from thinkfix.engine import manifest as mf
 from thinkfix.engine import repair as repair_mod
+from thinkfix.engine import repair_diff
 from thinkfix.engine.repair import (
     SIDECAR_SUFFIX,
     FileStatus,
@@ -39,9 +39,9 @@ from thinkfix.engine.repair import (
 )
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import ScanOptions, scan
+from thinkfix.engine.source import Source
 from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, PlacementKind
-from thinkfix.io.compression import Compression
 
 #: The fixtures with known leaks (the clean ones must stay clean; a test below checks that).
 FILES = leaking_fixtures()
@@ -334,15 +334,18 @@ def test_repair_refuses_writing_out_into_an_input(tmp_path: Path) -> None:
 @pytest.mark.parametrize("source", FILES, ids=_id)
 def test_repair_diff_hunks_from_the_plan_match_a_line_diff(source: Path) -> None:
     fmt = registry.detect_file(str(source))
-    snapshot = fsio.read_snapshot(str(source))
-    plan = repair_mod.plan_file(str(source), fmt, snapshot, Compression.NONE,
-                                options(WriteMode.DIFF, FIXTURES))
-    old, new = repair_mod._lines(plan.content), repair_mod._lines(plan.new_content)
-    ours = [(g[0][1], g[-1][2], g[0][3], g[-1][4]) for g in repair_mod._hunks(plan, old, new)]
+    opened = Source.open(str(source))
+    try:
+        plan = repair_mod.plan_file(str(source), fmt, opened, options(WriteMode.DIFF, FIXTURES))
+        old, new = repair_diff._lines(plan.content), repair_diff._lines(plan.new_content)
+        ours = [(g[0][1], g[-1][2], g[0][3], g[-1][4])
+                for g in repair_diff._hunks(plan, old, new)]
+    finally:
+        opened.close()
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     assert ours == [(g[0][1], g[-1][2], g[0][3], g[-1][4])
                     for g in matcher.get_grouped_opcodes(0)]
 
 
 def test_repair_diff_lines_split_only_at_newlines() -> None:
-    assert repair_mod._lines("a\u2028b\nc".encode()) == ["a\u2028b\n", "c"]
+    assert repair_diff._lines("a\u2028b\nc".encode()) == ["a\u2028b\n", "c"]

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -21,7 +22,7 @@ from tests.engine.repair_helpers import (
     tree_bytes,
 )
 from tests.formats.support import leaking_fixtures
-from thinkfix.engine import fsio
+from thinkfix.engine import fsio, repair_write
 from thinkfix.engine import manifest as mf
 from thinkfix.engine import repair as repair_mod
 from thinkfix.engine.repair import FileStatus, WriteMode
@@ -132,11 +133,11 @@ def test_repair_verification_failure_leaves_original(tmp_path: Path,
     work = _work(tmp_path)
     seen: list[bytes] = []
 
-    def read_back_differs(plan: repair_mod.FilePlan, content: bytes, options: object) -> None:
-        seen.append(content)  # the bytes read back from the temporary file
+    def read_back_differs(plan: repair_mod.FilePlan, written: BinaryIO, options: object) -> None:
+        seen.append(written.read())  # the bytes read back from the temporary file
         raise fsio.VerifyError("simulated: re-read bytes differ")
 
-    monkeypatch.setattr(repair_mod, "verify", read_back_differs)
+    monkeypatch.setattr(repair_write, "verify", read_back_differs)
     result = run([work], WriteMode.IN_PLACE, tmp_path)
     assert len(seen) == 1 and seen[0] != PI.read_bytes()
     assert result.files[0].status is FileStatus.FAILED

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import io
 import os
 import re
 import secrets
@@ -27,6 +28,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, BinaryIO, cast
 
 from thinkfix.engine.report import ErrorKind
 from thinkfix.io.regular import open_regular
@@ -122,6 +124,43 @@ def read_snapshot(path: str) -> Snapshot:
     return Snapshot(real, data, after, stat.S_IMODE(st.st_mode))
 
 
+@dataclass(frozen=True)
+class FileState:
+    """A file's identity and hash, read in blocks (a `Snapshot` without the bytes)."""
+
+    path: str  # the real path (symlinks resolved)
+    stamp: Stamp
+    mode: int  # permission bits
+    size: int
+    sha256: str
+
+    def read(self) -> bytes:
+        """The whole file, proven to be the state's bytes (for the rare caller that must embed
+        them)."""
+        snap = read_snapshot(self.path)
+        if snap.sha256 != self.sha256:
+            raise FileChanged(f"{self.path}: changed since it was read; skipped")
+        return snap.data
+
+
+def file_state(path: str) -> FileState:
+    """A file's state, hashed in blocks, proving nothing was appended while it was read."""
+    real = real_path(path)
+    digest = hashlib.sha256()
+    try:
+        with open_regular(real) as fp:
+            before = Stamp.of(os.fstat(fp.fileno()))
+            while block := fp.read(BLOCK):
+                digest.update(block)
+            st = os.fstat(fp.fileno())
+    except OSError as exc:
+        raise WriteError(f"cannot read: {exc.strerror or exc}", ErrorKind.UNREADABLE) from exc
+    after = Stamp.of(st)
+    if after != before:
+        raise FileChanged(f"{path}: changed while it was being read; skipped")
+    return FileState(real, after, stat.S_IMODE(st.st_mode), after.size, digest.hexdigest())
+
+
 def check_unchanged(path: str, expected: Stamp) -> None:
     """FileChanged unless `path` still has the stamp it had when it was read."""
     try:
@@ -204,6 +243,9 @@ class Written:
     sha256: str
 
 
+BLOCK = 1 << 20  # bytes read or written at a time by the streaming helpers
+
+
 def atomic_write(target: str, data: bytes, *, mode: int | None = None,
                  verify: Callable[[bytes], None] | None = None,
                  watch: tuple[str, Stamp] | None = None, make_dirs: bool = False) -> Written:
@@ -212,7 +254,67 @@ def atomic_write(target: str, data: bytes, *, mode: int | None = None,
     `verify` gets the bytes read back from disk and raises (any exception) to
     refuse them. `watch` is a (path, stamp) that must still hold just before the
     rename. `mode` defaults to the target's current permission bits, else 0o644
-    less the umask.
+    less the umask. Small files only (manifests, sidecars): `atomic_write_stream`
+    writes session files without holding them.
+    """
+    def check(temp: str) -> None:
+        if verify is not None:
+            with open(temp, "rb") as fp:
+                verify(fp.read())
+
+    return atomic_write_stream(target, lambda fp: fp.write(data), mode=mode,
+                               verify=check if verify is not None else None, watch=watch,
+                               make_dirs=make_dirs)
+
+
+class _Sink(io.RawIOBase):
+    """A write-only view of a descriptor that hashes and counts what goes through it; closing
+    it leaves the descriptor open (compressing writers close what they wrap)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+        self.size = 0
+        self.hash = hashlib.sha256()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        self.hash.update(view)
+        n = len(view)
+        while view:
+            view = view[os.write(self.fd, view):]
+        self.size += n
+        return n
+
+    def close(self) -> None:  # the descriptor belongs to atomic_write_stream
+        self.flush()
+        super().close()
+
+
+def hash_file(path: str) -> tuple[int, str]:
+    """Size and sha256 of a file, read in blocks."""
+    digest, size = hashlib.sha256(), 0
+    with open(path, "rb") as fp:
+        while block := fp.read(BLOCK):
+            digest.update(block)
+            size += len(block)
+    return size, digest.hexdigest()
+
+
+def atomic_write_stream(target: str, produce: Callable[[BinaryIO], object], *,
+                        mode: int | None = None, verify: Callable[[str], None] | None = None,
+                        before_publish: Callable[[Written], None] | None = None,
+                        watch: tuple[str, Stamp] | None = None,
+                        make_dirs: bool = False) -> Written:
+    """`atomic_write` for bytes that are never held whole: `produce` writes them to a stream.
+
+    The temporary file is read back in blocks and must hash as it was written;
+    `verify` then gets its path (to re-read it as it likes) and raises to refuse
+    it; `before_publish` runs last before the rename (a journal entry must be
+    durable before the file it describes changes), then the watch checks.
     """
     real = real_path(target)
     folder = os.path.dirname(real)
@@ -233,25 +335,25 @@ def atomic_write(target: str, data: bytes, *, mode: int | None = None,
             raise WriteError(f"{target}: cannot create a temporary file in {folder or '.'}: "
                              f"{exc.strerror or exc}") from exc
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            sink = _Sink(fd)
+            produce(cast(BinaryIO, sink))
             os.fsync(fd)
             os.fchmod(fd, mode)
             _keep_owner(fd, real)
         finally:
             os.close(fd)
-        with open(temp, "rb") as fp:
-            back = fp.read()
-        if back != data:
+        written = Written(real, sink.size, sink.hash.hexdigest())
+        if hash_file(temp) != (written.size, written.sha256):
             raise VerifyError(f"{target}: the temporary file did not read back as written")
         if verify is not None:
             try:
-                verify(back)
+                verify(temp)
             except WriteError:
                 raise
             except Exception as exc:
                 raise VerifyError(f"{target}: verification failed: {exc}") from exc
+        if before_publish is not None:
+            before_publish(written)
         old: _OldInode | None = None
         if watch is not None:
             check_unchanged(*watch)
@@ -271,7 +373,7 @@ def atomic_write(target: str, data: bytes, *, mode: int | None = None,
     _fsync_dir(folder)
     if old is not None:
         old.settle()
-    return Written(real, len(data), sha256(data))
+    return written
 
 
 class _OldInode:
@@ -371,9 +473,22 @@ def _keep_owner(fd: int, path: str) -> None:
                 raise
 
 
-def copy_verified(source: Snapshot, destination: str) -> Written:
-    """Write an exact copy of a snapshot (a backup), proven by reading it back."""
-    return atomic_write(destination, source.data, mode=source.mode, make_dirs=True)
+def copy_verified(source: Snapshot | FileState, destination: str) -> Written:
+    """Write an exact copy of a file (a backup), in blocks, proven by its hash on disk."""
+    if isinstance(source, Snapshot):
+        return atomic_write(destination, source.data, mode=source.mode, make_dirs=True)
+
+    def produce(out: BinaryIO) -> None:
+        with open_regular(source.path) as fp:
+            while block := fp.read(BLOCK):
+                out.write(block)
+
+    def same(written: Written) -> None:
+        if (written.size, written.sha256) != (source.size, source.sha256):
+            raise FileChanged(f"{source.path}: changed while it was being backed up; skipped")
+
+    return atomic_write_stream(destination, produce, mode=source.mode, before_publish=same,
+                               make_dirs=True)
 
 
 def remove_verified(path: str, expected_sha256: str) -> None:

@@ -98,45 +98,16 @@ def _unblob(blob: dict[str, Any]) -> bytes:
     return base64.b64decode(blob["base64"])
 
 
-def _state(snapshot: fsio.Snapshot | None, backup: str | None,
+def _state(snapshot: fsio.Snapshot | fsio.FileState | None, backup: str | None,
            embed: bool) -> dict[str, Any] | None:
     if snapshot is None:
         return None
-    out: dict[str, Any] = {"sha256": snapshot.sha256, "size": len(snapshot.data),
+    size = len(snapshot.data) if isinstance(snapshot, fsio.Snapshot) else snapshot.size
+    out: dict[str, Any] = {"sha256": snapshot.sha256, "size": size,
                            "mode": oct(snapshot.mode), "backup": backup}
-    if embed:
-        out["bytes"] = _blob(snapshot.data)
-    return out
-
-
-def _offsets(records: Sequence[Record]) -> list[int]:
-    out, at = [], 0
-    for r in records:
-        out.append(at)
-        at += len(r.raw) + len(r.eol)
-    return out
-
-
-def record_entries(records: Sequence[Record], after: Sequence[Record]) -> list[dict[str, Any]]:
-    """Each changed or inserted record: where it was and is, its hashes, its original bytes."""
-    old_at, new_at = _offsets(records), _offsets(after)
-    out: list[dict[str, Any]] = []
-    originals = iter(enumerate(records))
-    for k, rec in enumerate(after):
-        if not (rec.inserted or rec.touched):
-            next(originals)
-            continue
-        new = {"index": k, "line": rec.line, "offset": new_at[k], "length": len(rec.raw),
-               "sha256": fsio.sha256(rec.raw)}
-        if rec.inserted:
-            out.append({"inserted": True, "before": None, "after": new})
-            continue
-        i, old = next(originals)
-        out.append({"inserted": False,
-                    "before": {"index": i, "line": old.line, "offset": old_at[i],
-                               "length": len(old.raw), "sha256": fsio.sha256(old.raw),
-                               **_blob(old.raw)},
-                    "after": new})
+    if embed:  # no backup and no way to rebuild: the bytes themselves
+        out["bytes"] = _blob(snapshot.data if isinstance(snapshot, fsio.Snapshot)
+                             else snapshot.read())
     return out
 
 
@@ -169,14 +140,16 @@ def change_entry(change: Change) -> dict[str, Any]:
 
 
 def file_entry(*, path: str, source: str, target: str, link: str | None, fmt: str,
-               compression: str, snapshot: fsio.Snapshot, before: fsio.Snapshot | None,
-               backup: str | None, data: bytes, content: bytes, new_content: bytes,
-               records: Sequence[Record], after: Sequence[Record], changes: Sequence[Change],
-               same_source: bool) -> dict[str, Any]:
+               compression: str, mode: int, before: fsio.FileState | None, backup: str | None,
+               written: fsio.Written, content_sha256: tuple[str, str],
+               record_counts: tuple[int, int], records: list[dict[str, Any]],
+               changes: Sequence[Change], same_source: bool) -> dict[str, Any]:
     """The manifest entry of one written session file.
 
-    The previous bytes are embedded only when neither a backup nor the changed
-    records can rebuild them (a compressed file, or a file `--out` overwrote).
+    `content_sha256` and `record_counts` are (before, after) of the decompressed content;
+    `records` are the changed records' entries (`record_entry`). The previous bytes are
+    embedded only when neither a backup nor the changed records can rebuild them (a
+    compressed file, or a file `--out` overwrote).
     """
     rebuildable = same_source and compression == "none"
     return {
@@ -188,13 +161,27 @@ def file_entry(*, path: str, source: str, target: str, link: str | None, fmt: st
         "format": fmt,
         "compression": compression,
         "before": _state(before, backup, embed=backup is None and not rebuildable),
-        "after": {"sha256": fsio.sha256(data), "size": len(data), "mode": oct(snapshot.mode)},
-        "content": {"before_sha256": fsio.sha256(content), "after_sha256": fsio.sha256(new_content),
-                    "before_records": len(records), "after_records": len(after),
+        "after": {"sha256": written.sha256, "size": written.size, "mode": oct(mode)},
+        "content": {"before_sha256": content_sha256[0], "after_sha256": content_sha256[1],
+                    "before_records": record_counts[0], "after_records": record_counts[1],
                     "rebuildable": rebuildable and before is not None},
-        "records": record_entries(records, after),
+        "records": records,
         "repairs": [change_entry(c) for c in changes],
     }
+
+
+def record_entry(new: Record, new_offset: int,
+                 old: tuple[int, Record, int] | None) -> dict[str, Any]:
+    """One changed (`old` is its original index, record and offset) or inserted record."""
+    after = {"index": new.index, "line": new.line, "offset": new_offset,
+             "length": len(new.raw), "sha256": fsio.sha256(new.raw)}
+    if old is None:
+        return {"inserted": True, "before": None, "after": after}
+    i, rec, offset = old
+    return {"inserted": False,
+            "before": {"index": i, "line": rec.line, "offset": offset, "length": len(rec.raw),
+                       "sha256": fsio.sha256(rec.raw), **_blob(rec.raw)},
+            "after": after}
 
 
 def sidecar_entry(path: str, target: str, before: fsio.Snapshot | None, backup: str | None,

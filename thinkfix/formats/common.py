@@ -29,9 +29,16 @@ from thinkfix.formats.base import (
     TextSlot,
     wrong_types,
 )
-from thinkfix.formats.planner import REFUSED, Draft, Plan, new_segments  # noqa: F401 - re-exported
+
+# Re-exported: the format modules build their plans with these.
+from thinkfix.formats.planner import REFUSED as REFUSED  # noqa: PLC0414
+from thinkfix.formats.planner import Draft as Draft  # noqa: PLC0414
+from thinkfix.formats.planner import Plan as Plan  # noqa: PLC0414
+from thinkfix.formats.planner import new_segments as new_segments  # noqa: PLC0414
 from thinkfix.formats.reader import iter_jsonl, read_auto
-from thinkfix.formats.values import fmt_path, get_path
+from thinkfix.formats.values import fmt_path as fmt_path  # noqa: PLC0414
+from thinkfix.formats.values import get_path as get_path  # noqa: PLC0414
+from thinkfix.formats.values import squash as squash  # noqa: PLC0414
 
 #: Block types that hold reasoning: what remains beside them is still "nothing visible".
 REASONING_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning", "reasoning_text"})

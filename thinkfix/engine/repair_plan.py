@@ -1,0 +1,262 @@
+"""Plan a file's repair in one streamed pass: find what leaks, let the format draft the edits.
+
+Pass one reads the file as scan does (the sparse reader jumps to assistant lines)
+and keeps only the records holding a repair. The format then plans against a
+lazy view of the file (`source.FileRecords`: any record by index, read from disk,
+or all of them in one pass) and answers with the records that change (`Edits`).
+The plan is those edits laid over the original bytes as `segments`: runs copied
+from the original and new records, which is all the writer, the verifier and the
+manifest need. Memory: the records that change, plus a line index (8 bytes a line).
+
+Documents (one pretty-printed JSON value) and formats with their own reader are
+read whole (bounded by the record limit for a document): their plan needs every
+record at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import accumulate
+
+from thinkfix.engine import fsio, sparse
+from thinkfix.engine.change import Change
+from thinkfix.engine.prefilter import delimiter_test
+from thinkfix.engine.repair_model import RepairOptions
+from thinkfix.engine.scan import ScanOptions
+from thinkfix.engine.source import FileRecords, Source
+from thinkfix.formats.base import Edits, Placement, Record, Repair, SessionFormat, Site
+from thinkfix.io import compression
+from thinkfix.normalizer import Result, normalize
+
+
+def wanted(result: Result, kinds: frozenset[str]) -> bool:
+    """Does a normalized text need a repair: a text-changing finding of a selected kind."""
+    return result.changed and any(f.kind.changes_text and f.kind.value in kinds
+                                  for f in result.findings)
+
+
+def find_repairs(fmt: SessionFormat, records: Iterable[Record],
+                 options: ScanOptions) -> Iterator[tuple[Site, Result]]:
+    """Every assistant text of `records` that the normalizer would change, as scan sees them.
+
+    Byte tests first (scan's rule): a record without the format's assistant marker, or
+    without anything that could be a delimiter, is never parsed.
+    """
+    may_leak = delimiter_test(options.policy) if options.prefilter else None
+    may_assist = fmt.may_contain_assistant if options.prefilter else None
+    policy, kinds = options.policy, options.kinds
+    for record in records:
+        raw = record.raw
+        if may_assist is not None and not may_assist(raw):
+            continue
+        if may_leak is not None and not may_leak(raw):
+            continue
+        for site in fmt.sites(record):
+            if options.model_disabled(site.model):
+                continue
+            result = normalize(site.text, native_reasoning=site.native_reasoning, policy=policy,
+                               followed_by_tool_call=site.followed_by_tool_call)
+            if wanted(result, kinds):
+                yield site, result
+
+
+def bad_records(fmt: SessionFormat, records: Iterable[Record],
+                options: ScanOptions) -> Iterator[Record]:
+    """Records that cannot be parsed, among those scan parses.
+
+    Scan's rule: a line that looks like a complete object and has no assistant
+    marker in its bytes holds no assistant text, so it is not parsed, and so not
+    reported; it is copied through as it is either way.
+    """
+    may_assist = fmt.may_contain_assistant if options.prefilter else None
+    for record in records:
+        raw = record.raw
+        if not raw and record.error is not None:
+            yield record  # a line too long to keep (the sparse reader read past it)
+            continue
+        if not raw or raw.isspace():
+            continue
+        if (may_assist is not None and not may_assist(raw) and raw[:1] == b"{"
+                and raw[-1:] == b"}" and record.eol):
+            continue
+        if record.error is not None:
+            yield record
+
+
+@dataclass(frozen=True)
+class Copy:
+    """Original bytes start..end (decompressed), copied through unchanged."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class New:
+    """A record the repair writes: a changed one (`original` is its index) or an inserted one."""
+
+    data: bytes  # raw + eol
+    record: Record
+    original: int | None
+
+
+Segment = Copy | New
+
+
+@dataclass
+class FilePlan:
+    """One file's repair, planned but not written: the edits and where they go."""
+
+    path: str
+    fmt: SessionFormat
+    source: Source
+    originals: Sequence[Record]  # lazy (`FileRecords`) for line files; a list for documents
+    offsets: Sequence[int]  # where each original record starts
+    edits: Edits
+    changes: list[Change] = field(default_factory=list)
+    bad: tuple[tuple[int, str], ...] = ()  # (line, error) of records that cannot be used
+    count: int = 0  # records in the original
+    covers: bool = True  # the records tile the file exactly
+    lines: bool = True  # one record per line (so a record's line is its index + 1)
+
+    @property
+    def compression(self) -> compression.Compression:
+        return self.source.compression
+
+    @property
+    def planned(self) -> bool:
+        """Did anything need a repair (even one the format then refused)?"""
+        return bool(self.changes)
+
+    def span(self, index: int) -> tuple[int, int]:
+        end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self.source.size
+        return self.offsets[index], end
+
+    @cached_property
+    def segments(self) -> list[Segment]:
+        """The repaired file as runs of original bytes and new records, in order."""
+        out: list[Segment] = []
+        pos, edits = 0, self.edits
+        for i in sorted(set(edits.inserted) | set(edits.replaced)):
+            start, end = self.span(i) if i < len(self.offsets) else (self.source.size,) * 2
+            if start > pos:
+                out.append(Copy(pos, start))
+            pos = max(pos, start)
+            out.extend(New(r.raw + r.eol, r, None) for r in edits.inserted.get(i, ()))
+            new = edits.replaced.get(i)
+            if new is not None:
+                out.append(New(new.raw + new.eol, new, i))
+                pos = end
+        if pos < self.source.size:
+            out.append(Copy(pos, self.source.size))
+        return out
+
+    @cached_property
+    def changed(self) -> bool:
+        """Do the repaired bytes differ from the original ones?"""
+        for seg in self.segments:
+            if isinstance(seg, New) and (seg.original is None
+                                         or seg.data != self.source.read(*self.span(seg.original))):
+                return True
+        return False
+
+    def blocks(self) -> Iterator[bytes]:
+        """The repaired (decompressed) bytes, a block or a record at a time."""
+        for seg in self.segments:
+            if isinstance(seg, Copy):
+                yield from self.source.blocks(seg.start, seg.end)
+            else:
+                yield seg.data
+
+    @property
+    def content(self) -> bytes:
+        """The whole original (decompressed): for documents' diffs and tests only."""
+        return self.source.read(0, self.source.size)
+
+    @property
+    def new_content(self) -> bytes:
+        """The whole repaired content: for documents' diffs and tests only."""
+        return b"".join(self.blocks()) if self.changed else self.content
+
+    @cached_property
+    def new_sha256(self) -> str:
+        digest = hashlib.sha256()
+        for block in self.blocks():
+            digest.update(block)
+        return digest.hexdigest()
+
+
+def _named(content: bytes, path: str) -> io.BytesIO:
+    """The file's bytes as a stream that knows the file's name, as an open file does
+    (OpenCode's file store reads a part's role from the message file beside it)."""
+    stream = io.BytesIO(content)
+    stream.name = path
+    return stream
+
+
+def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOptions) -> FilePlan:
+    """Plan one file's repair: what changes, where the reasoning goes (see the module doc)."""
+    scan = options.scan
+    known: dict[int, Record] = {}
+    found: list[tuple[Site, Result]] = []
+    bad: list[tuple[int, str]] = []
+
+    def survey(records: Iterable[Record]) -> int:
+        n = 0
+        for record in records:
+            n += 1
+            hits = list(find_repairs(fmt, (record,), scan))
+            if hits:
+                known[record.index] = record
+                found.extend(hits)
+            # After the sites were asked for: a record whose fields the format rejected is bad.
+            bad.extend((r.line, r.error or "") for r in bad_records(fmt, (record,), scan))
+        return n
+
+    stream = source.stream()
+    lines = fmt.line_records and not sparse.is_document(stream)
+    records: list[Record] | None = None
+    if lines and scan.prefilter and sparse.supports(fmt):
+        reader = sparse.SparseReader(fmt, stream)
+        survey(reader)
+        count = reader.records
+    elif lines:
+        count = survey(fmt.read(stream))
+    else:
+        records = list(fmt.read(_named(stream.read(), source.path)))
+        count = survey(records)
+    source.check()
+    empty = Edits(count, {}, {})
+    if records is not None:
+        offsets: Sequence[int] = [0, *accumulate(len(r.raw) + len(r.eol) for r in records)][:-1]
+        covers = sum(len(r.raw) + len(r.eol) for r in records) == source.size
+        originals: Sequence[Record] = records
+    else:
+        offsets, covers, originals = [], True, []
+    plan = FilePlan(path, fmt, source, originals, offsets, empty, [], tuple(bad), count, covers,
+                    lines)
+    if not found:
+        return plan
+    if records is None:
+        plan.offsets = source.line_offsets()
+        if len(plan.offsets) != count:
+            raise fsio.FileChanged(f"{path}: changed while it was being read; skipped")
+        plan.originals = FileRecords(source, fmt, plan.offsets, known)
+    repairs = [Repair(site, result.visible, result.extracted) for site, result in found]
+    plan.edits, placements = fmt.edits(plan.originals, repairs, options.apply)
+    keep = options.keep_texts
+    plan.changes = [
+        Change(site, result.findings, site.text if keep else "",
+               _written(result.visible, placement) if keep else "", result.extracted, placement,
+               tuple((s.start, s.end, s.label.value) for s in result.spans) if keep else ())
+        for (site, result), placement in zip(found, placements, strict=True)]
+    return plan
+
+
+def _written(visible: str, placement: Placement) -> str:
+    """The visible text the file gets: the repaired one, or the archive placeholder."""
+    return visible if placement.placeholder is None else placement.placeholder

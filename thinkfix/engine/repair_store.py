@@ -1,0 +1,76 @@
+"""Repair a store that is a database (OpenCode): rows change in one transaction, after an
+online backup; never a byte rewrite. Dry runs rehearse on an in-memory copy."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import replace
+from typing import Any
+
+from thinkfix.engine import fsio, store
+from thinkfix.engine import manifest as mf
+from thinkfix.engine.change import Change
+from thinkfix.engine.repair_model import FileResult, FileStatus, Job, WriteMode, bad_record
+from thinkfix.engine.repair_plan import bad_records, find_repairs
+from thinkfix.engine.report import ErrorKind, InputError
+from thinkfix.formats.base import Placement, Repair, SessionFormat
+from thinkfix.io.regular import open_regular
+
+
+def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResult:
+    """A store that is a database (OpenCode): its rows change in one transaction, after an
+    online backup; never a byte rewrite. Dry runs rehearse on an in-memory copy."""
+    options = job.options
+    with open_regular(real) as fp:
+        records = list(fmt.read(fp))
+    found = list(find_repairs(fmt, records, options.scan))
+    bad = tuple(bad_record(path, r.line, r.error or "") for r in bad_records(fmt, records, options.scan))
+    base = FileResult(path, fmt.id, FileStatus.CLEAN, (), bad, records=len(records))
+    if not found:
+        return base
+    repairs = [Repair(site, result.visible, result.extracted) for site, result in found]
+    keep = options.keep_texts
+
+    def changes(placements: list[Placement]) -> tuple[Change, ...]:
+        return tuple(Change(site, result.findings, site.text if keep else "",
+                            result.visible if keep and placement.applied else "",
+                            result.extracted, placement,
+                            tuple((s.start, s.end, s.label.value) for s in result.spans)
+                            if keep else ())
+                     for (site, result), placement in zip(found, placements, strict=True))
+
+    try:
+        if not options.mode.writes:
+            done = changes(store.rehearse(fmt, real, repairs))
+            return replace(base, changes=done, status=FileStatus.WOULD_CHANGE
+                           if any(c.applied for c in done) else FileStatus.CLEAN)
+        in_place = options.mode is WriteMode.IN_PLACE
+        target = real if in_place else job.output
+        assert target is not None
+        if not in_place:
+            store.copy_store(real, target)
+        backup = (mf.backup_path(job.backup_dir, real)
+                  if in_place and options.backup and job.backup_dir is not None else None)
+        mode = os.stat(real).st_mode & 0o777
+        entries: list[dict[str, Any]] = []
+
+        def journal(before: str, after: str, placements: list[Placement]) -> None:
+            entries.append(store.entry(
+                path=path, target=fsio.real_path(target), fmt=fmt.id, mode=mode,
+                before=before if in_place else None, after=after, backup=backup,
+                repairs=[mf.change_entry(c) for c in changes(placements)]))
+            if job.journal_dir is not None:
+                mf.journal(job.journal_dir, job.index, entries)
+
+        placements, _, _ = store.apply(fmt, target, repairs, backup=backup, journal=journal)
+    except (fsio.WriteError, sqlite3.Error, OSError) as exc:
+        status = FileStatus.SKIPPED if isinstance(exc, store.StoreBusy) else FileStatus.FAILED
+        kind = exc.kind if isinstance(exc, fsio.WriteError) else ErrorKind.WRITE_FAILED
+        return replace(base, status=status, errors=bad + (InputError(
+            path, None, kind.value, str(exc) if isinstance(exc, fsio.WriteError)
+            else f"{path}: cannot repair the store: {exc}; left as it is"),))
+    done = changes(placements)
+    return replace(base, changes=done, output=target, manifest_entries=tuple(entries),
+                   status=FileStatus.REPAIRED if any(c.applied for c in done)
+                   else FileStatus.CLEAN)

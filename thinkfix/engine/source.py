@@ -1,0 +1,250 @@
+"""A session file opened for repair: its decompressed bytes, read in blocks or by record.
+
+Repair reads a file several times (to plan, to write, to verify) and never holds
+it whole. A plain file is read where it lies, through its open descriptor (so a
+rename by someone else cannot swap the bytes under a repair); a .gz or .zst file
+is decompressed once, as it streams, into an anonymous temporary file (gone with
+the process, even a killed one), its size checked against the bomb limit as it
+grows. `FileRecords` gives the format's planner the records by index (from a
+line index built in one pass) or in one pass, without a list of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import stat
+import tempfile
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
+from typing import Any, BinaryIO, cast, overload
+
+from thinkfix.engine import fsio
+from thinkfix.engine.report import ErrorKind
+from thinkfix.formats.base import EMPTY_CONTEXT, Record, SessionFormat, record_limit, too_large
+from thinkfix.io import compression
+from thinkfix.io.regular import open_regular
+
+BLOCK = fsio.BLOCK
+#: A compressed file may decompress to this many times the record limit at most (1 GiB by
+#: default), checked as it streams, so a gzip or zstd bomb is an error for its file.
+DECOMPRESSED_RECORDS = 16
+
+
+class TooLarge(Exception):
+    """An input past a size limit: an error for its file, with what happened."""
+
+
+class _Reader(io.RawIOBase):
+    """A read-only stream over a descriptor by `pread`, with its own position (several
+    readers may share one descriptor)."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        super().__init__()
+        self.fd, self.size, self.at = fd, size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        want = min(len(view), self.size - self.at)
+        if want <= 0:
+            return 0
+        data = os.pread(self.fd, want, self.at)
+        view[:len(data)] = data
+        self.at += len(data)
+        return len(data)
+
+
+class Source:
+    """One input file's decompressed bytes (`size` of them), readable any number of times."""
+
+    def __init__(self, path: str, fd: int, stamp: fsio.Stamp, mode: int,
+                 kind: compression.Compression, content_fd: int, size: int) -> None:
+        self.path = path  # the real path
+        self.fd = fd  # the file as opened
+        self.stamp = stamp
+        self.mode = mode
+        self.compression = kind
+        self.content_fd = content_fd  # the decompressed bytes (`fd` itself for a plain file)
+        self.size = size
+
+    @classmethod
+    def open(cls, path: str, limit: int = 0) -> Source:
+        """Open `path` (symlinks resolved); a compressed file is decompressed to a temporary
+        file, at most `limit` bytes (0: no limit), else TooLarge."""
+        real = fsio.real_path(path)
+        try:
+            fp = open_regular(real)
+        except OSError as exc:
+            raise fsio.WriteError(f"cannot read: {exc.strerror or exc}",
+                                  ErrorKind.UNREADABLE) from exc
+        fd = os.dup(fp.fileno())
+        fp.close()
+        try:
+            st = os.fstat(fd)
+            stamp = fsio.Stamp.of(st)
+            kind = compression.sniff(os.pread(fd, 4, 0))
+            if kind is compression.Compression.NONE:
+                return cls(real, fd, stamp, stat.S_IMODE(st.st_mode), kind, fd, stamp.size)
+            content, size = _decompress(fd, stamp.size, kind, limit)
+            source = cls(real, fd, stamp, stat.S_IMODE(st.st_mode), kind, content, size)
+            source.check()
+            return source
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def close(self) -> None:
+        if self.content_fd != self.fd:
+            os.close(self.content_fd)
+        os.close(self.fd)
+
+    def check(self) -> None:
+        """FileChanged unless the file still has the stamp it had when opened."""
+        now = fsio.Stamp.of(os.fstat(self.fd))
+        if now != self.stamp:
+            raise fsio.FileChanged(f"{self.path}: changed since it was read "
+                                   f"({self.stamp.describe_change(now)}); skipped, left as it is")
+
+    def stream(self) -> BinaryIO:
+        """The decompressed bytes from the start, buffered."""
+        return cast(BinaryIO, io.BufferedReader(_Reader(self.content_fd, self.size), BLOCK))
+
+    def raw_stream(self) -> BinaryIO:
+        """The file's own bytes (compressed, if it is) from the start."""
+        return cast(BinaryIO, io.BufferedReader(_Reader(self.fd, self.stamp.size), BLOCK))
+
+    def read(self, start: int, end: int) -> bytes:
+        return os.pread(self.content_fd, end - start, start) if end > start else b""
+
+    def blocks(self, start: int, end: int) -> Iterator[bytes]:
+        """The decompressed bytes start..end, a block at a time."""
+        while start < end:
+            block = self.read(start, min(end, start + BLOCK))
+            if not block:
+                raise fsio.FileChanged(f"{self.path}: shorter than when it was read; skipped")
+            start += len(block)
+            yield block
+
+    @cached_property
+    def sha256(self) -> str:
+        """The hash of the file's own bytes, read in blocks (then the stamp is checked)."""
+        digest = hashlib.sha256()
+        at = 0
+        while at < self.stamp.size:
+            block = os.pread(self.fd, min(BLOCK, self.stamp.size - at), at)
+            if not block:
+                break
+            digest.update(block)
+            at += len(block)
+        self.check()
+        return digest.hexdigest()
+
+    @cached_property
+    def content_sha256(self) -> str:
+        """The hash of the decompressed bytes (the file's own, for a plain file)."""
+        if self.content_fd == self.fd:
+            return self.sha256
+        digest = hashlib.sha256()
+        for block in self.blocks(0, self.size):
+            digest.update(block)
+        return digest.hexdigest()
+
+    def state(self) -> fsio.FileState:
+        return fsio.FileState(self.path, self.stamp, self.mode, self.stamp.size, self.sha256)
+
+    def line_offsets(self) -> array[int]:
+        """Where each line starts (a JSONL record is a line, blank ones included)."""
+        starts = array("q")
+        at = 0
+        find = bytes.find
+        while at < self.size:
+            block = self.read(at, min(self.size, at + BLOCK))
+            if not block:
+                break
+            if at == 0:
+                starts.append(0)
+            p = find(block, b"\n")
+            while p >= 0:
+                if at + p + 1 < self.size:
+                    starts.append(at + p + 1)
+                p = find(block, b"\n", p + 1)
+            at += len(block)
+        return starts
+
+
+def _decompress(fd: int, raw_size: int, kind: compression.Compression, limit: int,
+                ) -> tuple[int, int]:
+    """A temporary file holding the decompressed bytes, and their size."""
+    with tempfile.TemporaryFile() as out, \
+            compression.wrap_reader(io.BufferedReader(_Reader(fd, raw_size)), kind) as fp:
+        size = 0
+        while block := fp.read(BLOCK):
+            out.write(block)
+            size += len(block)
+            if limit and size > limit:
+                raise TooLarge(
+                    f"decompresses to more than {limit:,} bytes ({kind.value} file of "
+                    f"{raw_size:,} bytes; the limit is {DECOMPRESSED_RECORDS} x "
+                    "--max-record-size): a compression bomb or a file too large to repair")
+        out.flush()
+        return os.dup(out.fileno()), size
+
+
+class FileRecords(Sequence[Record]):
+    """A line-record file's records by index (read from disk on demand) or in one pass.
+
+    `known` holds records already read (with their context), returned as they are.
+    A record past the record limit comes back empty, with its error, never read.
+    """
+
+    def __init__(self, source: Source, fmt: SessionFormat, offsets: Sequence[int],
+                 known: Mapping[int, Record]) -> None:
+        self.source, self.fmt, self.offsets, self.known = source, fmt, offsets, known
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def span(self, index: int) -> tuple[int, int]:
+        """Record `index`'s bytes in the decompressed file, its terminator included."""
+        end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self.source.size
+        return self.offsets[index], end
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Record]: ...
+
+    def __getitem__(self, index: int | slice) -> Record | Sequence[Record]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        known = self.known.get(index)
+        if known is not None:
+            return known
+        start, end = self.span(index)
+        limit = record_limit()
+        if limit and end - start > limit + 2:
+            return Record(index, index + 1, b"", b"\n", EMPTY_CONTEXT, self.fmt.shapes,
+                          data=None, error=too_large(end - start, limit))
+        line = self.source.read(start, end)
+        if line.endswith(b"\r\n"):
+            raw, eol = line[:-2], b"\r\n"
+        elif line.endswith(b"\n"):
+            raw, eol = line[:-1], b"\n"
+        else:
+            raw, eol = line, b""
+        return Record(index, index + 1, raw, eol, EMPTY_CONTEXT, self.fmt.shapes)
+
+    def __iter__(self) -> Iterator[Record]:
+        with self.source.stream() as fp:
+            for record in self.fmt.read(fp):
+                yield self.known.get(record.index, record)
