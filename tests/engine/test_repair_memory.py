@@ -63,8 +63,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     blocks = int(BIG_MB * 1e6 / len(clean))
     leaking = {b % blocks for b in LEAKS}
     with open(path, "wb") as fp:
-        for b in range(blocks):
-            fp.write(_block(0, leak=True) if b in leaking else clean)
+        fp.writelines(_block(0, leak=True) if b in leaking else clean for b in range(blocks))
     os.utime(path, (1e9, 1e9))  # not a live session
     return path
 
