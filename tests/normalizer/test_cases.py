@@ -112,3 +112,12 @@ def test_stream_finish_takes_the_tool_call_evidence() -> None:
     assert "".join(d.visible for d in [*deltas, done]) == ""
     assert "".join(d.thinking for d in [*deltas, done]) == "I will read the config first."
     assert [f.kind.value for f in s.findings] == ["orphan_close"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_normalize_case_is_idempotent(case: dict) -> None:
+    # What a repair stores must not change when it is normalized again (DESIGN.md).
+    policy = _policy(case)
+    once = normalize(case["text"], native_reasoning=case.get("native"), policy=policy,
+                     **_context(case)).visible
+    assert normalize(once, policy=policy).visible == once

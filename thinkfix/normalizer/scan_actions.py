@@ -141,6 +141,9 @@ class Actions(ChunkText):
         st.seg, st.first_delim, st.window, st.block = tok.end, True, None, block
         st.shown, st.mode, st.after_block = False, Mode.LEAD, tok.end
         st.prose = 0  # a prose opener in the text that became reasoning awaits no close
+        # whether a code marker after the removed run starts a line is judged on what stays
+        # visible before it, as normalizing the result again will read it
+        st.gap_line_start = window == 0 or self.text_at(window - 1, window) == "\n"
         self.pos = tok.end
 
     # -- rule 7 inside an unwrapped answer ------------------------------------------------------
