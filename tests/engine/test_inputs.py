@@ -12,18 +12,27 @@ import pytest
 import zstandard
 
 from thinkfix.engine.inputs import (
+    InputFile,
     InputOptions,
     UnknownPolicy,
-    collect,
     glob_match,
     ignored,
     is_session_name,
     parse_ignore,
+    resolve,
+    walk,
 )
 from thinkfix.io.compression import Compression
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CLAUDE = next((FIXTURES / "claude-code").glob("7f3c*.jsonl"))
+
+
+def collect(paths: list[str], options: InputOptions | None = None, *,
+            stdin: io.BytesIO | None = None) -> list[InputFile]:
+    """Walk and detect in this process, as a scan does per file: every file in order."""
+    options = options or InputOptions()
+    return [resolve(c, options) for c in walk(paths, options, stdin=stdin)]
 
 
 def _rel(files, root):
@@ -46,7 +55,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_inputs_walk_is_sorted_and_skips_noise(tree: Path) -> None:
-    files = collect([str(tree)]).files
+    files = collect([str(tree)])
     assert _rel(files, tree) == [
         "a.jsonl", "keep.jsonl.reset.2026-03-24T19-52-10.004Z", "y.jsonl.zst", "z.jsonl.gz",
         "b/s2.jsonl", "b/a/s1.jsonl"]
@@ -55,7 +64,7 @@ def test_inputs_walk_is_sorted_and_skips_noise(tree: Path) -> None:
 
 
 def test_inputs_compressed_files_are_detected(tree: Path) -> None:
-    by_name = {os.path.basename(f.path): f for f in collect([str(tree)]).files}
+    by_name = {os.path.basename(f.path): f for f in collect([str(tree)])}
     assert by_name["z.jsonl.gz"].compression is Compression.GZIP
     assert by_name["y.jsonl.zst"].compression is Compression.ZSTD
     with by_name["y.jsonl.zst"].open() as fp:
@@ -64,23 +73,23 @@ def test_inputs_compressed_files_are_detected(tree: Path) -> None:
 
 def test_inputs_thinkfixignore_negation_and_exclude(tree: Path) -> None:
     (tree / "b" / ".thinkfixignore").write_text("*.jsonl\n!s2.jsonl\n")
-    files = collect([str(tree)], InputOptions(exclude=("keep*", "*.gz"))).files
+    files = collect([str(tree)], InputOptions(exclude=("keep*", "*.gz")))
     assert _rel(files, tree) == ["a.jsonl", "y.jsonl.zst", "b/s2.jsonl"]
 
 
 def test_inputs_respect_ignore_off(tree: Path) -> None:
-    files = collect([str(tree)], InputOptions(respect_ignore=False)).files
+    files = collect([str(tree)], InputOptions(respect_ignore=False))
     assert "ignored/z.jsonl" in _rel(files, tree)
     assert "node_modules/x.jsonl" not in _rel(files, tree)  # always skipped
 
 
 def test_inputs_include_replaces_default(tree: Path) -> None:
-    files = collect([str(tree)], InputOptions(include=("b/**",))).files
+    files = collect([str(tree)], InputOptions(include=("b/**",)))
     assert _rel(files, tree) == ["b/s2.jsonl", "b/a/s1.jsonl"]
 
 
 def test_inputs_duplicates_are_dropped(tree: Path) -> None:
-    files = collect([str(tree / "a.jsonl"), str(tree), str(tree / "a.jsonl")]).files
+    files = collect([str(tree / "a.jsonl"), str(tree), str(tree / "a.jsonl")])
     assert _rel(files, tree).count("a.jsonl") == 1
     assert files[0].explicit
 
@@ -88,18 +97,18 @@ def test_inputs_duplicates_are_dropped(tree: Path) -> None:
 def test_inputs_missing_and_unknown(tree: Path) -> None:
     (tree / "package.json").write_text('{"name": "x", "version": "1.0.0"}\n')
     (tree / "notes.md").write_text("# notes\n")
-    files = collect([str(tree / "missing.jsonl"), str(tree / "notes.md"), str(tree)]).files
+    files = collect([str(tree / "missing.jsonl"), str(tree / "notes.md"), str(tree)])
     assert files[0].error is not None and files[0].error.kind == "unreadable"
     assert files[1].error is not None and files[1].error.kind == "unknown_format"
     walked = {os.path.basename(f.path): f for f in files[2:]}
     assert walked["package.json"].skipped and walked["package.json"].error is None
-    strict = collect([str(tree)], InputOptions(unknown=UnknownPolicy.ERROR)).files
+    strict = collect([str(tree)], InputOptions(unknown=UnknownPolicy.ERROR))
     assert any(f.error is not None and f.error.kind == "unknown_format" for f in strict)
 
 
 def test_inputs_forced_format_and_stdin() -> None:
     files = collect(["-"], InputOptions(format="claude-code"),
-                    stdin=io.BytesIO(CLAUDE.read_bytes())).files
+                    stdin=io.BytesIO(CLAUDE.read_bytes()))
     assert files[0].path == "-" and files[0].format == "claude-code"
     with files[0].open() as fp:
         assert fp.read() == CLAUDE.read_bytes()
@@ -108,20 +117,20 @@ def test_inputs_forced_format_and_stdin() -> None:
 def test_inputs_corrupt_compression_is_an_error(tmp_path: Path) -> None:
     bad = tmp_path / "s.jsonl.gz"
     bad.write_bytes(gzip.compress(CLAUDE.read_bytes())[:40])
-    (f,) = collect([str(bad)]).files
+    (f,) = collect([str(bad)])
     assert f.error is not None and f.error.kind == "unreadable"
 
 
 def test_inputs_empty_file_is_skipped(tmp_path: Path) -> None:
     (tmp_path / "e.jsonl").write_bytes(b"")
-    (f,) = collect([str(tmp_path / "e.jsonl")]).files
+    (f,) = collect([str(tmp_path / "e.jsonl")])
     assert f.skipped == "empty" and f.error is None
 
 
 def test_inputs_broken_symlink_is_an_error(tmp_path: Path) -> None:
     shutil.copy(CLAUDE, tmp_path / "a.jsonl")
     (tmp_path / "b.jsonl").symlink_to(tmp_path / "gone.jsonl")
-    files = collect([str(tmp_path)]).files
+    files = collect([str(tmp_path)])
     assert [f.ok for f in files] == [True, False]
     assert files[1].error is not None and files[1].error.kind == "unreadable"
 
@@ -131,7 +140,7 @@ def test_inputs_unreadable_file(tmp_path: Path) -> None:
     p = tmp_path / "s.jsonl"
     shutil.copy(CLAUDE, p)
     p.chmod(0)
-    (f,) = collect([str(tmp_path)]).files
+    (f,) = collect([str(tmp_path)])
     assert f.error is not None and f.error.kind == "unreadable"
 
 

@@ -32,7 +32,7 @@ from tests.engine.repair_helpers import copy_fixtures, temp_files, tree_bytes
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
 from thinkfix.engine.report import ExitCode
-from thinkfix.io.compression import read_bytes
+from thinkfix.io.compression import open_read
 
 KILLS = int(os.environ.get("THINKFIX_KILLS", "4"))
 SEED = int(os.environ.get("THINKFIX_KILL_SEED", "11"))
@@ -46,6 +46,11 @@ def corpus(dest: Path) -> Path:
         p.with_name(p.name + ".gz").write_bytes(gzip.compress(data, mtime=0))
         p.with_name(p.name + ".zst").write_bytes(zstandard.ZstdCompressor().compress(data))
     return root
+
+
+def read_bytes(path: Path) -> bytes:
+    with open_read(path) as fp:
+        return fp.read()
 
 
 def contents(root: Path) -> dict[str, bytes]:

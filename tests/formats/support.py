@@ -95,6 +95,11 @@ def write(fmt: SessionFormat, records: Iterable[Record]) -> bytes:
     return out.getvalue()
 
 
+def scores(head: bytes, path: str = "") -> dict[str, float]:
+    """Every format's confidence for a file head, as detection weighs them."""
+    return {name: registry.confidence(fmt, head, path) for name, fmt in registry.FORMATS.items()}
+
+
 def detect(data: bytes, path: Path | str) -> SessionFormat:
     return registry.detect_or_raise(data[:65536], str(path))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.formats.support import DATA, FIXTURES, session_files
+from tests.formats.support import DATA, FIXTURES, scores, session_files
 from thinkfix.formats import registry
 from thinkfix.formats.detection import HEAD_BYTES, base_name, extension
 
@@ -38,7 +38,7 @@ def test_detection_fixtures_by_content(path: Path) -> None:
         renamed = registry.detect(data[:HEAD_BYTES], "renamed.bin")
         told = runtime != "roo-code" or any(k in data for k in ROO_KEYS)
         assert renamed is not None and renamed[0].id == (fmt.id if told else "cline")
-    others = [v for k, v in registry.scores(data[:HEAD_BYTES]).items() if k != fmt.id]
+    others = [v for k, v in scores(data[:HEAD_BYTES]).items() if k != fmt.id]
     assert score > max(others)
 
 

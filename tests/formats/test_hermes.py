@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.formats.support import fixture, read, repair, site_at, sites
+from tests.formats.support import fixture, read, repair, scores, site_at, sites
 from thinkfix.formats import registry
 from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.detection import HEAD_BYTES
@@ -21,8 +21,8 @@ def test_hermes_messages_begin_past_the_sampled_head() -> None:
     found = registry.detect(DATA[:HEAD_BYTES], "renamed.json")
     assert found is not None and found[0] is FMT
     # the generic chat reader does not claim the head, and loses to Hermes on the whole file
-    scores = registry.scores(DATA)
-    assert scores["hermes"] > scores["openai-chat"]
+    confidence = scores(DATA)
+    assert confidence["hermes"] > confidence["openai-chat"]
 
 
 def test_hermes_sites_are_the_assistant_contents_with_their_reasoning_field() -> None:

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.formats.support import FIXTURES, session_files
+from tests.formats.support import FIXTURES, scores, session_files
 from thinkfix.engine import transcript as build
 from thinkfix.formats import registry
 from thinkfix.formats.base import Record, Repair
@@ -93,7 +93,7 @@ def mutated(draw: Any) -> tuple[str, str, bytes]:
 
 def _exercise(fmt_id: str, name: str, data: bytes) -> list[Record]:
     """Every per-record entry point of the format, as the engine and `show` call them."""
-    registry.scores(data[:65536], name)
+    scores(data[:65536], name)
     registry.detect(data[:65536], name)
     fmt = registry.get(fmt_id)
     records = list(fmt.read(io.BytesIO(data)))

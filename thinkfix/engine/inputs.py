@@ -13,9 +13,8 @@ Two steps, so the expensive one can run in worker processes:
   takes `--format`), giving an `InputFile` that carries either a format id or an
   `InputError`, or a skip reason.
 
-`collect(paths, options)` does both in one process, for commands that need the
-whole list up front. Order is deterministic: roots in the order given, files
-under a folder sorted by path, duplicates (the same real file twice) dropped.
+Order is deterministic: roots in the order given, files under a folder sorted by
+path, duplicates (the same real file twice) dropped.
 """
 
 from __future__ import annotations
@@ -124,25 +123,6 @@ class InputFile:
         return wrap_reader(open_regular(self.real_path), self.compression)
 
 
-@dataclass(frozen=True)
-class Inputs:
-    """The outcome of `collect`: every file in order, split by state for convenience."""
-
-    files: tuple[InputFile, ...] = field(default_factory=tuple)
-
-    @property
-    def ready(self) -> tuple[InputFile, ...]:
-        return tuple(f for f in self.files if f.ok)
-
-    @property
-    def errors(self) -> tuple[InputError, ...]:
-        return tuple(f.error for f in self.files if f.error is not None)
-
-    @property
-    def skipped(self) -> tuple[InputFile, ...]:
-        return tuple(f for f in self.files if f.skipped is not None)
-
-
 # --- glob patterns and ignore files (gitignore semantics, by pathspec) -------------------------
 
 
@@ -219,10 +199,6 @@ def glob_match(pattern: str, rel_path: str) -> bool:
     """
     pattern = pattern.strip()
     return bool(pattern) and _spec((pattern,)).match_file(_posix(rel_path))
-
-
-def any_match(patterns: Iterable[str], rel_path: str) -> bool:
-    return any(glob_match(p, rel_path) for p in patterns)
 
 
 @dataclass(frozen=True)
@@ -563,9 +539,3 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
     return replace(base, error=InputError(
         path, None, ErrorKind.UNKNOWN_FORMAT.value,
         "not a known session format (name one with --format, or exclude the file)"))
-
-
-def collect(paths: Iterable[str], options: InputOptions = InputOptions(), *,
-            stdin: BinaryIO | None = None) -> Inputs:
-    """Walk and detect in this process: every file in order, with its format or error."""
-    return Inputs(tuple(resolve(c, options) for c in walk(paths, options, stdin=stdin)))

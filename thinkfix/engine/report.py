@@ -91,12 +91,6 @@ class InputError:
     kind: str
     message: str
 
-    @property
-    def fatal(self) -> bool:
-        """A whole file that could not be read (as opposed to one bad line passed through)."""
-        return self.kind in (ErrorKind.UNREADABLE, ErrorKind.UNKNOWN_FORMAT, ErrorKind.CHANGED,
-                             ErrorKind.WRITE_FAILED, ErrorKind.NO_SESSIONS)
-
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, "kind": self.kind, "message": self.message}
 

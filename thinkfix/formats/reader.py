@@ -15,15 +15,6 @@ ContextHook = Callable[[Record, Context], tuple[Context, Context]]
 _BOM = b"\xef\xbb\xbf"
 
 
-def split_eol(line: bytes) -> tuple[bytes, bytes]:
-    """A line's content and its terminator (`\\n`, `\\r\\n`, or nothing on a last line)."""
-    if line.endswith(b"\n"):
-        if line.endswith(b"\r\n"):
-            return line[:-2], b"\r\n"
-        return line[:-1], b"\n"
-    return line, b""
-
-
 def iter_jsonl(lines: Iterable[bytes], *, shapes: tuple[type, ...] = (dict,),
                hook: ContextHook | None = None,
                markers: tuple[bytes, ...] = ()) -> Iterator[Record]:
@@ -36,7 +27,7 @@ def iter_jsonl(lines: Iterable[bytes], *, shapes: tuple[type, ...] = (dict,),
     ctx = EMPTY_CONTEXT
     lf, crlf, none = b"\n", b"\r\n", b""
     for index, line in enumerate(lines):
-        # split_eol, inlined: this loop runs once per line of every scanned file
+        # a line's content and its terminator (`\n`, `\r\n`, or none on a last line)
         if line.endswith(lf):
             if line.endswith(crlf):
                 raw, eol = line[:-2], crlf
@@ -54,13 +45,6 @@ def iter_jsonl(lines: Iterable[bytes], *, shapes: tuple[type, ...] = (dict,),
                         record.ctx, ctx = hook(record, ctx)
                         break
         yield record
-
-
-def read_document(fp: BinaryIO, *, shapes: tuple[type, ...] = (dict, list)) -> Iterator[Record]:
-    """The whole file as one record (pretty-printed `.json` sessions)."""
-    raw = fp.read()
-    if raw:
-        yield Record(0, 1, raw, b"", shapes=shapes)
 
 
 def is_pretty_opener(first_line: bytes) -> bool:

@@ -60,11 +60,6 @@ def confidence(fmt: SessionFormat, head: bytes, path: str = "") -> float:
         return 0.0
 
 
-def scores(head: bytes, path: str = "") -> dict[str, float]:
-    """Every format's confidence for a file head (for `--explain`-style diagnostics)."""
-    return {name: confidence(fmt, head, path) for name, fmt in FORMATS.items()}
-
-
 def detect(head: bytes, path: str = "") -> tuple[SessionFormat, float] | None:
     """The most confident format above THRESHOLD (registry order breaks ties), or None."""
     best: tuple[SessionFormat, float] | None = None

@@ -31,10 +31,6 @@ class Compression(str, Enum):
     ZSTD = "zstd"
 
 
-_SUFFIXES = {".gz": Compression.GZIP, ".gzip": Compression.GZIP, ".zst": Compression.ZSTD,
-             ".zstd": Compression.ZSTD}
-
-
 def sniff(head: bytes) -> Compression:
     """Compression named by the first bytes of a file."""
     if head.startswith(GZIP_MAGIC):
@@ -42,23 +38,6 @@ def sniff(head: bytes) -> Compression:
     if head.startswith(ZSTD_MAGIC):
         return Compression.ZSTD
     return Compression.NONE
-
-
-def from_suffix(path: str | os.PathLike[str]) -> Compression:
-    """Compression a file name asks for (used when creating a new file)."""
-    return _SUFFIXES.get(os.path.splitext(os.fspath(path))[1].lower(), Compression.NONE)
-
-
-def strip_suffix(path: str) -> str:
-    """The name without its compression suffix: `a.jsonl.zst` -> `a.jsonl`."""
-    root, ext = os.path.splitext(path)
-    return root if ext.lower() in _SUFFIXES else path
-
-
-def detect(path: str | os.PathLike[str]) -> Compression:
-    """Compression of an existing file, by magic bytes."""
-    with open(path, "rb") as fp:
-        return sniff(fp.read(4))
 
 
 def wrap_reader(raw: BinaryIO, compression: Compression | None = None) -> BinaryIO:
@@ -82,12 +61,6 @@ def open_read(path: str | os.PathLike[str]) -> BinaryIO:
     Only regular files: a FIFO or device is refused (`regular.NotRegular`), never read.
     """
     return wrap_reader(open_regular(os.fspath(path)))
-
-
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The whole decompressed content."""
-    with open_read(path) as fp:
-        return fp.read()
 
 
 class _ZstdWriter(io.RawIOBase):
@@ -135,14 +108,6 @@ class _OwningGzip(gzip.GzipFile):
             super().close()
         finally:
             self._owned.close()
-
-
-def open_write(path: str | os.PathLike[str], compression: Compression | None = None,
-               level: int | None = None) -> BinaryIO:
-    """Open `path` for binary writing, compressing as asked (default: by the name's suffix)."""
-    if compression is None:
-        compression = from_suffix(path)
-    return wrap_writer(open(path, "wb"), compression, level)
 
 
 def compress(data: bytes, compression: Compression, level: int | None = None) -> bytes:

@@ -49,11 +49,6 @@ def encode_text(text: str) -> bytes:
         return text.encode("utf-8", "backslashreplace")
 
 
-def escape_lone(text: str) -> str:
-    """`text` with each lone surrogate written as its `\\uXXXX` escape (safe to encode)."""
-    return _LONE.sub(_escape, text)
-
-
 def loads(data: bytes | str) -> Any:
     """Parse JSON that `dumps` wrote: orjson, or the stdlib where orjson refuses an escape.
 
