@@ -41,6 +41,35 @@ def _json(*args: str) -> str:
     return result.stdout
 
 
+@pytest.fixture(scope="module")
+def huge(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One session of each line format far larger than the rest: with a small piece size the
+    pool scans each in byte ranges (engine/split.py), beside a few whole files."""
+    root = tmp_path_factory.mktemp("huge")
+    for source in sorted(p for p in FIXTURES.rglob("*.jsonl*") if p.is_file()):
+        (root / f"big-{source.parent.name}-{source.name}").write_bytes(source.read_bytes() * 150)
+    for source in sorted(FIXTURES.rglob("*.jsonl"))[:3]:
+        (root / f"small-{source.name}").write_bytes(source.read_bytes())
+    return root
+
+
+@pytest.mark.parametrize("jobs", ["2", "3"])
+def test_scan_json_report_is_byte_identical_when_large_files_are_split(
+        huge: Path, jobs: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from thinkfix.engine import split
+
+    monkeypatch.setattr(split, "share", lambda total, workers: 64 << 10)  # every big file
+    monkeypatch.setattr(split, "WINDOW", 2048)  # small: some pieces guess wrong and are redone
+    one = _json("scan", "--output-format", "json", "--no-progress", "--jobs", "1", str(huge))
+    assert json.loads(one)["summary"]["leaking_messages"] > 0
+    plans = []
+    monkeypatch.setattr(split, "plan", lambda *a, _p=split.plan: plans.append(_p(*a)) or
+                        plans[-1])
+    assert _json("scan", "--output-format", "json", "--no-progress", "--jobs", jobs,
+                 str(huge)) == one
+    assert sum(isinstance(t, split.Piece) for t in plans[-1]) > 10  # it did split
+
+
 @pytest.mark.parametrize("jobs", ["2", "3"])
 def test_scan_json_report_is_byte_identical_for_any_jobs(corpus: Path, jobs: str) -> None:
     one = _json("scan", "--output-format", "json", "--no-progress", "--jobs", "1", str(corpus))

@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
-import multiprocessing
 import os
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -33,7 +32,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from thinkfix._version import __version__
-from thinkfix.engine import sparse
+from thinkfix.engine import parallel, sparse
 from thinkfix.engine.fsio import atomic_write
 from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
 from thinkfix.engine.paths import with_display_paths
@@ -44,7 +43,6 @@ from thinkfix.engine.scan import (
     FileResult,
     ScanOptions,
     _FileScan,
-    _start_method,
     build_report,
     default_jobs,
     require_sessions,
@@ -53,6 +51,7 @@ from thinkfix.engine.scan import (
 from thinkfix.formats.base import EMPTY_CONTEXT, Context
 from thinkfix.formats.detection import read_head
 from thinkfix.io.compression import Compression
+from thinkfix.io.ranges import ByteRange
 
 STATE_VERSION = 1
 CHECK_BLOCK = 4096  # bytes hashed at the end of the committed part
@@ -189,29 +188,6 @@ def merge(a: FileResult, b: FileResult, *, size: int) -> FileResult:
 # --- reading a byte range ------------------------------------------------------------------
 
 
-class _Range(io.RawIOBase):
-    """Bytes [start, end) of an open file, as a stream that ends at `end`."""
-
-    def __init__(self, raw: BinaryIO, start: int, end: int) -> None:
-        self.raw = raw
-        self.pos = start
-        self.end = end
-        raw.seek(start)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        want = min(len(buffer), self.end - self.pos)
-        if want <= 0:
-            return 0
-        data = self.raw.read(want)
-        n = len(data)
-        buffer[:n] = data
-        self.pos += n
-        return n
-
-
 def _check_hash(fp: BinaryIO, offset: int) -> str:
     start = max(0, offset - CHECK_BLOCK)
     fp.seek(start)
@@ -271,7 +247,7 @@ def _part(file: InputFile, options: ScanOptions, fp: BinaryIO, start: int, end: 
     """Scan bytes [start, end) as lines `lines`..., with the context the lines before left:
     the scan, the line count after it, and the context after it."""
     scan = _FileScan(file, file.session_format(), options)
-    stream = io.BufferedReader(_Range(fp, start, end), buffer_size=1 << 16)
+    stream = io.BufferedReader(ByteRange(fp, start, end), buffer_size=1 << 16)
     scan.run(stream, start=lines, ctx=ctx, crlf=crlf)
     assert scan.ctx_after is not None, "a resumable file is read by the line reader"
     return scan, lines + scan.records, scan.ctx_after
@@ -377,7 +353,7 @@ def _full(item: Candidate | InputFile, st: os.stat_result, options: ScanOptions,
         return Increment(result, _stat_entry(key, st, result) if keep else None, FULL,
                          st.st_size)
     with open(file.real_path, "rb") as fp:
-        if sparse.is_document(io.BufferedReader(_Range(fp, 0, st.st_size))):
+        if sparse.is_document(io.BufferedReader(ByteRange(fp, 0, st.st_size))):
             result = scan_file(file, options)
             return Increment(result, _stat_entry(key, st, result), FULL, st.st_size)
         end = st.st_size
@@ -450,17 +426,9 @@ class Stats:
     bytes_read: int = 0
 
 
-_worker_job: tuple[ScanOptions, str] | None = None
-
-
-def _init_worker(options: ScanOptions, key: str) -> None:
-    global _worker_job
-    _worker_job = (options, key)
-
-
-def _work(job: tuple[Candidate | InputFile, Entry | None]) -> Increment:
-    assert _worker_job is not None
-    return scan_increment(job[0], job[1], *_worker_job)
+def _work(job: tuple[ScanOptions, str], task: tuple[Candidate | InputFile, Entry | None],
+          ) -> Increment:
+    return scan_increment(task[0], task[1], *job)
 
 
 def _stale_bytes(item: Candidate | InputFile, entry: Entry | None) -> int:
@@ -489,15 +457,18 @@ def _increments(items: list[Candidate | InputFile], state: State, options: ScanO
             return
         # The files to read first, largest first, so the pool's tail stays short.
         work.sort(key=lambda job: -_stale_bytes(*job))
-        method = _start_method()
-        _init_worker(options, key)  # a forked worker inherits it
-        initargs = () if method == "fork" else (options, key)
-        with multiprocessing.get_context(method).Pool(
-                workers, initializer=_init_worker if initargs else None,
-                initargs=initargs) as pool:
-            for inc in pool.imap_unordered(_work, work, chunksize=4):
+        done: set[str] = set()
+        try:
+            for inc in parallel.run(_work, work, (options, key), workers, chunk=4):
+                done.add(inc.path)
                 progress.advance(inc.path, inc.size)
                 yield inc
+        except parallel.BrokenProcessPool:
+            for item, entry in work:  # a worker died: what did not come back is done here
+                if item.path not in done:
+                    inc = scan_increment(item, entry, options, key)
+                    progress.advance(inc.path, inc.size)
+                    yield inc
     finally:
         progress.finish()
 

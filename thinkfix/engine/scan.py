@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import multiprocessing
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -31,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from thinkfix._version import __version__
-from thinkfix.engine import sparse, trend
+from thinkfix.engine import parallel, sparse, trend
 from thinkfix.engine.inputs import (
     DISABLED,
     UNKNOWN,
@@ -43,7 +42,6 @@ from thinkfix.engine.inputs import (
     resolve,
     walk,
 )
-from thinkfix.engine.lifeline import die_with_parent
 from thinkfix.engine.paths import display_path, with_display_paths
 from thinkfix.engine.prefilter import delimiter_candidates
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
@@ -190,8 +188,17 @@ class FileResult:
 
 def fingerprint(fmt: str, session: str, message: str, leaked: str) -> str:
     """Baseline identity: format + session + message + hash of the leaked text, nothing else."""
-    text_hash = hashlib.sha256(leaked.encode("utf-8", "surrogatepass")).hexdigest()
-    key = f"{fmt}\0{session}\0{message}\0{text_hash}"
+    return fingerprint_of(fmt, session, message, text_hash(leaked))
+
+
+def text_hash(leaked: str) -> str:
+    return hashlib.sha256(leaked.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def fingerprint_of(fmt: str, session: str, message: str, leaked_hash: str) -> str:
+    """`fingerprint` from the leaked text's hash (a byte range of a file, scanned apart, knows
+    a message's place only once the ranges before it are counted: engine/split.py)."""
+    key = f"{fmt}\0{session}\0{message}\0{leaked_hash}"
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
@@ -223,6 +230,9 @@ class _FileScan:
         # per (day, model): assistant messages, leaking messages, findings (timed scans)
         self.by_day: dict[tuple[str, str], list[int]] = {}
         self._file_time: float | None = None
+        # (finding, session, leaked-text hash) of findings whose message is known by its place
+        # (no message id): a byte range scanned apart renumbers them (engine/split.py).
+        self.positional: list[tuple[int, str, str]] = []
 
     def run(self, fp: BinaryIO, *, start: int = 0, ctx: Context = EMPTY_CONTEXT,
             crlf: bool = False) -> None:
@@ -430,6 +440,8 @@ class _FileScan:
             if kind not in options.kinds:
                 continue
             leaked = site.text[f.start:f.end]
+            if not site.message_id:
+                self.positional.append((len(self.findings), session, text_hash(leaked)))
             self.findings.append(LeakFinding(
                 path=path, line=site.line, json_path=site.json_path, format=fmt_id, kind=kind,
                 tag=f.tag, start=f.start, end=f.end, leaked_chars=f.end - f.start,
@@ -625,33 +637,28 @@ def build_report(results: Iterable[FileResult], tool_version: str = "") -> Repor
                   skipped=tuple(sorted(skipped)), tool_version=tool_version)
 
 
-_worker_options: ScanOptions | None = None
-
-
-def _init_worker(options: ScanOptions | None, parent: int) -> None:
-    """A worker's start: it dies with the parent, and keeps the options (unless forked with
-    them already in place)."""
-    global _worker_options
-    die_with_parent(parent)
-    if options is not None:
-        _worker_options = options
-
-
-def _work(item: Candidate | InputFile) -> FileResult:
-    assert _worker_options is not None
-    return scan_file(item, _worker_options)
-
-
 #: Below this many bytes of input, the default `jobs` scans in-process.
 POOL_MIN_BYTES = 8 << 20
 
 
 def default_jobs() -> int:
     """All cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    return parallel.default_jobs()
+
+
+def _task(options: ScanOptions, task: Any) -> Any:
+    """A worker's unit: a whole file, or a piece of a large one (engine/split.py)."""
+    split = _split()
+    if isinstance(task, split.Piece):
+        return split.scan_piece_safely(task, options)
+    return scan_file(task, options)
+
+
+def _split() -> Any:
+    """engine.split, found at run time (it builds on this module, not the reverse)."""
+    import importlib
+
+    return importlib.import_module("thinkfix.engine.split")
 
 
 def scan_files(items: Sequence[Candidate | InputFile], options: ScanOptions = ScanOptions(), *,
@@ -659,49 +666,49 @@ def scan_files(items: Sequence[Candidate | InputFile], options: ScanOptions = Sc
     """Scan files, in a process pool when `jobs` > 1, yielding results as they complete.
 
     With `jobs` left to its default, a small input (under `POOL_MIN_BYTES`) runs in this
-    process: starting workers would cost more than it saves. The results are the same.
+    process: starting workers would cost more than it saves. The results are the same. In
+    a pool, a file much larger than a worker's share is scanned in pieces (engine/split.py),
+    so one huge session does not leave the other cores idle; its pieces merge into the
+    result one pass gives. A worker that dies leaves its files to this process.
     """
     total = sum(max(0, getattr(i, "size", 0)) for i in items)
-    workers = min(jobs or default_jobs(), len(items))
+    workers = jobs or default_jobs()
     if not jobs and total < POOL_MIN_BYTES:
         workers = 1
     progress.start(len(items), total)
     try:
-        if workers <= 1:
+        if workers <= 1 or not items:
+            for item in items:
+                result = scan_file(item, options)
+                progress.advance(result.path, result.size)
+                yield result
+            return
+        split = _split()
+        tasks = split.plan(items, options, workers)
+        if len(tasks) <= 1:
             for item in items:
                 result = scan_file(item, options)
                 progress.advance(result.path, result.size)
                 yield result
             return
         # Largest first, so one big file started last does not leave the other workers idle.
-        order = sorted(items, key=lambda i: -max(0, getattr(i, "size", 0)))
-        chunk = max(1, min(32, len(order) // (workers * 64)))  # small chunks balance the tail
-        method = _start_method()
-        # A forked worker inherits the options (and their compiled grammar) from this process;
-        # only other start methods need them pickled.
-        global _worker_options
-        _worker_options = options
-        initargs = (None if method == "fork" else options, os.getpid())
-        with multiprocessing.get_context(method).Pool(
-                workers, initializer=_init_worker, initargs=initargs) as pool:
-            for result in pool.imap_unordered(_work, order, chunksize=chunk):
-                progress.advance(result.path, result.size)
-                yield result
+        tasks.sort(key=lambda t: -max(0, getattr(t, "size", 0)))
+        merger = split.Merger(options)
+        done: set[tuple[str, int]] = set()
+        try:
+            for out in parallel.run(_task, tasks, options, min(workers, len(tasks))):
+                done.add(split.result_key(out))
+                for result in merger.add(out):
+                    progress.advance(result.path, result.size)
+                    yield result
+        except parallel.BrokenProcessPool:
+            for task in tasks:  # a worker died: what did not come back is done here
+                if split.key(task) not in done:
+                    for result in merger.add(_task(options, task)):
+                        progress.advance(result.path, result.size)
+                        yield result
     finally:
         progress.finish()
-
-
-def _start_method() -> str:
-    # fork is cheap and needs nothing pickled but the work items; elsewhere use the default.
-    methods = multiprocessing.get_all_start_methods()
-    return "fork" if "fork" in methods and os.name == "posix" and _fork_safe() else \
-        multiprocessing.get_start_method(allow_none=False)
-
-
-def _fork_safe() -> bool:
-    import sys
-
-    return sys.platform != "darwin"  # macOS system frameworks are not fork-safe
 
 
 def scan(paths: Iterable[str], options: ScanOptions = ScanOptions(), *, jobs: int | None = None,
