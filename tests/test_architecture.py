@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "thinkfix"
 #: a layer do not know each other. The facade (`thinkfix/__init__.py`) sits above them all
 #: and nothing inside the package imports it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("_version",),
+    ("_version", "_serialize"),
     ("io", "normalizer"),
     ("formats", "providers"),
     ("engine",),

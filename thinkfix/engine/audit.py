@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from thinkfix._serialize import record
 from thinkfix._version import __version__
 from thinkfix.engine.change import Change
 from thinkfix.engine.repair import FileResult, FileStatus, RepairResult
@@ -62,27 +63,17 @@ class MessageDiff:
         return f"{self.path}:{self.line}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "line": self.line,
-            "json_path": self.json_path,
-            "format": self.format,
-            "session_id": self.session_id,
-            "message_id": self.message_id,
-            "message_index": self.message_index,
-            "model": self.model,
-            "kinds": list(self.kinds),
-            "applied": self.applied,
-            "reason": self.reason,
-            "placement": {"kind": self.placement, "where": self.where,
-                          "mirrors": list(self.mirrors)},
-            "removed_chars": self.removed_chars,
-            "before": self.before,
-            "after": self.after,
-            "extracted": list(self.extracted),
-            "extracted_chars": list(self.sizes),
-            "segments": [{"label": label, "text": text} for label, text in self.segments],
-        }
+        return record(
+            self, _MESSAGE_KEYS,
+            placement={"kind": self.placement, "where": self.where, "mirrors": list(self.mirrors)},
+            extracted_chars=list(self.sizes),
+            segments=[{"label": label, "text": text} for label, text in self.segments])
+
+
+#: A changed message's JSON keys, in the schema's order.
+_MESSAGE_KEYS = ("path", "line", "json_path", "format", "session_id", "message_id",
+                 "message_index", "model", "kinds", "applied", "reason", "placement",
+                 "removed_chars", "before", "after", "extracted", "extracted_chars", "segments")
 
 
 @dataclass(frozen=True, order=True)
@@ -101,18 +92,7 @@ class FileDiff:
     by_kind: tuple[tuple[str, int], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "format": self.format,
-            "status": self.status,
-            "messages": self.messages,
-            "refused": self.refused,
-            "removed_chars": self.removed_chars,
-            "records_changed": self.records_changed,
-            "records_inserted": self.records_inserted,
-            "output": self.output,
-            "by_kind": dict(self.by_kind),
-        }
+        return record(self, by_kind=dict(self.by_kind))  # in the order the kinds were counted
 
 
 @dataclass(frozen=True)
@@ -129,18 +109,7 @@ class Totals:
     by_format: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "files": self.files,
-            "files_changed": self.files_changed,
-            "messages": self.messages,
-            "refused": self.refused,
-            "removed_chars": self.removed_chars,
-            "extracted_segments": self.extracted_segments,
-            "extracted_chars": self.extracted_chars,
-            "by_kind": dict(sorted(self.by_kind.items())),
-            "by_placement": dict(sorted(self.by_placement.items())),
-            "by_format": dict(sorted(self.by_format.items())),
-        }
+        return record(self)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from thinkfix._serialize import record
 from thinkfix.engine.report import LeakFinding, Report, StaleEntry
 
 BASELINE_SCHEMA_VERSION = 1
@@ -38,8 +39,8 @@ class BaselineEntry:
     paths: tuple[str, ...]  # where it was seen, relative to the baseline's folder
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": self.format, "session_id": self.session_id, "message": self.message,
-                "kind": self.kind, "leaked_chars": self.leaked_chars, "paths": list(self.paths)}
+        """The file's entry; the fingerprint is its key, not repeated inside."""
+        return record(self, ("format", "session_id", "message", "kind", "leaked_chars", "paths"))
 
 
 @dataclass(frozen=True)

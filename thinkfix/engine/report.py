@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from typing import Any
 
+from thinkfix._serialize import plain, record
+
 SCHEMA_VERSION = 1
 
 
@@ -60,26 +62,13 @@ class LeakFinding:
     refused: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        extra = {} if self.refused is None else {"refused": self.refused}
-        return {
-            "path": self.path,
-            "line": self.line,
-            "json_path": self.json_path,
-            "format": self.format,
-            "session_id": self.session_id,
-            "message_id": self.message_id,
-            "message_index": self.message_index,
-            "model": self.model,
-            "kind": self.kind,
-            "tag": self.tag,
-            "start": self.start,
-            "end": self.end,
-            "leaked_chars": self.leaked_chars,
-            "fingerprint": self.fingerprint,
-            "baselined": self.baselined,
-            "snippet": self.snippet,
-            **extra,
-        }
+        return record(self, _FINDING_KEYS, omit_none=("refused",))
+
+
+#: A finding's JSON keys, in the schema's order (where it is, what it is, what it leaked).
+_FINDING_KEYS = ("path", "line", "json_path", "format", "session_id", "message_id",
+                 "message_index", "model", "kind", "tag", "start", "end", "leaked_chars",
+                 "fingerprint", "baselined", "snippet", "refused")
 
 
 @dataclass(frozen=True, order=True)
@@ -92,7 +81,7 @@ class InputError:
     message: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "kind": self.kind, "message": self.message}
+        return record(self)
 
 
 @dataclass(frozen=True)
@@ -105,14 +94,7 @@ class MessageCounts:
     format: str | None = None  # set in by_file only
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "assistant_messages": self.assistant_messages,
-            "leaking_messages": self.leaking_messages,
-            "findings": self.findings,
-        }
-        if self.format is not None:
-            out["format"] = self.format
-        return out
+        return record(self, omit_none=("format",))
 
 
 @dataclass(frozen=True)
@@ -132,20 +114,8 @@ class Summary:
     by_day: dict[str, dict[str, MessageCounts]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "files": self.files,
-            "records": self.records,
-            "assistant_messages": self.assistant_messages,
-            "leaking_messages": self.leaking_messages,
-            "findings": self.findings,
-            "leaked_chars": self.leaked_chars,
-            "baselined": self.baselined,
-            "by_kind": dict(sorted(self.by_kind.items())),
-            "by_format": {k: v.to_dict() for k, v in sorted(self.by_format.items())},
-            "by_model": {k: v.to_dict() for k, v in sorted(self.by_model.items())},
-            "by_file": {k: v.to_dict() for k, v in sorted(self.by_file.items())},
-            "by_day": {day: _day_dict(models) for day, models in sorted(self.by_day.items())},
-        }
+        return record(self, by_day={day: _day_dict(models)
+                                    for day, models in sorted(self.by_day.items())})
 
 
 def _day_dict(models: dict[str, MessageCounts]) -> dict[str, Any]:
@@ -153,8 +123,7 @@ def _day_dict(models: dict[str, MessageCounts]) -> dict[str, Any]:
     total = MessageCounts(sum(c.assistant_messages for c in models.values()),
                           sum(c.leaking_messages for c in models.values()),
                           sum(c.findings for c in models.values()))
-    return {**total.to_dict(),
-            "by_model": {m: c.to_dict() for m, c in sorted(models.items())}}
+    return {**total.to_dict(), "by_model": plain(models)}
 
 
 @dataclass(frozen=True, order=True)
@@ -169,7 +138,7 @@ class SkippedFile:
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "reason": self.reason}
+        return record(self)
 
 
 @dataclass(frozen=True)
@@ -180,7 +149,7 @@ class StaleEntry:
     path: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"fingerprint": self.fingerprint, "path": self.path}
+        return record(self)
 
 
 @dataclass(frozen=True)

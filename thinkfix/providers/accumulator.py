@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from thinkfix._serialize import record
 from thinkfix.normalizer import (
     DEFAULT,
     Delta,
@@ -104,15 +105,7 @@ class Leak:
     text: str  # the raw text the finding covers
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "run": self.run,
-            "content_index": self.content_index,
-            "kind": self.kind.value,
-            "tag": self.tag,
-            "start": self.start,
-            "end": self.end,
-            "text": self.text,
-        }
+        return record(self)
 
 
 @dataclass(frozen=True)
@@ -145,18 +138,10 @@ class AssembledMessage:
         return tuple(b.text for b in self.blocks if b.type is BlockType.THINKING)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "provider": self.provider,
-            "id": self.id,
-            "model": self.model,
-            "stop_reason": self.stop_reason,
-            "usage": self.usage,
-            "error": self.error,
-            "blocks": [b.to_dict() for b in self.blocks],
-            "raw_visible": list(self.raw_visible),
-            "leaked": self.leaked,
-            "leaks": [leak.to_dict() for leak in self.leaks],
-        }
+        # usage and error are the provider's own objects, passed through as they came
+        return record(self, ("provider", "id", "model", "stop_reason", "usage", "error", "blocks",
+                             "raw_visible", "leaked", "leaks"),
+                      usage=self.usage, error=self.error)
 
 
 @dataclass
