@@ -1,6 +1,6 @@
 """Repair streams: a session much larger than the memory repair may use is repaired anyway.
 
-Each mode runs in a fresh process on a generated Claude Code session of
+Each mode (and the undo of the in-place run) runs in a fresh process on a generated Claude Code session of
 `THINKFIX_BIG_MB` megabytes (default 130) with a few leaking records, and the
 process's peak resident memory must stay under `LIMIT_MB`, well below the file's
 size: holding the file (let alone the copies the old repair made: ~4-5x) cannot
@@ -68,10 +68,11 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _repair(*args: str, env: dict[str, str]) -> tuple[int, float]:
+def _repair(*args: str, env: dict[str, str], command: str = "repair") -> tuple[int, float]:
     """Exit code and peak RSS (MB) of `thinkfix repair ARGS` in a fresh process."""
+    more = ("--isolated", "--jobs", "1") if command == "repair" else ()
     done = subprocess.run([sys.executable, "-c", _PROBE, sys.executable, "-m", "thinkfix.cli",
-                           "repair", "--isolated", "--jobs", "1", *args],
+                           command, *more, *args],
                           capture_output=True, text=True, env=env, check=True)
     code, peak = done.stdout.split()
     return int(code), int(peak) / 1024  # Linux: KiB
@@ -97,11 +98,15 @@ def test_repair_streams_a_session_larger_than_its_memory(big: Path, tmp_path: Pa
     work.parent.mkdir()
     subprocess.run(["cp", str(big), str(work)], check=True)
     os.utime(work, (1e9, 1e9))
-    code, peak = _repair("--in-place", str(work), env=env)
+    code, peak = _repair("--in-place", "--run-dir", str(tmp_path / "run"), str(work), env=env)
     assert code == 0 and peak < LIMIT_MB, (code, peak)
     assert _same(work, repaired)
-    backups = list((tmp_path / "state").rglob(big.name))
+    backups = list((tmp_path / "run").rglob(big.name))
     assert len(backups) == 1 and _same(backups[0], big)
+
+    code, peak = _repair(str(tmp_path / "run" / "manifest.json"), env=env, command="undo")
+    assert code == 0 and peak < LIMIT_MB, (code, peak)
+    assert _same(work, big)
 
 
 def _same(a: Path, b: Path) -> bool:

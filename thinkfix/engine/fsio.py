@@ -493,7 +493,7 @@ def copy_verified(source: Snapshot | FileState, destination: str) -> Written:
 
 def remove_verified(path: str, expected_sha256: str) -> None:
     """Delete a file only if it still holds the bytes we wrote (undo of a created file)."""
-    snap = read_snapshot(path)
+    snap = file_state(path)
     if snap.sha256 != expected_sha256:
         raise FileChanged(f"{path}: changed since it was written; not removed")
     os.unlink(snap.path)

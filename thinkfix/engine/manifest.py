@@ -25,15 +25,15 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import io
+import hashlib
 import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from thinkfix._version import __version__
 from thinkfix.engine import fsio, integrity, store
@@ -439,13 +439,13 @@ class UndoResult:
         return ExitCode.ERROR if self.errors or self.refused else ExitCode.CLEAN
 
 
-def _current(target: str) -> fsio.Snapshot | None:
+def _current(target: str) -> fsio.FileState | None:
     if not os.path.lexists(target):
         return None
-    return fsio.read_snapshot(target)
+    return fsio.file_state(target)
 
 
-def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.Snapshot | None]:
+def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.FileState | None]:
     if entry["role"] == "database":
         status, message = _classify_store(entry)
         return status, message, None
@@ -511,44 +511,69 @@ def _undo_store(entry: dict[str, Any], status: UndoStatus, message: str,
                         else UndoStatus.FAILED, str(exc))
 
 
-def previous_bytes(entry: dict[str, Any], now: fsio.Snapshot) -> bytes:
-    """The bytes a file held before the repair, each source proven by its hash."""
+Producer = Callable[[BinaryIO], object]
+
+
+def previous_bytes(entry: dict[str, Any], now: fsio.FileState) -> Producer:
+    """A writer of the bytes a file held before the repair, from the first source whose hash
+    proves it (a backup, bytes embedded in the manifest, or the file rebuilt from its changed
+    records); each is read in blocks or by record, never whole."""
     before = entry["before"]
     want = before["sha256"]
     backup = before.get("backup")
-    if backup and os.path.exists(backup):
-        with open(backup, "rb") as fp:
-            data = fp.read()
-        if fsio.sha256(data) == want:
-            return data
+    if backup and os.path.exists(backup) and fsio.hash_file(backup)[1] == want:
+        return lambda out: _copy(backup, out)
     if "bytes" in before:
         data = _unblob(before["bytes"])
         if fsio.sha256(data) == want:
-            return data
+            return lambda out: out.write(data)
     if entry.get("content", {}).get("rebuildable"):
-        data = rebuild(entry, now.data)
-        if fsio.sha256(data) == want:
-            return data
+        digest = _Digest()
+        try:
+            rebuild(entry, now.path, digest)
+        except fsio.WriteError:
+            pass
+        else:
+            if digest.hash.hexdigest() == want:
+                return lambda out: rebuild(entry, now.path, out)
     raise fsio.WriteError(f"{entry['target']}: no intact copy of the previous bytes (backup "
                           "missing or altered, and the records cannot rebuild them)")
 
 
-def rebuild(entry: dict[str, Any], current: bytes) -> bytes:
-    """The original file from the repaired one: drop inserted records, put originals back."""
+class _Digest:
+    """A sink that only hashes what is written to it."""
+
+    def __init__(self) -> None:
+        self.hash = hashlib.sha256()
+
+    def write(self, data: bytes) -> int:
+        self.hash.update(data)
+        return len(data)
+
+
+def _copy(path: str, out: BinaryIO | _Digest) -> None:
+    with open(path, "rb") as fp:
+        while block := fp.read(fsio.BLOCK):
+            out.write(block)
+
+
+def rebuild(entry: dict[str, Any], current: str, out: BinaryIO | _Digest) -> None:
+    """The original file from the repaired one at `current`, record by record: drop inserted
+    records, put originals back."""
     fmt = registry.get(entry["format"])
-    records = list(fmt.read(io.BytesIO(current)))
-    if len(records) != entry["content"]["after_records"]:
-        raise fsio.WriteError(f"{entry['target']}: record count differs from the manifest")
     inserted = {r["after"]["index"] for r in entry["records"] if r["inserted"]}
     replaced = {r["after"]["index"]: _unblob(r["before"]) for r in entry["records"]
                 if not r["inserted"]}
-    out = io.BytesIO()
-    for k, rec in enumerate(records):
-        if k in inserted:
-            continue
-        out.write(replaced.get(k, rec.raw))
-        out.write(rec.eol)
-    return out.getvalue()
+    count = 0
+    with open(current, "rb") as fp:
+        for k, rec in enumerate(fmt.read(fp)):
+            count += 1
+            if k in inserted:
+                continue
+            out.write(replaced.get(k, rec.raw))
+            out.write(rec.eol)
+    if count != entry["content"]["after_records"]:
+        raise fsio.WriteError(f"{entry['target']}: record count differs from the manifest")
 
 
 def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> UndoResult:
@@ -584,11 +609,11 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
                 fsio.remove_verified(target, entry["after"]["sha256"])
                 results.append(UndoFile(target, UndoStatus.REMOVED))
                 continue
-            data = previous_bytes(entry, now)
+            produce = previous_bytes(entry, now)
             # Permission bits only: never setuid, setgid or sticky, whatever was recorded.
             mode = int(entry["before"].get("mode", "0o644"), 8) & 0o777
-            fsio.atomic_write(target, data, mode=mode, watch=(now.path, now.stamp),
-                              verify=_expect(entry["before"]["sha256"]))
+            fsio.atomic_write_stream(target, produce, mode=mode, watch=(now.path, now.stamp),
+                                     verify=_expect(entry["before"]["sha256"]))
             results.append(UndoFile(target, UndoStatus.RESTORED))
         except fsio.WriteError as exc:
             status = UndoStatus.CHANGED if exc.kind is ErrorKind.CHANGED else UndoStatus.FAILED
@@ -596,9 +621,9 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
     return UndoResult(tuple(reversed(results)))
 
 
-def _expect(sha: str) -> Any:
-    def check(data: bytes) -> None:
-        if fsio.sha256(data) != sha:
+def _expect(sha: str) -> Callable[[str], None]:
+    def check(temp: str) -> None:
+        if fsio.hash_file(temp)[1] != sha:
             raise fsio.VerifyError("restored bytes do not match the hash from before the repair")
     return check
 
