@@ -209,3 +209,79 @@ def test_repair_reports_a_line_too_long_to_keep(tmp_path: Path) -> None:
     options = ScanOptions(inputs=CHAT, max_record_size=1 << 20)
     result = repair_paths([str(path)], RepairOptions(mode=WriteMode.CHECK, scan=options, jobs=1))
     assert [(e.kind, e.line) for e in result.all_errors] == [("too_large", 2)]
+
+
+# --- readers other than scan's: a line past the limit is never held (#11 item 8) ------------
+
+_LONG = 24 << 20  # the over-long line: 24 times the 1 MB limit below
+
+
+def _long_session(path: Path, first: bytes) -> Path:
+    """A valid first line, a 24 MB assistant line, and one more valid line."""
+    with open(path, "wb") as fp:
+        fp.write(first + b"\n")
+        fp.write(b'{"type": "assistant", "junk": "' + b"x" * _LONG + b'"}\n')
+        fp.write(first + b"\n")
+    return path
+
+
+def _peak(fn: Any) -> tuple[Any, int]:
+    tracemalloc.start()
+    try:
+        out = fn()
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("name", [n for n, f in FORMATS.items() if f.line_records])
+def test_format_readers_read_past_a_line_over_the_limit(tmp_path: Path, name: str) -> None:
+    fmt = FORMATS[name]
+    path = _long_session(tmp_path / "s.jsonl", b'{"type": "user", "n": 1}')
+    set_record_limit(1 << 20)
+    try:
+        with open(path, "rb") as fp:
+            records, peak = _peak(lambda: list(fmt.read(fp)))
+    finally:
+        set_record_limit(DEFAULT_RECORD_LIMIT)
+    assert peak < _LONG // 3, f"{name}: the reader held {peak:,} bytes"  # was the whole line
+    assert [r.index for r in records] == [0, 1, 2]
+    assert records[1].raw == b"" and (records[1].error or "").startswith("too large")
+    assert "25,165,8" in (records[1].error or "")  # its exact size, though never held
+    assert records[2].raw == b'{"type": "user", "n": 1}' and records[2].error is None
+
+
+def test_a_document_over_the_limit_is_read_past_not_held(tmp_path: Path) -> None:
+    fmt = FORMATS["gemini-cli"]
+    path = tmp_path / "session.json"
+    path.write_bytes(b'{\n  "sessionId": "s",\n  "messages": [],\n  "junk": "'
+                     + b"x" * _LONG + b'"\n}\n')
+    set_record_limit(1 << 20)
+    try:
+        with open(path, "rb") as fp:
+            records, peak = _peak(lambda: list(fmt.read(fp)))
+    finally:
+        set_record_limit(DEFAULT_RECORD_LIMIT)
+    assert peak < _LONG // 3, f"the reader held {peak:,} bytes"
+    [record] = records
+    assert record.raw == b"" and (record.error or "").startswith("too large")
+
+
+def test_show_takes_the_record_limit_and_never_holds_a_longer_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from thinkfix.cli import main
+
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "claude-code" / \
+        "7f3c2a91-5d4e-4b8a-9c1f-2e6d8a0b4c37.jsonl"
+    lines = fixture.read_bytes().splitlines()
+    path = tmp_path / "s.jsonl"
+    with open(path, "wb") as fp:
+        fp.write(b"\n".join(lines[:3]) + b"\n")
+        fp.write(b'{"type": "assistant", "junk": "' + b"x" * _LONG + b'"}\n')
+        fp.write(b"\n".join(lines[3:]) + b"\n")
+    result, peak = _peak(lambda: CliRunner().invoke(
+        main, ["show", "--no-pager", "--max-record-size", "1MB", str(path)]))
+    assert result.exit_code == 0, result.output
+    assert "line 4: too large" in result.output  # named (stderr), left out
+    assert peak < 12 << 20, f"show held {peak:,} bytes"  # the line is 24 MB

@@ -11,6 +11,7 @@ import click
 from rich.console import Console, RenderableType
 
 from thinkfix.cli.options import RedactCommand, fail, policy_options, pop_policy, quiet_option
+from thinkfix.engine.config import ConfigError, parse_size
 from thinkfix.engine.redact import Redaction
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.transcript import TranscriptError, load
@@ -77,11 +78,14 @@ def _print_plain(console: Console, text: str, pager: bool) -> None:
 @click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
               help="secrets (the default): mask likely credentials; all: show only lengths "
                    "and hashes of session text; none: show it as stored.")
+@click.option("--max-record-size", default="64MB", show_default=True, metavar="SIZE",
+              help="Records longer than this (0: no limit) are left out as too large, "
+                   "never read into memory.")
 @quiet_option
 @policy_options
 def show_command(session: str, format_name: str, thinking: str, normalized: bool,
                  no_pager: bool, width: int | None, quiet: bool, redact: str | None,
-                 **flags: Any) -> None:
+                 max_record_size: str, **flags: Any) -> None:
     """Show a session file as a transcript: turns, tool calls, and thinking.
 
     Exit 0 when the session was shown, 2 when it cannot be read or is in no known
@@ -89,8 +93,11 @@ def show_command(session: str, format_name: str, thinking: str, normalized: bool
     """
     policy = pop_policy(flags)
     try:
+        limit = parse_size(max_record_size, "--max-record-size")
         transcript = load(session, None if format_name == "auto" else format_name,
-                          normalized=normalized, policy=policy)
+                          normalized=normalized, policy=policy, max_record_size=limit)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--max-record-size") from None
     except TranscriptError as exc:
         _fail(str(exc))
         return

@@ -39,7 +39,7 @@ from thinkfix._version import __version__
 from thinkfix.engine import fsio, integrity, store
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
 from thinkfix.formats import registry
-from thinkfix.formats.base import ApplyOptions, Record
+from thinkfix.formats.base import ApplyOptions, Record, record_limit, set_record_limit
 from thinkfix.io import jsontext
 from thinkfix.normalizer import Policy
 
@@ -565,13 +565,18 @@ def rebuild(entry: dict[str, Any], current: str, out: BinaryIO | _Digest) -> Non
     replaced = {r["after"]["index"]: _unblob(r["before"]) for r in entry["records"]
                 if not r["inserted"]}
     count = 0
-    with open(current, "rb") as fp:
-        for k, rec in enumerate(fmt.read(fp)):
-            count += 1
-            if k in inserted:
-                continue
-            out.write(replaced.get(k, rec.raw))
-            out.write(rec.eol)
+    limit = record_limit()
+    set_record_limit(0)  # every record's bytes are needed, however long (the hash proves them)
+    try:
+        with open(current, "rb") as fp:
+            for k, rec in enumerate(fmt.read(fp)):
+                count += 1
+                if k in inserted:
+                    continue
+                out.write(replaced.get(k, rec.raw))
+                out.write(rec.eol)
+    finally:
+        set_record_limit(limit)
     if count != entry["content"]["after_records"]:
         raise fsio.WriteError(f"{entry['target']}: record count differs from the manifest")
 

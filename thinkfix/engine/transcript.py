@@ -11,7 +11,7 @@ from typing import BinaryIO
 import zstandard
 
 from thinkfix.formats import registry
-from thinkfix.formats.base import Path, Record, SessionFormat, Site, wrong_types
+from thinkfix.formats.base import Path, Record, SessionFormat, Site, set_record_limit, wrong_types
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 from thinkfix.io.compression import open_read
 from thinkfix.normalizer import DEFAULT, Policy, normalize
@@ -32,13 +32,17 @@ class Transcript:
 
 
 def load(path: str, format_name: str | None = None, *, normalized: bool = False,
-         policy: Policy = DEFAULT) -> Transcript:
+         policy: Policy = DEFAULT, max_record_size: int | None = None) -> Transcript:
     """The transcript of the session at `path` (`.gz`/`.zst` read transparently).
 
     `format_name` skips detection. With `normalized`, each assistant-visible text is
     split as repair would split it: the format's own sites say which texts those are,
-    with their native reasoning, and signed texts stay as they are.
+    with their native reasoning, and signed texts stay as they are. A record longer than
+    `max_record_size` (default: the process's record limit; 0: none) is read past, never
+    held, and named among the problems.
     """
+    if max_record_size is not None:
+        set_record_limit(max_record_size)
     try:
         fmt = registry.get(format_name) if format_name else registry.detect_file(path)
         with open_read(path) as fp:

@@ -181,8 +181,9 @@ class Record:
 
     @property
     def blank(self) -> bool:
-        """A whitespace-only line: neither data nor an error."""
-        return not self.raw.strip()
+        """A whitespace-only line: neither data nor an error (a record too large to keep has
+        no bytes either, but it has its error)."""
+        return not self.raw.strip() and self._error is None
 
     @property
     def obj(self) -> dict[str, Any] | None:

@@ -35,7 +35,7 @@ from thinkfix.formats.planner import REFUSED as REFUSED  # noqa: PLC0414
 from thinkfix.formats.planner import Draft as Draft  # noqa: PLC0414
 from thinkfix.formats.planner import Plan as Plan  # noqa: PLC0414
 from thinkfix.formats.planner import new_segments as new_segments  # noqa: PLC0414
-from thinkfix.formats.reader import iter_jsonl, read_auto
+from thinkfix.formats.reader import bounded_lines, iter_jsonl, read_auto
 from thinkfix.formats.values import fmt_path as fmt_path  # noqa: PLC0414
 from thinkfix.formats.values import get_path as get_path  # noqa: PLC0414
 from thinkfix.formats.values import squash as squash  # noqa: PLC0414
@@ -137,7 +137,8 @@ class FormatBase(SessionFormat):
     def read(self, fp: BinaryIO) -> Iterator[Record]:
         hook = self.context_hook
         if self.jsonl_only:
-            return iter_jsonl(fp, shapes=self.shapes, hook=hook, markers=self.context_markers)
+            return iter_jsonl(bounded_lines(fp), shapes=self.shapes, hook=hook,
+                              markers=self.context_markers)
         return read_auto(fp, shapes=self.shapes, doc_shapes=self.doc_shapes, hook=hook,
                          markers=self.context_markers)
 

@@ -6,16 +6,52 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
-from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record
+from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, record_limit, too_large
 
 #: Called for records whose bytes match a format's context markers (and the first
 #: record); returns the context for this record and the one for the records after it.
 ContextHook = Callable[[Record, Context], tuple[Context, Context]]
 
 _BOM = b"\xef\xbb\xbf"
+_BLOCK = 1 << 20
 
 
-def iter_jsonl(lines: Iterable[bytes], *, shapes: tuple[type, ...] = (dict,),
+class Oversized:
+    """A line past the record limit, read past without being kept: its size and terminator."""
+
+    __slots__ = ("eol", "size")
+
+    def __init__(self, size: int, eol: bytes) -> None:
+        self.size, self.eol = size, eol
+
+
+def bounded_lines(fp: BinaryIO, limit: int | None = None) -> Iterator[bytes | Oversized]:
+    """`fp`'s lines, none of them held past `limit` bytes (default: the record limit; 0: no
+    limit): a longer line is read past a block at a time and comes as an `Oversized`, so one
+    huge line (or /dev/zero) costs a block of memory, not its size."""
+    limit = record_limit() if limit is None else limit
+    if not limit:
+        yield from fp
+        return
+    readline = fp.readline
+    while True:
+        line = readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        size, last = len(line), line
+        while not last.endswith(b"\n"):
+            last = readline(_BLOCK)
+            if not last:
+                break
+            size += len(last)
+        eol = b"\r\n" if last.endswith(b"\r\n") else b"\n" if last.endswith(b"\n") else b""
+        yield Oversized(size - len(eol), eol)
+
+
+def iter_jsonl(lines: Iterable[bytes | Oversized], *, shapes: tuple[type, ...] = (dict,),
                hook: ContextHook | None = None,
                markers: tuple[bytes, ...] = ()) -> Iterator[Record]:
     """One Record per line, in order; the file object's own line iteration does the splitting.
@@ -27,6 +63,10 @@ def iter_jsonl(lines: Iterable[bytes], *, shapes: tuple[type, ...] = (dict,),
     ctx = EMPTY_CONTEXT
     lf, crlf, none = b"\n", b"\r\n", b""
     for index, line in enumerate(lines):
+        if isinstance(line, Oversized):  # past the limit: reported, never parsed or kept
+            yield Record(index, index + 1, b"", line.eol, ctx, shapes, data=None,
+                         error=too_large(line.size, record_limit()))
+            continue
         # a line's content and its terminator (`\n`, `\r\n`, or none on a last line)
         if line.endswith(lf):
             if line.endswith(crlf):
@@ -47,6 +87,21 @@ def iter_jsonl(lines: Iterable[bytes], *, shapes: tuple[type, ...] = (dict,),
         yield record
 
 
+def read_document(fp: BinaryIO, *, shapes: tuple[type, ...] = (dict, list),
+                  head: bytes = b"") -> Iterator[Record]:
+    """The whole file as one record (pretty-printed `.json` sessions); `head` is what was
+    already read of it. Past the record limit it is read past, not kept, and reported."""
+    limit = record_limit()
+    raw = head + fp.read(limit + 1 - len(head) if limit else -1)
+    if limit and len(raw) > limit:
+        size = len(raw)
+        while block := fp.read(_BLOCK):
+            size += len(block)
+        yield Record(0, 1, b"", b"", shapes=shapes, data=None, error=too_large(size, limit))
+    elif raw:
+        yield Record(0, 1, raw, b"", shapes=shapes)
+
+
 def is_pretty_opener(first_line: bytes) -> bool:
     """True when a file's first line opens a pretty-printed document (`{` or `[` alone)."""
     stripped = first_line.strip()
@@ -63,12 +118,13 @@ def read_auto(fp: BinaryIO, *, shapes: tuple[type, ...] = (dict,),
     A compact one-line document is the same thing as a one-line JSONL file, so
     only pretty-printed documents need whole-file reading.
     """
-    first = fp.readline()
-    if not first:
+    lines = bounded_lines(fp)
+    first = next(lines, None)
+    if first is None:
         return
-    if is_pretty_opener(first):
-        yield Record(0, 1, first + fp.read(), b"", shapes=doc_shapes)
+    if isinstance(first, bytes) and is_pretty_opener(first):
+        yield from read_document(fp, shapes=doc_shapes, head=first)
         return
-    yield from iter_jsonl(itertools.chain((first,), fp), shapes=shapes, hook=hook,
+    yield from iter_jsonl(itertools.chain((first,), lines), shapes=shapes, hook=hook,
                           markers=markers)
 
