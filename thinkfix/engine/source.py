@@ -235,7 +235,29 @@ class FileRecords(Sequence[Record]):
         if limit and end - start > limit + 2:
             return Record(index, index + 1, b"", b"\n", EMPTY_CONTEXT, self.fmt.shapes,
                           data=None, error=too_large(end - start, limit))
-        line = self.source.read(start, end)
+        return self._record(index, self.source.read(start, end))
+
+    def __iter__(self) -> Iterator[Record]:
+        """Every record in order, read a block at a time and cut at the line index; like those
+        read by index they carry no context (a format's file-wide facts look at bytes and
+        data), except the known ones, returned as they are."""
+        size, limit = self.source.size, record_limit()
+        buf, at = b"", 0  # buf holds the decompressed bytes at..at+len(buf)
+        for index in range(len(self.offsets)):
+            known = self.known.get(index)
+            if known is not None:
+                yield known
+                continue
+            start, end = self.span(index)
+            if limit and end - start > limit + 2:
+                yield self[index]  # too large: never read
+                continue
+            if end > at + len(buf) or start < at:
+                at = start
+                buf = self.source.read(start, max(end, min(size, start + BLOCK)))
+            yield self._record(index, buf[start - at:end - at])
+
+    def _record(self, index: int, line: bytes) -> Record:
         if line.endswith(b"\r\n"):
             raw, eol = line[:-2], b"\r\n"
         elif line.endswith(b"\n"):
@@ -243,8 +265,3 @@ class FileRecords(Sequence[Record]):
         else:
             raw, eol = line, b""
         return Record(index, index + 1, raw, eol, EMPTY_CONTEXT, self.fmt.shapes)
-
-    def __iter__(self) -> Iterator[Record]:
-        with self.source.stream() as fp:
-            for record in self.fmt.read(fp):
-                yield self.known.get(record.index, record)
