@@ -36,8 +36,9 @@ def plain(value: Any) -> Any:
     to_dict = getattr(value, "to_dict", None)
     if to_dict is not None:
         return to_dict()
-    if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in sorted(value.items())}
+    if isinstance(value, Mapping):  # keys may be str-valued enums: JSON keys are their values
+        return {k.value if isinstance(k, Enum) else k: plain(v)
+                for k, v in sorted(value.items())}
     if isinstance(value, (tuple, list)):
         return [plain(v) for v in value]
     return value

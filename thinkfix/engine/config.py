@@ -87,9 +87,9 @@ class Settings:
     disable_paths: tuple[str, ...] = ()
     disable_models: tuple[str, ...] = ()
     # repair: where each format puts the extracted reasoning (`thinkfix formats` says more)
-    claude_code_mode: str = ClaudeCodeMode.RESUMABLE.value
-    codex_mode: str = CodexMode.AUTO.value
-    anthropic_mode: str = AnthropicMode.AUTO.value
+    claude_code_mode: ClaudeCodeMode = ClaudeCodeMode.RESUMABLE
+    codex_mode: CodexMode = CodexMode.AUTO
+    anthropic_mode: AnthropicMode = AnthropicMode.AUTO
     # where the file-level settings came from
     config_file: str | None = None
 
@@ -119,6 +119,9 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "codex_mode": tuple(m.value for m in CodexMode),
     "anthropic_mode": tuple(m.value for m in AnthropicMode),
 }
+#: Placement modes: held as their enum, given by name.
+_PLACEMENTS: dict[str, type[Enum]] = {"claude_code_mode": ClaudeCodeMode, "codex_mode": CodexMode,
+                                      "anthropic_mode": AnthropicMode}
 _SIZES = {"max_record_size"}
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
           "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
@@ -167,6 +170,8 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         raise ConfigError(f"{where} must be a string, not {value!r}")
     if name in _CHOICES and value not in _CHOICES[name]:
         raise ConfigError(f"{where} must be one of {', '.join(_CHOICES[name])}, not {value!r}")
+    if name in _PLACEMENTS:
+        return _PLACEMENTS[name](value)
     if name == "format" and value != "auto" and value not in registry.FORMATS:
         raise ConfigError(f"{where} must be auto or one of {', '.join(registry.FORMATS)}, "
                           f"not {value!r}")

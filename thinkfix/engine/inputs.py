@@ -491,7 +491,7 @@ def _dir_error(folder: str, exc: OSError) -> InputFile:
 
 
 def _error_file(path: str, real_path: str, kind: ErrorKind, message: str) -> InputFile:
-    return InputFile(path, real_path, error=InputError(path, None, kind.value, message))
+    return InputFile(path, real_path, error=InputError(path, None, kind, message))
 
 
 def _os_message(exc: OSError) -> str:
@@ -516,10 +516,10 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
                 head = read_head(fp)
     except (OSError, EOFError, ValueError) as exc:
         message = _os_message(exc) if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return replace(base, error=InputError(path, None, ErrorKind.UNREADABLE.value,
+        return replace(base, error=InputError(path, None, ErrorKind.UNREADABLE,
                                               f"cannot read: {message}"))
     except Exception as exc:  # noqa: BLE001 - zstd raises its own type for corrupt frames
-        return replace(base, error=InputError(path, None, ErrorKind.UNREADABLE.value,
+        return replace(base, error=InputError(path, None, ErrorKind.UNREADABLE,
                                               f"cannot decompress: {exc}"))
     base = replace(base, compression=compression, size=size)
     if not head.strip():
@@ -537,5 +537,5 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
     if policy is UnknownPolicy.SKIP or (policy is UnknownPolicy.AUTO and not candidate.explicit):
         return replace(base, skipped=UNKNOWN)
     return replace(base, error=InputError(
-        path, None, ErrorKind.UNKNOWN_FORMAT.value,
+        path, None, ErrorKind.UNKNOWN_FORMAT,
         "not a known session format (name one with --format, or exclude the file)"))

@@ -432,7 +432,7 @@ class UndoResult:
     @property
     def errors(self) -> tuple[InputError, ...]:
         kinds = {UndoStatus.CHANGED: ErrorKind.CHANGED, UndoStatus.FAILED: ErrorKind.WRITE_FAILED}
-        return tuple(InputError(f.path, None, kinds[f.status].value, f.message)
+        return tuple(InputError(f.path, None, kinds[f.status], f.message)
                      for f in self.files if f.status in kinds)
 
     def exit_code(self) -> ExitCode:

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 from thinkfix.engine.secrets import (
     SNIPPET_MARGIN,
     Redaction,
-    fingerprint,
+    length_and_hash,
     mask_secrets,
     redact_text,
     snippet,
 )
 
-__all__ = ["SNIPPET_MARGIN", "Redaction", "fingerprint", "mask_secrets", "redact_diff",
+__all__ = ["SNIPPET_MARGIN", "Redaction", "length_and_hash", "mask_secrets", "redact_diff",
            "redact_lines", "redact_message", "redact_report", "redact_text", "snippet"]
 
 if TYPE_CHECKING:

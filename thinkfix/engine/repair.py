@@ -76,7 +76,7 @@ def repair_file(job: Job) -> FileResult:
     except Exception as exc:  # noqa: BLE001 - one file's trouble must not end a run
         path = getattr(job.candidate, "path", "?")
         return FileResult(path, None, FileStatus.ERROR, errors=(InputError(
-            path, None, ErrorKind.INTERNAL.value,
+            path, None, ErrorKind.INTERNAL,
             f"{path}: cannot repair: internal error ({type(exc).__name__}: {exc}); "
             "left as it is"),))
 
@@ -90,7 +90,7 @@ def _repair_file(job: Job) -> FileResult:
     if found.skipped is not None:
         return FileResult(found.path, None, FileStatus.CLEAN, skipped_reason=found.skipped)
     if found.error is not None or found.format is None:
-        err = found.error or InputError(found.path, None, ErrorKind.UNKNOWN_FORMAT.value,
+        err = found.error or InputError(found.path, None, ErrorKind.UNKNOWN_FORMAT,
                                         "no format")
         return FileResult(found.path, None, FileStatus.ERROR, errors=(err,))
     path, fmt = found.path, registry.get(found.format)
@@ -131,7 +131,7 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
             verify(plan, None, options.scan)
     except fsio.WriteError as exc:
         return replace(base, status=FileStatus.FAILED,
-                       errors=bad + (InputError(path, None, exc.kind.value, str(exc)),))
+                       errors=bad + (InputError(path, None, exc.kind, str(exc)),))
     if options.unified_diff:
         base = replace(base, unified_diff=unified_diff(plan))
     if not options.mode.writes:
@@ -145,10 +145,10 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
         status = FileStatus.SKIPPED if exc.kind in (ErrorKind.CHANGED, ErrorKind.LINKED) \
             else FileStatus.FAILED
         return replace(base, status=status,
-                       errors=bad + (InputError(path, None, exc.kind.value, str(exc)),))
+                       errors=bad + (InputError(path, None, exc.kind, str(exc)),))
     except OSError as exc:
         return replace(base, status=FileStatus.FAILED, errors=bad + (InputError(
-            path, None, ErrorKind.WRITE_FAILED.value, f"{path}: {exc.strerror or exc}"),))
+            path, None, ErrorKind.WRITE_FAILED, f"{path}: {exc.strerror or exc}"),))
 
 
 def _refuse_active(path: str, stamp: fsio.Stamp, options: RepairOptions) -> None:
@@ -264,7 +264,7 @@ def _finalise(results: Sequence[FileResult], *, options: RepairOptions,
             if journal_dir is not None:
                 mf.remove_journal(journal_dir)
         except (OSError, fsio.WriteError) as exc:
-            errors = (InputError(manifest_path, None, ErrorKind.WRITE_FAILED.value,
+            errors = (InputError(manifest_path, None, ErrorKind.WRITE_FAILED,
                                  f"the undo manifest could not be written ({exc}); its entries "
                                  f"are kept in {journal_dir}"),)
     elif journal_dir is not None:

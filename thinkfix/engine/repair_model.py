@@ -170,7 +170,7 @@ def describe(exc: BaseException) -> str:
 
 
 def failed(path: str, fmt: str, kind: ErrorKind, message: str, status: FileStatus) -> FileResult:
-    return FileResult(path, fmt, status, errors=(InputError(path, None, kind.value, message),))
+    return FileResult(path, fmt, status, errors=(InputError(path, None, kind, message),))
 
 
 def bad_record(path: str, line: int, error: str) -> InputError:
@@ -178,4 +178,4 @@ def bad_record(path: str, line: int, error: str) -> InputError:
     message = error
     if not message.endswith("copied through untouched"):
         message += "; copied through untouched"
-    return InputError(path, line, bad_kind(message).value, f"line {line}: {message}")
+    return InputError(path, line, bad_kind(message), f"line {line}: {message}")

@@ -68,7 +68,7 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
         status = FileStatus.SKIPPED if isinstance(exc, store.StoreBusy) else FileStatus.FAILED
         kind = exc.kind if isinstance(exc, fsio.WriteError) else ErrorKind.WRITE_FAILED
         return replace(base, status=status, errors=bad + (InputError(
-            path, None, kind.value, str(exc) if isinstance(exc, fsio.WriteError)
+            path, None, kind, str(exc) if isinstance(exc, fsio.WriteError)
             else f"{path}: cannot repair the store: {exc}; left as it is"),))
     done = changes(placements)
     return replace(base, changes=done, output=target, manifest_entries=tuple(entries),

@@ -7,6 +7,7 @@ from enum import Enum, IntEnum
 from typing import Any
 
 from thinkfix._serialize import plain, record
+from thinkfix.normalizer.spans import LeakKind
 
 SCHEMA_VERSION = 1
 
@@ -20,6 +21,14 @@ class ExitCode(IntEnum):
 
 
 class ErrorKind(str, Enum):
+    """Why a file or line could not be read (or written); shown and serialized as its value."""
+
+    def __str__(self) -> str:  # `f"{kind}"` is `unreadable` on every Python, as in the JSON
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
     UNREADABLE = "unreadable"  # the file could not be opened or decompressed
     UNKNOWN_FORMAT = "unknown_format"  # no format claims the file
     BAD_LINE = "bad_line"  # a line that is not JSON, not UTF-8, or truncated: copied through untouched
@@ -45,7 +54,7 @@ class LeakFinding:
     line: int  # 1-based line of the record (1 for a whole-document JSON file)
     json_path: str  # e.g. message.content[1].text
     format: str
-    kind: str
+    kind: LeakKind
     tag: str
     start: int  # offsets into the stored text
     end: int
@@ -61,10 +70,17 @@ class LeakFinding:
     # show: an empty text would break the session), or None. A scan still counts the leak.
     refused: str | None = None
 
+    def __post_init__(self) -> None:
+        # A kind read back as text (a state file, a worker) becomes its LeakKind; one this
+        # version does not know (a newer tool's state) stays text, and reports still list it.
+        if not isinstance(self.kind, LeakKind) and self.kind in _LEAK_KINDS:
+            object.__setattr__(self, "kind", LeakKind(self.kind))
+
     def to_dict(self) -> dict[str, Any]:
         return record(self, _FINDING_KEYS, omit_none=("refused",))
 
 
+_LEAK_KINDS = frozenset(k.value for k in LeakKind)
 #: A finding's JSON keys, in the schema's order (where it is, what it is, what it leaked).
 _FINDING_KEYS = ("path", "line", "json_path", "format", "session_id", "message_id",
                  "message_index", "model", "kind", "tag", "start", "end", "leaked_chars",
@@ -77,8 +93,12 @@ class InputError:
 
     path: str
     line: int | None
-    kind: str
+    kind: ErrorKind
     message: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, ErrorKind):  # read back from a state file
+            object.__setattr__(self, "kind", ErrorKind(self.kind))
 
     def to_dict(self) -> dict[str, Any]:
         return record(self)

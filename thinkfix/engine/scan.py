@@ -282,7 +282,7 @@ class _FileScan:
 
     def _bad(self, record: Record) -> None:
         error = record.error or ""
-        self.errors.append(InputError(self.file.path, record.line, bad_kind(error).value, error))
+        self.errors.append(InputError(self.file.path, record.line, bad_kind(error), error))
 
     def _quick(self, raw: bytes, ctx: Context) -> bool:
         """Count a clean line's messages from its bytes, if its format can (True: counted)."""
@@ -425,7 +425,7 @@ class _FileScan:
             rest = (f"; the last {capped.unexamined:,} characters of it were not examined"
                     if capped.unexamined else "")
             self.errors.append(InputError(
-                self.file.path, site.line, ErrorKind.TOO_MANY_FINDINGS.value,
+                self.file.path, site.line, ErrorKind.TOO_MANY_FINDINGS,
                 f"{site.json_path}: more than {options.max_findings} findings in one message: "
                 f"the first {len(findings)} are reported, and {capped.more:,} more were "
                 f"found{rest} (--max-findings raises the cap)"))
@@ -436,7 +436,7 @@ class _FileScan:
         session = _session_key(site, path)
         count = 0
         for f in findings:
-            kind = f.kind.value
+            kind = f.kind
             if kind not in options.kinds:
                 continue
             leaked = site.text[f.start:f.end]
@@ -550,7 +550,7 @@ def scan_file(item: Candidate | InputFile, options: ScanOptions = ScanOptions())
     except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
         path = getattr(item, "path", "?")
         return FileResult(path, None, max(0, getattr(item, "size", 0) or 0), errors=(InputError(
-            path, None, ErrorKind.INTERNAL.value,
+            path, None, ErrorKind.INTERNAL,
             f"cannot scan: internal error ({type(exc).__name__}: {exc})"),))
 
 
@@ -567,10 +567,10 @@ def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> FileResult:
         with file.open() as fp:
             scan.run(fp)
     except (OSError, EOFError, ValueError) as exc:
-        scan.errors.append(InputError(file.path, None, ErrorKind.UNREADABLE.value,
+        scan.errors.append(InputError(file.path, None, ErrorKind.UNREADABLE,
                                       f"read failed after {scan.records} records: {exc}"))
     except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
-        scan.errors.append(InputError(file.path, None, ErrorKind.UNREADABLE.value,
+        scan.errors.append(InputError(file.path, None, ErrorKind.UNREADABLE,
                                       f"read failed: {type(exc).__name__}: {exc}"))
     return scan.result()
 
@@ -750,7 +750,7 @@ def require_sessions(report: Report, paths: Sequence[str], options: ScanOptions)
     if claimed or report.errors or options.allow_no_sessions:
         return report
     where = ", ".join(paths) or "."
-    return replace(report, errors=(InputError(where, None, ErrorKind.NO_SESSIONS.value,
+    return replace(report, errors=(InputError(where, None, ErrorKind.NO_SESSIONS,
                                               no_sessions_message(report, options)),))
 
 

@@ -81,7 +81,7 @@ def snippet(text: str, chars: int, mode: Redaction) -> str:
     if mode is Redaction.NONE:
         return text[:chars]
     if mode is Redaction.ALL:
-        return fingerprint(text)
+        return length_and_hash(text)
     return mask_secrets(text[:chars + SNIPPET_MARGIN])[:chars]
 
 
@@ -105,7 +105,7 @@ def _masker(name: str, group: int) -> Callable[[re.Match[str]], str]:
     return sub
 
 
-def fingerprint(text: str) -> str:
+def length_and_hash(text: str) -> str:
     """What `ALL` leaves of a text: its length and a short hash, the same for equal texts."""
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return f"[redacted: {len(text)} chars, sha256 {digest}]"
@@ -116,4 +116,4 @@ def redact_text(text: str, mode: Redaction) -> str:
         return text
     if mode is Redaction.SECRETS:
         return mask_secrets(text)
-    return fingerprint(text)
+    return length_and_hash(text)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from thinkfix.formats.base import Message, Path, PlacementKind, Record
+from thinkfix.formats.base import AnthropicMode, Message, Path, PlacementKind, Record
 from thinkfix.formats.common import (
     Draft,
     FormatBase,
@@ -124,7 +124,7 @@ class Anthropic(FormatBase):
         in_block = len(site.path) >= 3 and isinstance(site.path[-2], int)
         msg = get_path(plan.records[site.record_index].data,
                        site.path[:-3] if in_block else site.path[:-1])
-        return plan.options.anthropic_mode == "auto" and in_block and is_response(msg)
+        return plan.options.anthropic_mode is AnthropicMode.AUTO and in_block and is_response(msg)
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
         if self._response_block(plan, draft):

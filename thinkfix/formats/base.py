@@ -266,14 +266,14 @@ class AnthropicMode(str, Enum):
 class ApplyOptions:
     """Placement choices a user can make; the defaults follow DESIGN.md's table."""
 
-    claude_code_mode: str = ClaudeCodeMode.RESUMABLE.value
+    claude_code_mode: ClaudeCodeMode = ClaudeCodeMode.RESUMABLE
     # codex: "auto" inserts a reasoning item unless the session runs on OpenAI-hosted
     # models (model_provider "openai"), where the extracted text goes to a sidecar;
     # "insert" always inserts; "sidecar" never does.
-    codex_mode: str = CodexMode.AUTO.value
+    codex_mode: CodexMode = CodexMode.AUTO
     # anthropic: "auto" puts an unsigned thinking block in response logs and keeps
     # request histories (replayed) clean; "manifest" never inserts a block.
-    anthropic_mode: str = AnthropicMode.AUTO.value
+    anthropic_mode: AnthropicMode = AnthropicMode.AUTO
     # pi / OpenClaw, api openai-completions: the wire field to name in
     # `thinkingSignature` when the file names none.
     pi_default_signature_field: str = "reasoning_content"
@@ -281,6 +281,14 @@ class ApplyOptions:
     openai_reasoning_field: str = "reasoning_content"
     # gemini-cli: the `subject` of an appended thought.
     gemini_subject: str = "thinkfix"
+
+    def __post_init__(self) -> None:
+        # a mode given by its name ("archive"), as a config file or a library caller says it
+        for name, mode in (("claude_code_mode", ClaudeCodeMode), ("codex_mode", CodexMode),
+                           ("anthropic_mode", AnthropicMode)):
+            value = getattr(self, name)
+            if not isinstance(value, mode):
+                object.__setattr__(self, name, mode(value))
 
 
 DEFAULT_OPTIONS = ApplyOptions()

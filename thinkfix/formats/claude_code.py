@@ -148,22 +148,22 @@ class ClaudeCode(FormatBase):
         mode = plan.options.claude_code_mode
         site = draft.site
         in_block = len(site.path) >= 2 and isinstance(site.path[-2], int)
-        if mode == ClaudeCodeMode.ARCHIVE.value and in_block:
+        if mode is ClaudeCodeMode.ARCHIVE and in_block:
             self.place_blocks(draft, [{"type": "thinking", "thinking": s} for s in draft.segments],
                               "unsigned thinking block (archive mode: the session can no longer "
                               "be resumed)")
-        elif mode == ClaudeCodeMode.ANNOTATE.value:
+        elif mode is ClaudeCodeMode.ANNOTATE:
             self._annotate(plan, draft)
         else:
             why = "repair manifest only (resumable mode: Claude Code would replay an unsigned " \
                   "thinking block and fail)"
-            if mode == ClaudeCodeMode.ARCHIVE.value:
+            if mode is ClaudeCodeMode.ARCHIVE:
                 why = "repair manifest only (string content has no block list to insert into)"
             place_elsewhere(draft, PlacementKind.MANIFEST, why)
 
     def archives(self, plan: Plan, draft: Draft) -> bool:
         """Archive mode puts a thinking block in the message (the session is never resumed)."""
-        return plan.options.claude_code_mode == ClaudeCodeMode.ARCHIVE.value \
+        return plan.options.claude_code_mode is ClaudeCodeMode.ARCHIVE \
             and len(draft.site.path) >= 2 and isinstance(draft.site.path[-2], int)
 
     @staticmethod

@@ -18,7 +18,15 @@ from functools import partial
 from pathlib import Path as FsPath
 from typing import Any
 
-from thinkfix.formats.base import Context, Message, Path, PlacementKind, Record, TextSlot
+from thinkfix.formats.base import (
+    CodexMode,
+    Context,
+    Message,
+    Path,
+    PlacementKind,
+    Record,
+    TextSlot,
+)
 from thinkfix.formats.common import (
     REFUSED,
     Draft,
@@ -282,7 +290,7 @@ class Codex(FormatBase):
             place_nothing(draft)
             return
         mode = plan.options.codex_mode
-        if mode == "sidecar" or (mode == "auto" and self._hosted(plan)):
+        if mode is CodexMode.SIDECAR or (mode is CodexMode.AUTO and self._hosted(plan)):
             place_elsewhere(draft, PlacementKind.SIDECAR,
                             "sidecar (the session runs on OpenAI-hosted models, which replay "
                             "reasoning items by encrypted_content)")

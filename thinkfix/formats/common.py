@@ -38,7 +38,6 @@ from thinkfix.formats.planner import new_segments as new_segments  # noqa: PLC04
 from thinkfix.formats.reader import bounded_lines, iter_jsonl, read_auto
 from thinkfix.formats.values import fmt_path as fmt_path  # noqa: PLC0414
 from thinkfix.formats.values import get_path as get_path  # noqa: PLC0414
-from thinkfix.formats.values import squash as squash  # noqa: PLC0414
 
 #: Block types that hold reasoning: what remains beside them is still "nothing visible".
 REASONING_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning", "reasoning_text"})
@@ -76,6 +75,7 @@ def join_texts(parts: Iterable[Any]) -> str | None:
 
 
 def as_str(value: Any) -> str | None:
+    """A stored field's string, or None when it is absent or of another type."""
     return value if isinstance(value, str) else None
 
 

@@ -28,7 +28,8 @@ from thinkfix.formats.base import (
     Site,
     UnsafeEdit,
 )
-from thinkfix.formats.values import fmt_path, get_path, squash
+from thinkfix.formats.values import fmt_path, get_path
+from thinkfix.normalizer.spans import squash_whitespace
 
 REFUSED = "refused:"  # how a refusal reason starts (the placement is then REFUSED)
 
@@ -277,10 +278,10 @@ class _Shifts:
 
 def new_segments(repair: Repair) -> tuple[str, ...]:
     """The repair's reasoning segments minus empty ones and those the message already has."""
-    native = squash(repair.site.native_reasoning or "")
+    native = squash_whitespace(repair.site.native_reasoning or "")
     out = []
     for segment in repair.thinking:
-        flat = squash(segment)
+        flat = squash_whitespace(segment)
         if flat and not (native and flat in native):
             out.append(segment.strip())
     return tuple(out)

@@ -6,12 +6,9 @@ for them.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from thinkfix.formats.turns import Path
-
-_SPACE = re.compile(r"\s+")
 
 
 def fmt_path(path: Path) -> str:
@@ -35,6 +32,3 @@ def get_path(data: Any, path: Path, default: Any = None) -> Any:
     return data
 
 
-def squash(text: str) -> str:
-    """Whitespace-normalised text, for duplicate checks."""
-    return _SPACE.sub(" ", text).strip()

@@ -22,6 +22,12 @@ class Label(str, Enum):
 class LeakKind(str, Enum):
     """The kinds of leak the normalizer reports (DESIGN.md's damage table, plus two notices)."""
 
+    def __str__(self) -> str:  # `f"{kind}"` is `block` on every Python, as in the JSON
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
     BLOCK = "block"
     ORPHAN_CLOSE = "orphan_close"
     STRAY_CLOSE = "stray_close"

@@ -17,7 +17,7 @@ from thinkfix.providers.base import (
     StreamAdapter,
     Wire,
     as_dict,
-    as_str,
+    as_text,
 )
 
 EVENT_TYPES = frozenset(
@@ -75,7 +75,7 @@ class AnthropicAdapter(StreamAdapter):
                 self.end_metadata["usage"] = dict(as_dict(message.get("usage")))
         elif kind == "content_block_start":
             block = as_dict(event.get("content_block"))
-            known = _BLOCKS.get(as_str(block.get("type")))
+            known = _BLOCKS.get(as_text(block.get("type")))
             if known is None:
                 return  # server tool results, future block types: no reasoning or answer text
             channel, text_field = known
@@ -86,17 +86,17 @@ class AnthropicAdapter(StreamAdapter):
             )
             yield from seg.open(channel, index, meta)
             if text_field:
-                yield from seg.delta(channel, as_str(block.get(text_field)), index)
+                yield from seg.delta(channel, as_text(block.get(text_field)), index)
             if channel is Channel.THINKING:
-                yield from seg.signature(as_str(block.get("signature")), index)
+                yield from seg.signature(as_text(block.get("signature")), index)
         elif kind == "content_block_delta":
             delta = as_dict(event.get("delta"))
-            dtype = as_str(delta.get("type"))
+            dtype = as_text(delta.get("type"))
             if dtype == "signature_delta":
-                yield from seg.signature(as_str(delta.get("signature")), index)
+                yield from seg.signature(as_text(delta.get("signature")), index)
             elif dtype in _DELTAS and (seg.current is None or seg.current[1] == index):
                 channel, field = _DELTAS[dtype]
-                yield from seg.delta(channel, as_str(delta.get(field)), index)
+                yield from seg.delta(channel, as_text(delta.get(field)), index)
         elif kind == "content_block_stop":
             if seg.current is not None and seg.current[1] == index:
                 yield from seg.close()

@@ -89,7 +89,8 @@ def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def as_str(value: Any) -> str:
+def as_text(value: Any) -> str:
+    """A wire field's text, or "" when it is absent or not a string (a stream goes on)."""
     return value if isinstance(value, str) else ""
 
 

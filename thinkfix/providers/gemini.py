@@ -18,7 +18,7 @@ from thinkfix.providers.base import (
     Wire,
     as_dict,
     as_list,
-    as_str,
+    as_text,
 )
 
 
@@ -53,7 +53,7 @@ class GeminiAdapter(StreamAdapter):
         candidate = as_dict(candidates[0]) if candidates else {}
         for part in as_list(as_dict(candidate.get("content")).get("parts")):
             part = as_dict(part)
-            signature = as_str(part.get("thoughtSignature"))
+            signature = as_text(part.get("thoughtSignature"))
             if "functionCall" in part:
                 call = as_dict(part.get("functionCall"))
                 yield from seg.close()
@@ -73,7 +73,7 @@ class GeminiAdapter(StreamAdapter):
                 yield from seg.open(
                     channel
                 )  # the signature belongs to this part even when its text is empty
-            yield from seg.delta(channel, as_str(part.get("text")))
+            yield from seg.delta(channel, as_text(part.get("text")))
             yield from seg.signature(signature, None, {"field": "thoughtSignature"})
         reason = candidate.get("finishReason")
         if reason:

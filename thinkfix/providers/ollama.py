@@ -18,7 +18,7 @@ from thinkfix.providers.base import (
     Wire,
     as_dict,
     as_list,
-    as_str,
+    as_text,
 )
 
 _USAGE_FIELDS = (
@@ -55,8 +55,8 @@ class OllamaAdapter(StreamAdapter):
         )
         seg = self.segments
         message = as_dict(event.get("message"))
-        thinking = as_str(message.get("thinking")) or as_str(event.get("thinking"))
-        content = as_str(message.get("content")) or as_str(event.get("response"))
+        thinking = as_text(message.get("thinking")) or as_text(event.get("thinking"))
+        content = as_text(message.get("content")) or as_text(event.get("response"))
         yield from seg.delta(Channel.THINKING, thinking, 0)
         yield from seg.delta(Channel.VISIBLE, content, 0)
         for call in as_list(message.get("tool_calls")):

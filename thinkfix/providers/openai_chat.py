@@ -19,7 +19,7 @@ from thinkfix.providers.base import (
     Wire,
     as_dict,
     as_list,
-    as_str,
+    as_text,
 )
 
 NATIVE_FIELDS: tuple[str, ...] = ("reasoning_content", "reasoning", "thinking")
@@ -29,14 +29,14 @@ def native_texts(delta: Mapping[str, Any]) -> list[str]:
     """The native reasoning of one delta, each distinct text once, in field priority order."""
     texts: list[str] = []
     for name in NATIVE_FIELDS:
-        text = as_str(delta.get(name))
+        text = as_text(delta.get(name))
         if text and text not in texts:
             texts.append(text)
     if not texts:
         # reasoning_details alone (no mirrored plain field): take its readable text.
         for detail in as_list(delta.get("reasoning_details")):
             detail = as_dict(detail)
-            text = as_str(detail.get("text")) or as_str(detail.get("summary"))
+            text = as_text(detail.get("text")) or as_text(detail.get("summary"))
             if text and text not in texts:
                 texts.append(text)
     return texts
@@ -87,14 +87,14 @@ class OpenAIChatAdapter(StreamAdapter):
             yield from seg.delta(Channel.THINKING, text, 0)
         for detail in as_list(delta.get("reasoning_details")):
             detail = as_dict(detail)
-            if detail.get("type") == "reasoning.encrypted" and as_str(detail.get("data")):
+            if detail.get("type") == "reasoning.encrypted" and as_text(detail.get("data")):
                 index = seg.new_index()
                 yield from seg.open(Channel.REDACTED, index, {"field": "reasoning_details"})
-                yield from seg.delta(Channel.REDACTED, as_str(detail.get("data")), index)
+                yield from seg.delta(Channel.REDACTED, as_text(detail.get("data")), index)
                 yield from seg.close(Channel.REDACTED, index)
-            elif as_str(detail.get("signature")):
+            elif as_text(detail.get("signature")):
                 yield from seg.signature(
-                    as_str(detail.get("signature")), 0, {"field": "reasoning_details"}
+                    as_text(detail.get("signature")), 0, {"field": "reasoning_details"}
                 )
         content = delta.get("content")
         if isinstance(content, str):
@@ -106,10 +106,10 @@ class OpenAIChatAdapter(StreamAdapter):
                 if part.get("type") == "thinking":
                     for inner in as_list(part.get("thinking")):
                         yield from seg.delta(
-                            Channel.THINKING, as_str(as_dict(inner).get("text")), 0
+                            Channel.THINKING, as_text(as_dict(inner).get("text")), 0
                         )
                 else:
-                    yield from seg.delta(Channel.VISIBLE, as_str(part.get("text")), 0)
+                    yield from seg.delta(Channel.VISIBLE, as_text(part.get("text")), 0)
         for call in as_list(delta.get("tool_calls")):
             call = as_dict(call)
             index = call.get("index", 0)
@@ -121,4 +121,4 @@ class OpenAIChatAdapter(StreamAdapter):
             arguments = function.get("arguments")
             if isinstance(arguments, Mapping):  # a few hosts send the object, not its JSON text
                 arguments = json.dumps(arguments, ensure_ascii=False)
-            yield from seg.delta(Channel.TOOL_CALL, as_str(arguments), index)
+            yield from seg.delta(Channel.TOOL_CALL, as_text(arguments), index)

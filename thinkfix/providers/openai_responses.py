@@ -16,7 +16,7 @@ from thinkfix.providers.base import (
     StreamAdapter,
     Wire,
     as_dict,
-    as_str,
+    as_text,
 )
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
@@ -30,14 +30,14 @@ class OpenAIResponsesAdapter(StreamAdapter):
 
     @classmethod
     def claims(cls, event: Mapping[str, Any]) -> bool:
-        return as_str(event.get("type")).startswith("response.")
+        return as_text(event.get("type")).startswith("response.")
 
     @classmethod
     def model_of(cls, event: Mapping[str, Any]) -> str | None:
         return super().model_of(as_dict(event.get("response")))
 
     def _parse(self, event: Mapping[str, Any]) -> Iterator[ReasoningChunk]:
-        kind = as_str(event.get("type"))
+        kind = as_text(event.get("type"))
         seg = self.segments
         index = event.get("output_index")
         index = index if isinstance(index, int) else 0
@@ -70,7 +70,7 @@ class OpenAIResponsesAdapter(StreamAdapter):
                         "item_id": item.get("id"),
                     },
                 )
-                yield from seg.delta(Channel.TOOL_CALL, as_str(item.get("arguments")), index)
+                yield from seg.delta(Channel.TOOL_CALL, as_text(item.get("arguments")), index)
         elif kind == "response.reasoning_summary_part.added":
             # Each summary part is its own paragraph: a block of its own.
             yield from seg.close()
@@ -84,11 +84,11 @@ class OpenAIResponsesAdapter(StreamAdapter):
                 },
             )
         elif kind == "response.reasoning_summary_text.delta":
-            yield from seg.delta(Channel.THINKING, as_str(event.get("delta")), index)
+            yield from seg.delta(Channel.THINKING, as_text(event.get("delta")), index)
         elif kind == "response.reasoning_text.delta":
             yield from seg.delta(
                 Channel.THINKING,
-                as_str(event.get("delta")),
+                as_text(event.get("delta")),
                 index,
                 {"item_id": item_id, "kind": "reasoning_text"},
             )
@@ -96,9 +96,9 @@ class OpenAIResponsesAdapter(StreamAdapter):
             if as_dict(event.get("part")).get("type") == "output_text":
                 yield from seg.open(Channel.VISIBLE, index, {"item_id": item_id})
         elif kind == "response.output_text.delta":
-            yield from seg.delta(Channel.VISIBLE, as_str(event.get("delta")), index)
+            yield from seg.delta(Channel.VISIBLE, as_text(event.get("delta")), index)
         elif kind == "response.function_call_arguments.delta":
-            yield from seg.delta(Channel.TOOL_CALL, as_str(event.get("delta")), index)
+            yield from seg.delta(Channel.TOOL_CALL, as_text(event.get("delta")), index)
         elif kind in ("response.reasoning_summary_part.done", "response.content_part.done"):
             yield from seg.close()
         elif kind == "response.output_item.done":
@@ -106,7 +106,7 @@ class OpenAIResponsesAdapter(StreamAdapter):
             item = as_dict(event.get("item"))
             if item.get("type") == "reasoning":
                 yield from seg.signature(
-                    as_str(item.get("encrypted_content")),
+                    as_text(item.get("encrypted_content")),
                     index,
                     {"field": "encrypted_content", "item_id": item.get("id")},
                 )

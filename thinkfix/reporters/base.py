@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
 
@@ -81,12 +81,12 @@ class Reporter(ABC):
 
     def render(self, report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
         """The document as text."""
-        doc = self.document(plain_report(report), options)
+        doc = self.document(report, options)
         return doc if isinstance(doc, str) else doc.decode("utf-8")
 
     def render_bytes(self, report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> bytes:
         """The document as UTF-8, the encoding every supported format specifies or allows."""
-        doc = self.document(plain_report(report), options)
+        doc = self.document(report, options)
         return jsontext.encode_text(doc) if isinstance(doc, str) else doc
 
     def finding_limit(self, options: RenderOptions) -> int | None:
@@ -94,46 +94,6 @@ class Reporter(ABC):
         if options.max_findings is not None:
             return options.max_findings
         return self.default_max_findings
-
-
-def _plain(value: str) -> str:
-    return value.value if isinstance(value, Enum) else value
-
-
-def plain_report(report: Report) -> Report:
-    """The report with enum-valued kinds and formats as their plain values.
-
-    The fields are typed `str`, but a `LeakKind` or `ErrorKind` member passes that check and
-    formats as `LeakKind.BLOCK` in an f-string before Python 3.12; every format must say `block`.
-    """
-
-    def is_enum(*values: str | None) -> bool:
-        return any(isinstance(v, Enum) for v in values)
-
-    s = report.summary
-    if not (
-        is_enum(*s.by_kind, *s.by_format, *(c.format for c in s.by_file.values()))
-        or any(is_enum(f.kind, f.format) for f in report.findings)
-        or any(is_enum(e.kind) for e in report.errors)
-    ):
-        return report
-    summary = replace(
-        s,
-        by_kind={_plain(k): v for k, v in s.by_kind.items()},
-        by_format={_plain(k): v for k, v in s.by_format.items()},
-        by_file={
-            k: replace(v, format=_plain(v.format) if v.format is not None else None)
-            for k, v in s.by_file.items()
-        },
-    )
-    return replace(
-        report,
-        summary=summary,
-        findings=tuple(
-            replace(f, kind=_plain(f.kind), format=_plain(f.format)) for f in report.findings
-        ),
-        errors=tuple(replace(e, kind=_plain(e.kind)) for e in report.errors),
-    )
 
 
 def pretty_json(value: object) -> bytes:

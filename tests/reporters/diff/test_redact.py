@@ -6,7 +6,7 @@ import pytest
 
 from thinkfix.engine.redact import (
     Redaction,
-    fingerprint,
+    length_and_hash,
     mask_secrets,
     redact_diff,
     redact_lines,
@@ -58,8 +58,8 @@ def test_redact_leaves_ordinary_text_alone(text: str) -> None:
 
 
 def test_redact_all_keeps_only_lengths_and_hashes() -> None:
-    assert fingerprint("abc") == fingerprint("abc") != fingerprint("abd")
-    assert fingerprint("abc").startswith("[redacted: 3 chars, sha256 ")
+    assert length_and_hash("abc") == length_and_hash("abc") != length_and_hash("abd")
+    assert length_and_hash("abc").startswith("[redacted: 3 chars, sha256 ")
 
 
 @pytest.mark.parametrize("fmt", list(DiffFormat))
