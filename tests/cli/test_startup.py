@@ -87,3 +87,25 @@ def test_the_lazy_table_is_every_command_the_modules_define() -> None:
     defined = {command.name for module in set(LAZY_COMMANDS.values())
                for command in importlib.import_module(f"thinkfix.cli.{module}").commands}
     assert defined == set(LAZY_COMMANDS)
+
+
+def test_a_scan_of_one_clean_claude_code_file_loads_one_format_and_no_scanner(
+        tmp_path: Path) -> None:
+    """Detection stops at the first certain format and formats load on demand; the text
+    scanner (and its grammar) loads only for a text that may hold a delimiter; no pool, no
+    ignore-file matcher and no socket for a run that needs none of them."""
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(b'{"type":"assistant","uuid":"a","sessionId":"s","message":{"id":"m",'
+                        b'"type":"message","role":"assistant","model":"x","content":'
+                        b'[{"type":"text","text":"Done."}]}}\n')
+    modules = _modules_after(
+        "from thinkfix.cli import main\n"
+        f"try:\n    main(['scan', '--output-format', 'json', '--no-progress', {str(session)!r}])\n"
+        "except SystemExit:\n    pass")
+    formats = [m for m in modules if m.startswith("thinkfix.formats.")]
+    assert "thinkfix.formats.claude_code" in formats
+    assert not {"thinkfix.formats.codex", "thinkfix.formats.pi", "thinkfix.formats.opencode",
+                "thinkfix.formats.anthropic"} & set(formats)
+    assert _offending(modules, ("thinkfix.normalizer.scanner", "thinkfix.normalizer.pipeline",
+                                "multiprocessing", "concurrent.futures", "pathspec",
+                                "socket")) == []

@@ -125,7 +125,7 @@ def test_fsio_sweep_removes_temps_of_dead_processes_only(tmp_path: Path) -> None
     dead_pid = int(dead.stdout)
     mine = fsio.temp_name(target)
     theirs = mine.replace(f".{os.getpid()}.", f".{dead_pid}.")
-    other_host = mine.replace(f".{os.getpid()}.", ".1.").replace(fsio._HOST, "elsewhere")
+    other_host = mine.replace(f".{os.getpid()}.", ".1.").replace(fsio._host(), "elsewhere")
     for name in (mine, theirs, other_host):
         Path(name).write_bytes(b"partial")
     (tmp_path / "unrelated.jsonl").write_bytes(b"keep")

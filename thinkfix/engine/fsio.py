@@ -23,18 +23,25 @@ import io
 import os
 import re
 import secrets
-import socket
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, BinaryIO, cast
 
 from thinkfix.engine.report import ErrorKind
 from thinkfix.io.regular import open_regular
 
 TEMP_SUFFIX = ".thinkfix-tmp"
-_HOST = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
+
+
+@lru_cache(maxsize=1)
+def _host() -> str:
+    """This machine's name as temporary file names carry it (socket loads on first use: a
+    scan never writes)."""
+    import socket
+
+    return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
 _TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9-]+)\.(?P<pid>\d+)\.[0-9a-f]+"
                         + re.escape(TEMP_SUFFIX) + r"$")
 
@@ -176,7 +183,7 @@ def temp_name(target: str) -> str:
     """A temporary name beside `target` that names this host and process (see `sweep_stale`)."""
     folder, name = os.path.split(target)
     token = secrets.token_hex(4)
-    return os.path.join(folder, f".{name}.{_HOST}.{os.getpid()}.{token}{TEMP_SUFFIX}")
+    return os.path.join(folder, f".{name}.{_host()}.{os.getpid()}.{token}{TEMP_SUFFIX}")
 
 
 def alive(pid: int) -> bool:
@@ -206,7 +213,7 @@ def sweep_stale(folder: str) -> list[str]:
         return removed
     for name in names:
         m = _TEMP_NAME.match(name)
-        if m is None or m["host"] != _HOST or alive(int(m["pid"])):
+        if m is None or m["host"] != _host() or alive(int(m["pid"])):
             continue
         path = os.path.join(folder, name)
         with contextlib.suppress(OSError):

@@ -22,7 +22,6 @@ from __future__ import annotations
 import atexit
 import os
 import re
-import shutil
 import stat
 import sys
 import tempfile
@@ -30,9 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
-from typing import BinaryIO
-
-import pathspec
+from typing import TYPE_CHECKING, BinaryIO
 
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats import registry
@@ -40,6 +37,9 @@ from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.detection import base_name, own_document, read_head
 from thinkfix.io.compression import Compression, sniff, wrap_reader
 from thinkfix.io.regular import kind_of, open_regular
+
+if TYPE_CHECKING:
+    import pathspec
 
 STDIN = "-"
 
@@ -142,6 +142,8 @@ def _git_line(line: str) -> str:
 
 
 def _git_spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
+    import pathspec  # only when there are patterns: a scan of one named file never needs it
+
     return pathspec.GitIgnoreSpec.from_lines(_git_line(line) for line in lines)
 
 
@@ -333,6 +335,8 @@ def spool_stdin(stream: BinaryIO | None = None) -> str:
     source = stream if stream is not None else sys.stdin.buffer
     fd, path = tempfile.mkstemp(prefix="thinkfix-stdin-")
     with os.fdopen(fd, "wb") as out:
+        import shutil
+
         shutil.copyfileobj(source, out, 1 << 20)
     if not _spooled:
         atexit.register(_remove_spooled)

@@ -12,15 +12,14 @@ what the pool's order is never shows in a report.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from thinkfix.engine.lifeline import die_with_parent
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
 __all__ = ["BrokenProcessPool", "chunk_size", "default_jobs", "run", "start_method"]
 
@@ -29,6 +28,16 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _shared: Any = None  # what the work function gets besides its task, in a worker
+
+
+def __getattr__(name: str) -> Any:
+    """`BrokenProcessPool`, imported when a caller first needs it: multiprocessing is not
+    worth loading for a run that starts no pool (a pre-commit hook's scan of one file)."""
+    if name == "BrokenProcessPool":
+        from concurrent.futures.process import BrokenProcessPool
+
+        return BrokenProcessPool
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_jobs() -> int:
@@ -41,6 +50,8 @@ def default_jobs() -> int:
 
 def start_method() -> str:
     """fork where it is cheap and safe (nothing but the tasks is pickled), else the default."""
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and os.name == "posix" and sys.platform != "darwin":
         return "fork"  # macOS system frameworks are not fork-safe
@@ -54,6 +65,8 @@ def chunk_size(tasks: int, workers: int, most: int = 32) -> int:
 
 def _start(shared: Any, parent: int) -> None:
     """A worker's start: it dies with `parent`, and keeps `shared` unless forked with it."""
+    from thinkfix.engine.lifeline import die_with_parent
+
     global _shared
     die_with_parent(parent)
     if shared is not None:
@@ -71,6 +84,9 @@ def run(fn: Callable[[S, T], R], tasks: Sequence[T], shared: S, workers: int, *,
 
     `fn` must be a module-level function (it is sent by name). Raises `BrokenProcessPool`
     when a worker dies; the results yielded before that are sound."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
     global _shared
     method = start_method()
     size = chunk or chunk_size(len(tasks), workers)

@@ -69,7 +69,7 @@ from thinkfix.formats.base import (
 )
 from thinkfix.formats.common import keeps_visible, refusal_note
 from thinkfix.formats.detection import base_name
-from thinkfix.normalizer import DEFAULT, Finding, LeakKind, Policy, StreamNormalizer, normalize
+from thinkfix.normalizer import DEFAULT, Finding, LeakKind, Policy, Result
 from thinkfix.normalizer.grammar import grammar_for
 
 #: Kinds reported unless `--select` says otherwise: every kind that changes the text.
@@ -483,6 +483,14 @@ class CappedFindings:
         return bool(self.more or self.unexamined)
 
 
+def normalize(text: str, **kwargs: Any) -> Result:
+    """`normalizer.normalize`, whose scanner loads with the first text that may hold a
+    delimiter: a scan of clean sessions never compiles it (#13 start-up)."""
+    from thinkfix.normalizer.batch import normalize as run
+
+    return run(text, **kwargs)
+
+
 def capped_findings(text: str, native: str | None, policy: Policy, cap: int, *,
                     followed_by_tool_call: bool = False) -> CappedFindings:
     """The findings of `normalize(text)`: all of them, or (past `cap`) the first `cap` and how
@@ -493,6 +501,8 @@ def capped_findings(text: str, native: str | None, policy: Policy, cap: int, *,
     which gives exactly `normalize`'s findings when it finishes (`StreamNormalizer`'s
     contract), and stops once the cap is passed with text still to read.
     """
+    from thinkfix.normalizer.stream import StreamNormalizer
+
     evidence = followed_by_tool_call
     if cap <= 0 or sum(text.count(c) for c in grammar_for(policy).start_chars) <= 2 * cap:
         result = normalize(text, native_reasoning=native, policy=policy,

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+from collections.abc import Iterator, MutableMapping
 
-from thinkfix.formats.anthropic import Anthropic
 from thinkfix.formats.base import SessionFormat
-from thinkfix.formats.claude_code import ClaudeCode
-from thinkfix.formats.claw_code import ClawCode
-from thinkfix.formats.cline import Cline, RooCode
-from thinkfix.formats.codex import Codex
 from thinkfix.formats.detection import read_head
-from thinkfix.formats.gemini_cli import GeminiCli
-from thinkfix.formats.hermes import Hermes
-from thinkfix.formats.openai_chat import OpenAIChat
-from thinkfix.formats.opencode import OpenCode
-from thinkfix.formats.pi import Pi
 from thinkfix.io.compression import open_read
 
 #: Minimum confidence for `detect` to claim a file.
@@ -24,10 +16,58 @@ THRESHOLD = 0.5
 #: (ties go to registry order anyway), so a Claude Code file costs one detector, not eleven.
 CERTAIN = 0.95
 
-FORMATS: dict[str, SessionFormat] = {
-    f.id: f for f in (ClaudeCode(), Codex(), Pi(), ClawCode(), OpenAIChat(), Anthropic(),
-                      GeminiCli(), Hermes(), Cline(), RooCode(), OpenCode())
+#: Every format, in detection order: id -> (module, class). tests/formats/test_registry.py
+#: checks each class's `id` is its key.
+_WHERE: dict[str, tuple[str, str]] = {
+    "claude-code": ("claude_code", "ClaudeCode"), "codex": ("codex", "Codex"),
+    "pi": ("pi", "Pi"), "claw-code": ("claw_code", "ClawCode"),
+    "openai-chat": ("openai_chat", "OpenAIChat"), "anthropic": ("anthropic", "Anthropic"),
+    "gemini-cli": ("gemini_cli", "GeminiCli"), "hermes": ("hermes", "Hermes"),
+    "cline": ("cline", "Cline"), "roo-code": ("cline", "RooCode"),
+    "opencode": ("opencode", "OpenCode"),
 }
+
+
+class _Formats(MutableMapping[str, SessionFormat]):
+    """The format objects by id, each module imported the first time its format is asked
+    for: detection stops at the first certain format, so a pre-commit hook's scan of one
+    Claude Code file loads one format module, not eleven (#13 start-up). Tests may add a
+    format of their own."""
+
+    def __init__(self) -> None:
+        self._order: list[str] = list(_WHERE)
+        self._made: dict[str, SessionFormat] = {}
+
+    def __getitem__(self, name: str) -> SessionFormat:
+        made = self._made.get(name)
+        if made is None:
+            if name not in self._order:
+                raise KeyError(name)
+            module, cls = _WHERE[name]
+            made = getattr(importlib.import_module(f"thinkfix.formats.{module}"), cls)()
+            self._made[name] = made
+        return made
+
+    def __setitem__(self, name: str, fmt: SessionFormat) -> None:
+        if name not in self._order:
+            self._order.append(name)
+        self._made[name] = fmt
+
+    def __delitem__(self, name: str) -> None:
+        self._order.remove(name)
+        self._made.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._order))
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._order
+
+
+FORMATS: MutableMapping[str, SessionFormat] = _Formats()
 
 
 class UnknownFormatError(ValueError):

@@ -1,9 +1,9 @@
 """The pure text core: policy, tag grammar, whole-string and streaming normalizer."""
 
-from thinkfix.normalizer.batch import normalize
+from typing import Any
+
 from thinkfix.normalizer.policy import DEFAULT, NativeMode, OrphanClose, Policy
 from thinkfix.normalizer.spans import Delta, Finding, Label, LeakKind, Result, Span
-from thinkfix.normalizer.stream import StreamNormalizer
 
 __all__ = [
     "DEFAULT",
@@ -19,3 +19,16 @@ __all__ = [
     "StreamNormalizer",
     "normalize",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`normalize` and `StreamNormalizer` load the scanner on first use, not on import."""
+    if name == "normalize":
+        from thinkfix.normalizer.batch import normalize
+
+        return normalize
+    if name == "StreamNormalizer":
+        from thinkfix.normalizer.stream import StreamNormalizer
+
+        return StreamNormalizer
+    raise AttributeError(f"module 'thinkfix.normalizer' has no attribute {name!r}")
