@@ -39,29 +39,44 @@ def wanted(result: Result, kinds: frozenset[str]) -> bool:
                                   for f in result.findings)
 
 
-def find_repairs(fmt: SessionFormat, records: Iterable[Record],
-                 options: ScanOptions) -> Iterator[tuple[Site, Result]]:
-    """Every assistant text of `records` that the normalizer would change, as scan sees them.
+class RepairFinder:
+    """The texts of one record that the normalizer would change, as scan sees them; its byte
+    tests are built once per file, so a file can be searched a record at a time.
 
     Byte tests first (scan's rule): a record without the format's assistant marker, or
     without anything that could be a delimiter, is never parsed.
     """
-    may_leak = delimiter_test(options.policy) if options.prefilter else None
-    may_assist = fmt.may_contain_assistant if options.prefilter else None
-    policy, kinds = options.policy, options.kinds
-    for record in records:
+
+    def __init__(self, fmt: SessionFormat, options: ScanOptions) -> None:
+        self.fmt, self.options = fmt, options
+        self.may_leak = delimiter_test(options.policy) if options.prefilter else None
+        self.may_assist = fmt.may_contain_assistant if options.prefilter else None
+
+    def __call__(self, record: Record) -> list[tuple[Site, Result]]:
         raw = record.raw
-        if may_assist is not None and not may_assist(raw):
-            continue
-        if may_leak is not None and not may_leak(raw):
-            continue
-        for site in fmt.sites(record):
+        if self.may_assist is not None and not self.may_assist(raw):
+            return []
+        if self.may_leak is not None and not self.may_leak(raw):
+            return []
+        options = self.options
+        out = []
+        for site in self.fmt.sites(record):
             if options.model_disabled(site.model):
                 continue
-            result = normalize(site.text, native_reasoning=site.native_reasoning, policy=policy,
+            result = normalize(site.text, native_reasoning=site.native_reasoning,
+                               policy=options.policy,
                                followed_by_tool_call=site.followed_by_tool_call)
-            if wanted(result, kinds):
-                yield site, result
+            if wanted(result, options.kinds):
+                out.append((site, result))
+        return out
+
+
+def find_repairs(fmt: SessionFormat, records: Iterable[Record],
+                 options: ScanOptions) -> Iterator[tuple[Site, Result]]:
+    """Every assistant text of `records` that the normalizer would change (`RepairFinder`)."""
+    finder = RepairFinder(fmt, options)
+    for record in records:
+        yield from finder(record)
 
 
 def bad_records(fmt: SessionFormat, records: Iterable[Record],
@@ -205,11 +220,13 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
     found: list[tuple[Site, Result]] = []
     bad: list[tuple[int, str]] = []
 
+    finder = RepairFinder(fmt, scan)
+
     def survey(records: Iterable[Record]) -> int:
         n = 0
         for record in records:
             n += 1
-            hits = list(find_repairs(fmt, (record,), scan))
+            hits = finder(record)
             if hits:
                 known[record.index] = record
                 found.extend(hits)
