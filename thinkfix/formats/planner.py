@@ -92,7 +92,11 @@ class Plan:
     @property
     def style(self) -> jsonedit.Style:
         if self._style is None:
-            self._style = jsonedit.Style.sniff(r.raw for r in self.records)
+            # A lazy view of a file on disk may offer its lines' bytes without making records
+            # (`engine.source.FileRecords.raws`); the style is the same either way.
+            raws = getattr(self.records, "raws", None)
+            self._style = jsonedit.Style.sniff(
+                raws() if callable(raws) else (r.raw for r in self.records))
         return self._style
 
     def fact(self, name: str, compute: Any) -> Any:
