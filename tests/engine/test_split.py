@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from tests.formats.support import FIXTURES
 from thinkfix.engine import split
 from thinkfix.engine.inputs import Candidate, resolve
-from thinkfix.engine.scan import FileResult, ScanOptions, scan_file, scan_files
+from thinkfix.engine.scan import ScannedFile, ScanOptions, scan_file, scan_files
 
 SESSIONS = sorted(p for p in FIXTURES.rglob("*.jsonl*") if p.is_file())
 OPTIONS = ScanOptions()
@@ -31,7 +31,7 @@ def _big(tmp: Path, source: Path, times: int) -> Candidate:
     return Candidate(str(path), str(path), True, len(data) * times)
 
 
-def _in_pieces(item: Candidate, count: int) -> tuple[FileResult, list[split.PieceResult]]:
+def _in_pieces(item: Candidate, count: int) -> tuple[ScannedFile, list[split.PieceResult]]:
     file = resolve(item, OPTIONS.inputs)
     assert split.splittable(file, OPTIONS)
     parts = [split.scan_piece(split.Piece(file, k, count), OPTIONS) for k in range(count)]
@@ -90,7 +90,7 @@ def test_a_scan_whose_worker_dies_finishes_the_files_itself(tmp_path: Path,
     expected = sorted(scan_files(items, OPTIONS, jobs=1), key=lambda r: r.path)
     parent, real = os.getpid(), scan_module.scan_file
 
-    def dying(item: object, options: ScanOptions = OPTIONS) -> FileResult:
+    def dying(item: object, options: ScanOptions = OPTIONS) -> ScannedFile:
         if os.getpid() != parent:
             os._exit(9)  # a worker killed mid-file
         return real(item, options)  # type: ignore[arg-type]

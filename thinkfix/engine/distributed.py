@@ -14,7 +14,7 @@ from typing import Any
 
 from thinkfix.engine.inputs import Candidate, InputFile
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
-from thinkfix.engine.scan import FileResult, ScanOptions, scan_file
+from thinkfix.engine.scan import ScannedFile, ScanOptions, scan_file
 
 
 class DaskUnavailable(RuntimeError):
@@ -35,7 +35,7 @@ def _client(address: str) -> tuple[Any, Any]:
 
 
 def scan_files_dask(items: Sequence[Candidate | InputFile], options: ScanOptions, address: str,
-                    progress: Progress = NULL_PROGRESS) -> Iterator[FileResult]:
+                    progress: Progress = NULL_PROGRESS) -> Iterator[ScannedFile]:
     """Scan every item as one task on the cluster at `address`, yielding results as they
     finish (largest files submitted first, so one big file started last does not leave the
     other workers idle). The options travel once, scattered to every worker."""
@@ -48,7 +48,7 @@ def scan_files_dask(items: Sequence[Candidate | InputFile], options: ScanOptions
         futures = client.map(scan_file, order, options=shared,
                              pure=False)
         for future in as_completed(futures):
-            result: FileResult = future.result()
+            result: ScannedFile = future.result()
             progress.advance(result.path, result.size)
             yield result
     finally:

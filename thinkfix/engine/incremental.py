@@ -40,7 +40,7 @@ from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import InputError, LeakFinding, Report
 from thinkfix.engine.scan import (
     POOL_MIN_BYTES,
-    FileResult,
+    ScannedFile,
     ScanOptions,
     _FileScan,
     build_report,
@@ -109,7 +109,7 @@ class Entry:
     size: int
     mtime_ns: int
     format: str | None
-    committed: FileResult  # the counts of bytes [0, offset)
+    committed: ScannedFile  # the counts of bytes [0, offset)
     offset: int = 0  # end of the last complete line read
     check: str = ""  # sha256 of the CHECK_BLOCK bytes before offset
     resumable: bool = False  # JSONL through the line reader, uncompressed: can go on at offset
@@ -140,7 +140,7 @@ class Entry:
                    ctx=data["ctx"], crlf=data["crlf"], read_ns=data["read_ns"])
 
 
-def result_to_json(r: FileResult) -> dict[str, Any]:
+def result_to_json(r: ScannedFile) -> dict[str, Any]:
     return {"path": r.path, "format": r.format, "size": r.size, "records": r.records,
             "assistant_messages": r.assistant_messages, "leaking_messages": r.leaking_messages,
             "findings": [dataclasses.astuple(f) for f in r.findings],
@@ -149,8 +149,8 @@ def result_to_json(r: FileResult) -> dict[str, Any]:
             "by_day": [list(d) for d in r.by_day]}
 
 
-def result_from_json(d: Mapping[str, Any]) -> FileResult:
-    return FileResult(path=d["path"], format=d["format"], size=d["size"], records=d["records"],
+def result_from_json(d: Mapping[str, Any]) -> ScannedFile:
+    return ScannedFile(path=d["path"], format=d["format"], size=d["size"], records=d["records"],
                       assistant_messages=d["assistant_messages"],
                       leaking_messages=d["leaking_messages"],
                       findings=tuple(LeakFinding(*f) for f in d["findings"]),
@@ -160,7 +160,7 @@ def result_from_json(d: Mapping[str, Any]) -> FileResult:
                       by_day=tuple((day, m, a, lk, n) for day, m, a, lk, n in d["by_day"]))
 
 
-def merge(a: FileResult, b: FileResult, *, size: int) -> FileResult:
+def merge(a: ScannedFile, b: ScannedFile, *, size: int) -> ScannedFile:
     """The result of a file read as part `a` then part `b`."""
     models: dict[str, list[int]] = {}
     for m, x, y, z in a.by_model + b.by_model:
@@ -174,7 +174,7 @@ def merge(a: FileResult, b: FileResult, *, size: int) -> FileResult:
         t[0] += x
         t[1] += y
         t[2] += z
-    return FileResult(path=b.path, format=b.format or a.format, size=size,
+    return ScannedFile(path=b.path, format=b.format or a.format, size=size,
                       records=a.records + b.records,
                       assistant_messages=a.assistant_messages + b.assistant_messages,
                       leaking_messages=a.leaking_messages + b.leaking_messages,
@@ -228,7 +228,7 @@ def _ctx_from(data: Mapping[str, Any] | None) -> Context:
 class Increment:
     """One file's outcome: its total result, what to remember, and how much was read."""
 
-    result: FileResult
+    result: ScannedFile
     entry: Entry | None
     mode: str = FULL
     bytes_read: int = 0
@@ -258,7 +258,7 @@ def _resumable(file: InputFile, options: ScanOptions) -> bool:
             and sparse.supports(file.session_format()))
 
 
-def _stat_entry(options: str, st: os.stat_result, result: FileResult) -> Entry:
+def _stat_entry(options: str, st: os.stat_result, result: ScannedFile) -> Entry:
     return Entry(options, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, result.format,
                  result, offset=st.st_size)
 
@@ -480,7 +480,7 @@ def scan_incremental(paths: Iterable[str], options: ScanOptions, state_path: str
     state = State.load(state_path)
     paths = list(paths)
     items = list(walk(paths, options.inputs, stdin=stdin))
-    results: list[FileResult] = []
+    results: list[ScannedFile] = []
     counts = {FULL: 0, APPENDED: 0, UNCHANGED: 0}
     read = 0
     for inc in _increments(items, state, options, progress, jobs):

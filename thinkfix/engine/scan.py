@@ -1,4 +1,4 @@
-"""Scan session files for leaked reasoning: one file -> a mergeable `FileResult`, many -> a `Report`.
+"""Scan session files for leaked reasoning: one file -> a mergeable `ScannedFile`, many -> a `Report`.
 
 The unit of work is one file, so files run in any order, in any process, and
 `build_report` sorts everything: `--jobs 8` and `--jobs 1` give the same report.
@@ -164,7 +164,7 @@ class _Tally:
 
 
 @dataclass(frozen=True)
-class FileResult:
+class ScannedFile:
     """What one file contributed: counts, findings, errors; merged by `build_report`."""
 
     path: str
@@ -452,8 +452,8 @@ class _FileScan:
             count += 1
         return count, capped
 
-    def result(self) -> FileResult:
-        return FileResult(
+    def result(self) -> ScannedFile:
+        return ScannedFile(
             path=self.file.path, format=self.fmt.id, size=self.file.size, records=self.records,
             assistant_messages=self.assistant, leaking_messages=self.leaking,
             findings=tuple(self.findings), errors=tuple(self.errors),
@@ -551,7 +551,7 @@ def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
         yield batch
 
 
-def scan_file(item: Candidate | InputFile, options: ScanOptions = ScanOptions()) -> FileResult:
+def scan_file(item: Candidate | InputFile, options: ScanOptions = ScanOptions()) -> ScannedFile:
     """Detect (if needed) and scan one file. Never raises for a bad file: errors are values,
     and an unexpected exception (a bug met on this file) is an error for this file alone."""
     set_record_limit(options.max_record_size)
@@ -559,19 +559,19 @@ def scan_file(item: Candidate | InputFile, options: ScanOptions = ScanOptions())
         return _scan_file(item, options)
     except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
         path = getattr(item, "path", "?")
-        return FileResult(path, None, max(0, getattr(item, "size", 0) or 0), errors=(InputError(
+        return ScannedFile(path, None, max(0, getattr(item, "size", 0) or 0), errors=(InputError(
             path, None, ErrorKind.INTERNAL,
             f"cannot scan: internal error ({type(exc).__name__}: {exc})"),))
 
 
-def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> FileResult:
+def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile:
     file = resolve(item, options.inputs)
     if file.error is not None:
-        return FileResult(file.path, file.format, file.size, errors=(file.error,))
+        return ScannedFile(file.path, file.format, file.size, errors=(file.error,))
     if file.skipped is not None:
-        return FileResult(file.path, file.format, file.size, skipped=file.skipped)
+        return ScannedFile(file.path, file.format, file.size, skipped=file.skipped)
     if options.path_disabled(file.path):
-        return FileResult(file.path, file.format, file.size, skipped=DISABLED)
+        return ScannedFile(file.path, file.format, file.size, skipped=DISABLED)
     scan = _FileScan(file, file.session_format(), options)
     try:
         with file.open() as fp:
@@ -592,7 +592,7 @@ def _error_key(e: InputError) -> tuple[str, int, str, str]:
     return (e.path, -1 if e.line is None else e.line, e.kind, e.message)
 
 
-def build_report(results: Iterable[FileResult], tool_version: str = "") -> Report:
+def build_report(results: Iterable[ScannedFile], tool_version: str = "") -> Report:
     """Merge per-file results into one `Report`, sorted so processing order never shows."""
     files = records = assistant = leaking = 0
     findings: list[LeakFinding] = []
@@ -672,7 +672,7 @@ def _split() -> Any:
 
 
 def scan_files(items: Sequence[Candidate | InputFile], options: ScanOptions = ScanOptions(), *,
-               jobs: int | None = None, progress: Progress = NULL_PROGRESS) -> Iterator[FileResult]:
+               jobs: int | None = None, progress: Progress = NULL_PROGRESS) -> Iterator[ScannedFile]:
     """Scan files, in a process pool when `jobs` > 1, yielding results as they complete.
 
     With `jobs` left to its default, a small input (under `POOL_MIN_BYTES`) runs in this
@@ -738,13 +738,13 @@ def scan(paths: Iterable[str], options: ScanOptions = ScanOptions(), *, jobs: in
 
 
 def _dask_runner(items: Sequence[Candidate | InputFile], options: ScanOptions, address: str,
-                 progress: Progress) -> Iterator[FileResult]:
+                 progress: Progress) -> Iterator[ScannedFile]:
     """engine.distributed's runner, found at run time (it imports this module, not the
     reverse, so the layers stay acyclic)."""
     import importlib
 
     runner = importlib.import_module("thinkfix.engine.distributed").scan_files_dask
-    results: Iterator[FileResult] = runner(items, options, address, progress)
+    results: Iterator[ScannedFile] = runner(items, options, address, progress)
     return results
 
 

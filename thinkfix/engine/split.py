@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 from thinkfix.engine import sparse
 from thinkfix.engine.inputs import Candidate, InputFile, resolve
 from thinkfix.engine.scan import (
-    FileResult,
+    ScannedFile,
     ScanOptions,
     _FileScan,
     fingerprint_of,
@@ -88,7 +88,7 @@ class Piece:
 @dataclass(frozen=True)
 class PieceResult:
     piece: Piece
-    result: FileResult
+    result: ScannedFile
     start: int
     end: int
     ctx_in: Portable
@@ -214,12 +214,12 @@ def scan_piece_safely(piece: Piece, options: ScanOptions) -> PieceResult:
     try:
         return scan_piece(piece, options)
     except Exception:  # noqa: BLE001 - one odd file must not end a run over thousands
-        empty = FileResult(piece.path)
+        empty = ScannedFile(piece.path)
         return PieceResult(piece, empty, -1, -1, portable(EMPTY_CONTEXT),
                            portable(EMPTY_CONTEXT), (), failed=True)
 
 
-def merge(pieces: list[PieceResult], options: ScanOptions) -> FileResult:
+def merge(pieces: list[PieceResult], options: ScanOptions) -> ScannedFile:
     """One file's result from all its pieces: placed in order, each piece's context checked
     against the one before it ended with (and the piece scanned again from it if not)."""
     pieces = sorted(pieces, key=lambda p: p.piece.index)
@@ -239,9 +239,9 @@ def merge(pieces: list[PieceResult], options: ScanOptions) -> FileResult:
     return _joined([(p.result, shift, p.positional) for p, shift in placed])
 
 
-def _joined(parts: Iterable[tuple[FileResult, int, tuple[tuple[int, str, str], ...]]],
-            ) -> FileResult:
-    first: FileResult | None = None
+def _joined(parts: Iterable[tuple[ScannedFile, int, tuple[tuple[int, str, str], ...]]],
+            ) -> ScannedFile:
+    first: ScannedFile | None = None
     records = assistant = leaking = 0
     findings: list[Any] = []
     errors: list[Any] = []
@@ -285,8 +285,8 @@ class Merger:
         self.options = options
         self.waiting: dict[str, list[PieceResult]] = {}
 
-    def add(self, out: FileResult | PieceResult) -> Iterator[FileResult]:
-        if isinstance(out, FileResult):
+    def add(self, out: ScannedFile | PieceResult) -> Iterator[ScannedFile]:
+        if isinstance(out, ScannedFile):
             yield out
             return
         parts = self.waiting.setdefault(out.piece.path, [])
@@ -301,5 +301,5 @@ def key(task: Task) -> tuple[str, int]:
     return (task.path, task.index) if isinstance(task, Piece) else (task.path, -1)
 
 
-def result_key(out: FileResult | PieceResult) -> tuple[str, int]:
+def result_key(out: ScannedFile | PieceResult) -> tuple[str, int]:
     return key(out.piece) if isinstance(out, PieceResult) else (out.path, -1)

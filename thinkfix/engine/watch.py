@@ -36,7 +36,7 @@ from thinkfix.engine.incremental import (
 )
 from thinkfix.engine.inputs import InputFile, walk
 from thinkfix.engine.report import LeakFinding
-from thinkfix.engine.scan import FileResult, ScanOptions
+from thinkfix.engine.scan import ScannedFile, ScanOptions
 
 #: (format, model) for message counters; (kind, format, model) for findings.
 Labels = tuple[str, ...]
@@ -67,7 +67,7 @@ class Totals:
         return Totals(Counter(self.messages), Counter(self.leaking), Counter(self.findings))
 
 
-def counts(result: FileResult | None) -> Totals:
+def counts(result: ScannedFile | None) -> Totals:
     """A file's committed counts as counter labels."""
     out = Totals()
     if result is None or result.format is None:
