@@ -25,15 +25,12 @@ import os
 import secrets
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from typing import Any
 
-from thinkfix.engine import fsio
+from thinkfix.engine import fsio, parallel
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.inputs import DISABLED, STDIN, resolve, walk
-from thinkfix.engine.lifeline import die_with_parent
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.repair_diff import unified_diff
 from thinkfix.engine.repair_model import (
@@ -296,13 +293,13 @@ def _run(jobs: list[Job], workers: int, progress: Progress = NULL_PROGRESS,
         if workers <= 1 or len(jobs) <= 1:
             return [_done(progress, j, repair_file(j)) for j in jobs], False
         try:
-            with ProcessPoolExecutor(max_workers=min(workers, len(jobs)),
-                                     initializer=die_with_parent,
-                                     initargs=(os.getpid(),)) as pool:
-                _never_wait_for_a_dead_reader(pool)
-                results = pool.map(repair_file, jobs, chunksize=_chunk(len(jobs), workers))
-                return [_done(progress, j, r) for j, r in zip(jobs, results)], False
-        except BrokenProcessPool:
+            got: dict[int, FileResult] = {}
+            for i, result in parallel.run(_repair_task, list(enumerate(jobs)), None,
+                                          min(workers, len(jobs)),
+                                          chunk=_chunk(len(jobs), workers)):
+                got[i] = _done(progress, jobs[i], result)
+            return [got[i] for i in range(len(jobs))], False
+        except parallel.BrokenProcessPool:
             # A worker died (killed, out of memory) mid-file. Which files it finished is
             # unknown, so every file is redone here: a repaired file is clean now and is left
             # alone. The pool has joined its workers by now, so their temporary files go too.
@@ -313,18 +310,9 @@ def _run(jobs: list[Job], workers: int, progress: Progress = NULL_PROGRESS,
         progress.finish()
 
 
-def _never_wait_for_a_dead_reader(pool: ProcessPoolExecutor) -> None:
-    """Let a broken pool shut down although a killed worker never read its last task.
-
-    Before Python 3.12 (CPython gh-94777) the pool's feeder thread stays blocked writing
-    to the dead worker's pipe, and shutting the broken pool down waits for that thread
-    for ever: `repair --jobs N` hung after a worker was killed. Not waiting for the call
-    queue's feeder is CPython's own fix; every task is sent before results are read, so
-    nothing the run needs is in that queue when the pool breaks.
-    """
-    queue = getattr(pool, "_call_queue", None)
-    if queue is not None:
-        queue.cancel_join_thread()
+def _repair_task(_: None, task: tuple[int, Job]) -> tuple[int, FileResult]:
+    """A worker's unit (engine/parallel.py): one file, numbered so results keep job order."""
+    return task[0], repair_file(task[1])
 
 
 def _size(job: Job) -> int:
