@@ -52,6 +52,21 @@ def pop_policy(kwargs: dict[str, Any], base: Policy = DEFAULT) -> Policy:
     return base.with_changes(**changes) if changes else base
 
 
+#: `--config FILE` and `--isolated`: where the settings come from (see `resolve_settings`).
+CONFIG_OPTIONS = (
+    click.option("--config", "config_file", default=None, metavar="FILE",
+                 help="Read settings from FILE instead of looking for pyproject.toml/thinkfix.toml."),
+    click.option("--isolated", is_flag=True, help="Ignore configuration files."),
+)
+
+
+def config_options(func: F) -> F:
+    """The `CONFIG_OPTIONS` on a command, in their order."""
+    for option in reversed(CONFIG_OPTIONS):
+        func = option(func)
+    return func
+
+
 def split_commas(values: Sequence[str]) -> tuple[str, ...]:
     """Repeatable options also take comma-separated lists."""
     return tuple(v.strip() for value in values for v in value.split(",") if v.strip())

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from thinkfix.cli.options import policy_options, resolve_settings
+from thinkfix.cli.options import CONFIG_OPTIONS, policy_options, resolve_settings
 from thinkfix.cli.progress import progress_for
 from thinkfix.engine import audit, config, fsio, repair_run
 from thinkfix.engine.redact import Redaction
@@ -77,10 +77,7 @@ def selection_options(func: F) -> F:
                      help="Records longer than this (default 64MB; 0: no limit) are reported "
                           "as too large and copied through untouched; a compressed file may "
                           "decompress to 16 times this at most."),
-        click.option("--config", "config_file", default=None, metavar="FILE",
-                     help="Read settings from FILE instead of looking for "
-                          "pyproject.toml/thinkfix.toml."),
-        click.option("--isolated", is_flag=True, help="Ignore configuration files."),
+        *CONFIG_OPTIONS,
         click.option("--progress/--no-progress", default=None,
                      help="Show a progress bar on stderr (default: on a terminal, outside CI)."),
     ]

@@ -18,6 +18,7 @@ import click
 
 from thinkfix.cli.options import (
     RedactCommand,
+    config_options,
     echo_error,
     policy_options,
     quiet_option,
@@ -196,9 +197,7 @@ def _render(run: scan_run.ScanRun, settings: config.Settings, output_format: Out
               help="Leaks recorded in FILE do not fail the run; stale entries are reported.")
 @click.option("--write-baseline", default=None, metavar="FILE",
               help="Record every leak found in FILE (then they do not fail this run).")
-@click.option("--config", "config_file", default=None, metavar="FILE",
-              help="Read settings from FILE instead of looking for pyproject.toml/thinkfix.toml.")
-@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@config_options
 @click.option("--color/--no-color", default=None, help="Color the text output.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr (default: on a terminal, outside CI).")

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from thinkfix.cli.options import echo_error, quiet_option
+from thinkfix.cli.options import config_options, echo_error, quiet_option
 from thinkfix.engine.report import ExitCode, LeakFinding
 
 
@@ -130,9 +130,7 @@ def _observer(paths: list[str], wake: threading.Event) -> Any:
               help="Seconds between passes when polling (with filesystem events: the longest "
                    "wait between passes is ten times this).")
 @click.option("--poll", is_flag=True, help="Poll instead of using filesystem events.")
-@click.option("--config", "config_file", default=None, metavar="FILE",
-              help="Read settings from FILE instead of looking for pyproject.toml/thinkfix.toml.")
-@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@config_options
 @quiet_option
 def watch_command(paths: tuple[str, ...], discover: bool, metrics_port: int | None,
                   metrics_host: str, textfile: str | None, state_file: str | None,
