@@ -15,24 +15,24 @@ exception, read whole, and bounded by the record limit.
 This module is the driver: one file end to end, and a whole run (the journal,
 the manifest, the worker pool). The rooms it uses: `repair_model` (options and
 results), `repair_plan`, `repair_verify`, `repair_diff` (`--diff`),
-`repair_write` (the write transaction), `repair_store` (database stores).
+`repair_write` (the write transaction), `repair_store` (database stores), `repair_journal`
+(the run's journal into its sealed manifest).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from thinkfix.engine import fsio, parallel
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.inputs import DISABLED, STDIN, resolve, walk
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.repair_diff import unified_diff
+from thinkfix.engine.repair_journal import finalise
 from thinkfix.engine.repair_model import (
     ACTIVE_SECONDS,
     FileResult,
@@ -229,7 +229,7 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
     finally:
         # Whatever stopped the run (an interrupt, a bug), every file already replaced is
         # journaled: the manifest is written for them before the exception goes on.
-        errors, written = _finalise(results, options=options,
+        errors, written = finalise(results, options=options,
                                     manifest_path=manifest_path, journal_dir=journal_dir,
                                     run_dir=run_dir, backup_dir=backup_dir,
                                     tool_version=tool_version, roots=roots)
@@ -239,50 +239,11 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
     return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
 
 
-def _finalise(results: Sequence[FileResult], *, options: RepairOptions,
-              manifest_path: str | None, journal_dir: str | None, run_dir: str | None,
-              backup_dir: str | None, tool_version: str, roots: Sequence[str] = (),
-              ) -> tuple[tuple[InputError, ...], list[dict[str, Any]]]:
-    """Turn the journal into the run's manifest (or remove it when nothing was replaced).
-
-    Results may be missing (a worker died, the run was interrupted, a file met a bug
-    after its rename), so the journal's entries of files that now hold the bytes the
-    repair wrote count too.
-    """
-    errors: tuple[InputError, ...] = ()
-    written = [e for r in results for e in r.manifest_entries]
-    if journal_dir is not None:
-        written += mf.recover_journal(journal_dir, {e["target"] for e in written})
-    if manifest_path is not None and written:
-        try:
-            mf.write_manifest(manifest_path, mf.manifest_document(
-                written, mode=options.mode.value, policy=options.scan.policy, apply=options.apply,
-                backup_dir=backup_dir, tool_version=tool_version, roots=roots))
-            if journal_dir is not None:
-                mf.remove_journal(journal_dir)
-        except (OSError, fsio.WriteError) as exc:
-            errors = (InputError(manifest_path, None, ErrorKind.WRITE_FAILED,
-                                 f"the undo manifest could not be written ({exc}); its entries "
-                                 f"are kept in {journal_dir}"),)
-    elif journal_dir is not None:
-        mf.remove_journal(journal_dir)  # nothing was replaced: nothing to undo
-        if run_dir is not None and options.run_dir is None:
-            _remove_empty(run_dir)
-    return errors, written
-
-
 def _sweep(jobs: Sequence[Job]) -> None:
     """Remove dead processes' temporary files from every folder holding an input."""
     for folder in sorted({os.path.dirname(fsio.real_path(j.candidate.real_path))
                           for j in jobs if j.candidate.real_path != STDIN}):
         fsio.sweep_stale(folder)
-
-
-def _remove_empty(folder: str) -> None:
-    """Remove `folder` and its empty subfolders; anything left in it stays."""
-    for root, _, _ in sorted(os.walk(folder), key=lambda w: -len(w[0])):
-        with contextlib.suppress(OSError):
-            os.rmdir(root)
 
 
 def _run(jobs: list[Job], workers: int, progress: Progress = NULL_PROGRESS,
