@@ -19,6 +19,8 @@ from thinkfix.normalizer.scan_text import ChunkText
 from thinkfix.normalizer.spans import Finding, Label, LeakKind
 from thinkfix.normalizer.stages import WS_CHARS
 
+_GAP_LOOK = 4096  # a blank gap longer than this between removed runs is taken as kept
+
 
 class Actions(ChunkText):
     """Spans, findings and block boundaries; each action leaves `pos` after its token."""
@@ -38,10 +40,19 @@ class Actions(ChunkText):
             self.spans.append(RawSpan(start, end, label, block))
             if label is not Label.VISIBLE:
                 st = self.st
-                if start != st.visible_from and st.mode not in (Mode.IN, Mode.DETOK):
+                if (start != st.visible_from and st.mode not in (Mode.IN, Mode.DETOK)
+                        and not self._trimmed_gap(st.visible_from, start)):
                     # a new run of removed text begins here, after visible text
                     st.gap_line_start = start == 0 or self.text_at(start - 1, start) == "\n"
                 st.visible_from = end
+
+    def _trimmed_gap(self, lo: int, hi: int) -> bool:
+        """True when the visible text between two removed runs is blank and rule 7 trims it:
+        then what decides whether a code marker after them starts a line is the visible text
+        before the first run, as normalizing the result again will read it."""
+        if not self.policy.trim or hi - lo > _GAP_LOOK or lo < self._chunk_base:
+            return False
+        return not self.text_at(lo, hi).strip(WS_CHARS)
 
     def _cut(self, upto: int | None = None) -> None:
         """Turn the open segment, up to `upto` (default: pos), into a span of the current label."""
