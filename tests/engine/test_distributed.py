@@ -62,3 +62,10 @@ def test_dask_without_a_scheduler_is_an_error_not_a_clean_run(tmp_path: Path) ->
     result = CliRunner().invoke(main, ["scan", "--isolated", "--dask", "tcp://127.0.0.1:9",
                                        str(FIXTURES)])
     assert result.exit_code == 2
+
+
+def test_dask_scan_of_a_url_reads_the_files_on_the_workers(address: str, corpus: Path) -> None:
+    """The workers open the fsspec URL themselves: same report, each file shown by its URL."""
+    url = corpus.resolve().as_uri()
+    local = _scan_json("--jobs", "1", str(corpus))
+    assert _scan_json("--dask", address, url).replace(url, str(corpus)) == local

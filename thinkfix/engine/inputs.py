@@ -35,6 +35,7 @@ from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.detection import base_name, own_document, read_head
+from thinkfix.io import remote
 from thinkfix.io.compression import Compression, sniff, wrap_reader
 from thinkfix.io.regular import kind_of, open_regular
 
@@ -120,7 +121,7 @@ class InputFile:
 
     def open(self) -> BinaryIO:
         """The decompressed bytes, ready to hand to `SessionFormat.read`."""
-        return wrap_reader(open_regular(self.real_path), self.compression)
+        return wrap_reader(open_input(self.real_path), self.compression)
 
 
 # --- glob patterns and ignore files (gitignore semantics, by pathspec) -------------------------
@@ -364,6 +365,9 @@ def walk(paths: Iterable[str], options: InputOptions = InputOptions(), *,
     seen: set[str] = set()
     excluder = _Excluder(options, stats)
     for given in paths:
+        if remote.is_url(given):
+            yield from _walk_url(given, options, excluder)
+            continue
         if given == STDIN:
             spooled = spool_stdin(stdin)
             yield Candidate(STDIN, spooled, True, os.path.getsize(spooled))
@@ -387,6 +391,27 @@ def walk(paths: Iterable[str], options: InputOptions = InputOptions(), *,
             if key not in seen:
                 seen.add(key)
                 yield Candidate(given, given, True, st.st_size)
+
+
+def _walk_url(url: str, options: InputOptions, excluder: _Excluder,
+              ) -> Iterator[Candidate | InputFile]:
+    """The files an fsspec URL names (io/remote.py): a folder's session files, by the same
+    name rules and excludes as a local folder's, or the one file named."""
+    try:
+        folder, files = remote.listing(url)
+    except (OSError, ValueError) as exc:
+        message = _os_message(exc) if isinstance(exc, OSError) and exc.strerror else str(exc)
+        yield _error_file(url, url, ErrorKind.UNREADABLE, message)
+        return
+    for full, rel, size in files:
+        if excluder.excluded(rel, rel) or (folder and not is_session_name(rel, options.include)):
+            continue
+        yield Candidate(full, full, not folder, size)
+
+
+def open_input(real_path: str) -> BinaryIO:
+    """A local regular file (`open_regular`), or the file an fsspec URL names."""
+    return remote.open_url(real_path) if remote.is_url(real_path) else open_regular(real_path)
 
 
 def _identity(path: str, st: os.stat_result) -> str:
@@ -512,10 +537,10 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
     path, real = candidate.path, candidate.real_path
     base = InputFile(path, real, size=candidate.size, explicit=candidate.explicit)
     try:
-        with open_regular(real) as raw:
+        with open_input(real) as raw:
             compression = sniff(raw.read(4))
             raw.seek(0)
-            size = os.fstat(raw.fileno()).st_size
+            size = candidate.size if remote.is_url(real) else os.fstat(raw.fileno()).st_size
             with wrap_reader(raw, compression) as fp:
                 head = read_head(fp)
     except (OSError, EOFError, ValueError) as exc:

@@ -12,14 +12,15 @@ import os
 from dataclasses import replace
 
 from thinkfix.engine.report import Report
+from thinkfix.io import remote
 
 STDIN = "-"
 
 
 def display_path(path: str, cwd: str) -> str:
     """`path` relative to `cwd` when it lies inside it, else absolute; `/` separators."""
-    if not path or path == STDIN:
-        return path
+    if not path or path == STDIN or remote.is_url(path):
+        return path  # a URL is shown as given
     absolute = os.path.normpath(os.path.join(cwd, path))
     try:
         rel = os.path.relpath(absolute, cwd)

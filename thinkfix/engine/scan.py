@@ -69,6 +69,7 @@ from thinkfix.formats.base import (
 )
 from thinkfix.formats.common import keeps_visible, refusal_note
 from thinkfix.formats.detection import base_name
+from thinkfix.io import remote
 from thinkfix.normalizer import DEFAULT, Finding, LeakKind, Policy, Result
 from thinkfix.normalizer.grammar import grammar_for
 
@@ -338,7 +339,9 @@ class _FileScan:
         if when is None:
             if self._file_time is None:
                 try:
-                    self._file_time = os.stat(self.file.real_path).st_mtime
+                    real = self.file.real_path
+                    self._file_time = remote.modified(real) if remote.is_url(real) else \
+                        os.stat(real).st_mtime
                 except OSError:
                     self._file_time = 0.0
             when = self._file_time

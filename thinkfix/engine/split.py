@@ -38,6 +38,7 @@ from thinkfix.engine.scan import (
     scan_file,
 )
 from thinkfix.formats.base import EMPTY_CONTEXT, Context, record_limit, set_record_limit
+from thinkfix.io import remote
 from thinkfix.io.compression import Compression
 from thinkfix.io.ranges import ByteRange
 from thinkfix.io.regular import open_regular
@@ -127,7 +128,7 @@ def plan(items: Sequence[Candidate | InputFile], options: ScanOptions,
 def splittable(file: InputFile, options: ScanOptions) -> bool:
     """A plain JSONL file the sparse reader reads (the only reader that starts mid-file)."""
     if not file.ok or file.compression is not Compression.NONE or not options.prefilter \
-            or options.path_disabled(file.path):
+            or options.path_disabled(file.path) or remote.is_url(file.real_path):
         return False
     if not sparse.supports(file.session_format()):
         return False

@@ -1,0 +1,81 @@
+"""Inputs named by fsspec URLs (`s3://bucket/sessions`, `gs://…`, `file://…`, `memory://…`).
+
+A URL names a file or a folder on any filesystem fsspec knows; a folder is listed
+recursively, the same session names kept as for a local folder (`*.jsonl`, `*.json` and
+their compressed or archived copies, or `--include`), sorted. Files are read through
+fsspec's own file objects (seekable, read in blocks), so the engine reads a bucket the way
+it reads a disk and the report is the one a local copy of the files gives, each file
+shown by its URL. fsspec is an optional extra (`pip install 'thinkfix[remote]'`), imported
+only when a URL is given; each cloud needs its own fsspec backend (s3fs, gcsfs, adlfs).
+
+Not read from a URL: ignore files (`.gitignore`, `.thinkfixignore`), which belong to local
+checkouts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, BinaryIO
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+class RemoteUnavailable(OSError):
+    """A URL without fsspec installed: say what to install."""
+
+
+def is_url(path: str) -> bool:
+    """Is `path` a URL (`scheme://…`) rather than a local path?"""
+    return bool(_URL.match(path))
+
+
+def _fsspec() -> Any:
+    try:
+        import fsspec  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:
+        raise RemoteUnavailable("reading URLs needs fsspec: pip install 'thinkfix[remote]'"
+                                ) from None
+    return fsspec
+
+
+def filesystem(url: str) -> tuple[Any, str]:
+    """The fsspec filesystem of `url`, and the path on it."""
+    fs, path = _fsspec().core.url_to_fs(url)
+    return fs, path
+
+
+def join(url: str, path_on_fs: str, root_on_fs: str) -> str:
+    """The URL of `path_on_fs`, a file found under the folder `url` names (`root_on_fs`)."""
+    rel = path_on_fs[len(root_on_fs):].lstrip("/")
+    return url.rstrip("/") + "/" + rel
+
+
+def listing(url: str) -> tuple[bool, list[tuple[str, str, int]]]:
+    """Whether `url` is a folder, and its files (or itself): (URL, path relative to the
+    folder, size), sorted by URL. FileNotFoundError when nothing is there."""
+    fs, root = filesystem(url)
+    if fs.isdir(root):
+        found = fs.find(root, detail=True)
+        files = [(join(url, p, root), p[len(root):].lstrip("/"), int(info.get("size") or 0))
+                 for p, info in found.items() if info.get("type", "file") == "file"]
+        return True, sorted(files)
+    if not fs.exists(root):
+        raise FileNotFoundError(2, "No such file or directory", url)
+    return False, [(url, root.rsplit("/", 1)[-1], int(fs.size(root) or 0))]
+
+
+def open_url(url: str) -> BinaryIO:
+    """The file at `url`, open for reading in binary (seekable, buffered by fsspec)."""
+    fs, path = filesystem(url)
+    fp: BinaryIO = fs.open(path, "rb")
+    return fp
+
+
+def modified(url: str) -> float:
+    """When the file at `url` last changed (seconds since the epoch), as `os.stat` says of
+    a local file; OSError when the filesystem does not say."""
+    fs, path = filesystem(url)
+    try:
+        return float(fs.modified(path).timestamp())
+    except (NotImplementedError, AttributeError, ValueError) as exc:
+        raise OSError(f"{url}: no modification time") from exc
