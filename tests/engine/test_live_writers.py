@@ -29,11 +29,11 @@ TRIALS = int(os.environ.get("THINKFIX_LIVE_TRIALS", "3"))
 
 WRITER = """
 import json, os, sys, time
-path, seconds = sys.argv[1], float(sys.argv[2])
+path, stop = sys.argv[1], sys.argv[2]
 fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # held open for the whole run, as Codex does
 print("open", flush=True)
-n, end = 0, time.time() + seconds
-while time.time() < end:
+n = 0
+while not os.path.exists(stop):  # until the test's last repair is over, however slow
     line = {"type": "user", "uuid": f"live-{n}", "parentUuid": None, "sessionId": "s",
             "message": {"role": "user", "content": f"line {n}"}}
     os.write(fd, (json.dumps(line) + "\\n").encode())
@@ -61,7 +61,8 @@ def test_writer_holding_append_descriptor_loses_no_line(tmp_path: Path, trial: i
     session = root / "s.jsonl"
     session.write_bytes(LEAKY.read_bytes())
     env = dict(os.environ, THINKFIX_STATE_DIR=str(tmp_path / "state"))
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(session), "2.0"],
+    stop = tmp_path / "stop"
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(session), str(stop)],
                               stdout=subprocess.PIPE, text=True)
     assert writer.stdout is not None and writer.stdout.readline().strip() == "open"
     codes = []
@@ -71,6 +72,7 @@ def test_writer_holding_append_descriptor_loses_no_line(tmp_path: Path, trial: i
             [sys.executable, "-m", "thinkfix.cli", "repair", "--in-place", "--isolated",
              "--include-active", "--jobs", "1", str(root)], env=env, capture_output=True,
             text=True, timeout=120, check=False).returncode)
+    stop.touch()  # the descriptor stayed open through every run, even on a loaded machine
     written = int(writer.stdout.readline())
     writer.wait()
     after = session.read_bytes()
