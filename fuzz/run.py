@@ -43,8 +43,15 @@ def _child(target: str, seconds: int, runs: int) -> None:
         (corpus / f"seed-{seed.parent.name}-{seed.name}").write_bytes(seed.read_bytes())
     crashes = HERE / "crashes" / target
     crashes.mkdir(parents=True, exist_ok=True)
-    args = [sys.argv[0], str(corpus), f"-max_total_time={seconds}", "-rss_limit_mb=4096",
-            f"-artifact_prefix={crashes}/", "-max_len=262144", "-print_final_stats=1"]
+    args = [
+        sys.argv[0],
+        str(corpus),
+        f"-max_total_time={seconds}",
+        "-rss_limit_mb=4096",
+        f"-artifact_prefix={crashes}/",
+        "-max_len=262144",
+        "-print_final_stats=1",
+    ]
     if runs:
         args.append(f"-runs={runs}")
     atheris.Setup(args, one)
@@ -56,8 +63,12 @@ def main() -> int:
     parser.add_argument("targets", nargs="*")
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=0)
-    parser.add_argument("--total", type=int, default=0,
-                        help="seconds for all targets together (overrides --seconds)")
+    parser.add_argument(
+        "--total",
+        type=int,
+        default=0,
+        help="seconds for all targets together (overrides --seconds)",
+    )
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     ns = parser.parse_args()
@@ -79,14 +90,25 @@ def main() -> int:
     if ns.total:  # a fixed budget however many formats there are (each also pays ~1 s start)
         ns.seconds = max(1, ns.total // len(chosen))
     for target in chosen:
-        child = subprocess.run([sys.executable, __file__, "--child", target, "--seconds",
-                                str(ns.seconds), "--runs", str(ns.runs)], check=False,
-                               capture_output=True,
-                               text=True, env={**os.environ, "PYTHONPATH": str(HERE.parent)})
+        child = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                target,
+                "--seconds",
+                str(ns.seconds),
+                "--runs",
+                str(ns.runs),
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(HERE.parent)},
+        )
         done = re.search(r"Done (\d+) runs in (\d+) second", child.stderr)
         runs = f"{done.group(1)} executions in {done.group(2)} s" if done else "no summary"
-        print(f"fuzz {target}: {runs}" + ("" if child.returncode == 0 else " -- CRASH"),
-              flush=True)
+        print(f"fuzz {target}: {runs}" + ("" if child.returncode == 0 else " -- CRASH"), flush=True)
         if child.returncode:
             print(child.stderr[-4000:], file=sys.stderr)
             failed.append(target)

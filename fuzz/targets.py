@@ -73,22 +73,28 @@ def cli_target(data: bytes) -> None:
 
     path = _file(data, "fuzz-cli.jsonl")
     runner = CliRunner()
-    for args in (["scan", "--output-format", "json", "--max-findings", "50", path],
-                 ["scan", "--output-format", "junit", path],
-                 ["repair", "--check", path], ["diff", "--output-format", "json", path],
-                 ["show", "--no-pager", "--thinking", "expanded", path]):
+    for args in (
+        ["scan", "--output-format", "json", "--max-findings", "50", path],
+        ["scan", "--output-format", "junit", path],
+        ["repair", "--check", path],
+        ["diff", "--output-format", "json", path],
+        ["show", "--no-pager", "--thinking", "expanded", path],
+    ):
         result = runner.invoke(main, args)
         if result.exception is not None and not isinstance(result.exception, SystemExit):
-            raise Broken(f"{' '.join(args[:2])}: {type(result.exception).__name__}: "
-                         f"{result.exception}") from result.exception
+            raise Broken(
+                f"{' '.join(args[:2])}: {type(result.exception).__name__}: {result.exception}"
+            ) from result.exception
         if result.exit_code not in (0, 1, 2):
             raise Broken(f"{' '.join(args[:2])}: exit {result.exit_code}")
         if "Traceback" in result.output or "internal_error" in result.output:
             raise Broken(f"{' '.join(args[:2])}: internal error in the output")
 
 
-TARGETS: dict[str, Target] = {**{f"format-{n}": format_target(n) for n in FORMATS},
-                              "cli": cli_target}
+TARGETS: dict[str, Target] = {
+    **{f"format-{n}": format_target(n) for n in FORMATS},
+    "cli": cli_target,
+}
 _EACH = list(TARGETS.values())
 
 

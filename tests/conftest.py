@@ -55,6 +55,7 @@ if "THINKFIX_STATE_DIR" not in os.environ:
 # suite turns that quiet time off. The live-writer tests set it themselves.
 os.environ.setdefault("THINKFIX_ACTIVE_SECONDS", "0")
 
+
 class FakeFormat(SessionFormat):
     """The smallest honest format: the contract's abstract methods and nothing else."""
 
@@ -70,27 +71,39 @@ class FakeFormat(SessionFormat):
     def messages(self, record: Record) -> Iterator[Message]:
         data = record.data
         if isinstance(data, dict) and data.get("who") == "bot" and isinstance(data.get("say"), str):
-            yield Message((), record.index, [TextSlot(("say",), data["say"])],
-                          model=data.get("model"))
+            yield Message(
+                (), record.index, [TextSlot(("say",), data["say"])], model=data.get("model")
+            )
 
     def sites(self, record: Record) -> Iterator[Site]:
         for m in self.checked_messages(record, texts=True):
             for slot in m.texts:
-                yield Site(record_index=record.index, line=record.line,
-                           json_path=fmt_path(slot.path), text=slot.text,
-                           message_index=m.index, model=m.model, path=slot.path)
+                yield Site(
+                    record_index=record.index,
+                    line=record.line,
+                    json_path=fmt_path(slot.path),
+                    text=slot.text,
+                    message_index=m.index,
+                    model=m.model,
+                    path=slot.path,
+                )
 
     def assistant_messages(self, record: Record) -> int:
         return len(self.checked_messages(record))
 
-    def apply(self, records: list[Record], repairs: Iterable[Repair],
-              options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[list[Record], list[Placement]]:
+    def apply(
+        self,
+        records: list[Record],
+        repairs: Iterable[Repair],
+        options: ApplyOptions = DEFAULT_OPTIONS,
+    ) -> tuple[list[Record], list[Placement]]:
         raise NotImplementedError("the fake format is read-only")
 
     def turns(self, record: Record) -> Iterator[Turn]:
         for m in self.checked_messages(record, texts=True):
-            yield Turn(Role.ASSISTANT, tuple(Part(PartKind.TEXT, s.text, path=s.path)
-                                             for s in m.texts))
+            yield Turn(
+                Role.ASSISTANT, tuple(Part(PartKind.TEXT, s.text, path=s.path) for s in m.texts)
+            )
 
 
 class FakeReporter(Reporter):

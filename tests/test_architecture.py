@@ -65,7 +65,9 @@ def imports(root: Path) -> Iterator[Edge]:
                     target = node.module or ""
                 if target != top and not target.startswith(top + "."):
                     continue
-                subs = [f"{target}.{a.name}" for a in node.names if _exists(f"{target}.{a.name}", root)]
+                subs = [
+                    f"{target}.{a.name}" for a in node.names if _exists(f"{target}.{a.name}", root)
+                ]
                 if len(subs) < len(node.names):
                     yield name, target, node.lineno
                 for sub in subs:
@@ -144,8 +146,11 @@ def edges() -> list[Edge]:
 
 
 def test_every_room_has_a_layer() -> None:
-    rooms = {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
-             if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()}
+    rooms = {
+        p.stem if p.is_file() else p.name
+        for p in PACKAGE.iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()
+    }
     placed = {r for layer in LAYERS for r in layer}
     assert rooms - placed == set(), "a new room needs its place in LAYERS and docs/architecture.md"
     assert placed - rooms == set(), "LAYERS names a room that no longer exists"
@@ -161,8 +166,11 @@ def test_no_circle_between_modules(edges: list[Edge]) -> None:
 
 
 def test_no_circle_between_rooms(edges: list[Edge]) -> None:
-    rooms = [(f"thinkfix.{room(a)}", f"thinkfix.{room(b)}", n) for a, b, n in edges
-             if room(a) and room(b) and room(a) != room(b)]
+    rooms = [
+        (f"thinkfix.{room(a)}", f"thinkfix.{room(b)}", n)
+        for a, b, n in edges
+        if room(a) and room(b) and room(a) != room(b)
+    ]
     assert circles(rooms) == []
 
 
@@ -179,27 +187,36 @@ def _tree(tmp_path: Path, files: Mapping[str, str]) -> Path:
 
 
 def test_checker_finds_lazy_upward_and_facade_imports(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {
-        "__init__.py": "from thinkfix.low import x\n",
-        "low/__init__.py": "",
-        "low/x.py": "def f():\n    from thinkfix.high import y\n",
-        "low/z.py": "from thinkfix import x\n",
-        "high/__init__.py": "",
-        "high/y.py": "from thinkfix.low import x\n",
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "__init__.py": "from thinkfix.low import x\n",
+            "low/__init__.py": "",
+            "low/x.py": "def f():\n    from thinkfix.high import y\n",
+            "low/z.py": "from thinkfix import x\n",
+            "high/__init__.py": "",
+            "high/y.py": "from thinkfix.low import x\n",
+        },
+    )
     found = upward(list(imports(root)), (("low",), ("high",)))
-    assert found == ["thinkfix.low.x:2 imports thinkfix.high.y: low may not import high",
-                     "thinkfix.low.z:1 imports the facade thinkfix (import the module that owns it)"]
+    assert found == [
+        "thinkfix.low.x:2 imports thinkfix.high.y: low may not import high",
+        "thinkfix.low.z:1 imports the facade thinkfix (import the module that owns it)",
+    ]
 
 
 def test_checker_finds_a_circle_through_a_package_and_relative_imports(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {
-        "__init__.py": "",
-        "pkg/__init__.py": "from .base import B\nfrom thinkfix.pkg import impl\n",
-        "pkg/base.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                       "    from thinkfix.pkg import REGISTRY\n",
-        "pkg/impl.py": "from . import base\n",
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "pkg/__init__.py": "from .base import B\nfrom thinkfix.pkg import impl\n",
+            "pkg/base.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from thinkfix.pkg import REGISTRY\n",
+            "pkg/impl.py": "from . import base\n",
+        },
+    )
     # pkg -> impl -> base -> pkg (the last one only under TYPE_CHECKING, still a circle)
-    assert circles(list(imports(root))) == [["thinkfix.pkg", "thinkfix.pkg.base",
-                                             "thinkfix.pkg.impl"]]
+    assert circles(list(imports(root))) == [
+        ["thinkfix.pkg", "thinkfix.pkg.base", "thinkfix.pkg.impl"]
+    ]

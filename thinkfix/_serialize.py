@@ -37,15 +37,15 @@ def plain(value: Any) -> Any:
     if to_dict is not None:
         return to_dict()
     if isinstance(value, Mapping):  # keys may be str-valued enums: JSON keys are their values
-        return {k.value if isinstance(k, Enum) else k: plain(v)
-                for k, v in sorted(value.items())}
+        return {k.value if isinstance(k, Enum) else k: plain(v) for k, v in sorted(value.items())}
     if isinstance(value, (tuple, list)):
         return [plain(v) for v in value]
     return value
 
 
-def record(obj: Any, names: Iterable[str] | None = None, *, omit_none: Iterable[str] = (),
-           **values: Any) -> dict[str, Any]:
+def record(
+    obj: Any, names: Iterable[str] | None = None, *, omit_none: Iterable[str] = (), **values: Any
+) -> dict[str, Any]:
     """`obj`'s fields (or the attributes `names`, in that order) as a plain dict.
 
     `values` give a key's value instead of the attribute's (a key that is no attribute is

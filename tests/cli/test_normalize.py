@@ -55,7 +55,9 @@ def test_normalize_stream_chunk_1_equals_batch(case: dict) -> None:
 
 
 def test_normalize_native_mode_flag_changes_policy() -> None:
-    code, out, _ = run(["--json", "--native", "plan", "--native-mode", "merge"], "<think>plan</think>A")
+    code, out, _ = run(
+        ["--json", "--native", "plan", "--native-mode", "merge"], "<think>plan</think>A"
+    )
     assert code == 0
     assert json.loads(out)["thinking"] == ["plan", "plan"]
 

@@ -55,8 +55,9 @@ def test_scan_odd_record_folder_scans_without_crash(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_repair_odd_record_folder_repairs_every_file_with_manifest(tmp_path: Path,
-                                                                  jobs: str) -> None:
+def test_repair_odd_record_folder_repairs_every_file_with_manifest(
+    tmp_path: Path, jobs: str
+) -> None:
     root = folder(tmp_path)
     result = invoke("repair", "--in-place", "--isolated", "--jobs", jobs, str(root))
     assert result.exit_code == 0, result.output
@@ -68,13 +69,16 @@ def test_repair_odd_record_folder_repairs_every_file_with_manifest(tmp_path: Pat
 
 @pytest.mark.parametrize("command", ["scan", "repair"])
 def test_format_raising_on_a_record_makes_it_a_bad_record(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
     """Whatever a format's code raises on one record's fields, that record is reported as a
     bad record with its line and copied through untouched; the rest of the file is repaired."""
     root = tmp_path / "t"
     root.mkdir()
-    odd = (b'{"type":"assistant","uuid":"odd","sessionId":"s","message":{"role":"assistant",'
-           b'"content":[{"type":"text","text":"<think>x</think>y"}],"id":"m-odd"}}')
+    odd = (
+        b'{"type":"assistant","uuid":"odd","sessionId":"s","message":{"role":"assistant",'
+        b'"content":[{"type":"text","text":"<think>x</think>y"}],"id":"m-odd"}}'
+    )
     (root / "a.jsonl").write_bytes(LEAKY.read_bytes() + odd + b"\n")
     fmt = registry.get("claude-code")
     real = type(fmt).messages
@@ -99,7 +103,8 @@ def test_format_raising_on_a_record_makes_it_a_bad_record(
 
 
 def test_scan_internal_error_is_exit_2_for_that_file_and_run_goes_on(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = folder(tmp_path, 3)
     real = scan_engine._scan_file
 
@@ -109,17 +114,21 @@ def test_scan_internal_error_is_exit_2_for_that_file_and_run_goes_on(
         return real(item, options)
 
     monkeypatch.setattr(scan_engine, "_scan_file", flaky)
-    result = invoke("scan", "--exit-zero", "--isolated", "--jobs", "1", "--output-format", "json",
-                    str(root))
+    result = invoke(
+        "scan", "--exit-zero", "--isolated", "--jobs", "1", "--output-format", "json", str(root)
+    )
     assert result.exit_code == 2, result.output
     doc = json.loads(result.stdout)
     assert doc["summary"]["files"] == 2
-    assert any("a bug met on this file" in e["message"] and e["path"].endswith("s01.jsonl")
-               for e in doc["errors"])
+    assert any(
+        "a bug met on this file" in e["message"] and e["path"].endswith("s01.jsonl")
+        for e in doc["errors"]
+    )
 
 
 def test_cli_crash_exits_2_not_1(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Exit 1 means "leaks found": a crash must never look like one, even with --exit-zero."""
+
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise TypeError("unhashable type: 'list'")
 
@@ -132,7 +141,8 @@ def test_cli_crash_exits_2_not_1(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 
 
 def test_repair_internal_error_one_file_others_repaired_manifest_written(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = folder(tmp_path, 4)
     real = repair_engine.plan_file
 
@@ -149,7 +159,8 @@ def test_repair_internal_error_one_file_others_repaired_manifest_written(
 
 
 def test_repair_interrupted_run_still_writes_manifest_and_undoes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An interrupt half way: the files already replaced are in a finished manifest."""
     root = folder(tmp_path, 5)
     real = repair_engine._repair_file
@@ -164,8 +175,12 @@ def test_repair_interrupted_run_still_writes_manifest_and_undoes(
     monkeypatch.setattr(repair_engine, "_repair_file", interrupted)
     run_dir = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
-        repair_engine.repair_paths([str(root)], repair_engine.RepairOptions(
-            mode=repair_engine.WriteMode.IN_PLACE, run_dir=str(run_dir)))
+        repair_engine.repair_paths(
+            [str(root)],
+            repair_engine.RepairOptions(
+                mode=repair_engine.WriteMode.IN_PLACE, run_dir=str(run_dir)
+            ),
+        )
     manifest = run_dir / "manifest.json"
     assert manifest.exists()
     assert not (run_dir / "manifest.json.d").exists()

@@ -60,8 +60,9 @@ def test_repair_reports_each_file_to_the_progress_sink(tmp_path: Path, jobs: int
 
     tree = copy_fixtures(tmp_path)
     sink = _Recorder()
-    result = repair_paths([str(tree)], replace(options(WriteMode.DRY_RUN, tmp_path), jobs=jobs),
-                          progress=sink)
+    result = repair_paths(
+        [str(tree)], replace(options(WriteMode.DRY_RUN, tmp_path), jobs=jobs), progress=sink
+    )
     start, *advances, finish = sink.calls
     files = sorted(p for p in tree.rglob("*") if p.is_file())
     assert start == ("start", len(files), sum(p.stat().st_size for p in files))
@@ -70,14 +71,22 @@ def test_repair_reports_each_file_to_the_progress_sink(tmp_path: Path, jobs: int
     assert finish == ("finish",) and len(result.files) == len(files)
 
 
-@pytest.mark.parametrize(("args", "setting", "verb", "code"), [
-    (["repair", "--dry-run", "--progress"], True, "Checking", 0),
-    (["repair", "--check", "--no-progress"], False, "Checking", 1),
-    (["diff"], None, "Checking", 1),
-])
+@pytest.mark.parametrize(
+    ("args", "setting", "verb", "code"),
+    [
+        (["repair", "--dry-run", "--progress"], True, "Checking", 0),
+        (["repair", "--check", "--no-progress"], False, "Checking", 1),
+        (["diff"], None, "Checking", 1),
+    ],
+)
 def test_repair_and_diff_pass_the_progress_flag_to_the_engine(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], setting: bool | None,
-        verb: str, code: int) -> None:
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    setting: bool | None,
+    verb: str,
+    code: int,
+) -> None:
     from click.testing import CliRunner
 
     import thinkfix.cli.repairing as cli_repairing
@@ -87,7 +96,9 @@ def test_repair_and_diff_pass_the_progress_flag_to_the_engine(
     asked: list[tuple] = []
     sink = _Recorder()
 
-    def fake_progress_for(stream: object, wanted_setting: bool | None, wanted_verb: str) -> _Recorder:
+    def fake_progress_for(
+        stream: object, wanted_setting: bool | None, wanted_verb: str
+    ) -> _Recorder:
         asked.append((wanted_setting, wanted_verb))
         return sink
 

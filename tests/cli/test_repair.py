@@ -38,8 +38,9 @@ def sessions(tmp_path: Path) -> Path:
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def test_cli_repair_out_then_scan_reports_only_the_refused(tmp_path: Path) -> None:
@@ -51,10 +52,16 @@ def test_cli_repair_out_then_scan_reports_only_the_refused(tmp_path: Path) -> No
     # Three messages are all reasoning: an empty text would break the session, so they
     # are refused, each with its reason, and a scan of the repaired copy still reports them.
     totals = fixture_totals()
-    assert (f"repaired {totals.leaking - 3} messages in {len(leaking_fixtures())} files "
-            f"({totals.files} files read, 3 messages refused).") in result.stderr
-    assert result.stderr.count("not repaired: refused: the text is all reasoning and "
-                               "nothing visible would remain") == 3
+    assert (
+        f"repaired {totals.leaking - 3} messages in {len(leaking_fixtures())} files "
+        f"({totals.files} files read, 3 messages refused)."
+    ) in result.stderr
+    assert (
+        result.stderr.count(
+            "not repaired: refused: the text is all reasoning and nothing visible would remain"
+        )
+        == 3
+    )
     assert "undo with: thinkfix undo " in result.stderr
     assert tree(src) == before
     scanned = invoke("scan", "repaired")
@@ -248,17 +255,22 @@ def test_diff_report_to_a_fifo_leaves_the_fifo_in_place(tmp_path: Path) -> None:
     got: list[bytes] = []
     reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
     reader.start()
-    result = CliRunner().invoke(main, ["diff", str(FIXTURES), "--output-format", "json", "-o", str(fifo)])
+    result = CliRunner().invoke(
+        main, ["diff", str(FIXTURES), "--output-format", "json", "-o", str(fifo)]
+    )
     reader.join(timeout=30)
     assert result.exit_code in (0, 1), result.output
     assert fifo.is_fifo()
     assert json.loads(got[0])["schema_version"]
 
 
-@pytest.mark.parametrize("output_format", ["text", "json", "jsonl", "sarif", "junit", "github",
-                                           "markdown", "openmetrics"])
-def test_cli_scan_after_repair_says_which_leaks_repair_refuses(tmp_path: Path,
-                                                               output_format: str) -> None:
+@pytest.mark.parametrize(
+    "output_format",
+    ["text", "json", "jsonl", "sarif", "junit", "github", "markdown", "openmetrics"],
+)
+def test_cli_scan_after_repair_says_which_leaks_repair_refuses(
+    tmp_path: Path, output_format: str
+) -> None:
     # Issue 10: the three all-reasoning messages are left as they are by repair; the scan
     # that follows still counts them (exit 1) and every report says why they remain.
     src = sessions(tmp_path)
@@ -269,12 +281,15 @@ def test_cli_scan_after_repair_says_which_leaks_repair_refuses(tmp_path: Path,
     if output_format == "openmetrics":
         assert "\nthinkfix_refused_messages 3\n" in out
     elif output_format in ("text", "markdown"):
-        assert "3 leaking texts are all reasoning with nothing else in the message" in \
-            " ".join(out.split())
+        assert "3 leaking texts are all reasoning with nothing else in the message" in " ".join(
+            out.split()
+        )
     else:
         assert out.count("an empty text would break the session") >= 3
     if output_format == "json":
         refused = [f for f in json.loads(out)["findings"] if f.get("refused")]
         assert {(Path(f["path"]).name, f["line"]) for f in refused} == {
             ("2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl", 8),
-            ("session-1775200000000-0.jsonl", 7), ("openrouter-chat.jsonl", 7)}
+            ("session-1775200000000-0.jsonl", 7),
+            ("openrouter-chat.jsonl", 7),
+        }

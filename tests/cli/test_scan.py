@@ -34,11 +34,23 @@ def leaking_total() -> int:
 
 def line(text: str, uuid: str, *, role: str = "assistant", model: str = "qwen3-32b") -> bytes:
     """One Claude Code line."""
-    message = ({"id": f"msg_{uuid}", "type": "message", "role": role, "model": model,
-                "content": [{"type": "text", "text": text}]} if role == "assistant"
-               else {"role": "user", "content": text})
-    return orjson.dumps({"parentUuid": None, "type": role, "uuid": uuid, "sessionId": "s-1",
-                         "message": message}) + b"\n"
+    message = (
+        {
+            "id": f"msg_{uuid}",
+            "type": "message",
+            "role": role,
+            "model": model,
+            "content": [{"type": "text", "text": text}],
+        }
+        if role == "assistant"
+        else {"role": "user", "content": text}
+    )
+    return (
+        orjson.dumps(
+            {"parentUuid": None, "type": role, "uuid": uuid, "sessionId": "s-1", "message": message}
+        )
+        + b"\n"
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -64,8 +76,10 @@ def run_with_config(*args: str) -> tuple[int, str, str]:
 @pytest.fixture
 def clean(tmp_path: Path) -> Path:
     path = tmp_path / "clean.jsonl"
-    path.write_bytes(line("Use <think> tags?", "u1", role="user")
-                     + line("No. Models print `<think>` in prose.", "a1"))
+    path.write_bytes(
+        line("Use <think> tags?", "u1", role="user")
+        + line("No. Models print `<think>` in prose.", "a1")
+    )
     return path
 
 
@@ -95,8 +109,9 @@ def test_scan_json_matches_readme_and_jobs_do_not_change_it() -> None:
 
 
 @pytest.mark.parametrize("fmt", [f.value for f in OutputFormat])
-def test_scan_every_reporter_exit_codes_and_streams(fmt: str, clean: Path,
-                                                    broken_folder: Path) -> None:
+def test_scan_every_reporter_exit_codes_and_streams(
+    fmt: str, clean: Path, broken_folder: Path
+) -> None:
     code, out, err = run("--output-format", fmt, str(FIXTURES))
     assert (code, err) == (1, "") and out.strip()
     code, out, err = run("--output-format", fmt, str(clean))
@@ -117,7 +132,8 @@ def test_scan_unreadable_file_exits_2_and_reports_the_others(broken_folder: Path
     doc = json.loads(out)
     assert code == 2
     assert [(Path(e["path"]).name, e["kind"]) for e in doc["errors"]] == [
-        ("broken.jsonl.gz", "unreadable")]
+        ("broken.jsonl.gz", "unreadable")
+    ]
     assert doc["summary"]["files"] == 2 and doc["summary"]["leaking_messages"] == 6
 
 
@@ -128,8 +144,17 @@ def test_scan_exit_zero_keeps_errors(broken_folder: Path) -> None:
 
 def test_scan_output_file_and_extra_reports(tmp_path: Path) -> None:
     out_file, sarif, md = tmp_path / "r.json", tmp_path / "o" / "r.sarif", tmp_path / "r.md"
-    code, out, err = run("--output-format", "json", "-o", str(out_file), "--report",
-                         f"sarif={sarif}", "--report", f"markdown={md}", str(FIXTURES))
+    code, out, err = run(
+        "--output-format",
+        "json",
+        "-o",
+        str(out_file),
+        "--report",
+        f"sarif={sarif}",
+        "--report",
+        f"markdown={md}",
+        str(FIXTURES),
+    )
     assert (code, out, err) == (1, "", "")
     # each leaking fixture message has one finding
     assert json.loads(out_file.read_text())["summary"]["findings"] == leaking_total()
@@ -154,19 +179,23 @@ def test_scan_baseline_round_trip(tmp_path: Path) -> None:
     assert code == 0 and all(f["baselined"] for f in doc["findings"])
     # One new leak: exit 1, and it is the only finding not covered.
     target = next((sessions / "claude-code").glob("7f3c*.jsonl"))
-    target.write_bytes(target.read_bytes() + line("<think>new plan</think>Done.", "new-1",
-                                                  model="claude-opus-4-5-20251101"))
+    target.write_bytes(
+        target.read_bytes()
+        + line("<think>new plan</think>Done.", "new-1", model="claude-opus-4-5-20251101")
+    )
     code, out, _ = run("--baseline", str(base), "--output-format", "json", str(sessions))
     doc = json.loads(out)
     new = [f for f in doc["findings"] if not f["baselined"]]
     assert code == 1
     assert [(Path(f["path"]).name, f["line"], f["snippet"]) for f in new] == [
-        (target.name, 13, "<think>new plan</think>")]
+        (target.name, 13, "<think>new plan</think>")
+    ]
     code, out, _ = run("--baseline", str(base), "--output-format", "github", str(sessions))
     # Baselined findings stay off the diff unless asked for (issue 14 #11).
     assert out.count("::error") == 1 and out.count("::notice") == 0
-    code, out, _ = run("--baseline", str(base), "--output-format", "github", "--show-baselined",
-                       str(sessions))
+    code, out, _ = run(
+        "--baseline", str(base), "--output-format", "github", "--show-baselined", str(sessions)
+    )
     assert out.count("::error") == 1 and out.count("::notice") == leaking_total()
 
 
@@ -189,15 +218,15 @@ def test_scan_stdin(clean: Path) -> None:
 
 
 def test_scan_select_ignore_redact_and_disable() -> None:
-    doc = json.loads(run("--output-format", "json", "--select", "block,unclosed",
-                         str(FIXTURES))[1])
+    doc = json.loads(run("--output-format", "json", "--select", "block,unclosed", str(FIXTURES))[1])
     assert set(doc["summary"]["by_kind"]) == {"block", "unclosed"}
     doc = json.loads(run("--output-format", "json", "--ignore", "block", str(FIXTURES))[1])
     assert "block" not in doc["summary"]["by_kind"]
     doc = json.loads(run("--output-format", "json", "--redact=all", str(FIXTURES))[1])
     assert not any("<think" in f["snippet"] for f in doc["findings"])
-    doc = json.loads(run("--output-format", "json", "--disable-model", "glm-*",
-                         str(FIXTURES / "claude-code"))[1])
+    doc = json.loads(
+        run("--output-format", "json", "--disable-model", "glm-*", str(FIXTURES / "claude-code"))[1]
+    )
     assert {f["model"] for f in doc["findings"]} == {"claude-opus-4-5-20251101"}
 
 
@@ -208,10 +237,12 @@ def test_scan_github_chosen_inside_actions(monkeypatch: pytest.MonkeyPatch) -> N
     assert not run("--output-format", "text", str(FIXTURES))[1].startswith("::")
 
 
-def test_scan_config_env_and_flag_precedence(tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scan_config_env_and_flag_precedence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.thinkfix]\noutput-format = "json"\nselect = ["block"]\n')
+        '[tool.thinkfix]\noutput-format = "json"\nselect = ["block"]\n'
+    )
     code, out, _ = run_with_config(str(FIXTURES))
     doc = json.loads(out)
     assert code == 1 and set(doc["summary"]["by_kind"]) == {"block"}
@@ -220,8 +251,7 @@ def test_scan_config_env_and_flag_precedence(tmp_path: Path,
     out = run_with_config(str(FIXTURES))[1]
     rows = [json.loads(r) for r in out.splitlines()]
     assert {r["kind"] for r in rows if r.get("type") == "finding"} == {"orphan_close"}
-    code, out, _ = run_with_config("--output-format", "json", "--select", "unclosed",
-                                   str(FIXTURES))
+    code, out, _ = run_with_config("--output-format", "json", "--select", "unclosed", str(FIXTURES))
     assert set(json.loads(out)["summary"]["by_kind"]) == {"unclosed"}
     # --isolated ignores the file; the environment still applies.
     monkeypatch.delenv("THINKFIX_OUTPUT_FORMAT")
@@ -230,10 +260,12 @@ def test_scan_config_env_and_flag_precedence(tmp_path: Path,
 
 def test_scan_policy_flag_over_config(tmp_path: Path) -> None:
     (tmp_path / "thinkfix.toml").write_text('orphan-close = "strip"\n')
-    by_kind = json.loads(run_with_config("--output-format", "json", str(FIXTURES))[1])[
-        "summary"]["by_kind"]
-    flagged = json.loads(run_with_config("--output-format", "json", "--orphan-close", "auto",
-                                         str(FIXTURES))[1])["summary"]["by_kind"]
+    by_kind = json.loads(run_with_config("--output-format", "json", str(FIXTURES))[1])["summary"][
+        "by_kind"
+    ]
+    flagged = json.loads(
+        run_with_config("--output-format", "json", "--orphan-close", "auto", str(FIXTURES))[1]
+    )["summary"]["by_kind"]
     # (the OpenClaw close before a tool call is an orphan close: the tool call is evidence)
     assert flagged["orphan_close"] > 0 and flagged["stray_close"] > 0
     # config says strip: every orphan close only loses its delimiter, as a stray one does
@@ -241,14 +273,17 @@ def test_scan_policy_flag_over_config(tmp_path: Path) -> None:
     assert by_kind["stray_close"] == flagged["orphan_close"] + flagged["stray_close"]
 
 
-@pytest.mark.parametrize("args", [
-    ["--report", "nonsense", "x"],
-    ["--report", "pdf=out.pdf", "x"],
-    ["--baseline", "missing-baseline.json", "x"],
-    ["--select", "blocks", "x"],
-    ["--output-format", "pdf", "x"],
-    [],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--report", "nonsense", "x"],
+        ["--report", "pdf=out.pdf", "x"],
+        ["--baseline", "missing-baseline.json", "x"],
+        ["--select", "blocks", "x"],
+        ["--output-format", "pdf", "x"],
+        [],
+    ],
+)
 def test_scan_usage_errors_exit_2(args: list[str], tmp_path: Path) -> None:
     (tmp_path / "x").write_bytes(line("hi", "a1"))
     code, out, err = run(*args)
@@ -276,8 +311,11 @@ def test_scan_pre_commit_hook_and_action_definitions() -> None:
     (hook,) = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "thinkfix-scan" and hook["entry"].startswith("thinkfix scan")
     files = re.compile(hook["files"])
-    sessions = [p for p in FIXTURES.rglob("*") if p.is_file() and p.parent.name != "streams"
-                and p.name != "README.md"]
+    sessions = [
+        p
+        for p in FIXTURES.rglob("*")
+        if p.is_file() and p.parent.name != "streams" and p.name != "README.md"
+    ]
     assert sessions and all(files.search(p.as_posix()) for p in sessions)
     assert not files.search("fixtures/README.md") and not files.search("a.sse")
     action = yaml.safe_load((root / "action.yml").read_text())
@@ -320,8 +358,11 @@ def test_scan_counts_chat_exports_with_one_100kb_conversation_per_line(tmp_path:
     for code, doc, err in (detected, forced):
         summary = doc["summary"]
         assert isinstance(summary, dict)
-        assert (code, summary["files"], summary["leaking_messages"]) == (1, CHAT_FILES,
-                                                                          CHAT_LEAKING)
+        assert (code, summary["files"], summary["leaking_messages"]) == (
+            1,
+            CHAT_FILES,
+            CHAT_LEAKING,
+        )
         assert doc["skipped"] == [] and err == ""
 
 
@@ -368,7 +409,11 @@ def test_scan_names_each_new_runtime_in_by_format(tmp_path: Path) -> None:
     by_format = json.loads(out)["summary"]["by_format"]
     assert code == 1
     assert {k: v["leaking_messages"] for k, v in by_format.items()} == {
-        "hermes": 3, "cline": 2, "roo-code": 1, "opencode": 1}
+        "hermes": 3,
+        "cline": 2,
+        "roo-code": 1,
+        "opencode": 1,
+    }
 
 
 def test_scan_html_carries_the_days_the_json_report_counts() -> None:
@@ -378,5 +423,7 @@ def test_scan_html_carries_the_days_the_json_report_counts() -> None:
     assert (code, err) == (1, "") and days
     assert "<figcaption>Leaking messages by day (UTC)" in out
     for day, counts in days.items():
-        assert (f'<tr><td>{day}</td><td class="num">{counts["assistant_messages"]}</td>'
-                f'<td class="num">{counts["leaking_messages"]}</td>') in out
+        assert (
+            f'<tr><td>{day}</td><td class="num">{counts["assistant_messages"]}</td>'
+            f'<td class="num">{counts["leaking_messages"]}</td>'
+        ) in out

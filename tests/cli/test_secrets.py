@@ -33,15 +33,25 @@ GITHUB = "ghp_R8vY2mQ4tL6wN1pZ9kC3xB7dF5hJ0sA2eG4u"
 OPENAI = "sk-proj-Zk2Lq9Wm4Xv7Tn1Rb8Yc3Hd6Fj0Gp5Ks2Mw9Qe4Ut7Iy1Oa"
 URL_PASSWORD = "Tr0ub4dor-and-3xyzzy"
 KEY_BODY = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2ExampleKeyBodyQ9u8y7t6r5e4w3"
-PRIVATE_KEY = ("-----BEGIN RSA PRIVATE KEY-----\n" + KEY_BODY + "\n" + KEY_BODY[::-1]
-               + "\n-----END RSA PRIVATE KEY-----")
+PRIVATE_KEY = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    + KEY_BODY
+    + "\n"
+    + KEY_BODY[::-1]
+    + "\n-----END RSA PRIVATE KEY-----"
+)
 SLACK = "xoxb-2048613593-4096735812-Wq8Zr3Tk6Vm9Lp2Nx5Hb"
 PASSWORD = "hunter2-correct-horse"
 
 #: The part of each secret that must never be shown (prefixes like `ghp_` may be).
 CORES = {
-    "aws": AWS[4:], "aws-secret": AWS_SECRET, "github": GITHUB[4:], "openai": OPENAI[8:],
-    "url-password": URL_PASSWORD, "private-key": KEY_BODY, "slack": SLACK[5:],
+    "aws": AWS[4:],
+    "aws-secret": AWS_SECRET,
+    "github": GITHUB[4:],
+    "openai": OPENAI[8:],
+    "url-password": URL_PASSWORD,
+    "private-key": KEY_BODY,
+    "slack": SLACK[5:],
     "password": PASSWORD,
 }
 WINDOW = 10  # no 10 characters in a row of a secret's core may appear anywhere
@@ -49,27 +59,72 @@ WINDOW = 10  # no 10 characters in a row of a secret's core may appear anywhere
 
 def _leaky_text() -> str:
     # The OpenAI key straddles the 200-character snippet cut: 20 characters of it survived.
-    reasoning = ("x" * 170 + " key " + OPENAI + " then\n" + AWS + " and " + GITHUB
-                 + " aws_secret_access_key=" + AWS_SECRET + " postgres://admin:" + URL_PASSWORD
-                 + "@db.internal:5432/app " + PRIVATE_KEY + " " + SLACK
-                 + " password: " + PASSWORD)
+    reasoning = (
+        "x" * 170
+        + " key "
+        + OPENAI
+        + " then\n"
+        + AWS
+        + " and "
+        + GITHUB
+        + " aws_secret_access_key="
+        + AWS_SECRET
+        + " postgres://admin:"
+        + URL_PASSWORD
+        + "@db.internal:5432/app "
+        + PRIVATE_KEY
+        + " "
+        + SLACK
+        + " password: "
+        + PASSWORD
+    )
     return f"<think>{reasoning}</think>The deploy is fixed; I used {GITHUB} and\n{AWS}."
 
 
 def _claude(tmp: Path) -> Path:
     lines = [
-        {"type": "user", "uuid": "u1", "sessionId": "s1", "parentUuid": None,
-         "isSidechain": False, "timestamp": "2026-03-01T10:00:00.000Z",
-         "message": {"role": "user", "content": f"deploy with {OPENAI}"}},
-        {"type": "user", "uuid": "u2", "sessionId": "s1", "parentUuid": "u1",
-         "isSidechain": False, "timestamp": "2026-03-01T10:00:01.000Z",
-         "message": {"role": "user", "content": [
-             {"type": "tool_result", "tool_use_id": "t1",
-              "content": f"env:\nAWS_ACCESS_KEY_ID={AWS}\n{PRIVATE_KEY}"}]}},
-        {"type": "assistant", "uuid": "a1", "sessionId": "s1", "parentUuid": "u2",
-         "isSidechain": False, "timestamp": "2026-03-01T10:00:02.000Z",
-         "message": {"id": "msg_a1", "type": "message", "role": "assistant",
-                     "model": "qwen3-32b", "content": [{"type": "text", "text": _leaky_text()}]}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": "s1",
+            "parentUuid": None,
+            "isSidechain": False,
+            "timestamp": "2026-03-01T10:00:00.000Z",
+            "message": {"role": "user", "content": f"deploy with {OPENAI}"},
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "sessionId": "s1",
+            "parentUuid": "u1",
+            "isSidechain": False,
+            "timestamp": "2026-03-01T10:00:01.000Z",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t1",
+                        "content": f"env:\nAWS_ACCESS_KEY_ID={AWS}\n{PRIVATE_KEY}",
+                    }
+                ],
+            },
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "sessionId": "s1",
+            "parentUuid": "u2",
+            "isSidechain": False,
+            "timestamp": "2026-03-01T10:00:02.000Z",
+            "message": {
+                "id": "msg_a1",
+                "type": "message",
+                "role": "assistant",
+                "model": "qwen3-32b",
+                "content": [{"type": "text", "text": _leaky_text()}],
+            },
+        },
     ]
     path = tmp / "sessions" / "claude" / "session.jsonl"
     path.parent.mkdir(parents=True)
@@ -80,8 +135,12 @@ def _claude(tmp: Path) -> Path:
 def _chat(tmp: Path) -> Path:
     path = tmp / "sessions" / "chat" / "chat.jsonl.gz"
     path.parent.mkdir(parents=True)
-    record = {"messages": [{"role": "user", "content": "hi"},
-                           {"role": "assistant", "content": _leaky_text()}]}
+    record = {
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": _leaky_text()},
+        ]
+    }
     path.write_bytes(gzip.compress(orjson.dumps(record) + b"\n"))
     return path
 
@@ -90,7 +149,7 @@ def _leaks(output: str) -> list[str]:
     found = []
     for name, core in CORES.items():
         for i in range(len(core) - WINDOW + 1):
-            piece = core[i:i + WINDOW]
+            piece = core[i : i + WINDOW]
             if piece in output or piece.replace("/", "\\/") in output:
                 found.append(f"{name}: {piece!r}")
                 break
@@ -126,8 +185,17 @@ def _outputs(root: Path, tmp: Path, extra: tuple[str, ...]) -> dict[str, str]:
         r = _invoke("scan", "--select", "all", "--output-format", fmt.value, *extra, str(root))
         out[f"scan --output-format {fmt.value}"] = _everything(r)
         report = tmp / f"scan-report.{fmt.value}"
-        r = _invoke("scan", "--report", f"{fmt.value}={report}", "-o", str(tmp / "scan-o"),
-                    "--output-format", fmt.value, *extra, str(root))
+        r = _invoke(
+            "scan",
+            "--report",
+            f"{fmt.value}={report}",
+            "-o",
+            str(tmp / "scan-o"),
+            "--output-format",
+            fmt.value,
+            *extra,
+            str(root),
+        )
         out[f"scan --report {fmt.value} and -o"] = _everything(r, report, tmp / "scan-o")
     for dfmt in DiffFormat:
         r = _invoke("diff", "--output-format", dfmt.value, *extra, str(root))
@@ -140,22 +208,30 @@ def _outputs(root: Path, tmp: Path, extra: tuple[str, ...]) -> dict[str, str]:
     out["repair --dry-run"] = _everything(_invoke("repair", "--dry-run", *extra, str(root)))
     for ext in ("html", "md", "json", "txt"):
         report = tmp / f"repair-report.{ext}"
-        r = _invoke("repair", "--out", str(tmp / f"out-{ext}"), "--report", str(report),
-                    *extra, str(root))
+        r = _invoke(
+            "repair", "--out", str(tmp / f"out-{ext}"), "--report", str(report), *extra, str(root)
+        )
         out[f"repair --out --report .{ext}"] = _everything(r, report)
     for view in ThinkingView:
         for normalized in ((), ("--normalized",)):
-            r = _invoke("show", "--no-pager", "--thinking", view.value, *normalized, *extra,
-                        claude)
+            r = _invoke("show", "--no-pager", "--thinking", view.value, *normalized, *extra, claude)
             out[f"show --thinking {view.value} {' '.join(normalized)}"] = _everything(r)
     work = tmp / "inplace"
     shutil.copytree(root, work)
     # --include-active: the copy was just written, and a fresh file is left alone by default.
-    r = _invoke("repair", "--in-place", "--include-active", "--report", str(tmp / "inplace.html"),
-                *extra, str(work))
+    r = _invoke(
+        "repair",
+        "--in-place",
+        "--include-active",
+        "--report",
+        str(tmp / "inplace.html"),
+        *extra,
+        str(work),
+    )
     out["repair --in-place --report"] = _everything(r, tmp / "inplace.html")
-    manifest = next(line.split("undo ", 1)[1] for line in r.stderr.splitlines()
-                    if line.startswith("undo with"))
+    manifest = next(
+        line.split("undo ", 1)[1] for line in r.stderr.splitlines() if line.startswith("undo with")
+    )
     out["undo"] = _everything(_invoke("undo", manifest))
     return out
 
@@ -172,12 +248,21 @@ def test_no_planted_secret_appears_in_any_output(planted: Path, tmp_path: Path) 
 
 def test_redact_none_opts_out_and_shows_them(planted: Path, tmp_path: Path) -> None:
     root = str(planted)
-    for args in (("scan", "--output-format", "json", "--redact", "none", root),
-                 ("scan", "--output-format", "json", "--redact=none", root),
-                 ("diff", "--redact", "none", root),
-                 ("repair", "--diff", "--redact", "none", root),
-                 ("show", "--no-pager", "--thinking", "expanded", "--redact", "none",
-                  str(planted / "claude" / "session.jsonl"))):
+    for args in (
+        ("scan", "--output-format", "json", "--redact", "none", root),
+        ("scan", "--output-format", "json", "--redact=none", root),
+        ("diff", "--redact", "none", root),
+        ("repair", "--diff", "--redact", "none", root),
+        (
+            "show",
+            "--no-pager",
+            "--thinking",
+            "expanded",
+            "--redact",
+            "none",
+            str(planted / "claude" / "session.jsonl"),
+        ),
+    ):
         text = _everything(_invoke(*args))
         assert _leaks(text), args
 
@@ -191,8 +276,9 @@ def test_replay_masks_secrets_in_a_captured_stream(tmp_path: Path) -> None:
     source = Path(__file__).resolve().parents[2] / "fixtures" / "streams"
     data = (source / "ollama_deepseek_r1_think_leak.ndjson").read_text(encoding="utf-8")
     capture = tmp_path / "c.ndjson"
-    capture.write_text(data.replace('"content":"Okay"', f'"content":"Okay {GITHUB} {AWS} "', 1),
-                       encoding="utf-8")
+    capture.write_text(
+        data.replace('"content":"Okay"', f'"content":"Okay {GITHUB} {AWS} "', 1), encoding="utf-8"
+    )
     for args in ((), ("--json",)):
         shown = _invoke("replay", *args, str(capture))
         assert shown.exit_code in (0, 1) and not _leaks(shown.output), shown.output

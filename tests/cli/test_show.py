@@ -34,8 +34,9 @@ def test_show_normalized_shows_a_leak_as_collapsed_thinking() -> None:
     assert thinking[0].startswith(f"▸ thinking (recovered from leaked text): {LEAK}")
     visible = [line for line in lines if not line.startswith(("▸", "→", "  ⎿"))]
     assert not any(LEAK in line or "<think>" in line for line in visible)
-    assert "I'll add a `--dry-run` flag that prints the rsync command instead of running it." \
-        in lines
+    assert (
+        "I'll add a `--dry-run` flag that prints the rsync command instead of running it." in lines
+    )
 
 
 def test_show_without_normalized_shows_the_leak_as_stored() -> None:
@@ -51,14 +52,12 @@ def test_show_every_fixture_recovers_thinking_when_normalized(path: Path) -> Non
     stored = run(str(path), "--no-pager")[1]
     # Recovered, or (OpenCode's MiniMax part: the leak repeats the reasoning part beside
     # it, so nothing is new to recover) at least gone from the visible text.
-    assert "(recovered from leaked text)" in out or (
-        "</think>" in stored and "</think>" not in out)
+    assert "(recovered from leaked text)" in out or ("</think>" in stored and "</think>" not in out)
     assert "\x1b[" not in out  # piped output carries no colour codes
 
 
 def test_show_delimited_is_the_contract_byte_for_byte() -> None:
-    code, out, err = run(str(DATA / "claude_code.jsonl"), "--normalized", "--thinking",
-                         "delimited")
+    code, out, err = run(str(DATA / "claude_code.jsonl"), "--normalized", "--thinking", "delimited")
     assert (code, err) == (0, "")
     assert out == (
         "### system · summary · line 1\n\nFlaky date test\n\n"
@@ -86,13 +85,26 @@ def test_show_delimited_without_normalized_keeps_leaks_in_the_text() -> None:
     assert "---\nMidnight suggests a timezone bug.\nCheck the fixture clock.\n---\n\n<think>" in out
 
 
-@pytest.mark.parametrize(("view", "present", "absent"), [
-    ("collapsed", ["▸ thinking (signed): Midnight suggests a timezone bug.… (+1 line)"],
-     ["Check the fixture clock."]),
-    ("expanded", ["▾ thinking (signed)", "  Midnight suggests a timezone bug.",
-                  "  Check the fixture clock."], ["▸ thinking"]),
-    ("hidden", [], ["thinking", "Midnight", "Check the fixture clock."]),
-])
+@pytest.mark.parametrize(
+    ("view", "present", "absent"),
+    [
+        (
+            "collapsed",
+            ["▸ thinking (signed): Midnight suggests a timezone bug.… (+1 line)"],
+            ["Check the fixture clock."],
+        ),
+        (
+            "expanded",
+            [
+                "▾ thinking (signed)",
+                "  Midnight suggests a timezone bug.",
+                "  Check the fixture clock.",
+            ],
+            ["▸ thinking"],
+        ),
+        ("hidden", [], ["thinking", "Midnight", "Check the fixture clock."]),
+    ],
+)
 def test_show_thinking_views(view: str, present: list[str], absent: list[str]) -> None:
     code, out, err = run(str(DATA / "claude_code.jsonl"), "--thinking", view, "--width", "100")
     assert (code, err) == (0, "")
@@ -142,8 +154,9 @@ def test_show_damaged_lines_are_named_on_stderr(tmp_path: Path) -> None:
 
 def test_show_no_turns_says_so_on_stderr(tmp_path: Path) -> None:
     path = tmp_path / "meta-only.jsonl"
-    path.write_text('{"created_at_ms":1,"session_id":"s","type":"session_meta","updated_at_ms":1,'
-                    '"version":1}\n')
+    path.write_text(
+        '{"created_at_ms":1,"session_id":"s","type":"session_meta","updated_at_ms":1,"version":1}\n'
+    )
     code, out, err = run(str(path))
     assert (code, out) == (0, "") and "no turns to show" in err
 
@@ -154,14 +167,18 @@ def _recording(calls: list[str]) -> Iterator[None]:
     yield
 
 
-@pytest.mark.parametrize(("tty", "flags", "paged"), [
-    (True, [], True),
-    (True, ["--thinking", "delimited"], True),
-    (True, ["--no-pager"], False),
-    (False, [], False),
-])
-def test_show_pages_long_output_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch, tty: bool,
-                                                   flags: list[str], paged: bool) -> None:
+@pytest.mark.parametrize(
+    ("tty", "flags", "paged"),
+    [
+        (True, [], True),
+        (True, ["--thinking", "delimited"], True),
+        (True, ["--no-pager"], False),
+        (False, [], False),
+    ],
+)
+def test_show_pages_long_output_only_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, tty: bool, flags: list[str], paged: bool
+) -> None:
     calls: list[str] = []
     monkeypatch.setattr(show_module, "_is_terminal", lambda: tty)
     monkeypatch.setattr(Console, "pager", lambda self, **kw: _recording(calls))

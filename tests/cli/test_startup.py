@@ -41,8 +41,9 @@ _NOT_FOR_SCAN = (
 def _modules_after(code: str) -> list[str]:
     """Module names loaded by `code` in a fresh interpreter run from the repository root."""
     probe = code + "\nimport json, sys\nsys.stdout.write('\\n' + json.dumps(sorted(sys.modules)))\n"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                          cwd=_ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=_ROOT
+    )
     loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
     return loaded
 
@@ -54,7 +55,8 @@ def _offending(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
 def test_scan_help_imports_no_other_commands_machinery_nor_rich() -> None:
     modules = _modules_after(
         "from thinkfix.cli import main\n"
-        "try:\n    main(['scan', '--help'])\nexcept SystemExit:\n    pass")
+        "try:\n    main(['scan', '--help'])\nexcept SystemExit:\n    pass"
+    )
     assert "thinkfix.cli.scan" in modules
     assert _offending(modules, _NOT_FOR_SCAN) == []
 
@@ -63,15 +65,28 @@ def test_scan_json_imports_no_rich() -> None:
     modules = _modules_after(
         "from thinkfix.cli import main\n"
         "try:\n    main(['scan', '--output-format', 'json', '--no-progress', 'fixtures/pi'])\n"
-        "except SystemExit:\n    pass")
+        "except SystemExit:\n    pass"
+    )
     assert "thinkfix.reporters.json" in modules
     assert _offending(modules, _NOT_FOR_SCAN) == []
 
 
 def test_import_thinkfix_imports_no_rich_renderers_or_providers() -> None:
     modules = _modules_after("import thinkfix")
-    assert _offending(modules, ("rich", "thinkfix.diffreport", "thinkfix.providers",
-                                "thinkfix.reporters", "thinkfix.cli", "click")) == []
+    assert (
+        _offending(
+            modules,
+            (
+                "rich",
+                "thinkfix.diffreport",
+                "thinkfix.providers",
+                "thinkfix.reporters",
+                "thinkfix.cli",
+                "click",
+            ),
+        )
+        == []
+    )
 
 
 @pytest.mark.parametrize("name", sorted(LAZY_COMMANDS))
@@ -84,28 +99,50 @@ def test_the_lazy_table_is_every_command_the_modules_define() -> None:
     """A command added to a module but not to LAZY_COMMANDS would silently vanish."""
     import importlib
 
-    defined = {command.name for module in set(LAZY_COMMANDS.values())
-               for command in importlib.import_module(f"thinkfix.cli.{module}").commands}
+    defined = {
+        command.name
+        for module in set(LAZY_COMMANDS.values())
+        for command in importlib.import_module(f"thinkfix.cli.{module}").commands
+    }
     assert defined == set(LAZY_COMMANDS)
 
 
 def test_a_scan_of_one_clean_claude_code_file_loads_one_format_and_no_scanner(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """Detection stops at the first certain format and formats load on demand; the text
     scanner (and its grammar) loads only for a text that may hold a delimiter; no pool, no
     ignore-file matcher and no socket for a run that needs none of them."""
     session = tmp_path / "s.jsonl"
-    session.write_bytes(b'{"type":"assistant","uuid":"a","sessionId":"s","message":{"id":"m",'
-                        b'"type":"message","role":"assistant","model":"x","content":'
-                        b'[{"type":"text","text":"Done."}]}}\n')
+    session.write_bytes(
+        b'{"type":"assistant","uuid":"a","sessionId":"s","message":{"id":"m",'
+        b'"type":"message","role":"assistant","model":"x","content":'
+        b'[{"type":"text","text":"Done."}]}}\n'
+    )
     modules = _modules_after(
         "from thinkfix.cli import main\n"
         f"try:\n    main(['scan', '--output-format', 'json', '--no-progress', {str(session)!r}])\n"
-        "except SystemExit:\n    pass")
+        "except SystemExit:\n    pass"
+    )
     formats = [m for m in modules if m.startswith("thinkfix.formats.")]
     assert "thinkfix.formats.claude_code" in formats
-    assert not {"thinkfix.formats.codex", "thinkfix.formats.pi", "thinkfix.formats.opencode",
-                "thinkfix.formats.anthropic"} & set(formats)
-    assert _offending(modules, ("thinkfix.normalizer.scanner", "thinkfix.normalizer.pipeline",
-                                "multiprocessing", "concurrent.futures", "pathspec",
-                                "socket")) == []
+    assert not {
+        "thinkfix.formats.codex",
+        "thinkfix.formats.pi",
+        "thinkfix.formats.opencode",
+        "thinkfix.formats.anthropic",
+    } & set(formats)
+    assert (
+        _offending(
+            modules,
+            (
+                "thinkfix.normalizer.scanner",
+                "thinkfix.normalizer.pipeline",
+                "multiprocessing",
+                "concurrent.futures",
+                "pathspec",
+                "socket",
+            ),
+        )
+        == []
+    )

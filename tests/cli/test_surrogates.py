@@ -13,10 +13,24 @@ from thinkfix.cli import main
 from thinkfix.io import jsontext
 
 LONE = "plan \ud800 and \udfff"
-LINE = json.dumps({
-    "parentUuid": None, "isSidechain": False, "sessionId": "s1", "type": "assistant",
-    "uuid": "u1", "message": {"id": "m1", "role": "assistant", "model": "glm", "content": [
-        {"type": "text", "text": f"<think>{LONE}</think>\n\nAnswer \ud800"}]}}) + "\n"
+LINE = (
+    json.dumps(
+        {
+            "parentUuid": None,
+            "isSidechain": False,
+            "sessionId": "s1",
+            "type": "assistant",
+            "uuid": "u1",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "model": "glm",
+                "content": [{"type": "text", "text": f"<think>{LONE}</think>\n\nAnswer \ud800"}],
+            },
+        }
+    )
+    + "\n"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -42,8 +56,9 @@ def ok(result: Result, *codes: int) -> None:
     assert result.exit_code in (codes or (0, 1)), result.output
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "jsonl", "sarif", "junit", "markdown",
-                                 "github", "openmetrics"])
+@pytest.mark.parametrize(
+    "fmt", ["text", "json", "jsonl", "sarif", "junit", "markdown", "github", "openmetrics"]
+)
 def test_scan_every_format_carries_lone_surrogate(tmp_path: Path, fmt: str) -> None:
     result = invoke("scan", "--isolated", "--output-format", fmt, str(session(tmp_path)))
     ok(result, 1)
@@ -91,5 +106,7 @@ def test_jsontext_dumps_round_trips_lone_surrogates() -> None:
         data.decode("utf-8")  # valid UTF-8
         assert jsontext.loads(data) == value
     plain = {"a": ["fine é 😀", 1.5, None]}
-    assert jsontext.dumps(plain, indent=True) == json.dumps(plain, indent=2,
-                                                            ensure_ascii=False).encode()
+    assert (
+        jsontext.dumps(plain, indent=True)
+        == json.dumps(plain, indent=2, ensure_ascii=False).encode()
+    )

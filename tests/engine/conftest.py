@@ -17,14 +17,29 @@ def fixtures_leaking_total() -> int:
     return fixture_totals().leaking
 
 
-def claude_line(text: str, *, uuid: str, model: str = "qwen3-32b", role: str = "assistant",
-                session: str = "sess-1") -> bytes:
+def claude_line(
+    text: str,
+    *,
+    uuid: str,
+    model: str = "qwen3-32b",
+    role: str = "assistant",
+    session: str = "sess-1",
+) -> bytes:
     """One Claude Code transcript line holding `text`."""
     entry = {
-        "parentUuid": None, "isSidechain": False, "type": role, "uuid": uuid,
-        "sessionId": session, "timestamp": "2026-03-01T10:00:00.000Z",
-        "message": {"id": f"msg_{uuid}", "type": "message", "role": role, "model": model,
-                    "content": [{"type": "text", "text": text}]},
+        "parentUuid": None,
+        "isSidechain": False,
+        "type": role,
+        "uuid": uuid,
+        "sessionId": session,
+        "timestamp": "2026-03-01T10:00:00.000Z",
+        "message": {
+            "id": f"msg_{uuid}",
+            "type": "message",
+            "role": role,
+            "model": model,
+            "content": [{"type": "text", "text": text}],
+        },
     }
     if role == "user":
         entry["message"] = {"role": "user", "content": text}
@@ -34,7 +49,8 @@ def claude_line(text: str, *, uuid: str, model: str = "qwen3-32b", role: str = "
 @pytest.fixture
 def clean_session(tmp_path: Path) -> Path:
     path = tmp_path / "clean.jsonl"
-    path.write_bytes(claude_line("What is 2+2? Use <think> tags.", uuid="u1", role="user")
-                     + claude_line("It is 4. Models emit <think> and </think> in prose.",
-                                   uuid="a1"))
+    path.write_bytes(
+        claude_line("What is 2+2? Use <think> tags.", uuid="u1", role="user")
+        + claude_line("It is 4. Models emit <think> and </think> in prose.", uuid="a1")
+    )
     return path

@@ -21,8 +21,11 @@ FIXTURES = REPO / "fixtures"
 
 def fixture_files() -> list[Path]:
     """Every fixture session file (the streams folder and READMEs are not sessions)."""
-    return sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "README.md"
-                  and "streams" not in p.relative_to(FIXTURES).parts)
+    return sorted(
+        p
+        for p in FIXTURES.rglob("*")
+        if p.is_file() and p.name != "README.md" and "streams" not in p.relative_to(FIXTURES).parts
+    )
 
 
 def session_unit(source: Path) -> Path:
@@ -30,7 +33,7 @@ def session_unit(source: Path) -> Path:
     (OpenCode's file store, whose parts take their role from message files) its store."""
     parts = source.relative_to(FIXTURES).parts
     if parts[0] == "opencode" and "storage" in parts:
-        return FIXTURES.joinpath(*parts[:parts.index("storage") + 1])
+        return FIXTURES.joinpath(*parts[: parts.index("storage") + 1])
     return source
 
 
@@ -79,8 +82,11 @@ def findings(paths: list[Path]) -> int:
 
 # The fixtures' all-reasoning messages: nothing visible would remain, so repair refuses them
 # (an empty text block breaks resume and viewers drop it) and a scan keeps reporting them.
-REFUSED = {("2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl", 8),
-           ("session-1775200000000-0.jsonl", 7), ("openrouter-chat.jsonl", 7)}
+REFUSED = {
+    ("2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl", 8),
+    ("session-1775200000000-0.jsonl", 7),
+    ("openrouter-chat.jsonl", 7),
+}
 
 
 def leaking_lines(paths: list[Path]) -> set[tuple[str, int]]:
@@ -104,8 +110,9 @@ def temp_files(folder: Path) -> list[str]:
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def mode_bits(path: Path) -> int:

@@ -54,8 +54,11 @@ def test_baseline_new_leak_fails_and_moved_lines_do_not(tmp_path: Path) -> None:
     session.write_bytes(old)
     baseline = from_findings(scan([str(session)]).findings, str(tmp_path))
     # Same leak, now on line 3, plus one new leak.
-    session.write_bytes(claude_line("hi", uuid="u0", role="user") * 2 + old
-                        + claude_line("<think>new plan</think>Answer", uuid="a2"))
+    session.write_bytes(
+        claude_line("hi", uuid="u0", role="user") * 2
+        + old
+        + claude_line("<think>new plan</think>Answer", uuid="a2")
+    )
     report = apply(scan([str(session)]), baseline)
     assert [f.line for f in report.new_findings] == [4]
     assert report.exit_code() == 1

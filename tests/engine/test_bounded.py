@@ -35,7 +35,8 @@ def _chat(path: Path, text: str) -> Path:
 
 
 def test_a_hostile_message_reports_the_cap_and_says_how_much_was_not_examined(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     # 600 KB of `</think><think>`: 40,000 findings before the cap, which used to take ~1.3 s
     # to normalize whole; now the stream stops after the first 1000.
     text = HOSTILE * 40_000
@@ -64,8 +65,10 @@ def test_the_cap_is_configurable_and_zero_turns_it_off(tmp_path: Path) -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from(["<think>", "</think>", "a", " ", "`", "\n", "[", "x<"]),
-                max_size=80), st.integers(min_value=1, max_value=12))
+@given(
+    st.lists(st.sampled_from(["<think>", "</think>", "a", " ", "`", "\n", "[", "x<"]), max_size=80),
+    st.integers(min_value=1, max_value=12),
+)
 def test_under_the_cap_findings_equal_normalize(parts: list[str], cap: int) -> None:
     text = "".join(parts)
     capped = capped_findings(text, None, DEFAULT, cap)
@@ -99,12 +102,20 @@ def test_repair_copies_a_too_large_record_through_untouched(tmp_path: Path) -> N
     src.parent.mkdir()
     src.write_bytes(_line("<think>a</think>b") + big)
     scan_options = ScanOptions(inputs=CHAT, max_record_size=1000)
-    result = repair_paths([str(src)], RepairOptions(mode=WriteMode.OUT, scan=scan_options,
-                                                   out_dir=str(tmp_path / "out"),
-                                                   run_dir=str(tmp_path / "run"), jobs=1))
+    result = repair_paths(
+        [str(src)],
+        RepairOptions(
+            mode=WriteMode.OUT,
+            scan=scan_options,
+            out_dir=str(tmp_path / "out"),
+            run_dir=str(tmp_path / "run"),
+            jobs=1,
+        ),
+    )
     [f] = result.files
-    assert [e.kind for e in f.errors] == ["too_large"] and "copied through untouched" in \
-        f.errors[0].message
+    assert [e.kind for e in f.errors] == ["too_large"] and "copied through untouched" in f.errors[
+        0
+    ].message
     out = (tmp_path / "out" / "s.jsonl").read_bytes()
     assert out.endswith(big) and b"<think>a" not in out  # the first repaired, the big one kept
 
@@ -148,8 +159,9 @@ def test_an_endless_line_holds_memory_at_the_limit(tmp_path: Path) -> None:
     read on without being kept (here 256 MiB of zeros against a 1 MiB limit)."""
     set_record_limit(1 << 20)
     try:
-        reader = SparseReader(FORMATS["openai-chat"], io.BufferedReader(_Endless(64),
-                                                                         buffer_size=1 << 22))
+        reader = SparseReader(
+            FORMATS["openai-chat"], io.BufferedReader(_Endless(64), buffer_size=1 << 22)
+        )
         tracemalloc.start()
         records = list(reader)
         peak = tracemalloc.get_traced_memory()[1]
@@ -169,9 +181,9 @@ def test_failure_messages_always_say_what_happened() -> None:
 def test_the_text_report_keeps_no_state_per_clean_file() -> None:
     """100k tiny clean files cost the text reporter 948 MB; it now drops the per-file
     counts unless --statistics asks for them (the peak no longer follows the file count)."""
+
     def peak(n: int) -> int:
-        by_file = {f"/sessions/s{i}.jsonl": MessageCounts(1, 0, 0, "openai-chat")
-                   for i in range(n)}
+        by_file = {f"/sessions/s{i}.jsonl": MessageCounts(1, 0, 0, "openai-chat") for i in range(n)}
         report = Report(summary=Summary(files=n, assistant_messages=n, by_file=by_file))
         get_reporter("text").render_bytes(report, RenderOptions())
         tracemalloc.start()
@@ -183,8 +195,9 @@ def test_the_text_report_keeps_no_state_per_clean_file() -> None:
     assert peak(20_000) - peak(0) < 1 << 20  # was ~6.5 MB for 20k files
 
 
-def test_a_hostile_message_is_never_normalized_whole(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_hostile_message_is_never_normalized_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A later check (does the text show anything once repaired?) normalized every leaking
     text a second time, whole, which undid the cap: a 50 MB hostile line took 158 s."""
     import thinkfix.engine.scan as engine
@@ -254,8 +267,9 @@ def test_format_readers_read_past_a_line_over_the_limit(tmp_path: Path, name: st
 def test_a_document_over_the_limit_is_read_past_not_held(tmp_path: Path) -> None:
     fmt = FORMATS["gemini-cli"]
     path = tmp_path / "session.json"
-    path.write_bytes(b'{\n  "sessionId": "s",\n  "messages": [],\n  "junk": "'
-                     + b"x" * _LONG + b'"\n}\n')
+    path.write_bytes(
+        b'{\n  "sessionId": "s",\n  "messages": [],\n  "junk": "' + b"x" * _LONG + b'"\n}\n'
+    )
     set_record_limit(1 << 20)
     try:
         with open(path, "rb") as fp:
@@ -272,16 +286,23 @@ def test_show_takes_the_record_limit_and_never_holds_a_longer_line(tmp_path: Pat
 
     from thinkfix.cli import main
 
-    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "claude-code" / \
-        "7f3c2a91-5d4e-4b8a-9c1f-2e6d8a0b4c37.jsonl"
+    fixture = (
+        Path(__file__).resolve().parents[2]
+        / "fixtures"
+        / "claude-code"
+        / "7f3c2a91-5d4e-4b8a-9c1f-2e6d8a0b4c37.jsonl"
+    )
     lines = fixture.read_bytes().splitlines()
     path = tmp_path / "s.jsonl"
     with open(path, "wb") as fp:
         fp.write(b"\n".join(lines[:3]) + b"\n")
         fp.write(b'{"type": "assistant", "junk": "' + b"x" * _LONG + b'"}\n')
         fp.write(b"\n".join(lines[3:]) + b"\n")
-    result, peak = _peak(lambda: CliRunner().invoke(
-        main, ["show", "--no-pager", "--max-record-size", "1MB", str(path)]))
+    result, peak = _peak(
+        lambda: CliRunner().invoke(
+            main, ["show", "--no-pager", "--max-record-size", "1MB", str(path)]
+        )
+    )
     assert result.exit_code == 0, result.output
     assert "line 4: too large" in result.output  # named (stderr), left out
     assert peak < 12 << 20, f"show held {peak:,} bytes"  # the line is 24 MB

@@ -26,16 +26,26 @@ def _pyproject(folder: Path, body: str) -> Path:
 
 
 def test_config_precedence_file_env_flag(tmp_path: Path) -> None:
-    _pyproject(tmp_path, 'output-format = "json"\njobs = 3\norphan-close = "strip"\n'
-                         'exclude = ["a/**"]\nstatistics = true\n')
+    _pyproject(
+        tmp_path,
+        'output-format = "json"\njobs = 3\norphan-close = "strip"\n'
+        'exclude = ["a/**"]\nstatistics = true\n',
+    )
     env = {"THINKFIX_JOBS": "2", "THINKFIX_ORPHAN_CLOSE": "split", "THINKFIX_EXCLUDE": "b/**,c/**"}
     s = resolve({}, environ={}, cwd=str(tmp_path))
     assert (s.output_format, s.jobs, s.orphan_close, s.exclude) == ("json", 3, "strip", ("a/**",))
     s = resolve({}, environ=env, cwd=str(tmp_path))
-    assert (s.output_format, s.jobs, s.orphan_close, s.exclude) == ("json", 2, "split",
-                                                                    ("b/**", "c/**"))
-    s = resolve({"jobs": 1, "exclude": ("d/**",), "output_format": None, "statistics": False},
-                environ=env, cwd=str(tmp_path))
+    assert (s.output_format, s.jobs, s.orphan_close, s.exclude) == (
+        "json",
+        2,
+        "split",
+        ("b/**", "c/**"),
+    )
+    s = resolve(
+        {"jobs": 1, "exclude": ("d/**",), "output_format": None, "statistics": False},
+        environ=env,
+        cwd=str(tmp_path),
+    )
     assert (s.output_format, s.jobs, s.exclude, s.statistics) == ("json", 1, ("d/**",), False)
     assert policy(s).orphan_close is OrphanClose.SPLIT
 
@@ -60,8 +70,11 @@ def test_config_explicit_file_and_env_file(tmp_path: Path) -> None:
 
 
 def test_config_paths_are_relative_to_the_file(tmp_path: Path) -> None:
-    path = _pyproject(tmp_path, 'baseline = "b.json"\nreport = ["sarif=out/r.sarif"]\n'
-                                'disable = {paths = ["datasets/**"], models = ["minimax-*"]}\n')
+    path = _pyproject(
+        tmp_path,
+        'baseline = "b.json"\nreport = ["sarif=out/r.sarif"]\n'
+        'disable = {paths = ["datasets/**"], models = ["minimax-*"]}\n',
+    )
     s = resolve(config=str(path), environ={})
     assert s.baseline == os.path.join(tmp_path, "b.json")
     assert s.report == (f"sarif={os.path.join(tmp_path, 'out/r.sarif')}",)
@@ -72,16 +85,19 @@ def test_config_paths_are_relative_to_the_file(tmp_path: Path) -> None:
     assert options.model_disabled("MiniMax-M2") and not options.model_disabled("qwen3")
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ("colour = true\n", "unknown key 'colour'"),
-    ("jobs = 'many'\n", "whole number"),
-    ("statistics = 'maybe'\n", "true or false"),
-    ("orphan-close = 'never'\n", "must be one of"),
-    ("format = 'word'\n", "auto or one of"),
-    ("exclude = 'a'\nselect = [1]\n", "list of strings"),
-    ("disable = {files = ['x']}\n", "disable.files"),
-    ("[", "invalid TOML"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("colour = true\n", "unknown key 'colour'"),
+        ("jobs = 'many'\n", "whole number"),
+        ("statistics = 'maybe'\n", "true or false"),
+        ("orphan-close = 'never'\n", "must be one of"),
+        ("format = 'word'\n", "auto or one of"),
+        ("exclude = 'a'\nselect = [1]\n", "list of strings"),
+        ("disable = {files = ['x']}\n", "disable.files"),
+        ("[", "invalid TOML"),
+    ],
+)
 def test_config_errors(tmp_path: Path, body: str, message: str) -> None:
     path = tmp_path / "thinkfix.toml"
     path.write_text(body)
@@ -92,16 +108,27 @@ def test_config_errors(tmp_path: Path, body: str, message: str) -> None:
 def test_config_env_values_are_checked() -> None:
     with pytest.raises(ConfigError, match="THINKFIX_EXIT_ZERO"):
         resolve(environ={"THINKFIX_EXIT_ZERO": "perhaps"}, use_config=False)
-    s = resolve(environ={"THINKFIX_EXIT_ZERO": "yes", "THINKFIX_PROTECT_CODE": "0",
-                         "THINKFIX_TAGS": "think, thought"}, use_config=False)
+    s = resolve(
+        environ={
+            "THINKFIX_EXIT_ZERO": "yes",
+            "THINKFIX_PROTECT_CODE": "0",
+            "THINKFIX_TAGS": "think, thought",
+        },
+        use_config=False,
+    )
     assert s.exit_zero is True
     p = policy(s)
     assert p.protect_code is False and set(p.tags) == {"think", "thought"}
 
 
 def test_config_scan_options_kinds_and_inputs() -> None:
-    s = Settings(select=("all",), ignore=("duplicate",), exclude=("x/**",), parse_all=True,
-                 unknown_format="skip")
+    s = Settings(
+        select=("all",),
+        ignore=("duplicate",),
+        exclude=("x/**",),
+        parse_all=True,
+        unknown_format="skip",
+    )
     options = scan_options(s)
     assert "unclosed_inline" in options.kinds and "duplicate" not in options.kinds
     assert options.inputs.exclude == ("x/**",) and not options.prefilter

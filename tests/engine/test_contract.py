@@ -51,8 +51,9 @@ def test_scan_needs_only_the_format_contract(session: Path, prefilter: bool) -> 
     fmt = FakeFormat()
     assert not isinstance(fmt, FormatBase)
     assert not sparse.supports(fmt)  # no line_records promise: every line is parsed
-    report = scan([str(session)], ScanOptions(inputs=InputOptions(format=fmt.id),
-                                              prefilter=prefilter))
+    report = scan(
+        [str(session)], ScanOptions(inputs=InputOptions(format=fmt.id), prefilter=prefilter)
+    )
     assert report.errors == ()
     assert report.summary.assistant_messages == 2
     assert report.summary.leaking_messages == 1
@@ -89,15 +90,20 @@ class _WritableFake(FakeFormat):
 
     assistant_marker = b'"bot"'
 
-    def apply(self, records: list[Record], repairs: Iterable[Repair],
-              options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[list[Record], list[Placement]]:
+    def apply(
+        self,
+        records: list[Record],
+        repairs: Iterable[Repair],
+        options: ApplyOptions = DEFAULT_OPTIONS,
+    ) -> tuple[list[Record], list[Placement]]:
         out, placements = list(records), []
         for repair in repairs:
             old = out[repair.site.record_index]
             data = dict(old.data)
             data["say"] = repair.visible
-            out[old.index] = Record(old.index, old.line, orjson.dumps(data), old.eol,
-                                    data=data, touched=True)
+            out[old.index] = Record(
+                old.index, old.line, orjson.dumps(data), old.eol, data=data, touched=True
+            )
             placements.append(Placement(repair.site, PlacementKind.MANIFEST, "the manifest"))
         return out, placements
 
@@ -106,8 +112,11 @@ class _Strict(_WritableFake):
     """Raises on any attribute the `SessionFormat` contract does not name."""
 
     def __getattribute__(self, name: str) -> object:
-        if not name.startswith("__") and name not in _CONTRACT and name not in (
-                "_lines", "apply", "line_records", "assistant_marker"):
+        if (
+            not name.startswith("__")
+            and name not in _CONTRACT
+            and name not in ("_lines", "apply", "line_records", "assistant_marker")
+        ):
             raise AssertionError(f"the engine called {name}, which is not in the contract")
         return super().__getattribute__(name)
 
@@ -116,17 +125,21 @@ _CONTRACT = frozenset(n for n in dir(SessionFormat) if not n.startswith("__"))
 
 
 @pytest.mark.parametrize("lines", [True, False], ids=["streamed", "whole"])
-def test_repair_needs_only_the_format_contract(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               lines: bool) -> None:
+def test_repair_needs_only_the_format_contract(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: bool
+) -> None:
     fmt = _Strict(lines)
     assert not isinstance(fmt, FormatBase)
     monkeypatch.setitem(registry.FORMATS, FakeFormat.id, fmt)
     path = tmp_path / "in" / "talk.jsonl"
     path.parent.mkdir()
     path.write_bytes(b"\n".join(LINES) + b"\n")
-    options = RepairOptions(mode=WriteMode.OUT, out_dir=str(tmp_path / "out"),
-                            run_dir=str(tmp_path / "run"),
-                            scan=ScanOptions(inputs=InputOptions(format=FakeFormat.id)))
+    options = RepairOptions(
+        mode=WriteMode.OUT,
+        out_dir=str(tmp_path / "out"),
+        run_dir=str(tmp_path / "run"),
+        scan=ScanOptions(inputs=InputOptions(format=FakeFormat.id)),
+    )
     result = repair_paths([str(path)], options)
     assert result.all_errors == ()
     (done,) = result.files

@@ -83,8 +83,9 @@ def test_fsio_watched_file_touched_is_not_replaced(tmp_path: Path) -> None:
     assert target.read_bytes() == b"a"
 
 
-def test_fsio_interrupt_during_write_removes_temp(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fsio_interrupt_during_write_removes_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "s.jsonl"
     target.write_bytes(b"old")
 
@@ -120,8 +121,12 @@ def test_fsio_read_snapshot_missing_file_is_unreadable(tmp_path: Path) -> None:
 
 def test_fsio_sweep_removes_temps_of_dead_processes_only(tmp_path: Path) -> None:
     target = str(tmp_path / "s.jsonl")
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     dead_pid = int(dead.stdout)
     mine = fsio.temp_name(target)
     theirs = mine.replace(f".{os.getpid()}.", f".{dead_pid}.")
@@ -131,7 +136,8 @@ def test_fsio_sweep_removes_temps_of_dead_processes_only(tmp_path: Path) -> None
     (tmp_path / "unrelated.jsonl").write_bytes(b"keep")
     assert fsio.sweep_stale(str(tmp_path)) == [theirs]
     assert sorted(os.listdir(tmp_path)) == sorted(
-        os.path.basename(p) for p in (mine, other_host, str(tmp_path / "unrelated.jsonl")))
+        os.path.basename(p) for p in (mine, other_host, str(tmp_path / "unrelated.jsonl"))
+    )
 
 
 def test_fsio_temp_names_are_hidden_and_not_session_names(tmp_path: Path) -> None:

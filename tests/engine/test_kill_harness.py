@@ -55,28 +55,34 @@ def read_bytes(path: Path) -> bytes:
 
 def contents(root: Path) -> dict[str, bytes]:
     """Each file's decompressed content (a repaired .gz may differ only in its header)."""
-    return {str(p.relative_to(root)): read_bytes(p) for p in sorted(root.rglob("*"))
-            if p.is_file() and ".thinkfix" not in p.name}
+    return {
+        str(p.relative_to(root)): read_bytes(p)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".thinkfix" not in p.name
+    }
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bytes],
-                                                                 dict[str, bytes], float]:
+def reference(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, dict[str, bytes], dict[str, bytes], float]:
     """The pristine corpus, its contents before and after one full repair, and its run time."""
     base = tmp_path_factory.mktemp("kill-reference")
     pristine = corpus(base / "pristine")
     done = base / "done"
     shutil.copytree(pristine, done)
     started = time.monotonic()
-    result = repair_paths([str(done)], RepairOptions(mode=WriteMode.IN_PLACE,
-                                                     run_dir=str(base / "run")))
+    result = repair_paths(
+        [str(done)], RepairOptions(mode=WriteMode.IN_PLACE, run_dir=str(base / "run"))
+    )
     elapsed = time.monotonic() - started
     assert result.exit_code() is ExitCode.CLEAN, result.all_errors
     return pristine, contents(pristine), contents(done), elapsed
 
 
-def _trial(n: int, tmp: Path, reference: tuple[Path, dict[str, bytes], dict[str, bytes],
-                                               float]) -> None:
+def _trial(
+    n: int, tmp: Path, reference: tuple[Path, dict[str, bytes], dict[str, bytes], float]
+) -> None:
     pristine, before, after, elapsed = reference
     rng = random.Random(SEED * 100003 + n)
     work = tmp / f"trial-{n}"
@@ -87,9 +93,25 @@ def _trial(n: int, tmp: Path, reference: tuple[Path, dict[str, bytes], dict[str,
     killed_run = work / "killed"
     env = dict(os.environ, THINKFIX_ACTIVE_SECONDS="0")  # same state folder: same undo key
     proc = subprocess.Popen(
-        [sys.executable, "-m", "thinkfix.cli", "repair", "--in-place", "--isolated", "--jobs",
-         jobs, "--run-dir", str(killed_run), "--no-progress", str(root)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "thinkfix.cli",
+            "repair",
+            "--in-place",
+            "--isolated",
+            "--jobs",
+            jobs,
+            "--run-dir",
+            str(killed_run),
+            "--no-progress",
+            str(root),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     # Python's start-up takes a good part of a run: aim past it, into the writes.
     time.sleep(rng.uniform(0.15, 0.45 + 3 * elapsed))
     whole_group = rng.random() < 0.5
@@ -105,12 +127,14 @@ def _trial(n: int, tmp: Path, reference: tuple[Path, dict[str, bytes], dict[str,
     with_group = "group" if whole_group else "main"
     now = contents(root)
     for name, data in now.items():
-        assert data in (before[name], after[name]), f"trial {n} ({with_group}, jobs {jobs}): " \
-            f"{name} is neither original nor repaired"
+        assert data in (before[name], after[name]), (
+            f"trial {n} ({with_group}, jobs {jobs}): {name} is neither original nor repaired"
+        )
     # The next run completes the repair and removes every temporary file.
     next_run = work / "next"
-    result = repair_paths([str(root)], RepairOptions(mode=WriteMode.IN_PLACE,
-                                                     run_dir=str(next_run)))
+    result = repair_paths(
+        [str(root)], RepairOptions(mode=WriteMode.IN_PLACE, run_dir=str(next_run))
+    )
     assert result.exit_code() is ExitCode.CLEAN, result.all_errors
     assert temp_files(root) == []
     assert contents(root) == after
@@ -134,6 +158,6 @@ def _trial(n: int, tmp: Path, reference: tuple[Path, dict[str, bytes], dict[str,
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs POSIX signals")
 @pytest.mark.parametrize("n", range(KILLS))
 def test_repair_killed_at_random_instant_is_whole_and_undoable(
-        tmp_path: Path, reference: tuple[Path, dict[str, bytes], dict[str, bytes], float],
-        n: int) -> None:
+    tmp_path: Path, reference: tuple[Path, dict[str, bytes], dict[str, bytes], float], n: int
+) -> None:
     _trial(n, tmp_path, reference)

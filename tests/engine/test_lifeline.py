@@ -31,7 +31,7 @@ def children(pid: int) -> list[int]:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         if int(fields[1]) == pid and fields[0] != "Z":
             out.append(int(entry))
     return out
@@ -42,7 +42,7 @@ def alive(pid: int) -> bool:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return False
-    return stat[stat.rindex(")") + 2:].split()[0] != "Z"
+    return stat[stat.rindex(")") + 2 :].split()[0] != "Z"
 
 
 def corpus(root: Path, files: int = 240) -> bytes:
@@ -58,9 +58,12 @@ def test_killed_parent_takes_its_workers_along(tmp_path: Path, command: list[str
     root = tmp_path / "t"
     original = corpus(root)
     env = dict(os.environ, THINKFIX_STATE_DIR=str(tmp_path / "state"))
-    proc = subprocess.Popen([sys.executable, "-m", "thinkfix.cli", *command, "--isolated",
-                             "--jobs", "2", str(root)], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "thinkfix.cli", *command, "--isolated", "--jobs", "2", str(root)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     workers: list[int] = []
     deadline = time.monotonic() + 60
     while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
@@ -76,9 +79,23 @@ def test_killed_parent_takes_its_workers_along(tmp_path: Path, command: list[str
     repaired = {p.read_bytes() for p in root.iterdir() if p.suffix == ".jsonl"}
     assert len(repaired - {original}) <= 1
     if command[0] == "repair":
-        result = subprocess.run([sys.executable, "-m", "thinkfix.cli", "repair", "--in-place",
-                                 "--isolated", "--jobs", "1", str(root)], env=env, check=False,
-                                capture_output=True, timeout=300)
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "thinkfix.cli",
+                "repair",
+                "--in-place",
+                "--isolated",
+                "--jobs",
+                "1",
+                str(root),
+            ],
+            env=env,
+            check=False,
+            capture_output=True,
+            timeout=300,
+        )
         assert result.returncode == 0, result.stderr
         assert temp_files(root) == []
         assert len({p.read_bytes() for p in root.iterdir()}) == 1
@@ -86,11 +103,18 @@ def test_killed_parent_takes_its_workers_along(tmp_path: Path, command: list[str
 
 def test_die_with_parent_ends_a_worker_whose_parent_is_gone(tmp_path: Path) -> None:
     """The start-up check: a parent already gone (or never ours) ends the worker at once."""
-    code = ("import sys; from thinkfix.engine.lifeline import die_with_parent; "
-            "die_with_parent(int(sys.argv[1])); print('survived')")
+    code = (
+        "import sys; from thinkfix.engine.lifeline import die_with_parent; "
+        "die_with_parent(int(sys.argv[1])); print('survived')"
+    )
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    result = subprocess.run([sys.executable, "-c", code, str(gone.pid)], capture_output=True,
-                            text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(gone.pid)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 1 and "survived" not in result.stdout
     assert lifeline.alive(os.getpid())

@@ -38,8 +38,9 @@ def test_hard_linked_session_is_refused_not_split(tmp_path: Path) -> None:
 def test_clean_hard_linked_file_is_no_error(tmp_path: Path) -> None:
     """Only a file that would be rewritten is refused: reading a hard link is harmless."""
     clean = tmp_path / "clean.jsonl"
-    clean.write_bytes(b'{"type":"user","uuid":"u","sessionId":"s","message":'
-                      b'{"role":"user","content":"hi"}}\n')
+    clean.write_bytes(
+        b'{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"hi"}}\n'
+    )
     os.link(clean, tmp_path / "twin.jsonl")
     result = repair_paths([str(clean)], options(tmp_path))
     assert result.exit_code() is ExitCode.CLEAN, result.all_errors
@@ -58,8 +59,9 @@ def test_symlink_out_of_named_folder_refused_unless_follow_links(tmp_path: Path)
     [err] = result.all_errors
     assert err.kind == ErrorKind.LINKED.value and "--follow-links" in err.message
     assert result.exit_code() is ExitCode.ERROR
-    result = repair_paths([str(root)], options(tmp_path, follow_links=True,
-                                               run_dir=str(tmp_path / "run2")))
+    result = repair_paths(
+        [str(root)], options(tmp_path, follow_links=True, run_dir=str(tmp_path / "run2"))
+    )
     assert result.exit_code() is ExitCode.CLEAN, result.all_errors
     assert outside.read_bytes() != LEAKY.read_bytes()
     assert link.is_symlink() and os.readlink(link) == str(outside)  # the link is kept

@@ -45,9 +45,18 @@ print(n, flush=True)
 
 
 def live_line(n: int) -> bytes:
-    return (json.dumps({"type": "user", "uuid": f"live-{n}", "parentUuid": None,
-                        "sessionId": "s", "message": {"role": "user", "content": f"line {n}"}})
-            + "\n").encode()
+    return (
+        json.dumps(
+            {
+                "type": "user",
+                "uuid": f"live-{n}",
+                "parentUuid": None,
+                "sessionId": "s",
+                "message": {"role": "user", "content": f"line {n}"},
+            }
+        )
+        + "\n"
+    ).encode()
 
 
 def options(tmp: Path, **kw: object) -> RepairOptions:
@@ -62,16 +71,34 @@ def test_writer_holding_append_descriptor_loses_no_line(tmp_path: Path, trial: i
     session.write_bytes(LEAKY.read_bytes())
     env = dict(os.environ, THINKFIX_STATE_DIR=str(tmp_path / "state"))
     stop = tmp_path / "stop"
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(session), str(stop)],
-                              stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(session), str(stop)], stdout=subprocess.PIPE, text=True
+    )
     assert writer.stdout is not None and writer.stdout.readline().strip() == "open"
     codes = []
     deadline = time.monotonic() + 1.5
     while time.monotonic() < deadline:  # repeated runs land at every point of the writes
-        codes.append(subprocess.run(
-            [sys.executable, "-m", "thinkfix.cli", "repair", "--in-place", "--isolated",
-             "--include-active", "--jobs", "1", str(root)], env=env, capture_output=True,
-            text=True, timeout=120, check=False).returncode)
+        codes.append(
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "thinkfix.cli",
+                    "repair",
+                    "--in-place",
+                    "--isolated",
+                    "--include-active",
+                    "--jobs",
+                    "1",
+                    str(root),
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            ).returncode
+        )
     stop.touch()  # the descriptor stayed open through every run, even on a loaded machine
     written = int(writer.stdout.readline())
     writer.wait()
@@ -84,8 +111,9 @@ def test_writer_holding_append_descriptor_loses_no_line(tmp_path: Path, trial: i
     assert temp_files(root) == []
 
 
-def test_append_between_check_and_rename_is_put_back(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_append_between_check_and_rename_is_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The window the descriptor check cannot see: a writer that opens, appends and closes
     right between the last unchanged-check and the rename. The old inode is put back."""
     session = tmp_path / "s.jsonl"
@@ -104,8 +132,9 @@ def test_append_between_check_and_rename_is_put_back(tmp_path: Path,
     [f] = result.files
     assert f.status is FileStatus.SKIPPED
     assert result.exit_code() is ExitCode.ERROR
-    assert any(e.kind == ErrorKind.CHANGED.value and "live writer" in e.message
-               for e in result.all_errors)
+    assert any(
+        e.kind == ErrorKind.CHANGED.value and "live writer" in e.message for e in result.all_errors
+    )
     assert temp_files(tmp_path) == []
     assert result.manifest_path is None  # nothing was replaced, nothing to undo
 
@@ -114,10 +143,19 @@ def test_writer_keeping_descriptor_after_rename_is_refused_before(tmp_path: Path
     """The descriptor check: a process holding the file open for writing is named."""
     session = tmp_path / "s.jsonl"
     session.write_bytes(LEAKY.read_bytes())
-    holder = subprocess.Popen([sys.executable, "-c",
-                               ("import os,sys,time; fd=os.open(sys.argv[1], os.O_WRONLY|"
-                               "os.O_APPEND); print('open', flush=True); time.sleep(30)"),
-                               str(session)], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import os,sys,time; fd=os.open(sys.argv[1], os.O_WRONLY|"
+                "os.O_APPEND); print('open', flush=True); time.sleep(30)"
+            ),
+            str(session),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
         if not livewriters.supported():
@@ -133,7 +171,8 @@ def test_writer_keeping_descriptor_after_rename_is_refused_before(tmp_path: Path
 
 
 def test_without_hard_links_appended_bytes_follow_into_the_new_file(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     session = tmp_path / "s.jsonl"
     session.write_bytes(LEAKY.read_bytes())
     real_publish = fsio._publish
@@ -177,6 +216,12 @@ def test_cli_active_window_default_and_flag(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "thinkfix.cli", "repair", "--in-place", "--isolated", str(root)]
     first = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert first.returncode == 2 and "--include-active" in first.stderr
-    forced = subprocess.run(cmd + ["--include-active"], env=env, capture_output=True, text=True,
-                            timeout=120, check=False)
+    forced = subprocess.run(
+        cmd + ["--include-active"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert forced.returncode == 0, forced.stderr

@@ -44,10 +44,10 @@ def test_manifest_records_hashes_locations_and_extracted_reasoning(tmp_path: Pat
     assert len(inserted) == 4 and changed  # two reasoning items, each with its event
     for r in changed:
         b, a = r["before"], r["after"]
-        raw = original[b["offset"]:b["offset"] + b["length"]]
+        raw = original[b["offset"] : b["offset"] + b["length"]]
         assert raw.decode("utf-8") == b["text"] and fsio.sha256(raw) == b["sha256"]
         assert original.splitlines()[b["line"] - 1] == raw
-        assert fsio.sha256(new[a["offset"]:a["offset"] + a["length"]]) == a["sha256"]
+        assert fsio.sha256(new[a["offset"] : a["offset"] + a["length"]]) == a["sha256"]
     # Every repaired message: where, what kind, and the reasoning that left the text.
     repairs = {r["line"]: r for r in entry["repairs"]}
     assert sorted(repairs) == [6, 11, 19]
@@ -70,8 +70,9 @@ def test_manifest_undo_refuses_when_a_file_changed_and_restores_nothing(tmp_path
     assert [f.path for f in changed] == [str(victim)]
     assert "changed since the repair" in changed[0].message
     after = tree_bytes(src)
-    assert {k: v for k, v in after.items() if k != str(victim.relative_to(src))} == \
-        {k: v for k, v in repaired.items() if k != str(victim.relative_to(src))}
+    assert {k: v for k, v in after.items() if k != str(victim.relative_to(src))} == {
+        k: v for k, v in repaired.items() if k != str(victim.relative_to(src))
+    }
 
 
 def test_manifest_undo_skip_changed_restores_the_others(tmp_path: Path) -> None:
@@ -85,8 +86,9 @@ def test_manifest_undo_skip_changed_restores_the_others(tmp_path: Path) -> None:
     assert not undone.refused and undone.exit_code() is ExitCode.ERROR
     now = tree_bytes(src)
     rel = str(victim.relative_to(src))
-    assert {k: v for k, v in now.items() if k != rel} == \
-        {k: v for k, v in original.items() if k != rel}
+    assert {k: v for k, v in now.items() if k != rel} == {
+        k: v for k, v in original.items() if k != rel
+    }
 
 
 def test_manifest_undo_twice_is_harmless(tmp_path: Path) -> None:
@@ -147,8 +149,7 @@ def test_manifest_rebuild_drops_inserted_records_and_restores_originals(tmp_path
     mf.rebuild(entry, str(work), out)  # record by record, from the file on disk
     assert out.getvalue() == CODEX.read_bytes()
     fmt = registry.get("codex")
-    assert len(list(fmt.read(io.BytesIO(work.read_bytes())))) == \
-        entry["content"]["after_records"]
+    assert len(list(fmt.read(io.BytesIO(work.read_bytes())))) == entry["content"]["after_records"]
 
 
 def test_manifest_journal_alone_can_undo_a_run_that_died(tmp_path: Path) -> None:
@@ -156,8 +157,9 @@ def test_manifest_journal_alone_can_undo_a_run_that_died(tmp_path: Path) -> None
     path = tmp_path / "run" / mf.MANIFEST_NAME
     journal = Path(str(path) + mf.JOURNAL_SUFFIX)
     # Journaled as a run does it (sealed: undo follows no journal thinkfix did not write).
-    mf.start_journal(str(journal), roots=doc["roots"], mode=doc["mode"],
-                     backup_dir=doc["backup_dir"])
+    mf.start_journal(
+        str(journal), roots=doc["roots"], mode=doc["mode"], backup_dir=doc["backup_dir"]
+    )
     mf.journal(str(journal), 0, doc["files"])
     path.unlink()  # the run died before writing its manifest
     loaded = mf.load_manifest(str(path))
@@ -176,13 +178,17 @@ def test_manifest_out_run_undo_removes_created_copies(tmp_path: Path) -> None:
     assert tree_bytes(tmp_path / "out") == {}
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b"not json", "not JSON"),
-    (b'{"schema_version": 99, "files": []}', "schema_version 99"),
-    (b'{"hello": 1}', "not a thinkfix manifest"),
-])
-def test_manifest_load_rejects_foreign_documents(tmp_path: Path, content: bytes,
-                                                 message: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"not json", "not JSON"),
+        (b'{"schema_version": 99, "files": []}', "schema_version 99"),
+        (b'{"hello": 1}', "not a thinkfix manifest"),
+    ],
+)
+def test_manifest_load_rejects_foreign_documents(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
     path = tmp_path / "m.json"
     path.write_bytes(content)
     with pytest.raises(mf.ManifestError, match=message):

@@ -32,13 +32,28 @@ except OSError as exc:
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, THINKFIX_STATE_DIR=str(cwd / "state"))
-    return subprocess.run([sys.executable, "-m", "thinkfix.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "thinkfix.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
-@pytest.mark.parametrize("args", [["scan"], ["scan", "--format", "codex"],
-                                  ["repair", "--in-place"], ["repair", "--check"], ["diff"],
-                                  ["show"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["scan"],
+        ["scan", "--format", "codex"],
+        ["repair", "--in-place"],
+        ["repair", "--check"],
+        ["diff"],
+        ["show"],
+    ],
+)
 def test_cli_fifo_named_is_refused_not_read(tmp_path: Path, args: list[str]) -> None:
     fifo = tmp_path / "session.jsonl"
     os.mkfifo(fifo)
@@ -52,8 +67,13 @@ def test_fifo_swapped_in_after_walk_is_refused_by_every_reader(tmp_path: Path) -
     """The readers themselves refuse a FIFO too (it may appear after the walk listed a file)."""
     fifo = tmp_path / "late.jsonl"
     os.mkfifo(fifo)
-    result = subprocess.run([sys.executable, "-c", CODE, str(fifo)], capture_output=True,
-                            text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", CODE, str(fifo)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("a FIFO, not a regular file") == 3, result.stdout
 
@@ -65,7 +85,8 @@ def test_walk_never_lists_thinkfix_temporary_files(tmp_path: Path) -> None:
     from thinkfix.engine.inputs import walk
 
     (tmp_path / "a.jsonl.reset.2026-03-24T19-52-10.004Z").write_bytes(b"{}\n")
-    (tmp_path / ".a.jsonl.reset.2026-03-24T19-52-10.004Z.vm.123.ab12cd34.thinkfix-tmp"
-     ).write_bytes(b"{}\n")
+    (tmp_path / ".a.jsonl.reset.2026-03-24T19-52-10.004Z.vm.123.ab12cd34.thinkfix-tmp").write_bytes(
+        b"{}\n"
+    )
     names = [Path(c.path).name for c in walk([str(tmp_path)])]
     assert names == ["a.jsonl.reset.2026-03-24T19-52-10.004Z"]

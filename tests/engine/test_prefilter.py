@@ -12,24 +12,76 @@ from hypothesis import strategies as st
 from thinkfix.engine.prefilter import delimiter_candidates, delimiter_test
 from thinkfix.normalizer import DEFAULT, Policy, normalize
 
-PIECES = ["<think>", "</think>", "<thinking>", "< / THINK >", "<think\n>", "<\nthink>",
-          "<\t/ think>", "<reason x='1'>", "</reflection>", "<think/>", "[THINK]", "[/THINK]", "◁think▷", "◁/think▷",
-          "<|begin_of_thought|>", "<|end_of_thought|>", "<|begin_of_solution|>", "<seed:think>",
-          "</seed:think>", "<|START_THINKING|>", "<|END_THINKING|>", "<|channel|>analysis",
-          "<|message|>", "<|end|>", "<|start|>assistant", "analysis", "assistantfinal",
-          "Here is my thought process:", "Here is my response:", "<mm:think>", "</mm:think>",
-          "<|channel>thought", "<channel|>", "<answer>", "</answer>", "<|START_RESPONSE|>",
-          "<|END_RESPONSE|>", "<tool_call>", "`", "```", "\n", " ", "\t",
-          "\r\n", "\u00a0", "a", "plan", "<", ">", "/", "é", "日本", "\\", '"', "&", "'", "think"]
-POLICIES = [DEFAULT, DEFAULT.with_changes(prose_delimiters=True),
-            DEFAULT.with_changes(harmony=False, tags=("thought",)),
-            DEFAULT.with_changes(special_pairs=())]
+PIECES = [
+    "<think>",
+    "</think>",
+    "<thinking>",
+    "< / THINK >",
+    "<think\n>",
+    "<\nthink>",
+    "<\t/ think>",
+    "<reason x='1'>",
+    "</reflection>",
+    "<think/>",
+    "[THINK]",
+    "[/THINK]",
+    "◁think▷",
+    "◁/think▷",
+    "<|begin_of_thought|>",
+    "<|end_of_thought|>",
+    "<|begin_of_solution|>",
+    "<seed:think>",
+    "</seed:think>",
+    "<|START_THINKING|>",
+    "<|END_THINKING|>",
+    "<|channel|>analysis",
+    "<|message|>",
+    "<|end|>",
+    "<|start|>assistant",
+    "analysis",
+    "assistantfinal",
+    "Here is my thought process:",
+    "Here is my response:",
+    "<mm:think>",
+    "</mm:think>",
+    "<|channel>thought",
+    "<channel|>",
+    "<answer>",
+    "</answer>",
+    "<|START_RESPONSE|>",
+    "<|END_RESPONSE|>",
+    "<tool_call>",
+    "`",
+    "```",
+    "\n",
+    " ",
+    "\t",
+    "\r\n",
+    "\u00a0",
+    "a",
+    "plan",
+    "<",
+    ">",
+    "/",
+    "é",
+    "日本",
+    "\\",
+    '"',
+    "&",
+    "'",
+    "think",
+]
+POLICIES = [
+    DEFAULT,
+    DEFAULT.with_changes(prose_delimiters=True),
+    DEFAULT.with_changes(harmony=False, tags=("thought",)),
+    DEFAULT.with_changes(special_pairs=()),
+]
 
 
 def _html_safe(data: bytes) -> bytes:
     """Go's encoding/json and other HTML-safe encoders."""
-    return (data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e")
-            .replace(b"&", b"\\u0026"))
+    return data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
 
 
 ENCODERS = {
@@ -43,17 +95,21 @@ ENCODERS = {
 
 
 def _record(text: str) -> dict[str, object]:
-    return {"type": "assistant", "message": {"role": "assistant",
-                                             "content": [{"type": "text", "text": text}]}}
+    return {
+        "type": "assistant",
+        "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+    }
 
 
-texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=4)), max_size=12).map(
-    "".join)
+texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=4)), max_size=12).map("".join)
 
 
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
-@given(text=texts, policy_index=st.integers(0, len(POLICIES) - 1),
-       encoder=st.sampled_from(sorted(ENCODERS)))
+@given(
+    text=texts,
+    policy_index=st.integers(0, len(POLICIES) - 1),
+    encoder=st.sampled_from(sorted(ENCODERS)),
+)
 def test_prefilter_never_skips_a_leak(text: str, policy_index: int, encoder: str) -> None:
     policy: Policy = POLICIES[policy_index]
     if not normalize(text, policy=policy).findings:
@@ -62,36 +118,46 @@ def test_prefilter_never_skips_a_leak(text: str, policy_index: int, encoder: str
     assert delimiter_test(policy)(raw), (text, encoder)
 
 
-@pytest.mark.parametrize("raw", [
-    b'{"text":"\\u003cthink>plan\\u003c/think>answer"}',
-    b'{"text":"\\u003Cthink\\u003Eplan"}',
-    b'{"input":"{\\"text\\":\\"\\\\u003cthink>\\"}"}',
-    b'{"text":"<\\/think>answer"}',
-    b'{"text":"<\\n think>plan"}',
-    b'{"text":"\\u25c1think\\u25b7plan"}',
-    b'{"text":"\\u25C1/think\\u25B7answer"}',
-    b'{"text":"\\n analysis then assistantfinal answer"}',
-    b'{"text":"x[/THINK]y"}',
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"text":"\\u003cthink>plan\\u003c/think>answer"}',
+        b'{"text":"\\u003Cthink\\u003Eplan"}',
+        b'{"input":"{\\"text\\":\\"\\\\u003cthink>\\"}"}',
+        b'{"text":"<\\/think>answer"}',
+        b'{"text":"<\\n think>plan"}',
+        b'{"text":"\\u25c1think\\u25b7plan"}',
+        b'{"text":"\\u25C1/think\\u25B7answer"}',
+        b'{"text":"\\n analysis then assistantfinal answer"}',
+        b'{"text":"x[/THINK]y"}',
+    ],
+)
 def test_prefilter_keeps_escaped_delimiters(raw: bytes) -> None:
     assert delimiter_test(DEFAULT)(raw)
 
 
-@pytest.mark.parametrize("raw", [
-    b'{"text":"a < b and c > d; we think so"}',
-    b'{"text":"<div class=\\"x\\">reasoning</div>"}',
-    b'{"text":"Vec<u8> and \\u001b[0m colours, caf\\u00e9"}',
-    b'{"text":"an analysis of the code"}',
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"text":"a < b and c > d; we think so"}',
+        b'{"text":"<div class=\\"x\\">reasoning</div>"}',
+        b'{"text":"Vec<u8> and \\u001b[0m colours, caf\\u00e9"}',
+        b'{"text":"an analysis of the code"}',
+    ],
+)
 def test_prefilter_skips_plain_text(raw: bytes) -> None:
     assert not delimiter_test(DEFAULT)(raw)
 
 
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
-@given(batch=st.lists(texts, max_size=8), policy_index=st.integers(0, len(POLICIES) - 1),
-       encoder=st.sampled_from(sorted(ENCODERS)))
-def test_prefilter_batch_equals_one_by_one(batch: list[str], policy_index: int,
-                                           encoder: str) -> None:
+@given(
+    batch=st.lists(texts, max_size=8),
+    policy_index=st.integers(0, len(POLICIES) - 1),
+    encoder=st.sampled_from(sorted(ENCODERS)),
+)
+def test_prefilter_batch_equals_one_by_one(
+    batch: list[str], policy_index: int, encoder: str
+) -> None:
     policy = POLICIES[policy_index]
     raws = [ENCODERS[encoder](_record(t)) for t in batch]
     one = delimiter_test(policy)

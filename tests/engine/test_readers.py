@@ -33,12 +33,23 @@ _USAGE = re.compile(r"class='token-usage'>([^<]*)<")
 def _repaired(tmp_path: Path, source: Path, mode: str) -> tuple[Path, list[str]]:
     """The repaired copy, and the reasoning segments that went into it."""
     out = tmp_path / mode
-    result = repair_paths([str(source)], RepairOptions(
-        mode=WriteMode.OUT, out_dir=str(out), run_dir=str(tmp_path / f"run-{mode}"),
-        apply=ApplyOptions(claude_code_mode=mode), jobs=1))
+    result = repair_paths(
+        [str(source)],
+        RepairOptions(
+            mode=WriteMode.OUT,
+            out_dir=str(out),
+            run_dir=str(tmp_path / f"run-{mode}"),
+            apply=ApplyOptions(claude_code_mode=mode),
+            jobs=1,
+        ),
+    )
     assert not result.all_errors, result.all_errors
-    placed = [s for c in result.changes if c.applied and c.placement.kind.value == "block"
-              for s in c.extracted]
+    placed = [
+        s
+        for c in result.changes
+        if c.applied and c.placement.kind.value == "block"
+        for s in c.extracted
+    ]
     return out / source.name, placed
 
 
@@ -56,8 +67,15 @@ def _render(tmp_path: Path, source: Path, monkeypatch: pytest.MonkeyPatch) -> st
     copy = folder / source.name
     copy.write_bytes(source.read_bytes())
     out = folder / "out.html"
-    converter.convert_jsonl_to("html", copy, out, use_cache=False, update_cache=False,
-                               silent=True, generate_individual_sessions=False)
+    converter.convert_jsonl_to(
+        "html",
+        copy,
+        out,
+        use_cache=False,
+        update_cache=False,
+        silent=True,
+        generate_individual_sessions=False,
+    )
     return out.read_text("utf-8")
 
 
@@ -87,7 +105,8 @@ def _usage_totals(path: Path) -> Counter[str]:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("source", CLAUDE_CODE, ids=lambda p: p.name[:8])
 def test_claude_code_log_reads_the_repaired_transcript_like_the_original(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: Path, mode: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: Path, mode: str
+) -> None:
     repaired, placed = _repaired(tmp_path, source, mode)
     before = _render(tmp_path, source, monkeypatch)
     after = _render(tmp_path, repaired, monkeypatch)
@@ -111,7 +130,8 @@ def test_claude_code_log_reads_the_repaired_transcript_like_the_original(
 
 
 def test_claude_code_log_drops_an_empty_text_message_with_its_usage(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Why repair never writes one: the shape repair used to write loses a message."""
     source = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
     lines = source.read_text("utf-8").split("\n")
@@ -121,8 +141,7 @@ def test_claude_code_log_drops_an_empty_text_message_with_its_usage(
     emptied = tmp_path / "emptied" / source.name
     emptied.parent.mkdir()
     emptied.write_text("\n".join(lines), "utf-8")
-    before, after = _render(tmp_path, source, monkeypatch), _render(tmp_path, emptied,
-                                                                    monkeypatch)
+    before, after = _render(tmp_path, source, monkeypatch), _render(tmp_path, emptied, monkeypatch)
     assert _shown(after)["assistant"] == _shown(before)["assistant"] - 1
 
     def output(page: str) -> int:
@@ -148,20 +167,29 @@ def test_claude_code_log_shows_the_reasoning_moved_in_a_codex_rollout(tmp_path: 
     # `content`: the event repair writes beside the item is what makes the reasoning show.
     source = next((FIXTURES / "codex").glob("*.jsonl"))
     out = tmp_path / "out"
-    result = repair_paths([str(source)], RepairOptions(mode=WriteMode.OUT, out_dir=str(out),
-                                                       run_dir=str(tmp_path / "run"), jobs=1))
+    result = repair_paths(
+        [str(source)],
+        RepairOptions(mode=WriteMode.OUT, out_dir=str(out), run_dir=str(tmp_path / "run"), jobs=1),
+    )
     assert not result.all_errors
     repaired = out / source.name
-    placed = [s for c in result.changes if c.placement.kind.value == "record"
-              for s in c.extracted]
+    placed = [s for c in result.changes if c.placement.kind.value == "record" for s in c.extracted]
     before, after = _codex_entries(source), _codex_entries(repaired)
     thinking = [text for kind, text in after if kind == "ThinkingContent"]
     assert thinking == placed and len(placed) == 2
     assert [k for k, _ in after if k != "ThinkingContent"] == [k for k, _ in before]
-    assert not any("<think>" in text for kind, text in after if kind == "TextContent"
-                   and "`<think>`" not in text)
+    assert not any(
+        "<think>" in text
+        for kind, text in after
+        if kind == "TextContent" and "`<think>`" not in text
+    )
     # Without the events (a reasoning item alone, `summary: []`), nothing is shown.
     bare = tmp_path / "bare.jsonl"
-    bare.write_bytes(b"".join(line for line in repaired.read_bytes().splitlines(keepends=True)
-                              if b'"agent_reasoning"' not in line))
+    bare.write_bytes(
+        b"".join(
+            line
+            for line in repaired.read_bytes().splitlines(keepends=True)
+            if b'"agent_reasoning"' not in line
+        )
+    )
     assert not [k for k, _ in _codex_entries(bare) if k == "ThinkingContent"]

@@ -32,8 +32,9 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def scan_json(*args: str) -> dict[str, Any]:
-    result = CliRunner().invoke(main, ["scan", "--isolated", "--no-progress",
-                                       "--output-format", "json", *args])
+    result = CliRunner().invoke(
+        main, ["scan", "--isolated", "--no-progress", "--output-format", "json", *args]
+    )
     assert result.exit_code in (0, 1), result.output
     report: dict[str, Any] = json.loads(result.stdout)
     return report
@@ -42,7 +43,7 @@ def scan_json(*args: str) -> dict[str, Any]:
 def renamed(value: Any, old: str, new: str) -> Any:
     """Every string of a report with the prefix `old` spelled `new`."""
     if isinstance(value, str):
-        return new + value[len(old):] if value.startswith(old) else value
+        return new + value[len(old) :] if value.startswith(old) else value
     if isinstance(value, list):
         return [renamed(v, old, new) for v in value]
     if isinstance(value, dict):
@@ -54,8 +55,7 @@ def test_a_memory_url_folder_reports_what_the_local_folder_does(local: Path) -> 
     memory = fsspec.filesystem("memory")
     for path in local.rglob("*"):
         if path.is_file():
-            memory.pipe(f"/thinkfix-test/{path.relative_to(local).as_posix()}",
-                        path.read_bytes())
+            memory.pipe(f"/thinkfix-test/{path.relative_to(local).as_posix()}", path.read_bytes())
     try:
         expected = scan_json("--jobs", "1", str(local))
         assert expected["summary"]["leaking_messages"] > 0
@@ -71,14 +71,16 @@ def test_a_file_url_reports_what_the_local_path_does(local: Path, jobs: str) -> 
     expected = scan_json("--jobs", "1", str(local))
     assert renamed(scan_json("--jobs", jobs, url), url, str(local)) == expected
     one = next(p for p in sorted(local.rglob("*.jsonl")))
-    assert renamed(scan_json(one.resolve().as_uri()), one.resolve().as_uri(), str(one)) == \
-        scan_json(str(one))
+    assert renamed(
+        scan_json(one.resolve().as_uri()), one.resolve().as_uri(), str(one)
+    ) == scan_json(str(one))
 
 
 def test_a_url_with_nothing_there_is_an_unreadable_input(tmp_path: Path) -> None:
     url = (tmp_path / "missing").as_uri()
-    result = CliRunner().invoke(main, ["scan", "--isolated", "--no-progress",
-                                       "--output-format", "json", url])
+    result = CliRunner().invoke(
+        main, ["scan", "--isolated", "--no-progress", "--output-format", "json", url]
+    )
     assert result.exit_code == 2, result.output
     errors = json.loads(result.stdout)["errors"]
     assert [(e["path"], e["kind"]) for e in errors] == [(url, "unreadable")]

@@ -57,8 +57,9 @@ def test_repair_fixtures_cover_every_format() -> None:
 
 
 @pytest.mark.parametrize("source", FILES, ids=_id)
-def test_repair_fixture_removes_leaks_and_changes_nothing_else(tmp_path: Path,
-                                                               source: Path) -> None:
+def test_repair_fixture_removes_leaks_and_changes_nothing_else(
+    tmp_path: Path, source: Path
+) -> None:
     fmt = registry.detect_file(str(source)).id
     before_scan = scan([str(source)], ScanOptions(), jobs=1)
     assert before_scan.findings, "every leaking fixture has known leaks"
@@ -69,8 +70,11 @@ def test_repair_fixture_removes_leaks_and_changes_nothing_else(tmp_path: Path,
     out = tmp_path / "out" / (source.name if unit == source else source.relative_to(unit))
     # Findings gone, as the scan engine sees them, except in the messages the repair
     # refused (all reasoning: an empty text would break the session), which still leak.
-    refused = {(source.name, c.site.line) for c in file.changes
-               if c.placement.kind is PlacementKind.REFUSED}
+    refused = {
+        (source.name, c.site.line)
+        for c in file.changes
+        if c.placement.kind is PlacementKind.REFUSED
+    }
     assert leaking_lines([out]) == refused
     # Every id, link and signature survives.
     assert not all_ids(source, fmt) - all_ids(out, fmt)
@@ -82,8 +86,9 @@ def test_repair_fixture_removes_leaks_and_changes_nothing_else(tmp_path: Path,
     leaked_lines = {f.line for f in before_scan.findings}
     snippets = [orjson.dumps(f.snippet)[1:-1] for f in before_scan.findings if f.snippet]
     inserted = 0
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new,
-                                                        autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+        None, old, new, autojunk=False
+    ).get_opcodes():
         assert tag != "delete", f"records {i1}..{i2} were removed"
         if tag == "insert":
             inserted += j2 - j1
@@ -91,8 +96,9 @@ def test_repair_fixture_removes_leaks_and_changes_nothing_else(tmp_path: Path,
             assert j2 - j1 >= i2 - i1
             inserted += (j2 - j1) - (i2 - i1)
             for i in range(i1, i2):
-                assert i + 1 in leaked_lines or any(s in old[i] for s in snippets), \
+                assert i + 1 in leaked_lines or any(s in old[i] for s in snippets), (
                     f"line {i + 1} changed but did not leak"
+                )
     placed_records = sum(1 for c in file.changes if c.placement.kind is PlacementKind.RECORD)
     assert inserted == file.records_inserted
     assert inserted == placed_records * (2 if fmt == "codex" else 1)  # + agent_reasoning event
@@ -125,12 +131,14 @@ def test_repair_clean_fixtures_stay_byte_identical(tmp_path: Path) -> None:
 
 
 def test_repair_whole_tree_scans_clean_but_for_refusals_and_second_repair_changes_nothing(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     first = run([FIXTURES], WriteMode.OUT, tmp_path, out_dir=str(tmp_path / "repaired"))
     assert first.exit_code() is ExitCode.CLEAN
     assert sum(1 for c in first.changes if c.applied) == fixture_totals().leaking - len(REFUSED)
-    assert {(Path(f.path).name, c.site.line) for f in first.files
-            for c in f.changes if not c.applied} == REFUSED
+    assert {
+        (Path(f.path).name, c.site.line) for f in first.files for c in f.changes if not c.applied
+    } == REFUSED
     # "Repair then scan": the refused messages still leak, and a scan says so.
     assert leaking_lines([tmp_path / "repaired"]) == REFUSED
     snapshot = tree_bytes(tmp_path / "repaired")
@@ -158,8 +166,15 @@ def test_repair_read_only_modes_write_nothing(tmp_path: Path) -> None:
     for mode in (WriteMode.CHECK, WriteMode.DIFF, WriteMode.DRY_RUN):
         result = run([src], mode, tmp_path, unified_diff=mode is WriteMode.DIFF)
         leaking = {str(p.relative_to(FIXTURES)) for p in FILES}
-        assert all(f.status is (FileStatus.WOULD_CHANGE if str(Path(f.path).relative_to(src))
-                                in leaking else FileStatus.CLEAN) for f in result.files)
+        assert all(
+            f.status
+            is (
+                FileStatus.WOULD_CHANGE
+                if str(Path(f.path).relative_to(src)) in leaking
+                else FileStatus.CLEAN
+            )
+            for f in result.files
+        )
         assert result.manifest_path is None
     assert tree_bytes(tmp_path) == before
     assert run([src], WriteMode.CHECK, tmp_path).exit_code() is ExitCode.FINDINGS
@@ -172,10 +187,12 @@ def test_repair_diff_mode_gives_unified_diff_of_changed_lines(tmp_path: Path) ->
     text = result.files[0].unified_diff
     name = str(source).lstrip("/")
     assert text.startswith(f"--- a/{name}\n+++ b/{name}\n")
-    removed = [line for line in text.splitlines() if line.startswith("-") and
-               not line.startswith("---")]
-    added = [line for line in text.splitlines() if line.startswith("+") and
-             not line.startswith("+++")]
+    removed = [
+        line for line in text.splitlines() if line.startswith("-") and not line.startswith("---")
+    ]
+    added = [
+        line for line in text.splitlines() if line.startswith("+") and not line.startswith("+++")
+    ]
     # 3 leaking messages; their event copies; 2 inserted reasoning items, each with its
     # agent_reasoning event.
     assert len(added) == len(removed) + 4
@@ -202,14 +219,23 @@ def test_repair_claude_code_resumable_keeps_reasoning_only_in_manifest(tmp_path:
 
 def test_repair_claude_code_archive_mode_adds_unsigned_thinking_block(tmp_path: Path) -> None:
     source = next(p for p in FILES if p.name.startswith("2e8b4f60"))
-    result = run([source], WriteMode.OUT, tmp_path, out_dir=str(tmp_path / "out"),
-                 apply=ApplyOptions(claude_code_mode="archive"))
+    result = run(
+        [source],
+        WriteMode.OUT,
+        tmp_path,
+        out_dir=str(tmp_path / "out"),
+        apply=ApplyOptions(claude_code_mode="archive"),
+    )
     out = tmp_path / "out" / source.name
     added = [c for c in result.files[0].changes if c.placement.kind is PlacementKind.BLOCK]
     assert added
-    blocks = [b for r in records(out, "claude-code") if r.obj and r.obj.get("type") == "assistant"
-              for b in r.obj["message"]["content"] if isinstance(b, dict)
-              and b.get("type") == "thinking"]
+    blocks = [
+        b
+        for r in records(out, "claude-code")
+        if r.obj and r.obj.get("type") == "assistant"
+        for b in r.obj["message"]["content"]
+        if isinstance(b, dict) and b.get("type") == "thinking"
+    ]
     unsigned = [b for b in blocks if "signature" not in b]
     assert len(unsigned) == sum(len(c.extracted) for c in added)
     assert all(b.get("signature") != "" for b in blocks)  # never an empty signature
@@ -223,7 +249,8 @@ def test_repair_claw_code_legacy_writes_sidecar_and_undo_removes_it(tmp_path: Pa
     doc = orjson.loads(sidecar.read_bytes())
     assert doc["schema_version"] == 1 and doc["source"] == source.name
     assert doc["reasoning"][0]["reasoning"] == [
-        "The workspace is under rust/. I should list rust/crates."]
+        "The workspace is under rust/. I should list rust/crates."
+    ]
     assert not work.read_bytes().endswith(b"\n")  # legacy files have no trailing newline
     assert result.manifest_path is not None
     mf.undo(result.manifest_path)
@@ -232,11 +259,15 @@ def test_repair_claw_code_legacy_writes_sidecar_and_undo_removes_it(tmp_path: Pa
 
 @pytest.mark.parametrize("suffix", [".gz", ".zst"])
 def test_repair_compressed_file_stays_compressed_and_undo_without_backup(
-        tmp_path: Path, suffix: str) -> None:
+    tmp_path: Path, suffix: str
+) -> None:
     source = next(p for p in FILES if p.parent.name == "pi")
     raw = source.read_bytes()
-    packed = gzip.compress(raw, mtime=1) if suffix == ".gz" else \
-        zstandard.ZstdCompressor(level=7).compress(raw)
+    packed = (
+        gzip.compress(raw, mtime=1)
+        if suffix == ".gz"
+        else zstandard.ZstdCompressor(level=7).compress(raw)
+    )
     work = tmp_path / (source.name + suffix)
     work.write_bytes(packed)
     result = run([work], WriteMode.IN_PLACE, tmp_path, backup=False)
@@ -306,11 +337,11 @@ def test_repair_bad_line_is_copied_through_and_reported(tmp_path: Path) -> None:
 
 def test_repair_jobs_give_the_same_result_as_one_process(tmp_path: Path) -> None:
     one = run([FIXTURES], WriteMode.OUT, tmp_path / "a", out_dir=str(tmp_path / "one"))
-    many = run([FIXTURES], WriteMode.OUT, tmp_path / "b", out_dir=str(tmp_path / "many"),
-               jobs=4)
+    many = run([FIXTURES], WriteMode.OUT, tmp_path / "b", out_dir=str(tmp_path / "many"), jobs=4)
     assert tree_bytes(tmp_path / "one") == tree_bytes(tmp_path / "many")
-    assert [(f.path, f.status, len(f.changes)) for f in one.files] == \
-        [(f.path, f.status, len(f.changes)) for f in many.files]
+    assert [(f.path, f.status, len(f.changes)) for f in one.files] == [
+        (f.path, f.status, len(f.changes)) for f in many.files
+    ]
 
 
 def test_repair_kinds_filter_repairs_only_selected_kinds(tmp_path: Path) -> None:
@@ -338,13 +369,11 @@ def test_repair_diff_hunks_from_the_plan_match_a_line_diff(source: Path) -> None
     try:
         plan = repair_mod.plan_file(str(source), fmt, opened, options(WriteMode.DIFF, FIXTURES))
         old, new = repair_diff._lines(plan.content), repair_diff._lines(plan.new_content)
-        ours = [(g[0][1], g[-1][2], g[0][3], g[-1][4])
-                for g in repair_diff._hunks(plan, old, new)]
+        ours = [(g[0][1], g[-1][2], g[0][3], g[-1][4]) for g in repair_diff._hunks(plan, old, new)]
     finally:
         opened.close()
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    assert ours == [(g[0][1], g[-1][2], g[0][3], g[-1][4])
-                    for g in matcher.get_grouped_opcodes(0)]
+    assert ours == [(g[0][1], g[-1][2], g[0][3], g[-1][4]) for g in matcher.get_grouped_opcodes(0)]
 
 
 def test_repair_diff_lines_split_only_at_newlines() -> None:

@@ -22,38 +22,89 @@ BIG_MB = float(os.environ.get("THINKFIX_BIG_MB", "130"))
 LIMIT_MB = 100  # the interpreter, click, orjson and rich take ~45 MB of it
 LEAKS = (3, 5_000, -4)  # which blocks of the session get a leaking record
 
-_PROBE = ("import resource, subprocess, sys\n"
-          "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-          "sys.stderr.write(done.stdout + done.stderr)\n"
-          "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+_PROBE = (
+    "import resource, subprocess, sys\n"
+    "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+    "sys.stderr.write(done.stdout + done.stderr)\n"
+    "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
 
 
 def _line(n: int, kind: str, message: dict[str, object]) -> bytes:
-    return orjson.dumps({"parentUuid": f"u-{n - 1}", "isSidechain": False,
-                         "userType": "external", "cwd": "/home/dev/shop-api",
-                         "sessionId": "big", "version": "2.1.32", "type": kind,
-                         "message": message, "uuid": f"u-{n}",
-                         "timestamp": "2026-02-11T09:14:02.118Z"})
+    return orjson.dumps(
+        {
+            "parentUuid": f"u-{n - 1}",
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": "/home/dev/shop-api",
+            "sessionId": "big",
+            "version": "2.1.32",
+            "type": kind,
+            "message": message,
+            "uuid": f"u-{n}",
+            "timestamp": "2026-02-11T09:14:02.118Z",
+        }
+    )
 
 
 def _block(n: int, leak: bool) -> bytes:
     """One turn: a prompt, an answer (leaking, if asked), a tool call and its big result."""
-    text = ("<think>The user wants the cart total; check the rounding first.</think>"
-            "The total is rounded half-up." if leak else "The total is rounded half-up.")
+    text = (
+        "<think>The user wants the cart total; check the rounding first.</think>"
+        "The total is rounded half-up."
+        if leak
+        else "The total is rounded half-up."
+    )
     body = "def total(items):\n    return round(sum(i.price for i in items), 2)\n" * 120
-    return b"\n".join([
-        _line(n, "user", {"role": "user", "content": "Why is the cart total off by a cent?"}),
-        _line(n + 1, "assistant", {"model": "claude-opus-4-5-20251101", "id": f"msg_{n}",
-                                   "type": "message", "role": "assistant",
-                                   "content": [{"type": "text", "text": text}]}),
-        _line(n + 2, "assistant", {"model": "claude-opus-4-5-20251101", "id": f"msg_{n}b",
-                                   "type": "message", "role": "assistant",
-                                   "content": [{"type": "tool_use", "id": f"toolu_{n}",
-                                                "name": "Read",
-                                                "input": {"file_path": "/src/cart.py"}}]}),
-        _line(n + 3, "user", {"role": "user", "content": [
-            {"tool_use_id": f"toolu_{n}", "type": "tool_result", "content": body}]}),
-    ]) + b"\n"
+    return (
+        b"\n".join(
+            [
+                _line(
+                    n, "user", {"role": "user", "content": "Why is the cart total off by a cent?"}
+                ),
+                _line(
+                    n + 1,
+                    "assistant",
+                    {
+                        "model": "claude-opus-4-5-20251101",
+                        "id": f"msg_{n}",
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": text}],
+                    },
+                ),
+                _line(
+                    n + 2,
+                    "assistant",
+                    {
+                        "model": "claude-opus-4-5-20251101",
+                        "id": f"msg_{n}b",
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": f"toolu_{n}",
+                                "name": "Read",
+                                "input": {"file_path": "/src/cart.py"},
+                            }
+                        ],
+                    },
+                ),
+                _line(
+                    n + 3,
+                    "user",
+                    {
+                        "role": "user",
+                        "content": [
+                            {"tool_use_id": f"toolu_{n}", "type": "tool_result", "content": body}
+                        ],
+                    },
+                ),
+            ]
+        )
+        + b"\n"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -71,9 +122,13 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _repair(*args: str, env: dict[str, str], command: str = "repair") -> tuple[int, float]:
     """Exit code and peak RSS (MB) of `thinkfix repair ARGS` in a fresh process."""
     more = ("--isolated", "--jobs", "1") if command == "repair" else ()
-    done = subprocess.run([sys.executable, "-c", _PROBE, sys.executable, "-m", "thinkfix.cli",
-                           command, *more, *args],
-                          capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, sys.executable, "-m", "thinkfix.cli", command, *more, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     code, peak = done.stdout.split()
     return int(code), int(peak) / 1024  # Linux: KiB
 

@@ -14,29 +14,72 @@ from thinkfix.engine import manifest as mf
 from thinkfix.engine.repair import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 
-FRAGMENTS = ["<think>", "</think>", "<thinking>", "</thinking>", "<thought>", "</ think >",
-             "plan", "Answer.", " ", "\n", "\n\n", "`", "```\n", "a < b", "<think", "ü",
-             "[THINK]", "[/THINK]", "<|begin_of_thought|>", "<|end_of_thought|>"]
+FRAGMENTS = [
+    "<think>",
+    "</think>",
+    "<thinking>",
+    "</thinking>",
+    "<thought>",
+    "</ think >",
+    "plan",
+    "Answer.",
+    " ",
+    "\n",
+    "\n\n",
+    "`",
+    "```\n",
+    "a < b",
+    "<think",
+    "ü",
+    "[THINK]",
+    "[/THINK]",
+    "<|begin_of_thought|>",
+    "<|end_of_thought|>",
+]
 TEXTS = st.lists(st.sampled_from(FRAGMENTS), max_size=12).map("".join)
 
 
 def _claude(texts: list[str], user: str) -> bytes:
-    lines = [{"type": "user", "uuid": "u0", "parentUuid": None, "sessionId": "s",
-              "message": {"role": "user", "content": user}}]
+    lines = [
+        {
+            "type": "user",
+            "uuid": "u0",
+            "parentUuid": None,
+            "sessionId": "s",
+            "message": {"role": "user", "content": user},
+        }
+    ]
     for i, text in enumerate(texts):
-        lines.append({"type": "assistant", "uuid": f"a{i}", "parentUuid": f"a{i - 1}" if i
-                      else "u0", "sessionId": "s",
-                      "message": {"id": f"msg_{i}", "role": "assistant", "model": "glm-4.6",
-                                  "content": [{"type": "text", "text": text},
-                                              {"type": "tool_use", "id": f"toolu_{i}",
-                                               "name": "Bash", "input": {"cmd": text}}]}})
+        lines.append(
+            {
+                "type": "assistant",
+                "uuid": f"a{i}",
+                "parentUuid": f"a{i - 1}" if i else "u0",
+                "sessionId": "s",
+                "message": {
+                    "id": f"msg_{i}",
+                    "role": "assistant",
+                    "model": "glm-4.6",
+                    "content": [
+                        {"type": "text", "text": text},
+                        {
+                            "type": "tool_use",
+                            "id": f"toolu_{i}",
+                            "name": "Bash",
+                            "input": {"cmd": text},
+                        },
+                    ],
+                },
+            }
+        )
     return b"".join(orjson.dumps(line) + b"\n" for line in lines)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(TEXTS, min_size=1, max_size=4), user=TEXTS)
-def test_repair_then_undo_is_exact_and_second_repair_is_a_no_op(texts: list[str],
-                                                                user: str) -> None:
+def test_repair_then_undo_is_exact_and_second_repair_is_a_no_op(
+    texts: list[str], user: str
+) -> None:
     original = _claude(texts, user)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

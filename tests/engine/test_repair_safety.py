@@ -29,8 +29,10 @@ from thinkfix.engine.repair import FileStatus, WriteMode
 from thinkfix.engine.report import ErrorKind, ExitCode
 
 PI = next(p for p in sorted((FIXTURES / "pi").iterdir()) if p.suffix == ".jsonl")
-APPENDED = b'{"type":"message","id":"ffff0001","parentId":"e5f6a7b8","message":{"role":"user",' \
-           b'"content":"one more thing"}}\n'
+APPENDED = (
+    b'{"type":"message","id":"ffff0001","parentId":"e5f6a7b8","message":{"role":"user",'
+    b'"content":"one more thing"}}\n'
+)
 
 
 def _work(tmp_path: Path) -> Path:
@@ -41,7 +43,8 @@ def _work(tmp_path: Path) -> Path:
 
 
 def test_repair_skips_a_file_appended_to_between_read_and_rename(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     work = _work(tmp_path)
     real_plan = repair_mod.plan_file
 
@@ -65,7 +68,8 @@ def test_repair_skips_a_file_appended_to_between_read_and_rename(
 
 
 def test_repair_skips_a_file_replaced_between_read_and_rename(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     work = _work(tmp_path)
     real_check = fsio.check_unchanged
 
@@ -82,7 +86,8 @@ def test_repair_skips_a_file_replaced_between_read_and_rename(
 
 
 def test_repair_error_after_temp_file_is_written_leaves_original_and_no_stray_files(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     work = _work(tmp_path)
     seen: list[str] = []
 
@@ -109,7 +114,8 @@ def test_repair_error_after_temp_file_is_written_leaves_original_and_no_stray_fi
 
 
 def test_repair_sidecar_is_put_back_when_its_session_cannot_be_replaced(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     source = FIXTURES / "claw-code" / "session-1775123456789.json"
     work = tmp_path / "s" / source.name
     work.parent.mkdir()
@@ -128,8 +134,9 @@ def test_repair_sidecar_is_put_back_when_its_session_cannot_be_replaced(
     assert work.read_bytes() == source.read_bytes()
 
 
-def test_repair_verification_failure_leaves_original(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_repair_verification_failure_leaves_original(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     work = _work(tmp_path)
     seen: list[bytes] = []
 
@@ -168,8 +175,13 @@ _KILL_SCRIPT = textwrap.dedent("""
 
 def test_repair_killed_after_temp_file_leaves_original_and_next_run_sweeps(tmp_path: Path) -> None:
     work = _work(tmp_path)
-    proc = subprocess.run([sys.executable, "-c", _KILL_SCRIPT, str(work), str(tmp_path / "run")],
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILL_SCRIPT, str(work), str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     temp = proc.stdout.strip()
     assert temp and Path(temp).parent == work.parent
@@ -190,7 +202,8 @@ def test_repair_killed_after_temp_file_leaves_original_and_next_run_sweeps(tmp_p
 
 
 def test_repair_worker_killed_mid_write_is_redone_and_fully_undoable(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     src = copy_fixtures(tmp_path)
     before = tree_bytes(src)
     parent = os.getpid()

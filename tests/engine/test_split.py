@@ -39,13 +39,24 @@ def _in_pieces(item: Candidate, count: int) -> tuple[ScannedFile, list[split.Pie
 
 
 @pytest.mark.parametrize("source", SESSIONS, ids=lambda p: p.parent.name + "/" + p.name[:12])
-@settings(max_examples=8, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(count=st.integers(2, 9), window=st.sampled_from([0, 1, 300, split.WINDOW]),
-       times=st.integers(3, 12))
-def test_pieces_merge_to_the_one_pass_result(source: Path, count: int, window: int,
-                                             times: int, tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    count=st.integers(2, 9),
+    window=st.sampled_from([0, 1, 300, split.WINDOW]),
+    times=st.integers(3, 12),
+)
+def test_pieces_merge_to_the_one_pass_result(
+    source: Path,
+    count: int,
+    window: int,
+    times: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(split, "WINDOW", window)
     item = _big(tmp_path, source, times)
     merged, _ = _in_pieces(item, count)
@@ -53,7 +64,8 @@ def test_pieces_merge_to_the_one_pass_result(source: Path, count: int, window: i
 
 
 def test_a_piece_that_started_from_the_wrong_context_is_scanned_again(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Without a window a Codex piece cannot know the turn's model: the check catches it."""
     monkeypatch.setattr(split, "WINDOW", 0)
     source = next(p for p in SESSIONS if p.parent.name == "codex")
@@ -66,27 +78,33 @@ def test_a_piece_that_started_from_the_wrong_context_is_scanned_again(
     assert all(b.ctx_in == a.ctx_out for a, b in pairwise(parts))
 
 
-def test_a_pool_splits_a_file_far_larger_than_its_share(tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pool_splits_a_file_far_larger_than_its_share(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(split, "MIN_PIECE", 4096)
     big = _big(tmp_path, next(p for p in SESSIONS if p.parent.name == "claude-code"), 60)
     small = _big(tmp_path / "..", next(p for p in SESSIONS if p.parent.name == "pi"), 1)
     tasks = split.plan([big, small], OPTIONS, 2)
     assert sum(isinstance(t, split.Piece) for t in tasks) > 2
-    assert sorted(scan_files([big, small], OPTIONS, jobs=2), key=lambda r: r.path) == \
-        sorted(scan_files([big, small], OPTIONS, jobs=1), key=lambda r: r.path)
+    assert sorted(scan_files([big, small], OPTIONS, jobs=2), key=lambda r: r.path) == sorted(
+        scan_files([big, small], OPTIONS, jobs=1), key=lambda r: r.path
+    )
 
 
-def test_a_scan_whose_worker_dies_finishes_the_files_itself(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_scan_whose_worker_dies_finishes_the_files_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The shared pool raises on a dead worker instead of hanging; scan redoes what is
     missing in its own process, and the results are the ones a one-process run gives."""
     import os
 
     from thinkfix.engine import scan as scan_module
 
-    items = [_big(tmp_path / str(n), source, 2) for n, source in enumerate(SESSIONS[:6])
-             if (tmp_path / str(n)).mkdir() is None]
+    items = [
+        _big(tmp_path / str(n), source, 2)
+        for n, source in enumerate(SESSIONS[:6])
+        if (tmp_path / str(n)).mkdir() is None
+    ]
     expected = sorted(scan_files(items, OPTIONS, jobs=1), key=lambda r: r.path)
     parent, real = os.getpid(), scan_module.scan_file
 

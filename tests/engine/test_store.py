@@ -32,20 +32,29 @@ def _dump(path: Path) -> list[str]:
 def _parts(path: Path, message: str) -> list[tuple[str, str]]:
     """(id, type) of a message's parts in the order OpenCode reads them (MessageV2.parts)."""
     with closing(sqlite3.connect(path)) as db:
-        return [(pid, data.split('"type":"')[1].split('"')[0]) for pid, data in db.execute(
-            "SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (message,))]
+        return [
+            (pid, data.split('"type":"')[1].split('"')[0])
+            for pid, data in db.execute(
+                "SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (message,)
+            )
+        ]
 
 
-def test_store_repair_in_place_puts_a_reasoning_part_right_before_the_text(
-        tmp_path: Path) -> None:
+def test_store_repair_in_place_puts_a_reasoning_part_right_before_the_text(tmp_path: Path) -> None:
     db = _store(tmp_path)
     result = run([db], WriteMode.IN_PLACE, tmp_path)
     assert result.exit_code() is ExitCode.CLEAN, result.all_errors
     assert [f.status for f in result.files] == [FileStatus.REPAIRED]
     assert not scan([str(db)], jobs=1).findings
     parts = _parts(db, "msg_95e0f3d71002bP4sW8nY1eLmTg")
-    assert [t for _, t in parts] == ["step-start", "reasoning", "reasoning", "text", "tool",
-                                     "step-finish"]
+    assert [t for _, t in parts] == [
+        "step-start",
+        "reasoning",
+        "reasoning",
+        "text",
+        "tool",
+        "step-finish",
+    ]
     new_id = parts[2][0]
     assert parts[1][0] < new_id < LEAKY_TEXT == parts[3][0]
     # the lone "</think>" part is dropped: its message still shows its other text
@@ -67,8 +76,10 @@ def test_store_undo_refuses_when_the_sessions_changed_since(tmp_path: Path) -> N
     db = _store(tmp_path)
     result = run([db], WriteMode.IN_PLACE, tmp_path)
     with closing(sqlite3.connect(db)) as conn:
-        conn.execute("UPDATE part SET data = '{\"type\":\"text\",\"text\":\"later\"}' "
-                     "WHERE id = 'prt_95e0f3d41002Aa1bB2cC3dD4eE'")
+        conn.execute(
+            'UPDATE part SET data = \'{"type":"text","text":"later"}\' '
+            "WHERE id = 'prt_95e0f3d41002Aa1bB2cC3dD4eE'"
+        )
         conn.commit()
     after_edit = _dump(db)
     assert result.manifest_path is not None
@@ -99,18 +110,29 @@ def test_store_dry_run_and_out_leave_the_store_untouched(tmp_path: Path) -> None
     out = run([db], WriteMode.OUT, tmp_path, out_dir=str(tmp_path / "out"))
     copy = tmp_path / "out" / "opencode.db"
     assert out.exit_code() is ExitCode.CLEAN and copy.exists()
-    assert db.read_bytes() == original and sorted(p.name for p in tmp_path.glob("opencode*")) \
-        == ["opencode.db"]
+    assert db.read_bytes() == original and sorted(p.name for p in tmp_path.glob("opencode*")) == [
+        "opencode.db"
+    ]
     assert not scan([str(copy)], jobs=1).findings
     assert out.manifest_path is not None
     assert mf.undo(out.manifest_path).exit_code() is ExitCode.CLEAN and not copy.exists()
 
 
 def test_store_all_reasoning_message_is_refused_and_unchanged(tmp_path: Path) -> None:
-    only = [opencode_db.LEAKY[0], ("msg_95e0f3e20003cQ5tX9oZ2fMnUh", "assistant",
-                                   opencode_db.ASSISTANT, [(
-                                       "prt_95e0f3e20004Ee5fF6gG7hH8iI",
-                                       {"type": "text", "text": "<think>all of it</think>"})])]
+    only = [
+        opencode_db.LEAKY[0],
+        (
+            "msg_95e0f3e20003cQ5tX9oZ2fMnUh",
+            "assistant",
+            opencode_db.ASSISTANT,
+            [
+                (
+                    "prt_95e0f3e20004Ee5fF6gG7hH8iI",
+                    {"type": "text", "text": "<think>all of it</think>"},
+                )
+            ],
+        ),
+    ]
     db = _store(tmp_path, only)
     before = _dump(db)
     result = run([db], WriteMode.IN_PLACE, tmp_path)
@@ -119,10 +141,16 @@ def test_store_all_reasoning_message_is_refused_and_unchanged(tmp_path: Path) ->
     assert _dump(db) == before
 
 
-@given(st.integers(1, 2**40), st.text("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
-                                      min_size=14, max_size=14), st.booleans())
-def test_store_new_part_id_sorts_between_its_neighbours(stamp: int, tail: str,
-                                                        has_previous: bool) -> None:
+@given(
+    st.integers(1, 2**40),
+    st.text(
+        "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=14, max_size=14
+    ),
+    st.booleans(),
+)
+def test_store_new_part_id_sorts_between_its_neighbours(
+    stamp: int, tail: str, has_previous: bool
+) -> None:
     text_id = f"prt_{stamp:012x}{tail}"
     previous = f"prt_{stamp - 1:012x}{tail}" if has_previous else None
     new = id_before(text_id, previous)

@@ -75,10 +75,11 @@ def test_build_corrupt_compression_is_an_error(tmp_path: Path) -> None:
 
 
 def test_build_merge_joins_one_message_split_over_lines() -> None:
-    turns = [Turn(Role.ASSISTANT, (text("a"),), message_id="m1", lines=(4, 4)),
-             Turn(Role.ASSISTANT, (text("b"),), message_id="m1", note="stop: max_tokens",
-                  lines=(5, 5)),
-             Turn(Role.ASSISTANT, (text("c"),), message_id="m2", lines=(6, 6))]
+    turns = [
+        Turn(Role.ASSISTANT, (text("a"),), message_id="m1", lines=(4, 4)),
+        Turn(Role.ASSISTANT, (text("b"),), message_id="m1", note="stop: max_tokens", lines=(5, 5)),
+        Turn(Role.ASSISTANT, (text("c"),), message_id="m2", lines=(6, 6)),
+    ]
     merged = list(merge(turns))
     assert [len(t.parts) for t in merged] == [2, 1]
     assert merged[0].lines == (4, 5) and merged[0].note == "stop: max_tokens"
@@ -107,9 +108,11 @@ def test_build_merge_drops_a_repeated_system_prompt() -> None:
 def test_build_normalized_leaves_signed_text_alone(tmp_path: Path) -> None:
     # A Gemini part with a thoughtSignature is signed: repair reports it, never splits it.
     path = tmp_path / "signed.json"
-    path.write_text('{"sessionId": "s", "projectHash": "p", "messages": [{"id": "m", "type": '
-                    '"gemini", "content": [{"text": "<think>x</think>Answer", '
-                    '"thoughtSignature": "sig"}]}]}')
+    path.write_text(
+        '{"sessionId": "s", "projectHash": "p", "messages": [{"id": "m", "type": '
+        '"gemini", "content": [{"text": "<think>x</think>Answer", '
+        '"thoughtSignature": "sig"}]}]}'
+    )
     parts = load(str(path), normalized=True).turns[0].parts
     assert [(p.kind, p.text) for p in parts] == [(PartKind.TEXT, "<think>x</think>Answer")]
 
@@ -123,7 +126,9 @@ def test_build_normalized_follows_the_policy() -> None:
 
 def test_build_normalized_drops_a_copy_of_the_native_reasoning(tmp_path: Path) -> None:
     path = tmp_path / "dup.json"
-    path.write_text('[{"role": "user", "content": "q"}, {"role": "assistant", '
-                    '"reasoning_content": "Add them.", "content": "<think>Add them.</think>4"}]')
+    path.write_text(
+        '[{"role": "user", "content": "q"}, {"role": "assistant", '
+        '"reasoning_content": "Add them.", "content": "<think>Add them.</think>4"}]'
+    )
     parts = load(str(path), normalized=True).turns[1].parts
     assert [(p.text, p.recovered) for p in parts] == [("Add them.", False), ("4", False)]

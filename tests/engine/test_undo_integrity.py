@@ -57,18 +57,43 @@ def _victim(tmp_path: Path) -> Path:
 def _overwrite_entry(victim: Path, mode: str = "0o4777") -> dict[str, Any]:
     """The entry the issue's attack used: 'restore' the victim to chosen bytes."""
     now = victim.read_bytes()
-    return {"role": "session", "path": str(victim), "source": str(victim),
-            "target": str(victim), "link": None, "format": "codex", "compression": "none",
-            "before": {"sha256": fsio.sha256(CHOSEN), "size": len(CHOSEN), "mode": mode,
-                       "backup": None, "bytes": {"text": CHOSEN.decode()}},
-            "after": {"sha256": fsio.sha256(now), "size": len(now), "mode": "0o644"},
-            "content": {"rebuildable": False}, "records": [], "repairs": []}
+    return {
+        "role": "session",
+        "path": str(victim),
+        "source": str(victim),
+        "target": str(victim),
+        "link": None,
+        "format": "codex",
+        "compression": "none",
+        "before": {
+            "sha256": fsio.sha256(CHOSEN),
+            "size": len(CHOSEN),
+            "mode": mode,
+            "backup": None,
+            "bytes": {"text": CHOSEN.decode()},
+        },
+        "after": {"sha256": fsio.sha256(now), "size": len(now), "mode": "0o644"},
+        "content": {"rebuildable": False},
+        "records": [],
+        "repairs": [],
+    }
 
 
-def _doc(entries: list[dict[str, Any]], roots: list[str], mode: str = "in-place",
-         backup_dir: str | None = None) -> dict[str, Any]:
-    return {"schema_version": 1, "tool": {"name": "thinkfix", "version": "0"}, "mode": mode,
-            "cwd": "/", "roots": roots, "backup_dir": backup_dir, "files": entries}
+def _doc(
+    entries: list[dict[str, Any]],
+    roots: list[str],
+    mode: str = "in-place",
+    backup_dir: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "schema_version": 1,
+        "tool": {"name": "thinkfix", "version": "0"},
+        "mode": mode,
+        "cwd": "/",
+        "roots": roots,
+        "backup_dir": backup_dir,
+        "files": entries,
+    }
 
 
 def _write(path: Path, doc: dict[str, Any], *, seal: bool) -> str:
@@ -96,18 +121,21 @@ def _refused(result: Any, *words: str) -> None:
 
 
 def test_a_crafted_manifest_cannot_overwrite_a_file_with_chosen_bytes_and_setuid(
-        tmp_path: Path, state: Path) -> None:
+    tmp_path: Path, state: Path
+) -> None:
     _repaired(tmp_path)  # the user has run thinkfix before: the key exists
     victim = _victim(tmp_path)
-    forged = _write(tmp_path / "evil.json", _doc([_overwrite_entry(victim)], [str(victim)]),
-                    seal=False)
+    forged = _write(
+        tmp_path / "evil.json", _doc([_overwrite_entry(victim)], [str(victim)]), seal=False
+    )
     _refused(_undo(forged), "not sealed by thinkfix")
     assert victim.read_bytes() == b"original victim bytes\n"
     assert stat.S_IMODE(victim.stat().st_mode) == 0o644
 
 
-def test_a_real_manifest_altered_to_point_elsewhere_fails_its_seal(tmp_path: Path,
-                                                                    state: Path) -> None:
+def test_a_real_manifest_altered_to_point_elsewhere_fails_its_seal(
+    tmp_path: Path, state: Path
+) -> None:
     work, manifest = _repaired(tmp_path)
     victim = _victim(tmp_path)
     data = manifest.read_bytes().replace(str(work).encode(), str(victim).encode())
@@ -116,11 +144,13 @@ def test_a_real_manifest_altered_to_point_elsewhere_fails_its_seal(tmp_path: Pat
     assert victim.read_bytes() == b"original victim bytes\n"
 
 
-def test_even_a_sealed_manifest_never_restores_setuid_setgid_or_sticky(tmp_path: Path,
-                                                                       state: Path) -> None:
+def test_even_a_sealed_manifest_never_restores_setuid_setgid_or_sticky(
+    tmp_path: Path, state: Path
+) -> None:
     victim = _victim(tmp_path)
-    forged = _write(tmp_path / "m.json", _doc([_overwrite_entry(victim, "0o7777")],
-                                              [str(victim)]), seal=True)
+    forged = _write(
+        tmp_path / "m.json", _doc([_overwrite_entry(victim, "0o7777")], [str(victim)]), seal=True
+    )
     assert _undo(forged).exit_code == 0
     assert victim.read_bytes() == CHOSEN  # inside its roots and sealed: followed, but...
     assert stat.S_IMODE(victim.stat().st_mode) == 0o777  # ...permission bits only
@@ -129,8 +159,11 @@ def test_even_a_sealed_manifest_never_restores_setuid_setgid_or_sticky(tmp_path:
 def test_a_sealed_manifest_cannot_reach_outside_its_roots(tmp_path: Path, state: Path) -> None:
     victim = _victim(tmp_path)
     (tmp_path / "sessions").mkdir()
-    forged = _write(tmp_path / "m.json", _doc([_overwrite_entry(victim)],
-                                              [str(tmp_path / "sessions")]), seal=True)
+    forged = _write(
+        tmp_path / "m.json",
+        _doc([_overwrite_entry(victim)], [str(tmp_path / "sessions")]),
+        seal=True,
+    )
     _refused(_undo(forged), "outside the folders the repair was given")
     assert victim.read_bytes() == b"original victim bytes\n"
 
@@ -164,13 +197,17 @@ def test_a_backup_outside_the_run_is_never_read(tmp_path: Path, state: Path) -> 
     entry = _overwrite_entry(victim)
     entry["before"]["backup"] = str(secret)
     del entry["before"]["bytes"]
-    forged = _write(tmp_path / "m.json", _doc([entry], [str(victim)],
-                                              backup_dir=str(tmp_path / "run")), seal=True)
+    forged = _write(
+        tmp_path / "m.json",
+        _doc([entry], [str(victim)], backup_dir=str(tmp_path / "run")),
+        seal=True,
+    )
     _refused(_undo(forged), "outside the run's backup folder")
 
 
 def test_a_folder_swapped_for_a_symlink_after_the_repair_is_not_written_through(
-        tmp_path: Path, state: Path) -> None:
+    tmp_path: Path, state: Path
+) -> None:
     work, manifest = _repaired(tmp_path)
     elsewhere = tmp_path / "elsewhere"
     (work.parent).rename(elsewhere)
@@ -192,9 +229,9 @@ def test_a_journal_thinkfix_did_not_write_is_refused(tmp_path: Path, state: Path
     assert victim.read_bytes() == b"original victim bytes\n"
 
 
-def test_a_manifest_from_another_state_folder_names_the_key(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+def test_a_manifest_from_another_state_folder_names_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "one"))
     work, manifest = _repaired(tmp_path)
     monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "two"))
@@ -214,35 +251,50 @@ def test_the_key_is_private_and_a_loose_one_is_refused(tmp_path: Path, state: Pa
     _refused(_undo(str(manifest)), "readable or writable by others")
 
 
-@pytest.mark.parametrize("mutate", [
-    lambda d: d.pop("roots"),
-    lambda d: d.update(roots="/"),
-    lambda d: d.update(mode="sideways"),
-    lambda d: d.update(files=[1]),
-    lambda d: d["files"][0].update(target=None),
-    lambda d: d["files"][0].update(target="relative/path"),
-    lambda d: d["files"][0].update(after=[]),
-    lambda d: d["files"][0]["after"].update(sha256="zz"),
-    lambda d: d["files"][0].update(role="daemon"),
-    lambda d: d["files"][0]["before"].update(mode="rwx"),
-    lambda d: d["files"][0]["before"].update(mode="0o17777"),
-    lambda d: d["files"][0]["before"].update(bytes=7),
-    lambda d: d["files"][0]["content"].update(rebuildable=True),
-    lambda d: d["files"][0].pop("content"),
-])
-def test_malformed_manifests_are_clear_errors_not_tracebacks(tmp_path: Path, state: Path,
-                                                             mutate: Any) -> None:
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d.pop("roots"),
+        lambda d: d.update(roots="/"),
+        lambda d: d.update(mode="sideways"),
+        lambda d: d.update(files=[1]),
+        lambda d: d["files"][0].update(target=None),
+        lambda d: d["files"][0].update(target="relative/path"),
+        lambda d: d["files"][0].update(after=[]),
+        lambda d: d["files"][0]["after"].update(sha256="zz"),
+        lambda d: d["files"][0].update(role="daemon"),
+        lambda d: d["files"][0]["before"].update(mode="rwx"),
+        lambda d: d["files"][0]["before"].update(mode="0o17777"),
+        lambda d: d["files"][0]["before"].update(bytes=7),
+        lambda d: d["files"][0]["content"].update(rebuildable=True),
+        lambda d: d["files"][0].pop("content"),
+    ],
+)
+def test_malformed_manifests_are_clear_errors_not_tracebacks(
+    tmp_path: Path, state: Path, mutate: Any
+) -> None:
     victim = _victim(tmp_path)
     doc = _doc([_overwrite_entry(victim)], [str(victim)])
     mutate(doc)
     for seal in (False, True):
-        _refused(_undo(_write(tmp_path / "m.json", doc, seal=seal)),
-                 "not sealed" if not seal else "malformed manifest")
+        _refused(
+            _undo(_write(tmp_path / "m.json", doc, seal=seal)),
+            "not sealed" if not seal else "malformed manifest",
+        )
     assert victim.read_bytes() == b"original victim bytes\n"
 
 
-@pytest.mark.parametrize("content", [b"", b"[]", b"{", b'{"files": {}}', b"\xff\xfe",
-                                     b'{"schema_version": 1, "files": [], "integrity": 1}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"[]",
+        b"{",
+        b'{"files": {}}',
+        b"\xff\xfe",
+        b'{"schema_version": 1, "files": [], "integrity": 1}',
+    ],
+)
 def test_garbage_is_a_clear_error(tmp_path: Path, state: Path, content: bytes) -> None:
     path = tmp_path / "m.json"
     path.write_bytes(content)

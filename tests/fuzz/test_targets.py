@@ -22,8 +22,13 @@ def test_every_seed_passes_its_target(target: str) -> None:
 
 def test_the_crash_sites_of_issue_11_are_seeds() -> None:
     names = {p.name for p in SEEDS.iterdir()}
-    assert {"unhashable-type.jsonl", "lone-surrogate.jsonl", "hostile-delimiters.jsonl",
-            "deep-nesting.jsonl", "bad-utf8-nul-bom-crlf.jsonl"} <= names
+    assert {
+        "unhashable-type.jsonl",
+        "lone-surrogate.jsonl",
+        "hostile-delimiters.jsonl",
+        "deep-nesting.jsonl",
+        "bad-utf8-nul-bom-crlf.jsonl",
+    } <= names
 
 
 def test_a_broken_promise_is_reported() -> None:

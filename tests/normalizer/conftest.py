@@ -17,8 +17,16 @@ def stream(chunks: list[str], **kwargs: object) -> tuple[str, str]:
     return "".join(visible) + d.visible, "".join(thinking) + d.thinking
 
 
-def batch_pair(text: str, policy: Policy | None = None, native: str | None = None,
-               start_in_reasoning: bool = False) -> tuple[str, str]:
-    r = normalize(text, policy=policy or Policy(), native_reasoning=native,
-                  start_in_reasoning=start_in_reasoning)
+def batch_pair(
+    text: str,
+    policy: Policy | None = None,
+    native: str | None = None,
+    start_in_reasoning: bool = False,
+) -> tuple[str, str]:
+    r = normalize(
+        text,
+        policy=policy or Policy(),
+        native_reasoning=native,
+        start_in_reasoning=start_in_reasoning,
+    )
     return r.visible, "\n\n".join(r.extracted)

@@ -25,8 +25,9 @@ def _context(case: dict) -> dict[str, bool]:
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_normalize_case(case: dict) -> None:
-    r = normalize(case["text"], native_reasoning=case.get("native"), policy=_policy(case),
-                  **_context(case))
+    r = normalize(
+        case["text"], native_reasoning=case.get("native"), policy=_policy(case), **_context(case)
+    )
     assert r.visible == case["visible"]
     assert list(r.thinking) == case["thinking"]
     assert [f.kind.value for f in r.findings] == case["kinds"]
@@ -36,30 +37,39 @@ def test_normalize_case(case: dict) -> None:
 def test_stream_case_one_char_chunks_equal_batch(case: dict) -> None:
     policy = _policy(case)
     chunks = list(case["text"])
-    r = normalize(case["text"], native_reasoning=case.get("native"), policy=policy, **_context(case))
-    assert stream(chunks, policy=policy, native_reasoning=case.get("native"),
-                  **_context(case)) == (r.visible, "\n\n".join(r.extracted))
+    r = normalize(
+        case["text"], native_reasoning=case.get("native"), policy=policy, **_context(case)
+    )
+    assert stream(chunks, policy=policy, native_reasoning=case.get("native"), **_context(case)) == (
+        r.visible,
+        "\n\n".join(r.extracted),
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_normalize_case_spans_tile_the_input(case: dict) -> None:
-    r = normalize(case["text"], native_reasoning=case.get("native"), policy=_policy(case),
-                  **_context(case))
-    assert "".join(case["text"][s.start:s.end] for s in r.spans) == case["text"]
+    r = normalize(
+        case["text"], native_reasoning=case.get("native"), policy=_policy(case), **_context(case)
+    )
+    assert "".join(case["text"][s.start : s.end] for s in r.spans) == case["text"]
     assert all(a.end == b.start for a, b in zip(r.spans, r.spans[1:]))
 
 
 def test_normalize_block_labels_delimiters() -> None:
     r = normalize("<think>plan</think>Answer")
-    labels = [(r.text[s.start:s.end], s.label) for s in r.spans]
-    assert labels == [("<think>", Label.DELIMITER), ("plan", Label.THINKING),
-                      ("</think>", Label.DELIMITER), ("Answer", Label.VISIBLE)]
+    labels = [(r.text[s.start : s.end], s.label) for s in r.spans]
+    assert labels == [
+        ("<think>", Label.DELIMITER),
+        ("plan", Label.THINKING),
+        ("</think>", Label.DELIMITER),
+        ("Answer", Label.VISIBLE),
+    ]
 
 
 def test_normalize_finding_offsets_cover_the_block() -> None:
     text = "Intro\n<think>r</think>\nAnswer"
     (f,) = normalize(text).findings
-    assert text[f.start:f.end] == "<think>r</think>"
+    assert text[f.start : f.end] == "<think>r</think>"
     assert f.tag == "<think>"
 
 
@@ -92,7 +102,9 @@ def test_stream_holdback_bounds_withheld_text() -> None:
     rest = s.feed(" and then</think>tail")
     done = s.finish()
     # the window closed, so the late orphan close only loses its delimiter
-    assert first.visible + rest.visible + done.visible == "A visible answer that is long and thentail"
+    assert (
+        first.visible + rest.visible + done.visible == "A visible answer that is long and thentail"
+    )
     assert [f.kind.value for f in s.findings] == ["stray_close"]
 
 
@@ -118,6 +130,7 @@ def test_stream_finish_takes_the_tool_call_evidence() -> None:
 def test_normalize_case_is_idempotent(case: dict) -> None:
     # What a repair stores must not change when it is normalized again (DESIGN.md).
     policy = _policy(case)
-    once = normalize(case["text"], native_reasoning=case.get("native"), policy=policy,
-                     **_context(case)).visible
+    once = normalize(
+        case["text"], native_reasoning=case.get("native"), policy=policy, **_context(case)
+    ).visible
     assert normalize(once, policy=policy).visible == once

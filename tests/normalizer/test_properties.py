@@ -19,7 +19,7 @@ from .strategies import NATIVE, POLICIES, SETTINGS, TEXTS, partitions
 @given(text=TEXTS, policy=POLICIES, native=NATIVE)
 def test_normalize_spans_tile_the_text(text: str, policy: Policy, native: str | None) -> None:
     r = normalize(text, policy=policy, native_reasoning=native)
-    assert "".join(text[s.start:s.end] for s in r.spans) == text
+    assert "".join(text[s.start : s.end] for s in r.spans) == text
     assert all(a.end == b.start for a, b in zip(r.spans, r.spans[1:]))
     assert not r.spans or (r.spans[0].start == 0 and r.spans[-1].end == len(text))
     removed = sum(s.end - s.start for s in r.spans if s.label is not Label.VISIBLE)
@@ -28,17 +28,21 @@ def test_normalize_spans_tile_the_text(text: str, policy: Policy, native: str | 
 
 @SETTINGS
 @given(data=st.data(), text=TEXTS, policy=POLICIES, native=NATIVE)
-def test_stream_any_partition_equals_batch(data: st.DataObject, text: str, policy: Policy,
-                                           native: str | None) -> None:
+def test_stream_any_partition_equals_batch(
+    data: st.DataObject, text: str, policy: Policy, native: str | None
+) -> None:
     chunks = data.draw(partitions(text))
-    assert stream(chunks, policy=policy, native_reasoning=native) == batch_pair(text, policy, native)
+    assert stream(chunks, policy=policy, native_reasoning=native) == batch_pair(
+        text, policy, native
+    )
 
 
 @SETTINGS
 @given(text=TEXTS, policy=POLICIES, start=st.booleans())
 def test_stream_one_char_chunks_equal_batch(text: str, policy: Policy, start: bool) -> None:
     assert stream(list(text), policy=policy, start_in_reasoning=start) == batch_pair(
-        text, policy, start_in_reasoning=start)
+        text, policy, start_in_reasoning=start
+    )
 
 
 @SETTINGS
@@ -52,24 +56,52 @@ def test_normalize_is_idempotent(text: str, policy: Policy) -> None:
 
 
 STRUCTURAL = st.lists(
-    st.tuples(st.sampled_from(["think", "thinking", "thought", "reasoning", "reflection"]),
-              st.sampled_from(["plan", "a\nb", "x < y", ""]),
-              st.sampled_from(["Answer", "ok\n", "", "done."])),
-    min_size=1, max_size=4,
+    st.tuples(
+        st.sampled_from(["think", "thinking", "thought", "reasoning", "reflection"]),
+        st.sampled_from(["plan", "a\nb", "x < y", ""]),
+        st.sampled_from(["Answer", "ok\n", "", "done."]),
+    ),
+    min_size=1,
+    max_size=4,
 )
 
 
 @SETTINGS
 @given(blocks=STRUCTURAL, lead=st.sampled_from(["", "\n", "Intro", "Intro\n"]))
-def test_normalize_leaves_no_delimiter_visible(blocks: list[tuple[str, str, str]], lead: str) -> None:
+def test_normalize_leaves_no_delimiter_visible(
+    blocks: list[tuple[str, str, str]], lead: str
+) -> None:
     text = lead + "".join(f"<{t}>{body}</{t}>{answer}" for t, body, answer in blocks)
     visible = normalize(text).visible
     assert grammar_for(Policy()).prefilter.search(visible) is None
 
 
-UNKNOWN = st.lists(st.sampled_from(
-    ["<div>", "</div>", "<thinker>", "<thinks>", "<thinkpad>", "a < b > c", "<br/>", "<", ">", "x", " ",
-     "\n", "<reasons>", "<Thoughtful>", "[THINKING]", "◁", "▷", "<|im_start|>", "答"]), max_size=30).map("".join)
+UNKNOWN = st.lists(
+    st.sampled_from(
+        [
+            "<div>",
+            "</div>",
+            "<thinker>",
+            "<thinks>",
+            "<thinkpad>",
+            "a < b > c",
+            "<br/>",
+            "<",
+            ">",
+            "x",
+            " ",
+            "\n",
+            "<reasons>",
+            "<Thoughtful>",
+            "[THINKING]",
+            "◁",
+            "▷",
+            "<|im_start|>",
+            "答",
+        ]
+    ),
+    max_size=30,
+).map("".join)
 
 
 @SETTINGS
@@ -111,8 +143,17 @@ def test_normalize_hostile_input_is_linear() -> None:
 
 # Floods of whole tokens: every one is a decision (a finding, a span, or a rollback of a
 # speculative block), so these are slower per character than the floods above, but linear.
-TOKEN_FLOODS = ["a<think>", "a<think> <think> </think>", "<think>", "a</think>", "<think>x</think>a",
-                "a<think><think>x</think>", "a[THINK]", "a\n<think>x", "a<think>`x`"]
+TOKEN_FLOODS = [
+    "a<think>",
+    "a<think> <think> </think>",
+    "<think>",
+    "a</think>",
+    "<think>x</think>a",
+    "a<think><think>x</think>",
+    "a[THINK]",
+    "a\n<think>x",
+    "a<think>`x`",
+]
 
 
 def test_normalize_token_floods_are_linear() -> None:
@@ -131,10 +172,21 @@ def test_normalize_unclosed_openers_stay_text_at_any_length(n: int) -> None:
     r = normalize(text)
     assert r.visible == text
     assert [f.kind for f in r.findings] == [LeakKind.UNCLOSED_INLINE] * n
-    assert [text[f.start:f.end] for f in r.findings] == ["<think>"] * n
+    assert [text[f.start : f.end] for f in r.findings] == ["<think>"] * n
 
 
-STREAM_FLOODS = ["`a", "a<think>`", "<th", "</", "<", "x</think>   ", "```\n" + "x" * 50, "a</think>", "~", "`"]
+STREAM_FLOODS = [
+    "`a",
+    "a<think>`",
+    "<th",
+    "</",
+    "<",
+    "x</think>   ",
+    "```\n" + "x" * 50,
+    "a</think>",
+    "~",
+    "`",
+]
 
 
 @pytest.mark.parametrize("holdback", [None, 0])
@@ -182,10 +234,12 @@ def test_hypothesis_ci_profile_is_deterministic() -> None:
 @SETTINGS
 @given(data=st.data(), text=TEXTS, policy=POLICIES, start=st.booleans(), evidence=st.booleans())
 def test_stream_any_partition_equals_batch_with_start_and_evidence(
-        data: st.DataObject, text: str, policy: Policy, start: bool, evidence: bool) -> None:
+    data: st.DataObject, text: str, policy: Policy, start: bool, evidence: bool
+) -> None:
     """`start_in_reasoning` (tool calls end the implicit block) and `followed_by_tool_call`
     (rule 4's evidence from the message) stream as they normalize, at every chunking."""
     chunks = data.draw(partitions(text))
     r = normalize(text, policy=policy, start_in_reasoning=start, followed_by_tool_call=evidence)
-    assert stream(chunks, policy=policy, start_in_reasoning=start,
-                  followed_by_tool_call=evidence) == (r.visible, "\n\n".join(r.extracted))
+    assert stream(
+        chunks, policy=policy, start_in_reasoning=start, followed_by_tool_call=evidence
+    ) == (r.visible, "\n\n".join(r.extracted))

@@ -17,9 +17,11 @@ from .strategies import POLICIES, SETTINGS, TEXTS, partitions
 
 # a reasoning block streamed in words, so the thinking lane and its cache carry most chunks
 REASONING = st.lists(st.sampled_from(["plan", " step", "\n", " ", "x  ", "答"]), max_size=30).map(
-    lambda words: "<think>" + "".join(words) + "</think>\n\nAnswer")
-CLEAN = st.text(alphabet=st.characters(blacklist_characters="<[◁`~", blacklist_categories=("Cs",)),
-                max_size=120)
+    lambda words: "<think>" + "".join(words) + "</think>\n\nAnswer"
+)
+CLEAN = st.text(
+    alphabet=st.characters(blacklist_characters="<[◁`~", blacklist_categories=("Cs",)), max_size=120
+)
 
 
 def _deltas(chunks: list[str], **kwargs: object) -> list[Delta]:
@@ -29,7 +31,9 @@ def _deltas(chunks: list[str], **kwargs: object) -> list[Delta]:
 
 @SETTINGS
 @given(data=st.data(), body=CLEAN)
-def test_stream_holdback_zero_releases_each_clean_chunk_at_once(data: st.DataObject, body: str) -> None:
+def test_stream_holdback_zero_releases_each_clean_chunk_at_once(
+    data: st.DataObject, body: str
+) -> None:
     text = "Z" + body  # a visible first character: no leading whitespace or Harmony word to wait on
     chunks = data.draw(partitions(text))
     deltas = _deltas(chunks, holdback=0)
@@ -38,9 +42,15 @@ def test_stream_holdback_zero_releases_each_clean_chunk_at_once(data: st.DataObj
 
 
 @SETTINGS
-@given(data=st.data(), text=TEXTS | REASONING, policy=POLICIES, holdback=st.sampled_from([0, 3, 40, None]))
-def test_stream_warm_delta_cache_gives_the_same_deltas(data: st.DataObject, text: str, policy: Policy,
-                                                      holdback: int) -> None:
+@given(
+    data=st.data(),
+    text=TEXTS | REASONING,
+    policy=POLICIES,
+    holdback=st.sampled_from([0, 3, 40, None]),
+)
+def test_stream_warm_delta_cache_gives_the_same_deltas(
+    data: st.DataObject, text: str, policy: Policy, holdback: int
+) -> None:
     chunks = data.draw(partitions(text))
     cache = DeltaCache()
     cold = _deltas(chunks, policy=policy, holdback=holdback, delta_cache=cache)
@@ -89,8 +99,12 @@ def _run(chunks: list[str], **kwargs: object) -> tuple[list[Delta], tuple, tuple
 
 @SETTINGS
 @given(data=st.data(), text=TEXTS, policy=POLICIES, holdback=st.sampled_from([0, 2, None]))
-def test_stream_shortcuts_change_nothing(data: st.DataObject, text: str, policy: Policy, holdback: int,
-                                         ) -> None:
+def test_stream_shortcuts_change_nothing(
+    data: st.DataObject,
+    text: str,
+    policy: Policy,
+    holdback: int,
+) -> None:
     """The first-chunk, waiting-lane and finish shortcuts reach the state reading the text
     would: same deltas, findings (with offsets) and segments as the stream without them."""
     chunks = data.draw(partitions(data.draw(st.sampled_from(["Z", "", " "])) + text))

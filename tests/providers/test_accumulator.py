@@ -291,7 +291,9 @@ def test_accumulator_a_tool_call_after_the_text_is_rule_4_evidence() -> None:
 def test_accumulator_without_a_tool_call_the_text_stays_visible() -> None:
     for tail in ([], [c("end", "message", stop_reason="end_turn")]):
         live, message = feed_all(segment("visible", THOUGHT) + tail)
-        assert message.text == live_text(live, Channel.VISIBLE) == "I should look the file up first.\n"
+        assert (
+            message.text == live_text(live, Channel.VISIBLE) == "I should look the file up first.\n"
+        )
         assert [leak.kind for leak in message.leaks] == [LeakKind.STRAY_CLOSE]
 
 

@@ -22,8 +22,9 @@ def _unescape(value: str) -> str:
     return value
 
 
-def _commands(report: Report, *, show_baselined: bool = True
-              ) -> tuple[list[dict[str, object]], list[str]]:
+def _commands(
+    report: Report, *, show_baselined: bool = True
+) -> tuple[list[dict[str, object]], list[str]]:
     parsed, plain = [], []
     options = RenderOptions(show_baselined=show_baselined)
     for line in REPORTERS[OutputFormat.GITHUB].render(report, options).splitlines():

@@ -20,8 +20,7 @@ def _render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
 def _planted() -> Report:
     report = full_report()
     s = report.summary
-    findings = tuple(replace(f, model=EVIL, path=f"sessions/{EVIL}.jsonl")
-                     for f in report.findings)
+    findings = tuple(replace(f, model=EVIL, path=f"sessions/{EVIL}.jsonl") for f in report.findings)
     summary = replace(
         s,
         by_model={**s.by_model, EVIL: MessageCounts(3, 2, 2)},
@@ -53,8 +52,12 @@ def test_html_is_self_contained_under_a_strict_policy() -> None:
 
 def test_html_charts_counts_by_model_kind_file_and_day() -> None:
     page = _render(full_report())
-    for caption in ("Leaking messages by model", "Findings by kind",
-                    "Files with the most leaking messages", "Leaking messages by day (UTC)"):
+    for caption in (
+        "Leaking messages by model",
+        "Findings by kind",
+        "Files with the most leaking messages",
+        "Leaking messages by day (UTC)",
+    ):
         assert f"<figcaption>{caption}</figcaption>" in page
     assert page.count("<svg ") == 5  # model, kind, format, day, file
     assert "<h2>Skipped files</h2>" in page and "<h2>Input errors</h2>" in page

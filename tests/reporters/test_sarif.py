@@ -197,8 +197,9 @@ def test_sarif_reports_input_errors_as_failed_execution(full: Report, clean: Rep
     skipped = [n for n in notes if n["level"] == "note"]
     assert len(errors) + len(skipped) == len(notes)
     assert [n["descriptor"]["id"] for n in skipped] == ["skipped_file"] * len(full.skipped)
-    assert [n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for n in skipped] \
-        == [artifact_uri(s.path) for s in full.skipped]
+    assert [n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for n in skipped] == [
+        artifact_uri(s.path) for s in full.skipped
+    ]
     assert len(invocation["toolConfigurationNotifications"]) == len(full.stale_baseline)
 
     clean_invocation = _sarif(clean)["runs"][0]["invocations"][0]

@@ -62,8 +62,9 @@ def test_baselines_behave_as_in_a_full_scan(tmp_path: Path) -> None:
     assert run("--incremental", "--write-baseline", "base.json", str(root))[0] == 0
     assert run("--incremental", "--baseline", "base.json", str(root))[0] == 0
     session(root, "a.jsonl", sessions.claude_code(7, leak=True))
-    code, out, _ = run("--incremental", "--baseline", "base.json", "--output-format", "json",
-                       str(root))
+    code, out, _ = run(
+        "--incremental", "--baseline", "base.json", "--output-format", "json", str(root)
+    )
     full_code, full_out, _ = run("--baseline", "base.json", "--output-format", "json", str(root))
     assert code == full_code == 1
     assert json.loads(out) == json.loads(full_out)

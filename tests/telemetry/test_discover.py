@@ -18,28 +18,19 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 #: Where each runtime puts a session, relative to the home folder (or the workspace for
 #: claw-code), as the runtimes lay them out (FORMATS.md), with a fixture of that format.
 LAYOUT = {
-    ".claude/projects/-home-u-proj/2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl":
-        "claude-code/2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl",
+    ".claude/projects/-home-u-proj/2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl": "claude-code/2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl",
     ".codex/sessions/2026/03/02/rollout-2026-03-02T10-21-07-0195a0c4-7d3e-7a21-9b5f-"
-    "3c8e2d1f6a47.jsonl":
-        "codex/rollout-2026-03-02T10-21-07-0195a0c4-7d3e-7a21-9b5f-3c8e2d1f6a47.jsonl",
+    "3c8e2d1f6a47.jsonl": "codex/rollout-2026-03-02T10-21-07-0195a0c4-7d3e-7a21-9b5f-3c8e2d1f6a47.jsonl",
     ".pi/agent/sessions/--home-u-proj--/2026-01-15T08-30-12-417Z_4b1d6e2a-8c3f-4e5a-9d7b-"
-    "1f0e2c3a4b5d.jsonl":
-        "pi/2026-01-15T08-30-12-417Z_4b1d6e2a-8c3f-4e5a-9d7b-1f0e2c3a4b5d.jsonl",
-    ".openclaw/agents/main/sessions/9c5e1f7a-2b3d-4e6f-8a9b-0c1d2e3f4a5b.jsonl":
-        "openclaw/9c5e1f7a-2b3d-4e6f-8a9b-0c1d2e3f4a5b.jsonl.reset.2026-03-24T19-52-10.004Z",
-    ".gemini/tmp/4f2a9c1e/chats/session-2026-02-03T10-15-4f2a9c1e.json":
-        "gemini-cli/session-2026-02-03T10-15-4f2a9c1e.json",
-    "work/proj/.claw/sessions/session-1775200000000-0.jsonl":
-        "claw-code/session-1775200000000-0.jsonl",
-    ".hermes/sessions/session_20260412_093015_a1b2c3.json":
-        "hermes/session_20260412_093015_a1b2c3.json",
+    "1f0e2c3a4b5d.jsonl": "pi/2026-01-15T08-30-12-417Z_4b1d6e2a-8c3f-4e5a-9d7b-1f0e2c3a4b5d.jsonl",
+    ".openclaw/agents/main/sessions/9c5e1f7a-2b3d-4e6f-8a9b-0c1d2e3f4a5b.jsonl": "openclaw/9c5e1f7a-2b3d-4e6f-8a9b-0c1d2e3f4a5b.jsonl.reset.2026-03-24T19-52-10.004Z",
+    ".gemini/tmp/4f2a9c1e/chats/session-2026-02-03T10-15-4f2a9c1e.json": "gemini-cli/session-2026-02-03T10-15-4f2a9c1e.json",
+    "work/proj/.claw/sessions/session-1775200000000-0.jsonl": "claw-code/session-1775200000000-0.jsonl",
+    ".hermes/sessions/session_20260412_093015_a1b2c3.json": "hermes/session_20260412_093015_a1b2c3.json",
     ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1775300000123/"
-    "api_conversation_history.json":
-        "cline/tasks/1775300000123/api_conversation_history.json",
+    "api_conversation_history.json": "cline/tasks/1775300000123/api_conversation_history.json",
     ".config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks/"
-    "7d1e4c2a-9b3f-4a8e-b6d5-0c2f1e3a4b5d/api_conversation_history.json":
-        "roo-code/tasks/7d1e4c2a-9b3f-4a8e-b6d5-0c2f1e3a4b5d/api_conversation_history.json",
+    "7d1e4c2a-9b3f-4a8e-b6d5-0c2f1e3a4b5d/api_conversation_history.json": "roo-code/tasks/7d1e4c2a-9b3f-4a8e-b6d5-0c2f1e3a4b5d/api_conversation_history.json",
 }
 #: OpenCode's file store travels whole (a part's role is in its message file).
 OPENCODE_STORE = ".local/share/opencode/storage"
@@ -61,11 +52,21 @@ def fake_env(home: Path) -> dict[str, str]:
 def test_every_runtime_is_found_in_its_default_folder(tmp_path: Path) -> None:
     lay_out(tmp_path)
     found = discover(env=fake_env(tmp_path), home=tmp_path)
-    assert found == [str(tmp_path / p) for p in (
-        ".claude/projects", ".codex/sessions", ".pi/agent/sessions",
-        ".openclaw/agents/main/sessions", "work/proj/.claw/sessions", ".gemini/tmp",
-        ".hermes/sessions", ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
-        ".config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks", OPENCODE_STORE)]
+    assert found == [
+        str(tmp_path / p)
+        for p in (
+            ".claude/projects",
+            ".codex/sessions",
+            ".pi/agent/sessions",
+            ".openclaw/agents/main/sessions",
+            "work/proj/.claw/sessions",
+            ".gemini/tmp",
+            ".hermes/sessions",
+            ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+            ".config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+            OPENCODE_STORE,
+        )
+    ]
 
 
 def test_missing_folders_are_candidates_but_not_discovered(tmp_path: Path) -> None:
@@ -74,18 +75,22 @@ def test_missing_folders_are_candidates_but_not_discovered(tmp_path: Path) -> No
     assert discover(env=fake_env(tmp_path), home=tmp_path) == []
 
 
-@pytest.mark.parametrize(("variable", "default", "moved"), [
-    ("CLAUDE_CONFIG_DIR", ".claude", "projects"),
-    ("CODEX_HOME", ".codex", "sessions"),
-    ("PI_CODING_AGENT_DIR", ".pi/agent", "sessions"),
-    ("OPENCLAW_STATE_DIR", ".openclaw", "agents/main/sessions"),
-    ("CLAWDBOT_STATE_DIR", ".openclaw", "agents/main/sessions"),
-    ("HERMES_HOME", ".hermes", "sessions"),
-    ("XDG_DATA_HOME", ".local/share", "opencode/storage"),
-    ("XDG_CONFIG_HOME", ".config", "Code/User/globalStorage/saoudrizwan.claude-dev/tasks"),
-])
-def test_override_variable_replaces_the_default(tmp_path: Path, variable: str, default: str,
-                                                moved: str) -> None:
+@pytest.mark.parametrize(
+    ("variable", "default", "moved"),
+    [
+        ("CLAUDE_CONFIG_DIR", ".claude", "projects"),
+        ("CODEX_HOME", ".codex", "sessions"),
+        ("PI_CODING_AGENT_DIR", ".pi/agent", "sessions"),
+        ("OPENCLAW_STATE_DIR", ".openclaw", "agents/main/sessions"),
+        ("CLAWDBOT_STATE_DIR", ".openclaw", "agents/main/sessions"),
+        ("HERMES_HOME", ".hermes", "sessions"),
+        ("XDG_DATA_HOME", ".local/share", "opencode/storage"),
+        ("XDG_CONFIG_HOME", ".config", "Code/User/globalStorage/saoudrizwan.claude-dev/tasks"),
+    ],
+)
+def test_override_variable_replaces_the_default(
+    tmp_path: Path, variable: str, default: str, moved: str
+) -> None:
     home = tmp_path / "home"
     lay_out(home)
     elsewhere = tmp_path / "elsewhere"
@@ -107,16 +112,20 @@ def test_tilde_and_empty_overrides(tmp_path: Path) -> None:
     (tmp_path / "cc/projects").mkdir(parents=True)
     (tmp_path / ".codex/sessions").mkdir(parents=True)
     env = {"CLAUDE_CONFIG_DIR": "~/cc", "CODEX_HOME": "", "PWD": str(tmp_path)}
-    assert discover(env=env, home=tmp_path) == [str(tmp_path / "cc/projects"),
-                                                str(tmp_path / ".codex/sessions")]
+    assert discover(env=env, home=tmp_path) == [
+        str(tmp_path / "cc/projects"),
+        str(tmp_path / ".codex/sessions"),
+    ]
 
 
 def test_every_openclaw_agent_is_found(tmp_path: Path) -> None:
     for agent in ("main", "work"):
         (tmp_path / f".openclaw/agents/{agent}/sessions").mkdir(parents=True)
     found = discover(env={"PWD": str(tmp_path)}, home=tmp_path)
-    assert found == [str(tmp_path / ".openclaw/agents/main/sessions"),
-                     str(tmp_path / ".openclaw/agents/work/sessions")]
+    assert found == [
+        str(tmp_path / ".openclaw/agents/main/sessions"),
+        str(tmp_path / ".openclaw/agents/work/sessions"),
+    ]
 
 
 def test_formats_with_locations_cite_their_source() -> None:
@@ -135,29 +144,50 @@ def test_formats_with_locations_cite_their_source() -> None:
 
 
 def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "OPENCLAW_STATE_DIR",
-                 "CLAWDBOT_STATE_DIR", "GEMINI_CLI_HOME", "GITHUB_ACTIONS", "NO_COLOR",
-                 "HERMES_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "APPDATA"):
+    for name in (
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "PI_CODING_AGENT_DIR",
+        "OPENCLAW_STATE_DIR",
+        "CLAWDBOT_STATE_DIR",
+        "GEMINI_CLI_HOME",
+        "GITHUB_ACTIONS",
+        "NO_COLOR",
+        "HERMES_HOME",
+        "XDG_DATA_HOME",
+        "XDG_CONFIG_HOME",
+        "APPDATA",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PWD", str(home / "work/proj"))
     monkeypatch.chdir(home)
 
 
-def test_scan_discover_reads_every_runtime(tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scan_discover_reads_every_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lay_out(tmp_path)
     _isolate(monkeypatch, tmp_path)
-    result = CliRunner().invoke(main, ["scan", "--discover", "--isolated",
-                                       "--output-format", "json", "--exit-zero"])
+    result = CliRunner().invoke(
+        main, ["scan", "--discover", "--isolated", "--output-format", "json", "--exit-zero"]
+    )
     assert result.exit_code == 0, result.output
     formats = set(json.loads(result.stdout)["summary"]["by_format"])
-    assert formats == {"claude-code", "codex", "pi", "gemini-cli", "claw-code", "hermes", "cline",
-                       "roo-code", "opencode"}
+    assert formats == {
+        "claude-code",
+        "codex",
+        "pi",
+        "gemini-cli",
+        "claw-code",
+        "hermes",
+        "cline",
+        "roo-code",
+        "opencode",
+    }
 
 
-def test_where_lists_found_folders_and_fails_when_none(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_where_lists_found_folders_and_fails_when_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _isolate(monkeypatch, tmp_path)
     empty = CliRunner().invoke(main, ["where"])
     assert empty.exit_code == 1
@@ -168,8 +198,16 @@ def test_where_lists_found_folders_and_fails_when_none(tmp_path: Path,
     assert result.exit_code == 0
     rows = json.loads(result.output)["locations"]
     assert {r["format"] for r in rows if r["exists"]} == {
-        "claude-code", "codex", "pi", "gemini-cli", "claw-code", "hermes", "cline", "roo-code",
-        "opencode"}
+        "claude-code",
+        "codex",
+        "pi",
+        "gemini-cli",
+        "claw-code",
+        "hermes",
+        "cline",
+        "roo-code",
+        "opencode",
+    }
 
 
 def test_opencode_sqlite_store_is_discovered_as_a_file(tmp_path: Path) -> None:

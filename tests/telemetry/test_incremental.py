@@ -24,10 +24,15 @@ def full(root: Path) -> dict[str, object]:
 
 
 def claude_lines(seed: int, count: int) -> bytes:
-    return b"".join(sessions.claude_code(seed + i, leak=(seed + i) % 3 == 0,
-                                         model=("qwen3-32b", "deepseek-r1")[(seed + i) % 2],
-                                         role=("assistant", "user")[(seed + i) % 4 == 1])
-                    for i in range(count))
+    return b"".join(
+        sessions.claude_code(
+            seed + i,
+            leak=(seed + i) % 3 == 0,
+            model=("qwen3-32b", "deepseek-r1")[(seed + i) % 2],
+            role=("assistant", "user")[(seed + i) % 4 == 1],
+        )
+        for i in range(count)
+    )
 
 
 def codex_lines(seed: int, count: int) -> bytes:
@@ -45,11 +50,27 @@ def codex_lines(seed: int, count: int) -> bytes:
     return b"".join(out)
 
 
-ACTIONS = st.lists(st.tuples(
-    st.sampled_from(["append", "append", "partial", "truncate", "rewrite", "replace", "delete",
-                     "document", "garbage"]),
-    st.integers(0, 2),  # which file
-    st.integers(0, 10_000)), min_size=1, max_size=8)
+ACTIONS = st.lists(
+    st.tuples(
+        st.sampled_from(
+            [
+                "append",
+                "append",
+                "partial",
+                "truncate",
+                "rewrite",
+                "replace",
+                "delete",
+                "document",
+                "garbage",
+            ]
+        ),
+        st.integers(0, 2),  # which file
+        st.integers(0, 10_000),
+    ),
+    min_size=1,
+    max_size=8,
+)
 
 
 def _write(path: Path, data: bytes, *, mode: str = "ab") -> None:
@@ -91,12 +112,16 @@ def _apply(root: Path, action: str, which: int, n: int, clock: list[int]) -> Non
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ACTIONS, st.lists(ACTIONS, min_size=1, max_size=4),
-       st.sampled_from([OPTIONS, ScanOptions(by_day=True),
-                        ScanOptions(since=1772409600.0, prefilter=False)]))
-def test_incremental_totals_equal_a_full_scan(first: list[tuple[str, int, int]],
-                                              later: list[list[tuple[str, int, int]]],
-                                              options: ScanOptions) -> None:
+@given(
+    ACTIONS,
+    st.lists(ACTIONS, min_size=1, max_size=4),
+    st.sampled_from(
+        [OPTIONS, ScanOptions(by_day=True), ScanOptions(since=1772409600.0, prefilter=False)]
+    ),
+)
+def test_incremental_totals_equal_a_full_scan(
+    first: list[tuple[str, int, int]], later: list[list[tuple[str, int, int]]], options: ScanOptions
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "sessions"
         root.mkdir()
@@ -200,8 +225,15 @@ def test_other_options_do_not_reuse_the_state(tmp_path: Path) -> None:
     assert report.to_dict() == scan([str(path)], other, jobs=1).to_dict()
 
 
-@pytest.mark.parametrize("content", [b"", b"not json", b'{"version": 99, "files": {}}',
-                                     b'{"version": 1, "files": {"x": {"dev": 1}}}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"not json",
+        b'{"version": 99, "files": {}}',
+        b'{"version": 1, "files": {"x": {"dev": 1}}}',
+    ],
+)
 def test_a_bad_state_file_means_a_full_scan(tmp_path: Path, content: bytes) -> None:
     state = tmp_path / "state.json"
     state.write_bytes(content)

@@ -32,8 +32,11 @@ def test_epoch_reads_the_stamps_runtimes_write() -> None:
 
 
 def test_message_time_prefers_the_message_over_its_record() -> None:
-    record = {"timestamp": "2026-03-02T00:00:00Z",
-              "message": {"timestamp": 1772582400000}, "other": {"timestamp": "2020-01-01"}}
+    record = {
+        "timestamp": "2026-03-02T00:00:00Z",
+        "message": {"timestamp": 1772582400000},
+        "other": {"timestamp": "2020-01-01"},
+    }
     assert trend.day(trend.message_time(record, ("message",)) or 0) == "2026-03-04"
     assert trend.day(trend.message_time(record, ("nothing",)) or 0) == "2026-03-02"
     assert trend.message_time({"type": "x"}, ()) is None
@@ -48,35 +51,58 @@ def test_bounds_take_dates_and_date_times() -> None:
 
 
 def lines(days: list[tuple[str, bool, str]]) -> bytes:
-    return b"".join(sessions.claude_code(i, leak=leak, model=model, day=day)
-                    for i, (day, leak, model) in enumerate(days))
+    return b"".join(
+        sessions.claude_code(i, leak=leak, model=model, day=day)
+        for i, (day, leak, model) in enumerate(days)
+    )
 
 
 def test_counts_by_day_and_model(tmp_path: Path) -> None:
     path = tmp_path / "a.jsonl"
-    path.write_bytes(lines([("2026-03-01", True, "qwen3-32b"), ("2026-03-01", False, "glm-4.6"),
-                            ("2026-03-02", True, "glm-4.6"), ("2026-03-02", True, "glm-4.6")]))
+    path.write_bytes(
+        lines(
+            [
+                ("2026-03-01", True, "qwen3-32b"),
+                ("2026-03-01", False, "glm-4.6"),
+                ("2026-03-02", True, "glm-4.6"),
+                ("2026-03-02", True, "glm-4.6"),
+            ]
+        )
+    )
     summary = scan([str(path)], DAYS, jobs=1).summary
-    days = {d: {m: (c.assistant_messages, c.leaking_messages, c.findings)
-                for m, c in models.items()} for d, models in summary.by_day.items()}
-    assert days == {"2026-03-01": {"qwen3-32b": (1, 1, 1), "glm-4.6": (1, 0, 0)},
-                    "2026-03-02": {"glm-4.6": (2, 2, 2)}}
+    days = {
+        d: {m: (c.assistant_messages, c.leaking_messages, c.findings) for m, c in models.items()}
+        for d, models in summary.by_day.items()
+    }
+    assert days == {
+        "2026-03-01": {"qwen3-32b": (1, 1, 1), "glm-4.6": (1, 0, 0)},
+        "2026-03-02": {"glm-4.6": (2, 2, 2)},
+    }
     assert scan([str(path)], ScanOptions(), jobs=1).summary.by_day == {}
 
 
-@pytest.mark.parametrize("fixture", sorted(p.relative_to(FIXTURES).as_posix()
-                                           for p in FIXTURES.glob("*/*")
-                                           if p.parent.name != "streams" and p.is_file()))
+@pytest.mark.parametrize(
+    "fixture",
+    sorted(
+        p.relative_to(FIXTURES).as_posix()
+        for p in FIXTURES.glob("*/*")
+        if p.parent.name != "streams" and p.is_file()
+    ),
+)
 def test_days_add_up_to_the_totals_in_every_format(fixture: str) -> None:
     report = scan([str(FIXTURES / fixture)], DAYS, jobs=1)
     s = report.summary
-    assert report.to_dict()["summary"] == {**scan([str(FIXTURES / fixture)], jobs=1)
-                                           .to_dict()["summary"],
-                                           "by_day": report.to_dict()["summary"]["by_day"]}
-    assert sum(c.assistant_messages for m in s.by_day.values() for c in m.values()) \
+    assert report.to_dict()["summary"] == {
+        **scan([str(FIXTURES / fixture)], jobs=1).to_dict()["summary"],
+        "by_day": report.to_dict()["summary"]["by_day"],
+    }
+    assert (
+        sum(c.assistant_messages for m in s.by_day.values() for c in m.values())
         == s.assistant_messages
-    assert sum(c.leaking_messages for m in s.by_day.values() for c in m.values()) \
-        == s.leaking_messages
+    )
+    assert (
+        sum(c.leaking_messages for m in s.by_day.values() for c in m.values()) == s.leaking_messages
+    )
 
 
 def test_messages_without_a_time_take_the_file_time(tmp_path: Path) -> None:
@@ -91,27 +117,40 @@ DAY = st.sampled_from(["2026-02-27", "2026-02-28", "2026-03-01", "2026-03-02"])
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(DAY, st.booleans(), st.sampled_from(["qwen3-32b", "glm-4.6"])),
-                min_size=1, max_size=12),
-       st.one_of(st.none(), DAY), st.one_of(st.none(), DAY))
+@given(
+    st.lists(
+        st.tuples(DAY, st.booleans(), st.sampled_from(["qwen3-32b", "glm-4.6"])),
+        min_size=1,
+        max_size=12,
+    ),
+    st.one_of(st.none(), DAY),
+    st.one_of(st.none(), DAY),
+)
 def test_window_equals_scanning_only_the_messages_inside_it(
-        rows: list[tuple[str, bool, str]], since: str | None, until: str | None) -> None:
+    rows: list[tuple[str, bool, str]], since: str | None, until: str | None
+) -> None:
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         whole, part = Path(tmp) / "whole.jsonl", Path(tmp) / "part.jsonl"
         whole.write_bytes(lines(rows))
-        kept = [sessions.claude_code(i, leak=leak, model=model, day=day)
-                for i, (day, leak, model) in enumerate(rows)
-                if (since is None or day >= since) and (until is None or day <= until)]
+        kept = [
+            sessions.claude_code(i, leak=leak, model=model, day=day)
+            for i, (day, leak, model) in enumerate(rows)
+            if (since is None or day >= since) and (until is None or day <= until)
+        ]
         part.write_bytes(b"".join(kept))
-        window = ScanOptions(since=trend.parse_bound(since) if since else None,
-                             until=trend.parse_bound(until, end=True) if until else None)
+        window = ScanOptions(
+            since=trend.parse_bound(since) if since else None,
+            until=trend.parse_bound(until, end=True) if until else None,
+        )
         got, want = scan([str(whole)], window, jobs=1), scan([str(part)], jobs=1)
         assert got.summary.by_model == want.summary.by_model
         assert [(f.line, f.kind) for f in got.findings] == [
-            (i + 1, "block") for i, (day, leak, _) in enumerate(rows) if leak
-            and (since is None or day >= since) and (until is None or day <= until)]
+            (i + 1, "block")
+            for i, (day, leak, _) in enumerate(rows)
+            if leak and (since is None or day >= since) and (until is None or day <= until)
+        ]
 
 
 def test_incremental_days_equal_a_full_scan(tmp_path: Path) -> None:
@@ -138,12 +177,23 @@ def test_cli_json_and_openmetrics_carry_the_trend(tmp_path: Path) -> None:
     code, out, _ = run("--output-format", "json", str(path))
     assert code == 1
     assert json.loads(out)["summary"]["by_day"] == {
-        "2026-03-01": {"assistant_messages": 1, "leaking_messages": 1, "findings": 1,
-                       "by_model": {"qwen3-32b": {"assistant_messages": 1,
-                                                  "leaking_messages": 1, "findings": 1}}},
-        "2026-03-02": {"assistant_messages": 1, "leaking_messages": 0, "findings": 0,
-                       "by_model": {"glm-4.6": {"assistant_messages": 1,
-                                                "leaking_messages": 0, "findings": 0}}}}
+        "2026-03-01": {
+            "assistant_messages": 1,
+            "leaking_messages": 1,
+            "findings": 1,
+            "by_model": {
+                "qwen3-32b": {"assistant_messages": 1, "leaking_messages": 1, "findings": 1}
+            },
+        },
+        "2026-03-02": {
+            "assistant_messages": 1,
+            "leaking_messages": 0,
+            "findings": 0,
+            "by_model": {
+                "glm-4.6": {"assistant_messages": 1, "leaking_messages": 0, "findings": 0}
+            },
+        },
+    }
     code, out, _ = run("--output-format", "openmetrics", str(path))
     assert 'thinkfix_leaking_messages_by_day{day="2026-03-01",model="qwen3-32b"} 1' in out
     assert 'thinkfix_assistant_messages_by_day{day="2026-03-02",model="glm-4.6"} 1' in out

@@ -41,8 +41,10 @@ with open(path, "ab") as fp:
 
 def append(path: Path, start: int, count: int) -> None:
     """Records written by another process, as an agent would."""
-    subprocess.run([sys.executable, "-c", APPEND.format(repo=str(REPO)), str(start),
-                    str(count), str(path)], check=True)
+    subprocess.run(
+        [sys.executable, "-c", APPEND.format(repo=str(REPO)), str(start), str(count), str(path)],
+        check=True,
+    )
 
 
 def free_port() -> int:
@@ -103,9 +105,26 @@ class Watch:
         self.port = port
         env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", "COLUMNS": "200"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "thinkfix.cli", "watch", str(root), "--isolated",
-             "--metrics-port", str(port), "--state", str(state), "--interval", "0.1", *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+            [
+                sys.executable,
+                "-m",
+                "thinkfix.cli",
+                "watch",
+                str(root),
+                "--isolated",
+                "--metrics-port",
+                str(port),
+                "--state",
+                str(state),
+                "--interval",
+                "0.1",
+                *extra,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
             try:
@@ -131,7 +150,8 @@ def watched(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
 
 @pytest.mark.parametrize("mode", [(), ("--poll",)])
 def test_watch_counts_records_appended_by_another_process(
-        watched: tuple[Path, Path], mode: tuple[str, ...]) -> None:
+    watched: tuple[Path, Path], mode: tuple[str, ...]
+) -> None:
     root, state = watched
     watch = Watch(root, state, free_port(), *mode)
     try:
@@ -141,8 +161,7 @@ def test_watch_counts_records_appended_by_another_process(
         wait_for(watch.port, expected(root))
         append(session, 7, 5)
         got = wait_for(watch.port, expected(root))
-        assert got['thinkfix_leaking_messages_total{format="claude-code",model="qwen3-32b"}'] \
-            == 2
+        assert got['thinkfix_leaking_messages_total{format="claude-code",model="qwen3-32b"}'] == 2
     finally:
         code, out, err = watch.stop(signal.SIGINT)
     assert code == 0, err
@@ -163,8 +182,9 @@ def test_restart_counts_every_record_once(watched: tuple[Path, Path], sig: int) 
     wait_for(port, expected(root))
     watch.stop(sig)
     append(session, 10, 5)  # while nobody watches
-    (root / "s2.jsonl").write_bytes(b"".join(sessions.claude_code(i, leak=True)
-                                             for i in range(100, 103)))
+    (root / "s2.jsonl").write_bytes(
+        b"".join(sessions.claude_code(i, leak=True) for i in range(100, 103))
+    )
     watch = Watch(root, state, port)
     try:
         want = expected(root)
@@ -185,13 +205,13 @@ def test_textfile_is_openmetrics_replaced_atomically(watched: tuple[Path, Path])
         want = expected(root)
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline and (
-                not textfile.exists() or parse(textfile.read_text()) != want):
+            not textfile.exists() or parse(textfile.read_text()) != want
+        ):
             time.sleep(0.1)
         text = textfile.read_text()
         assert parse(text) == want
         assert text.endswith("# EOF\n") and "# TYPE thinkfix_findings counter" in text
-        assert [p.name for p in textfile.parent.iterdir() if "prom" in p.name] == [
-            "thinkfix.prom"]
+        assert [p.name for p in textfile.parent.iterdir() if "prom" in p.name] == ["thinkfix.prom"]
     finally:
         watch.stop()
 
@@ -200,8 +220,11 @@ def test_metrics_server_binds_to_loopback_by_default(watched: tuple[Path, Path])
     root, state = watched
     watch = Watch(root, state, free_port())
     try:
-        out = subprocess.run(["ss", "-ltn"], capture_output=True, text=True, check=False).stdout \
-            if os.path.exists("/usr/bin/ss") or os.path.exists("/bin/ss") else ""
+        out = (
+            subprocess.run(["ss", "-ltn"], capture_output=True, text=True, check=False).stdout
+            if os.path.exists("/usr/bin/ss") or os.path.exists("/bin/ss")
+            else ""
+        )
         if out:
             listening = [line for line in out.splitlines() if f":{watch.port} " in line]
             assert listening and all("127.0.0.1:" in line for line in listening)
@@ -276,10 +299,13 @@ def test_repaired_file_does_not_lower_the_counters(tmp_path: Path) -> None:
 
 
 def test_core_commands_do_not_import_the_watch_extra() -> None:
-    code = ("import sys; from click.testing import CliRunner; from thinkfix.cli import main; "
-            f"CliRunner().invoke(main, ['scan', '--isolated', {str(REPO / 'fixtures')!r}]); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('prometheus_client', 'watchdog')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=REPO).stdout
+    code = (
+        "import sys; from click.testing import CliRunner; from thinkfix.cli import main; "
+        f"CliRunner().invoke(main, ['scan', '--isolated', {str(REPO / 'fixtures')!r}]); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('prometheus_client', 'watchdog')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout
     assert out.strip() == "[]"

@@ -128,8 +128,10 @@ class _Main(click.Group):
             raise
         except Exception as exc:  # noqa: BLE001 - the contract's last line of defence
             traceback.print_exc(file=sys.stderr)
-            echo_error(f"internal error: {type(exc).__name__}: {exc} (please report it with "
-                       "the traceback above)")
+            echo_error(
+                f"internal error: {type(exc).__name__}: {exc} (please report it with "
+                "the traceback above)"
+            )
             ctx.exit(int(ExitCode.ERROR))
 
 

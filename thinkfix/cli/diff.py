@@ -22,20 +22,42 @@ def _color(stream: Any) -> bool:
 
 @click.command("diff", cls=RedactCommand)
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--output-format", "output_format", default=DiffFormat.TEXT.value,
-              type=click.Choice([f.value for f in DiffFormat]), show_default=True,
-              help="text (terminal), markdown, html (one self-contained file) or json.")
-@click.option("-o", "--output", "output", default=None, metavar="FILE",
-              help="Write the report to FILE instead of stdout.")
-@click.option("--max-cards", default=None, type=click.IntRange(min=0), metavar="N",
-              help="html: show at most N message cards (default 500); the page counts the "
-                   "rest, and the json report lists them all.")
+@click.option(
+    "--output-format",
+    "output_format",
+    default=DiffFormat.TEXT.value,
+    type=click.Choice([f.value for f in DiffFormat]),
+    show_default=True,
+    help="text (terminal), markdown, html (one self-contained file) or json.",
+)
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    default=None,
+    metavar="FILE",
+    help="Write the report to FILE instead of stdout.",
+)
+@click.option(
+    "--max-cards",
+    default=None,
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="html: show at most N message cards (default 500); the page counts the "
+    "rest, and the json report lists them all.",
+)
 @exit_zero_option("something would change")
 @quiet_option
 @selection_options
-def diff_command(paths: tuple[str, ...], output_format: str, output: str | None,
-                 max_cards: int | None, exit_zero: bool | None, quiet: bool,
-                 **kwargs: Any) -> None:
+def diff_command(
+    paths: tuple[str, ...],
+    output_format: str,
+    output: str | None,
+    max_cards: int | None,
+    exit_zero: bool | None,
+    quiet: bool,
+    **kwargs: Any,
+) -> None:
     """Show, for an auditor, every message a repair would change: before, after, reasoning."""
     options, redaction = engine_options(WriteMode.DRY_RUN, kwargs)
     result = run(paths, options, kwargs.pop("progress"), quiet)
@@ -48,8 +70,9 @@ def diff_command(paths: tuple[str, ...], output_format: str, output: str | None,
     else:
         renderer = get_renderer(fmt)
         color = fmt is DiffFormat.TEXT and _color(sys.stdout)
-        sys.stdout.buffer.write(renderer.render_bytes(
-            report, RenderOptions(color=color, max_findings=max_cards)))
+        sys.stdout.buffer.write(
+            renderer.render_bytes(report, RenderOptions(color=color, max_findings=max_cards))
+        )
         sys.stdout.flush()
     for e in report.errors:
         echo_error(f"{e.path}{f':{e.line}' if e.line else ''}: {e.message}")

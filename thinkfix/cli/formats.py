@@ -14,33 +14,55 @@ from thinkfix.formats.registry import FORMATS
 
 
 def _wrapped(label: str, text: str, width: int) -> str:
-    return textwrap.fill(text, width=width, initial_indent=f"  {label:<11}",
-                         subsequent_indent=" " * 13)
+    return textwrap.fill(
+        text, width=width, initial_indent=f"  {label:<11}", subsequent_indent=" " * 13
+    )
 
 
 @click.command("formats")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print JSON ({schema_version, formats: [...]}) instead of text.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON ({schema_version, formats: [...]}) instead of text.",
+)
 @quiet_option
 def formats_command(as_json: bool, quiet: bool) -> None:
     """List the supported session formats, how each is detected, and where repairs put
     the extracted reasoning."""
     if as_json:
-        payload = {"schema_version": SCHEMA_VERSION, "formats": [
-            {"id": f.id, "description": f.description, "detection": f.detection,
-             "placement": f.placement, "locations": f.locations_source}
-            for f in FORMATS.values()]}
+        payload = {
+            "schema_version": SCHEMA_VERSION,
+            "formats": [
+                {
+                    "id": f.id,
+                    "description": f.description,
+                    "detection": f.detection,
+                    "placement": f.placement,
+                    "locations": f.locations_source,
+                }
+                for f in FORMATS.values()
+            ],
+        }
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     width = max(60, min(100, shutil.get_terminal_size((100, 24)).columns))
     blocks = []
     for f in FORMATS.values():
-        blocks.append("\n".join([
-            click.style(f.id, bold=True) + f"  {f.description}",
-            _wrapped("detected:", f.detection, width),
-            _wrapped("reasoning:", f.placement, width),
-            *([_wrapped("sessions:", f.locations_source, width)] if f.locations_source else []),
-        ]))
+        blocks.append(
+            "\n".join(
+                [
+                    click.style(f.id, bold=True) + f"  {f.description}",
+                    _wrapped("detected:", f.detection, width),
+                    _wrapped("reasoning:", f.placement, width),
+                    *(
+                        [_wrapped("sessions:", f.locations_source, width)]
+                        if f.locations_source
+                        else []
+                    ),
+                ]
+            )
+        )
     click.echo("\n\n".join(blocks))
 
 

@@ -14,23 +14,52 @@ from thinkfix.normalizer import StreamNormalizer, normalize
 
 
 @click.command("normalize")
-@click.option("--json", "as_json", is_flag=True, help="Print {schema_version, visible, thinking, findings}.")
-@click.option("--native", "native_text", default=None, metavar="TEXT",
-              help="Native reasoning already stored with the message (for dedupe).")
-@click.option("--stream-chunk", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Feed the text through StreamNormalizer in N-character chunks.")
-@click.option("--start-in-reasoning", is_flag=True,
-              help="The chat template opened the reasoning block before the text began.")
-@click.option("--followed-by-tool-call", is_flag=True,
-              help="A tool call follows the text in its message: evidence for an orphan close.")
-@click.option("--holdback", type=click.IntRange(min=0), default=None, metavar="N",
-              help="With --stream-chunk: withhold visible text for at most N characters.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print {schema_version, visible, thinking, findings}."
+)
+@click.option(
+    "--native",
+    "native_text",
+    default=None,
+    metavar="TEXT",
+    help="Native reasoning already stored with the message (for dedupe).",
+)
+@click.option(
+    "--stream-chunk",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Feed the text through StreamNormalizer in N-character chunks.",
+)
+@click.option(
+    "--start-in-reasoning",
+    is_flag=True,
+    help="The chat template opened the reasoning block before the text began.",
+)
+@click.option(
+    "--followed-by-tool-call",
+    is_flag=True,
+    help="A tool call follows the text in its message: evidence for an orphan close.",
+)
+@click.option(
+    "--holdback",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="With --stream-chunk: withhold visible text for at most N characters.",
+)
 @quiet_option
 @policy_options
-def normalize_command(as_json: bool, native_text: str | None, stream_chunk: int | None,
-                      start_in_reasoning: bool, followed_by_tool_call: bool, holdback: int | None,
-                      quiet: bool,
-                      **kwargs: Any) -> None:
+def normalize_command(
+    as_json: bool,
+    native_text: str | None,
+    stream_chunk: int | None,
+    start_in_reasoning: bool,
+    followed_by_tool_call: bool,
+    holdback: int | None,
+    quiet: bool,
+    **kwargs: Any,
+) -> None:
     """Split text on stdin into visible answer and leaked reasoning."""
     policy = pop_policy(kwargs)
     data = sys.stdin.buffer.read()
@@ -39,14 +68,22 @@ def normalize_command(as_json: bool, native_text: str | None, stream_chunk: int 
     except UnicodeDecodeError as exc:
         raise click.UsageError(f"stdin is not UTF-8: {exc}") from exc
     if stream_chunk is None:
-        result = normalize(text, native_reasoning=native_text, policy=policy,
-                           start_in_reasoning=start_in_reasoning,
-                           followed_by_tool_call=followed_by_tool_call)
+        result = normalize(
+            text,
+            native_reasoning=native_text,
+            policy=policy,
+            start_in_reasoning=start_in_reasoning,
+            followed_by_tool_call=followed_by_tool_call,
+        )
         visible, thinking, findings = result.visible, list(result.thinking), result.findings
     else:
-        s = StreamNormalizer(policy, start_in_reasoning=start_in_reasoning, holdback=holdback,
-                             native_reasoning=native_text,
-                             followed_by_tool_call=followed_by_tool_call)
+        s = StreamNormalizer(
+            policy,
+            start_in_reasoning=start_in_reasoning,
+            holdback=holdback,
+            native_reasoning=native_text,
+            followed_by_tool_call=followed_by_tool_call,
+        )
         parts = [s.feed(text[i : i + stream_chunk]) for i in range(0, len(text), stream_chunk)]
         parts.append(s.finish())
         visible = "".join(p.visible for p in parts)

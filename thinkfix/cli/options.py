@@ -14,25 +14,55 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-POLICY_KEYS = ("tags", "orphan_close", "native_mode", "protect_code", "trim", "harmony", "prose_delimiters")
+POLICY_KEYS = (
+    "tags",
+    "orphan_close",
+    "native_mode",
+    "protect_code",
+    "trim",
+    "harmony",
+    "prose_delimiters",
+)
 
 
 def policy_options(func: F) -> F:
     """The normalizer's knobs as flags; unset flags leave the configured value alone."""
     options = [
-        click.option("--tags", "tags", default=None, metavar="NAMES",
-                     help="Comma-separated XML-style tag names (default: "
-                          + ",".join(DEFAULT.tags) + ")."),
-        click.option("--orphan-close", type=click.Choice([m.value for m in OrphanClose]),
-                     default=None, help="What a close tag with no opener does (rule 4)."),
-        click.option("--native-mode", type=click.Choice([m.value for m in NativeMode]), default=None,
-                     help="How inline reasoning combines with a native reasoning field (rule 9)."),
-        click.option("--protect-code/--no-protect-code", default=None,
-                     help="Treat tags inside code spans and fences as text (default: on)."),
-        click.option("--trim/--no-trim", default=None, help="Trim whitespace around extracted reasoning."),
-        click.option("--harmony/--no-harmony", default=None, help="Recognise gpt-oss Harmony channels."),
-        click.option("--prose-delimiters/--no-prose-delimiters", default=None,
-                     help="Recognise prose delimiters such as 'Here is my thought process:'."),
+        click.option(
+            "--tags",
+            "tags",
+            default=None,
+            metavar="NAMES",
+            help="Comma-separated XML-style tag names (default: " + ",".join(DEFAULT.tags) + ").",
+        ),
+        click.option(
+            "--orphan-close",
+            type=click.Choice([m.value for m in OrphanClose]),
+            default=None,
+            help="What a close tag with no opener does (rule 4).",
+        ),
+        click.option(
+            "--native-mode",
+            type=click.Choice([m.value for m in NativeMode]),
+            default=None,
+            help="How inline reasoning combines with a native reasoning field (rule 9).",
+        ),
+        click.option(
+            "--protect-code/--no-protect-code",
+            default=None,
+            help="Treat tags inside code spans and fences as text (default: on).",
+        ),
+        click.option(
+            "--trim/--no-trim", default=None, help="Trim whitespace around extracted reasoning."
+        ),
+        click.option(
+            "--harmony/--no-harmony", default=None, help="Recognise gpt-oss Harmony channels."
+        ),
+        click.option(
+            "--prose-delimiters/--no-prose-delimiters",
+            default=None,
+            help="Recognise prose delimiters such as 'Here is my thought process:'.",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -54,8 +84,13 @@ def pop_policy(kwargs: dict[str, Any], base: Policy = DEFAULT) -> Policy:
 
 #: `--config FILE` and `--isolated`: where the settings come from (see `resolve_settings`).
 CONFIG_OPTIONS = (
-    click.option("--config", "config_file", default=None, metavar="FILE",
-                 help="Read settings from FILE instead of looking for pyproject.toml/thinkfix.toml."),
+    click.option(
+        "--config",
+        "config_file",
+        default=None,
+        metavar="FILE",
+        help="Read settings from FILE instead of looking for pyproject.toml/thinkfix.toml.",
+    ),
     click.option("--isolated", is_flag=True, help="Ignore configuration files."),
 )
 
@@ -72,8 +107,9 @@ def split_commas(values: Sequence[str]) -> tuple[str, ...]:
     return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
 
-def resolve_settings(kwargs: dict[str, Any], *,
-                     keep: Sequence[str] = ()) -> tuple[Settings, dict[str, str]]:
+def resolve_settings(
+    kwargs: dict[str, Any], *, keep: Sequence[str] = ()
+) -> tuple[Settings, dict[str, str]]:
     """The settings for a command, and where each came from: defaults, then the config file
     (`--config FILE`, else found from here upward; none with `--isolated`), then
     `THINKFIX_*`, then the flags the user gave. Every flag named like a setting is taken out
@@ -132,14 +168,22 @@ def fail(message: str, code: int = 2) -> None:
 
 def quiet_option(func: F) -> F:
     """`-q/--quiet`: only results, warnings and errors; no progress, notes or summaries."""
-    return click.option("-q", "--quiet", is_flag=True,
-                        help="Print only results, warnings and errors (no progress, notes or "
-                             "summary lines).")(func)
+    return click.option(
+        "-q",
+        "--quiet",
+        is_flag=True,
+        help="Print only results, warnings and errors (no progress, notes or summary lines).",
+    )(func)
 
 
 def exit_zero_option(what: str) -> Callable[[F], F]:
     """`--exit-zero/--no-exit-zero` for a command whose exit 1 means `what`."""
+
     def decorate(func: F) -> F:
-        return click.option("--exit-zero/--no-exit-zero", default=None,
-                            help=f"Exit 0 even when {what} (errors still exit 2).")(func)
+        return click.option(
+            "--exit-zero/--no-exit-zero",
+            default=None,
+            help=f"Exit 0 even when {what} (errors still exit 2).",
+        )(func)
+
     return decorate

@@ -21,6 +21,7 @@ def wanted(stream: IO[Any], setting: bool | None, environ: Mapping[str, str] = o
 def __getattr__(name: str) -> Any:
     if name == "RichProgress":  # kept importable from here; imported (with rich) on demand
         from thinkfix.cli.richbar import RichProgress
+
         return RichProgress
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -53,8 +53,11 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
             click.echo(line, err=True)
         for c in f.changes:
             if not c.applied:
-                click.echo(f"warning: {f.path}:{c.site.line} {c.site.json_path}: not repaired: "
-                           f"{c.placement.reason}", err=True)
+                click.echo(
+                    f"warning: {f.path}:{c.site.line} {c.site.json_path}: not repaired: "
+                    f"{c.placement.reason}",
+                    err=True,
+                )
     for e in result.all_errors:
         where = f"{e.path}:{e.line}" if e.line else e.path
         message = e.message if e.message.startswith(e.path) else f"{where}: {e.message}"
@@ -63,11 +66,14 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
         return  # the lines above are the warnings and errors; the rest is the summary
     changed = result.changed_files
     messages = sum(1 for f in changed for c in f.changes if c.applied)
-    verb = {WriteMode.OUT: "repaired", WriteMode.IN_PLACE: "repaired"}.get(result.mode,
-                                                                          "would repair")
+    verb = {WriteMode.OUT: "repaired", WriteMode.IN_PLACE: "repaired"}.get(
+        result.mode, "would repair"
+    )
     refused = sum(1 for c in result.changes if c.placement.kind is PlacementKind.REFUSED)
-    summary = (f"{verb} {plural(messages, 'message')} in {plural(len(changed), 'file')}"
-               f" ({plural(len(result.files), 'file')} read")
+    summary = (
+        f"{verb} {plural(messages, 'message')} in {plural(len(changed), 'file')}"
+        f" ({plural(len(result.files), 'file')} read"
+    )
     if refused:  # left as they were: a scan still reports them
         summary += f", {plural(refused, 'message')} refused"
     if result.all_errors:
@@ -81,57 +87,117 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
 
 @click.command("repair", cls=RedactCommand)
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--out", "out_dir", default=None, metavar="DIR",
-              help="Write repaired copies under DIR, mirroring the input tree; inputs untouched.")
-@click.option("--in-place", is_flag=True,
-              help="Replace the inputs (atomically, with a backup and an undo manifest).")
+@click.option(
+    "--out",
+    "out_dir",
+    default=None,
+    metavar="DIR",
+    help="Write repaired copies under DIR, mirroring the input tree; inputs untouched.",
+)
+@click.option(
+    "--in-place",
+    is_flag=True,
+    help="Replace the inputs (atomically, with a backup and an undo manifest).",
+)
 @click.option("--check", is_flag=True, help="Exit 1 if anything would change; write nothing.")
-@click.option("--diff", "show_diff", is_flag=True,
-              help="Print a unified diff of the changed lines; write nothing.")
+@click.option(
+    "--diff",
+    "show_diff",
+    is_flag=True,
+    help="Print a unified diff of the changed lines; write nothing.",
+)
 @click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
-@click.option("--no-backup", is_flag=True,
-              help="With --in-place: keep no backup copies (the manifest alone can undo).")
-@click.option("--run-dir", default=None, metavar="DIR",
-              help="Where the undo manifest and backups go (default: "
-                   "$XDG_STATE_HOME/thinkfix/runs/<run>).")
-@click.option("--manifest", "manifest_path", default=None, metavar="FILE",
-              help="Write the undo manifest here instead.")
-@click.option("--report", "report_path", default=None, metavar="FILE",
-              help="Also write the diff report (format from the name: .html, .md, .json, .txt).")
-@click.option("--report-format", default=None, type=click.Choice([f.value for f in DiffFormat]),
-              help="The --report format, when the file name does not say.")
-@click.option("--exit-non-zero-on-fix", is_flag=True,
-              help="Exit 1 when files were repaired (for pre-commit).")
-@click.option("--follow-links", is_flag=True,
-              help="With --in-place: also rewrite the targets of symlinks that lie outside "
-                   "the paths named (refused by default; the link itself is always kept).")
-@click.option("--include-active", is_flag=True,
-              help="With --in-place: also repair files modified in the last few seconds "
-                   "($THINKFIX_ACTIVE_SECONDS, default 5), which are left alone by default as "
-                   "a live session may be writing them. A file held open for writing is "
-                   "left alone all the same.")
+@click.option(
+    "--no-backup",
+    is_flag=True,
+    help="With --in-place: keep no backup copies (the manifest alone can undo).",
+)
+@click.option(
+    "--run-dir",
+    default=None,
+    metavar="DIR",
+    help="Where the undo manifest and backups go (default: $XDG_STATE_HOME/thinkfix/runs/<run>).",
+)
+@click.option(
+    "--manifest",
+    "manifest_path",
+    default=None,
+    metavar="FILE",
+    help="Write the undo manifest here instead.",
+)
+@click.option(
+    "--report",
+    "report_path",
+    default=None,
+    metavar="FILE",
+    help="Also write the diff report (format from the name: .html, .md, .json, .txt).",
+)
+@click.option(
+    "--report-format",
+    default=None,
+    type=click.Choice([f.value for f in DiffFormat]),
+    help="The --report format, when the file name does not say.",
+)
+@click.option(
+    "--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when files were repaired (for pre-commit)."
+)
+@click.option(
+    "--follow-links",
+    is_flag=True,
+    help="With --in-place: also rewrite the targets of symlinks that lie outside "
+    "the paths named (refused by default; the link itself is always kept).",
+)
+@click.option(
+    "--include-active",
+    is_flag=True,
+    help="With --in-place: also repair files modified in the last few seconds "
+    "($THINKFIX_ACTIVE_SECONDS, default 5), which are left alone by default as "
+    "a live session may be writing them. A file held open for writing is "
+    "left alone all the same.",
+)
 @exit_zero_option("files were repaired or would change (--check, --exit-non-zero-on-fix)")
 @quiet_option
 @selection_options
-def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, check: bool,
-                   show_diff: bool, dry_run: bool, no_backup: bool, run_dir: str | None,
-                   manifest_path: str | None, report_path: str | None,
-                   report_format: str | None, exit_non_zero_on_fix: bool, include_active: bool,
-                   follow_links: bool,
-                   exit_zero: bool | None, quiet: bool, **kwargs: Any) -> None:
+def repair_command(
+    paths: tuple[str, ...],
+    out_dir: str | None,
+    in_place: bool,
+    check: bool,
+    show_diff: bool,
+    dry_run: bool,
+    no_backup: bool,
+    run_dir: str | None,
+    manifest_path: str | None,
+    report_path: str | None,
+    report_format: str | None,
+    exit_non_zero_on_fix: bool,
+    include_active: bool,
+    follow_links: bool,
+    exit_zero: bool | None,
+    quiet: bool,
+    **kwargs: Any,
+) -> None:
     """Repair leaked reasoning in session files: into --out DIR, or --in-place."""
     try:
-        mode = WriteMode.from_flags(check=check, diff=show_diff, dry_run=dry_run,
-                                    in_place=in_place, out=out_dir)
+        mode = WriteMode.from_flags(
+            check=check, diff=show_diff, dry_run=dry_run, in_place=in_place, out=out_dir
+        )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
     if no_backup and mode is not WriteMode.IN_PLACE and mode.writes:
         raise click.UsageError("--no-backup only applies to --in-place")
     options, redaction = engine_options(
-        mode, kwargs, out_dir=out_dir, backup=not no_backup, run_dir=run_dir,
-        manifest_path=manifest_path, unified_diff=mode is WriteMode.DIFF,
+        mode,
+        kwargs,
+        out_dir=out_dir,
+        backup=not no_backup,
+        run_dir=run_dir,
+        manifest_path=manifest_path,
+        unified_diff=mode is WriteMode.DIFF,
         keep_texts=report_path is not None,
-        active_seconds=0.0 if include_active else _active_seconds(), follow_links=follow_links)
+        active_seconds=0.0 if include_active else _active_seconds(),
+        follow_links=follow_links,
+    )
     result = run(paths, options, kwargs.pop("progress"), quiet)
     if mode is WriteMode.DIFF:
         patch = redact_lines("".join(f.unified_diff for f in result.files), redaction)
@@ -140,8 +206,11 @@ def repair_command(paths: tuple[str, ...], out_dir: str | None, in_place: bool, 
         sys.stdout.write(visible_controls(patch) if sys.stdout.isatty() else patch)
         sys.stdout.flush()
     if report_path is not None:
-        write_report(report_path, repair_run.diff_report(result, redaction),
-                     DiffFormat(report_format) if report_format else None)
+        write_report(
+            report_path,
+            repair_run.diff_report(result, redaction),
+            DiffFormat(report_format) if report_format else None,
+        )
     _echo_result(result, quiet)
     code = result.exit_code(fail_on_change=exit_non_zero_on_fix or check)
     if exit_zero and code is ExitCode.FINDINGS:

@@ -26,68 +26,135 @@ F = TypeVar("F", bound=Callable[..., Any])
 def selection_options(func: F) -> F:
     """What to read and what counts as a leak: the same knobs, names and config as `scan`."""
     options = [
-        click.option("--format", "format", default=None, metavar="NAME",
-                     type=click.Choice(["auto", *registry.names()]),
-                     help="Read every file as this format instead of detecting it."),
-        click.option("--select", multiple=True, metavar="KINDS",
-                     help="Leak kinds to repair (comma-separated, or 'all'; default: every "
-                          "kind that changes the text)."),
-        click.option("--ignore", multiple=True, metavar="KINDS",
-                     help="Leak kinds to leave alone (comma-separated)."),
-        click.option("--include", multiple=True, metavar="GLOB",
-                     help="File names to read in walked folders (default: *.jsonl, *.json)."),
-        click.option("--exclude", multiple=True, metavar="GLOB",
-                     help="Paths to leave out (gitignore-style; relative to the config file's "
-                          "folder, else the working folder)."),
-        click.option("--respect-gitignore/--no-respect-gitignore", default=None,
-                     help="Skip what .gitignore / .thinkfixignore in walked folders ignore "
-                          "(default: on)."),
-        click.option("--unknown-format", type=click.Choice(["auto", "error", "skip"]),
-                     default=None, help="A file no format claims: auto (default) is an error "
-                                        "when named, a skip when found in a folder."),
-        click.option("--parse-all/--no-parse-all", default=None,
-                     help="Parse every line, so every bad line is reported (slower)."),
-        click.option("--disable-model", "disable_models", multiple=True, metavar="GLOB",
-                     help="Models whose messages are left alone."),
-        click.option("--disable-path", "disable_paths", multiple=True, metavar="GLOB",
-                     help="Files left alone."),
-        click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N",
-                     help="Worker processes (default, or 0: all cores)."),
-        click.option("--claude-code-mode", default=None,
-                     type=click.Choice([m.value for m in ClaudeCodeMode]),
-                     help="Where Claude Code reasoning goes: resumable (default) keeps it in "
-                          "the manifest only; archive inserts an unsigned thinking block (the "
-                          "session can no longer be resumed); annotate adds a top-level "
-                          "`thinkfix` key."),
-        click.option("--codex-mode", default=None,
-                     type=click.Choice([m.value for m in CodexMode]),
-                     help="Where Codex reasoning goes: auto (default) inserts a reasoning item "
-                          "except on OpenAI-hosted models, which get a sidecar; insert always "
-                          "inserts; sidecar never does."),
-        click.option("--anthropic-mode", default=None,
-                     type=click.Choice([m.value for m in AnthropicMode]),
-                     help="Where reasoning in Anthropic Messages logs goes: auto (default) "
-                          "puts an unsigned thinking block in responses and the manifest for "
-                          "request histories; manifest: the manifest only."),
-        click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
-                     help="secrets (the default): mask likely credentials in the report and "
-                          "diff; all: keep only lengths and hashes of session text; none: show "
-                          "session text as stored."),
-        click.option("--max-record-size", default=None, metavar="SIZE",
-                     help="Records longer than this (default 64MB; 0: no limit) are reported "
-                          "as too large and copied through untouched; a compressed file may "
-                          "decompress to 16 times this at most."),
+        click.option(
+            "--format",
+            "format",
+            default=None,
+            metavar="NAME",
+            type=click.Choice(["auto", *registry.names()]),
+            help="Read every file as this format instead of detecting it.",
+        ),
+        click.option(
+            "--select",
+            multiple=True,
+            metavar="KINDS",
+            help="Leak kinds to repair (comma-separated, or 'all'; default: every "
+            "kind that changes the text).",
+        ),
+        click.option(
+            "--ignore",
+            multiple=True,
+            metavar="KINDS",
+            help="Leak kinds to leave alone (comma-separated).",
+        ),
+        click.option(
+            "--include",
+            multiple=True,
+            metavar="GLOB",
+            help="File names to read in walked folders (default: *.jsonl, *.json).",
+        ),
+        click.option(
+            "--exclude",
+            multiple=True,
+            metavar="GLOB",
+            help="Paths to leave out (gitignore-style; relative to the config file's "
+            "folder, else the working folder).",
+        ),
+        click.option(
+            "--respect-gitignore/--no-respect-gitignore",
+            default=None,
+            help="Skip what .gitignore / .thinkfixignore in walked folders ignore (default: on).",
+        ),
+        click.option(
+            "--unknown-format",
+            type=click.Choice(["auto", "error", "skip"]),
+            default=None,
+            help="A file no format claims: auto (default) is an error "
+            "when named, a skip when found in a folder.",
+        ),
+        click.option(
+            "--parse-all/--no-parse-all",
+            default=None,
+            help="Parse every line, so every bad line is reported (slower).",
+        ),
+        click.option(
+            "--disable-model",
+            "disable_models",
+            multiple=True,
+            metavar="GLOB",
+            help="Models whose messages are left alone.",
+        ),
+        click.option(
+            "--disable-path",
+            "disable_paths",
+            multiple=True,
+            metavar="GLOB",
+            help="Files left alone.",
+        ),
+        click.option(
+            "-j",
+            "--jobs",
+            type=click.IntRange(min=0),
+            default=None,
+            metavar="N",
+            help="Worker processes (default, or 0: all cores).",
+        ),
+        click.option(
+            "--claude-code-mode",
+            default=None,
+            type=click.Choice([m.value for m in ClaudeCodeMode]),
+            help="Where Claude Code reasoning goes: resumable (default) keeps it in "
+            "the manifest only; archive inserts an unsigned thinking block (the "
+            "session can no longer be resumed); annotate adds a top-level "
+            "`thinkfix` key.",
+        ),
+        click.option(
+            "--codex-mode",
+            default=None,
+            type=click.Choice([m.value for m in CodexMode]),
+            help="Where Codex reasoning goes: auto (default) inserts a reasoning item "
+            "except on OpenAI-hosted models, which get a sidecar; insert always "
+            "inserts; sidecar never does.",
+        ),
+        click.option(
+            "--anthropic-mode",
+            default=None,
+            type=click.Choice([m.value for m in AnthropicMode]),
+            help="Where reasoning in Anthropic Messages logs goes: auto (default) "
+            "puts an unsigned thinking block in responses and the manifest for "
+            "request histories; manifest: the manifest only.",
+        ),
+        click.option(
+            "--redact",
+            default=None,
+            type=click.Choice([r.value for r in Redaction]),
+            help="secrets (the default): mask likely credentials in the report and "
+            "diff; all: keep only lengths and hashes of session text; none: show "
+            "session text as stored.",
+        ),
+        click.option(
+            "--max-record-size",
+            default=None,
+            metavar="SIZE",
+            help="Records longer than this (default 64MB; 0: no limit) are reported "
+            "as too large and copied through untouched; a compressed file may "
+            "decompress to 16 times this at most.",
+        ),
         *CONFIG_OPTIONS,
-        click.option("--progress/--no-progress", default=None,
-                     help="Show a progress bar on stderr (default: on a terminal, outside CI)."),
+        click.option(
+            "--progress/--no-progress",
+            default=None,
+            help="Show a progress bar on stderr (default: on a terminal, outside CI).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
     return policy_options(func)
 
 
-def engine_options(mode: WriteMode, kwargs: dict[str, Any],
-                   **extra: Any) -> tuple[RepairOptions, Redaction]:
+def engine_options(
+    mode: WriteMode, kwargs: dict[str, Any], **extra: Any
+) -> tuple[RepairOptions, Redaction]:
     """The engine's options and the redaction: flags over THINKFIX_* over the config file,
     resolved exactly as `thinkfix scan` resolves them (the flags are removed from `kwargs`;
     `--progress` stays, as it is not a setting of these commands)."""
@@ -98,8 +165,9 @@ def engine_options(mode: WriteMode, kwargs: dict[str, Any],
         raise click.UsageError(str(exc)) from exc
 
 
-def run(paths: Sequence[str], options: RepairOptions, flag: bool | None,
-        quiet: bool) -> RepairResult:
+def run(
+    paths: Sequence[str], options: RepairOptions, flag: bool | None, quiet: bool
+) -> RepairResult:
     """The repair with a bar on stderr (--quiet hides it unless --progress asks for it)."""
     wanted = False if quiet and flag is None else flag
     progress = progress_for(sys.stderr, wanted, "Repairing" if options.mode.writes else "Checking")
@@ -109,8 +177,12 @@ def run(paths: Sequence[str], options: RepairOptions, flag: bool | None,
         raise click.UsageError(str(exc)) from exc
 
 
-def write_report(path: str, report: audit.DiffReport, fmt: DiffFormat | None,
-                 options: RenderOptions = DEFAULT_OPTIONS) -> None:
+def write_report(
+    path: str,
+    report: audit.DiffReport,
+    fmt: DiffFormat | None,
+    options: RenderOptions = DEFAULT_OPTIONS,
+) -> None:
     renderer = get_renderer(fmt or DiffFormat.for_path(path))
     data = renderer.render_bytes(report, options)
     try:

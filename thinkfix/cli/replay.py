@@ -115,13 +115,23 @@ def _redact_json(value: Any, mode: Redaction) -> Any:
     + "; hosts: openrouter, together, vertex, ...",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (schema_version 1).")
-@click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
-              help="secrets (the default): mask likely credentials in the streamed text; "
-                   "none: show it as received.")
+@click.option(
+    "--redact",
+    default=None,
+    type=click.Choice([r.value for r in Redaction]),
+    help="secrets (the default): mask likely credentials in the streamed text; "
+    "none: show it as received.",
+)
 @exit_zero_option("the raw stream leaked reasoning")
 @quiet_option
-def replay_command(capture: str, provider: str | None, as_json: bool, exit_zero: bool | None,
-                   quiet: bool, redact: str | None = None) -> None:
+def replay_command(
+    capture: str,
+    provider: str | None,
+    as_json: bool,
+    exit_zero: bool | None,
+    quiet: bool,
+    redact: str | None = None,
+) -> None:
     """Replay a captured provider stream (SSE or NDJSON) through the adapters and the
     streaming normalizer; print the normalized message and what leaked.
 
@@ -145,8 +155,9 @@ def replay_command(capture: str, provider: str | None, as_json: bool, exit_zero:
     if as_json:
         data = render_json(capture, parsed, resolution, message)
         if mode is not Redaction.NONE:
-            data = jsontext.dumps(_redact_json(jsontext.loads(data), mode), indent=True,
-                                  newline=True)
+            data = jsontext.dumps(
+                _redact_json(jsontext.loads(data), mode), indent=True, newline=True
+            )
         click.echo(data.decode(), nl=False)
     else:
         # The text report is prose around the stream's text: secrets are masked in place.

@@ -49,6 +49,7 @@ class _BytesOf(TextColumn):
     def render(self, task: Any) -> Any:
         other = self._bar.tasks[self._task_id]
         speed = other.finished_speed or other.speed or 0.0
-        self.text_format = f"{other.completed / 1e6:,.1f}/{other.total / 1e6:,.1f} MB " \
-                           f"{speed / 1e6:,.1f} MB/s"
+        self.text_format = (
+            f"{other.completed / 1e6:,.1f}/{other.total / 1e6:,.1f} MB {speed / 1e6:,.1f} MB/s"
+        )
         return super().render(task)

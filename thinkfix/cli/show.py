@@ -62,30 +62,65 @@ def _print_plain(console: Console, text: str, pager: bool) -> None:
 
 @click.command("show", cls=RedactCommand)
 @click.argument("session", type=click.Path(dir_okay=True, allow_dash=False))
-@click.option("--format", "format_name", type=click.Choice(["auto", *registry.names()]),
-              default="auto", help="Session format (default: detect it).")
-@click.option("--thinking", type=click.Choice([v.value for v in ThinkingView]),
-              default=ThinkingView.COLLAPSED.value, show_default=True,
-              help="How to show thinking; 'delimited' prints plain text with thinking between "
-                   "the \\n\\n---\\n and \\n---\\n\\n delimiters of OpenAI/Anthropic-compatible "
-                   "front ends.")
-@click.option("--normalized", is_flag=True,
-              help="Show the session as repair would leave it: leaked reasoning appears as "
-                   "thinking, marked as recovered.")
+@click.option(
+    "--format",
+    "format_name",
+    type=click.Choice(["auto", *registry.names()]),
+    default="auto",
+    help="Session format (default: detect it).",
+)
+@click.option(
+    "--thinking",
+    type=click.Choice([v.value for v in ThinkingView]),
+    default=ThinkingView.COLLAPSED.value,
+    show_default=True,
+    help="How to show thinking; 'delimited' prints plain text with thinking between "
+    "the \\n\\n---\\n and \\n---\\n\\n delimiters of OpenAI/Anthropic-compatible "
+    "front ends.",
+)
+@click.option(
+    "--normalized",
+    is_flag=True,
+    help="Show the session as repair would leave it: leaked reasoning appears as "
+    "thinking, marked as recovered.",
+)
 @click.option("--no-pager", is_flag=True, help="Never page, even on a terminal.")
-@click.option("--width", type=click.IntRange(min=20), default=None, metavar="N",
-              help="Line width (default: the terminal's).")
-@click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
-              help="secrets (the default): mask likely credentials; all: show only lengths "
-                   "and hashes of session text; none: show it as stored.")
-@click.option("--max-record-size", default="64MB", show_default=True, metavar="SIZE",
-              help="Records longer than this (0: no limit) are left out as too large, "
-                   "never read into memory.")
+@click.option(
+    "--width",
+    type=click.IntRange(min=20),
+    default=None,
+    metavar="N",
+    help="Line width (default: the terminal's).",
+)
+@click.option(
+    "--redact",
+    default=None,
+    type=click.Choice([r.value for r in Redaction]),
+    help="secrets (the default): mask likely credentials; all: show only lengths "
+    "and hashes of session text; none: show it as stored.",
+)
+@click.option(
+    "--max-record-size",
+    default="64MB",
+    show_default=True,
+    metavar="SIZE",
+    help="Records longer than this (0: no limit) are left out as too large, "
+    "never read into memory.",
+)
 @quiet_option
 @policy_options
-def show_command(session: str, format_name: str, thinking: str, normalized: bool,
-                 no_pager: bool, width: int | None, quiet: bool, redact: str | None,
-                 max_record_size: str, **flags: Any) -> None:
+def show_command(
+    session: str,
+    format_name: str,
+    thinking: str,
+    normalized: bool,
+    no_pager: bool,
+    width: int | None,
+    quiet: bool,
+    redact: str | None,
+    max_record_size: str,
+    **flags: Any,
+) -> None:
     """Show a session file as a transcript: turns, tool calls, and thinking.
 
     Exit 0 when the session was shown, 2 when it cannot be read or is in no known
@@ -94,8 +129,13 @@ def show_command(session: str, format_name: str, thinking: str, normalized: bool
     policy = pop_policy(flags)
     try:
         limit = parse_size(max_record_size, "--max-record-size")
-        transcript = load(session, None if format_name == "auto" else format_name,
-                          normalized=normalized, policy=policy, max_record_size=limit)
+        transcript = load(
+            session,
+            None if format_name == "auto" else format_name,
+            normalized=normalized,
+            policy=policy,
+            max_record_size=limit,
+        )
     except ConfigError as exc:
         raise click.BadParameter(str(exc), param_hint="--max-record-size") from None
     except TranscriptError as exc:
@@ -112,8 +152,9 @@ def show_command(session: str, format_name: str, thinking: str, normalized: bool
     view = ThinkingView(thinking)
     console = Console(width=width, highlight=False)
     if view is ThinkingView.DELIMITED:
-        text = delimited.render(transcript, width or (console.width if console.is_terminal
-                                                      else PLAIN_WIDTH))
+        text = delimited.render(
+            transcript, width or (console.width if console.is_terminal else PLAIN_WIDTH)
+        )
         _print_plain(console, text, not no_pager)
     else:
         items = list(terminal.renderables(transcript, view, console.width))

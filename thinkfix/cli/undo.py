@@ -15,9 +15,12 @@ from thinkfix.reporters.base import plural
 @click.command("undo")
 @click.argument("manifest", type=click.Path())
 @click.option("--dry-run", is_flag=True, help="Check every file and say what would be restored.")
-@click.option("--skip-changed", is_flag=True,
-              help="Restore the files that are unchanged since the repair and leave the others "
-                   "(by default one changed file stops the whole undo).")
+@click.option(
+    "--skip-changed",
+    is_flag=True,
+    help="Restore the files that are unchanged since the repair and leave the others "
+    "(by default one changed file stops the whole undo).",
+)
 @quiet_option
 def undo_command(manifest: str, dry_run: bool, skip_changed: bool, quiet: bool) -> None:
     """Restore every file a repair wrote, byte for byte, from its MANIFEST."""
@@ -29,13 +32,18 @@ def undo_command(manifest: str, dry_run: bool, skip_changed: bool, quiet: bool) 
     except Exception as exc:  # noqa: BLE001 - never a traceback for a manifest we cannot follow
         echo_error(f"{manifest}: cannot undo: {type(exc).__name__}: {exc}")
         sys.exit(int(ExitCode.ERROR))
-    words = {UndoStatus.RESTORED: "restored", UndoStatus.REMOVED: "removed",
-             UndoStatus.ALREADY: "already as before the repair",
-             UndoStatus.WOULD_RESTORE: "would restore"}
+    words = {
+        UndoStatus.RESTORED: "restored",
+        UndoStatus.REMOVED: "removed",
+        UndoStatus.ALREADY: "already as before the repair",
+        UndoStatus.WOULD_RESTORE: "would restore",
+    }
     if result.refused:
         changed = [f for f in result.files if f.status in (UndoStatus.CHANGED, UndoStatus.FAILED)]
-        echo_error(f"refusing to undo: {plural(len(changed), 'file')} changed since the "
-                   "repair; nothing was restored (--skip-changed restores the others):")
+        echo_error(
+            f"refusing to undo: {plural(len(changed), 'file')} changed since the "
+            "repair; nothing was restored (--skip-changed restores the others):"
+        )
         for f in changed:
             click.echo(f"  {f.message}", err=True)
         sys.exit(int(ExitCode.ERROR))

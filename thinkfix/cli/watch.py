@@ -37,9 +37,15 @@ def _live_line(console: Any, f: LeakFinding) -> None:
 
     f = visible_strings(f)  # session text never drives the terminal
     snippet = " ".join(f.snippet.split())
-    line = Text.assemble((f"{f.path}:{f.line}", "bold"), " ", (f.kind, "red"), " ",
-                         (label(f.model), "cyan"), f" {f.leaked_chars} chars: ",
-                         (snippet, "dim"))
+    line = Text.assemble(
+        (f"{f.path}:{f.line}", "bold"),
+        " ",
+        (f.kind, "red"),
+        " ",
+        (label(f.model), "cyan"),
+        f" {f.leaked_chars} chars: ",
+        (snippet, "dim"),
+    )
     console.print(line, no_wrap=True, overflow="ellipsis", soft_wrap=False)
 
 
@@ -52,8 +58,12 @@ def _prometheus() -> Any:
         from prometheus_client.registry import Collector
     except ImportError:
         raise WatchFailure("watch needs the watch extra: pip install 'thinkfix[watch]'") from None
-    return SimpleNamespace(client=prometheus_client, CounterMetricFamily=CounterMetricFamily,
-                           generate_latest=generate_latest, Collector=Collector)
+    return SimpleNamespace(
+        client=prometheus_client,
+        CounterMetricFamily=CounterMetricFamily,
+        generate_latest=generate_latest,
+        Collector=Collector,
+    )
 
 
 def _collector(watcher: Any, prom: Any) -> Any:
@@ -63,15 +73,20 @@ def _collector(watcher: Any, prom: Any) -> Any:
         def collect(self) -> Any:
             totals = watcher.snapshot()
             messages = CounterMetricFamily(
-                "thinkfix_assistant_messages", "Assistant messages seen, by format and model.",
-                labels=["format", "model"])
+                "thinkfix_assistant_messages",
+                "Assistant messages seen, by format and model.",
+                labels=["format", "model"],
+            )
             leaking = CounterMetricFamily(
                 "thinkfix_leaking_messages",
                 "Assistant messages with leaked reasoning, by format and model.",
-                labels=["format", "model"])
+                labels=["format", "model"],
+            )
             findings = CounterMetricFamily(
-                "thinkfix_findings", "Leaks found, by leak kind, format and model.",
-                labels=["kind", "format", "model"])
+                "thinkfix_findings",
+                "Leaks found, by leak kind, format and model.",
+                labels=["kind", "format", "model"],
+            )
             for (fmt, model), value in sorted(totals.messages.items()):
                 messages.add_metric([fmt, model], value)
             for (fmt, model), value in sorted(totals.leaking.items()):
@@ -114,28 +129,64 @@ def _observer(paths: list[str], wake: threading.Event) -> Any:
 
 @click.command("watch")
 @click.argument("paths", nargs=-1, metavar="PATH...")
-@click.option("--discover", is_flag=True,
-              help="Also watch the session folders of every runtime found on this machine.")
-@click.option("--metrics-port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
-              help="Serve Prometheus metrics on this port (path /metrics).")
-@click.option("--metrics-host", default="127.0.0.1", show_default=True, metavar="ADDR",
-              help="The address the metrics server binds to.")
-@click.option("--textfile", default=None, metavar="PATH",
-              help="Write the counters as OpenMetrics text to PATH (replaced atomically), for "
-                   "node_exporter's textfile collector.")
-@click.option("--state", "state_file", default=None, metavar="FILE",
-              help="Where to remember files and counters across restarts (default: "
-                   "$XDG_STATE_HOME/thinkfix/watch-state.json).")
-@click.option("--interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True,
-              help="Seconds between passes when polling (with filesystem events: the longest "
-                   "wait between passes is ten times this).")
+@click.option(
+    "--discover",
+    is_flag=True,
+    help="Also watch the session folders of every runtime found on this machine.",
+)
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    metavar="PORT",
+    help="Serve Prometheus metrics on this port (path /metrics).",
+)
+@click.option(
+    "--metrics-host",
+    default="127.0.0.1",
+    show_default=True,
+    metavar="ADDR",
+    help="The address the metrics server binds to.",
+)
+@click.option(
+    "--textfile",
+    default=None,
+    metavar="PATH",
+    help="Write the counters as OpenMetrics text to PATH (replaced atomically), for "
+    "node_exporter's textfile collector.",
+)
+@click.option(
+    "--state",
+    "state_file",
+    default=None,
+    metavar="FILE",
+    help="Where to remember files and counters across restarts (default: "
+    "$XDG_STATE_HOME/thinkfix/watch-state.json).",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.05),
+    default=1.0,
+    show_default=True,
+    help="Seconds between passes when polling (with filesystem events: the longest "
+    "wait between passes is ten times this).",
+)
 @click.option("--poll", is_flag=True, help="Poll instead of using filesystem events.")
 @config_options
 @quiet_option
-def watch_command(paths: tuple[str, ...], discover: bool, metrics_port: int | None,
-                  metrics_host: str, textfile: str | None, state_file: str | None,
-                  interval: float, poll: bool, config_file: str | None, isolated: bool,
-                  quiet: bool) -> None:
+def watch_command(
+    paths: tuple[str, ...],
+    discover: bool,
+    metrics_port: int | None,
+    metrics_host: str,
+    textfile: str | None,
+    state_file: str | None,
+    interval: float,
+    poll: bool,
+    config_file: str | None,
+    isolated: bool,
+    quiet: bool,
+) -> None:
     """Follow session files as agents write them: print each new leak as it lands, and export
     counters (thinkfix_assistant_messages_total, thinkfix_leaking_messages_total,
     thinkfix_findings_total{kind}, by format and model) over HTTP and/or to a text file.
@@ -197,19 +248,21 @@ def watch_command(paths: tuple[str, ...], discover: bool, metrics_port: int | No
     server = None
     if metrics_port is not None:
         try:
-            server, _ = prom.client.start_http_server(metrics_port, metrics_host,
-                                                      registry=registry)
+            server, _ = prom.client.start_http_server(metrics_port, metrics_host, registry=registry)
         except OSError as exc:
-            raise WatchFailure(f"cannot serve metrics on {metrics_host}:{metrics_port}: "
-                               f"{exc}") from None
+            raise WatchFailure(
+                f"cannot serve metrics on {metrics_host}:{metrics_port}: {exc}"
+            ) from None
         port = server.server_address[1]
         note(f"thinkfix: metrics on http://{metrics_host}:{port}/metrics")
     write_textfile()
     observer = None if poll else _observer(list(paths), wake)
-    note(f"thinkfix: watching {len(paths)} path(s) "
-         f"({'filesystem events' if observer is not None else 'polling'}); so far "
-         f"{sum(totals.messages.values())} assistant messages, "
-         f"{sum(totals.leaking.values())} leaking")
+    note(
+        f"thinkfix: watching {len(paths)} path(s) "
+        f"({'filesystem events' if observer is not None else 'polling'}); so far "
+        f"{sum(totals.messages.values())} assistant messages, "
+        f"{sum(totals.leaking.values())} leaking"
+    )
     sys.stdout.flush()
     wait = interval * 10 if observer is not None else interval
     try:

@@ -12,10 +12,18 @@ from thinkfix.engine.report import SCHEMA_VERSION
 
 
 @click.command("where")
-@click.option("--all", "show_all", is_flag=True,
-              help="Also list the folders that do not exist on this machine.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print JSON ({schema_version, locations: [{format, path, exists}]}).")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Also list the folders that do not exist on this machine.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON ({schema_version, locations: [{format, path, exists}]}).",
+)
 @exit_zero_option("no session folder exists")
 @quiet_option
 def where_command(show_all: bool, as_json: bool, exit_zero: bool | None, quiet: bool) -> None:
@@ -27,9 +35,19 @@ def where_command(show_all: bool, as_json: bool, exit_zero: bool | None, quiet: 
     found = locations()
     shown = found if show_all or as_json else [loc for loc in found if loc.exists]
     if as_json:
-        click.echo(json.dumps({"schema_version": SCHEMA_VERSION, "locations": [
-            {"format": loc.format, "path": loc.path, "exists": loc.exists} for loc in shown]},
-            indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {
+                    "schema_version": SCHEMA_VERSION,
+                    "locations": [
+                        {"format": loc.format, "path": loc.path, "exists": loc.exists}
+                        for loc in shown
+                    ],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
     elif not shown:
         if not quiet:
             click.echo("thinkfix: no session folders found (see `thinkfix where --all`)", err=True)

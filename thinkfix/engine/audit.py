@@ -64,16 +64,35 @@ class MessageDiff:
 
     def to_dict(self) -> dict[str, Any]:
         return record(
-            self, _MESSAGE_KEYS,
+            self,
+            _MESSAGE_KEYS,
             placement={"kind": self.placement, "where": self.where, "mirrors": list(self.mirrors)},
             extracted_chars=list(self.sizes),
-            segments=[{"label": label, "text": text} for label, text in self.segments])
+            segments=[{"label": label, "text": text} for label, text in self.segments],
+        )
 
 
 #: A changed message's JSON keys, in the schema's order.
-_MESSAGE_KEYS = ("path", "line", "json_path", "format", "session_id", "message_id",
-                 "message_index", "model", "kinds", "applied", "reason", "placement",
-                 "removed_chars", "before", "after", "extracted", "extracted_chars", "segments")
+_MESSAGE_KEYS = (
+    "path",
+    "line",
+    "json_path",
+    "format",
+    "session_id",
+    "message_id",
+    "message_index",
+    "model",
+    "kinds",
+    "applied",
+    "reason",
+    "placement",
+    "removed_chars",
+    "before",
+    "after",
+    "extracted",
+    "extracted_chars",
+    "segments",
+)
 
 
 @dataclass(frozen=True, order=True)
@@ -183,32 +202,51 @@ def _segments(change: Change) -> tuple[tuple[str, str], ...]:
 def message_diff(path: str, fmt: str, change: Change) -> MessageDiff:
     site, p = change.site, change.placement
     return MessageDiff(
-        path=path, line=site.line, json_path=site.json_path, format=fmt,
-        session_id=site.session_id, message_id=site.message_id,
-        message_index=site.message_index, model=site.model, kinds=change.kinds,
-        before=change.before, after=change.after if p.applied else change.before,
-        extracted=change.extracted if p.applied else (), placement=p.kind.value, where=p.where,
-        applied=p.applied, reason=p.reason, mirrors=p.mirrors, segments=_segments(change),
+        path=path,
+        line=site.line,
+        json_path=site.json_path,
+        format=fmt,
+        session_id=site.session_id,
+        message_id=site.message_id,
+        message_index=site.message_index,
+        model=site.model,
+        kinds=change.kinds,
+        before=change.before,
+        after=change.after if p.applied else change.before,
+        extracted=change.extracted if p.applied else (),
+        placement=p.kind.value,
+        where=p.where,
+        applied=p.applied,
+        reason=p.reason,
+        mirrors=p.mirrors,
+        segments=_segments(change),
         removed=len(change.before) - len(change.after) if p.applied else 0,
-        extracted_sizes=tuple(len(t) for t in change.extracted) if p.applied else ())
+        extracted_sizes=tuple(len(t) for t in change.extracted) if p.applied else (),
+    )
 
 
 def file_diff(result: FileResult) -> FileDiff:
     applied = [c for c in result.changes if c.applied]
     kinds = Counter(k for c in applied for k in c.kinds)
     return FileDiff(
-        path=result.path, format=result.format, status=result.status.value,
-        messages=len(applied), refused=len(result.changes) - len(applied),
+        path=result.path,
+        format=result.format,
+        status=result.status.value,
+        messages=len(applied),
+        refused=len(result.changes) - len(applied),
         removed_chars=sum(len(c.before) - len(c.after) for c in applied),
         records_changed=result.records_changed if applied else 0,
-        records_inserted=result.records_inserted, output=result.output,
-        by_kind=tuple(sorted(kinds.items())))
+        records_inserted=result.records_inserted,
+        output=result.output,
+        by_kind=tuple(sorted(kinds.items())),
+    )
 
 
 def build(result: RepairResult) -> DiffReport:
     """The diff report of a repair run (read-only or written)."""
-    messages = sorted(message_diff(f.path, f.format or "", c) for f in result.files
-                      for c in f.changes)
+    messages = sorted(
+        message_diff(f.path, f.format or "", c) for f in result.files for c in f.changes
+    )
     return DiffReport(
         messages=tuple(messages),
         files=tuple(sorted(file_diff(f) for f in result.files)),

@@ -72,9 +72,14 @@ def from_findings(findings: Iterable[LeakFinding], root: str = ".") -> Baseline:
                 entries[f.fingerprint] = replace(seen, paths=tuple(sorted(seen.paths + (path,))))
             continue
         entries[f.fingerprint] = BaselineEntry(
-            fingerprint=f.fingerprint, format=f.format, session_id=f.session_id,
-            message=f.message_id or f"#{f.message_index}", kind=f.kind,
-            leaked_chars=f.leaked_chars, paths=(path,))
+            fingerprint=f.fingerprint,
+            format=f.format,
+            session_id=f.session_id,
+            message=f.message_id or f"#{f.message_index}",
+            kind=f.kind,
+            leaked_chars=f.leaked_chars,
+            paths=(path,),
+        )
     return Baseline(dict(sorted(entries.items())), root)
 
 
@@ -98,18 +103,24 @@ def loads(data: bytes, root: str = ".", source: str = "baseline") -> Baseline:
         raise BaselineError(f"{source}: not a thinkfix baseline (no 'findings' object)")
     version = doc.get("schema_version")
     if version != BASELINE_SCHEMA_VERSION:
-        raise BaselineError(f"{source}: baseline schema_version {version!r} is not supported "
-                            f"(this thinkfix writes {BASELINE_SCHEMA_VERSION})")
+        raise BaselineError(
+            f"{source}: baseline schema_version {version!r} is not supported "
+            f"(this thinkfix writes {BASELINE_SCHEMA_VERSION})"
+        )
     entries: dict[str, BaselineEntry] = {}
     for fp, e in doc["findings"].items():
         if not isinstance(e, dict):
             raise BaselineError(f"{source}: entry {fp!r} is not an object")
         paths = e.get("paths") or []
         entries[fp] = BaselineEntry(
-            fingerprint=fp, format=str(e.get("format", "")), session_id=e.get("session_id"),
-            message=str(e.get("message", "")), kind=str(e.get("kind", "")),
+            fingerprint=fp,
+            format=str(e.get("format", "")),
+            session_id=e.get("session_id"),
+            message=str(e.get("message", "")),
+            kind=str(e.get("kind", "")),
             leaked_chars=int(e.get("leaked_chars", 0)),
-            paths=tuple(str(p) for p in paths) if isinstance(paths, list) else ())
+            paths=tuple(str(p) for p in paths) if isinstance(paths, list) else (),
+        )
     return Baseline(entries, root)
 
 
@@ -131,8 +142,9 @@ def apply(report: Report, baseline: Baseline) -> Report:
     for a file this run did not look at is left alone (a scan of some files must
     not call the rest of the baseline stale).
     """
-    findings = tuple(replace(f, baselined=True) if baseline.covers(f) else f
-                     for f in report.findings)
+    findings = tuple(
+        replace(f, baselined=True) if baseline.covers(f) else f for f in report.findings
+    )
     found = {f.fingerprint for f in findings}
     scanned = {_relative(p, baseline.root) for p in report.summary.by_file}
     scanned |= {_relative(e.path, baseline.root) for e in report.errors}
@@ -146,5 +158,9 @@ def apply(report: Report, baseline: Baseline) -> Report:
                 stale.append(StaleEntry(fp, path))
                 break
     summary = replace(report.summary, baselined=sum(1 for f in findings if f.baselined))
-    return replace(report, summary=summary, findings=findings,
-                   stale_baseline=tuple(sorted(stale, key=lambda s: (s.path, s.fingerprint))))
+    return replace(
+        report,
+        summary=summary,
+        findings=findings,
+        stale_baseline=tuple(sorted(stale, key=lambda s: (s.path, s.fingerprint))),
+    )

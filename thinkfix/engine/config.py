@@ -105,11 +105,29 @@ class Settings:
 
 
 _FIELDS = {f.name: f for f in fields(Settings)}
-_LISTS = {"report", "select", "ignore", "include", "exclude", "tags", "disable_paths",
-          "disable_models"}
-_BOOLS = {"statistics", "exit_zero", "respect_gitignore", "parse_all", "color", "progress",
-          "allow_no_sessions",
-          "protect_code", "trim", "harmony", "prose_delimiters"}
+_LISTS = {
+    "report",
+    "select",
+    "ignore",
+    "include",
+    "exclude",
+    "tags",
+    "disable_paths",
+    "disable_models",
+}
+_BOOLS = {
+    "statistics",
+    "exit_zero",
+    "respect_gitignore",
+    "parse_all",
+    "color",
+    "progress",
+    "allow_no_sessions",
+    "protect_code",
+    "trim",
+    "harmony",
+    "prose_delimiters",
+}
 _INTS = {"jobs", "max_findings"}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "orphan_close": tuple(m.value for m in OrphanClose),
@@ -120,11 +138,25 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "anthropic_mode": tuple(m.value for m in AnthropicMode),
 }
 #: Placement modes: held as their enum, given by name.
-_PLACEMENTS: dict[str, type[Enum]] = {"claude_code_mode": ClaudeCodeMode, "codex_mode": CodexMode,
-                                      "anthropic_mode": AnthropicMode}
+_PLACEMENTS: dict[str, type[Enum]] = {
+    "claude_code_mode": ClaudeCodeMode,
+    "codex_mode": CodexMode,
+    "anthropic_mode": AnthropicMode,
+}
 _SIZES = {"max_record_size"}
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
-          "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 1 << 10,
+    "kb": 1 << 10,
+    "kib": 1 << 10,
+    "m": 1 << 20,
+    "mb": 1 << 20,
+    "mib": 1 << 20,
+    "g": 1 << 30,
+    "gb": 1 << 30,
+    "gib": 1 << 30,
+}
 _PATHS = {"output", "baseline", "write_baseline"}
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -173,8 +205,9 @@ def _coerce(name: str, value: Any, source: str) -> Any:
     if name in _PLACEMENTS:
         return _PLACEMENTS[name](value)
     if name == "format" and value != "auto" and value not in registry.FORMATS:
-        raise ConfigError(f"{where} must be auto or one of {', '.join(registry.FORMATS)}, "
-                          f"not {value!r}")
+        raise ConfigError(
+            f"{where} must be auto or one of {', '.join(registry.FORMATS)}, not {value!r}"
+        )
     return value
 
 
@@ -184,7 +217,7 @@ def parse_size(value: Any, where: str = "size") -> int:
         return value
     text = str(value).strip().lower().replace(" ", "")
     number = text.rstrip("kmgib")
-    unit = text[len(number):]
+    unit = text[len(number) :]
     try:
         size = int(float(number) * _UNITS[unit])
     except (KeyError, ValueError):
@@ -227,8 +260,9 @@ def toml_error(path: str, exc: ValueError) -> ConfigError:
                 lines = fp.read().count(b"\n") or 1
         except OSError:
             lines = 1
-        return ConfigError(f"{path}:{lines}:1: invalid TOML: {message[: at.start()]} "
-                           "(at end of document)")
+        return ConfigError(
+            f"{path}:{lines}:1: invalid TOML: {message[: at.start()]} (at end of document)"
+        )
     return ConfigError(f"{path}:{at[1]}:{at[2]}: invalid TOML: {message[: at.start()]}")
 
 
@@ -264,13 +298,13 @@ def read_config(path: str) -> dict[str, Any]:
         key = _key(raw_key)
         if key == "disable":
             if not isinstance(value, dict):
-                raise ConfigError(f"{where}: disable must be a table {{paths = [...], "
-                                  "models = [...]}")
+                raise ConfigError(
+                    f"{where}: disable must be a table {{paths = [...], models = [...]}}"
+                )
             for sub, items in value.items():
                 name = f"disable_{_key(sub)}"
                 if name not in ("disable_paths", "disable_models"):
-                    raise ConfigError(f"{where}: unknown key disable.{sub} "
-                                      "(known: paths, models)")
+                    raise ConfigError(f"{where}: unknown key disable.{sub} (known: paths, models)")
                 flat[name] = items
             continue
         if key not in _FIELDS or key in _INTERNAL:
@@ -303,23 +337,39 @@ def read_env(environ: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def resolve(flags: Mapping[str, Any] | None = None, *, config: str | None = None,
-            environ: Mapping[str, str] | None = None, cwd: str | None = None,
-            use_config: bool = True) -> Settings:
+def resolve(
+    flags: Mapping[str, Any] | None = None,
+    *,
+    config: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    use_config: bool = True,
+) -> Settings:
     """Settings from every source; `flags` holds only what the user gave (None/() = unset)."""
-    return resolve_with_sources(flags, config=config, environ=environ, cwd=cwd,
-                                use_config=use_config)[0]
+    return resolve_with_sources(
+        flags, config=config, environ=environ, cwd=cwd, use_config=use_config
+    )[0]
 
 
-def resolve_with_sources(flags: Mapping[str, Any] | None = None, *, config: str | None = None,
-                         environ: Mapping[str, str] | None = None, cwd: str | None = None,
-                         use_config: bool = True) -> tuple[Settings, dict[str, str]]:
+def resolve_with_sources(
+    flags: Mapping[str, Any] | None = None,
+    *,
+    config: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    use_config: bool = True,
+) -> tuple[Settings, dict[str, str]]:
     """`resolve`, and where each setting came from: `default`, the config file's path,
     `$THINKFIX_NAME`, or `--flag` (what `thinkfix scan --show-settings` prints)."""
     environ = os.environ if environ is None else environ
-    path = config if config is not None else (
-        environ.get(ENV_PREFIX + "CONFIG") or (find_config(cwd or os.getcwd()) if use_config
-                                               else None))
+    path = (
+        config
+        if config is not None
+        else (
+            environ.get(ENV_PREFIX + "CONFIG")
+            or (find_config(cwd or os.getcwd()) if use_config else None)
+        )
+    )
     values: dict[str, Any] = {}
     sources = {name: "default" for name in _FIELDS if name not in _INTERNAL}
     if path:
@@ -341,9 +391,15 @@ def resolve_with_sources(flags: Mapping[str, Any] | None = None, *, config: str 
 
 
 #: Policy settings and the `Policy` attribute each sets.
-_POLICY_FIELDS = {"tags": "tags", "orphan_close": "orphan_close", "native_mode": "native",
-                  "protect_code": "protect_code", "trim": "trim", "harmony": "harmony",
-                  "prose_delimiters": "prose_delimiters"}
+_POLICY_FIELDS = {
+    "tags": "tags",
+    "orphan_close": "orphan_close",
+    "native_mode": "native",
+    "protect_code": "protect_code",
+    "trim": "trim",
+    "harmony": "harmony",
+    "prose_delimiters": "prose_delimiters",
+}
 
 #: Settings whose flag is not the setting's name in kebab-case.
 _FLAG_NAMES = {"disable_paths": "--disable-path", "disable_models": "--disable-model"}
@@ -358,8 +414,11 @@ def describe(settings: Settings, sources: Mapping[str, str]) -> str:
             value = getattr(DEFAULT, _POLICY_FIELDS[name])
         if isinstance(value, Enum):
             value = value.value
-        shown = "(unset)" if value is None else json.dumps(
-            list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
+        shown = (
+            "(unset)"
+            if value is None
+            else json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
+        )
         lines.append(f"{name} = {shown}  # {sources[name]}")
     return "\n".join(lines) + "\n"
 
@@ -381,8 +440,9 @@ def redaction(settings: Settings) -> Redaction:
     try:
         return Redaction.from_flag(settings.redact)
     except ValueError:
-        raise ConfigError(f"redact must be one of none, secrets, all, not {settings.redact!r}"
-                          ) from None
+        raise ConfigError(
+            f"redact must be one of none, secrets, all, not {settings.redact!r}"
+        ) from None
 
 
 def scan_options(settings: Settings, base_policy: Policy | None = None) -> ScanOptions:
@@ -394,10 +454,14 @@ def scan_options(settings: Settings, base_policy: Policy | None = None) -> ScanO
     return ScanOptions(
         policy=base_policy if base_policy is not None else policy(settings),
         kinds=kinds,
-        inputs=InputOptions(include=settings.include, exclude=settings.exclude,
-                            anchor=settings.pattern_anchor,
-                            respect_ignore=settings.respect_gitignore, format=settings.format,
-                            unknown=UnknownPolicy(settings.unknown_format)),
+        inputs=InputOptions(
+            include=settings.include,
+            exclude=settings.exclude,
+            anchor=settings.pattern_anchor,
+            respect_ignore=settings.respect_gitignore,
+            format=settings.format,
+            unknown=UnknownPolicy(settings.unknown_format),
+        ),
         disabled_models=settings.disable_models,
         disabled_paths=settings.disable_paths,
         disabled_base=settings.pattern_anchor,

@@ -24,8 +24,11 @@ class Location:
     exists: bool
 
 
-def locations(formats: Iterable[SessionFormat] | None = None,
-              env: Mapping[str, str] | None = None, home: Path | None = None) -> list[Location]:
+def locations(
+    formats: Iterable[SessionFormat] | None = None,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> list[Location]:
     """Every candidate folder, in registry order, each path once (first format wins)."""
     if formats is None:
         from thinkfix.formats.registry import FORMATS
@@ -46,7 +49,10 @@ def locations(formats: Iterable[SessionFormat] | None = None,
     return out
 
 
-def discover(formats: Iterable[SessionFormat] | None = None,
-             env: Mapping[str, str] | None = None, home: Path | None = None) -> list[str]:
+def discover(
+    formats: Iterable[SessionFormat] | None = None,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> list[str]:
     """The session folders that exist here, ready to hand to `scan` or `watch`."""
     return [loc.path for loc in locations(formats, env, home) if loc.exists]

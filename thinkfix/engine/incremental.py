@@ -80,8 +80,9 @@ def options_key(options: ScanOptions) -> str:
 
 def _canon(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [type(value).__name__] + [[f.name, _canon(getattr(value, f.name))]
-                                         for f in dataclasses.fields(value)]
+        return [type(value).__name__] + [
+            [f.name, _canon(getattr(value, f.name))] for f in dataclasses.fields(value)
+        ]
     if isinstance(value, Enum):
         return _canon(value.value)
     if isinstance(value, (set, frozenset)):
@@ -125,39 +126,73 @@ class Entry:
         return self.mtime_ns + RACY_NS < self.read_ns
 
     def to_json(self) -> dict[str, Any]:
-        return {"options": self.options, "dev": self.dev, "ino": self.ino, "size": self.size,
-                "mtime_ns": self.mtime_ns, "read_ns": self.read_ns, "format": self.format,
-                "offset": self.offset,
-                "check": self.check, "resumable": self.resumable, "lines": self.lines,
-                "ctx": self.ctx, "crlf": self.crlf, "committed": result_to_json(self.committed)}
+        return {
+            "options": self.options,
+            "dev": self.dev,
+            "ino": self.ino,
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "read_ns": self.read_ns,
+            "format": self.format,
+            "offset": self.offset,
+            "check": self.check,
+            "resumable": self.resumable,
+            "lines": self.lines,
+            "ctx": self.ctx,
+            "crlf": self.crlf,
+            "committed": result_to_json(self.committed),
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Entry:
-        return cls(options=data["options"], dev=data["dev"], ino=data["ino"],
-                   size=data["size"], mtime_ns=data["mtime_ns"], format=data["format"],
-                   committed=result_from_json(data["committed"]), offset=data["offset"],
-                   check=data["check"], resumable=data["resumable"], lines=data["lines"],
-                   ctx=data["ctx"], crlf=data["crlf"], read_ns=data["read_ns"])
+        return cls(
+            options=data["options"],
+            dev=data["dev"],
+            ino=data["ino"],
+            size=data["size"],
+            mtime_ns=data["mtime_ns"],
+            format=data["format"],
+            committed=result_from_json(data["committed"]),
+            offset=data["offset"],
+            check=data["check"],
+            resumable=data["resumable"],
+            lines=data["lines"],
+            ctx=data["ctx"],
+            crlf=data["crlf"],
+            read_ns=data["read_ns"],
+        )
 
 
 def result_to_json(r: ScannedFile) -> dict[str, Any]:
-    return {"path": r.path, "format": r.format, "size": r.size, "records": r.records,
-            "assistant_messages": r.assistant_messages, "leaking_messages": r.leaking_messages,
-            "findings": [dataclasses.astuple(f) for f in r.findings],
-            "errors": [dataclasses.astuple(e) for e in r.errors],
-            "by_model": [list(m) for m in r.by_model], "skipped": r.skipped,
-            "by_day": [list(d) for d in r.by_day]}
+    return {
+        "path": r.path,
+        "format": r.format,
+        "size": r.size,
+        "records": r.records,
+        "assistant_messages": r.assistant_messages,
+        "leaking_messages": r.leaking_messages,
+        "findings": [dataclasses.astuple(f) for f in r.findings],
+        "errors": [dataclasses.astuple(e) for e in r.errors],
+        "by_model": [list(m) for m in r.by_model],
+        "skipped": r.skipped,
+        "by_day": [list(d) for d in r.by_day],
+    }
 
 
 def result_from_json(d: Mapping[str, Any]) -> ScannedFile:
-    return ScannedFile(path=d["path"], format=d["format"], size=d["size"], records=d["records"],
-                      assistant_messages=d["assistant_messages"],
-                      leaking_messages=d["leaking_messages"],
-                      findings=tuple(LeakFinding(*f) for f in d["findings"]),
-                      errors=tuple(InputError(*e) for e in d["errors"]),
-                      by_model=tuple((m, a, lk, n) for m, a, lk, n in d["by_model"]),
-                      skipped=d["skipped"],
-                      by_day=tuple((day, m, a, lk, n) for day, m, a, lk, n in d["by_day"]))
+    return ScannedFile(
+        path=d["path"],
+        format=d["format"],
+        size=d["size"],
+        records=d["records"],
+        assistant_messages=d["assistant_messages"],
+        leaking_messages=d["leaking_messages"],
+        findings=tuple(LeakFinding(*f) for f in d["findings"]),
+        errors=tuple(InputError(*e) for e in d["errors"]),
+        by_model=tuple((m, a, lk, n) for m, a, lk, n in d["by_model"]),
+        skipped=d["skipped"],
+        by_day=tuple((day, m, a, lk, n) for day, m, a, lk, n in d["by_day"]),
+    )
 
 
 def merge(a: ScannedFile, b: ScannedFile, *, size: int) -> ScannedFile:
@@ -174,15 +209,19 @@ def merge(a: ScannedFile, b: ScannedFile, *, size: int) -> ScannedFile:
         t[0] += x
         t[1] += y
         t[2] += z
-    return ScannedFile(path=b.path, format=b.format or a.format, size=size,
-                      records=a.records + b.records,
-                      assistant_messages=a.assistant_messages + b.assistant_messages,
-                      leaking_messages=a.leaking_messages + b.leaking_messages,
-                      findings=a.findings + b.findings, errors=a.errors + b.errors,
-                      by_model=tuple(sorted((m, t[0], t[1], t[2]) for m, t in models.items())),
-                      skipped=b.skipped,
-                      by_day=tuple(sorted((d, m, t[0], t[1], t[2])
-                                          for (d, m), t in days.items())))
+    return ScannedFile(
+        path=b.path,
+        format=b.format or a.format,
+        size=size,
+        records=a.records + b.records,
+        assistant_messages=a.assistant_messages + b.assistant_messages,
+        leaking_messages=a.leaking_messages + b.leaking_messages,
+        findings=a.findings + b.findings,
+        errors=a.errors + b.errors,
+        by_model=tuple(sorted((m, t[0], t[1], t[2]) for m, t in models.items())),
+        skipped=b.skipped,
+        by_day=tuple(sorted((d, m, t[0], t[1], t[2]) for (d, m), t in days.items())),
+    )
 
 
 # --- reading a byte range ------------------------------------------------------------------
@@ -242,8 +281,16 @@ class Increment:
         return self.result.size
 
 
-def _part(file: InputFile, options: ScanOptions, fp: BinaryIO, start: int, end: int,
-          lines: int, ctx: Context, crlf: bool) -> tuple[_FileScan, int, Context]:
+def _part(
+    file: InputFile,
+    options: ScanOptions,
+    fp: BinaryIO,
+    start: int,
+    end: int,
+    lines: int,
+    ctx: Context,
+    crlf: bool,
+) -> tuple[_FileScan, int, Context]:
     """Scan bytes [start, end) as lines `lines`..., with the context the lines before left:
     the scan, the line count after it, and the context after it."""
     scan = _FileScan(file, file.session_format(), options)
@@ -254,17 +301,29 @@ def _part(file: InputFile, options: ScanOptions, fp: BinaryIO, start: int, end: 
 
 
 def _resumable(file: InputFile, options: ScanOptions) -> bool:
-    return (options.prefilter and file.compression is Compression.NONE
-            and sparse.supports(file.session_format()))
+    return (
+        options.prefilter
+        and file.compression is Compression.NONE
+        and sparse.supports(file.session_format())
+    )
 
 
 def _stat_entry(options: str, st: os.stat_result, result: ScannedFile) -> Entry:
-    return Entry(options, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, result.format,
-                 result, offset=st.st_size)
+    return Entry(
+        options,
+        st.st_dev,
+        st.st_ino,
+        st.st_size,
+        st.st_mtime_ns,
+        result.format,
+        result,
+        offset=st.st_size,
+    )
 
 
-def scan_increment(item: Candidate | InputFile, entry: Entry | None,
-                   options: ScanOptions, key: str | None = None) -> Increment:
+def scan_increment(
+    item: Candidate | InputFile, entry: Entry | None, options: ScanOptions, key: str | None = None
+) -> Increment:
     """Scan one file, reusing `entry` (what an earlier run committed) where it still holds."""
     key = key or options_key(options)
     path = item.real_path
@@ -274,13 +333,18 @@ def scan_increment(item: Candidate | InputFile, entry: Entry | None,
         st = os.stat(path)
     except OSError:
         return Increment(scan_file(item, options), None)
-    if entry is not None and (entry.options != key or entry.dev != st.st_dev
-                              or entry.ino != st.st_ino):
+    if entry is not None and (
+        entry.options != key or entry.dev != st.st_dev or entry.ino != st.st_ino
+    ):
         entry = None
     if entry is not None and entry.committed.path != item.path:
         entry = None
-    same = entry is not None and st.st_size == entry.size \
-        and st.st_mtime_ns == entry.mtime_ns and entry.settled
+    same = (
+        entry is not None
+        and st.st_size == entry.size
+        and st.st_mtime_ns == entry.mtime_ns
+        and entry.settled
+    )
     if entry is not None and same and not entry.resumable:
         return Increment(entry.committed, entry, UNCHANGED)
     now = time.time_ns()
@@ -304,13 +368,18 @@ def _detection_reads_past(path: str, size: int) -> bool:
         return len(read_head(fp, cap=size + 1)) > size
 
 
-def _resume(item: Candidate | InputFile, entry: Entry, st: os.stat_result,
-            options: ScanOptions, key: str) -> Increment | None:
-    if st.st_size > entry.size and _detection_reads_past(item.real_path, entry.size) \
-            and resolve(item, options.inputs).format != entry.format:
+def _resume(
+    item: Candidate | InputFile, entry: Entry, st: os.stat_result, options: ScanOptions, key: str
+) -> Increment | None:
+    if (
+        st.st_size > entry.size
+        and _detection_reads_past(item.real_path, entry.size)
+        and resolve(item, options.inputs).format != entry.format
+    ):
         return None  # detection saw less than a full head last time, and now decides otherwise
-    file = InputFile(item.path, item.real_path, format=entry.format, size=st.st_size,
-                     explicit=item.explicit)
+    file = InputFile(
+        item.path, item.real_path, format=entry.format, size=st.st_size, explicit=item.explicit
+    )
     with open(item.real_path, "rb") as fp:
         if _check_hash(fp, entry.offset) != entry.check:
             return None
@@ -337,21 +406,33 @@ def _resume(item: Candidate | InputFile, entry: Entry, st: os.stat_result,
             tail, _, _ = _part(file, options, fp, cut, end, lines, ctx, crlf)
             total = merge(committed, tail.result(), size=end)
             read += end - cut
-        new = Entry(key, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, entry.format,
-                    committed, offset=cut, check=_check_hash(fp, cut), resumable=True,
-                    lines=lines, ctx=ctx_json, crlf=crlf)
+        new = Entry(
+            key,
+            st.st_dev,
+            st.st_ino,
+            st.st_size,
+            st.st_mtime_ns,
+            entry.format,
+            committed,
+            offset=cut,
+            check=_check_hash(fp, cut),
+            resumable=True,
+            lines=lines,
+            ctx=ctx_json,
+            crlf=crlf,
+        )
     mode = UNCHANGED if st.st_size == entry.size else APPENDED
     return Increment(dataclasses.replace(total, size=st.st_size), new, mode, read)
 
 
-def _full(item: Candidate | InputFile, st: os.stat_result, options: ScanOptions,
-          key: str) -> Increment:
+def _full(
+    item: Candidate | InputFile, st: os.stat_result, options: ScanOptions, key: str
+) -> Increment:
     file = resolve(item, options.inputs)
     if not file.ok or options.path_disabled(file.path) or not _resumable(file, options):
         result = scan_file(file, options)
         keep = not any(e.line is None for e in result.errors)
-        return Increment(result, _stat_entry(key, st, result) if keep else None, FULL,
-                         st.st_size)
+        return Increment(result, _stat_entry(key, st, result) if keep else None, FULL, st.st_size)
     with open(file.real_path, "rb") as fp:
         if sparse.is_document(io.BufferedReader(ByteRange(fp, 0, st.st_size))):
             result = scan_file(file, options)
@@ -370,10 +451,21 @@ def _full(item: Candidate | InputFile, st: os.stat_result, options: ScanOptions,
             return Increment(total, None, FULL, st.st_size)
         if ctx_json is None:  # cannot go on mid-file: remember it as a whole file
             return Increment(total, _stat_entry(key, st, total), FULL, st.st_size)
-        entry = Entry(key, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, file.format,
-                      dataclasses.replace(committed, size=cut), offset=cut,
-                      check=_check_hash(fp, cut), resumable=True, lines=lines,
-                      ctx=ctx_json, crlf=scan.crlf_after)
+        entry = Entry(
+            key,
+            st.st_dev,
+            st.st_ino,
+            st.st_size,
+            st.st_mtime_ns,
+            file.format,
+            dataclasses.replace(committed, size=cut),
+            offset=cut,
+            check=_check_hash(fp, cut),
+            resumable=True,
+            lines=lines,
+            ctx=ctx_json,
+            crlf=scan.crlf_after,
+        )
     return Increment(total, entry, FULL, st.st_size)
 
 
@@ -407,8 +499,12 @@ class State:
     def save(self, path: str) -> None:
         for p in [p for p, e in self.entries.items() if not os.path.exists(p)]:
             del self.entries[p]
-        data = orjson.dumps({"version": STATE_VERSION, "files": {
-            p: e.to_json() for p, e in sorted(self.entries.items())}})
+        data = orjson.dumps(
+            {
+                "version": STATE_VERSION,
+                "files": {p: e.to_json() for p, e in sorted(self.entries.items())},
+            }
+        )
         try:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             atomic_write(path, data)
@@ -426,8 +522,10 @@ class Stats:
     bytes_read: int = 0
 
 
-def _work(job: tuple[ScanOptions, str], task: tuple[Candidate | InputFile, Entry | None],
-          ) -> Increment:
+def _work(
+    job: tuple[ScanOptions, str],
+    task: tuple[Candidate | InputFile, Entry | None],
+) -> Increment:
     return scan_increment(task[0], task[1], *job)
 
 
@@ -437,8 +535,13 @@ def _stale_bytes(item: Candidate | InputFile, entry: Entry | None) -> int:
     return size if entry is None or entry.size != size else 0
 
 
-def _increments(items: list[Candidate | InputFile], state: State, options: ScanOptions,
-                progress: Progress, jobs: int | None) -> Iterator[Increment]:
+def _increments(
+    items: list[Candidate | InputFile],
+    state: State,
+    options: ScanOptions,
+    progress: Progress,
+    jobs: int | None,
+) -> Iterator[Increment]:
     """Each file's increment, in worker processes (as `scan.scan_files` does) when more than
     `POOL_MIN_BYTES` may need reading, or `jobs` asks for them; in this process otherwise."""
     key = options_key(options)
@@ -473,9 +576,15 @@ def _increments(items: list[Candidate | InputFile], state: State, options: ScanO
         progress.finish()
 
 
-def scan_incremental(paths: Iterable[str], options: ScanOptions, state_path: str, *,
-                     jobs: int | None = None, progress: Progress = NULL_PROGRESS,
-                     stdin: BinaryIO | None = None) -> tuple[Report, Stats]:
+def scan_incremental(
+    paths: Iterable[str],
+    options: ScanOptions,
+    state_path: str,
+    *,
+    jobs: int | None = None,
+    progress: Progress = NULL_PROGRESS,
+    stdin: BinaryIO | None = None,
+) -> tuple[Report, Stats]:
     """Like `scan.scan`, reading only what changed since the run that saved `state_path`."""
     state = State.load(state_path)
     paths = list(paths)
@@ -492,7 +601,7 @@ def scan_incremental(paths: Iterable[str], options: ScanOptions, state_path: str
         else:
             state.entries.pop(inc.path, None)
     state.save(state_path)
-    report = with_display_paths(require_sessions(build_report(results, __version__), paths,
-                                                 options))
+    report = with_display_paths(
+        require_sessions(build_report(results, __version__), paths, options)
+    )
     return report, Stats(counts[FULL], counts[APPENDED], counts[UNCHANGED], read)
-

@@ -33,8 +33,10 @@ SIDECAR_SUFFIX = ".thinkfix.json"
 ALGORITHM = "hmac-sha256"
 MAC_SUFFIX = ".hmac"  # a journal file's seal sits beside it
 
-_TRAILER = re.compile(rb',\n  "integrity": \{"alg": "hmac-sha256", "key": "([0-9a-f]{16})", '
-                      rb'"mac": "([0-9a-f]{64})"\}\n\}\n\Z')
+_TRAILER = re.compile(
+    rb',\n  "integrity": \{"alg": "hmac-sha256", "key": "([0-9a-f]{16})", '
+    rb'"mac": "([0-9a-f]{64})"\}\n\}\n\Z'
+)
 _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
 
 
@@ -58,7 +60,8 @@ def load_key(state: str, *, create: bool) -> bytes:
         if not create:
             raise IntegrityError(
                 f"no undo key in {state}: this manifest was not written by thinkfix with this "
-                "state folder (set THINKFIX_STATE_DIR to the one the repair used)") from None
+                "state folder (set THINKFIX_STATE_DIR to the one the repair used)"
+            ) from None
     os.makedirs(state, mode=0o700, exist_ok=True)
     tmp = f"{path}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
@@ -85,8 +88,10 @@ def _read_key(path: str) -> bytes:
         if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
             raise IntegrityError(f"{path}: the undo key belongs to another user")
         if info.st_mode & 0o077:
-            raise IntegrityError(f"{path}: the undo key is readable or writable by others "
-                                 f"(mode {stat.S_IMODE(info.st_mode):o}); chmod 600 it")
+            raise IntegrityError(
+                f"{path}: the undo key is readable or writable by others "
+                f"(mode {stat.S_IMODE(info.st_mode):o}); chmod 600 it"
+            )
         data = os.read(fd, KEY_BYTES + 1)
     finally:
         os.close(fd)
@@ -110,8 +115,10 @@ def seal_document(body: bytes, key: bytes) -> bytes:
     """A JSON object's bytes (indented by two, ending `\\n}\\n`) with its seal as the last key."""
     if not body.endswith(b"\n}\n"):
         raise ValueError("a sealed document is an indented JSON object")
-    trailer = (f',\n  "integrity": {{"alg": "{ALGORITHM}", "key": "{key_id(key)}", '
-               f'"mac": "{mac(key, body)}"}}\n}}\n').encode()
+    trailer = (
+        f',\n  "integrity": {{"alg": "{ALGORITHM}", "key": "{key_id(key)}", '
+        f'"mac": "{mac(key, body)}"}}\n}}\n'
+    ).encode()
     return body[:-3] + trailer
 
 
@@ -119,8 +126,10 @@ def _trailer(data: bytes, where: str) -> tuple[int, re.Match[bytes]]:
     at = data.rfind(b',\n  "integrity": ')
     found = _TRAILER.match(data, at) if at >= 0 else None
     if found is None:
-        raise IntegrityError(f"{where}: not sealed by thinkfix (no integrity seal); undo only "
-                             "follows manifests thinkfix wrote")
+        raise IntegrityError(
+            f"{where}: not sealed by thinkfix (no integrity seal); undo only "
+            "follows manifests thinkfix wrote"
+        )
     return at, found
 
 
@@ -150,19 +159,25 @@ def open_bytes(data: bytes, seal: bytes | None, key: bytes, where: str) -> bytes
 def require_detached(seal: bytes | None, where: str) -> list[str]:
     parts = seal.decode("ascii", "replace").split() if seal is not None else []
     if len(parts) != 3 or parts[0] != ALGORITHM:
-        raise IntegrityError(f"{where}: not sealed by thinkfix (missing or malformed "
-                             f"{MAC_SUFFIX} file); undo only follows journals thinkfix wrote")
+        raise IntegrityError(
+            f"{where}: not sealed by thinkfix (missing or malformed "
+            f"{MAC_SUFFIX} file); undo only follows journals thinkfix wrote"
+        )
     return parts
 
 
 def _check(body: bytes, key: bytes, kid: str, want: str, where: str) -> bytes:
     if kid != key_id(key):
-        raise IntegrityError(f"{where}: sealed with another undo key (key {kid}, this state "
-                             f"folder's is {key_id(key)}); undo it with the state folder the "
-                             "repair used (THINKFIX_STATE_DIR)")
+        raise IntegrityError(
+            f"{where}: sealed with another undo key (key {kid}, this state "
+            f"folder's is {key_id(key)}); undo it with the state folder the "
+            "repair used (THINKFIX_STATE_DIR)"
+        )
     if not hmac.compare_digest(mac(key, body), want):
-        raise IntegrityError(f"{where}: the integrity seal does not match: the manifest was "
-                             "altered after thinkfix wrote it; refusing to follow it")
+        raise IntegrityError(
+            f"{where}: the integrity seal does not match: the manifest was "
+            "altered after thinkfix wrote it; refusing to follow it"
+        )
     return body
 
 
@@ -181,8 +196,11 @@ def run_roots(paths: Iterable[str], out_dir: str | None) -> list[str]:
 
 
 def _under(path: str, root: str) -> bool:
-    return path == root or path == root + SIDECAR_SUFFIX or path.startswith(
-        root.rstrip(os.sep) + os.sep)
+    return (
+        path == root
+        or path == root + SIDECAR_SUFFIX
+        or path.startswith(root.rstrip(os.sep) + os.sep)
+    )
 
 
 # --- the schema and the paths ----------------------------------------------------------------
@@ -201,16 +219,21 @@ class _Checker:
         if key not in obj:
             raise self.fail(f"{at}.{key} is missing")
         value = obj[key]
-        if not isinstance(value, types) or (isinstance(value, bool) and bool not in (
-                types if isinstance(types, tuple) else (types,))):
+        if not isinstance(value, types) or (
+            isinstance(value, bool)
+            and bool not in (types if isinstance(types, tuple) else (types,))
+        ):
             raise self.fail(f"{at}.{key} has the wrong type ({type(value).__name__})")
         return value
 
     def path(self, value: Any, at: str) -> str:
         if not isinstance(value, str) or not value or "\0" in value:
             raise self.fail(f"{at} is not a path")
-        if not os.path.isabs(value) or os.path.normpath(value) != value or \
-                any(part == ".." for part in value.split(os.sep)):
+        if (
+            not os.path.isabs(value)
+            or os.path.normpath(value) != value
+            or any(part == ".." for part in value.split(os.sep))
+        ):
             raise self.fail(f"{at} {value!r} is not a normalised absolute path")
         return value
 
@@ -231,8 +254,14 @@ class _Checker:
         return number
 
 
-def check_document(doc: Any, where: str, *, roots: Sequence[str] | None = None,
-                   backup_dir: str | None = None, mode: str | None = None) -> None:
+def check_document(
+    doc: Any,
+    where: str,
+    *,
+    roots: Sequence[str] | None = None,
+    backup_dir: str | None = None,
+    mode: str | None = None,
+) -> None:
     """IntegrityError unless `doc` has the manifest's shape and stays inside its roots.
 
     A finished manifest carries its roots, backup folder and mode; a journal passes the ones
@@ -256,8 +285,9 @@ def check_document(doc: Any, where: str, *, roots: Sequence[str] | None = None,
         _check_entry(c, entry, f"files[{i}]", roots, backup_dir, mode)
 
 
-def _check_entry(c: _Checker, entry: Any, at: str, roots: Sequence[str],
-                 backup_dir: str | None, mode: str) -> None:
+def _check_entry(
+    c: _Checker, entry: Any, at: str, roots: Sequence[str], backup_dir: str | None, mode: str
+) -> None:
     role = c.get(entry, "role", str, at)
     if role not in ("session", "sidecar", "database"):
         raise c.fail(f"{at}.role {role!r} is not session, sidecar or database")
@@ -266,17 +296,22 @@ def _check_entry(c: _Checker, entry: Any, at: str, roots: Sequence[str],
     if link is not None:
         c.path(link, f"{at}.link")
     if not any(_under(target, r) for r in roots) and not (
-            link is not None and any(_under(link, r) for r in roots)):
-        raise c.fail(f"{at}.target {target} is outside the folders the repair was given "
-                     f"({', '.join(roots) or 'none recorded'})")
+        link is not None and any(_under(link, r) for r in roots)
+    ):
+        raise c.fail(
+            f"{at}.target {target} is outside the folders the repair was given "
+            f"({', '.join(roots) or 'none recorded'})"
+        )
     after = c.get(entry, "after", dict, at)
     c.sha(after, f"{at}.after")
     c.mode(after, f"{at}.after")
     before = entry.get("before", None)
     if before is None:
         if role != "sidecar" and mode != "out":
-            raise c.fail(f"{at}.before is null, but an in-place repair creates no session "
-                         "file (undo would delete it)")
+            raise c.fail(
+                f"{at}.before is null, but an in-place repair creates no session "
+                "file (undo would delete it)"
+            )
     else:
         c.get(entry, "before", dict, at)
         c.sha(before, f"{at}.before")
@@ -314,7 +349,9 @@ def safe_target(target: str) -> str | None:
     put where the file was, or a folder on its path swapped for a link since the repair."""
     parent = os.path.dirname(target)
     if os.path.realpath(parent) != parent:
-        return f"{target}: a folder on its path is now a symbolic link; refusing to write through it"
+        return (
+            f"{target}: a folder on its path is now a symbolic link; refusing to write through it"
+        )
     if os.path.islink(target):
         return f"{target}: is now a symbolic link; refusing to write through it"
     return None

@@ -38,8 +38,9 @@ def die_with_parent(parent: int) -> None:
     if not alive(parent):  # the parent died before the signal was armed
         os._exit(1)
     if not armed:
-        threading.Thread(target=_watch, args=(parent,), name="thinkfix-lifeline",
-                         daemon=True).start()
+        threading.Thread(
+            target=_watch, args=(parent,), name="thinkfix-lifeline", daemon=True
+        ).start()
 
 
 def _pdeathsig() -> bool:

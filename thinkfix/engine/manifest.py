@@ -63,8 +63,9 @@ def state_dir() -> str:
     explicit = os.environ.get("THINKFIX_STATE_DIR")
     if explicit:
         return explicit
-    xdg = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
-                                                           "state")
+    xdg = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
     return os.path.join(xdg, "thinkfix")
 
 
@@ -98,16 +99,22 @@ def _unblob(blob: dict[str, Any]) -> bytes:
     return base64.b64decode(blob["base64"])
 
 
-def _state(snapshot: fsio.Snapshot | fsio.FileState | None, backup: str | None,
-           embed: bool) -> dict[str, Any] | None:
+def _state(
+    snapshot: fsio.Snapshot | fsio.FileState | None, backup: str | None, embed: bool
+) -> dict[str, Any] | None:
     if snapshot is None:
         return None
     size = len(snapshot.data) if isinstance(snapshot, fsio.Snapshot) else snapshot.size
-    out: dict[str, Any] = {"sha256": snapshot.sha256, "size": size,
-                           "mode": oct(snapshot.mode), "backup": backup}
+    out: dict[str, Any] = {
+        "sha256": snapshot.sha256,
+        "size": size,
+        "mode": oct(snapshot.mode),
+        "backup": backup,
+    }
     if embed:  # no backup and no way to rebuild: the bytes themselves
-        out["bytes"] = _blob(snapshot.data if isinstance(snapshot, fsio.Snapshot)
-                             else snapshot.read())
+        out["bytes"] = _blob(
+            snapshot.data if isinstance(snapshot, fsio.Snapshot) else snapshot.read()
+        )
     return out
 
 
@@ -139,11 +146,24 @@ def change_entry(change: Change) -> dict[str, Any]:
     }
 
 
-def file_entry(*, path: str, source: str, target: str, link: str | None, fmt: str,
-               compression: str, mode: int, before: fsio.FileState | None, backup: str | None,
-               written: fsio.Written, content_sha256: tuple[str, str],
-               record_counts: tuple[int, int], records: list[dict[str, Any]],
-               changes: Sequence[Change], same_source: bool) -> dict[str, Any]:
+def file_entry(
+    *,
+    path: str,
+    source: str,
+    target: str,
+    link: str | None,
+    fmt: str,
+    compression: str,
+    mode: int,
+    before: fsio.FileState | None,
+    backup: str | None,
+    written: fsio.Written,
+    content_sha256: tuple[str, str],
+    record_counts: tuple[int, int],
+    records: list[dict[str, Any]],
+    changes: Sequence[Change],
+    same_source: bool,
+) -> dict[str, Any]:
     """The manifest entry of one written session file.
 
     `content_sha256` and `record_counts` are (before, after) of the decompressed content;
@@ -162,41 +182,72 @@ def file_entry(*, path: str, source: str, target: str, link: str | None, fmt: st
         "compression": compression,
         "before": _state(before, backup, embed=backup is None and not rebuildable),
         "after": {"sha256": written.sha256, "size": written.size, "mode": oct(mode)},
-        "content": {"before_sha256": content_sha256[0], "after_sha256": content_sha256[1],
-                    "before_records": record_counts[0], "after_records": record_counts[1],
-                    "rebuildable": rebuildable and before is not None},
+        "content": {
+            "before_sha256": content_sha256[0],
+            "after_sha256": content_sha256[1],
+            "before_records": record_counts[0],
+            "after_records": record_counts[1],
+            "rebuildable": rebuildable and before is not None,
+        },
         "records": records,
         "repairs": [change_entry(c) for c in changes],
     }
 
 
-def record_entry(new: Record, new_offset: int,
-                 old: tuple[int, Record, int] | None) -> dict[str, Any]:
+def record_entry(
+    new: Record, new_offset: int, old: tuple[int, Record, int] | None
+) -> dict[str, Any]:
     """One changed (`old` is its original index, record and offset) or inserted record."""
-    after = {"index": new.index, "line": new.line, "offset": new_offset,
-             "length": len(new.raw), "sha256": fsio.sha256(new.raw)}
+    after = {
+        "index": new.index,
+        "line": new.line,
+        "offset": new_offset,
+        "length": len(new.raw),
+        "sha256": fsio.sha256(new.raw),
+    }
     if old is None:
         return {"inserted": True, "before": None, "after": after}
     i, rec, offset = old
-    return {"inserted": False,
-            "before": {"index": i, "line": rec.line, "offset": offset, "length": len(rec.raw),
-                       "sha256": fsio.sha256(rec.raw), **_blob(rec.raw)},
-            "after": after}
+    return {
+        "inserted": False,
+        "before": {
+            "index": i,
+            "line": rec.line,
+            "offset": offset,
+            "length": len(rec.raw),
+            "sha256": fsio.sha256(rec.raw),
+            **_blob(rec.raw),
+        },
+        "after": after,
+    }
 
 
-def sidecar_entry(path: str, target: str, before: fsio.Snapshot | None, backup: str | None,
-                  data: bytes) -> dict[str, Any]:
+def sidecar_entry(
+    path: str, target: str, before: fsio.Snapshot | None, backup: str | None, data: bytes
+) -> dict[str, Any]:
     """The manifest entry of a sidecar file (reasoning a format had no place for)."""
-    return {"role": "sidecar", "path": path, "source": None, "target": target, "link": None,
-            "format": None, "compression": "none",
-            "before": _state(before, backup, embed=backup is None),
-            "after": {"sha256": fsio.sha256(data), "size": len(data),
-                      "mode": oct(before.mode if before else 0o644)},
-            "records": [], "repairs": []}
+    return {
+        "role": "sidecar",
+        "path": path,
+        "source": None,
+        "target": target,
+        "link": None,
+        "format": None,
+        "compression": "none",
+        "before": _state(before, backup, embed=backup is None),
+        "after": {
+            "sha256": fsio.sha256(data),
+            "size": len(data),
+            "mode": oct(before.mode if before else 0o644),
+        },
+        "records": [],
+        "repairs": [],
+    }
 
 
-def sidecar_document(fmt: str, source_name: str, changes: Iterable[Change],
-                     existing: bytes | None) -> bytes:
+def sidecar_document(
+    fmt: str, source_name: str, changes: Iterable[Change], existing: bytes | None
+) -> bytes:
     """`<file>.thinkfix.json`: the reasoning of messages whose format cannot hold it."""
     entries: list[Any] = []
     if existing is not None:
@@ -205,19 +256,37 @@ def sidecar_document(fmt: str, source_name: str, changes: Iterable[Change],
             if isinstance(old, dict) and isinstance(old.get("reasoning"), list):
                 entries = list(old["reasoning"])
     for c in changes:
-        entry = {"line": c.site.line, "json_path": c.site.json_path,
-                 "session_id": c.site.session_id, "message_id": c.site.message_id,
-                 "model": c.site.model, "reasoning": list(c.extracted), "why": c.placement.where}
+        entry = {
+            "line": c.site.line,
+            "json_path": c.site.json_path,
+            "session_id": c.site.session_id,
+            "message_id": c.site.message_id,
+            "model": c.site.model,
+            "reasoning": list(c.extracted),
+            "why": c.placement.where,
+        }
         if entry not in entries:
             entries.append(entry)
-    doc = {"schema_version": SCHEMA_VERSION, "tool": "thinkfix", "source": source_name,
-           "format": fmt, "reasoning": entries}
+    doc = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": "thinkfix",
+        "source": source_name,
+        "format": fmt,
+        "reasoning": entries,
+    }
     return jsontext.dumps(doc, indent=True, newline=True)
 
 
-def manifest_document(entries: Sequence[dict[str, Any]], *, mode: str, policy: Policy,
-                      apply: ApplyOptions, backup_dir: str | None,
-                      tool_version: str = "", roots: Sequence[str] = ()) -> dict[str, Any]:
+def manifest_document(
+    entries: Sequence[dict[str, Any]],
+    *,
+    mode: str,
+    policy: Policy,
+    apply: ApplyOptions,
+    backup_dir: str | None,
+    tool_version: str = "",
+    roots: Sequence[str] = (),
+) -> dict[str, Any]:
     """The finished manifest; `roots` are where the run was allowed to write (`run_roots`)."""
     return {
         "schema_version": SCHEMA_VERSION,
@@ -227,8 +296,10 @@ def manifest_document(entries: Sequence[dict[str, Any]], *, mode: str, policy: P
         "cwd": os.getcwd(),
         "roots": list(roots),
         "backup_dir": backup_dir,
-        "options": {"policy": policy.to_dict(),
-                    "apply": {k: getattr(apply, k) for k in apply.__dataclass_fields__}},
+        "options": {
+            "policy": policy.to_dict(),
+            "apply": {k: getattr(apply, k) for k in apply.__dataclass_fields__},
+        },
         "files": list(entries),
     }
 
@@ -246,18 +317,28 @@ def _key(*, create: bool) -> bytes:
     try:
         return integrity.load_key(state_dir(), create=create)
     except OSError as exc:
-        raise fsio.WriteError(f"{state_dir()}: cannot make the undo key: "
-                              f"{exc.strerror or exc}") from exc
+        raise fsio.WriteError(
+            f"{state_dir()}: cannot make the undo key: {exc.strerror or exc}"
+        ) from exc
 
 
-def start_journal(journal_dir: str, *, roots: Sequence[str], mode: str,
-                  backup_dir: str | None) -> None:
+def start_journal(
+    journal_dir: str, *, roots: Sequence[str], mode: str, backup_dir: str | None
+) -> None:
     """Before any file is written: the sealed header undo checks a journal's entries against."""
-    header = {"schema_version": SCHEMA_VERSION, "mode": mode, "roots": list(roots),
-              "backup_dir": backup_dir, "cwd": os.getcwd()}
-    fsio.atomic_write(os.path.join(journal_dir, HEADER_NAME),
-                      integrity.seal_document(_dumps(header), _key(create=True)),
-                      mode=0o600, make_dirs=True)
+    header = {
+        "schema_version": SCHEMA_VERSION,
+        "mode": mode,
+        "roots": list(roots),
+        "backup_dir": backup_dir,
+        "cwd": os.getcwd(),
+    }
+    fsio.atomic_write(
+        os.path.join(journal_dir, HEADER_NAME),
+        integrity.seal_document(_dumps(header), _key(create=True)),
+        mode=0o600,
+        make_dirs=True,
+    )
 
 
 def journal(journal_dir: str, index: int, entries: Sequence[dict[str, Any]]) -> None:
@@ -268,8 +349,12 @@ def journal(journal_dir: str, index: int, entries: Sequence[dict[str, Any]]) -> 
     """
     path = os.path.join(journal_dir, f"{index:08d}.json")
     data = _dumps(list(entries))
-    fsio.atomic_write(path + integrity.MAC_SUFFIX, integrity.seal_bytes(data, _key(create=True)),
-                      mode=0o600, make_dirs=True)
+    fsio.atomic_write(
+        path + integrity.MAC_SUFFIX,
+        integrity.seal_bytes(data, _key(create=True)),
+        mode=0o600,
+        make_dirs=True,
+    )
     fsio.atomic_write(path, data, mode=0o600, make_dirs=True)
 
 
@@ -313,8 +398,11 @@ def _journal_entries(journal_dir: str) -> list[dict[str, Any]]:
         for name in names:
             path = os.path.join(journal_dir, name)
             data = _read(path)
-            seal = _read(path + integrity.MAC_SUFFIX) if os.path.exists(
-                path + integrity.MAC_SUFFIX) else None
+            seal = (
+                _read(path + integrity.MAC_SUFFIX)
+                if os.path.exists(path + integrity.MAC_SUFFIX)
+                else None
+            )
             integrity.require_detached(seal, path)
             key = integrity.load_key(state_dir(), create=False)
             entries = jsontext.loads(integrity.open_bytes(data, seal, key, path))
@@ -340,8 +428,10 @@ def _journal_document(journal_dir: str) -> dict[str, Any]:
     """A run that died: its sealed header and entries, checked as a manifest is."""
     header_path = os.path.join(journal_dir, HEADER_NAME)
     if not os.path.exists(header_path):
-        raise ManifestError(f"{journal_dir}: not a journal thinkfix wrote (no sealed "
-                            f"{HEADER_NAME}); undo only follows what thinkfix wrote")
+        raise ManifestError(
+            f"{journal_dir}: not a journal thinkfix wrote (no sealed "
+            f"{HEADER_NAME}); undo only follows what thinkfix wrote"
+        )
     try:
         data = _read(header_path)
         integrity.require_seal(data, header_path)
@@ -349,9 +439,15 @@ def _journal_document(journal_dir: str) -> dict[str, Any]:
         header = jsontext.loads(integrity.open_document(data, key, header_path))
         if not isinstance(header, dict):
             raise ManifestError(f"{header_path}: malformed journal header")
-        doc = {"schema_version": SCHEMA_VERSION, "files": _journal_entries(journal_dir),
-               "journal": True, "mode": header.get("mode"), "roots": header.get("roots"),
-               "backup_dir": header.get("backup_dir"), "cwd": header.get("cwd")}
+        doc = {
+            "schema_version": SCHEMA_VERSION,
+            "files": _journal_entries(journal_dir),
+            "journal": True,
+            "mode": header.get("mode"),
+            "roots": header.get("roots"),
+            "backup_dir": header.get("backup_dir"),
+            "cwd": header.get("cwd"),
+        }
         integrity.check_document(doc, journal_dir)
     except integrity.IntegrityError as exc:
         raise ManifestError(str(exc)) from None
@@ -366,8 +462,9 @@ def remove_journal(journal_dir: str) -> None:
 
 def write_manifest(path: str, doc: dict[str, Any]) -> None:
     """The finished manifest, sealed with the state folder's key so undo can trust it."""
-    fsio.atomic_write(path, integrity.seal_document(_dumps(doc), _key(create=True)),
-                      mode=0o600, make_dirs=True)
+    fsio.atomic_write(
+        path, integrity.seal_document(_dumps(doc), _key(create=True)), mode=0o600, make_dirs=True
+    )
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -389,8 +486,10 @@ def load_manifest(path: str) -> dict[str, Any]:
         raise ManifestError(f"{path}: not a thinkfix manifest")
     version = doc.get("schema_version")
     if version != SCHEMA_VERSION:
-        raise ManifestError(f"{path}: manifest schema_version {version!r} is not supported "
-                            f"(this thinkfix reads {SCHEMA_VERSION})")
+        raise ManifestError(
+            f"{path}: manifest schema_version {version!r} is not supported "
+            f"(this thinkfix reads {SCHEMA_VERSION})"
+        )
     try:
         # What is read is what the seal covers, never the bytes around it.
         integrity.require_seal(data, path)
@@ -432,8 +531,11 @@ class UndoResult:
     @property
     def errors(self) -> tuple[InputError, ...]:
         kinds = {UndoStatus.CHANGED: ErrorKind.CHANGED, UndoStatus.FAILED: ErrorKind.WRITE_FAILED}
-        return tuple(InputError(f.path, None, kinds[f.status], f.message)
-                     for f in self.files if f.status in kinds)
+        return tuple(
+            InputError(f.path, None, kinds[f.status], f.message)
+            for f in self.files
+            if f.status in kinds
+        )
 
     def exit_code(self) -> ExitCode:
         return ExitCode.ERROR if self.errors or self.refused else ExitCode.CLEAN
@@ -466,9 +568,14 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.FileState | 
         return UndoStatus.WOULD_RESTORE, "", now
     if before is not None and now.sha256 == before["sha256"]:
         return UndoStatus.ALREADY, "already holds the bytes from before the repair", now
-    return UndoStatus.CHANGED, (
-        f"{target}: changed since the repair (sha256 {now.sha256[:16]}..., the repair wrote "
-        f"{after['sha256'][:16]}...); restoring it would lose those changes"), now
+    return (
+        UndoStatus.CHANGED,
+        (
+            f"{target}: changed since the repair (sha256 {now.sha256[:16]}..., the repair wrote "
+            f"{after['sha256'][:16]}...); restoring it would lose those changes"
+        ),
+        now,
+    )
 
 
 def _classify_store(entry: dict[str, Any]) -> tuple[UndoStatus, str]:
@@ -490,12 +597,13 @@ def _classify_store(entry: dict[str, Any]) -> tuple[UndoStatus, str]:
         return UndoStatus.WOULD_RESTORE, ""
     if before is not None and now == before["sha256"]:
         return UndoStatus.ALREADY, "already holds the rows from before the repair"
-    return UndoStatus.CHANGED, (f"{target}: its sessions changed since the repair; restoring "
-                                "the backup would lose those changes")
+    return UndoStatus.CHANGED, (
+        f"{target}: its sessions changed since the repair; restoring "
+        "the backup would lose those changes"
+    )
 
 
-def _undo_store(entry: dict[str, Any], status: UndoStatus, message: str,
-                dry_run: bool) -> UndoFile:
+def _undo_store(entry: dict[str, Any], status: UndoStatus, message: str, dry_run: bool) -> UndoFile:
     target = entry["target"]
     if status is not UndoStatus.WOULD_RESTORE or dry_run:
         return UndoFile(target, status, message)
@@ -507,8 +615,9 @@ def _undo_store(entry: dict[str, Any], status: UndoStatus, message: str,
         return UndoFile(target, UndoStatus.RESTORED)
     except (fsio.WriteError, sqlite3.Error, OSError) as exc:
         kind = getattr(exc, "kind", None)
-        return UndoFile(target, UndoStatus.CHANGED if kind is ErrorKind.CHANGED
-                        else UndoStatus.FAILED, str(exc))
+        return UndoFile(
+            target, UndoStatus.CHANGED if kind is ErrorKind.CHANGED else UndoStatus.FAILED, str(exc)
+        )
 
 
 Producer = Callable[[BinaryIO], object]
@@ -536,8 +645,10 @@ def previous_bytes(entry: dict[str, Any], now: fsio.FileState) -> Producer:
         else:
             if digest.hash.hexdigest() == want:
                 return lambda out: rebuild(entry, now.path, out)
-    raise fsio.WriteError(f"{entry['target']}: no intact copy of the previous bytes (backup "
-                          "missing or altered, and the records cannot rebuild them)")
+    raise fsio.WriteError(
+        f"{entry['target']}: no intact copy of the previous bytes (backup "
+        "missing or altered, and the records cannot rebuild them)"
+    )
 
 
 class _Digest:
@@ -562,8 +673,9 @@ def rebuild(entry: dict[str, Any], current: str, out: BinaryIO | _Digest) -> Non
     records, put originals back."""
     fmt = registry.get(entry["format"])
     inserted = {r["after"]["index"] for r in entry["records"] if r["inserted"]}
-    replaced = {r["after"]["index"]: _unblob(r["before"]) for r in entry["records"]
-                if not r["inserted"]}
+    replaced = {
+        r["after"]["index"]: _unblob(r["before"]) for r in entry["records"] if not r["inserted"]
+    }
     count = 0
     limit = record_limit()
     set_record_limit(0)  # every record's bytes are needed, however long (the hash proves them)
@@ -590,11 +702,17 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
     doc = load_manifest(path)
     entries = list(doc["files"])
     checked = [(e, *_classify(e)) for e in entries]
-    blocked = [UndoFile(e["target"], status, msg) for e, status, msg, _ in checked
-               if status in (UndoStatus.CHANGED, UndoStatus.FAILED)]
+    blocked = [
+        UndoFile(e["target"], status, msg)
+        for e, status, msg, _ in checked
+        if status in (UndoStatus.CHANGED, UndoStatus.FAILED)
+    ]
     if blocked and not skip_changed:
-        others = [UndoFile(e["target"], status, msg) for e, status, msg, _ in checked
-                  if status not in (UndoStatus.CHANGED, UndoStatus.FAILED)]
+        others = [
+            UndoFile(e["target"], status, msg)
+            for e, status, msg, _ in checked
+            if status not in (UndoStatus.CHANGED, UndoStatus.FAILED)
+        ]
         return UndoResult(tuple(blocked + others), refused=True)
     results: list[UndoFile] = []
     # Sidecars and inserted files last-in first-out, so a file is restored after its sidecar.
@@ -617,8 +735,13 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
             produce = previous_bytes(entry, now)
             # Permission bits only: never setuid, setgid or sticky, whatever was recorded.
             mode = int(entry["before"].get("mode", "0o644"), 8) & 0o777
-            fsio.atomic_write_stream(target, produce, mode=mode, watch=(now.path, now.stamp),
-                                     verify=_expect(entry["before"]["sha256"]))
+            fsio.atomic_write_stream(
+                target,
+                produce,
+                mode=mode,
+                watch=(now.path, now.stamp),
+                verify=_expect(entry["before"]["sha256"]),
+            )
             results.append(UndoFile(target, UndoStatus.RESTORED))
         except fsio.WriteError as exc:
             status = UndoStatus.CHANGED if exc.kind is ErrorKind.CHANGED else UndoStatus.FAILED
@@ -630,5 +753,5 @@ def _expect(sha: str) -> Callable[[str], None]:
     def check(temp: str) -> None:
         if fsio.hash_file(temp)[1] != sha:
             raise fsio.VerifyError("restored bytes do not match the hash from before the repair")
-    return check
 
+    return check

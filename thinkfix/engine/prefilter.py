@@ -25,7 +25,7 @@ from thinkfix.normalizer.policy import Policy
 RawTest = Callable[[bytes], bool]
 
 # Characters a JSON encoder may escape even though it need not.
-_ESCAPABLE = frozenset('"\\/<>&\'')
+_ESCAPABLE = frozenset("\"\\/<>&'")
 # Whitespace inside a tag, as raw JSON bytes (control characters are always escaped in JSON).
 _RAW_WS = rb"(?:[ \t\r\n]|\\[trn])*"
 _SLASH = rb"(?:/|\\/)"
@@ -34,13 +34,21 @@ _ASCII_ESCAPE = rb"00[2-7][0-9a-fA-F]"
 # What may stand before the detokenised Harmony `analysis` at the start of a string.
 _LEADING_SPACE = rb'"(?:[ \t\r\n\x80-\xff]|\\[trnbf]|\\u[0-9a-fA-F]{4})*'
 
+
 def _encoded(char: str) -> bytes:
     """Regex for one character as it may appear inside a JSON string."""
     if char == "/":
         return _SLASH
     if char in _ESCAPABLE:
-        return (rb"(?:" + re.escape(char.encode()) + rb"|\\" + re.escape(char.encode())
-                + rb"|\\u(?i:" + f"{ord(char):04x}".encode() + rb"))")
+        return (
+            rb"(?:"
+            + re.escape(char.encode())
+            + rb"|\\"
+            + re.escape(char.encode())
+            + rb"|\\u(?i:"
+            + f"{ord(char):04x}".encode()
+            + rb"))"
+        )
     if ord(char) < 128:
         return re.escape(char.encode())
     code = f"{ord(char):04x}"
@@ -86,8 +94,10 @@ def _compile(policy: Policy) -> tuple[tuple[bytes, re.Pattern[bytes] | None], ..
             after_lt.append(b"".join(_encoded(c) for c in text[1:12]))
         else:
             run = _safe_run(text)
-            add(run.encode() if run else first.encode(), None if run else
-                b"".join(_encoded(c) for c in text))
+            add(
+                run.encode() if run else first.encode(),
+                None if run else b"".join(_encoded(c) for c in text),
+            )
     if after_lt:
         add(b"<", b"<(?:" + b"|".join(dict.fromkeys(after_lt)) + b")")
     add(b"\\u", rb"\\u(?:" + b"|".join(dict.fromkeys(escapes)) + rb")")
@@ -95,9 +105,11 @@ def _compile(policy: Policy) -> tuple[tuple[bytes, re.Pattern[bytes] | None], ..
         add(DETOK_OPEN.encode(), _LEADING_SPACE + re.escape(DETOK_OPEN.encode()))
     # An anchor that contains another check-free anchor adds nothing (`[THINK]` vs `THINK]`).
     free = [a for a, checks in stages.items() if checks is None]
-    return tuple((anchor, None if checks is None else re.compile(b"|".join(checks)))
-                 for anchor, checks in stages.items()
-                 if not any(other != anchor and other in anchor for other in free))
+    return tuple(
+        (anchor, None if checks is None else re.compile(b"|".join(checks)))
+        for anchor, checks in stages.items()
+        if not any(other != anchor and other in anchor for other in free)
+    )
 
 
 def delimiter_test(policy: Policy) -> RawTest:

@@ -22,8 +22,18 @@ from thinkfix.engine.secrets import (
     snippet,
 )
 
-__all__ = ["SNIPPET_MARGIN", "Redaction", "length_and_hash", "mask_secrets", "redact_diff",
-           "redact_lines", "redact_message", "redact_report", "redact_text", "snippet"]
+__all__ = [
+    "SNIPPET_MARGIN",
+    "Redaction",
+    "length_and_hash",
+    "mask_secrets",
+    "redact_diff",
+    "redact_lines",
+    "redact_message",
+    "redact_report",
+    "redact_text",
+    "snippet",
+]
 
 if TYPE_CHECKING:
     from thinkfix.engine.audit import DiffReport, MessageDiff
@@ -38,19 +48,28 @@ def redact_message(m: MessageDiff, mode: Redaction) -> MessageDiff:
     segments = tuple((label, redact_text(text, mode)) for label, text in m.segments)
     if mode is Redaction.ALL or "".join(t for _, t in segments) != before:
         # A secret that straddles two segments is only masked in the whole text: show that.
-        segments = ((("visible", before),) if before else ())
-    return replace(m, before=before, after=redact_text(m.after, mode),
-                   extracted=tuple(redact_text(t, mode) for t in m.extracted), segments=segments,
-                   removed=m.removed_chars, extracted_sizes=m.sizes)
+        segments = (("visible", before),) if before else ()
+    return replace(
+        m,
+        before=before,
+        after=redact_text(m.after, mode),
+        extracted=tuple(redact_text(t, mode) for t in m.extracted),
+        segments=segments,
+        removed=m.removed_chars,
+        extracted_sizes=m.sizes,
+    )
 
 
 def redact_diff(report: DiffReport, mode: Redaction) -> DiffReport:
     """The auditor's report with every session text redacted as asked."""
     if mode is Redaction.NONE:
         return report
-    return replace(report, messages=tuple(redact_message(m, mode) for m in report.messages),
-                   unified_diff=redact_lines(report.unified_diff, mode),
-                   redaction=mode.value)
+    return replace(
+        report,
+        messages=tuple(redact_message(m, mode) for m in report.messages),
+        unified_diff=redact_lines(report.unified_diff, mode),
+        redaction=mode.value,
+    )
 
 
 def redact_lines(diff_text: str, mode: Redaction) -> str:
@@ -71,5 +90,7 @@ def redact_report(report: Report, mode: Redaction) -> Report:
     """A scan report with its leaked-text snippets redacted (the same rules as the diff)."""
     if mode is Redaction.NONE:
         return report
-    return replace(report, findings=tuple(replace(f, snippet=redact_text(f.snippet, mode))
-                                          for f in report.findings))
+    return replace(
+        report,
+        findings=tuple(replace(f, snippet=redact_text(f.snippet, mode)) for f in report.findings),
+    )

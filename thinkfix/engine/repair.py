@@ -55,10 +55,29 @@ from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat, set_record_limit
 
 __all__ = [
-    "ACTIVE_SECONDS", "DECOMPRESSED_RECORDS", "SIDECAR_SUFFIX", "FilePlan", "FileResult",
-    "FileStatus", "Job", "RepairOptions", "RepairResult", "TooLarge", "WriteMode",
-    "bad_records", "check_paths", "describe", "find_repairs", "new_run_id", "out_paths",
-    "plan_file", "repair_file", "repair_paths", "unified_diff", "verify", "wanted",
+    "ACTIVE_SECONDS",
+    "DECOMPRESSED_RECORDS",
+    "SIDECAR_SUFFIX",
+    "FilePlan",
+    "FileResult",
+    "FileStatus",
+    "Job",
+    "RepairOptions",
+    "RepairResult",
+    "TooLarge",
+    "WriteMode",
+    "bad_records",
+    "check_paths",
+    "describe",
+    "find_repairs",
+    "new_run_id",
+    "out_paths",
+    "plan_file",
+    "repair_file",
+    "repair_paths",
+    "unified_diff",
+    "verify",
+    "wanted",
 ]
 
 _inside = inside
@@ -72,10 +91,20 @@ def repair_file(job: Job) -> FileResult:
         return _repair_file(job)
     except Exception as exc:  # noqa: BLE001 - one file's trouble must not end a run
         path = getattr(job.candidate, "path", "?")
-        return FileResult(path, None, FileStatus.ERROR, errors=(InputError(
-            path, None, ErrorKind.INTERNAL,
-            f"{path}: cannot repair: internal error ({type(exc).__name__}: {exc}); "
-            "left as it is"),))
+        return FileResult(
+            path,
+            None,
+            FileStatus.ERROR,
+            errors=(
+                InputError(
+                    path,
+                    None,
+                    ErrorKind.INTERNAL,
+                    f"{path}: cannot repair: internal error ({type(exc).__name__}: {exc}); "
+                    "left as it is",
+                ),
+            ),
+        )
 
 
 def _repair_file(job: Job) -> FileResult:
@@ -87,21 +116,29 @@ def _repair_file(job: Job) -> FileResult:
     if found.skipped is not None:
         return FileResult(found.path, None, FileStatus.CLEAN, skipped_reason=found.skipped)
     if found.error is not None or found.format is None:
-        err = found.error or InputError(found.path, None, ErrorKind.UNKNOWN_FORMAT,
-                                        "no format")
+        err = found.error or InputError(found.path, None, ErrorKind.UNKNOWN_FORMAT, "no format")
         return FileResult(found.path, None, FileStatus.ERROR, errors=(err,))
     path, fmt = found.path, registry.get(found.format)
     if fmt.is_database(found.real_path):
         return repair_store(job, path, found.real_path, fmt)
     try:
-        source = Source.open(found.real_path,
-                             options.scan.max_record_size * DECOMPRESSED_RECORDS)
+        source = Source.open(found.real_path, options.scan.max_record_size * DECOMPRESSED_RECORDS)
     except fsio.WriteError as exc:
-        return failed(path, fmt.id, exc.kind, str(exc), FileStatus.SKIPPED
-                      if exc.kind is ErrorKind.CHANGED else FileStatus.ERROR)
+        return failed(
+            path,
+            fmt.id,
+            exc.kind,
+            str(exc),
+            FileStatus.SKIPPED if exc.kind is ErrorKind.CHANGED else FileStatus.ERROR,
+        )
     except Exception as exc:  # noqa: BLE001 - a corrupt stream: this file only
-        return failed(path, fmt.id, ErrorKind.UNREADABLE,
-                      f"{path}: cannot repair: {describe(exc)}; left as it is", FileStatus.ERROR)
+        return failed(
+            path,
+            fmt.id,
+            ErrorKind.UNREADABLE,
+            f"{path}: cannot repair: {describe(exc)}; left as it is",
+            FileStatus.ERROR,
+        )
     try:
         return _repair_source(job, path, fmt, source)
     finally:
@@ -114,21 +151,41 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
         _refuse_active(path, source.stamp, options)
         plan = plan_file(path, fmt, source, options)
     except fsio.WriteError as exc:
-        return failed(path, fmt.id, exc.kind, str(exc), FileStatus.SKIPPED
-                      if exc.kind is ErrorKind.CHANGED else FileStatus.ERROR)
+        return failed(
+            path,
+            fmt.id,
+            exc.kind,
+            str(exc),
+            FileStatus.SKIPPED if exc.kind is ErrorKind.CHANGED else FileStatus.ERROR,
+        )
     except Exception as exc:  # noqa: BLE001 - a corrupt stream or a format bug: this file only
-        return failed(path, fmt.id, ErrorKind.UNREADABLE,
-                      f"{path}: cannot repair: {describe(exc)}; left as it is", FileStatus.ERROR)
+        return failed(
+            path,
+            fmt.id,
+            ErrorKind.UNREADABLE,
+            f"{path}: cannot repair: {describe(exc)}; left as it is",
+            FileStatus.ERROR,
+        )
     bad = tuple(bad_record(path, line, error) for line, error in plan.bad)
-    base = FileResult(path, fmt.id, FileStatus.CLEAN, tuple(plan.changes), bad,
-                      records=plan.count, records_changed=len(plan.edits.replaced),
-                      records_inserted=sum(len(v) for v in plan.edits.inserted.values()))
+    base = FileResult(
+        path,
+        fmt.id,
+        FileStatus.CLEAN,
+        tuple(plan.changes),
+        bad,
+        records=plan.count,
+        records_changed=len(plan.edits.replaced),
+        records_inserted=sum(len(v) for v in plan.edits.inserted.values()),
+    )
     try:
         if plan.changed and not options.mode.writes:  # a write proves the bytes read back
             verify(plan, None, options.scan)
     except fsio.WriteError as exc:
-        return replace(base, status=FileStatus.FAILED,
-                       errors=bad + (InputError(path, None, exc.kind, str(exc)),))
+        return replace(
+            base,
+            status=FileStatus.FAILED,
+            errors=bad + (InputError(path, None, exc.kind, str(exc)),),
+        )
     if options.unified_diff:
         base = replace(base, unified_diff=unified_diff(plan))
     if not options.mode.writes:
@@ -139,13 +196,21 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
         refuse_links(path, source.path, job)
         return write(job, plan, base)
     except fsio.WriteError as exc:
-        status = FileStatus.SKIPPED if exc.kind in (ErrorKind.CHANGED, ErrorKind.LINKED) \
+        status = (
+            FileStatus.SKIPPED
+            if exc.kind in (ErrorKind.CHANGED, ErrorKind.LINKED)
             else FileStatus.FAILED
-        return replace(base, status=status,
-                       errors=bad + (InputError(path, None, exc.kind, str(exc)),))
+        )
+        return replace(
+            base, status=status, errors=bad + (InputError(path, None, exc.kind, str(exc)),)
+        )
     except OSError as exc:
-        return replace(base, status=FileStatus.FAILED, errors=bad + (InputError(
-            path, None, ErrorKind.WRITE_FAILED, f"{path}: {exc.strerror or exc}"),))
+        return replace(
+            base,
+            status=FileStatus.FAILED,
+            errors=bad
+            + (InputError(path, None, ErrorKind.WRITE_FAILED, f"{path}: {exc.strerror or exc}"),),
+        )
 
 
 def _refuse_active(path: str, stamp: fsio.Stamp, options: RepairOptions) -> None:
@@ -156,7 +221,8 @@ def _refuse_active(path: str, stamp: fsio.Stamp, options: RepairOptions) -> None
     if age < options.active_seconds:
         raise fsio.FileChanged(
             f"{path}: modified {max(age, 0):.1f}s ago, so a live session may still be writing "
-            "it; skipped, left as it is (--include-active repairs it anyway)")
+            "it; skipped, left as it is (--include-active repairs it anyway)"
+        )
 
 
 # --- a whole run -----------------------------------------------------------------------------
@@ -189,8 +255,13 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
-def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: str = "",
-                 progress: Progress = NULL_PROGRESS) -> RepairResult:
+def repair_paths(
+    paths: Sequence[str],
+    options: RepairOptions,
+    *,
+    tool_version: str = "",
+    progress: Progress = NULL_PROGRESS,
+) -> RepairResult:
     """Repair every session file under `paths`; the library entry point behind the CLI."""
     check_paths(paths, options)
     run_dir = manifest_path = journal_dir = backup_dir = None
@@ -203,8 +274,7 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
     roots = mf.run_roots(paths, options.out_dir)
     if journal_dir is not None:
         # Sealed before any file changes: undo follows only entries inside these roots.
-        mf.start_journal(journal_dir, roots=roots, mode=options.mode.value,
-                         backup_dir=backup_dir)
+        mf.start_journal(journal_dir, roots=roots, mode=options.mode.value, backup_dir=backup_dir)
     base = out = None
     if options.mode is WriteMode.OUT:
         assert options.out_dir is not None
@@ -229,25 +299,38 @@ def repair_paths(paths: Sequence[str], options: RepairOptions, *, tool_version: 
     finally:
         # Whatever stopped the run (an interrupt, a bug), every file already replaced is
         # journaled: the manifest is written for them before the exception goes on.
-        errors, written = finalise(results, options=options,
-                                    manifest_path=manifest_path, journal_dir=journal_dir,
-                                    run_dir=run_dir, backup_dir=backup_dir,
-                                    tool_version=tool_version, roots=roots)
-    files = tuple(sorted((r for r in results if r.skipped_reason is None),
-                         key=lambda r: r.path))
+        errors, written = finalise(
+            results,
+            options=options,
+            manifest_path=manifest_path,
+            journal_dir=journal_dir,
+            run_dir=run_dir,
+            backup_dir=backup_dir,
+            tool_version=tool_version,
+            roots=roots,
+        )
+    files = tuple(sorted((r for r in results if r.skipped_reason is None), key=lambda r: r.path))
     backups = backup_dir if backup_dir is not None and os.path.isdir(backup_dir) else None
     return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
 
 
 def _sweep(jobs: Sequence[Job]) -> None:
     """Remove dead processes' temporary files from every folder holding an input."""
-    for folder in sorted({os.path.dirname(fsio.real_path(j.candidate.real_path))
-                          for j in jobs if j.candidate.real_path != STDIN}):
+    for folder in sorted(
+        {
+            os.path.dirname(fsio.real_path(j.candidate.real_path))
+            for j in jobs
+            if j.candidate.real_path != STDIN
+        }
+    ):
         fsio.sweep_stale(folder)
 
 
-def _run(jobs: list[Job], workers: int, progress: Progress = NULL_PROGRESS,
-         ) -> tuple[list[FileResult], bool]:
+def _run(
+    jobs: list[Job],
+    workers: int,
+    progress: Progress = NULL_PROGRESS,
+) -> tuple[list[FileResult], bool]:
     """Every job's result, and whether a worker died (the run was then redone here)."""
     progress.start(len(jobs), sum(_size(j) for j in jobs))
     try:
@@ -255,9 +338,13 @@ def _run(jobs: list[Job], workers: int, progress: Progress = NULL_PROGRESS,
             return [_done(progress, j, repair_file(j)) for j in jobs], False
         try:
             got: dict[int, FileResult] = {}
-            for i, result in parallel.run(_repair_task, list(enumerate(jobs)), None,
-                                          min(workers, len(jobs)),
-                                          chunk=_chunk(len(jobs), workers)):
+            for i, result in parallel.run(
+                _repair_task,
+                list(enumerate(jobs)),
+                None,
+                min(workers, len(jobs)),
+                chunk=_chunk(len(jobs), workers),
+            ):
                 got[i] = _done(progress, jobs[i], result)
             return [got[i] for i in range(len(jobs))], False
         except parallel.BrokenProcessPool:

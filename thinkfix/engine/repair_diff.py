@@ -38,6 +38,7 @@ def unified_diff(plan: FilePlan, label: str | None = None) -> str:
 
         def new_at(a: int, b: int) -> list[str]:
             return [_text(news[j]) for j in range(a, b)]
+
     out = [f"--- a/{name}\n", f"+++ b/{name}\n"]
     for group in groups:
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]

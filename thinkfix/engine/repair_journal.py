@@ -18,10 +18,17 @@ from thinkfix.engine.repair_model import FileResult, RepairOptions
 from thinkfix.engine.report import ErrorKind, InputError
 
 
-def finalise(results: Sequence[FileResult], *, options: RepairOptions,
-             manifest_path: str | None, journal_dir: str | None, run_dir: str | None,
-             backup_dir: str | None, tool_version: str, roots: Sequence[str] = (),
-             ) -> tuple[tuple[InputError, ...], list[dict[str, Any]]]:
+def finalise(
+    results: Sequence[FileResult],
+    *,
+    options: RepairOptions,
+    manifest_path: str | None,
+    journal_dir: str | None,
+    run_dir: str | None,
+    backup_dir: str | None,
+    tool_version: str,
+    roots: Sequence[str] = (),
+) -> tuple[tuple[InputError, ...], list[dict[str, Any]]]:
     """Turn the journal into the run's manifest (or remove it when nothing was replaced).
 
     Results may be missing (a worker died, the run was interrupted, a file met a bug
@@ -34,15 +41,30 @@ def finalise(results: Sequence[FileResult], *, options: RepairOptions,
         written += mf.recover_journal(journal_dir, {e["target"] for e in written})
     if manifest_path is not None and written:
         try:
-            mf.write_manifest(manifest_path, mf.manifest_document(
-                written, mode=options.mode.value, policy=options.scan.policy, apply=options.apply,
-               backup_dir=backup_dir, tool_version=tool_version, roots=roots))
+            mf.write_manifest(
+                manifest_path,
+                mf.manifest_document(
+                    written,
+                    mode=options.mode.value,
+                    policy=options.scan.policy,
+                    apply=options.apply,
+                    backup_dir=backup_dir,
+                    tool_version=tool_version,
+                    roots=roots,
+                ),
+            )
             if journal_dir is not None:
                 mf.remove_journal(journal_dir)
         except (OSError, fsio.WriteError) as exc:
-            errors = (InputError(manifest_path, None, ErrorKind.WRITE_FAILED,
-                                 f"the undo manifest could not be written ({exc}); its entries "
-                                 f"are kept in {journal_dir}"),)
+            errors = (
+                InputError(
+                    manifest_path,
+                    None,
+                    ErrorKind.WRITE_FAILED,
+                    f"the undo manifest could not be written ({exc}); its entries "
+                    f"are kept in {journal_dir}",
+                ),
+            )
     elif journal_dir is not None:
         mf.remove_journal(journal_dir)  # nothing was replaced: nothing to undo
         if run_dir is not None and options.run_dir is None:

@@ -31,8 +31,15 @@ class WriteMode(str, Enum):
         return self in (WriteMode.OUT, WriteMode.IN_PLACE)
 
     @classmethod
-    def from_flags(cls, *, check: bool = False, diff: bool = False, dry_run: bool = False,
-                   in_place: bool = False, out: str | None = None) -> WriteMode:
+    def from_flags(
+        cls,
+        *,
+        check: bool = False,
+        diff: bool = False,
+        dry_run: bool = False,
+        in_place: bool = False,
+        out: str | None = None,
+    ) -> WriteMode:
         """The mode the flags ask for; ValueError when they ask for none or for two writes.
 
         A read-only flag wins over a write target, so `--in-place --dry-run`
@@ -50,8 +57,10 @@ class WriteMode(str, Enum):
             return cls.IN_PLACE
         if out:
             return cls.OUT
-        raise ValueError("say where repaired files go: --out DIR or --in-place "
-                         "(or preview with --check, --diff or --dry-run)")
+        raise ValueError(
+            "say where repaired files go: --out DIR or --in-place "
+            "(or preview with --check, --diff or --dry-run)"
+        )
 
 
 @dataclass(frozen=True)
@@ -131,8 +140,11 @@ class RepairResult:
 
     @property
     def changed_files(self) -> tuple[FileResult, ...]:
-        return tuple(f for f in self.files if f.changed and f.status in (
-            FileStatus.REPAIRED, FileStatus.WOULD_CHANGE))
+        return tuple(
+            f
+            for f in self.files
+            if f.changed and f.status in (FileStatus.REPAIRED, FileStatus.WOULD_CHANGE)
+        )
 
     @property
     def changes(self) -> tuple[Change, ...]:
@@ -165,8 +177,11 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, MemoryError):
         return "out of memory" + (f" ({exc})" if str(exc) else "")
     text = str(exc)
-    return text if text and not isinstance(exc, (KeyError, TypeError, AttributeError)) else \
-        f"{type(exc).__name__}: {text or 'no details'}"
+    return (
+        text
+        if text and not isinstance(exc, (KeyError, TypeError, AttributeError))
+        else f"{type(exc).__name__}: {text or 'no details'}"
+    )
 
 
 def failed(path: str, fmt: str, kind: ErrorKind, message: str, status: FileStatus) -> FileResult:

@@ -35,8 +35,9 @@ from thinkfix.normalizer import Result, normalize
 
 def wanted(result: Result, kinds: frozenset[str]) -> bool:
     """Does a normalized text need a repair: a text-changing finding of a selected kind."""
-    return result.changed and any(f.kind.changes_text and f.kind.value in kinds
-                                  for f in result.findings)
+    return result.changed and any(
+        f.kind.changes_text and f.kind.value in kinds for f in result.findings
+    )
 
 
 class RepairFinder:
@@ -63,24 +64,29 @@ class RepairFinder:
         for site in self.fmt.sites(record):
             if options.model_disabled(site.model):
                 continue
-            result = normalize(site.text, native_reasoning=site.native_reasoning,
-                               policy=options.policy,
-                               followed_by_tool_call=site.followed_by_tool_call)
+            result = normalize(
+                site.text,
+                native_reasoning=site.native_reasoning,
+                policy=options.policy,
+                followed_by_tool_call=site.followed_by_tool_call,
+            )
             if wanted(result, options.kinds):
                 out.append((site, result))
         return out
 
 
-def find_repairs(fmt: SessionFormat, records: Iterable[Record],
-                 options: ScanOptions) -> Iterator[tuple[Site, Result]]:
+def find_repairs(
+    fmt: SessionFormat, records: Iterable[Record], options: ScanOptions
+) -> Iterator[tuple[Site, Result]]:
     """Every assistant text of `records` that the normalizer would change (`RepairFinder`)."""
     finder = RepairFinder(fmt, options)
     for record in records:
         yield from finder(record)
 
 
-def bad_records(fmt: SessionFormat, records: Iterable[Record],
-                options: ScanOptions) -> Iterator[Record]:
+def bad_records(
+    fmt: SessionFormat, records: Iterable[Record], options: ScanOptions
+) -> Iterator[Record]:
     """Records that cannot be parsed, among those scan parses.
 
     Scan's rule: a line that looks like a complete object and has no assistant
@@ -95,8 +101,13 @@ def bad_records(fmt: SessionFormat, records: Iterable[Record],
             continue
         if not raw or raw.isspace():
             continue
-        if (may_assist is not None and not may_assist(raw) and raw[:1] == b"{"
-                and raw[-1:] == b"}" and record.eol):
+        if (
+            may_assist is not None
+            and not may_assist(raw)
+            and raw[:1] == b"{"
+            and raw[-1:] == b"}"
+            and record.eol
+        ):
             continue
         if record.error is not None:
             yield record
@@ -174,8 +185,9 @@ class FilePlan:
     def changed(self) -> bool:
         """Do the repaired bytes differ from the original ones?"""
         for seg in self.segments:
-            if isinstance(seg, New) and (seg.original is None
-                                         or seg.data != self.source.read(*self.span(seg.original))):
+            if isinstance(seg, New) and (
+                seg.original is None or seg.data != self.source.read(*self.span(seg.original))
+            ):
                 return True
         return False
 
@@ -254,8 +266,9 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
         originals: Sequence[Record] = records
     else:
         offsets, covers, originals = [], True, []
-    plan = FilePlan(path, fmt, source, originals, offsets, empty, [], tuple(bad), count, covers,
-                    lines)
+    plan = FilePlan(
+        path, fmt, source, originals, offsets, empty, [], tuple(bad), count, covers, lines
+    )
     if not found:
         return plan
     if records is None:
@@ -267,10 +280,17 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
     plan.edits, placements = fmt.edits(plan.originals, repairs, options.apply)
     keep = options.keep_texts
     plan.changes = [
-        Change(site, result.findings, site.text if keep else "",
-               _written(result.visible, placement) if keep else "", result.extracted, placement,
-               tuple((s.start, s.end, s.label.value) for s in result.spans) if keep else ())
-        for (site, result), placement in zip(found, placements, strict=True)]
+        Change(
+            site,
+            result.findings,
+            site.text if keep else "",
+            _written(result.visible, placement) if keep else "",
+            result.extracted,
+            placement,
+            tuple((s.start, s.end, s.label.value) for s in result.spans) if keep else (),
+        )
+        for (site, result), placement in zip(found, placements, strict=True)
+    ]
     return plan
 
 

@@ -19,19 +19,29 @@ from thinkfix.engine.scan import default_jobs
 from thinkfix.formats.base import ApplyOptions
 
 
-def options(settings: config.Settings, mode: WriteMode,
-            **extra: Any) -> tuple[RepairOptions, Redaction]:
+def options(
+    settings: config.Settings, mode: WriteMode, **extra: Any
+) -> tuple[RepairOptions, Redaction]:
     """The engine's options for `mode` and the redaction of what is shown; `extra` are
     `RepairOptions` fields the command sets itself. Raises `config.ConfigError`."""
-    apply = ApplyOptions(claude_code_mode=settings.claude_code_mode,
-                         codex_mode=settings.codex_mode, anthropic_mode=settings.anthropic_mode)
-    repair = RepairOptions(mode=mode, scan=config.scan_options(settings), apply=apply,
-                           jobs=settings.jobs or default_jobs(), **extra)
+    apply = ApplyOptions(
+        claude_code_mode=settings.claude_code_mode,
+        codex_mode=settings.codex_mode,
+        anthropic_mode=settings.anthropic_mode,
+    )
+    repair = RepairOptions(
+        mode=mode,
+        scan=config.scan_options(settings),
+        apply=apply,
+        jobs=settings.jobs or default_jobs(),
+        **extra,
+    )
     return repair, config.redaction(settings)
 
 
-def run(paths: Sequence[str], options: RepairOptions,
-        progress: Progress = NULL_PROGRESS) -> RepairResult:
+def run(
+    paths: Sequence[str], options: RepairOptions, progress: Progress = NULL_PROGRESS
+) -> RepairResult:
     """Repair (or preview) every session file under `paths`; a path the mode cannot use
     raises `ValueError`."""
     return repair_paths(paths, options, tool_version=__version__, progress=progress)

@@ -25,7 +25,9 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
     with open_regular(real) as fp:
         records = list(fmt.read(fp))
     found = list(find_repairs(fmt, records, options.scan))
-    bad = tuple(bad_record(path, r.line, r.error or "") for r in bad_records(fmt, records, options.scan))
+    bad = tuple(
+        bad_record(path, r.line, r.error or "") for r in bad_records(fmt, records, options.scan)
+    )
     base = FileResult(path, fmt.id, FileStatus.CLEAN, (), bad, records=len(records))
     if not found:
         return base
@@ -33,33 +35,55 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
     keep = options.keep_texts
 
     def changes(placements: list[Placement]) -> tuple[Change, ...]:
-        return tuple(Change(site, result.findings, site.text if keep else "",
-                            result.visible if keep and placement.applied else "",
-                            result.extracted, placement,
-                            tuple((s.start, s.end, s.label.value) for s in result.spans)
-                            if keep else ())
-                     for (site, result), placement in zip(found, placements, strict=True))
+        return tuple(
+            Change(
+                site,
+                result.findings,
+                site.text if keep else "",
+                result.visible if keep and placement.applied else "",
+                result.extracted,
+                placement,
+                tuple((s.start, s.end, s.label.value) for s in result.spans) if keep else (),
+            )
+            for (site, result), placement in zip(found, placements, strict=True)
+        )
 
     try:
         if not options.mode.writes:
             done = changes(store.rehearse(fmt, real, repairs))
-            return replace(base, changes=done, status=FileStatus.WOULD_CHANGE
-                           if any(c.applied for c in done) else FileStatus.CLEAN)
+            return replace(
+                base,
+                changes=done,
+                status=FileStatus.WOULD_CHANGE
+                if any(c.applied for c in done)
+                else FileStatus.CLEAN,
+            )
         in_place = options.mode is WriteMode.IN_PLACE
         target = real if in_place else job.output
         assert target is not None
         if not in_place:
             store.copy_store(real, target)
-        backup = (mf.backup_path(job.backup_dir, real)
-                  if in_place and options.backup and job.backup_dir is not None else None)
+        backup = (
+            mf.backup_path(job.backup_dir, real)
+            if in_place and options.backup and job.backup_dir is not None
+            else None
+        )
         mode = os.stat(real).st_mode & 0o777
         entries: list[dict[str, Any]] = []
 
         def journal(before: str, after: str, placements: list[Placement]) -> None:
-            entries.append(store.entry(
-                path=path, target=fsio.real_path(target), fmt=fmt.id, mode=mode,
-                before=before if in_place else None, after=after, backup=backup,
-                repairs=[mf.change_entry(c) for c in changes(placements)]))
+            entries.append(
+                store.entry(
+                    path=path,
+                    target=fsio.real_path(target),
+                    fmt=fmt.id,
+                    mode=mode,
+                    before=before if in_place else None,
+                    after=after,
+                    backup=backup,
+                    repairs=[mf.change_entry(c) for c in changes(placements)],
+                )
+            )
             if job.journal_dir is not None:
                 mf.journal(job.journal_dir, job.index, entries)
 
@@ -67,10 +91,26 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
     except (fsio.WriteError, sqlite3.Error, OSError) as exc:
         status = FileStatus.SKIPPED if isinstance(exc, store.StoreBusy) else FileStatus.FAILED
         kind = exc.kind if isinstance(exc, fsio.WriteError) else ErrorKind.WRITE_FAILED
-        return replace(base, status=status, errors=bad + (InputError(
-            path, None, kind, str(exc) if isinstance(exc, fsio.WriteError)
-            else f"{path}: cannot repair the store: {exc}; left as it is"),))
+        return replace(
+            base,
+            status=status,
+            errors=bad
+            + (
+                InputError(
+                    path,
+                    None,
+                    kind,
+                    str(exc)
+                    if isinstance(exc, fsio.WriteError)
+                    else f"{path}: cannot repair the store: {exc}; left as it is",
+                ),
+            ),
+        )
     done = changes(placements)
-    return replace(base, changes=done, output=target, manifest_entries=tuple(entries),
-                   status=FileStatus.REPAIRED if any(c.applied for c in done)
-                   else FileStatus.CLEAN)
+    return replace(
+        base,
+        changes=done,
+        output=target,
+        manifest_entries=tuple(entries),
+        status=FileStatus.REPAIRED if any(c.applied for c in done) else FileStatus.CLEAN,
+    )

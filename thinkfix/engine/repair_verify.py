@@ -44,13 +44,15 @@ def verify(plan: FilePlan, written: BinaryIO | None, options: ScanOptions) -> No
                 for block in plan.source.blocks(seg.start, seg.end):
                     if _read(written, len(block)) != block:
                         raise fsio.VerifyError(
-                            f"{name}: an untouched record changed near byte {at}")
+                            f"{name}: an untouched record changed near byte {at}"
+                        )
                     at += len(block)
             elif _read(written, len(seg.data)) != seg.data:
                 raise fsio.VerifyError(f"{name}: the new bytes are not the planned ones")
         if written.read(1):
-            raise fsio.VerifyError(f"{name}: the new bytes are not the planned ones "
-                                   "(more than planned)")
+            raise fsio.VerifyError(
+                f"{name}: the new bytes are not the planned ones (more than planned)"
+            )
     reread: list[Record] = []
     for seg in plan.segments:
         if not isinstance(seg, New):
@@ -63,5 +65,6 @@ def verify(plan: FilePlan, written: BinaryIO | None, options: ScanOptions) -> No
     dirty = Counter(site.text for site, _ in find_repairs(fmt, reread, options))
     left = dirty - refused
     if left:
-        raise fsio.VerifyError(f"{name}: {sum(left.values())} repaired text(s) still "
-                               "leak on a re-scan")
+        raise fsio.VerifyError(
+            f"{name}: {sum(left.values())} repaired text(s) still leak on a re-scan"
+        )

@@ -82,18 +82,36 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
 
     def commit(written: fsio.Written) -> None:
         before_sha = source.content_sha256
-        entries.append(mf.file_entry(
-            path=plan.path, source=source.path, target=fsio.real_path(target),
-            link=os.path.abspath(plan.path) if os.path.islink(plan.path) else None,
-            fmt=plan.fmt.id, compression=plan.compression.value, mode=source.mode,
-            before=before, backup=backup, written=written,
-            content_sha256=(before_sha, content.hexdigest() if plan.changed else before_sha),
-            record_counts=(plan.count, plan.edits.after_count) if plan.planned else (0, 0),
-            records=record_entries(plan), changes=plan.changes, same_source=in_place))
+        entries.append(
+            mf.file_entry(
+                path=plan.path,
+                source=source.path,
+                target=fsio.real_path(target),
+                link=os.path.abspath(plan.path) if os.path.islink(plan.path) else None,
+                fmt=plan.fmt.id,
+                compression=plan.compression.value,
+                mode=source.mode,
+                before=before,
+                backup=backup,
+                written=written,
+                content_sha256=(before_sha, content.hexdigest() if plan.changed else before_sha),
+                record_counts=(plan.count, plan.edits.after_count) if plan.planned else (0, 0),
+                records=record_entries(plan),
+                changes=plan.changes,
+                same_source=in_place,
+            )
+        )
         if sidecar is not None:
             side_before = _existing_snapshot(sidecar[0])
-            entries.append(mf.sidecar_entry(plan.path, fsio.real_path(sidecar[0]), side_before,
-                                            _backup(job, side_before, made), sidecar[1]))
+            entries.append(
+                mf.sidecar_entry(
+                    plan.path,
+                    fsio.real_path(sidecar[0]),
+                    side_before,
+                    _backup(job, side_before, made),
+                    sidecar[1],
+                )
+            )
         if job.journal_dir is not None:
             mf.journal(job.journal_dir, job.index, entries)
         if sidecar is not None:
@@ -102,10 +120,15 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
 
     try:
         try:
-            fsio.atomic_write_stream(target, produce, mode=source.mode,
-                                     verify=check if plan.changed else None,
-                                     before_publish=commit, watch=(source.path, source.stamp),
-                                     make_dirs=True)
+            fsio.atomic_write_stream(
+                target,
+                produce,
+                mode=source.mode,
+                verify=check if plan.changed else None,
+                before_publish=commit,
+                watch=(source.path, source.stamp),
+                make_dirs=True,
+            )
         except BaseException:
             if sidecar is not None and side:
                 _put_back(sidecar[0], side[0])
@@ -143,11 +166,10 @@ def _original(plan: FilePlan, index: int, start: int, end: int) -> Record:
         return plan.originals[index]
     line = plan.source.read(start, end)
     eol = b"\r\n" if line.endswith(b"\r\n") else b"\n" if line.endswith(b"\n") else b""
-    return Record(index, index + 1, line[:len(line) - len(eol)], eol)
+    return Record(index, index + 1, line[: len(line) - len(eol)], eol)
 
 
-def _backup(job: Job, state: fsio.Snapshot | fsio.FileState | None,
-            made: list[str]) -> str | None:
+def _backup(job: Job, state: fsio.Snapshot | fsio.FileState | None, made: list[str]) -> str | None:
     """A verified copy of a file about to be replaced, under the run's backup folder."""
     if state is None or not job.options.backup or job.backup_dir is None:
         return None
@@ -180,14 +202,21 @@ def _existing_snapshot(path: str) -> fsio.Snapshot | None:
 
 def _sidecar(plan: FilePlan, target: str) -> tuple[str, bytes] | None:
     """`<file>.thinkfix.json` beside the written file, for reasoning its format has no place for."""
-    placed = [c for c in plan.changes
-              if c.applied and c.placement.kind is PlacementKind.SIDECAR and c.extracted]
+    placed = [
+        c
+        for c in plan.changes
+        if c.applied and c.placement.kind is PlacementKind.SIDECAR and c.extracted
+    ]
     if not placed:
         return None
     path = target + SIDECAR_SUFFIX
     existing = _existing_snapshot(path)
-    return path, mf.sidecar_document(plan.fmt.id, os.path.basename(target), placed,
-                                     existing.data if existing is not None else None)
+    return path, mf.sidecar_document(
+        plan.fmt.id,
+        os.path.basename(target),
+        placed,
+        existing.data if existing is not None else None,
+    )
 
 
 def refuse_links(path: str, source_path: str, job: Job) -> None:
@@ -205,13 +234,17 @@ def refuse_links(path: str, source_path: str, job: Job) -> None:
     if links > 1:
         raise fsio.WriteError(
             f"{path}: has {links} hard links; replacing it would split them (the other names "
-            "would keep the old bytes); skipped, left as it is", ErrorKind.LINKED)
+            "would keep the old bytes); skipped, left as it is",
+            ErrorKind.LINKED,
+        )
     if options.follow_links or not job.roots or not os.path.islink(path):
         return
     if not any(inside(source_path, root) for root in job.roots):
         raise fsio.WriteError(
             f"{path}: a symlink to {source_path}, outside the paths named; skipped, left as "
-            "it is (--follow-links repairs link targets anywhere)", ErrorKind.LINKED)
+            "it is (--follow-links repairs link targets anywhere)",
+            ErrorKind.LINKED,
+        )
 
 
 def inside(path: str, folder: str) -> bool:

@@ -31,7 +31,9 @@ class ErrorKind(str, Enum):
 
     UNREADABLE = "unreadable"  # the file could not be opened or decompressed
     UNKNOWN_FORMAT = "unknown_format"  # no format claims the file
-    BAD_LINE = "bad_line"  # a line that is not JSON, not UTF-8, or truncated: copied through untouched
+    BAD_LINE = (
+        "bad_line"  # a line that is not JSON, not UTF-8, or truncated: copied through untouched
+    )
     BAD_SHAPE = "bad_shape"  # valid JSON of a shape the format does not know
     CHANGED = "changed"  # the file changed while it was being repaired
     WRITE_FAILED = "write_failed"
@@ -82,9 +84,25 @@ class LeakFinding:
 
 _LEAK_KINDS = frozenset(k.value for k in LeakKind)
 #: A finding's JSON keys, in the schema's order (where it is, what it is, what it leaked).
-_FINDING_KEYS = ("path", "line", "json_path", "format", "session_id", "message_id",
-                 "message_index", "model", "kind", "tag", "start", "end", "leaked_chars",
-                 "fingerprint", "baselined", "snippet", "refused")
+_FINDING_KEYS = (
+    "path",
+    "line",
+    "json_path",
+    "format",
+    "session_id",
+    "message_id",
+    "message_index",
+    "model",
+    "kind",
+    "tag",
+    "start",
+    "end",
+    "leaked_chars",
+    "fingerprint",
+    "baselined",
+    "snippet",
+    "refused",
+)
 
 
 @dataclass(frozen=True, order=True)
@@ -134,15 +152,18 @@ class Summary:
     by_day: dict[str, dict[str, MessageCounts]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return record(self, by_day={day: _day_dict(models)
-                                    for day, models in sorted(self.by_day.items())})
+        return record(
+            self, by_day={day: _day_dict(models) for day, models in sorted(self.by_day.items())}
+        )
 
 
 def _day_dict(models: dict[str, MessageCounts]) -> dict[str, Any]:
     """One day of the trend: its totals, then the same counts per model."""
-    total = MessageCounts(sum(c.assistant_messages for c in models.values()),
-                          sum(c.leaking_messages for c in models.values()),
-                          sum(c.findings for c in models.values()))
+    total = MessageCounts(
+        sum(c.assistant_messages for c in models.values()),
+        sum(c.leaking_messages for c in models.values()),
+        sum(c.findings for c in models.values()),
+    )
     return {**total.to_dict(), "by_model": plain(models)}
 
 

@@ -41,33 +41,68 @@ _Q = r"(?:\\?[\"'])?"
 # (name, pattern, group to mask: 0 is the whole match). Kept specific: a false positive
 # only hides a few characters, but a broad pattern would make an auditor's report unreadable.
 _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
-    ("private-key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
-                               r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
-                               re.DOTALL), 0),
+    (
+        "private-key",
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
+            r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
+            re.DOTALL,
+        ),
+        0,
+    ),
     # Prefixes distinctive enough to need no boundary (a key glued to a word is still a key).
     ("api-key", re.compile(r"sk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_\-]{16,}"), 0),
     ("api-key", re.compile(_B + r"(?:sk|rk|pk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_\-]{16,}"), 0),
     ("stripe-key", re.compile(_B + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"), 0),
-    ("github-token", re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
-     0),
+    ("github-token", re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"), 0),
     ("gitlab-token", re.compile(_B + r"glpat-[A-Za-z0-9_\-]{20,}"), 0),
     ("huggingface-token", re.compile(_B + r"hf_[A-Za-z0-9]{30,}"), 0),
     ("npm-token", re.compile(_B + r"npm_[A-Za-z0-9]{36}"), 0),
-    ("aws-access-key", re.compile(_B + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)"
-                                  r"[0-9A-Z]{16}(?![0-9A-Za-z])"), 0),
-    ("aws-secret", re.compile(r"(?i)(aws_?secret_?access_?key" + _Q + r"\s*[:=]\s*" + _Q + r")"
-                              r"([A-Za-z0-9/+=]{40})"), 2),
+    (
+        "aws-access-key",
+        re.compile(
+            _B + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)"
+            r"[0-9A-Z]{16}(?![0-9A-Za-z])"
+        ),
+        0,
+    ),
+    (
+        "aws-secret",
+        re.compile(
+            r"(?i)(aws_?secret_?access_?key" + _Q + r"\s*[:=]\s*" + _Q + r")"
+            r"([A-Za-z0-9/+=]{40})"
+        ),
+        2,
+    ),
     ("google-api-key", re.compile(_B + r"AIza[0-9A-Za-z_\-]{35}"), 0),
     ("slack-token", re.compile(_B + r"xox[abposr]-[A-Za-z0-9\-]{10,}"), 0),
     ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{20,}"), 0),
-    ("jwt", re.compile(_B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
-     0),
+    (
+        "jwt",
+        re.compile(_B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+        0,
+    ),
     ("bearer-token", re.compile(r"(?i)(" + _B + r"Bearer\s+)([A-Za-z0-9._~+/\-]{12,}=*)"), 2),
-    ("url-password", re.compile(r"(" + _B + r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>\\]+:)"
-                                r"([^\s@/\"'<>\\]+)(@)"), 2),
-    ("password", re.compile(r"(?i)(" + _B + r"(?:password|passwd|pwd|secret|api[_-]?key"
-                            r"|access[_-]?token|auth[_-]?token|client[_-]?secret)" + _Q
-                            + r"\s*[:=]\s*" + _Q + r")([^\s\"',;\\]{6,})"), 2),
+    (
+        "url-password",
+        re.compile(
+            r"(" + _B + r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>\\]+:)"
+            r"([^\s@/\"'<>\\]+)(@)"
+        ),
+        2,
+    ),
+    (
+        "password",
+        re.compile(
+            r"(?i)(" + _B + r"(?:password|passwd|pwd|secret|api[_-]?key"
+            r"|access[_-]?token|auth[_-]?token|client[_-]?secret)"
+            + _Q
+            + r"\s*[:=]\s*"
+            + _Q
+            + r")([^\s\"',;\\]{6,})"
+        ),
+        2,
+    ),
 )
 
 #: Characters past a snippet's end still masked with it: a secret cut by the snippet's end
@@ -82,7 +117,7 @@ def snippet(text: str, chars: int, mode: Redaction) -> str:
         return text[:chars]
     if mode is Redaction.ALL:
         return length_and_hash(text)
-    return mask_secrets(text[:chars + SNIPPET_MARGIN])[:chars]
+    return mask_secrets(text[: chars + SNIPPET_MARGIN])[:chars]
 
 
 def mask_secrets(text: str) -> str:

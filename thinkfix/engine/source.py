@@ -55,7 +55,7 @@ class _Reader(io.RawIOBase):
         if want <= 0:
             return 0
         data = os.pread(self.fd, want, self.at)
-        view[:len(data)] = data
+        view[: len(data)] = data
         self.at += len(data)
         return len(data)
 
@@ -63,8 +63,16 @@ class _Reader(io.RawIOBase):
 class Source:
     """One input file's decompressed bytes (`size` of them), readable any number of times."""
 
-    def __init__(self, path: str, fd: int, stamp: fsio.Stamp, mode: int,
-                 kind: compression.Compression, content_fd: int, size: int) -> None:
+    def __init__(
+        self,
+        path: str,
+        fd: int,
+        stamp: fsio.Stamp,
+        mode: int,
+        kind: compression.Compression,
+        content_fd: int,
+        size: int,
+    ) -> None:
         self.path = path  # the real path
         self.fd = fd  # the file as opened
         self.stamp = stamp
@@ -81,8 +89,9 @@ class Source:
         try:
             fp = open_regular(real)
         except OSError as exc:
-            raise fsio.WriteError(f"cannot read: {exc.strerror or exc}",
-                                  ErrorKind.UNREADABLE) from exc
+            raise fsio.WriteError(
+                f"cannot read: {exc.strerror or exc}", ErrorKind.UNREADABLE
+            ) from exc
         fd = os.dup(fp.fileno())
         fp.close()
         try:
@@ -108,8 +117,10 @@ class Source:
         """FileChanged unless the file still has the stamp it had when opened."""
         now = fsio.Stamp.of(os.fstat(self.fd))
         if now != self.stamp:
-            raise fsio.FileChanged(f"{self.path}: changed since it was read "
-                                   f"({self.stamp.describe_change(now)}); skipped, left as it is")
+            raise fsio.FileChanged(
+                f"{self.path}: changed since it was read "
+                f"({self.stamp.describe_change(now)}); skipped, left as it is"
+            )
 
     def stream(self) -> BinaryIO:
         """The decompressed bytes from the start, buffered."""
@@ -178,11 +189,17 @@ class Source:
         return starts
 
 
-def _decompress(fd: int, raw_size: int, kind: compression.Compression, limit: int,
-                ) -> tuple[int, int]:
+def _decompress(
+    fd: int,
+    raw_size: int,
+    kind: compression.Compression,
+    limit: int,
+) -> tuple[int, int]:
     """A temporary file holding the decompressed bytes, and their size."""
-    with tempfile.TemporaryFile() as out, \
-            compression.wrap_reader(io.BufferedReader(_Reader(fd, raw_size)), kind) as fp:
+    with (
+        tempfile.TemporaryFile() as out,
+        compression.wrap_reader(io.BufferedReader(_Reader(fd, raw_size)), kind) as fp,
+    ):
         size = 0
         while block := fp.read(BLOCK):
             out.write(block)
@@ -191,7 +208,8 @@ def _decompress(fd: int, raw_size: int, kind: compression.Compression, limit: in
                 raise TooLarge(
                     f"decompresses to more than {limit:,} bytes ({kind.value} file of "
                     f"{raw_size:,} bytes; the limit is {DECOMPRESSED_RECORDS} x "
-                    "--max-record-size): a compression bomb or a file too large to repair")
+                    "--max-record-size): a compression bomb or a file too large to repair"
+                )
         out.flush()
         return os.dup(out.fileno()), size
 
@@ -203,8 +221,13 @@ class FileRecords(Sequence[Record]):
     A record past the record limit comes back empty, with its error, never read.
     """
 
-    def __init__(self, source: Source, fmt: SessionFormat, offsets: Sequence[int],
-                 known: Mapping[int, Record]) -> None:
+    def __init__(
+        self,
+        source: Source,
+        fmt: SessionFormat,
+        offsets: Sequence[int],
+        known: Mapping[int, Record],
+    ) -> None:
         self.source, self.fmt, self.offsets, self.known = source, fmt, offsets, known
 
     def __len__(self) -> int:
@@ -234,8 +257,16 @@ class FileRecords(Sequence[Record]):
         start, end = self.span(index)
         limit = record_limit()
         if limit and end - start > limit + 2:
-            return Record(index, index + 1, b"", b"\n", EMPTY_CONTEXT, self.fmt.shapes,
-                          data=None, error=too_large(end - start, limit))
+            return Record(
+                index,
+                index + 1,
+                b"",
+                b"\n",
+                EMPTY_CONTEXT,
+                self.fmt.shapes,
+                data=None,
+                error=too_large(end - start, limit),
+            )
         return self._record(index, self.source.read(start, end))
 
     def __iter__(self) -> Iterator[Record]:
@@ -256,7 +287,7 @@ class FileRecords(Sequence[Record]):
             if end > at + len(buf) or start < at:
                 at = start
                 buf = self.source.read(start, max(end, min(size, start + BLOCK)))
-            yield self._record(index, buf[start - at:end - at])
+            yield self._record(index, buf[start - at : end - at])
 
     def raws(self) -> Iterator[bytes]:
         """Every line's bytes (terminator included), as `__iter__` reads them but without

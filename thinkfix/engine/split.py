@@ -106,8 +106,7 @@ def share(total: int, workers: int) -> int:
     return max(MIN_PIECE, total // max(1, workers * 4))
 
 
-def plan(items: Sequence[Candidate | InputFile], options: ScanOptions,
-         workers: int) -> list[Task]:
+def plan(items: Sequence[Candidate | InputFile], options: ScanOptions, workers: int) -> list[Task]:
     """The tasks: every file whole, except files over twice the piece size that can be
     split, which become their pieces (their format is detected here to know)."""
     piece = share(sum(max(0, getattr(i, "size", 0)) for i in items), workers)
@@ -127,8 +126,13 @@ def plan(items: Sequence[Candidate | InputFile], options: ScanOptions,
 
 def splittable(file: InputFile, options: ScanOptions) -> bool:
     """A plain JSONL file the sparse reader reads (the only reader that starts mid-file)."""
-    if not file.ok or file.compression is not Compression.NONE or not options.prefilter \
-            or options.path_disabled(file.path) or remote.is_url(file.real_path):
+    if (
+        not file.ok
+        or file.compression is not Compression.NONE
+        or not options.prefilter
+        or options.path_disabled(file.path)
+        or remote.is_url(file.real_path)
+    ):
         return False
     if not sparse.supports(file.session_format()):
         return False
@@ -179,7 +183,7 @@ def _opening(fp: BinaryIO, piece: Piece, start: int) -> tuple[Context, bool]:
     fp.seek(lo)
     window = fp.read(start - lo)
     if lo > len(first):
-        window = window[window.find(b"\n") + 1:] if b"\n" in window else b""
+        window = window[window.find(b"\n") + 1 :] if b"\n" in window else b""
     reader = sparse.SparseReader(fmt, io.BufferedReader(io.BytesIO(first + window)))
     for _ in reader.blocks():
         pass
@@ -205,8 +209,9 @@ def scan_piece(piece: Piece, options: ScanOptions) -> PieceResult:
         scan.run(stream, start=first, ctx=ctx, crlf=crlf)
     result = replace(scan.result(), size=file.size)
     after = scan.ctx_after if scan.ctx_after is not None else ctx
-    return PieceResult(piece, result, start, end, portable(ctx), portable(after),
-                       tuple(scan.positional))
+    return PieceResult(
+        piece, result, start, end, portable(ctx), portable(after), tuple(scan.positional)
+    )
 
 
 def scan_piece_safely(piece: Piece, options: ScanOptions) -> PieceResult:
@@ -216,8 +221,9 @@ def scan_piece_safely(piece: Piece, options: ScanOptions) -> PieceResult:
         return scan_piece(piece, options)
     except Exception:  # noqa: BLE001 - one odd file must not end a run over thousands
         empty = ScannedFile(piece.path)
-        return PieceResult(piece, empty, -1, -1, portable(EMPTY_CONTEXT),
-                           portable(EMPTY_CONTEXT), (), failed=True)
+        return PieceResult(
+            piece, empty, -1, -1, portable(EMPTY_CONTEXT), portable(EMPTY_CONTEXT), (), failed=True
+        )
 
 
 def merge(pieces: list[PieceResult], options: ScanOptions) -> ScannedFile:
@@ -231,8 +237,9 @@ def merge(pieces: list[PieceResult], options: ScanOptions) -> ScannedFile:
     before: Portable | None = None
     for part in pieces:
         if before is not None and part.ctx_in != before:
-            part = scan_piece(replace(part.piece, start=part.start, end=part.end, ctx=before),
-                              options)
+            part = scan_piece(
+                replace(part.piece, start=part.start, end=part.end, ctx=before), options
+            )
         shift = lines - BASE if part.piece.index else 0
         placed.append((part, shift))
         lines += part.result.records
@@ -240,8 +247,9 @@ def merge(pieces: list[PieceResult], options: ScanOptions) -> ScannedFile:
     return _joined([(p.result, shift, p.positional) for p, shift in placed])
 
 
-def _joined(parts: Iterable[tuple[ScannedFile, int, tuple[tuple[int, str, str], ...]]],
-            ) -> ScannedFile:
+def _joined(
+    parts: Iterable[tuple[ScannedFile, int, tuple[tuple[int, str, str], ...]]],
+) -> ScannedFile:
     first: ScannedFile | None = None
     records = assistant = leaking = 0
     findings: list[Any] = []
@@ -253,17 +261,30 @@ def _joined(parts: Iterable[tuple[ScannedFile, int, tuple[tuple[int, str, str], 
         records += result.records
         assistant += result.assistant_messages
         leaking += result.leaking_messages
-        moved = [replace(f, line=f.line + shift, message_index=f.message_index + shift)
-                 if f.message_index >= BASE else replace(f, line=f.line + shift)
-                 for f in result.findings] if shift else list(result.findings)
+        moved = (
+            [
+                replace(f, line=f.line + shift, message_index=f.message_index + shift)
+                if f.message_index >= BASE
+                else replace(f, line=f.line + shift)
+                for f in result.findings
+            ]
+            if shift
+            else list(result.findings)
+        )
         for i, session, leaked_hash in positional if shift else ():
             f = result.findings[i]
             if f.message_index >= BASE:  # known by its line: the fingerprint moves with it
-                moved[i] = replace(moved[i], fingerprint=fingerprint_of(
-                    f.format, session, f"#{f.message_index + shift}", leaked_hash))
+                moved[i] = replace(
+                    moved[i],
+                    fingerprint=fingerprint_of(
+                        f.format, session, f"#{f.message_index + shift}", leaked_hash
+                    ),
+                )
         findings.extend(moved)
-        errors.extend(replace(e, line=e.line + shift) if shift and e.line is not None else e
-                      for e in result.errors)
+        errors.extend(
+            replace(e, line=e.line + shift) if shift and e.line is not None else e
+            for e in result.errors
+        )
         for model, a, lk, n in result.by_model:
             tally = by_model.setdefault(model, [0, 0, 0])
             tally[0], tally[1], tally[2] = tally[0] + a, tally[1] + lk, tally[2] + n
@@ -272,10 +293,15 @@ def _joined(parts: Iterable[tuple[ScannedFile, int, tuple[tuple[int, str, str], 
             tally[0], tally[1], tally[2] = tally[0] + a, tally[1] + lk, tally[2] + n
     assert first is not None
     return replace(
-        first, records=records, assistant_messages=assistant, leaking_messages=leaking,
-        findings=tuple(findings), errors=tuple(errors),
+        first,
+        records=records,
+        assistant_messages=assistant,
+        leaking_messages=leaking,
+        findings=tuple(findings),
+        errors=tuple(errors),
         by_model=tuple(sorted((m, a, lk, n) for m, (a, lk, n) in by_model.items())),
-        by_day=tuple(sorted((d, m, a, lk, n) for (d, m), (a, lk, n) in by_day.items())))
+        by_day=tuple(sorted((d, m, a, lk, n) for (d, m), (a, lk, n) in by_day.items())),
+    )
 
 
 class Merger:

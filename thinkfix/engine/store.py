@@ -29,9 +29,11 @@ class StoreBusy(fsio.WriteError):
     """The runtime holds the store's write lock: nothing was written."""
 
     def __init__(self, path: str) -> None:
-        super().__init__(f"{path}: in use (another process holds its write lock, as OpenCode "
-                         "does while it runs); left as it is, try again when it is idle",
-                         ErrorKind.CHANGED)
+        super().__init__(
+            f"{path}: in use (another process holds its write lock, as OpenCode "
+            "does while it runs); left as it is, try again when it is idle",
+            ErrorKind.CHANGED,
+        )
 
 
 def _connect(path: str, *, read_only: bool = False, timeout: float = 5.0) -> sqlite3.Connection:
@@ -49,8 +51,10 @@ def digest(fmt: SessionFormat, path: str) -> str:
 
 def rehearse(fmt: SessionFormat, path: str, repairs: list[Repair]) -> list[Placement]:
     """What the repairs would do, worked out on an in-memory copy (the file is only read)."""
-    with closing(_connect(path, read_only=True)) as src, closing(sqlite3.connect(":memory:")) \
-            as copy:
+    with (
+        closing(_connect(path, read_only=True)) as src,
+        closing(sqlite3.connect(":memory:")) as copy,
+    ):
         src.backup(copy)
         copy.isolation_level = None
         copy.execute("BEGIN")
@@ -63,14 +67,14 @@ def copy_store(source: str, target: str) -> None:
     """A consistent copy of a live store (the online backup API), written to a new file."""
     os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
     partial = target + ".thinkfix-tmp"
-    with closing(_connect(source, read_only=True)) as src, closing(sqlite3.connect(partial)) \
-            as dst:
+    with closing(_connect(source, read_only=True)) as src, closing(sqlite3.connect(partial)) as dst:
         src.backup(dst)
     os.replace(partial, target)
 
 
-def apply(fmt: SessionFormat, path: str, repairs: list[Repair], *, backup: str | None,
-          journal: Any = None) -> tuple[list[Placement], str, str]:
+def apply(
+    fmt: SessionFormat, path: str, repairs: list[Repair], *, backup: str | None, journal: Any = None
+) -> tuple[list[Placement], str, str]:
     """Apply `repairs` to the store at `path` in one transaction: (placements, digest before,
     digest after). `backup` (when given) receives an online copy before the first write, and
     `journal(before, after, placements)` is called before the commit, so the manifest entry
@@ -106,8 +110,10 @@ def restore(fmt: SessionFormat, entry: dict[str, Any]) -> None:
         raise fsio.WriteError(f"{target}: the backup of the store is missing; cannot undo")
     if digest(fmt, backup) != before["sha256"]:
         raise fsio.WriteError(f"{target}: the backup of the store was altered; cannot undo")
-    with closing(_connect(backup, read_only=True)) as src, \
-            closing(_connect(target, timeout=BUSY_TIMEOUT)) as dst:
+    with (
+        closing(_connect(backup, read_only=True)) as src,
+        closing(_connect(target, timeout=BUSY_TIMEOUT)) as dst,
+    ):
         try:
             src.backup(dst)
         except sqlite3.OperationalError as exc:
@@ -118,8 +124,17 @@ def restore(fmt: SessionFormat, entry: dict[str, Any]) -> None:
         raise fsio.VerifyError(f"{target}: the restored rows do not match those from before")
 
 
-def entry(*, path: str, target: str, fmt: str, mode: int, before: str | None, after: str,
-          backup: str | None, repairs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def entry(
+    *,
+    path: str,
+    target: str,
+    fmt: str,
+    mode: int,
+    before: str | None,
+    after: str,
+    backup: str | None,
+    repairs: Sequence[dict[str, Any]],
+) -> dict[str, Any]:
     """The manifest entry of a repaired store: row digests, not file hashes (a live SQLite
     file's bytes move with every checkpoint; its rows are what the repair changed)."""
     return {
@@ -129,8 +144,9 @@ def entry(*, path: str, target: str, fmt: str, mode: int, before: str | None, af
         "target": target,
         "link": None,
         "format": fmt,
-        "before": None if before is None else {"sha256": before, "mode": oct(mode),
-                                               "backup": backup},
+        "before": None
+        if before is None
+        else {"sha256": before, "mode": oct(mode), "backup": backup},
         "after": {"sha256": after, "mode": oct(mode)},
         "repairs": list(repairs),
     }

@@ -31,8 +31,14 @@ class Transcript:
     problems: tuple[str, ...] = ()  # "line 7: not JSON ..." for records shown as missing
 
 
-def load(path: str, format_name: str | None = None, *, normalized: bool = False,
-         policy: Policy = DEFAULT, max_record_size: int | None = None) -> Transcript:
+def load(
+    path: str,
+    format_name: str | None = None,
+    *,
+    normalized: bool = False,
+    policy: Policy = DEFAULT,
+    max_record_size: int | None = None,
+) -> Transcript:
     """The transcript of the session at `path` (`.gz`/`.zst` read transparently).
 
     `format_name` skips detection. With `normalized`, each assistant-visible text is
@@ -60,8 +66,9 @@ def load(path: str, format_name: str | None = None, *, normalized: bool = False,
     return Transcript(os.fspath(path), fmt.id, tuple(merge(turns)), tuple(problems))
 
 
-def _read(fmt: SessionFormat, fp: BinaryIO, normalized: bool,
-          policy: Policy) -> tuple[list[Turn], list[str]]:
+def _read(
+    fmt: SessionFormat, fp: BinaryIO, normalized: bool, policy: Policy
+) -> tuple[list[Turn], list[str]]:
     adapter = fmt.turns
     turns: list[Turn] = []
     problems: list[str] = []
@@ -107,8 +114,12 @@ def normalized_turn(turn: Turn, sites: Mapping[Path, Site], policy: Policy = DEF
         if part.kind is not PartKind.TEXT or site is None or site.signed:
             parts.append(part)
             continue
-        result = normalize(site.text, native_reasoning=site.native_reasoning, policy=policy,
-                           followed_by_tool_call=site.followed_by_tool_call)
+        result = normalize(
+            site.text,
+            native_reasoning=site.native_reasoning,
+            policy=policy,
+            followed_by_tool_call=site.followed_by_tool_call,
+        )
         if not result.changed:
             parts.append(part)
             continue
@@ -161,11 +172,18 @@ def _named(turn: Turn, names: dict[str, str]) -> Turn:
 
 
 def _continues(previous: Turn, turn: Turn) -> bool:
-    return (turn.role is previous.role and turn.message_id is not None
-            and turn.message_id == previous.message_id)
+    return (
+        turn.role is previous.role
+        and turn.message_id is not None
+        and turn.message_id == previous.message_id
+    )
 
 
 def _joined(first: Turn, second: Turn) -> Turn:
-    return replace(first, parts=first.parts + second.parts,
-                   model=first.model or second.model, note=second.note or first.note,
-                   lines=(first.lines[0], second.lines[1]))
+    return replace(
+        first,
+        parts=first.parts + second.parts,
+        model=first.model or second.model,
+        note=second.note or first.note,
+        lines=(first.lines[0], second.lines[1]),
+    )

@@ -51,8 +51,10 @@ class Totals:
     findings: Counter[Labels] = field(default_factory=Counter)
 
     def to_json(self) -> dict[str, Any]:
-        return {name: [[*k, v] for k, v in sorted(getattr(self, name).items())]
-                for name in ("messages", "leaking", "findings")}
+        return {
+            name: [[*k, v] for k, v in sorted(getattr(self, name).items())]
+            for name in ("messages", "leaking", "findings")
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Totals:
@@ -116,9 +118,13 @@ class WatchState:
             return cls()
 
     def save(self, path: str) -> None:
-        data = orjson.dumps({"version": STATE_VERSION, "files": {
-            p: e.to_json() for p, e in sorted(self.files.entries.items())},
-            "totals": self.totals.to_json()})
+        data = orjson.dumps(
+            {
+                "version": STATE_VERSION,
+                "files": {p: e.to_json() for p, e in sorted(self.files.entries.items())},
+                "totals": self.totals.to_json(),
+            }
+        )
         try:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             atomic_write(path, data)
@@ -137,14 +143,24 @@ def _holds(path: str, entry: Entry) -> bool:
 
 def _same_stat(entry: Entry, st: os.stat_result) -> bool:
     return (entry.dev, entry.ino, entry.size, entry.mtime_ns) == (
-        st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        st.st_dev,
+        st.st_ino,
+        st.st_size,
+        st.st_mtime_ns,
+    )
 
 
 class Watcher:
     """Passes over the watched paths; `snapshot()` is safe to call from another thread."""
 
-    def __init__(self, paths: Iterable[str], options: ScanOptions, state_path: str, *,
-                 on_finding: Callable[[LeakFinding], None] | None = None) -> None:
+    def __init__(
+        self,
+        paths: Iterable[str],
+        options: ScanOptions,
+        state_path: str,
+        *,
+        on_finding: Callable[[LeakFinding], None] | None = None,
+    ) -> None:
         self.paths = list(paths)
         self.options = options
         self.state_path = state_path
@@ -160,15 +176,20 @@ class Watcher:
         moved to its new name so its records are not counted again."""
         entries = self.state.files.entries
         for old_path, entry in list(entries.items()):
-            if (entry.dev, entry.ino) == (st.st_dev, st.st_ino) and old_path != path \
-                    and not _holds(old_path, entry):
+            if (
+                (entry.dev, entry.ino) == (st.st_dev, st.st_ino)
+                and old_path != path
+                and not _holds(old_path, entry)
+            ):
                 del entries[old_path]
                 entry.committed = dataclasses.replace(
-                    entry.committed, path=path,
-                    findings=tuple(dataclasses.replace(f, path=path)
-                                   for f in entry.committed.findings),
-                    errors=tuple(dataclasses.replace(e, path=path)
-                                 for e in entry.committed.errors))
+                    entry.committed,
+                    path=path,
+                    findings=tuple(
+                        dataclasses.replace(f, path=path) for f in entry.committed.findings
+                    ),
+                    errors=tuple(dataclasses.replace(e, path=path) for e in entry.committed.errors),
+                )
                 entries[path] = entry
                 return entry
         return None
@@ -198,15 +219,21 @@ class Watcher:
             inc = scan_increment(item, old, self.options, self.key)
             if inc.entry is None:
                 continue  # unreadable for now: counted once it can be read
-            truncated = old is not None and (old.dev, old.ino) == (st.st_dev, st.st_ino) \
+            truncated = (
+                old is not None
+                and (old.dev, old.ino) == (st.st_dev, st.st_ino)
                 and st.st_size < old.offset
+            )
             before = counts(None if old is None or truncated else old.committed)
             after = counts(inc.entry.committed)
             _grow(totals.messages, before.messages, after.messages)
             _grow(totals.leaking, before.leaking, after.leaking)
             _grow(totals.findings, before.findings, after.findings)
-            known = set() if old is None or truncated else {
-                _finding_key(f) for f in old.committed.findings}
+            known = (
+                set()
+                if old is None or truncated
+                else {_finding_key(f) for f in old.committed.findings}
+            )
             found.extend(f for f in inc.entry.committed.findings if _finding_key(f) not in known)
             entries[item.path] = inc.entry
             changed = True

@@ -42,15 +42,15 @@ def sniff(head: bytes) -> Compression:
 
 def wrap_reader(raw: BinaryIO, compression: Compression | None = None) -> BinaryIO:
     """Decompressing view of an open binary stream (sniffed when `compression` is None)."""
-    buffered: Any = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(
-        cast(Any, raw))
+    buffered: Any = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(cast(Any, raw))
     if compression is None:
         compression = sniff(buffered.peek(4)[:4])
     if compression is Compression.GZIP:
         return cast(BinaryIO, gzip.GzipFile(fileobj=buffered, mode="rb"))
     if compression is Compression.ZSTD:
-        reader = zstandard.ZstdDecompressor().stream_reader(buffered, read_across_frames=True,
-                                                            closefd=True)
+        reader = zstandard.ZstdDecompressor().stream_reader(
+            buffered, read_across_frames=True, closefd=True
+        )
         return cast(BinaryIO, io.BufferedReader(cast(Any, reader)))
     return cast(BinaryIO, buffered)
 
@@ -91,8 +91,9 @@ def wrap_writer(raw: BinaryIO, compression: Compression, level: int | None = Non
         # mtime=0 keeps the output deterministic: two repairs give the same bytes.
         return cast(BinaryIO, _OwningGzip(raw, 9 if level is None else level))
     if compression is Compression.ZSTD:
-        return cast(BinaryIO, io.BufferedWriter(cast(Any, _ZstdWriter(raw, 3 if level is None
-                                                                       else level))))
+        return cast(
+            BinaryIO, io.BufferedWriter(cast(Any, _ZstdWriter(raw, 3 if level is None else level)))
+        )
     return raw
 
 

@@ -22,22 +22,32 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
-def dumps(value: Any, *, indent: bool = False, newline: bool = False,
-          sort_keys: bool = False) -> bytes:
+def dumps(
+    value: Any, *, indent: bool = False, newline: bool = False, sort_keys: bool = False
+) -> bytes:
     """`value` as UTF-8 JSON: orjson's bytes, or the same layout with surrogates escaped.
 
     The fallback runs only when orjson refuses a string; the stdlib's layout for
     `indent` matches orjson's `OPT_INDENT_2`.
     """
-    option = ((orjson.OPT_INDENT_2 if indent else 0) | (orjson.OPT_APPEND_NEWLINE if newline else 0)
-              | (orjson.OPT_SORT_KEYS if sort_keys else 0))
+    option = (
+        (orjson.OPT_INDENT_2 if indent else 0)
+        | (orjson.OPT_APPEND_NEWLINE if newline else 0)
+        | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+    )
     try:
         return orjson.dumps(value, option=option)
     except orjson.JSONEncodeError as exc:
         if "surrogates" not in str(exc):
             raise
-    text = json.dumps(value, ensure_ascii=False, indent=2 if indent else None, sort_keys=sort_keys,
-                      separators=(",", ": ") if indent else (",", ":"), allow_nan=False)
+    text = json.dumps(
+        value,
+        ensure_ascii=False,
+        indent=2 if indent else None,
+        sort_keys=sort_keys,
+        separators=(",", ": ") if indent else (",", ":"),
+        allow_nan=False,
+    )
     return _LONE.sub(_escape, text).encode("utf-8") + (b"\n" if newline else b"")
 
 

@@ -16,9 +16,13 @@ from typing import BinaryIO
 
 def kind_of(mode: int) -> str:
     """What a non-regular file is, in words, for messages."""
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISDIR, "a directory")):
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a directory"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -40,8 +44,11 @@ def open_regular(path: str) -> BinaryIO:
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         if not stat.S_ISREG(mode):
-            raise NotRegular(errno.EINVAL, f"{kind_of(mode)}, not a regular file; only regular "
-                             "files (and stdin, as '-') are read")
+            raise NotRegular(
+                errno.EINVAL,
+                f"{kind_of(mode)}, not a regular file; only regular "
+                "files (and stdin, as '-') are read",
+            )
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         # through open() with the checked descriptor, so the file's `name` is its path, as

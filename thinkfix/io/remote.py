@@ -33,8 +33,9 @@ def _fsspec() -> Any:
     try:
         import fsspec  # type: ignore[import-untyped,unused-ignore]
     except ImportError:
-        raise RemoteUnavailable("reading URLs needs fsspec: pip install 'thinkfix[remote]'"
-                                ) from None
+        raise RemoteUnavailable(
+            "reading URLs needs fsspec: pip install 'thinkfix[remote]'"
+        ) from None
     return fsspec
 
 
@@ -46,7 +47,7 @@ def filesystem(url: str) -> tuple[Any, str]:
 
 def join(url: str, path_on_fs: str, root_on_fs: str) -> str:
     """The URL of `path_on_fs`, a file found under the folder `url` names (`root_on_fs`)."""
-    rel = path_on_fs[len(root_on_fs):].lstrip("/")
+    rel = path_on_fs[len(root_on_fs) :].lstrip("/")
     return url.rstrip("/") + "/" + rel
 
 
@@ -56,8 +57,11 @@ def listing(url: str) -> tuple[bool, list[tuple[str, str, int]]]:
     fs, root = filesystem(url)
     if fs.isdir(root):
         found = fs.find(root, detail=True)
-        files = [(join(url, p, root), p[len(root):].lstrip("/"), int(info.get("size") or 0))
-                 for p, info in found.items() if info.get("type", "file") == "file"]
+        files = [
+            (join(url, p, root), p[len(root) :].lstrip("/"), int(info.get("size") or 0))
+            for p, info in found.items()
+            if info.get("type", "file") == "file"
+        ]
         return True, sorted(files)
     if not fs.exists(root):
         raise FileNotFoundError(2, "No such file or directory", url)

@@ -8,8 +8,14 @@ from thinkfix.normalizer.policy import DEFAULT, NativeMode, Policy
 from thinkfix.normalizer.spans import Label, Result, Span
 
 
-def normalize(text: str, *, native_reasoning: str | None = None, policy: Policy = DEFAULT,
-              start_in_reasoning: bool = False, followed_by_tool_call: bool = False) -> Result:
+def normalize(
+    text: str,
+    *,
+    native_reasoning: str | None = None,
+    policy: Policy = DEFAULT,
+    start_in_reasoning: bool = False,
+    followed_by_tool_call: bool = False,
+) -> Result:
     """Split stored assistant text into visible answer and leaked reasoning, losing nothing.
 
     The result's spans tile `text`; `visible`, `thinking` and `findings` derive from them.
@@ -21,8 +27,12 @@ def normalize(text: str, *, native_reasoning: str | None = None, policy: Policy 
     if not policy.enabled or (not start_in_reasoning and _clean(text, policy)):
         spans = (Span(0, len(text), Label.VISIBLE),) if text else ()
         return Result(text, spans, (), native)
-    pipeline = Pipeline(policy, native=native, start_in_reasoning=start_in_reasoning,
-                        followed_by_tool_call=followed_by_tool_call)
+    pipeline = Pipeline(
+        policy,
+        native=native,
+        start_in_reasoning=start_in_reasoning,
+        followed_by_tool_call=followed_by_tool_call,
+    )
     pipeline.pieces = pipeline.feed(text) + pipeline.finish()
     return pipeline.result(text)
 

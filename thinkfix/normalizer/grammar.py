@@ -31,7 +31,9 @@ class Kind(Enum):
     CLOSE = "close"
     EMPTY = "empty"  # <think/>: an empty block in one token
     MARKER = "marker"  # removed wherever it stands, content around it kept
-    VISIBLE_HEADER = "visible_header"  # harmony final/commentary: a marker outside a block, a close inside
+    VISIBLE_HEADER = (
+        "visible_header"  # harmony final/commentary: a marker outside a block, a close inside
+    )
     END = "end"  # harmony <|end|>-style: a close inside a block, a marker outside
     FENCE = "fence"
     TICKS = "ticks"
@@ -135,7 +137,9 @@ class Grammar:
             branches.setdefault("~", []).append(r"(?P<tildes>~~+)")
         self.pattern = re.compile(_dispatch(branches) if branches else never)
         # the fewest substring tests that find every name (`think` finds `thinking` too)
-        self._names = tuple(n for n in policy.tags if not any(o != n and o in n for o in policy.tags))
+        self._names = tuple(
+            n for n in policy.tags if not any(o != n and o in n for o in policy.tags)
+        )
         # first character -> (two-character prefix -> literals): a literal is looked for only
         # when its prefix is in the text, so code full of `<` pays for few searches. A `<`
         # literal holding a tag name (`<seed:think>`) needs no test of its own: the names
@@ -156,21 +160,24 @@ class Grammar:
         self.start_chars = "".join(self._start_chars)  # what `candidate` looks for
         self._partial_starts = re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]")
         self.find_candidate = self._partial_starts.search  # for short texts, one C call
-        self._literal_prefixes = frozenset(lit[:n] for lit in self.literals for n in range(1, len(lit)))
+        self._literal_prefixes = frozenset(
+            lit[:n] for lit in self.literals for n in range(1, len(lit))
+        )
         self.max_literal = max((len(lit) for lit in self.literals), default=1)
         self.unfinished = _unfinished_pattern(policy, sorted(self._literal_prefixes))
         # the same, less an XML opener's attribute run; and that run alone
-        self._unfinished_other = _unfinished_pattern(policy, sorted(self._literal_prefixes),
-                                                     attributes=False)
+        self._unfinished_other = _unfinished_pattern(
+            policy, sorted(self._literal_prefixes), attributes=False
+        )
         self._in_attributes = re.compile(
             rf"<{_WS}(?:/{_WS})?(?i:{_trie(sorted(policy.tags))})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}\Z"
-            if policy.tags else r"(?!x)x")
+            if policy.tags
+            else r"(?!x)x"
+        )
         # what ends (`>`) or cuts (`<`) an attribute run, or may start a delimiter that a
         # removal could splice into it
         self.attr_stop = re.compile("[<>" + "".join(re.escape(c) for c in sorted(starts)) + "]")
-        self._xml_partial = re.compile(
-            rf"<{_WS}(?:/{_WS})?(?P<name>[A-Za-z]*)(?P<rest>[^<>]*)\Z"
-        )
+        self._xml_partial = re.compile(rf"<{_WS}(?:/{_WS})?(?P<name>[A-Za-z]*)(?P<rest>[^<>]*)\Z")
 
     def token(self, m: re.Match[str], offset: int) -> Token:
         """The token a match of `pattern` stands for; `offset` maps window to text positions."""
@@ -257,8 +264,10 @@ class Grammar:
         k = text.rfind("<")
         if k >= 0 and match(text, k):
             return True
-        return any(match(text, m.start()) for m in
-                   self._partial_starts.finditer(text, max(0, len(text) - self.max_literal + 1)))
+        return any(
+            match(text, m.start())
+            for m in self._partial_starts.finditer(text, max(0, len(text) - self.max_literal + 1))
+        )
 
     def ends_in_attributes_only(self, text: str) -> bool:
         """True when the only unfinished delimiter `text` ends in is an XML opener's
@@ -271,8 +280,10 @@ class Grammar:
             return False
         if match(text, k):
             return False
-        return not any(match(text, m.start()) for m in
-                       self._partial_starts.finditer(text, max(0, len(text) - self.max_literal + 1)))
+        return not any(
+            match(text, m.start())
+            for m in self._partial_starts.finditer(text, max(0, len(text) - self.max_literal + 1))
+        )
 
     def _could_grow(self, window: str, i: int) -> bool:
         tail = window[i:]
@@ -292,8 +303,9 @@ class Grammar:
         return False
 
 
-def _unfinished_pattern(policy: Policy, prefixes: list[str], *,
-                        attributes: bool = True) -> re.Pattern[str]:
+def _unfinished_pattern(
+    policy: Policy, prefixes: list[str], *, attributes: bool = True
+) -> re.Pattern[str]:
     """Text ending in the start of a delimiter that is not finished (`<thi`, `</ th`,
     `<think a="x`, `<|channel|>`, `[THI`) or, with code protected, in a code marker
     character. Searched with an end position (`\\Z` matches there)."""

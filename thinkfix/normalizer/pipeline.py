@@ -11,10 +11,21 @@ from thinkfix.normalizer.stages import Deduper, Piece, Trimmer
 class Pipeline:
     """Text in, final labelled pieces out, in order, as soon as they are settled."""
 
-    def __init__(self, policy: Policy, *, native: str = "", start_in_reasoning: bool = False,
-                 holdback: int | None = None, followed_by_tool_call: bool = False) -> None:
-        self.scanner = Scanner(policy, start_in_reasoning=start_in_reasoning, holdback=holdback,
-                               followed_by_tool_call=followed_by_tool_call)
+    def __init__(
+        self,
+        policy: Policy,
+        *,
+        native: str = "",
+        start_in_reasoning: bool = False,
+        holdback: int | None = None,
+        followed_by_tool_call: bool = False,
+    ) -> None:
+        self.scanner = Scanner(
+            policy,
+            start_in_reasoning=start_in_reasoning,
+            holdback=holdback,
+            followed_by_tool_call=followed_by_tool_call,
+        )
         self.trimmer = Trimmer(policy.trim)
         self.deduper = Deduper(policy, native)
         self.native = native
@@ -52,8 +63,13 @@ class Pipeline:
         chunk and accounts for it as the stream's fast lane does. False when it must be read.
         """
         scanner = self.scanner
-        if (scanner.length or scanner.holdback != 0 or scanner.start_in_reasoning or not self.trimmer.enabled
-                or not scanner.lead_is_visible(chunk)):
+        if (
+            scanner.length
+            or scanner.holdback != 0
+            or scanner.start_in_reasoning
+            or not self.trimmer.enabled
+            or not scanner.lead_is_visible(chunk)
+        ):
             return False
         scanner.open_visible()
         self.trimmer.open_visible()
@@ -79,7 +95,9 @@ class Pipeline:
     def _drain(self) -> list[Piece]:
         scanner = self.scanner
         raw = scanner.take()
-        pieces = [Piece(s.start, s.end, s.label, s.block, scanner.text_at(s.start, s.end)) for s in raw]
+        pieces = [
+            Piece(s.start, s.end, s.label, s.block, scanner.text_at(s.start, s.end)) for s in raw
+        ]
         if raw:
             scanner.release(raw[-1].end)
         return self.deduper.push(self.trimmer.push(pieces))
@@ -89,7 +107,11 @@ class Pipeline:
         out = []
         for bf in self.scanner.findings:
             f = bf.finding
-            if bf.block is not None and bf.block in self.deduper.duplicates and f.kind is LeakKind.BLOCK:
+            if (
+                bf.block is not None
+                and bf.block in self.deduper.duplicates
+                and f.kind is LeakKind.BLOCK
+            ):
                 f = Finding(LeakKind.DUPLICATE, f.tag, f.start, f.end)
             out.append(f)
         return tuple(sorted(out, key=lambda f: (f.start, f.end)))

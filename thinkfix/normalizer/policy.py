@@ -23,7 +23,14 @@ class NativeMode(str, Enum):
     MERGE = "merge"  # keep every extracted segment after the native text
 
 
-XML_TAG_NAMES: tuple[str, ...] = ("think", "thinking", "thought", "reasoning", "reason", "reflection")
+XML_TAG_NAMES: tuple[str, ...] = (
+    "think",
+    "thinking",
+    "thought",
+    "reasoning",
+    "reason",
+    "reflection",
+)
 
 # (family id, opener, closer) for the literal special-token families of rule 1.
 SPECIAL_PAIRS: tuple[tuple[str, str, str], ...] = (
@@ -55,8 +62,15 @@ ANSWER_PAIRS: tuple[tuple[str, str], ...] = (
 # into reasoning (rule 3). Hermes/Qwen/GLM, MiniMax M1 and M2, Seed-OSS, Gemma 4,
 # Granite/Phi-4, Mistral, Kimi K2, DeepSeek V3/R1, Llama 3.
 TOOL_CALL_OPENERS: tuple[str, ...] = (
-    "<tool_call>", "<tool_calls>", "<minimax:tool_call>", "<seed:tool_call>", "<|tool_call>",
-    "<|tool_call|>", "[TOOL_CALLS]", "<|tool_calls_section_begin|>", "<｜tool▁calls▁begin｜>",
+    "<tool_call>",
+    "<tool_calls>",
+    "<minimax:tool_call>",
+    "<seed:tool_call>",
+    "<|tool_call>",
+    "<|tool_call|>",
+    "[TOOL_CALLS]",
+    "<|tool_calls_section_begin|>",
+    "<｜tool▁calls▁begin｜>",
     "<|python_tag|>",
 )
 
@@ -90,7 +104,9 @@ class Policy:
     enabled: bool = True  # the per-model / per-file opt-out of rule 10
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "tags", tuple(sorted({t.lower() for t in self.tags}, key=lambda t: (-len(t), t))))
+        object.__setattr__(
+            self, "tags", tuple(sorted({t.lower() for t in self.tags}, key=lambda t: (-len(t), t)))
+        )
         object.__setattr__(self, "orphan_close", OrphanClose(self.orphan_close))
         object.__setattr__(self, "native", NativeMode(self.native))
 

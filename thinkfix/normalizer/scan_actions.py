@@ -40,8 +40,11 @@ class Actions(ChunkText):
             self.spans.append(RawSpan(start, end, label, block))
             if label is not Label.VISIBLE:
                 st = self.st
-                if (start != st.visible_from and st.mode not in (Mode.IN, Mode.DETOK)
-                        and not self._trimmed_gap(st.visible_from, start)):
+                if (
+                    start != st.visible_from
+                    and st.mode not in (Mode.IN, Mode.DETOK)
+                    and not self._trimmed_gap(st.visible_from, start)
+                ):
                     # a new run of removed text begins here, after visible text
                     st.gap_line_start = start == 0 or self.text_at(start - 1, start) == "\n"
                 st.visible_from = end
@@ -70,8 +73,9 @@ class Actions(ChunkText):
                 st.shown = True
         st.seg = upto
 
-    def _finding(self, kind: LeakKind, tag: str, start: int, end: int,
-                 block: int | None = None) -> None:
+    def _finding(
+        self, kind: LeakKind, tag: str, start: int, end: int, block: int | None = None
+    ) -> None:
         self.findings.append(BlockFinding(Finding(kind, tag, start, end), block))
 
     def _remove(self, tok: Token, kind: LeakKind) -> None:
@@ -106,8 +110,9 @@ class Actions(ChunkText):
     def _start_detok(self, tok: Token) -> None:
         """A detokenised Harmony `analysis` header: reasoning, if its `assistantfinal` comes."""
         self._checkpoint(tok.start, Override.LITERAL)
-        self._enter_block(tok, Token(Kind.OPEN, tok.start, tok.end, "harmony"), Mode.DETOK,
-                          leading=True)
+        self._enter_block(
+            tok, Token(Kind.OPEN, tok.start, tok.end, "harmony"), Mode.DETOK, leading=True
+        )
 
     def _close_block(self, tok: Token) -> None:
         self._cut(tok.start)

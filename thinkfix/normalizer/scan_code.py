@@ -90,8 +90,13 @@ class CodeRules(Actions):
             self.pos = len(w) + off  # this line cannot close the fence: go on from its end
         return False
 
-    def _code_line(self, w: str, off: int, tok: Token, final: bool,
-                   ) -> tuple[int, int, dict[int, list[int]]] | None:
+    def _code_line(
+        self,
+        w: str,
+        off: int,
+        tok: Token,
+        final: bool,
+    ) -> tuple[int, int, dict[int, list[int]]] | None:
         """The line holding `tok`, with the ends of its backtick runs by run length.
 
         Read once per line, so a long line of many code spans stays linear; None while

@@ -18,8 +18,13 @@ class PlainChunks(TokenRules):
         Returns the label it gets, or None when the scanner must look at it.
         """
         st = self.st
-        if (st.mode not in (Mode.OUT, Mode.IN) or st.fence is not None or self.pos != self.length
-                or st.answer is not None or self.grammar.has_candidate(chunk)):
+        if (
+            st.mode not in (Mode.OUT, Mode.IN)
+            or st.fence is not None
+            or self.pos != self.length
+            or st.answer is not None
+            or self.grammar.has_candidate(chunk)
+        ):
             return None
         self.feed(chunk)
         self.pos = self.length
@@ -34,8 +39,11 @@ class PlainChunks(TokenRules):
     def lead_is_visible(self, chunk: str) -> bool:
         """True when text starting with `chunk` starts with visible text: no candidate
         character, no leading whitespace, and no detokenised Harmony header."""
-        return (NON_WS.match(chunk) is not None and not self.grammar.has_candidate(chunk)
-                and not (self.policy.harmony and chunk[0] == DETOK_OPEN[0]))
+        return (
+            NON_WS.match(chunk) is not None
+            and not self.grammar.has_candidate(chunk)
+            and not (self.policy.harmony and chunk[0] == DETOK_OPEN[0])
+        )
 
     def open_visible(self) -> None:
         """The state after reading a first chunk that `lead_is_visible`, with holdback 0."""
@@ -45,8 +53,15 @@ class PlainChunks(TokenRules):
     def plain_mode(self) -> Mode | None:
         """OUT or IN when a chunk with no candidate character may bypass the scan entirely."""
         st = self.st
-        if (st.mode in (Mode.OUT, Mode.IN) and st.fence is None and self.pos == self.length
-                and self._ck is None and st.window is None and not self.spans and st.answer is None):
+        if (
+            st.mode in (Mode.OUT, Mode.IN)
+            and st.fence is None
+            and self.pos == self.length
+            and self._ck is None
+            and st.window is None
+            and not self.spans
+            and st.answer is None
+        ):
             return st.mode
         return None
 
@@ -57,8 +72,12 @@ class PlainChunks(TokenRules):
     def waits_on_plain(self) -> bool:
         """True when a chunk with no candidate character would be taken and held, unread."""
         st = self.st
-        return (st.mode in (Mode.OUT, Mode.IN) and st.fence is None and self.pos == self.length
-                and not self.settled())
+        return (
+            st.mode in (Mode.OUT, Mode.IN)
+            and st.fence is None
+            and self.pos == self.length
+            and not self.settled()
+        )
 
     def settled(self) -> bool:
         """True when nothing fed so far waits on what comes next."""

@@ -54,9 +54,14 @@ class ChunkText(ScanBase):
         """Forget text before `upto`; the caller has taken what it needs from it (the text a
         pending decision may still read is kept whatever `upto` says)."""
         st, ck = self.st, self._ck
-        upto = min(upto, self.pos - self.context, st.seg, ck.pos if ck else upto,
-                   self.spans[0].start if self.spans else upto,
-                   st.window if st.window is not None else upto)
+        upto = min(
+            upto,
+            self.pos - self.context,
+            st.seg,
+            ck.pos if ck else upto,
+            self.spans[0].start if self.spans else upto,
+            st.window if st.window is not None else upto,
+        )
         chunks, starts = self._chunks, self._starts
         n = self._dropped
         while n < len(chunks) - 1 and starts[n + 1] <= upto:

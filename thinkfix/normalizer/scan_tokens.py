@@ -143,11 +143,19 @@ class TokenRules(CodeRules):
         if tok.xml and not lead and nxt_i >= len(w) and not final:
             self.pos = tok.start
             return False
-        if (not lead and self._prose_mention(tok, w, off)
-                and nxt_i < len(w) and w[nxt_i] in PROSE_BEFORE):
+        if (
+            not lead
+            and self._prose_mention(tok, w, off)
+            and nxt_i < len(w)
+            and w[nxt_i] in PROSE_BEFORE
+        ):
             self.pos = tok.end
             return True  # `Use the </think> tag`: prose
-        if self.holdback is not None and st.window is not None and tok.start - st.window > self.holdback:
+        if (
+            self.holdback is not None
+            and st.window is not None
+            and tok.start - st.window > self.holdback
+        ):
             st.window = None
         if st.first_delim or st.window is None or self.policy.orphan_close is OrphanClose.STRIP:
             self._remove(tok, LeakKind.STRAY_CLOSE)
@@ -213,8 +221,13 @@ class TokenRules(CodeRules):
         repeated at the start of an implicit block is just removed."""
         self._cut(tok.start)
         st = self.st
-        if (self.start_in_reasoning and st.leading and st.block == 0 and not st.content
-                and st.depth == 1):
+        if (
+            self.start_in_reasoning
+            and st.leading
+            and st.block == 0
+            and not st.content
+            and st.depth == 1
+        ):
             self._add(tok.start, tok.end, Label.DELIMITER)
             st.seg = tok.end
         elif self._prose_mention(tok, w, off):

@@ -35,15 +35,31 @@ __all__ = ["BlockFinding", "Mode", "RawSpan", "Scanner"]
 
 _RESCAN_SLACK = 1 << 16
 #: Kinds that may start the text as delimiters (anything else there is visible text).
-_LEAD_KINDS = frozenset({Kind.OPEN, Kind.EMPTY, Kind.CLOSE, Kind.END, Kind.MARKER,
-                         Kind.VISIBLE_HEADER, Kind.ANSWER_OPEN, Kind.ANSWER_CLOSE})
+_LEAD_KINDS = frozenset(
+    {
+        Kind.OPEN,
+        Kind.EMPTY,
+        Kind.CLOSE,
+        Kind.END,
+        Kind.MARKER,
+        Kind.VISIBLE_HEADER,
+        Kind.ANSWER_OPEN,
+        Kind.ANSWER_CLOSE,
+    }
+)
 
 
 class Scanner(PlainChunks):
     """Raw spans of a text fed in pieces; `text_at` reads back what was fed."""
 
-    def __init__(self, policy: Policy, *, start_in_reasoning: bool = False,
-                 holdback: int | None = None, followed_by_tool_call: bool = False) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        *,
+        start_in_reasoning: bool = False,
+        holdback: int | None = None,
+        followed_by_tool_call: bool = False,
+    ) -> None:
         self.policy = policy
         self.grammar = grammar_for(policy)
         # text kept before the scan position (the scan window itself starts CONTEXT
@@ -65,8 +81,15 @@ class Scanner(PlainChunks):
         self._await = None
         self._line_ticks = None
         if start_in_reasoning:
-            self.st = ScanState(Mode.IN, depth=1, block=0, leading=True, first_delim=True,
-                                window=None, opener=Token(Kind.OPEN, 0, 0, "<think>", xml=True))
+            self.st = ScanState(
+                Mode.IN,
+                depth=1,
+                block=0,
+                leading=True,
+                first_delim=True,
+                window=None,
+                opener=Token(Kind.OPEN, 0, 0, "<think>", xml=True),
+            )
         else:
             self.st = ScanState(Mode.LEAD)
 
@@ -168,8 +191,11 @@ class Scanner(PlainChunks):
             return False
         tok = g.token(tm, off) if tm is not None else None
         self.st.mode = Mode.OUT
-        if (tok is not None and tok.kind in _LEAD_KINDS
-                and not self._on_token(tok, w, off, final, lead=True)):
+        if (
+            tok is not None
+            and tok.kind in _LEAD_KINDS
+            and not self._on_token(tok, w, off, final, lead=True)
+        ):
             if self.pos == tok.start:
                 self.st.mode = Mode.LEAD  # it waits, still the first thing
             return False
@@ -231,7 +257,11 @@ class Scanner(PlainChunks):
 
     def _close_window_past_holdback(self) -> None:
         st = self.st
-        if self.holdback is not None and st.window is not None and self.pos - st.window > self.holdback:
+        if (
+            self.holdback is not None
+            and st.window is not None
+            and self.pos - st.window > self.holdback
+        ):
             st.window = None
 
     def _end_of_text(self) -> bool:
@@ -266,8 +296,12 @@ class Scanner(PlainChunks):
         self._overrides[ck.pos] = ck.override
         self._ck = None
         if ck.override is Override.LITERAL and st.mode is Mode.IN:
-            self._finding(LeakKind.UNCLOSED_INLINE, st.opener.tag if st.opener else "",
-                          ck.pos, st.opener.end if st.opener else ck.pos)
+            self._finding(
+                LeakKind.UNCLOSED_INLINE,
+                st.opener.tag if st.opener else "",
+                ck.pos,
+                st.opener.end if st.opener else ck.pos,
+            )
             if self._closes_end is None:
                 self._closes_end = self._end_of_last_close(ck.pos)
         self._rescanned += self.length - ck.pos

@@ -34,8 +34,12 @@ class LeakKind(str, Enum):
     UNCLOSED = "unclosed"
     EMPTY_BLOCK = "empty_block"
     DUPLICATE = "duplicate"
-    MARKER = "marker"  # an answer-wrapper or channel token removed (begin_of_solution, harmony final)
-    UNCLOSED_INLINE = "unclosed_inline"  # notice only: a mid-text opener that never closed stays visible
+    MARKER = (
+        "marker"  # an answer-wrapper or channel token removed (begin_of_solution, harmony final)
+    )
+    UNCLOSED_INLINE = (
+        "unclosed_inline"  # notice only: a mid-text opener that never closed stays visible
+    )
 
     @property
     def changes_text(self) -> bool:
@@ -96,7 +100,9 @@ class Result:
         for s in self.spans:
             if s.label is Label.THINKING and s.block is not None:
                 segments.setdefault(s.block, []).append(text[s.start : s.end])
-        return tuple(seg for seg in ("".join(parts) for _, parts in sorted(segments.items())) if seg)
+        return tuple(
+            seg for seg in ("".join(parts) for _, parts in sorted(segments.items())) if seg
+        )
 
     @cached_property
     def thinking(self) -> tuple[str, ...]:

@@ -89,8 +89,12 @@ class Trimmer:
 
     def thinking_flowing(self, block: int) -> bool:
         """True when reasoning of `block` not ending in whitespace would pass through untouched."""
-        return self._think_started and self._block == block and not self._think_pending \
+        return (
+            self._think_started
+            and self._block == block
+            and not self._think_pending
             and not self._vis_pending
+        )
 
     def _visible(self, piece: Piece, out: list[Piece]) -> None:
         self._end_thinking(out)

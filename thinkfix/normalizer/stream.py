@@ -32,13 +32,24 @@ class StreamNormalizer:
     plain chunks' Deltas shared by streams of the same candidate characters.
     """
 
-    def __init__(self, policy: Policy = DEFAULT, *, start_in_reasoning: bool = False,
-                 holdback: int | None = None, native_reasoning: str | None = None,
-                 followed_by_tool_call: bool = False, shortcuts: bool = True,
-                 delta_cache: deltas.DeltaCache | None = None) -> None:
-        self._pipeline = Pipeline(policy, native=clean_native(native_reasoning, policy),
-                                  start_in_reasoning=start_in_reasoning, holdback=holdback,
-                                  followed_by_tool_call=followed_by_tool_call)
+    def __init__(
+        self,
+        policy: Policy = DEFAULT,
+        *,
+        start_in_reasoning: bool = False,
+        holdback: int | None = None,
+        native_reasoning: str | None = None,
+        followed_by_tool_call: bool = False,
+        shortcuts: bool = True,
+        delta_cache: deltas.DeltaCache | None = None,
+    ) -> None:
+        self._pipeline = Pipeline(
+            policy,
+            native=clean_native(native_reasoning, policy),
+            start_in_reasoning=start_in_reasoning,
+            holdback=holdback,
+            followed_by_tool_call=followed_by_tool_call,
+        )
         self._enabled = policy.enabled
         self._last_block: int | None = None
         self._thinking_out = False

@@ -139,9 +139,23 @@ class AssembledMessage:
 
     def to_dict(self) -> dict[str, Any]:
         # usage and error are the provider's own objects, passed through as they came
-        return record(self, ("provider", "id", "model", "stop_reason", "usage", "error", "blocks",
-                             "raw_visible", "leaked", "leaks"),
-                      usage=self.usage, error=self.error)
+        return record(
+            self,
+            (
+                "provider",
+                "id",
+                "model",
+                "stop_reason",
+                "usage",
+                "error",
+                "blocks",
+                "raw_visible",
+                "leaked",
+                "leaks",
+            ),
+            usage=self.usage,
+            error=self.error,
+        )
 
 
 @dataclass

@@ -227,10 +227,12 @@ def headline(report: Report) -> str:
         text = "No files scanned."
     refused = refused_messages(report)
     if refused:
-        text += (f" {plural(refused, 'leaking text')} {'is' if refused == 1 else 'are'} all "
-                 "reasoning with nothing else in the message: `thinkfix repair` leaves "
-                 f"{'it' if refused == 1 else 'them'} as {'it is' if refused == 1 else 'they are'}"
-                 " (an empty text would break the session).")
+        text += (
+            f" {plural(refused, 'leaking text')} {'is' if refused == 1 else 'are'} all "
+            "reasoning with nothing else in the message: `thinkfix repair` leaves "
+            f"{'it' if refused == 1 else 'them'} as {'it is' if refused == 1 else 'they are'}"
+            " (an empty text would break the session)."
+        )
     unread = [e for e in report.errors if e.kind != ErrorKind.NO_SESSIONS]
     if unread:
         text += f" {plural(len(unread), 'input error')}: those inputs were not fully read."

@@ -33,13 +33,22 @@ _CHART_DAYS = 62  # about two months of days in the trend chart, the latest
 
 def _cards(report: Report) -> str:
     s = report.summary
-    cards = [("files", s.files), ("assistant messages", s.assistant_messages),
-             ("leaking messages", s.leaking_messages), ("findings", s.findings),
-             ("new", len(report.new_findings)), ("baselined", s.baselined),
-             ("leaked chars", s.leaked_chars), ("input errors", len(report.errors)),
-             ("skipped files", len(report.skipped))]
-    return '<div class="cards">' + "".join(
-        f'<div class="card"><b>{v}</b><span>{e(k)}</span></div>' for k, v in cards) + "</div>"
+    cards = [
+        ("files", s.files),
+        ("assistant messages", s.assistant_messages),
+        ("leaking messages", s.leaking_messages),
+        ("findings", s.findings),
+        ("new", len(report.new_findings)),
+        ("baselined", s.baselined),
+        ("leaked chars", s.leaked_chars),
+        ("input errors", len(report.errors)),
+        ("skipped files", len(report.skipped)),
+    ]
+    return (
+        '<div class="cards">'
+        + "".join(f'<div class="card"><b>{v}</b><span>{e(k)}</span></div>' for k, v in cards)
+        + "</div>"
+    )
 
 
 def _leaking_chart(title: str, counts: Mapping[str, MessageCounts]) -> str:
@@ -52,18 +61,23 @@ def _leaking_chart(title: str, counts: Mapping[str, MessageCounts]) -> str:
 
 
 def _counts_table(key: str, counts: Mapping[str, MessageCounts], *, path: bool = False) -> str:
-    head = (f"<tr><th>{e(key)}</th>" + ("<th>format</th>" if path else "")
-            + '<th class="num">assistant messages</th><th class="num">leaking</th>'
-            '<th class="num">share</th><th class="num">findings</th></tr>')
+    head = (
+        f"<tr><th>{e(key)}</th>"
+        + ("<th>format</th>" if path else "")
+        + '<th class="num">assistant messages</th><th class="num">leaking</th>'
+        '<th class="num">share</th><th class="num">findings</th></tr>'
+    )
     rows = []
     for name, c in counts.items():
         cls = ' class="path"' if path else ""
-        rows.append(f"<tr><td{cls}>{e(label(name))}</td>"
-                    + (f"<td>{e(label(c.format))}</td>" if path else "")
-                    + f'<td class="num">{c.assistant_messages}</td>'
-                    f'<td class="num">{c.leaking_messages}</td>'
-                    f'<td class="num">{e(percent(c.leaking_messages, c.assistant_messages))}</td>'
-                    f'<td class="num">{c.findings}</td></tr>')
+        rows.append(
+            f"<tr><td{cls}>{e(label(name))}</td>"
+            + (f"<td>{e(label(c.format))}</td>" if path else "")
+            + f'<td class="num">{c.assistant_messages}</td>'
+            f'<td class="num">{c.leaking_messages}</td>'
+            f'<td class="num">{e(percent(c.leaking_messages, c.assistant_messages))}</td>'
+            f'<td class="num">{c.findings}</td></tr>'
+        )
     return f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
 
 
@@ -71,17 +85,20 @@ def _days(report: Report) -> list[str]:
     days = report.summary.by_day
     if not days:
         return []
-    totals = {day: MessageCounts(sum(c.assistant_messages for c in models.values()),
-                                 sum(c.leaking_messages for c in models.values()),
-                                 sum(c.findings for c in models.values()))
-              for day, models in sorted(days.items())}
+    totals = {
+        day: MessageCounts(
+            sum(c.assistant_messages for c in models.values()),
+            sum(c.leaking_messages for c in models.values()),
+            sum(c.findings for c in models.values()),
+        )
+        for day, models in sorted(days.items())
+    }
     rows = [(day, c.leaking_messages, c.assistant_messages) for day, c in totals.items()]
     title = "Leaking messages by day (UTC)"
     if len(rows) > _CHART_DAYS:
         title += f" (last {_CHART_DAYS} of {len(rows)} days; the table lists all)"
     chart = bar_chart(title, rows[-_CHART_DAYS:], "assistant message")
-    return ["<h2>By day</h2>", f'<div class="charts">{chart}</div>',
-            _counts_table("day", totals)]
+    return ["<h2>By day</h2>", f'<div class="charts">{chart}</div>', _counts_table("day", totals)]
 
 
 def _breakdowns(report: Report) -> list[str]:
@@ -89,8 +106,9 @@ def _breakdowns(report: Report) -> list[str]:
     out: list[str] = []
     charts = [_leaking_chart("Leaking messages by model", s.by_model)]
     if s.by_kind:
-        charts.append(bar_chart("Findings by kind",
-                                [(k, n, None) for k, n in sorted_by_kind(s)], "finding"))
+        charts.append(
+            bar_chart("Findings by kind", [(k, n, None) for k, n in sorted_by_kind(s)], "finding")
+        )
     charts.append(_leaking_chart("Leaking messages by format", s.by_format))
     charts = [c for c in charts if c]
     if charts:
@@ -98,18 +116,28 @@ def _breakdowns(report: Report) -> list[str]:
     if s.by_model:
         out += ["<h2>By model</h2>", _counts_table("model", dict(sorted(s.by_model.items())))]
     if s.by_kind:
-        rows = "".join(f'<tr><td><span class="kind">{e(k)}</span></td><td class="num">{n}</td>'
-                       "</tr>" for k, n in sorted_by_kind(s))
-        out += ["<h2>By kind</h2>", ("<table><thead><tr><th>kind</th>"
-                f'<th class="num">findings</th></tr></thead><tbody>{rows}</tbody></table>')]
+        rows = "".join(
+            f'<tr><td><span class="kind">{e(k)}</span></td><td class="num">{n}</td></tr>'
+            for k, n in sorted_by_kind(s)
+        )
+        out += [
+            "<h2>By kind</h2>",
+            (
+                "<table><thead><tr><th>kind</th>"
+                f'<th class="num">findings</th></tr></thead><tbody>{rows}</tbody></table>'
+            ),
+        ]
     if s.by_format:
         out += ["<h2>By format</h2>", _counts_table("format", dict(sorted(s.by_format.items())))]
     out += _days(report)
     if s.by_file:
         leaking = {k: c for k, c in s.by_file.items() if c.leaking_messages}
         chart = _leaking_chart("Files with the most leaking messages", leaking)
-        out += ["<h2>By file</h2>", f'<div class="charts">{chart}</div>' if chart else "",
-                _counts_table("file", dict(sorted(s.by_file.items())), path=True)]
+        out += [
+            "<h2>By file</h2>",
+            f'<div class="charts">{chart}</div>' if chart else "",
+            _counts_table("file", dict(sorted(s.by_file.items())), path=True),
+        ]
     return [x for x in out if x]
 
 
@@ -120,29 +148,52 @@ def _findings(report: Report, limit: int | None) -> list[str]:
         f'</code></td><td><span class="kind">{e(f.kind)}</span></td><td>{e(f.tag)}</td>'
         f"<td>{e(label(f.model))}</td>"
         f'<td><span class="status {"baselined" if f.baselined else "error"}">'
-        f'{"baselined" if f.baselined else "new"}</span></td>'
-        f'<td class="num">{f.leaked_chars}</td></tr>' for f in shown)
-    out = ["<h2>Findings</h2>", ("<table><thead><tr><th>location</th><th>JSON path</th>"
-           "<th>kind</th><th>tag</th><th>model</th><th>status</th>"
-           f'<th class="num">leaked chars</th></tr></thead><tbody>{rows}</tbody></table>')]
+        f"{'baselined' if f.baselined else 'new'}</span></td>"
+        f'<td class="num">{f.leaked_chars}</td></tr>'
+        for f in shown
+    )
+    out = [
+        "<h2>Findings</h2>",
+        (
+            "<table><thead><tr><th>location</th><th>JSON path</th>"
+            "<th>kind</th><th>tag</th><th>model</th><th>status</th>"
+            f'<th class="num">leaked chars</th></tr></thead><tbody>{rows}</tbody></table>'
+        ),
+    ]
     if hidden:
-        out.append(f'<p class="meta">&hellip; and {e(plural(hidden, "more finding"))} '
-                   "(the json and sarif reports list them all)</p>")
+        out.append(
+            f'<p class="meta">&hellip; and {e(plural(hidden, "more finding"))} '
+            "(the json and sarif reports list them all)</p>"
+        )
     return out
 
 
 def _errors(report: Report) -> list[str]:
-    rows = "".join(f'<tr><td class="path">{e(location(x.path, x.line))}</td><td>{e(x.kind)}</td>'
-                   f"<td>{e(x.message)}</td></tr>" for x in report.errors)
-    return ["<h2>Input errors</h2>", ("<table><thead><tr><th>location</th><th>kind</th>"
-            f"<th>message</th></tr></thead><tbody>{rows}</tbody></table>")]
+    rows = "".join(
+        f'<tr><td class="path">{e(location(x.path, x.line))}</td><td>{e(x.kind)}</td>'
+        f"<td>{e(x.message)}</td></tr>"
+        for x in report.errors
+    )
+    return [
+        "<h2>Input errors</h2>",
+        (
+            "<table><thead><tr><th>location</th><th>kind</th>"
+            f"<th>message</th></tr></thead><tbody>{rows}</tbody></table>"
+        ),
+    ]
 
 
 def _skipped(report: Report) -> list[str]:
-    rows = "".join(f'<tr><td class="path">{e(x.path)}</td><td>{e(x.reason)}</td></tr>'
-                   for x in report.skipped)
-    return ["<h2>Skipped files</h2>", ("<table><thead><tr><th>path</th><th>reason</th></tr>"
-            f"</thead><tbody>{rows}</tbody></table>")]
+    rows = "".join(
+        f'<tr><td class="path">{e(x.path)}</td><td>{e(x.reason)}</td></tr>' for x in report.skipped
+    )
+    return [
+        "<h2>Skipped files</h2>",
+        (
+            "<table><thead><tr><th>path</th><th>reason</th></tr>"
+            f"</thead><tbody>{rows}</tbody></table>"
+        ),
+    ]
 
 
 class HtmlReporter(Reporter):
@@ -155,10 +206,14 @@ class HtmlReporter(Reporter):
 
     def document(self, report: Report, options: RenderOptions) -> str:
         failing = bool(report.errors or report.new_findings)
-        body = [f"<h1>{e(TOOL_NAME)} scan</h1>",
-                (f'<p class="headline"><span class="status {"error" if failing else "repaired"}">'
-                f'{"fail" if failing else "pass"}</span> {e(headline(report))}</p>'),
-                _cards(report)]
+        body = [
+            f"<h1>{e(TOOL_NAME)} scan</h1>",
+            (
+                f'<p class="headline"><span class="status {"error" if failing else "repaired"}">'
+                f"{'fail' if failing else 'pass'}</span> {e(headline(report))}</p>"
+            ),
+            _cards(report),
+        ]
         body += _breakdowns(report)
         if report.findings:
             body += _findings(report, self.finding_limit(options))
@@ -167,10 +222,17 @@ class HtmlReporter(Reporter):
         if report.skipped:
             body += _skipped(report)
         if report.stale_baseline:
-            rows = "".join(f"<tr><td><code>{e(x.fingerprint)}</code></td>"
-                           f'<td class="path">{e(x.path)}</td></tr>'
-                           for x in report.stale_baseline)
-            body += ["<h2>Stale baseline entries</h2>", ("<table><thead><tr><th>fingerprint</th>"
-                     f"<th>path</th></tr></thead><tbody>{rows}</tbody></table>")]
+            rows = "".join(
+                f"<tr><td><code>{e(x.fingerprint)}</code></td>"
+                f'<td class="path">{e(x.path)}</td></tr>'
+                for x in report.stale_baseline
+            )
+            body += [
+                "<h2>Stale baseline entries</h2>",
+                (
+                    "<table><thead><tr><th>fingerprint</th>"
+                    f"<th>path</th></tr></thead><tbody>{rows}</tbody></table>"
+                ),
+            ]
         body.append(f"<footer>{e(TOOL_NAME)} {e(report.tool_version)}</footer>")
         return page(f"{TOOL_NAME} scan", body, CHART_CSS)

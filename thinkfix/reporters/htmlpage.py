@@ -82,6 +82,7 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
+
 # Added to pages that draw charts, so the diff page's stylesheet stays as it was until it has some.
 CHART_CSS = """
 .charts { display: flex; flex-wrap: wrap; gap: 16px 32px; margin: 8px 0 16px; }
@@ -108,7 +109,7 @@ def e(value: object) -> str:
 
 
 def _short(text: str, limit: int = 34) -> str:
-    return text if len(text) <= limit else "\u2026" + text[-(limit - 1):]
+    return text if len(text) <= limit else "\u2026" + text[-(limit - 1) :]
 
 
 def bar_chart(title: str, rows: Sequence[tuple[str, int, int | None]], unit: str) -> str:
@@ -125,17 +126,26 @@ def bar_chart(title: str, rows: Sequence[tuple[str, int, int | None]], unit: str
     top = max(max(v, t or 0) for _, v, t in rows) or 1
     width = _LABEL_W + _BAR_W + 90
     height = _BAR_ROW * len(rows) + 4
-    parts = [(f'<figure class="chart"><figcaption>{e(title)}</figcaption>'
-             f'<svg class="bars" width="{width}" '
-             f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
-             f'aria-label="{e(title)}">')]
+    parts = [
+        (
+            f'<figure class="chart"><figcaption>{e(title)}</figcaption>'
+            f'<svg class="bars" width="{width}" '
+            f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+            f'aria-label="{e(title)}">'
+        )
+    ]
     for i, (name, value, total) in enumerate(rows):
         y = i * _BAR_ROW + 2
-        words = (f"{name}: {plural(value, unit)}" if total is None
-                 else f"{name}: {value} of {plural(total, unit)}")
-        parts.append(f"<g><title>{e(words)}</title>"
-                     f'<text x="{_LABEL_W - 6}" y="{y + 13}" text-anchor="end">'
-                     f"{e(_short(name))}</text>")
+        words = (
+            f"{name}: {plural(value, unit)}"
+            if total is None
+            else f"{name}: {value} of {plural(total, unit)}"
+        )
+        parts.append(
+            f"<g><title>{e(words)}</title>"
+            f'<text x="{_LABEL_W - 6}" y="{y + 13}" text-anchor="end">'
+            f"{e(_short(name))}</text>"
+        )
         if total is not None:
             tw = round(_BAR_W * total / top)
             parts.append(f'<rect class="bar-all" x="{_LABEL_W}" y="{y}" width="{tw}" height="16"/>')
@@ -152,10 +162,11 @@ def bar_chart(title: str, rows: Sequence[tuple[str, int, int | None]], unit: str
 def page(title: str, body: Sequence[str], extra_css: str = "") -> str:
     """The whole document: strict CSP (inline styles only, nothing fetched, no script)."""
     style = CSS + ("\n" + extra_css if extra_css else "")
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-            "style-src 'unsafe-inline'\">\n"
-            f"<title>{e(title)}</title>\n"
-            f"<style>\n{style}\n</style>\n</head>\n<body>\n"
-            + "\n".join(body) + "\n</body>\n</html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'\">\n"
+        f"<title>{e(title)}</title>\n"
+        f"<style>\n{style}\n</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
+    )

@@ -51,8 +51,11 @@ def root_uri(root: str) -> str:
 def _artifact(path: str) -> dict[str, Any]:
     uri = artifact_uri(path)
     # A relative URI names its base, so a viewer away from the checkout can still resolve it.
-    return {"uri": uri} if uri.startswith("file:") or path == "-" else {"uri": uri,
-                                                                        "uriBaseId": SRCROOT}
+    return (
+        {"uri": uri}
+        if uri.startswith("file:") or path == "-"
+        else {"uri": uri, "uriBaseId": SRCROOT}
+    )
 
 
 def _physical(path: str, line: int | None) -> dict[str, Any]:

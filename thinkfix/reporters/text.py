@@ -86,8 +86,14 @@ def _findings(report: Report, options: RenderOptions, limit: int | None) -> Rend
         out += [Text(""), Text(f"... and {plural(hidden, 'more finding')}", style="dim")]
     unlisted = len(report.findings) - len(shown_findings(report, options))
     if unlisted:
-        out += [Text(""), Text(f"{plural(unlisted, 'finding')} covered by the baseline not listed "
-                               "(--show-baselined lists them)", style="dim")]
+        out += [
+            Text(""),
+            Text(
+                f"{plural(unlisted, 'finding')} covered by the baseline not listed "
+                "(--show-baselined lists them)",
+                style="dim",
+            ),
+        ]
     return Group(*out)
 
 

@@ -24,8 +24,10 @@ SECRETS = [
     ("AKIAIOSFODNN7EXAMPLE", "aws-access-key"),
     ("AIza" + "S" * 35, "google-api-key"),
     ("xoxb-1234567890-abcdefghij", "slack-token"),
-    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-     "jwt"),
+    (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "jwt",
+    ),
 ]
 
 
@@ -35,24 +37,48 @@ def test_redact_masks_likely_secrets(secret: str, kind: str) -> None:
     assert secret not in masked and masked == f"use [REDACTED:{kind}] now"
 
 
-@pytest.mark.parametrize(("text", "kept", "gone"), [
-    ("Authorization: Bearer abcdefghijklmnop123", "Authorization: Bearer [REDACTED:",
-     "abcdefghijklmnop123"),
-    ("postgres://admin:hunter2secret@db:5432/app", "postgres://admin:[REDACTED:url-password]@db",
-     "hunter2secret"),
-    ('password = "correct horse battery"', 'password = "[REDACTED:password]', "correct"),
-    ("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYAB",
-     "aws_secret_access_key=[REDACTED:aws-secret]", "wJalrXUtnFEMI"),
-    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIB\n-----END RSA PRIVATE KEY-----",
-     "[REDACTED:private-key]", "MIIEpAIB"),
-])
+@pytest.mark.parametrize(
+    ("text", "kept", "gone"),
+    [
+        (
+            "Authorization: Bearer abcdefghijklmnop123",
+            "Authorization: Bearer [REDACTED:",
+            "abcdefghijklmnop123",
+        ),
+        (
+            "postgres://admin:hunter2secret@db:5432/app",
+            "postgres://admin:[REDACTED:url-password]@db",
+            "hunter2secret",
+        ),
+        ('password = "correct horse battery"', 'password = "[REDACTED:password]', "correct"),
+        (
+            "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYAB",
+            "aws_secret_access_key=[REDACTED:aws-secret]",
+            "wJalrXUtnFEMI",
+        ),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIB\n-----END RSA PRIVATE KEY-----",
+            "[REDACTED:private-key]",
+            "MIIEpAIB",
+        ),
+    ],
+)
 def test_redact_keeps_context_around_masked_part(text: str, kept: str, gone: str) -> None:
     masked = mask_secrets(text)
     assert kept in masked and gone not in masked
 
 
-@pytest.mark.parametrize("text", ["a < b > c", "sk-short", "the skeleton key", "http://host/path",
-                                  "Bearer of bad news", "password reset flow"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a < b > c",
+        "sk-short",
+        "the skeleton key",
+        "http://host/path",
+        "Bearer of bad news",
+        "password reset flow",
+    ],
+)
 def test_redact_leaves_ordinary_text_alone(text: str) -> None:
     assert mask_secrets(text) == text
 
@@ -88,22 +114,30 @@ def test_redact_unified_diff_lines_but_not_headers() -> None:
     text = f"--- a/x.jsonl\n+++ b/x.jsonl\n@@ -1 +1 @@\n-key {SECRET}\n+key {SECRET}\n"
     assert redact_lines(text, Redaction.SECRETS) == (
         "--- a/x.jsonl\n+++ b/x.jsonl\n@@ -1 +1 @@\n-key [REDACTED:api-key]\n"
-        "+key [REDACTED:api-key]\n")
+        "+key [REDACTED:api-key]\n"
+    )
     assert "key" not in redact_lines(text, Redaction.ALL).split("@@")[-1]
 
 
 def test_redact_scan_report_snippets() -> None:
-    finding = LeakFinding("p", 1, "t", "pi", "block", "<think>", 0, 10, 10,
-                          snippet=f"<think>{SECRET}</think>")
+    finding = LeakFinding(
+        "p", 1, "t", "pi", "block", "<think>", 0, 10, 10, snippet=f"<think>{SECRET}</think>"
+    )
     report = Report(Summary(), findings=(finding,))
     assert SECRET not in redact_report(report, Redaction.SECRETS).findings[0].snippet
 
 
 # No flag means secrets: reports are handed to auditors, so credentials are masked by default
 # (issue 11, item 7); `--redact none` is the opt-out.
-@pytest.mark.parametrize(("flag", "mode"), [(None, Redaction.SECRETS), ("none", Redaction.NONE),
-                                            ("secrets", Redaction.SECRETS),
-                                            ("all", Redaction.ALL)])
+@pytest.mark.parametrize(
+    ("flag", "mode"),
+    [
+        (None, Redaction.SECRETS),
+        ("none", Redaction.NONE),
+        ("secrets", Redaction.SECRETS),
+        ("all", Redaction.ALL),
+    ],
+)
 def test_redact_from_flag(flag: str | None, mode: Redaction) -> None:
     assert Redaction.from_flag(flag) is mode
 
@@ -119,9 +153,15 @@ def test_snippets_are_masked_before_they_are_cut() -> None:
     assert snippet(text, 200, Redaction.NONE) == text[:200]
 
 
-@pytest.mark.parametrize("escaped", ["see\\nAKIAQ3EGUW7QZXB4NR5T", "a\\u0020AKIAQ3EGUW7QZXB4NR5T",
-                                     '{\\"password\\": \\"hunter2-horse\\"}',
-                                     "\\tghp_R8vY2mQ4tL6wN1pZ9kC3xB7dF5hJ0sA2eG4u"])
+@pytest.mark.parametrize(
+    "escaped",
+    [
+        "see\\nAKIAQ3EGUW7QZXB4NR5T",
+        "a\\u0020AKIAQ3EGUW7QZXB4NR5T",
+        '{\\"password\\": \\"hunter2-horse\\"}',
+        "\\tghp_R8vY2mQ4tL6wN1pZ9kC3xB7dF5hJ0sA2eG4u",
+    ],
+)
 def test_secrets_are_found_after_json_escapes(escaped: str) -> None:
     """Diffs show records as stored: a `\\n` escape put a letter right before the key."""
     masked = mask_secrets(escaped)

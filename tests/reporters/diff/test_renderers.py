@@ -30,10 +30,17 @@ def test_diffreport_every_format_has_a_renderer() -> None:
         get_renderer("pdf")
 
 
-@pytest.mark.parametrize(("name", "fmt"), [("r.html", DiffFormat.HTML), ("r.HTM", DiffFormat.HTML),
-                                           ("r.md", DiffFormat.MARKDOWN),
-                                           ("r.json", DiffFormat.JSON), ("r.txt", DiffFormat.TEXT),
-                                           ("report", DiffFormat.TEXT)])
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [
+        ("r.html", DiffFormat.HTML),
+        ("r.HTM", DiffFormat.HTML),
+        ("r.md", DiffFormat.MARKDOWN),
+        ("r.json", DiffFormat.JSON),
+        ("r.txt", DiffFormat.TEXT),
+        ("report", DiffFormat.TEXT),
+    ],
+)
 def test_diffreport_format_for_path(name: str, fmt: DiffFormat) -> None:
     assert DiffFormat.for_path(name) is fmt
 
@@ -160,10 +167,13 @@ def test_diffreport_clean_report_says_nothing_to_repair(fmt: DiffFormat) -> None
 
 
 @pytest.mark.parametrize("fmt", list(DiffFormat))
-def test_diffreport_of_fixtures_is_the_same_whatever_the_jobs(tmp_path: Path,
-                                                              fmt: DiffFormat) -> None:
-    reports = [audit.build(repair_paths([str(FIXTURES)], RepairOptions(
-        mode=WriteMode.DRY_RUN, jobs=jobs))) for jobs in (1, 3)]
+def test_diffreport_of_fixtures_is_the_same_whatever_the_jobs(
+    tmp_path: Path, fmt: DiffFormat
+) -> None:
+    reports = [
+        audit.build(repair_paths([str(FIXTURES)], RepairOptions(mode=WriteMode.DRY_RUN, jobs=jobs)))
+        for jobs in (1, 3)
+    ]
     one, many = (RENDERERS[fmt].render_bytes(r) for r in reports)
     assert one == many
     # Of the leaking messages, 3 are all reasoning and refused (with the reason shown).
@@ -174,10 +184,13 @@ def test_diffreport_of_fixtures_is_the_same_whatever_the_jobs(tmp_path: Path,
 
 def _many(n: int) -> DiffReport:
     from dataclasses import replace
+
     base = full_report()
     one = base.applied[0]
-    messages = tuple(replace(one, path=f"sessions/s{i % 7}.jsonl", line=i + 1,
-                             model=f"model-{i % 3}") for i in range(n))
+    messages = tuple(
+        replace(one, path=f"sessions/s{i % 7}.jsonl", line=i + 1, model=f"model-{i % 3}")
+        for i in range(n)
+    )
     return replace(base, messages=messages)
 
 
@@ -255,8 +268,12 @@ def test_html_after_side_marks_where_text_was_removed() -> None:
     # went from the leaky one: one mark each, where the cut was, naming what left and its size.
     assert by_after[fenced.after][-1] == ("cut", "removed here: delimiter removed (8 chars)")
     assert by_after[leaky.after][0] == (
-        "cut", ("removed here: delimiter removed, whitespace trimmed, reasoning moved out of "
-        f"the text ({len(leaky.before) - len(leaky.after)} chars)"))
+        "cut",
+        (
+            "removed here: delimiter removed, whitespace trimmed, reasoning moved out of "
+            f"the text ({len(leaky.before) - len(leaky.after)} chars)"
+        ),
+    )
     assert [k for k, _ in by_after[leaky.after]].count("cut") == 1
 
 
@@ -278,5 +295,7 @@ def test_html_after_marks_give_no_size_when_redaction_changed_the_lengths() -> N
     parser = _AfterSides()
     parser.feed(RENDERERS[DiffFormat.HTML].render(replace(full_report(), messages=(m,))))
     (side,) = parser.sides
-    assert side[0] == ("cut", ("removed here: delimiter removed, whitespace trimmed, "
-                              "reasoning moved out of the text"))
+    assert side[0] == (
+        "cut",
+        ("removed here: delimiter removed, whitespace trimmed, reasoning moved out of the text"),
+    )

@@ -48,10 +48,17 @@ def _part(part: Part) -> str:
 
 
 def _turn(turn: Turn) -> str:
-    fields = [("model", turn.model), ("id", turn.message_id), ("note", turn.note),
-              ("time", turn.timestamp), ("where", turn.where)]
-    head = " ".join([turn.role.value, f"lines={turn.lines[0]}-{turn.lines[1]}"]
-                    + [f"{k}={v}" for k, v in fields if v])
+    fields = [
+        ("model", turn.model),
+        ("id", turn.message_id),
+        ("note", turn.note),
+        ("time", turn.timestamp),
+        ("where", turn.where),
+    ]
+    head = " ".join(
+        [turn.role.value, f"lines={turn.lines[0]}-{turn.lines[1]}"]
+        + [f"{k}={v}" for k, v in fields if v]
+    )
     return "\n".join([head] + ["  " + _part(p) for p in turn.parts])
 
 
@@ -67,5 +74,6 @@ def check_golden(name: str, actual: str) -> None:
     if UPDATE:
         path.write_text(actual, encoding="utf-8")
     assert path.exists(), f"no golden file {path}; run with THINKFIX_UPDATE_GOLDEN=1"
-    assert actual == path.read_text(encoding="utf-8"), \
+    assert actual == path.read_text(encoding="utf-8"), (
         f"{path} differs; review, then THINKFIX_UPDATE_GOLDEN=1"
+    )

@@ -43,8 +43,14 @@ def test_delimited_single_turn_with_thinking() -> None:
 
 
 def test_delimited_several_turns() -> None:
-    out = render(t(user("Q1"), assistant(think("T1"), say("A1")),
-                   user("Q2"), assistant(think("T2"), say("A2"))))
+    out = render(
+        t(
+            user("Q1"),
+            assistant(think("T1"), say("A1")),
+            user("Q2"),
+            assistant(think("T2"), say("A2")),
+        )
+    )
     assert out == (
         "### user\n\nQ1\n\n"
         "### assistant\n\n---\nT1\n---\n\nA1\n\n"
@@ -54,8 +60,13 @@ def test_delimited_several_turns() -> None:
 
 
 def test_delimited_thinking_interleaved_with_tool_progress() -> None:
-    out = render(t(assistant(think("Look first."), CALL), RESULT,
-                   assistant(think("Two files."), CALL, think("Still two."), say("Two files."))))
+    out = render(
+        t(
+            assistant(think("Look first."), CALL),
+            RESULT,
+            assistant(think("Two files."), CALL, think("Still two."), say("Two files.")),
+        )
+    )
     assert out == (
         "### assistant\n\n---\nLook first.\n---\n\n"
         '→ ls(path=".")\n\n'
@@ -84,8 +95,7 @@ def test_delimited_empty_thinking_opens_no_section() -> None:
 
 
 def test_delimited_header_carries_model_time_and_place() -> None:
-    turn = Turn(Role.ASSISTANT, (say("Hi."),), "2026-04-01T08:00:03.000Z", "glm-4.6",
-                lines=(4, 6))
+    turn = Turn(Role.ASSISTANT, (say("Hi."),), "2026-04-01T08:00:03.000Z", "glm-4.6", lines=(4, 6))
     assert render(t(turn)) == "### assistant · glm-4.6 · 2026-04-01 08:00:03 · lines 4-6\n\nHi.\n"
 
 
@@ -98,8 +108,12 @@ parts = st.one_of(
     word.map(lambda w: Part(PartKind.TEXT, f"SAY {w}")),
     word.map(lambda w: Part(PartKind.TOOL_CALL, w, name="run")),
 )
-turns = st.lists(st.builds(Turn, st.sampled_from([Role.USER, Role.ASSISTANT]),
-                           st.lists(parts, max_size=5).map(tuple)), max_size=6)
+turns = st.lists(
+    st.builds(
+        Turn, st.sampled_from([Role.USER, Role.ASSISTANT]), st.lists(parts, max_size=5).map(tuple)
+    ),
+    max_size=6,
+)
 
 
 @given(turns)

@@ -17,8 +17,9 @@ from .support import CASES, check_golden, data
 THINKING = "Check the clock.\nIt is local time.\n\nUse UTC."
 
 
-def show(transcript: Transcript, view: ThinkingView = ThinkingView.COLLAPSED,
-         width: int = 100) -> str:
+def show(
+    transcript: Transcript, view: ThinkingView = ThinkingView.COLLAPSED, width: int = 100
+) -> str:
     console = Console(file=io.StringIO(), width=width, color_system=None)
     for item in renderables(transcript, view, width):
         console.print(item)
@@ -41,13 +42,15 @@ def test_terminal_collapsed_thinking_is_one_line_with_a_count() -> None:
 
 def test_terminal_expanded_thinking_shows_every_line_set_in() -> None:
     out = show(one(Part(PartKind.THINKING, THINKING)), ThinkingView.EXPANDED)
-    assert out == ("assistant · line 3\n▾ thinking\n  Check the clock.\n  It is local time.\n"
-                   "  \n  Use UTC.\n")
+    assert out == (
+        "assistant · line 3\n▾ thinking\n  Check the clock.\n  It is local time.\n  \n  Use UTC.\n"
+    )
 
 
 def test_terminal_hidden_thinking_is_not_shown() -> None:
-    out = show(one(Part(PartKind.THINKING, THINKING), Part(PartKind.TEXT, "Done.")),
-               ThinkingView.HIDDEN)
+    out = show(
+        one(Part(PartKind.THINKING, THINKING), Part(PartKind.TEXT, "Done.")), ThinkingView.HIDDEN
+    )
     assert out == "assistant · line 3\nDone.\n"
 
 
@@ -62,9 +65,15 @@ def test_terminal_stored_brackets_are_not_markup() -> None:
 
 
 def test_terminal_tool_results_sit_under_their_call() -> None:
-    transcript = Transcript("s", "pi", (
-        Turn(Role.ASSISTANT, (Part(PartKind.TOOL_CALL, 'path="."', name="ls"),), lines=(1, 1)),
-        Turn(Role.TOOL, (Part(PartKind.TOOL_RESULT, "a\nb", name="ls"),), lines=(2, 2)),
-        Turn(Role.USER, (Part(PartKind.TEXT, "thanks"),), lines=(3, 3))))
-    assert show(transcript) == ('assistant · line 1\n→ ls(path=".")\n  ⎿ ls: a… (+1 line)\n\n'
-                                "user · line 3\nthanks\n")
+    transcript = Transcript(
+        "s",
+        "pi",
+        (
+            Turn(Role.ASSISTANT, (Part(PartKind.TOOL_CALL, 'path="."', name="ls"),), lines=(1, 1)),
+            Turn(Role.TOOL, (Part(PartKind.TOOL_RESULT, "a\nb", name="ls"),), lines=(2, 2)),
+            Turn(Role.USER, (Part(PartKind.TEXT, "thanks"),), lines=(3, 3)),
+        ),
+    )
+    assert show(transcript) == (
+        'assistant · line 1\n→ ls(path=".")\n  ⎿ ls: a… (+1 line)\n\nuser · line 3\nthanks\n'
+    )

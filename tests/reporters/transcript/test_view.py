@@ -43,11 +43,15 @@ def test_view_crop_counts_terminal_cells(width: int) -> None:
 
 def test_view_thinking_labels() -> None:
     assert thinking_label(Part(PartKind.THINKING, "x")) == "thinking"
-    assert thinking_label(Part(PartKind.THINKING, "x", recovered=True)) == \
-        "thinking (recovered from leaked text)"
+    assert (
+        thinking_label(Part(PartKind.THINKING, "x", recovered=True))
+        == "thinking (recovered from leaked text)"
+    )
     assert thinking_label(Part(PartKind.THINKING, "", signed=True)) == "thinking (signed, empty)"
-    assert thinking_label(Part(PartKind.THINKING, "", signed=True, redacted=True)) == \
-        "thinking (redacted)"
+    assert (
+        thinking_label(Part(PartKind.THINKING, "", signed=True, redacted=True))
+        == "thinking (redacted)"
+    )
 
 
 def test_view_tool_lines() -> None:
@@ -60,13 +64,23 @@ def test_view_tool_lines() -> None:
 
 
 def test_view_header() -> None:
-    turn = Turn(Role.ASSISTANT, (), "2026-02-11T09:14:06.940Z", "claude-opus-4-5",
-                note="stop: max_tokens", lines=(4, 6))
-    assert header(turn) == "assistant · claude-opus-4-5 · stop: max_tokens · 2026-02-11 09:14:06" \
+    turn = Turn(
+        Role.ASSISTANT,
+        (),
+        "2026-02-11T09:14:06.940Z",
+        "claude-opus-4-5",
+        note="stop: max_tokens",
+        lines=(4, 6),
+    )
+    assert (
+        header(turn) == "assistant · claude-opus-4-5 · stop: max_tokens · 2026-02-11 09:14:06"
         " · lines 4-6"
+    )
     assert header(Turn(Role.USER, (), lines=(0, 0), where="messages[1]")) == "user · messages[1]"
-    assert header(Turn(Role.USER, (), lines=(2, 2), where="request.messages[0]")) == \
-        "user · line 2 request.messages[0]"
+    assert (
+        header(Turn(Role.USER, (), lines=(2, 2), where="request.messages[0]"))
+        == "user · line 2 request.messages[0]"
+    )
 
 
 def test_view_short_time() -> None:

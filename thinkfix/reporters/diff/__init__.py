@@ -26,5 +26,13 @@ def get_renderer(name: str | DiffFormat) -> DiffRenderer:
         raise ValueError(f"unknown diff format {name!r} (choose from {choices})") from None
 
 
-__all__ = ["RENDERERS", "DiffFormat", "DiffRenderer", "HtmlDiffRenderer", "JsonDiffRenderer",
-           "MarkdownDiffRenderer", "TextDiffRenderer", "get_renderer"]
+__all__ = [
+    "RENDERERS",
+    "DiffFormat",
+    "DiffRenderer",
+    "HtmlDiffRenderer",
+    "JsonDiffRenderer",
+    "MarkdownDiffRenderer",
+    "TextDiffRenderer",
+    "get_renderer",
+]

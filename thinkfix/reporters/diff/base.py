@@ -32,8 +32,14 @@ class DiffFormat(str, Enum):
     def for_path(cls, path: str, default: DiffFormat | None = None) -> DiffFormat:
         """The format a report file's name asks for (`.html`, `.md`, `.json`, else text)."""
         ext = os.path.splitext(path)[1].lower()
-        by_suffix = {".html": cls.HTML, ".htm": cls.HTML, ".md": cls.MARKDOWN,
-                     ".markdown": cls.MARKDOWN, ".json": cls.JSON, ".txt": cls.TEXT}
+        by_suffix = {
+            ".html": cls.HTML,
+            ".htm": cls.HTML,
+            ".md": cls.MARKDOWN,
+            ".markdown": cls.MARKDOWN,
+            ".json": cls.JSON,
+            ".txt": cls.TEXT,
+        }
         return by_suffix.get(ext, default or cls.TEXT)
 
 
@@ -93,18 +99,22 @@ def headline(report: DiffReport) -> str:
     """The verdict in a sentence or two, the same words in every human format."""
     t = report.totals
     if t.messages:
-        text = (f"{plural(t.messages, 'message')} in {plural(t.files_changed, 'file')} "
-                f"{verb(report)}: {plural(t.removed_chars, 'character')} left the visible text, "
-                f"{plural(t.extracted_segments, 'reasoning segment')} "
-                f"({plural(t.extracted_chars, 'char')}) extracted.")
+        text = (
+            f"{plural(t.messages, 'message')} in {plural(t.files_changed, 'file')} "
+            f"{verb(report)}: {plural(t.removed_chars, 'character')} left the visible text, "
+            f"{plural(t.extracted_segments, 'reasoning segment')} "
+            f"({plural(t.extracted_chars, 'char')}) extracted."
+        )
     elif t.files:
         text = f"Nothing to repair in {plural(t.files, 'file')}."
     else:
         text = "No session files found."
     if t.refused:
         was = "was" if t.refused == 1 else "were"
-        text += (f" {plural(t.refused, 'leaking message')} {was} left as it was: the format "
-                 "could not change it safely.")
+        text += (
+            f" {plural(t.refused, 'leaking message')} {was} left as it was: the format "
+            "could not change it safely."
+        )
     if report.errors:
         text += f" {plural(len(report.errors), 'error')}: those files were not fully processed."
     return text

@@ -108,39 +108,57 @@ def _message(m: MessageDiff, n: int) -> str:
             value_html = _e(value)
         facts.append(f"<dt>{_e(name)}</dt><dd>{value_html}</dd>")
     cls = "" if m.applied else ' class="refused"'
-    out = [f'<article id="m-{n}"{cls}>', f"<h3>{_e(message_title(m))}</h3>",
-           f"<dl>{''.join(facts)}</dl>", '<div class="sides">',
-           f'<div class="side"><h4>Before</h4>{_before(m)}</div>']
+    out = [
+        f'<article id="m-{n}"{cls}>',
+        f"<h3>{_e(message_title(m))}</h3>",
+        f"<dl>{''.join(facts)}</dl>",
+        '<div class="sides">',
+        f'<div class="side"><h4>Before</h4>{_before(m)}</div>',
+    ]
     if m.applied:
         out.append(f'<div class="side"><h4>After</h4>{_after(m)}</div>')
     out.append("</div>")
     for i, (segment, size) in enumerate(zip(m.extracted, m.sizes, strict=True), 1):
         count = f" {i} of {len(m.extracted)}" if len(m.extracted) > 1 else ""
-        out.append(f"<details><summary>Extracted reasoning{count} "
-                   f"({_e(plural(size, 'char'))}) &rarr; "
-                   f"{_e(placement_words(m.placement))}</summary>{_pre(segment, 'reasoning')}"
-                   "</details>")
+        out.append(
+            f"<details><summary>Extracted reasoning{count} "
+            f"({_e(plural(size, 'char'))}) &rarr; "
+            f"{_e(placement_words(m.placement))}</summary>{_pre(segment, 'reasoning')}"
+            "</details>"
+        )
     out.append("</article>")
     return "\n".join(out)
 
 
 def _cards(report: DiffReport) -> str:
     t = report.totals
-    cards = [("files", t.files), ("files changed", t.files_changed),
-             ("messages changed", t.messages), ("chars removed", t.removed_chars),
-             ("reasoning segments", t.extracted_segments), ("refused", t.refused),
-             ("errors", len(report.errors))]
-    return '<div class="cards">' + "".join(
-        f'<div class="card"><b>{v}</b><span>{_e(k)}</span></div>' for k, v in cards) + "</div>"
+    cards = [
+        ("files", t.files),
+        ("files changed", t.files_changed),
+        ("messages changed", t.messages),
+        ("chars removed", t.removed_chars),
+        ("reasoning segments", t.extracted_segments),
+        ("refused", t.refused),
+        ("errors", len(report.errors)),
+    ]
+    return (
+        '<div class="cards">'
+        + "".join(f'<div class="card"><b>{v}</b><span>{_e(k)}</span></div>' for k, v in cards)
+        + "</div>"
+    )
 
 
 def _counts(title: str, counts: dict[str, int], key: str) -> str:
     if not counts:
         return ""
-    rows = "".join(f'<tr><td><span class="kind">{_e(k)}</span></td><td class="num">{n}</td></tr>'
-                   for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-    return (f"<table><caption hidden>{_e(title)}</caption><thead><tr><th>{_e(key)}</th>"
-            f'<th class="num">messages</th></tr></thead><tbody>{rows}</tbody></table>')
+    rows = "".join(
+        f'<tr><td><span class="kind">{_e(k)}</span></td><td class="num">{n}</td></tr>'
+        for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+    return (
+        f"<table><caption hidden>{_e(title)}</caption><thead><tr><th>{_e(key)}</th>"
+        f'<th class="num">messages</th></tr></thead><tbody>{rows}</tbody></table>'
+    )
 
 
 def _files(report: DiffReport) -> str:
@@ -157,20 +175,27 @@ def _files(report: DiffReport) -> str:
             f'<td class="num">{f.messages}</td><td class="num">{f.refused}</td>'
             f'<td class="num">{f.removed_chars}</td>'
             f'<td class="num">{f.records_changed}</td><td class="num">{f.records_inserted}</td>'
-            "</tr>")
-    head = ("<tr><th>file</th><th>format</th><th>status</th><th>kinds</th>"
-            '<th class="num">messages</th><th class="num">refused</th>'
-            '<th class="num">chars removed</th><th class="num">records changed</th>'
-            '<th class="num">records added</th></tr>')
+            "</tr>"
+        )
+    head = (
+        "<tr><th>file</th><th>format</th><th>status</th><th>kinds</th>"
+        '<th class="num">messages</th><th class="num">refused</th>'
+        '<th class="num">chars removed</th><th class="num">records changed</th>'
+        '<th class="num">records added</th></tr>'
+    )
     return f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def _errors(report: DiffReport) -> str:
     rows = "".join(
         f'<tr><td class="path">{_e(e.path)}{_e(f":{e.line}" if e.line else "")}</td>'
-        f"<td>{_e(e.kind)}</td><td>{_e(e.message)}</td></tr>" for e in report.errors)
-    return ("<h2>Errors</h2><table><thead><tr><th>location</th><th>kind</th><th>message</th>"
-            f"</tr></thead><tbody>{rows}</tbody></table>")
+        f"<td>{_e(e.kind)}</td><td>{_e(e.message)}</td></tr>"
+        for e in report.errors
+    )
+    return (
+        "<h2>Errors</h2><table><thead><tr><th>location</th><th>kind</th><th>message</th>"
+        f"</tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _legend() -> str:
@@ -183,7 +208,7 @@ def _tally(report: DiffReport, key: str) -> dict[str, int]:
     """Leaking messages (changed or refused) per model or per kind."""
     counts: dict[str, int] = {}
     for m in report.messages:
-        for k in (m.kinds if key == "kind" else (label(m.model),)):
+        for k in m.kinds if key == "kind" else (label(m.model),):
             counts[k] = counts.get(k, 0) + 1
     return counts
 
@@ -191,8 +216,10 @@ def _tally(report: DiffReport, key: str) -> dict[str, int]:
 def _charts(report: DiffReport) -> str:
     charts = []
     for key in ("model", "kind"):
-        rows = [(k, n, None) for k, n in sorted(_tally(report, key).items(),
-                                                 key=lambda kv: (-kv[1], kv[0]))]
+        rows = [
+            (k, n, None)
+            for k, n in sorted(_tally(report, key).items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
         title = f"Leaking messages by {key}"
         if len(rows) > _CHART_ROWS:
             title += f" (top {_CHART_ROWS} of {len(rows)})"
@@ -201,8 +228,9 @@ def _charts(report: DiffReport) -> str:
 
 
 def _index(groups: dict[str, list[MessageDiff]]) -> str:
-    items = "".join(f'<li><a href="#{_anchor(p)}">{_e(p)}</a> ({len(ms)})</li>'
-                    for p, ms in groups.items())
+    items = "".join(
+        f'<li><a href="#{_anchor(p)}">{_e(p)}</a> ({len(ms)})</li>' for p, ms in groups.items()
+    )
     return f'<h2>Index</h2><nav><ol class="index">{items}</ol></nav>'
 
 
@@ -229,8 +257,10 @@ class HtmlDiffRenderer(DiffRenderer):
             _cards(report),
         ]
         counts = _counts("By kind", t.by_kind, "kind") + _counts(
-            "By placement", {placement_words(k): n for k, n in t.by_placement.items()},
-            "reasoning placed in")
+            "By placement",
+            {placement_words(k): n for k, n in t.by_placement.items()},
+            "reasoning placed in",
+        )
         if counts:
             body.append(f'<div class="cards">{counts}</div>')
         if report.files:
@@ -245,23 +275,30 @@ class HtmlDiffRenderer(DiffRenderer):
         n = 0
         for path, messages in groups.items():
             shown = messages[: max(cap - n, 0)]
-            body.append(f'<details class="file" id="{_anchor(path)}"><summary>{_e(path)}'
-                        f'<span class="meta">{_e(_file_counts(messages, report))}</span>'
-                        '</summary><div class="body">')
+            body.append(
+                f'<details class="file" id="{_anchor(path)}"><summary>{_e(path)}'
+                f'<span class="meta">{_e(_file_counts(messages, report))}</span>'
+                '</summary><div class="body">'
+            )
             for m in shown:
                 n += 1
                 body.append(_message(m, n))
             if len(shown) < len(messages):
-                body.append(f'<p class="meta">{_e(plural(len(messages) - len(shown), "more message"))}'
-                            " past the page's cap: the JSON report lists them all.</p>")
+                body.append(
+                    f'<p class="meta">{_e(plural(len(messages) - len(shown), "more message"))}'
+                    " past the page's cap: the JSON report lists them all.</p>"
+                )
             body.append("</div></details>")
         hidden = len(report.messages) - n
         if hidden:
-            body.append(f'<p class="headline">{_e(plural(hidden, "more message"))} in the JSON '
-                        f"report (this page shows the first {cap}; "
-                        "<code>thinkfix diff --output-format json</code>).</p>")
+            body.append(
+                f'<p class="headline">{_e(plural(hidden, "more message"))} in the JSON '
+                f"report (this page shows the first {cap}; "
+                "<code>thinkfix diff --output-format json</code>).</p>"
+            )
         if report.manifest:
             body.append(f'<p class="meta">Undo manifest: <code>{_e(report.manifest)}</code></p>')
-        body.append(f"<footer>thinkfix {_e(report.tool_version)} · schema_version "
-                    f"{SCHEMA_VERSION}</footer>")
+        body.append(
+            f"<footer>thinkfix {_e(report.tool_version)} · schema_version {SCHEMA_VERSION}</footer>"
+        )
         return page("thinkfix diff", body, CHART_CSS + "\n" + _DIFF_CSS)

@@ -41,26 +41,49 @@ def _message(m: MessageDiff) -> list[str]:
         for i, (segment, size) in enumerate(zip(m.extracted, m.sizes, strict=True), 1):
             count = f" {i} of {len(m.extracted)}" if len(m.extracted) > 1 else ""
             summary = f"Extracted reasoning{count} ({plural(size, 'char')})"
-            out += ["", "<details>", f"<summary>{md_text(summary)}</summary>", "",
-                    *fenced(segment), "", "</details>"]
+            out += [
+                "",
+                "<details>",
+                f"<summary>{md_text(summary)}</summary>",
+                "",
+                *fenced(segment),
+                "",
+                "</details>",
+            ]
     return out
 
 
 def _files(report: DiffReport) -> list[str]:
-    rows = [[md_code(f.path), md_code(label(f.format)), md_text(f.status),
-             md_text(kinds_cell(f.by_kind)), str(f.messages), str(f.refused), str(f.removed_chars)]
-            for f in report.files]
-    return table(["file", "format", "status", "kinds", "messages", "refused", "chars removed"],
-                 rows, numeric_from=4)
+    rows = [
+        [
+            md_code(f.path),
+            md_code(label(f.format)),
+            md_text(f.status),
+            md_text(kinds_cell(f.by_kind)),
+            str(f.messages),
+            str(f.refused),
+            str(f.removed_chars),
+        ]
+        for f in report.files
+    ]
+    return table(
+        ["file", "format", "status", "kinds", "messages", "refused", "chars removed"],
+        rows,
+        numeric_from=4,
+    )
 
 
 def _totals(report: DiffReport) -> list[str]:
     t = report.totals
-    rows = [["files", str(t.files)], ["files changed", str(t.files_changed)],
-            ["messages changed", str(t.messages)], ["messages refused", str(t.refused)],
-            ["chars removed", str(t.removed_chars)],
-            ["reasoning segments", str(t.extracted_segments)],
-            ["reasoning chars", str(t.extracted_chars)]]
+    rows = [
+        ["files", str(t.files)],
+        ["files changed", str(t.files_changed)],
+        ["messages changed", str(t.messages)],
+        ["messages refused", str(t.refused)],
+        ["chars removed", str(t.removed_chars)],
+        ["reasoning segments", str(t.extracted_segments)],
+        ["reasoning chars", str(t.extracted_chars)],
+    ]
     rows += [[f"kind {md_code(k)}", str(n)] for k, n in sorted(t.by_kind.items())]
     rows += [[f"placed: {md_code(k)}", str(n)] for k, n in sorted(t.by_placement.items())]
     return table(["", "count"], rows, numeric_from=1)
@@ -79,13 +102,23 @@ class MarkdownDiffRenderer(DiffRenderer):
         if report.files:
             out += ["", "## Files", "", *_files(report)]
         for path, messages in by_path(report).items():
-            out += ["", f"## {md_code(path)}", "",
-                    f"{plural(len(messages), 'message')} {verb(report)}."]
+            out += [
+                "",
+                f"## {md_code(path)}",
+                "",
+                f"{plural(len(messages), 'message')} {verb(report)}.",
+            ]
             for m in messages:
                 out += _message(m)
         if report.errors:
-            rows = [[md_code(e.path + (f":{e.line}" if e.line else "")), md_code(e.kind),
-                     md_text(e.message)] for e in report.errors]
+            rows = [
+                [
+                    md_code(e.path + (f":{e.line}" if e.line else "")),
+                    md_code(e.kind),
+                    md_text(e.message),
+                ]
+                for e in report.errors
+            ]
             out += ["", "## Errors", "", *table(["location", "kind", "message"], rows, 3)]
         if report.manifest:
             out += ["", f"Undo manifest: {md_code(report.manifest)}"]

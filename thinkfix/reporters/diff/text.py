@@ -22,8 +22,13 @@ from thinkfix.reporters.diff.base import (
 )
 
 # How each removed piece of the old text is shown in colour.
-_SEGMENT_STYLES = {"visible": "", "thinking": "red", "delimiter": "bold red",
-                   "duplicate": "magenta", "trimmed": "dim"}
+_SEGMENT_STYLES = {
+    "visible": "",
+    "thinking": "red",
+    "delimiter": "bold red",
+    "duplicate": "magenta",
+    "trimmed": "dim",
+}
 
 
 def _block(title: str, body: Text, style: str) -> list[RenderableType]:
@@ -45,8 +50,10 @@ def _message(m: MessageDiff, color: bool) -> RenderableType:
     facts.add_column(overflow="fold")
     for name, value in message_facts(m):
         facts.add_row(Text(name), Text(value))
-    parts: list[RenderableType] = [Text(message_title(m), style="bold"),
-                                   Padding(facts, (0, 0, 0, 2))]
+    parts: list[RenderableType] = [
+        Text(message_title(m), style="bold"),
+        Padding(facts, (0, 0, 0, 2)),
+    ]
     parts += _block("  - before", _before(m, color), "red")
     if m.applied:
         parts += _block("  + after", Text(m.after), "green")
@@ -57,23 +64,41 @@ def _message(m: MessageDiff, color: bool) -> RenderableType:
 
 
 def _files(report: DiffReport) -> Table:
-    table = report_table("Files", ("file", "left"), ("format", "left"), ("status", "left"),
-                   ("messages", "right"), ("refused", "right"), ("chars removed", "right"),
-                   ("kinds", "left"))
+    table = report_table(
+        "Files",
+        ("file", "left"),
+        ("format", "left"),
+        ("status", "left"),
+        ("messages", "right"),
+        ("refused", "right"),
+        ("chars removed", "right"),
+        ("kinds", "left"),
+    )
     for f in report.files:
-        table.add_row(Text(f.path), Text(label(f.format)), Text(f.status), str(f.messages),
-                      str(f.refused), str(f.removed_chars), Text(kinds_cell(f.by_kind)))
+        table.add_row(
+            Text(f.path),
+            Text(label(f.format)),
+            Text(f.status),
+            str(f.messages),
+            str(f.refused),
+            str(f.removed_chars),
+            Text(kinds_cell(f.by_kind)),
+        )
     return table
 
 
 def _totals(report: DiffReport) -> Table:
     t = report.totals
     table = report_table("Totals", ("", "left"), ("count", "right"))
-    for name, value in (("files", t.files), ("files changed", t.files_changed),
-                        ("messages changed", t.messages), ("messages refused", t.refused),
-                        ("chars removed", t.removed_chars),
-                        ("reasoning segments", t.extracted_segments),
-                        ("reasoning chars", t.extracted_chars)):
+    for name, value in (
+        ("files", t.files),
+        ("files changed", t.files_changed),
+        ("messages changed", t.messages),
+        ("messages refused", t.refused),
+        ("chars removed", t.removed_chars),
+        ("reasoning segments", t.extracted_segments),
+        ("reasoning chars", t.extracted_chars),
+    ):
         table.add_row(Text(name), str(value))
     for kind, n in sorted(t.by_kind.items()):
         table.add_row(Text(f"kind {kind}"), str(n))
@@ -99,8 +124,9 @@ class TextDiffRenderer(DiffRenderer):
             errors.add_column(style="cyan", overflow="fold")
             errors.add_column(overflow="fold")
             for e in report.errors:
-                errors.add_row(Text(e.path + (f":{e.line}" if e.line else "")),
-                               Text(f"{e.kind}: {e.message}"))
+                errors.add_row(
+                    Text(e.path + (f":{e.line}" if e.line else "")), Text(f"{e.kind}: {e.message}")
+                )
             console.print(Text("Errors", style="bold red"))
             console.print(Padding(errors, (0, 0, 1, 2)))
         if report.files:
@@ -112,8 +138,7 @@ class TextDiffRenderer(DiffRenderer):
             console.print(Text(f"Session text redacted ({report.redaction}).", style="dim"))
         if report.manifest:
             console.print(Text(f"Undo manifest: {report.manifest}", style="dim"))
-        style = "bold red" if report.errors else ("bold yellow" if report.applied
-                                                  else "bold green")
+        style = "bold red" if report.errors else ("bold yellow" if report.applied else "bold green")
         console.print(Text(headline(report), style=style))
         text = buffer.getvalue()
         if not options.color:

@@ -17,8 +17,9 @@ def redact_transcript(transcript: Transcript, mode: Redaction) -> Transcript:
     """Every part's text redacted as asked; `problems` (which may quote a line) masked."""
     if mode is Redaction.NONE:
         return transcript
-    turns = tuple(replace(turn, parts=tuple(replace(p, text=redact_text(p.text, mode))
-                                            for p in turn.parts))
-                  for turn in transcript.turns)
+    turns = tuple(
+        replace(turn, parts=tuple(replace(p, text=redact_text(p.text, mode)) for p in turn.parts))
+        for turn in transcript.turns
+    )
     problems = tuple(redact_text(p, Redaction.SECRETS) for p in transcript.problems)
     return replace(transcript, turns=turns, problems=problems)

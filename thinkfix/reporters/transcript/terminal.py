@@ -23,8 +23,12 @@ from thinkfix.reporters.transcript.view import (
     thinking_label,
 )
 
-ROLE_STYLES = {Role.USER: "bold green", Role.ASSISTANT: "bold blue", Role.SYSTEM: "bold yellow",
-               Role.TOOL: "bold cyan"}
+ROLE_STYLES = {
+    Role.USER: "bold green",
+    Role.ASSISTANT: "bold blue",
+    Role.SYSTEM: "bold yellow",
+    Role.TOOL: "bold cyan",
+}
 THINKING_STYLE = "italic bright_black"
 RECOVERED_STYLE = "italic magenta"
 INDENT = 2  # expanded thinking is set in, so it reads as apart from the answer
@@ -82,8 +86,9 @@ def _part(part: Part, view: ThinkingView, width: int) -> Iterator[RenderableType
     elif part.kind is PartKind.TOOL_CALL:
         yield Text(call_line(part, width), style="cyan", no_wrap=True)
     else:
-        yield Text("  " + result_line(part, width - 2), style="red" if part.error else "cyan",
-                   no_wrap=True)
+        yield Text(
+            "  " + result_line(part, width - 2), style="red" if part.error else "cyan", no_wrap=True
+        )
 
 
 def _thinking(part: Part, view: ThinkingView, width: int) -> Iterator[RenderableType]:
@@ -99,4 +104,3 @@ def _thinking(part: Part, view: ThinkingView, width: int) -> Iterator[Renderable
         yield Indented(Text(text, style=style))
     else:
         yield Text(Gist.of(text).line(width, f"▸ {label}: "), style=style, no_wrap=True)
-
