@@ -70,3 +70,20 @@ def test_opencode_user_parts_are_not_leaks() -> None:
     report = scan([str(STORE)], jobs=1)
     assert [Path(f.path).name for f in report.findings] == [LEAKY_PART.name]
     assert report.summary.assistant_messages == 2
+
+
+def test_opencode_a_tool_part_after_the_text_is_rule_4_evidence(tmp_path: Path) -> None:
+    # OpenCode stores a call as a `tool` part after the text part of the same message: the
+    # text before a trailing `</think>` was reasoning (DESIGN.md rule 4), as in every format
+    # that keeps its calls in the message.
+    text = "Check the cart module before editing.\n</think>\n"
+    tool = {"type": "tool", "callID": "call_7", "tool": "read",
+            "state": {"status": "completed", "input": {"filePath": "cart.ts"}, "output": "..."}}
+    messages = [("msg_95e0f3d71002bP4sW8nY1eLmTg", "assistant", opencode_db.ASSISTANT, [
+        ("prt_95e0f3d71005Pp3qQ4rR5sS6tT", {"type": "text", "text": text}),
+        ("prt_95e0f3d71006Uu7vV8wW9xX0yY", tool)])]
+    with_tool = scan([str(opencode_db.build(tmp_path / "a.db", messages))], jobs=1)
+    assert [(f.json_path, f.kind) for f in with_tool.findings] == [("parts[0].text", "orphan_close")]
+    messages[0][3].pop()  # the same text with no call after it: only the delimiter goes
+    alone = scan([str(opencode_db.build(tmp_path / "b.db", messages))], jobs=1)
+    assert [(f.json_path, f.kind) for f in alone.findings] == [("parts[0].text", "stray_close")]

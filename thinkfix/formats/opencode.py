@@ -124,9 +124,13 @@ def _read_json(path: str) -> Any:
 
 
 def _part_slots(parts: Any, base: tuple[str | int, ...]) -> list[TextSlot]:
+    """Text parts; one with a `tool` part after it carries rule 4's evidence."""
     if not isinstance(parts, list):
         return []
-    return [TextSlot(base + (i, "text"), p["text"]) for i, p in enumerate(parts)
+    last_tool = max((i for i, p in enumerate(parts)
+                     if isinstance(p, dict) and p.get("type") == "tool"), default=-1)
+    return [TextSlot(base + (i, "text"), p["text"], tool_after=i < last_tool)
+            for i, p in enumerate(parts)
             if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
             and not p.get("synthetic")]
 
