@@ -187,15 +187,19 @@ def main(argv: list[str] | None = None) -> int:
         ratio = f"{(size / seconds) / base:6.2f}x floor" if base else ""
         print(f"  {name:<34} {seconds:8.3f} s {size / seconds:8.1f} MB/s  {ratio}")
 
-    print("per format, in-process (thinkfix.engine.scan.scan, one process):")
+    print("per format, one process (in-process thinkfix.engine.scan.scan, and the CLI):")
     for fmt in FORMATS:
         sub = sorted((corpus / fmt).glob("*.jsonl"))
         size = sum(f.stat().st_size for f in sub) / 1e6
         t = best(args.repeat, {"floor": lambda s=sub: floor(s),
                                "scan": lambda s=sub: scan([str(p) for p in s], ScanOptions(),
-                                                          jobs=1)})
+                                                          jobs=1),
+                               "cli": lambda f=fmt: cli("scan", "-q", "--jobs", "1",
+                                                        "--output-format", "json",
+                                                        str(corpus / f))})
         row(f"{fmt}: orjson floor", t["floor"], size, None)
         row(f"{fmt}: scan in-process", t["scan"], size, size / t["floor"])
+        row(f"{fmt}: scan CLI --jobs 1", t["cli"], size, size / t["floor"])
 
     root = str(corpus)
     with tempfile.TemporaryDirectory() as out:

@@ -9,10 +9,9 @@ same files in one run:
   (a) the floor: read every line and orjson.loads it (one process);
   (b) scan, one process;
   (c) scan --jobs 2;
-  (d) scan, one process, with prototypes of the two optional format hooks the
-      engine can use (`quick_messages`, `context_markers_on_assistant_lines`;
-      see engine/scan.py), to show what they would buy once the formats layer
-      has them; the report must come out identical;
+  (d) scan, one process, with the formats' fast paths off (`quick_messages`,
+      `context_markers_for`, `keeps_context`), to show what they buy; the report
+      must come out identical;
 
 and prints MB/s and the ratios DESIGN.md sets targets for (scan >= 0.75x the
 floor, --jobs 2 >= 1.7x --jobs 1), by wall time and by CPU time (on a machine
@@ -26,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import shutil
 import sys
 import time
@@ -198,54 +196,29 @@ def generate(corpus: Path, size_mb: float, seed: int = 7) -> int:
     return leaks
 
 
-# --- the format hooks scan can use, prototyped for the two corpus formats --------------------
-# They belong in thinkfix.formats (which owns what a record's bytes mean); they live here only
-# to measure what they would buy. The bench checks the report is identical with them.
-
-_CLAUDE_MSG = re.compile(rb'"message":\{"model":"([^"\\]*)","id":"[^"\\]*","type":"message",'
-                         rb'"role":"assistant"')
-
-
-def _claude_quick(raw: bytes, ctx: object) -> tuple[str, ...] | None:
-    """A Claude Code assistant line is one message; its model is message.model, written first."""
-    if (raw.count(b'"role":"assistant"') != 1 or raw.count(b'"type":"assistant"') != 1
-            or b'"type":"progress"' in raw or not raw.endswith(b"}")):
-        return None
-    m = _CLAUDE_MSG.search(raw)
-    return (m.group(1).decode(),) if m else None
-
-
-def _pi_quick(raw: bytes, ctx: object) -> tuple[str, ...] | None:
-    """A pi message line holds one message; message.model follows its content."""
-    if (raw.count(b'"role":"assistant"') != 1 or not raw.startswith(b'{"type":"message"')
-            or not raw.endswith(b"}}")):
-        return None
-    at = raw.rfind(b'"model":"')
-    if at < 0:
-        return None
-    end = raw.find(b'"', at + 9)
-    value = raw[at + 9:end]
-    return None if b"\\" in value else (value.decode(),)
+# --- the fast paths, off: what the format hooks buy ------------------------------------------
 
 
 @contextmanager
-def format_hooks() -> Iterator[None]:
-    """Install the prototypes on the format objects for the duration of a run."""
-    claude, pi = registry.get("claude-code"), registry.get("pi")
-    claude.quick_messages = _claude_quick  # type: ignore[attr-defined]
-    claude.context_markers_on_assistant_lines = True  # type: ignore[attr-defined]
-    pi.quick_messages = _pi_quick  # type: ignore[attr-defined]
+def without_fast_paths() -> Iterator[None]:
+    """Every format with the base class's hooks: each context marker matters, no line is
+    counted from its bytes (tests/formats/test_fast_paths.py proves the report the same)."""
+    from thinkfix.formats.base import SessionFormat
+
+    names = ("quick_messages", "context_markers_for", "keeps_context")
+    saved = [(type(registry.get(f)), n, getattr(type(registry.get(f)), n))
+             for f in registry.names() for n in names]
+    for cls, name, _ in saved:
+        setattr(cls, name, getattr(SessionFormat, name))
     try:
         yield
     finally:
-        for fmt, names in ((claude, ("quick_messages", "context_markers_on_assistant_lines")),
-                           (pi, ("quick_messages",))):
-            for name in names:
-                delattr(fmt, name)
+        for cls, name, value in saved:
+            setattr(cls, name, value)
 
 
-def scan_with_hooks(corpus: Path) -> object:
-    with format_hooks():
+def scan_without_fast_paths(corpus: Path) -> object:
+    with without_fast_paths():
         return scan([str(corpus)], jobs=1)
 
 
@@ -310,18 +283,18 @@ def main(argv: list[str] | None = None) -> int:
         "floor": lambda: parse_floor(files),
         "one": lambda: scan([str(corpus)], jobs=1),
         "two": lambda: scan([str(corpus)], jobs=2),
-        "hooks": lambda: scan_with_hooks(corpus),
+        "hooks": lambda: scan_without_fast_paths(corpus),
     })
     report = times["one"][2]
     assert times["two"][2] == report, "--jobs 2 must give the same report"
-    assert times["hooks"][2] == report, "the format hook prototypes must not change the report"
+    assert times["hooks"][2] == report, "the fast paths must not change the report"
     got = report.summary.leaking_messages  # type: ignore[attr-defined]
     assert got == expected, f"scan found {got} leaking messages, the corpus has {expected}"
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"  {'':<44} {'wall':>8} {'MB/s':>8} {'cpu':>8} {'MB/s':>8}")
     names = {"floor": "orjson parse floor (every line)", "one": "scan --jobs 1",
-             "two": "scan --jobs 2", "hooks": "scan --jobs 1, proposed format hooks"}
+             "two": "scan --jobs 2", "hooks": "scan --jobs 1, fast paths off"}
     for key, name in names.items():
         wall, cpu, _ = times[key]
         print(f"  {name:<44} {wall:7.3f}s {mb / wall:8.1f} {cpu:7.3f}s {mb / cpu:8.1f}")
@@ -332,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     cpu = {k: v[1] for k, v in times.items()}
     print(f"scan / floor (target >= 0.75, aim > 1):  wall {wall['floor'] / wall['one']:.2f}x, "
           f"cpu {cpu['floor'] / cpu['one']:.2f}x")
-    print(f"  with the proposed format hooks:          wall {wall['floor'] / wall['hooks']:.2f}x, "
+    print(f"  with the fast paths off:                 wall {wall['floor'] / wall['hooks']:.2f}x, "
           f"cpu {cpu['floor'] / cpu['hooks']:.2f}x")
     print(f"jobs 2 / jobs 1 (target >= 1.7):          wall {wall['one'] / wall['two']:.2f}x "
           f"(needs two idle cores; cpu used: {cpu['two']:.3f}s vs {cpu['one']:.3f}s)")

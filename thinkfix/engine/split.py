@@ -26,7 +26,7 @@ import io
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from thinkfix.engine import sparse
 from thinkfix.engine.inputs import Candidate, InputFile, resolve
@@ -205,8 +205,7 @@ def scan_piece(piece: Piece, options: ScanOptions) -> PieceResult:
             ctx, first = (context(piece.ctx) if piece.ctx is not None else opened), BASE
         if end < 0:
             end = raw.seek(0, io.SEEK_END)
-        stream = io.BufferedReader(ByteRange(raw, start, end), sparse.BLOCK)
-        scan.run(stream, start=first, ctx=ctx, crlf=crlf)
+        scan.run(cast(BinaryIO, ByteRange(raw, start, end)), start=first, ctx=ctx, crlf=crlf)
     result = replace(scan.result(), size=file.size)
     after = scan.ctx_after if scan.ctx_after is not None else ctx
     return PieceResult(
