@@ -43,42 +43,91 @@ class _Codex:
         self.rng, self.session = rng, session
 
     def header(self) -> list[bytes]:
-        return [orjson.dumps({"timestamp": "2026-03-02T10:21:07.412Z", "type": "session_meta",
-                              "payload": {"id": self.session, "timestamp": "2026-03-02T10:21:07Z",
-                                          "cwd": "/home/dev/tilemap", "originator": "codex_cli_rs",
-                                          "cli_version": "0.98.0", "instructions": None,
-                                          "source": "cli", "model_provider": "ollama"}})]
+        return [
+            orjson.dumps(
+                {
+                    "timestamp": "2026-03-02T10:21:07.412Z",
+                    "type": "session_meta",
+                    "payload": {
+                        "id": self.session,
+                        "timestamp": "2026-03-02T10:21:07Z",
+                        "cwd": "/home/dev/tilemap",
+                        "originator": "codex_cli_rs",
+                        "cli_version": "0.98.0",
+                        "instructions": None,
+                        "source": "cli",
+                        "model_provider": "ollama",
+                    },
+                }
+            )
+        ]
 
     @staticmethod
     def _line(kind: str, payload: dict[str, object]) -> bytes:
-        return orjson.dumps({"timestamp": "2026-03-02T10:21:19.004Z", "type": kind,
-                             "payload": payload})
+        return orjson.dumps(
+            {"timestamp": "2026-03-02T10:21:19.004Z", "type": kind, "payload": payload}
+        )
 
     def turn(self) -> tuple[list[bytes], int]:
         rng, leaks = self.rng, 0
         prompt = corpus_gen._prose(rng, rng.randint(5, 40))
-        out = [self._line("turn_context", {"cwd": "/home/dev/tilemap",
-                                           "approval_policy": "on-request",
-                                           "model": "qwen3:32b", "effort": "medium",
-                                           "summary": "auto"}),
-               self._line("response_item", {"type": "message", "role": "user", "content": [
-                   {"type": "input_text", "text": prompt}]}),
-               self._line("event_msg", {"type": "user_message", "message": prompt,
-                                        "images": []})]
+        out = [
+            self._line(
+                "turn_context",
+                {
+                    "cwd": "/home/dev/tilemap",
+                    "approval_policy": "on-request",
+                    "model": "qwen3:32b",
+                    "effort": "medium",
+                    "summary": "auto",
+                },
+            ),
+            self._line(
+                "response_item",
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": prompt}],
+                },
+            ),
+            self._line("event_msg", {"type": "user_message", "message": prompt, "images": []}),
+        ]
         for _ in range(rng.randint(1, 4)):
             text, leaked = corpus_gen._answer(rng)
             leaks += leaked
-            out.append(self._line("response_item", {"type": "message", "role": "assistant",
-                                                    "content": [{"type": "output_text",
-                                                                 "text": text}]}))
+            out.append(
+                self._line(
+                    "response_item",
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": text}],
+                    },
+                )
+            )
             out.append(self._line("event_msg", {"type": "agent_message", "message": text}))
             call = f"call_{rng.getrandbits(32):08x}"
-            out.append(self._line("response_item", {
-                "type": "function_call", "name": "shell", "call_id": call,
-                "arguments": orjson.dumps({"command": ["rg", "-n", "flood"]}).decode()}))
-            out.append(self._line("response_item", {
-                "type": "function_call_output", "call_id": call,
-                "output": corpus_gen._code(rng, rng.randint(1, 12))}))
+            out.append(
+                self._line(
+                    "response_item",
+                    {
+                        "type": "function_call",
+                        "name": "shell",
+                        "call_id": call,
+                        "arguments": orjson.dumps({"command": ["rg", "-n", "flood"]}).decode(),
+                    },
+                )
+            )
+            out.append(
+                self._line(
+                    "response_item",
+                    {
+                        "type": "function_call_output",
+                        "call_id": call,
+                        "output": corpus_gen._code(rng, rng.randint(1, 12)),
+                    },
+                )
+            )
             out.append(self._line("event_msg", {"type": "token_count", "info": None}))
         return out, leaks
 
@@ -137,17 +186,24 @@ def floor(files: list[Path], jobs: int = 1) -> int:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "thinkfix.cli", *args], capture_output=True,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "thinkfix.cli", *args], capture_output=True, check=False
+    )
 
 
 def peak_rss_mb(*args: str) -> float:
     """Peak resident memory of one thinkfix command, in MB (ru_maxrss of a fresh child)."""
-    probe = ("import resource, subprocess, sys\n"
-             "subprocess.run(sys.argv[1:], capture_output=True)\n"
-             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    out = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "thinkfix.cli",
-                          *args], capture_output=True, check=True, text=True).stdout
+    probe = (
+        "import resource, subprocess, sys\n"
+        "subprocess.run(sys.argv[1:], capture_output=True)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, sys.executable, "-m", "thinkfix.cli", *args],
+        capture_output=True,
+        check=True,
+        text=True,
+    ).stdout
     return int(out.split()[-1]) / 1024  # Linux: KiB
 
 
@@ -165,8 +221,12 @@ def best(repeat: int, runs: dict[str, Callable[[], object]]) -> dict[str, float]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size-mb", type=float, default=40, help="corpus size")
-    parser.add_argument("--big-mb", type=float, default=50,
-                        help="the one big session for peak memory (1000 for the issue's 1 GB)")
+    parser.add_argument(
+        "--big-mb",
+        type=float,
+        default=50,
+        help="the one big session for peak memory (1000 for the issue's 1 GB)",
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="largest N")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
@@ -179,9 +239,11 @@ def main(argv: list[str] | None = None) -> int:
         stamp.write_text("")
     files = sorted(corpus.rglob("*.jsonl"))
     mb = sum(f.stat().st_size for f in files) / 1e6
-    print(f"corpus {corpus}: {len(files)} files, {mb:.1f} MB, "
-          f"{(corpus / 'LEAKS').read_text().strip()} leaking messages; "
-          f"{os.cpu_count()} CPUs; best of {args.repeat}")
+    print(
+        f"corpus {corpus}: {len(files)} files, {mb:.1f} MB, "
+        f"{(corpus / 'LEAKS').read_text().strip()} leaking messages; "
+        f"{os.cpu_count()} CPUs; best of {args.repeat}"
+    )
 
     def row(name: str, seconds: float, size: float, base: float | None) -> None:
         ratio = f"{(size / seconds) / base:6.2f}x floor" if base else ""
@@ -191,31 +253,41 @@ def main(argv: list[str] | None = None) -> int:
     for fmt in FORMATS:
         sub = sorted((corpus / fmt).glob("*.jsonl"))
         size = sum(f.stat().st_size for f in sub) / 1e6
-        t = best(args.repeat, {"floor": lambda s=sub: floor(s),
-                               "scan": lambda s=sub: scan([str(p) for p in s], ScanOptions(),
-                                                          jobs=1),
-                               "cli": lambda f=fmt: cli("scan", "-q", "--jobs", "1",
-                                                        "--output-format", "json",
-                                                        str(corpus / f))})
+        t = best(
+            args.repeat,
+            {
+                "floor": lambda s=sub: floor(s),
+                "scan": lambda s=sub: scan([str(p) for p in s], ScanOptions(), jobs=1),
+                "cli": lambda f=fmt: cli(
+                    "scan", "-q", "--jobs", "1", "--output-format", "json", str(corpus / f)
+                ),
+            },
+        )
         row(f"{fmt}: orjson floor", t["floor"], size, None)
         row(f"{fmt}: scan in-process", t["scan"], size, size / t["floor"])
         row(f"{fmt}: scan CLI --jobs 1", t["cli"], size, size / t["floor"])
 
     root = str(corpus)
     with tempfile.TemporaryDirectory() as out:
+
         def repair_out() -> None:
             shutil.rmtree(out, ignore_errors=True)
             cli("repair", "-q", "--jobs", "1", "--out", out, root)
 
-        t = best(args.repeat, {
-            "floor": lambda: floor(files),
-            "scan in-process": lambda: scan([root], ScanOptions(), jobs=1),
-            "scan CLI --jobs 1": lambda: cli("scan", "-q", "--jobs", "1", "--output-format",
-                                             "json", root),
-            "repair CLI --dry-run --jobs 1": lambda: cli("repair", "-q", "--jobs", "1",
-                                                         "--dry-run", root),
-            "repair CLI --out --jobs 1": repair_out,
-        })
+        t = best(
+            args.repeat,
+            {
+                "floor": lambda: floor(files),
+                "scan in-process": lambda: scan([root], ScanOptions(), jobs=1),
+                "scan CLI --jobs 1": lambda: cli(
+                    "scan", "-q", "--jobs", "1", "--output-format", "json", root
+                ),
+                "repair CLI --dry-run --jobs 1": lambda: cli(
+                    "repair", "-q", "--jobs", "1", "--dry-run", root
+                ),
+                "repair CLI --out --jobs 1": repair_out,
+            },
+        )
     base = mb / t.pop("floor")
     print("whole corpus, one process:")
     row("orjson floor", mb / base, mb, None)
@@ -227,38 +299,54 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[str, Callable[[], object]] = {}
     for n in ns:
         runs[f"floor {n}"] = lambda n=n: floor(files, n)
-        runs[f"scan {n}"] = lambda n=n: cli("scan", "-q", "--jobs", str(n), "--output-format",
-                                            "json", root)
+        runs[f"scan {n}"] = lambda n=n: cli(
+            "scan", "-q", "--jobs", str(n), "--output-format", "json", root
+        )
     t = best(args.repeat, runs)
     for n in ns:
         fs, ss = t["floor 1"] / t[f"floor {n}"], t["scan 1"] / t[f"scan {n}"]
-        print(f"  N={n:<3} floor speed-up {fs:5.2f}x   scan speed-up {ss:5.2f}x   "
-              f"({ss / fs:4.2f} of the floor's)")
+        print(
+            f"  N={n:<3} floor speed-up {fs:5.2f}x   scan speed-up {ss:5.2f}x   "
+            f"({ss / fs:4.2f} of the floor's)"
+        )
 
     with tempfile.TemporaryDirectory() as tmp:
         big = Path(tmp) / "big" / "big.jsonl"
         big.parent.mkdir()
         big_session(big, args.big_mb, args.seed)
         size = big.stat().st_size / 1e6
-        scan_rss = min(peak_rss_mb("scan", "-q", "--jobs", "1", "--output-format", "json",
-                                   str(big)) for _ in range(2))
-        dry_rss = min(peak_rss_mb("repair", "-q", "--jobs", "1", "--dry-run", str(big))
-                      for _ in range(2))
-        out_rss = peak_rss_mb("repair", "-q", "--jobs", "1", "--out", str(Path(tmp) / "out"),
-                              str(big))
-        print(f"peak RSS, one {size:.0f} MB Claude Code session: scan {scan_rss:.0f} MB, "
-              f"repair --dry-run {dry_rss:.0f} MB, repair --out {out_rss:.0f} MB")
+        scan_rss = min(
+            peak_rss_mb("scan", "-q", "--jobs", "1", "--output-format", "json", str(big))
+            for _ in range(2)
+        )
+        dry_rss = min(
+            peak_rss_mb("repair", "-q", "--jobs", "1", "--dry-run", str(big)) for _ in range(2)
+        )
+        out_rss = peak_rss_mb(
+            "repair", "-q", "--jobs", "1", "--out", str(Path(tmp) / "out"), str(big)
+        )
+        print(
+            f"peak RSS, one {size:.0f} MB Claude Code session: scan {scan_rss:.0f} MB, "
+            f"repair --dry-run {dry_rss:.0f} MB, repair --out {out_rss:.0f} MB"
+        )
 
         small = Path(tmp) / "small.jsonl"
         small.write_bytes(b"\n".join(corpus_gen._Claude(random.Random(1), "s").turn()[0]) + b"\n")
-        t = best(max(args.repeat, 5), {
-            "imports": lambda: subprocess.run([sys.executable, "-c",
-                                               "import click, orjson, rich"], check=True),
-            "scan": lambda: subprocess.run(["thinkfix", "scan", "-q", str(small)],
-                                           capture_output=True, check=False),
-        })
-        print(f"start-up: thinkfix scan of one small session {t['scan']:.3f} s vs import "
-              f"click+orjson+rich {t['imports']:.3f} s: {t['scan'] / t['imports']:.2f}x")
+        t = best(
+            max(args.repeat, 5),
+            {
+                "imports": lambda: subprocess.run(
+                    [sys.executable, "-c", "import click, orjson, rich"], check=True
+                ),
+                "scan": lambda: subprocess.run(
+                    ["thinkfix", "scan", "-q", str(small)], capture_output=True, check=False
+                ),
+            },
+        )
+        print(
+            f"start-up: thinkfix scan of one small session {t['scan']:.3f} s vs import "
+            f"click+orjson+rich {t['imports']:.3f} s: {t['scan'] / t['imports']:.2f}x"
+        )
     return 0
 
 

@@ -42,15 +42,76 @@ DEFAULT_CORPUS = HERE / "corpus"
 LEAK_RATE = 0.01  # assistant messages with a real leak
 TRAP_RATE = 0.01  # assistant messages that mention `<think>` in inline code (not a leak)
 
-WORDS = ["the", "function", "returns", "a", "value", "when", "the", "list", "is", "empty", "so", "we", "should", "check", "the", "caller", "before", "changing", "anything", "I", "think", "the", "reasoning", "in", "the", "comment", "is", "wrong", "because", "the", "test", "expects", "a", "sorted", "result", "and", "the", "thought", "here", "was", "to", "keep", "it", "stable", "let", "me", "look", "at", "the", "module", "again", "then", "run", "the", "suite", "über", "café", "naïve", "日本語", "résumé"]
+WORDS = [
+    "the",
+    "function",
+    "returns",
+    "a",
+    "value",
+    "when",
+    "the",
+    "list",
+    "is",
+    "empty",
+    "so",
+    "we",
+    "should",
+    "check",
+    "the",
+    "caller",
+    "before",
+    "changing",
+    "anything",
+    "I",
+    "think",
+    "the",
+    "reasoning",
+    "in",
+    "the",
+    "comment",
+    "is",
+    "wrong",
+    "because",
+    "the",
+    "test",
+    "expects",
+    "a",
+    "sorted",
+    "result",
+    "and",
+    "the",
+    "thought",
+    "here",
+    "was",
+    "to",
+    "keep",
+    "it",
+    "stable",
+    "let",
+    "me",
+    "look",
+    "at",
+    "the",
+    "module",
+    "again",
+    "then",
+    "run",
+    "the",
+    "suite",
+    "über",
+    "café",
+    "naïve",
+    "日本語",
+    "résumé",
+]
 CODE = [
-    "export function Card({ title }: Props) {\n  return <div className=\"card\">{title}</div>;\n}\n",
+    'export function Card({ title }: Props) {\n  return <div className="card">{title}</div>;\n}\n',
     "if (a < b && b > c) {\n  return items.filter((x) => x.size <= limit);\n}\n",
-    "def merge(a, b):\n    \"\"\"Merge two sorted lists.\"\"\"\n    return sorted(a + b)\n",
-    "<template>\n  <ul><li v-for=\"i in items\">{{ i }}</li></ul>\n</template>\n",
+    'def merge(a, b):\n    """Merge two sorted lists."""\n    return sorted(a + b)\n',
+    '<template>\n  <ul><li v-for="i in items">{{ i }}</li></ul>\n</template>\n',
     "SELECT id, name FROM users WHERE created_at < now() - interval '1 day';\n",
     "\x1b[32mPASS\x1b[0m tests/orders.test.ts (3.2 s)\n\x1b[31mFAIL\x1b[0m tests/cart.test.ts\n",
-    "fn main() { let v: Vec<u8> = Vec::new(); println!(\"{}\", v.len()); }\n",
+    'fn main() { let v: Vec<u8> = Vec::new(); println!("{}", v.len()); }\n',
 ]
 LEAKS = [
     "<think>\nThe user wants the bug fixed. {p}\n</think>\n\n{a}",
@@ -87,10 +148,18 @@ class _Claude:
 
     def _base(self, kind: str) -> dict[str, object]:
         self.n += 1
-        return {"parentUuid": f"{self.session}-{self.n - 1}", "isSidechain": False,
-                "userType": "external", "cwd": "/home/dev/shop-api", "sessionId": self.session,
-                "version": "2.1.32", "gitBranch": "main", "type": kind,
-                "uuid": f"{self.session}-{self.n}", "timestamp": "2026-02-11T09:14:02.118Z"}
+        return {
+            "parentUuid": f"{self.session}-{self.n - 1}",
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": "/home/dev/shop-api",
+            "sessionId": self.session,
+            "version": "2.1.32",
+            "gitBranch": "main",
+            "type": kind,
+            "uuid": f"{self.session}-{self.n}",
+            "timestamp": "2026-02-11T09:14:02.118Z",
+        }
 
     def turn(self) -> tuple[list[bytes], int]:
         rng, out, leaks = self.rng, [], 0
@@ -101,23 +170,40 @@ class _Claude:
             text, leaked = _answer(rng)
             leaks += leaked
             entry = self._base("assistant")
-            entry["message"] = {"model": "claude-opus-4-5-20251101", "id": f"msg_{self.n}",
-                                "type": "message", "role": "assistant",
-                                "content": [{"type": "text", "text": text}],
-                                "stop_reason": None, "usage": {"input_tokens": 3,
-                                                               "output_tokens": 120}}
+            entry["message"] = {
+                "model": "claude-opus-4-5-20251101",
+                "id": f"msg_{self.n}",
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": None,
+                "usage": {"input_tokens": 3, "output_tokens": 120},
+            }
             out.append(orjson.dumps(entry))
             tool = self._base("assistant")
-            tool["message"] = {"model": "claude-opus-4-5-20251101", "id": f"msg_{self.n}",
-                               "type": "message", "role": "assistant",
-                               "content": [{"type": "tool_use", "id": f"toolu_{self.n}",
-                                            "name": "Read",
-                                            "input": {"file_path": "/src/app.tsx"}}]}
+            tool["message"] = {
+                "model": "claude-opus-4-5-20251101",
+                "id": f"msg_{self.n}",
+                "type": "message",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_{self.n}",
+                        "name": "Read",
+                        "input": {"file_path": "/src/app.tsx"},
+                    }
+                ],
+            }
             out.append(orjson.dumps(tool))
             result = self._base("user")
             body = _code(rng, rng.randint(10, 120))
-            result["message"] = {"role": "user", "content": [
-                {"tool_use_id": f"toolu_{self.n}", "type": "tool_result", "content": body}]}
+            result["message"] = {
+                "role": "user",
+                "content": [
+                    {"tool_use_id": f"toolu_{self.n}", "type": "tool_result", "content": body}
+                ],
+            }
             result["toolUseResult"] = {"stdout": body, "stderr": "", "interrupted": False}
             out.append(orjson.dumps(result))
         return out, leaks
@@ -130,36 +216,76 @@ class _Pi:
         self.rng, self.session, self.n = rng, session, 0
 
     def header(self) -> list[bytes]:
-        return [orjson.dumps({"type": "session", "version": 3, "id": self.session,
-                              "timestamp": "2026-01-15T08:30:12.417Z", "cwd": "/work"}),
-                orjson.dumps({"type": "model_change", "id": "m0", "parentId": None,
-                              "provider": "openrouter", "modelId": "minimax/minimax-m2"})]
+        return [
+            orjson.dumps(
+                {
+                    "type": "session",
+                    "version": 3,
+                    "id": self.session,
+                    "timestamp": "2026-01-15T08:30:12.417Z",
+                    "cwd": "/work",
+                }
+            ),
+            orjson.dumps(
+                {
+                    "type": "model_change",
+                    "id": "m0",
+                    "parentId": None,
+                    "provider": "openrouter",
+                    "modelId": "minimax/minimax-m2",
+                }
+            ),
+        ]
 
     def _msg(self, message: dict[str, object]) -> bytes:
         self.n += 1
-        return orjson.dumps({"type": "message", "id": f"{self.n:08x}",
-                             "parentId": f"{self.n - 1:08x}",
-                             "timestamp": "2026-01-15T08:30:15.004Z", "message": message})
+        return orjson.dumps(
+            {
+                "type": "message",
+                "id": f"{self.n:08x}",
+                "parentId": f"{self.n - 1:08x}",
+                "timestamp": "2026-01-15T08:30:15.004Z",
+                "message": message,
+            }
+        )
 
     def turn(self) -> tuple[list[bytes], int]:
         rng, leaks = self.rng, 0
-        out = [self._msg({"role": "user", "content": [{"type": "text",
-                                                       "text": _prose(rng, 30)}]})]
+        out = [self._msg({"role": "user", "content": [{"type": "text", "text": _prose(rng, 30)}]})]
         for _ in range(rng.randint(1, 3)):
             text, leaked = _answer(rng)
             leaks += leaked
-            out.append(self._msg({
-                "role": "assistant", "api": "openai-completions", "provider": "openrouter",
-                "model": "minimax/minimax-m2",
-                "content": [{"type": "text", "text": text},
-                            {"type": "toolCall", "id": f"call_{self.n}", "name": "read",
-                             "arguments": {"path": "src/merge.ts"}}],
-                "usage": {"input": 1200, "output": 300, "cost": {"total": 0.000005}},
-                "stopReason": "toolUse"}))
-            out.append(self._msg({"role": "toolResult", "toolCallId": f"call_{self.n}",
-                                  "toolName": "read",
-                                  "content": [{"type": "text",
-                                               "text": _code(rng, rng.randint(10, 100))}]}))
+            out.append(
+                self._msg(
+                    {
+                        "role": "assistant",
+                        "api": "openai-completions",
+                        "provider": "openrouter",
+                        "model": "minimax/minimax-m2",
+                        "content": [
+                            {"type": "text", "text": text},
+                            {
+                                "type": "toolCall",
+                                "id": f"call_{self.n}",
+                                "name": "read",
+                                "arguments": {"path": "src/merge.ts"},
+                            },
+                        ],
+                        "usage": {"input": 1200, "output": 300, "cost": {"total": 0.000005}},
+                        "stopReason": "toolUse",
+                    }
+                )
+            )
+            out.append(
+                self._msg(
+                    {
+                        "role": "toolResult",
+                        "toolCallId": f"call_{self.n}",
+                        "toolName": "read",
+                        "content": [{"type": "text", "text": _code(rng, rng.randint(10, 100))}],
+                    }
+                )
+            )
         return out, leaks
 
 
@@ -206,8 +332,11 @@ def without_fast_paths() -> Iterator[None]:
     from thinkfix.formats.base import SessionFormat
 
     names = ("quick_messages", "context_markers_for", "keeps_context")
-    saved = [(type(registry.get(f)), n, getattr(type(registry.get(f)), n))
-             for f in registry.names() for n in names]
+    saved = [
+        (type(registry.get(f)), n, getattr(type(registry.get(f)), n))
+        for f in registry.names()
+        for n in names
+    ]
     for cls, name, _ in saved:
         setattr(cls, name, getattr(SessionFormat, name))
     try:
@@ -237,12 +366,14 @@ def parse_floor(files: list[Path]) -> int:
     return count
 
 
-def best_of(repeat: int, runs: dict[str, Callable[[], object]]
-            ) -> dict[str, tuple[float, float, object]]:
+def best_of(
+    repeat: int, runs: dict[str, Callable[[], object]]
+) -> dict[str, tuple[float, float, object]]:
     """Best wall and CPU time of each run, interleaved so a burst of load elsewhere hits all of
     them alike. CPU time (this process and its workers) is what to compare on a busy machine."""
     best: dict[str, tuple[float, float, object]] = {
-        name: (float("inf"), float("inf"), None) for name in runs}
+        name: (float("inf"), float("inf"), None) for name in runs
+    }
     for _ in range(repeat):
         for name, fn in runs.items():
             cpu0, wall0 = _cpu(), time.perf_counter()
@@ -276,15 +407,20 @@ def main(argv: list[str] | None = None) -> int:
     expected = int((corpus / "LEAKS").read_text())
     files = files_of(corpus)
     mb = sum(p.stat().st_size for p in files) / 1e6
-    print(f"corpus: {len(files)} files, {mb:.1f} MB, {expected} leaking messages, "
-          f"{os.cpu_count()} cpus")
+    print(
+        f"corpus: {len(files)} files, {mb:.1f} MB, {expected} leaking messages, "
+        f"{os.cpu_count()} cpus"
+    )
 
-    times = best_of(args.repeat, {
-        "floor": lambda: parse_floor(files),
-        "one": lambda: scan([str(corpus)], jobs=1),
-        "two": lambda: scan([str(corpus)], jobs=2),
-        "hooks": lambda: scan_without_fast_paths(corpus),
-    })
+    times = best_of(
+        args.repeat,
+        {
+            "floor": lambda: parse_floor(files),
+            "one": lambda: scan([str(corpus)], jobs=1),
+            "two": lambda: scan([str(corpus)], jobs=2),
+            "hooks": lambda: scan_without_fast_paths(corpus),
+        },
+    )
     report = times["one"][2]
     assert times["two"][2] == report, "--jobs 2 must give the same report"
     assert times["hooks"][2] == report, "the fast paths must not change the report"
@@ -293,22 +429,34 @@ def main(argv: list[str] | None = None) -> int:
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"  {'':<44} {'wall':>8} {'MB/s':>8} {'cpu':>8} {'MB/s':>8}")
-    names = {"floor": "orjson parse floor (every line)", "one": "scan --jobs 1",
-             "two": "scan --jobs 2", "hooks": "scan --jobs 1, fast paths off"}
+    names = {
+        "floor": "orjson parse floor (every line)",
+        "one": "scan --jobs 1",
+        "two": "scan --jobs 2",
+        "hooks": "scan --jobs 1, fast paths off",
+    }
     for key, name in names.items():
         wall, cpu, _ = times[key]
         print(f"  {name:<44} {wall:7.3f}s {mb / wall:8.1f} {cpu:7.3f}s {mb / cpu:8.1f}")
-    print(f"  lines: {times['floor'][2]}, assistant messages: "
-          f"{report.summary.assistant_messages}, leaking: {got}, "  # type: ignore[attr-defined]
-          f"load average: {load:.2f}")
+    print(
+        f"  lines: {times['floor'][2]}, assistant messages: "
+        f"{report.summary.assistant_messages}, leaking: {got}, "  # type: ignore[attr-defined]
+        f"load average: {load:.2f}"
+    )
     wall = {k: v[0] for k, v in times.items()}
     cpu = {k: v[1] for k, v in times.items()}
-    print(f"scan / floor (target >= 0.75, aim > 1):  wall {wall['floor'] / wall['one']:.2f}x, "
-          f"cpu {cpu['floor'] / cpu['one']:.2f}x")
-    print(f"  with the fast paths off:                 wall {wall['floor'] / wall['hooks']:.2f}x, "
-          f"cpu {cpu['floor'] / cpu['hooks']:.2f}x")
-    print(f"jobs 2 / jobs 1 (target >= 1.7):          wall {wall['one'] / wall['two']:.2f}x "
-          f"(needs two idle cores; cpu used: {cpu['two']:.3f}s vs {cpu['one']:.3f}s)")
+    print(
+        f"scan / floor (target >= 0.75, aim > 1):  wall {wall['floor'] / wall['one']:.2f}x, "
+        f"cpu {cpu['floor'] / cpu['one']:.2f}x"
+    )
+    print(
+        f"  with the fast paths off:                 wall {wall['floor'] / wall['hooks']:.2f}x, "
+        f"cpu {cpu['floor'] / cpu['hooks']:.2f}x"
+    )
+    print(
+        f"jobs 2 / jobs 1 (target >= 1.7):          wall {wall['one'] / wall['two']:.2f}x "
+        f"(needs two idle cores; cpu used: {cpu['two']:.3f}s vs {cpu['one']:.3f}s)"
+    )
     return 0
 
 

@@ -20,14 +20,30 @@ MODELS = ("deepseek-r1", "qwen3-32b", "glm-4.6", "kimi-k2-thinking")
 
 
 def _line(i: int, day: int, leak: bool) -> bytes:
-    text = (f"<think>step {i}: check the request first</think>Answer {i}." if leak
-            else f"Answer {i}, nothing leaked.")
-    return orjson.dumps({
-        "parentUuid": None, "type": "assistant", "uuid": f"u-{i}", "sessionId": f"s-{i // 30}",
-        "timestamp": f"2026-03-{day:02d}T10:00:00.000Z",
-        "message": {"id": f"msg_{i}", "type": "message", "role": "assistant",
+    text = (
+        f"<think>step {i}: check the request first</think>Answer {i}."
+        if leak
+        else f"Answer {i}, nothing leaked."
+    )
+    return (
+        orjson.dumps(
+            {
+                "parentUuid": None,
+                "type": "assistant",
+                "uuid": f"u-{i}",
+                "sessionId": f"s-{i // 30}",
+                "timestamp": f"2026-03-{day:02d}T10:00:00.000Z",
+                "message": {
+                    "id": f"msg_{i}",
+                    "type": "message",
+                    "role": "assistant",
                     "model": MODELS[i % len(MODELS)],
-                    "content": [{"type": "text", "text": text}]}}) + b"\n"
+                    "content": [{"type": "text", "text": text}],
+                },
+            }
+        )
+        + b"\n"
+    )
 
 
 def corpus(folder: Path, changes: int = 3000, per_file: int = 30) -> Path:
@@ -49,13 +65,35 @@ def main() -> None:
     for name, src in inputs.items():
         for command in ("scan", "diff"):
             page = out / f"{command}-{name}.html"
-            subprocess.run([sys.executable, "-c", "from thinkfix.cli import main; main()", command, str(src),
-                            "--output-format", "html", "-o", str(page)], check=False)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    "from thinkfix.cli import main; main()",
+                    command,
+                    str(src),
+                    "--output-format",
+                    "html",
+                    "-o",
+                    str(page),
+                ],
+                check=False,
+            )
             if browser:
-                subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
-                                "--hide-scrollbars", f"--screenshot={page.with_suffix('.png')}",
-                                "--window-size=1280,2400", page.as_uri()],
-                               check=True, capture_output=True)
+                subprocess.run(
+                    [
+                        browser,
+                        "--headless",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--hide-scrollbars",
+                        f"--screenshot={page.with_suffix('.png')}",
+                        "--window-size=1280,2400",
+                        page.as_uri(),
+                    ],
+                    check=True,
+                    capture_output=True,
+                )
     print(f"wrote {out}" + ("" if browser else " (no chromium: pages only)"))
 
 

@@ -30,8 +30,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for n, source in enumerate(sources * 3):
         folder = root / source.parent.name / f"d{rng.randrange(3)}"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{n:03d}-{source.name}").write_bytes(source.read_bytes()
-                                                        * rng.choice((1, 2, 7, 40)))
+        (folder / f"{n:03d}-{source.name}").write_bytes(
+            source.read_bytes() * rng.choice((1, 2, 7, 40))
+        )
     return root
 
 
@@ -55,7 +56,8 @@ def huge(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("jobs", ["2", "3"])
 def test_scan_json_report_is_byte_identical_when_large_files_are_split(
-        huge: Path, jobs: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    huge: Path, jobs: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from thinkfix.engine import split
 
     monkeypatch.setattr(split, "share", lambda total, workers: 64 << 10)  # every big file
@@ -63,10 +65,10 @@ def test_scan_json_report_is_byte_identical_when_large_files_are_split(
     one = _json("scan", "--output-format", "json", "--no-progress", "--jobs", "1", str(huge))
     assert json.loads(one)["summary"]["leaking_messages"] > 0
     plans = []
-    monkeypatch.setattr(split, "plan", lambda *a, _p=split.plan: plans.append(_p(*a)) or
-                        plans[-1])
-    assert _json("scan", "--output-format", "json", "--no-progress", "--jobs", jobs,
-                 str(huge)) == one
+    monkeypatch.setattr(split, "plan", lambda *a, _p=split.plan: plans.append(_p(*a)) or plans[-1])
+    assert (
+        _json("scan", "--output-format", "json", "--no-progress", "--jobs", jobs, str(huge)) == one
+    )
     assert sum(isinstance(t, split.Piece) for t in plans[-1]) > 10  # it did split
 
 
@@ -74,16 +76,29 @@ def test_scan_json_report_is_byte_identical_when_large_files_are_split(
 def test_scan_json_report_is_byte_identical_for_any_jobs(corpus: Path, jobs: str) -> None:
     one = _json("scan", "--output-format", "json", "--no-progress", "--jobs", "1", str(corpus))
     assert json.loads(one)["summary"]["leaking_messages"] > 0
-    assert _json("scan", "--output-format", "json", "--no-progress", "--jobs", jobs,
-                 str(corpus)) == one
+    assert (
+        _json("scan", "--output-format", "json", "--no-progress", "--jobs", jobs, str(corpus))
+        == one
+    )
 
 
-def test_repair_dry_run_json_report_is_byte_identical_for_any_jobs(corpus: Path,
-                                                                    tmp_path: Path) -> None:
+def test_repair_dry_run_json_report_is_byte_identical_for_any_jobs(
+    corpus: Path, tmp_path: Path
+) -> None:
     reports = []
     for jobs in ("1", "2"):
         report = tmp_path / f"report-{jobs}.json"
-        _json("repair", "--dry-run", "-q", "--jobs", jobs, "--report", str(report),
-              "--report-format", "json", str(corpus))
+        _json(
+            "repair",
+            "--dry-run",
+            "-q",
+            "--jobs",
+            jobs,
+            "--report",
+            str(report),
+            "--report-format",
+            "json",
+            str(corpus),
+        )
         reports.append(report.read_bytes())
     assert reports[0] == reports[1] and b'"path"' in reports[0]

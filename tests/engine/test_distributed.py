@@ -24,8 +24,9 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 @pytest.fixture(scope="module")
 def address() -> Iterator[str]:
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
         yield cluster.scheduler_address
 
 
@@ -37,21 +38,24 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for n, source in enumerate(sorted(FIXTURES.rglob("*.jsonl")) * 2):
         folder = root / source.parent.name
         folder.mkdir(exist_ok=True)
-        (folder / f"{n:03d}-{source.name}").write_bytes(source.read_bytes()
-                                                        * rng.choice((1, 3, 20)))
+        (folder / f"{n:03d}-{source.name}").write_bytes(
+            source.read_bytes() * rng.choice((1, 3, 20))
+        )
     return root
 
 
 def _scan_json(*args: str) -> str:
-    result = CliRunner().invoke(main, ["scan", "--isolated", "--no-progress",
-                                       "--output-format", "json", *args])
+    result = CliRunner().invoke(
+        main, ["scan", "--isolated", "--no-progress", "--output-format", "json", *args]
+    )
     assert result.exit_code == 1, result.output  # both inputs leak
     return result.stdout
 
 
 @pytest.mark.parametrize("which", ["fixtures", "corpus"])
-def test_dask_scan_report_is_identical_to_one_process(address: str, corpus: Path,
-                                                      which: str) -> None:
+def test_dask_scan_report_is_identical_to_one_process(
+    address: str, corpus: Path, which: str
+) -> None:
     root = str(FIXTURES if which == "fixtures" else corpus)
     local = _scan_json("--jobs", "1", root)
     assert json.loads(local)["summary"]["leaking_messages"] > 0
@@ -59,8 +63,9 @@ def test_dask_scan_report_is_identical_to_one_process(address: str, corpus: Path
 
 
 def test_dask_without_a_scheduler_is_an_error_not_a_clean_run(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["scan", "--isolated", "--dask", "tcp://127.0.0.1:9",
-                                       str(FIXTURES)])
+    result = CliRunner().invoke(
+        main, ["scan", "--isolated", "--dask", "tcp://127.0.0.1:9", str(FIXTURES)]
+    )
     assert result.exit_code == 2
 
 

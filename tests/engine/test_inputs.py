@@ -28,8 +28,9 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CLAUDE = next((FIXTURES / "claude-code").glob("7f3c*.jsonl"))
 
 
-def collect(paths: list[str], options: InputOptions | None = None, *,
-            stdin: io.BytesIO | None = None) -> list[InputFile]:
+def collect(
+    paths: list[str], options: InputOptions | None = None, *, stdin: io.BytesIO | None = None
+) -> list[InputFile]:
     """Walk and detect in this process, as a scan does per file: every file in order."""
     options = options or InputOptions()
     return [resolve(c, options) for c in walk(paths, options, stdin=stdin)]
@@ -42,9 +43,18 @@ def _rel(files, root):
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     data = CLAUDE.read_bytes()
-    for rel in ("b/s2.jsonl", "a.jsonl", "b/a/s1.jsonl", "node_modules/x.jsonl", ".git/y.jsonl",
-                "ignored/z.jsonl", "keep.jsonl.reset.2026-03-24T19-52-10.004Z", "notes.md",
-                "c.jsonl.lock", "deep/__pycache__/q.jsonl"):
+    for rel in (
+        "b/s2.jsonl",
+        "a.jsonl",
+        "b/a/s1.jsonl",
+        "node_modules/x.jsonl",
+        ".git/y.jsonl",
+        "ignored/z.jsonl",
+        "keep.jsonl.reset.2026-03-24T19-52-10.004Z",
+        "notes.md",
+        "c.jsonl.lock",
+        "deep/__pycache__/q.jsonl",
+    ):
         p = tmp_path / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data)
@@ -57,8 +67,13 @@ def tree(tmp_path: Path) -> Path:
 def test_inputs_walk_is_sorted_and_skips_noise(tree: Path) -> None:
     files = collect([str(tree)])
     assert _rel(files, tree) == [
-        "a.jsonl", "keep.jsonl.reset.2026-03-24T19-52-10.004Z", "y.jsonl.zst", "z.jsonl.gz",
-        "b/s2.jsonl", "b/a/s1.jsonl"]
+        "a.jsonl",
+        "keep.jsonl.reset.2026-03-24T19-52-10.004Z",
+        "y.jsonl.zst",
+        "z.jsonl.gz",
+        "b/s2.jsonl",
+        "b/a/s1.jsonl",
+    ]
     assert all(f.ok and f.format == "claude-code" for f in files)
     assert not any(f.explicit for f in files)
 
@@ -107,8 +122,9 @@ def test_inputs_missing_and_unknown(tree: Path) -> None:
 
 
 def test_inputs_forced_format_and_stdin() -> None:
-    files = collect(["-"], InputOptions(format="claude-code"),
-                    stdin=io.BytesIO(CLAUDE.read_bytes()))
+    files = collect(
+        ["-"], InputOptions(format="claude-code"), stdin=io.BytesIO(CLAUDE.read_bytes())
+    )
     assert files[0].path == "-" and files[0].format == "claude-code"
     with files[0].open() as fp:
         assert fp.read() == CLAUDE.read_bytes()
@@ -144,16 +160,19 @@ def test_inputs_unreadable_file(tmp_path: Path) -> None:
     assert f.error is not None and f.error.kind == "unreadable"
 
 
-@pytest.mark.parametrize(("pattern", "path", "expected"), [
-    ("datasets/**", "datasets/a/b.jsonl", True),
-    ("datasets/**", "other/datasets/b.jsonl", False),
-    ("archive", "a/archive/b.jsonl", True),
-    ("*.json", "a/b.jsonl", False),
-    ("**/x/*.jsonl", "x/s.jsonl", True),
-    ("**/x/*.jsonl", "a/b/x/s.jsonl", True),
-    ("s?.jsonl", "s1.jsonl", True),
-    ("s[0-9].jsonl", "sa.jsonl", False),
-])
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("datasets/**", "datasets/a/b.jsonl", True),
+        ("datasets/**", "other/datasets/b.jsonl", False),
+        ("archive", "a/archive/b.jsonl", True),
+        ("*.json", "a/b.jsonl", False),
+        ("**/x/*.jsonl", "x/s.jsonl", True),
+        ("**/x/*.jsonl", "a/b/x/s.jsonl", True),
+        ("s?.jsonl", "s1.jsonl", True),
+        ("s[0-9].jsonl", "sa.jsonl", False),
+    ],
+)
 def test_inputs_glob_match(pattern: str, path: str, expected: bool) -> None:
     assert glob_match(pattern, path) is expected
 
@@ -167,10 +186,18 @@ def test_inputs_gitignore_rules() -> None:
     assert ignored(rules, "sub/p/q/deep.jsonl", False)
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("s.jsonl", True), ("s.json", True), ("s.jsonl.zst", True), ("s.jsonl.gz", True),
-    ("s.jsonl.deleted.2026-01-01T00-00-00.000Z", True), ("README.md", False),
-    ("x.sse", False), ("x.ndjson", False),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("s.jsonl", True),
+        ("s.json", True),
+        ("s.jsonl.zst", True),
+        ("s.jsonl.gz", True),
+        ("s.jsonl.deleted.2026-01-01T00-00-00.000Z", True),
+        ("README.md", False),
+        ("x.sse", False),
+        ("x.ndjson", False),
+    ],
+)
 def test_inputs_session_names(name: str, expected: bool) -> None:
     assert is_session_name(name) is expected

@@ -63,14 +63,22 @@ def test_scan_clean_session(clean_session: Path) -> None:
 
 def test_scan_finding_fields(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_bytes(claude_line("hi", uuid="u1", role="user")
-                     + claude_line("<think>plan</think>Answer", uuid="a1", model="glm-4.6"))
+    path.write_bytes(
+        claude_line("hi", uuid="u1", role="user")
+        + claude_line("<think>plan</think>Answer", uuid="a1", model="glm-4.6")
+    )
     (finding,) = scan([str(path)]).findings
-    assert (finding.path, finding.line, finding.json_path) == (str(path), 2,
-                                                                "message.content[0].text")
+    assert (finding.path, finding.line, finding.json_path) == (
+        str(path),
+        2,
+        "message.content[0].text",
+    )
     assert (finding.format, finding.kind, finding.tag) == ("claude-code", "block", "<think>")
-    assert (finding.session_id, finding.message_id, finding.model) == ("sess-1", "msg_a1",
-                                                                      "glm-4.6")
+    assert (finding.session_id, finding.message_id, finding.model) == (
+        "sess-1",
+        "msg_a1",
+        "glm-4.6",
+    )
     assert finding.leaked_chars == len("<think>plan</think>") == finding.end - finding.start
     assert finding.snippet == "<think>plan</think>"
     assert len(finding.fingerprint) == 32
@@ -97,11 +105,13 @@ def test_scan_unreadable_file_is_an_error_and_others_still_report(tmp_path: Path
 
 def test_scan_bad_lines_are_reported_with_line_numbers(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_bytes(claude_line("hi", uuid="u1", role="user")
-                     + b'{"type": "user", "uuid": "x", "message": \n'
-                     + b'{"type":"assistant","uuid":"a0","message":{"content":\xff}}\n'
-                     + claude_line("fine", uuid="a1")
-                     + b'{"type":"assistant","uuid":"a2","sessionId":"s"')  # cut off, no newline
+    path.write_bytes(
+        claude_line("hi", uuid="u1", role="user")
+        + b'{"type": "user", "uuid": "x", "message": \n'
+        + b'{"type":"assistant","uuid":"a0","message":{"content":\xff}}\n'
+        + claude_line("fine", uuid="a1")
+        + b'{"type":"assistant","uuid":"a2","sessionId":"s"'
+    )  # cut off, no newline
     report = scan([str(path)])
     # Lines that could hold assistant text are parsed, and so is an unterminated last line.
     assert [(e.line, e.kind) for e in report.errors] == [(3, "bad_line"), (5, "bad_line")]
@@ -137,9 +147,12 @@ def test_scan_disabled_models_and_paths(tmp_path: Path) -> None:
     leak = claude_line("<think>x</think>y", uuid="a1", model="MiniMax-M2")
     (tmp_path / "data" / "a.jsonl").write_bytes(leak)
     (tmp_path / "b.jsonl").write_bytes(leak + claude_line("<think>x</think>y", uuid="a2"))
-    report = scan([str(tmp_path)], ScanOptions(disabled_models=("minimax-*",),
-                                               disabled_paths=("data/**",),
-                                               disabled_base=str(tmp_path)))
+    report = scan(
+        [str(tmp_path)],
+        ScanOptions(
+            disabled_models=("minimax-*",), disabled_paths=("data/**",), disabled_base=str(tmp_path)
+        ),
+    )
     assert [s.reason for s in report.skipped] == ["disabled by configuration"]
     assert report.summary.assistant_messages == 2
     assert [f.model for f in report.findings] == ["qwen3-32b"]
@@ -180,8 +193,9 @@ def test_scan_that_read_no_session_file_is_an_error_not_clean(tmp_path: Path) ->
 
 def test_scan_of_disabled_sessions_only_is_what_the_user_asked(tmp_path: Path) -> None:
     (tmp_path / "a.jsonl").write_bytes(claude_line("<think>x</think>y", uuid="a1"))
-    report = scan([str(tmp_path)], ScanOptions(disabled_paths=("*.jsonl",),
-                                               disabled_base=str(tmp_path)))
+    report = scan(
+        [str(tmp_path)], ScanOptions(disabled_paths=("*.jsonl",), disabled_base=str(tmp_path))
+    )
     assert [s.reason for s in report.skipped] == ["disabled by configuration"]
     assert not report.errors and report.exit_code() == 0
 
@@ -190,11 +204,24 @@ def test_thinkfix_own_files_are_known_never_unknown_sessions(tmp_path: Path) -> 
     """#14 item 11: a repaired or scanned folder holds our sidecars, baseline and reports."""
     session = tmp_path / "s.jsonl"
     session.write_bytes(claude_line("<think>x</think>y", uuid="a1"))
-    (tmp_path / "s.jsonl.thinkfix.json").write_text(json.dumps(
-        {"schema_version": 1, "tool": "thinkfix", "source": "s.jsonl", "format": "claw-code",
-         "reasoning": []}, indent=2) + "\n")
-    (tmp_path / "thinkfix-baseline.json").write_text(json.dumps(
-        {"findings": {}, "schema_version": 1, "tool": "thinkfix"}, indent=2, sort_keys=True))
+    (tmp_path / "s.jsonl.thinkfix.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "tool": "thinkfix",
+                "source": "s.jsonl",
+                "format": "claw-code",
+                "reasoning": [],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    (tmp_path / "thinkfix-baseline.json").write_text(
+        json.dumps(
+            {"findings": {}, "schema_version": 1, "tool": "thinkfix"}, indent=2, sort_keys=True
+        )
+    )
     first = scan([str(tmp_path)])
     (tmp_path / "report.json").write_bytes(orjson.dumps(first.to_dict()))
     (tmp_path / "report.sarif.json").write_bytes(orjson.dumps(to_sarif(first)))
@@ -232,9 +259,13 @@ def test_scan_compressed_and_crlf_files_read_like_plain_ones(tmp_path: Path) -> 
     (tmp_path / "c.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(data))
     (tmp_path / "d.jsonl").write_bytes(data.replace(b"\n", b"\r\n"))
     report = scan([str(tmp_path)])
-    per_file = {Path(p).name: (c.assistant_messages, c.leaking_messages)
-                for p, c in report.summary.by_file.items()}
+    per_file = {
+        Path(p).name: (c.assistant_messages, c.leaking_messages)
+        for p, c in report.summary.by_file.items()
+    }
     assert set(per_file.values()) == {(4, 4)} and len(per_file) == 4
-    lines = {Path(f.path).name: [x.line for x in report.findings if x.path == f.path]
-             for f in report.findings}
+    lines = {
+        Path(f.path).name: [x.line for x in report.findings if x.path == f.path]
+        for f in report.findings
+    }
     assert len({tuple(v) for v in lines.values()}) == 1

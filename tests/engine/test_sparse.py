@@ -18,8 +18,11 @@ from thinkfix.formats.common import FormatBase
 def _expected(fmt: FormatBase, data: bytes) -> tuple[list[tuple], int]:
     """What iter_jsonl gives for the wanted lines (and the line count)."""
     records = list(fmt.read(io.BytesIO(data)))
-    kept = [(r.index, r.line, r.raw, r.eol, r.ctx) for r in records
-            if fmt.assistant_marker in r.raw or not r.eol]
+    kept = [
+        (r.index, r.line, r.raw, r.eol, r.ctx)
+        for r in records
+        if fmt.assistant_marker in r.raw or not r.eol
+    ]
     return kept, len(records)
 
 
@@ -29,8 +32,14 @@ def _sparse(fmt: FormatBase, data: bytes, block: int) -> tuple[list[tuple], int]
     return got, reader.records
 
 
-JSONL = [p for p in FIXTURES.rglob("*") if p.is_file() and p.parent.name != "streams"
-         and p.name != "README.md" and not p.name.endswith(".json")]
+JSONL = [
+    p
+    for p in FIXTURES.rglob("*")
+    if p.is_file()
+    and p.parent.name != "streams"
+    and p.name != "README.md"
+    and not p.name.endswith(".json")
+]
 
 
 @pytest.mark.parametrize("path", JSONL, ids=lambda p: p.parent.name + "/" + p.name[:12])
@@ -42,26 +51,37 @@ def test_sparse_matches_the_format_reader_on_fixtures(path: Path, block: int) ->
     assert _sparse(fmt, data, block) == _expected(fmt, data)  # type: ignore[arg-type]
 
 
-LINES = [b'{"type":"assistant","message":{"role":"assistant","content":"a"}}',
-         b'{"type":"user","message":{"role":"user","content":"\\"assistant\\""}}',
-         b'{"type":"session_meta","payload":{"id":"s"}}', b"", b"   ", b"not json",
-         b'{"type":"response_item","payload":{"type":"reasoning","summary":[]}}',
-         b'{"type":"turn_context","payload":{"model":"m"}}',
-         (b'{"type":"response_item","payload":{"type":"message","role":"assistant",'
-         b'"content":[{"type":"output_text","text":"x"}]}}')]
+LINES = [
+    b'{"type":"assistant","message":{"role":"assistant","content":"a"}}',
+    b'{"type":"user","message":{"role":"user","content":"\\"assistant\\""}}',
+    b'{"type":"session_meta","payload":{"id":"s"}}',
+    b"",
+    b"   ",
+    b"not json",
+    b'{"type":"response_item","payload":{"type":"reasoning","summary":[]}}',
+    b'{"type":"turn_context","payload":{"model":"m"}}',
+    (
+        b'{"type":"response_item","payload":{"type":"message","role":"assistant",'
+        b'"content":[{"type":"output_text","text":"x"}]}}'
+    ),
+]
 
 
 @settings(max_examples=150)
-@given(lines=st.lists(st.sampled_from(LINES), min_size=1, max_size=30),
-       eols=st.lists(st.sampled_from([b"\n", b"\r\n"]), min_size=30, max_size=30),
-       crlf=st.booleans(), final_eol=st.booleans(), block=st.integers(1, 300),
-       name=st.sampled_from(["claude-code", "codex", "pi", "openai-chat"]))
-def test_sparse_matches_the_format_reader_on_any_lines(lines: list[bytes], eols: list[bytes],
-                                                      crlf: bool, final_eol: bool, block: int,
-                                                      name: str) -> None:
+@given(
+    lines=st.lists(st.sampled_from(LINES), min_size=1, max_size=30),
+    eols=st.lists(st.sampled_from([b"\n", b"\r\n"]), min_size=30, max_size=30),
+    crlf=st.booleans(),
+    final_eol=st.booleans(),
+    block=st.integers(1, 300),
+    name=st.sampled_from(["claude-code", "codex", "pi", "openai-chat"]),
+)
+def test_sparse_matches_the_format_reader_on_any_lines(
+    lines: list[bytes], eols: list[bytes], crlf: bool, final_eol: bool, block: int, name: str
+) -> None:
     fmt = registry.get(name)
-    ends = [b"\r\n" if crlf else b"\n"] * len(lines) if crlf else eols[:len(lines)]
+    ends = [b"\r\n" if crlf else b"\n"] * len(lines) if crlf else eols[: len(lines)]
     data = b"".join(line + eol for line, eol in zip(lines, ends))
     if not final_eol:
-        data = data[:-len(ends[-1])]
+        data = data[: -len(ends[-1])]
     assert _sparse(fmt, data, block) == _expected(fmt, data)  # type: ignore[arg-type]

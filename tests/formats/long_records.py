@@ -19,17 +19,24 @@ MB = 1 << 20
 CLAUDE_FIXTURE = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
 CLAUDE_LEAKING = 4
 
-_LOG_LINE = ("2026-03-05T16:01:{sec:02d}.{ms:03d}Z INFO  deploy[{pid}]: rsync -az build/ "
-             "deploy@web-{host}:/srv/app  sent {sent} bytes  received 1,204 bytes  "
-             "speedup is 41.07\n")
+_LOG_LINE = (
+    "2026-03-05T16:01:{sec:02d}.{ms:03d}Z INFO  deploy[{pid}]: rsync -az build/ "
+    "deploy@web-{host}:/srv/app  sent {sent} bytes  received 1,204 bytes  "
+    "speedup is 41.07\n"
+)
 
 
 def pasted_log(size: int) -> str:
     """A deploy log of about `size` characters, the kind users paste into a prompt."""
     lines, total, i = [], 0, 0
     while total < size:
-        line = _LOG_LINE.format(sec=i % 60, ms=(i * 37) % 1000, pid=4100 + i % 7, host=i % 12,
-                                sent=18_000 + (i * 7919) % 90_000)
+        line = _LOG_LINE.format(
+            sec=i % 60,
+            ms=(i * 37) % 1000,
+            pid=4100 + i % 7,
+            host=i % 12,
+            sent=18_000 + (i * 7919) % 90_000,
+        )
         lines.append(line)
         total += len(line)
         i += 1
@@ -58,9 +65,12 @@ def chat_conversation(index: int, size: int = 100_000) -> dict[str, Any]:
         "messages": [
             {"role": "system", "content": "You are a release engineer. Answer briefly."},
             {"role": "user", "content": "Why did this deploy take so long?\n\n" + pasted_log(size)},
-            {"role": "assistant", "content": "<think>\nThe rsync lines repeat for every host; "
-                                             "the transfer itself is small.\n</think>\n\n"
-                                             "It ran rsync once per host, one after another."},
+            {
+                "role": "assistant",
+                "content": "<think>\nThe rsync lines repeat for every host; "
+                "the transfer itself is small.\n</think>\n\n"
+                "It ran rsync once per host, one after another.",
+            },
             {"role": "user", "content": "How do I make it faster?"},
             {"role": "assistant", "content": "Run the hosts in parallel (`xargs -P 4`)."},
         ],
@@ -69,8 +79,10 @@ def chat_conversation(index: int, size: int = 100_000) -> dict[str, Any]:
 
 def chat_export(file_index: int, size: int = 100_000) -> bytes:
     """A chat JSONL file with CHAT_LINES whole conversations, one per line."""
-    return b"".join(dump_like(chat_conversation(file_index * CHAT_LINES + i, size)).encode()
-                    + b"\n" for i in range(CHAT_LINES))
+    return b"".join(
+        dump_like(chat_conversation(file_index * CHAT_LINES + i, size)).encode() + b"\n"
+        for i in range(CHAT_LINES)
+    )
 
 
 def write_chat_exports(folder: Path, size: int = 100_000) -> list[Path]:
@@ -86,8 +98,13 @@ def write_chat_exports(folder: Path, size: int = 100_000) -> list[Path]:
 def _longest(value: Any, path: tuple[Any, ...] = ()) -> tuple[int, tuple[Any, ...]]:
     if isinstance(value, str):
         return len(value), path
-    items = value.items() if isinstance(value, dict) else enumerate(value) \
-        if isinstance(value, list) else ()
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
     return max((_longest(v, path + (k,)) for k, v in items), default=(-1, path))
 
 

@@ -22,57 +22,138 @@ def _js(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def build(path: Path, messages: list[tuple[str, str, dict[str, Any], list[tuple[str, dict[str, Any]]]]],
-          session: str = SESSION) -> Path:
+def build(
+    path: Path,
+    messages: list[tuple[str, str, dict[str, Any], list[tuple[str, dict[str, Any]]]]],
+    session: str = SESSION,
+) -> Path:
     """A store at `path` holding `(message id, role, extra info, [(part id, part data)])`."""
     with closing(sqlite3.connect(path)) as db:
         db.executescript(SCHEMA.read_text())
-        db.execute("INSERT INTO session (id, project_id, slug, directory, title, version, "
-                   "time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                   (session, "4b0ea68d7af9a6031a7ffda7ad66e0cb83315750", "calm-harbor",
-                    "/home/ana/src/shop", "Fix cart total rounding", "1.2.10", T0, T0 + 60000))
+        db.execute(
+            "INSERT INTO session (id, project_id, slug, directory, title, version, "
+            "time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                session,
+                "4b0ea68d7af9a6031a7ffda7ad66e0cb83315750",
+                "calm-harbor",
+                "/home/ana/src/shop",
+                "Fix cart total rounding",
+                "1.2.10",
+                T0,
+                T0 + 60000,
+            ),
+        )
         for n, (mid, role, extra, parts) in enumerate(messages):
             t = T0 + 1000 * n
             info = {"role": role, "time": {"created": t}, **extra}
-            db.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", (mid, session, t, t, _js(info)))
+            db.execute(
+                "INSERT INTO message VALUES (?, ?, ?, ?, ?)", (mid, session, t, t, _js(info))
+            )
             for pid, data in parts:
-                db.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
-                           (pid, mid, session, t, t, _js(data)))
+                db.execute(
+                    "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+                    (pid, mid, session, t, t, _js(data)),
+                )
         db.commit()
     return path
 
 
-ASSISTANT = {"parentID": "msg_95e0f3d41001ZK2hN7bXq0aVcE", "modelID": "MiniMax-M2",
-             "providerID": "minimax", "mode": "build", "agent": "build",
-             "path": {"cwd": "/home/ana/src/shop", "root": "/home/ana/src/shop"}, "cost": 0,
-             "tokens": {"input": 11250, "output": 380, "reasoning": 0,
-                        "cache": {"read": 0, "write": 0}}, "finish": "stop"}
+ASSISTANT = {
+    "parentID": "msg_95e0f3d41001ZK2hN7bXq0aVcE",
+    "modelID": "MiniMax-M2",
+    "providerID": "minimax",
+    "mode": "build",
+    "agent": "build",
+    "path": {"cwd": "/home/ana/src/shop", "root": "/home/ana/src/shop"},
+    "cost": 0,
+    "tokens": {"input": 11250, "output": 380, "reasoning": 0, "cache": {"read": 0, "write": 0}},
+    "finish": "stop",
+}
 
 LEAKY = [
-    ("msg_95e0f3d41001ZK2hN7bXq0aVcE", "user", {"agent": "build"}, [
-        ("prt_95e0f3d41002Aa1bB2cC3dD4eE",
-         {"type": "text", "text": "Why is the cart total 19.999999? (no <think> blocks, please)"})]),
-    ("msg_95e0f3d71002bP4sW8nY1eLmTg", "assistant", ASSISTANT, [
-        ("prt_95e0f3d71003Ff5gG6hH7iI8jJ", {"type": "step-start"}),
-        ("prt_95e0f3d71004Kk9lL0mM1nN2oO",
-         {"type": "reasoning", "text": "Prices are summed as floats.", "time": {"start": T0}}),
-        ("prt_95e0f3d71005Pp3qQ4rR5sS6tT",
-         {"type": "text", "text": "<think>\nUse integer cents and format at the end.\n</think>\n\n"
-                                  "Store prices as integer cents; the total is then exact.",
-          "time": {"start": T0 + 1500, "end": T0 + 4000}}),
-        ("prt_95e0f3d71006Uu7vV8wW9xX0yY",
-         {"type": "tool", "callID": "call_91", "tool": "edit",
-          "state": {"status": "completed", "input": {"filePath": "src/cart.ts"},
-                    "output": "Edited src/cart.ts", "title": "src/cart.ts",
-                    "metadata": {}, "time": {"start": T0 + 4100, "end": T0 + 4200}}}),
-        ("prt_95e0f3d71007Zz1aA2bB3cC4dD", {"type": "step-finish", "reason": "tool-calls",
-                                            "cost": 0, "tokens": {"input": 11250, "output": 380,
-                                                                  "reasoning": 0,
-                                                                  "cache": {"read": 0, "write": 0}}}),
-    ]),
-    ("msg_95e0f3e20003cQ5tX9oZ2fMnUh", "assistant", ASSISTANT, [
-        ("prt_95e0f3e20004Ee5fF6gG7hH8iI", {"type": "text", "text": "</think>"}),
-        ("prt_95e0f3e20005Jj9kK0lL1mM2nN",
-         {"type": "text", "text": "Done: `cartTotal` adds cents, and 19.99 + 0.01 is `20.00`."}),
-    ]),
+    (
+        "msg_95e0f3d41001ZK2hN7bXq0aVcE",
+        "user",
+        {"agent": "build"},
+        [
+            (
+                "prt_95e0f3d41002Aa1bB2cC3dD4eE",
+                {
+                    "type": "text",
+                    "text": "Why is the cart total 19.999999? (no <think> blocks, please)",
+                },
+            )
+        ],
+    ),
+    (
+        "msg_95e0f3d71002bP4sW8nY1eLmTg",
+        "assistant",
+        ASSISTANT,
+        [
+            ("prt_95e0f3d71003Ff5gG6hH7iI8jJ", {"type": "step-start"}),
+            (
+                "prt_95e0f3d71004Kk9lL0mM1nN2oO",
+                {
+                    "type": "reasoning",
+                    "text": "Prices are summed as floats.",
+                    "time": {"start": T0},
+                },
+            ),
+            (
+                "prt_95e0f3d71005Pp3qQ4rR5sS6tT",
+                {
+                    "type": "text",
+                    "text": "<think>\nUse integer cents and format at the end.\n</think>\n\n"
+                    "Store prices as integer cents; the total is then exact.",
+                    "time": {"start": T0 + 1500, "end": T0 + 4000},
+                },
+            ),
+            (
+                "prt_95e0f3d71006Uu7vV8wW9xX0yY",
+                {
+                    "type": "tool",
+                    "callID": "call_91",
+                    "tool": "edit",
+                    "state": {
+                        "status": "completed",
+                        "input": {"filePath": "src/cart.ts"},
+                        "output": "Edited src/cart.ts",
+                        "title": "src/cart.ts",
+                        "metadata": {},
+                        "time": {"start": T0 + 4100, "end": T0 + 4200},
+                    },
+                },
+            ),
+            (
+                "prt_95e0f3d71007Zz1aA2bB3cC4dD",
+                {
+                    "type": "step-finish",
+                    "reason": "tool-calls",
+                    "cost": 0,
+                    "tokens": {
+                        "input": 11250,
+                        "output": 380,
+                        "reasoning": 0,
+                        "cache": {"read": 0, "write": 0},
+                    },
+                },
+            ),
+        ],
+    ),
+    (
+        "msg_95e0f3e20003cQ5tX9oZ2fMnUh",
+        "assistant",
+        ASSISTANT,
+        [
+            ("prt_95e0f3e20004Ee5fF6gG7hH8iI", {"type": "text", "text": "</think>"}),
+            (
+                "prt_95e0f3e20005Jj9kK0lL1mM2nN",
+                {
+                    "type": "text",
+                    "text": "Done: `cartTotal` adds cents, and 19.99 + 0.01 is `20.00`.",
+                },
+            ),
+        ],
+    ),
 ]

@@ -28,10 +28,14 @@ DATA = REPO / "tests" / "data" / "formats"
 SAMPLES = REPO.parent / "shared" / "samples"
 
 #: A row of fixtures/README.md's table: file, format, assistant messages, leaking messages.
-README_ROW = re.compile(r"^\| `(?P<file>[^`]+)` \| (?P<format>[a-z-]+) [^|]*\| (?P<messages>\d+) \| "
-                        r"\*\*(?P<leaking>\d+)\*\* \|", re.MULTILINE)
-_README_TOTAL = re.compile(r"^Total: (\d+) files, (\d+) assistant messages, \*\*(\d+) leaking\*\*",
-                           re.MULTILINE)
+README_ROW = re.compile(
+    r"^\| `(?P<file>[^`]+)` \| (?P<format>[a-z-]+) [^|]*\| (?P<messages>\d+) \| "
+    r"\*\*(?P<leaking>\d+)\*\* \|",
+    re.MULTILINE,
+)
+_README_TOTAL = re.compile(
+    r"^Total: (\d+) files, (\d+) assistant messages, \*\*(\d+) leaking\*\*", re.MULTILINE
+)
 
 
 @dataclass(frozen=True)
@@ -56,13 +60,29 @@ def fixture_totals() -> FixtureTotals:
 
 def leaking_fixtures() -> list[Path]:
     """The fixture files README says leak (the clean ones are there to stay clean)."""
-    return sorted(FIXTURES / name for name, row in fixture_table().items()
-                  if int(row["leaking"]) > 0)
+    return sorted(
+        FIXTURES / name for name, row in fixture_table().items() if int(row["leaking"]) > 0
+    )
 
 
-ID_KEYS = {"uuid", "parentUuid", "leafUuid", "sessionId", "requestId", "id", "parentId",
-           "call_id", "tool_use_id", "toolCallId", "session_id", "logicalParentUuid",
-           "signature", "thinkingSignature", "thoughtSignature", "encrypted_content"}
+ID_KEYS = {
+    "uuid",
+    "parentUuid",
+    "leafUuid",
+    "sessionId",
+    "requestId",
+    "id",
+    "parentId",
+    "call_id",
+    "tool_use_id",
+    "toolCallId",
+    "session_id",
+    "logicalParentUuid",
+    "signature",
+    "thinkingSignature",
+    "thoughtSignature",
+    "encrypted_content",
+}
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
@@ -70,8 +90,11 @@ _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 
 def session_files(root: Path) -> list[Path]:
     """Every session file under `root` (READMEs and captured streams excluded)."""
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.name != "README.md"
-                  and "streams" not in p.relative_to(root).parts)
+    return sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file() and p.name != "README.md" and "streams" not in p.relative_to(root).parts
+    )
 
 
 def fixture(name: str) -> Path:
@@ -109,8 +132,9 @@ def sites(fmt: SessionFormat, records: list[Record]) -> list[Site]:
 
 
 def site_at(all_sites: list[Site], line: int, json_path: str | None = None) -> Site:
-    found = [s for s in all_sites if s.line == line
-             and (json_path is None or s.json_path == json_path)]
+    found = [
+        s for s in all_sites if s.line == line and (json_path is None or s.json_path == json_path)
+    ]
     assert len(found) == 1, (line, json_path, [(s.line, s.json_path) for s in all_sites])
     return found[0]
 
@@ -143,8 +167,9 @@ class Outcome:
     data: bytes
 
 
-def repair(fmt: SessionFormat, data: bytes, repairs: list[Repair],
-           options: ApplyOptions = DEFAULT_OPTIONS) -> Outcome:
+def repair(
+    fmt: SessionFormat, data: bytes, repairs: list[Repair], options: ApplyOptions = DEFAULT_OPTIONS
+) -> Outcome:
     """Apply, write, read back, and check what every repair must keep.
 
     - untouched records are byte-identical and in the same order;
@@ -175,8 +200,11 @@ def repair(fmt: SessionFormat, data: bytes, repairs: list[Repair],
             if placement.text_path is None:  # the emptied block was dropped
                 assert not rep.visible.strip()
                 continue
-            text_site = [s for s in fmt.sites(reread[placement.message_record_index])
-                         if s.json_path == placement.text_path]
+            text_site = [
+                s
+                for s in fmt.sites(reread[placement.message_record_index])
+                if s.json_path == placement.text_path
+            ]
             written = rep.visible if placement.placeholder is None else placement.placeholder
             assert [s.text for s in text_site] == [written]
     # Never an empty text: the API rejects it and viewers drop the message with its usage.
@@ -193,8 +221,14 @@ def _subsequence(short: list[bytes], long: list[bytes]) -> bool:
     return all(any(x == y for y in it) for x in short)
 
 
-def dump_like(value: Any, indent: str | None = None, key_sep: str = ":", item_sep: str = ",",
-              sort_keys: bool = False, level: int = 0) -> str:
+def dump_like(
+    value: Any,
+    indent: str | None = None,
+    key_sep: str = ":",
+    item_sep: str = ",",
+    sort_keys: bool = False,
+    level: int = 0,
+) -> str:
     """Serialise like a runtime does: Node/serde compact or pretty, raw UTF-8.
 
     A `("num", "0.000005")` tuple is written as that raw number literal, the way
@@ -206,19 +240,35 @@ def dump_like(value: Any, indent: str | None = None, key_sep: str = ":", item_se
     if isinstance(value, tuple):
         return value[1]
     if isinstance(value, str):  # raw UTF-8, lone surrogates escaped (as Node does)
-        return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}",
-                      json.dumps(value, ensure_ascii=False))
+        return re.sub(
+            "[\ud800-\udfff]",
+            lambda m: f"\\u{ord(m.group()):04x}",
+            json.dumps(value, ensure_ascii=False),
+        )
     if isinstance(value, list):
         if not value:
             return "[]"
-        return "[" + pad + sep.join(dump_like(v, indent, key_sep, item_sep, sort_keys, level + 1)
-                                    for v in value) + end + "]"
+        return (
+            "["
+            + pad
+            + sep.join(dump_like(v, indent, key_sep, item_sep, sort_keys, level + 1) for v in value)
+            + end
+            + "]"
+        )
     if isinstance(value, dict):
         if not value:
             return "{}"
         items = sorted(value.items()) if sort_keys else list(value.items())
-        return "{" + pad + sep.join(
-            dump_like(k, indent) + key_sep
-            + dump_like(v, indent, key_sep, item_sep, sort_keys, level + 1)
-            for k, v in items) + end + "}"
+        return (
+            "{"
+            + pad
+            + sep.join(
+                dump_like(k, indent)
+                + key_sep
+                + dump_like(v, indent, key_sep, item_sep, sort_keys, level + 1)
+                for k, v in items
+            )
+            + end
+            + "}"
+        )
     return json.dumps(value)

@@ -14,8 +14,11 @@ CLINE = (DATA / "cline_api_conversation_history.json").read_bytes()
 def test_anthropic_sites_cover_responses_and_request_histories() -> None:
     found = sites(FMT, read(FMT, LOG))
     assert [(s.line, s.json_path) for s in found] == [
-        (1, "response.content[1].text"), (2, "request.messages[1].content[0].text"),
-        (2, "response.content[0].text"), (3, "response.content[0].text")]
+        (1, "response.content[1].text"),
+        (2, "request.messages[1].content[0].text"),
+        (2, "response.content[0].text"),
+        (3, "response.content[0].text"),
+    ]
     assert found[0].native_reasoning == "Retries went from 3 to 5."
     assert found[0].message_id == "msg_01AbCdEfGhJkLmNoPqRsTuVw"
     assert found[1].model == "claude-sonnet-4-5"
@@ -23,8 +26,11 @@ def test_anthropic_sites_cover_responses_and_request_histories() -> None:
 
 def test_anthropic_response_gets_unsigned_block_after_the_signed_one() -> None:
     site = site_at(sites(FMT, read(FMT, LOG)), 1)
-    out = repair(FMT, LOG, [Repair(site, "Consider exponential backoff.",
-                                   ("That doubles worst-case latency.",))])
+    out = repair(
+        FMT,
+        LOG,
+        [Repair(site, "Consider exponential backoff.", ("That doubles worst-case latency.",))],
+    )
     content = out.after[0].data["response"]["content"]
     assert content[0]["signature"].startswith("ErUBCkYI")  # untouched, still first
     assert content[1] == {"type": "thinking", "thinking": "That doubles worst-case latency."}
@@ -37,13 +43,18 @@ def test_anthropic_request_history_keeps_reasoning_out() -> None:
     out = repair(FMT, LOG, [Repair(site, "Consider exponential backoff.", ("Doubles latency.",))])
     assert out.placements[0].kind is PlacementKind.MANIFEST
     assert out.after[1].data["request"]["messages"][1]["content"] == [
-        {"type": "text", "text": "Consider exponential backoff."}]
+        {"type": "text", "text": "Consider exponential backoff."}
+    ]
 
 
 def test_anthropic_manifest_mode_never_inserts() -> None:
     site = site_at(sites(FMT, read(FMT, LOG)), 3)
-    out = repair(FMT, LOG, [Repair(site, "RFC 9110 defines HTTP semantics.", ("r",))],
-                 ApplyOptions(anthropic_mode="manifest"))
+    out = repair(
+        FMT,
+        LOG,
+        [Repair(site, "RFC 9110 defines HTTP semantics.", ("r",))],
+        ApplyOptions(anthropic_mode="manifest"),
+    )
     assert out.placements[0].kind is PlacementKind.MANIFEST
 
 

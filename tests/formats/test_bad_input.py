@@ -15,8 +15,14 @@ FMT = get("claude-code")
 def test_bad_input_every_line_is_a_record_with_its_error() -> None:
     records = read(FMT, BAD)
     assert [(r.line, (r.error or "").split(":")[0]) for r in records] == [
-        (1, ""), (2, "not JSON"), (3, "not UTF-8"), (4, "unknown shape"), (5, ""), (6, ""),
-        (7, "truncated")]
+        (1, ""),
+        (2, "not JSON"),
+        (3, "not UTF-8"),
+        (4, "unknown shape"),
+        (5, ""),
+        (6, ""),
+        (7, "truncated"),
+    ]
     assert records[4].blank and records[4].data is None
     assert records[6].eol == b""
 
@@ -35,8 +41,17 @@ def test_bad_input_does_not_stop_sites_or_repairs_after_it() -> None:
 def test_bad_input_repair_aimed_at_a_bad_line_is_skipped() -> None:
     records = read(FMT, BAD)
     (good,) = sites(FMT, records)
-    stale = Repair(type(good)(record_index=2, line=3, json_path="message.content", text="x",
-                              path=("message", "content")), "", ("x",))
+    stale = Repair(
+        type(good)(
+            record_index=2,
+            line=3,
+            json_path="message.content",
+            text="x",
+            path=("message", "content"),
+        ),
+        "",
+        ("x",),
+    )
     after, placements = FMT.apply(records, [stale])
     assert not placements[0].applied and "cannot be parsed" in placements[0].reason
     assert write(FMT, after) == BAD
@@ -53,7 +68,7 @@ def test_bad_input_stale_repair_is_skipped() -> None:
 @pytest.mark.parametrize("name", list(FORMATS))
 def test_bad_input_any_format_passes_garbage_through(name: str) -> None:
     fmt = FORMATS[name]
-    garbage = b"\x00\xff garbage\n{\"half\": \n\n[]\n\xef\xbb\xbf{\"bom\": 1}\r\nlast"
+    garbage = b'\x00\xff garbage\n{"half": \n\n[]\n\xef\xbb\xbf{"bom": 1}\r\nlast'
     records = read(fmt, garbage)
     assert write(fmt, records) == garbage
     assert [s for r in records for s in fmt.sites(r)] == []
@@ -68,11 +83,18 @@ def test_bad_input_crlf_lines_keep_their_terminator() -> None:
     assert out.data == data.replace(b"<think>plan</think>Answer.", b"Answer.")
 
 
-@pytest.mark.parametrize("raw,expected", [
-    (b'{"a":1}', None), (b'\xef\xbb\xbf{"a":1}', None), (b'{"a":"\\ud800"}', None),
-    (b'{"a":NaN}', None), (b"{'a':1}", "not JSON"), (b'{"a":"\xc3"}', "not UTF-8"),
-    (b'{"a":[1,2', "truncated"),
-])
+@pytest.mark.parametrize(
+    "raw,expected",
+    [
+        (b'{"a":1}', None),
+        (b'\xef\xbb\xbf{"a":1}', None),
+        (b'{"a":"\\ud800"}', None),
+        (b'{"a":NaN}', None),
+        (b"{'a':1}", "not JSON"),
+        (b'{"a":"\xc3"}', "not UTF-8"),
+        (b'{"a":[1,2', "truncated"),
+    ],
+)
 def test_bad_input_parse_json_classifies(raw: bytes, expected: str | None) -> None:
     _, error = parse_json(raw)
     assert (error.split(":")[0] if error else None) == expected

@@ -13,8 +13,10 @@ FMT = get("claude-code")
 ONE_PER_LINE = fixture("7f3c2a91").read_bytes()
 GLM = fixture("2e8b4f60").read_bytes()
 
-LEAK = ("The user says make test fails in orders. I should run the tests first and read the "
-        "failure before guessing at the cause.")
+LEAK = (
+    "The user says make test fails in orders. I should run the tests first and read the "
+    "failure before guessing at the cause."
+)
 VISIBLE = "Let me run the orders tests to see the failure."
 
 
@@ -26,8 +28,10 @@ def _leak_repair(data: bytes = ONE_PER_LINE) -> Repair:
 def test_claude_code_sites_are_assistant_text_only() -> None:
     found = sites(FMT, read(FMT, ONE_PER_LINE))
     assert [(s.line, s.json_path) for s in found] == [
-        (5, "message.content[0].text"), (8, "message.content[0].text"),
-        (11, "message.content[0].text")]
+        (5, "message.content[0].text"),
+        (8, "message.content[0].text"),
+        (11, "message.content[0].text"),
+    ]
     first = found[0]
     assert first.session_id == "7f3c2a91-5d4e-4b8a-9c1f-2e6d8a0b4c37"
     assert first.message_id == "msg_01JqA4mYt1dXUe3kG7a9LzQp"
@@ -44,13 +48,18 @@ def test_claude_code_counts_assistant_messages_with_or_without_text() -> None:
 def test_claude_code_several_blocks_per_line() -> None:
     found = sites(FMT, read(FMT, GLM))
     assert [(s.line, s.json_path) for s in found] == [
-        (2, "message.content[0].text"), (4, "message.content[0].text"),
-        (6, "message.content[0].text"), (8, "message.content[0].text")]
+        (2, "message.content[0].text"),
+        (4, "message.content[0].text"),
+        (6, "message.content[0].text"),
+        (8, "message.content[0].text"),
+    ]
 
 
 def test_claude_code_string_content_is_a_site() -> None:
-    line = (b'{"type":"assistant","sessionId":"s","message":{"role":"assistant",'
-            b'"content":"<think>x</think>y"},"uuid":"a1","parentUuid":"u1"}\n')
+    line = (
+        b'{"type":"assistant","sessionId":"s","message":{"role":"assistant",'
+        b'"content":"<think>x</think>y"},"uuid":"a1","parentUuid":"u1"}\n'
+    )
     (site,) = sites(FMT, read(FMT, line))
     assert site.json_path == "message.content"
     out = repair(FMT, line, [Repair(site, "y", ("x",))])
@@ -65,10 +74,12 @@ def test_claude_code_resumable_repair_keeps_reasoning_out_of_the_file() -> None:
     assert LEAK.encode() not in out.data
     edited = out.after[4]
     assert edited.touched and edited.data["message"]["content"] == [
-        {"type": "text", "text": VISIBLE}]
+        {"type": "text", "text": VISIBLE}
+    ]
     # the parentUuid chain is untouched
-    assert [r.data.get("parentUuid") for r in out.reread] == \
-        [r.data.get("parentUuid") for r in out.before]
+    assert [r.data.get("parentUuid") for r in out.reread] == [
+        r.data.get("parentUuid") for r in out.before
+    ]
 
 
 def test_claude_code_archive_repair_inserts_unsigned_thinking_block() -> None:
@@ -93,9 +104,16 @@ def test_claude_code_annotate_repair_adds_top_level_key() -> None:
     assert placement.kind is PlacementKind.ANNOTATION
     record = out.after[4]
     assert list(record.data)[-1] == "thinkfix"
-    assert record.data["thinkfix"] == {"version": 1, "repairs": [{
-        "jsonPath": "message.content[0].text", "extractedReasoning": LEAK,
-        "originalText": out.before[4].data["message"]["content"][0]["text"]}]}
+    assert record.data["thinkfix"] == {
+        "version": 1,
+        "repairs": [
+            {
+                "jsonPath": "message.content[0].text",
+                "extractedReasoning": LEAK,
+                "originalText": out.before[4].data["message"]["content"][0]["text"],
+            }
+        ],
+    }
     old = out.before[4]
     escaped = orjson.dumps(old.data["message"]["content"][0]["text"])
     head, _, _ = record.raw.partition(b',"thinkfix":')
@@ -150,8 +168,10 @@ def test_claude_code_emptied_text_beside_a_tool_call_is_dropped(mode: str) -> No
 @pytest.mark.parametrize("mode", ["resumable", "archive", "annotate"])
 def test_claude_code_repair_of_every_leak_in_each_mode(mode: str) -> None:
     found = sites(FMT, read(FMT, GLM))
-    repairs = [Repair(s, s.text.split("\n\n")[-1] if "</think>" in s.text else "",
-                      ("reasoning",)) for s in found]
+    repairs = [
+        Repair(s, s.text.split("\n\n")[-1] if "</think>" in s.text else "", ("reasoning",))
+        for s in found
+    ]
     out = repair(FMT, GLM, repairs, ApplyOptions(claude_code_mode=mode))
     # Line 8 is all reasoning: only archive mode (never resumed) may place it, with a
     # placeholder text; otherwise it is refused rather than left as an empty text block.
@@ -160,12 +180,14 @@ def test_claude_code_repair_of_every_leak_in_each_mode(mode: str) -> None:
 
 
 def test_claude_code_native_reasoning_from_an_earlier_line_of_the_same_message() -> None:
-    lines = (b'{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":'
-             b'[{"type":"thinking","thinking":"plan","signature":"sig"}]},"uuid":"a1"}\n'
-             b'{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":'
-             b'[{"type":"text","text":"<think>plan</think>Answer"}]},"uuid":"a2"}\n'
-             b'{"type":"assistant","message":{"id":"msg_2","role":"assistant","content":'
-             b'[{"type":"text","text":"Other"}]},"uuid":"a3"}\n')
+    lines = (
+        b'{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":'
+        b'[{"type":"thinking","thinking":"plan","signature":"sig"}]},"uuid":"a1"}\n'
+        b'{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":'
+        b'[{"type":"text","text":"<think>plan</think>Answer"}]},"uuid":"a2"}\n'
+        b'{"type":"assistant","message":{"id":"msg_2","role":"assistant","content":'
+        b'[{"type":"text","text":"Other"}]},"uuid":"a3"}\n'
+    )
     first, second = sites(FMT, read(FMT, lines))
     assert first.native_reasoning == "plan"
     assert second.native_reasoning is None

@@ -18,30 +18,55 @@ HISTORY = (TASK / "api_conversation_history.json").read_bytes()
 
 
 def _history(extra: dict[str, object]) -> bytes:
-    return json.dumps([{"role": "user", "content": "hi", "ts": 1},
-                       {"role": "assistant", "content": [{"type": "text", "text": "<think>x"
-                                                          "</think>Hi."}], "ts": 2, **extra}],
-                      separators=(",", ":")).encode()
+    return json.dumps(
+        [
+            {"role": "user", "content": "hi", "ts": 1},
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "<think>x</think>Hi."}],
+                "ts": 2,
+                **extra,
+            },
+        ],
+        separators=(",", ":"),
+    ).encode()
 
 
-@pytest.mark.parametrize("path,data,expected", [
-    ("x/saoudrizwan.claude-dev/tasks/1/api_conversation_history.json", _history({}), "cline"),
-    ("x/rooveterinaryinc.roo-cline/tasks/1/api_conversation_history.json", _history({}),
-     "roo-code"),
-    ("api_conversation_history.json", _history({"isSummary": True}), "roo-code"),
-    ("copied.json", _history({"modelInfo": {"modelId": "m", "providerId": "p", "mode": "act"}}),
-     "cline"),
-    ("api_conversation_history.json", _history({}), "cline"),
-])
+@pytest.mark.parametrize(
+    "path,data,expected",
+    [
+        ("x/saoudrizwan.claude-dev/tasks/1/api_conversation_history.json", _history({}), "cline"),
+        (
+            "x/rooveterinaryinc.roo-cline/tasks/1/api_conversation_history.json",
+            _history({}),
+            "roo-code",
+        ),
+        ("api_conversation_history.json", _history({"isSummary": True}), "roo-code"),
+        (
+            "copied.json",
+            _history({"modelInfo": {"modelId": "m", "providerId": "p", "mode": "act"}}),
+            "cline",
+        ),
+        ("api_conversation_history.json", _history({}), "cline"),
+    ],
+)
 def test_cline_family_detection_names_the_runtime(path: str, data: bytes, expected: str) -> None:
     found = registry.detect(data, path)
     assert found is not None and found[0].id == expected
 
 
 def test_cline_truncated_history_is_told_by_its_name_and_keys() -> None:
-    big = json.dumps([{"role": "user", "content": "x" * 200_000, "ts": 1},
-                      {"role": "assistant", "content": "ok", "ts": 2,
-                       "modelInfo": {"modelId": "m", "providerId": "p", "mode": "act"}}]).encode()
+    big = json.dumps(
+        [
+            {"role": "user", "content": "x" * 200_000, "ts": 1},
+            {
+                "role": "assistant",
+                "content": "ok",
+                "ts": 2,
+                "modelInfo": {"modelId": "m", "providerId": "p", "mode": "act"},
+            },
+        ]
+    ).encode()
     found = registry.detect(big[:65536], "tasks/9/api_conversation_history.json")
     assert found is not None and found[0].id == "cline"
 
@@ -56,15 +81,21 @@ def test_cline_companions_are_recognised_and_hold_no_history() -> None:
 
 def test_cline_sites_carry_the_model_of_model_info() -> None:
     found = sites(CLINE, read(CLINE, HISTORY))
-    assert [s.json_path for s in found] == ["[1].content[0].text", "[3].content[0].text",
-                                            "[5].content[0].text"]
+    assert [s.json_path for s in found] == [
+        "[1].content[0].text",
+        "[3].content[0].text",
+        "[5].content[0].text",
+    ]
     assert {s.model for s in found} == {"deepseek-r1:32b"}
 
 
 def test_cline_repair_keeps_reasoning_out_of_the_replayed_history() -> None:
     site = site_at(sites(CLINE, read(CLINE, HISTORY)), 1, "[1].content[0].text")
-    out = repair(CLINE, HISTORY, [Repair(site, "I'll read the implementation first.",
-                                         ("Read the test first.",))])
+    out = repair(
+        CLINE,
+        HISTORY,
+        [Repair(site, "I'll read the implementation first.", ("Read the test first.",))],
+    )
     content = out.after[0].data[1]["content"]
     assert [b["type"] for b in content] == ["text", "tool_use"]
     assert out.placements[0].kind is PlacementKind.MANIFEST

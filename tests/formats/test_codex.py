@@ -8,16 +8,21 @@ from thinkfix.formats.registry import get
 
 FMT = get("codex")
 ROLLOUT = fixture("rollout-2026-03-02").read_bytes()
-REASONING = ("The user asks about flood fill performance. It is probably recursive and revisits "
-             "cells. I should read src/fill.rs.")
+REASONING = (
+    "The user asks about flood fill performance. It is probably recursive and revisits "
+    "cells. I should read src/fill.rs."
+)
 VISIBLE = "I'll look at the flood fill implementation first."
 
 
 def test_codex_sites_are_assistant_output_text_only() -> None:
     found = sites(FMT, read(FMT, ROLLOUT))
     assert [(s.line, s.json_path) for s in found] == [
-        (6, "payload.content[0].text"), (11, "payload.content[0].text"),
-        (19, "payload.content[0].text"), (23, "payload.content[0].text")]
+        (6, "payload.content[0].text"),
+        (11, "payload.content[0].text"),
+        (19, "payload.content[0].text"),
+        (23, "payload.content[0].text"),
+    ]
     assert {s.session_id for s in found} == {"0195a0c4-7d3e-7a21-9b5f-3c8e2d1f6a47"}
     assert {s.model for s in found} == {"qwen3:32b"}
 
@@ -25,7 +30,11 @@ def test_codex_sites_are_assistant_output_text_only() -> None:
 def test_codex_native_reasoning_comes_from_the_preceding_reasoning_item() -> None:
     found = sites(FMT, read(FMT, ROLLOUT))
     assert [s.native_reasoning for s in found] == [
-        None, None, "Rewrite fill() with a Vec stack.", None]
+        None,
+        None,
+        "Rewrite fill() with a Vec stack.",
+        None,
+    ]
 
 
 def test_codex_repair_inserts_reasoning_item_and_fixes_event_copies() -> None:
@@ -39,13 +48,16 @@ def test_codex_repair_inserts_reasoning_item_and_fixes_event_copies() -> None:
     assert inserted.raw == (
         b'{"timestamp":"2026-03-02T10:21:31.660Z","type":"response_item","payload":'
         b'{"type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":"'
-        + REASONING.encode() + b'"}],"encrypted_content":null}}')
+        + REASONING.encode()
+        + b'"}],"encrypted_content":null}}'
+    )
     # Issue 10: viewers read the summary or this event, never `content`, so without the
     # event the moved reasoning was invisible in them (Codex writes it beside reasoning).
     event = out.after[6]
     assert event.inserted and event.raw == (
         b'{"timestamp":"2026-03-02T10:21:31.660Z","type":"event_msg","payload":'
-        b'{"type":"agent_reasoning","text":"' + REASONING.encode() + b'"}}')
+        b'{"type":"agent_reasoning","text":"' + REASONING.encode() + b'"}}'
+    )
     assert out.after[8].data["payload"] == {"type": "agent_message", "message": VISIBLE}
     assert placement.mirrors == ("record 8: payload.message",)
     assert len(out.after) == len(out.before) + 2
@@ -62,13 +74,15 @@ def test_codex_all_reasoning_message_is_refused_with_its_agent_message() -> None
 
 
 def test_codex_emptied_part_beside_another_output_text_is_dropped() -> None:
-    data = (b'{"timestamp":"t","type":"session_meta","payload":{"id":"s","model_provider":'
-            b'"ollama"}}\n'
-            b'{"timestamp":"t","type":"response_item","payload":{"type":"message","role":'
-            b'"assistant","content":[{"type":"output_text","text":"<think>r</think>"},'
-            b'{"type":"output_text","text":"answer"}]}}\n'
-            b'{"timestamp":"t","type":"event_msg","payload":{"type":"agent_message",'
-            b'"message":"answer"}}\n')
+    data = (
+        b'{"timestamp":"t","type":"session_meta","payload":{"id":"s","model_provider":'
+        b'"ollama"}}\n'
+        b'{"timestamp":"t","type":"response_item","payload":{"type":"message","role":'
+        b'"assistant","content":[{"type":"output_text","text":"<think>r</think>"},'
+        b'{"type":"output_text","text":"answer"}]}}\n'
+        b'{"timestamp":"t","type":"event_msg","payload":{"type":"agent_message",'
+        b'"message":"answer"}}\n'
+    )
     site = sites(FMT, read(FMT, data))[0]
     out = repair(FMT, data, [Repair(site, "", ("r",))])
     assert out.placements[0].applied and out.placements[0].text_path is None
@@ -89,8 +103,17 @@ def test_codex_repair_fixes_task_complete_copy() -> None:
 
 def test_codex_duplicate_only_changes_text_and_copy() -> None:
     site = site_at(sites(FMT, read(FMT, ROLLOUT)), 19)
-    out = repair(FMT, ROLLOUT, [Repair(site, "I'll rewrite `fill()` with an explicit stack.",
-                                       ("Rewrite fill() with a Vec stack.",))])
+    out = repair(
+        FMT,
+        ROLLOUT,
+        [
+            Repair(
+                site,
+                "I'll rewrite `fill()` with an explicit stack.",
+                ("Rewrite fill() with a Vec stack.",),
+            )
+        ],
+    )
     (placement,) = out.placements
     assert placement.kind is PlacementKind.NONE
     assert len(out.after) == len(out.before)
@@ -103,15 +126,18 @@ def test_codex_openai_hosted_session_uses_sidecar_by_default() -> None:
     out = repair(FMT, hosted, [Repair(site, VISIBLE, (REASONING,))])
     assert out.placements[0].kind is PlacementKind.SIDECAR
     assert len(out.after) == len(out.before)
-    forced = repair(FMT, hosted, [Repair(site, VISIBLE, (REASONING,))],
-                    ApplyOptions(codex_mode="insert"))
+    forced = repair(
+        FMT, hosted, [Repair(site, VISIBLE, (REASONING,))], ApplyOptions(codex_mode="insert")
+    )
     assert forced.placements[0].kind is PlacementKind.RECORD
 
 
 def test_codex_all_leaks_repaired_together() -> None:
     found = sites(FMT, read(FMT, ROLLOUT))
-    repairs = [Repair(found[0], VISIBLE, (REASONING,)),
-               Repair(found[1], found[1].text.split("</think>\n\n")[1], ("fill() recurses",))]
+    repairs = [
+        Repair(found[0], VISIBLE, (REASONING,)),
+        Repair(found[1], found[1].text.split("</think>\n\n")[1], ("fill() recurses",)),
+    ]
     out = repair(FMT, ROLLOUT, repairs)
     assert [p.record_index for p in out.placements] == [5, 12]
     assert len(out.after) == len(out.before) + 4  # a reasoning item and its event, each
@@ -119,26 +145,38 @@ def test_codex_all_leaks_repaired_together() -> None:
 
 
 def test_codex_compacted_history_gets_reasoning_item() -> None:
-    line = (b'{"timestamp":"t","type":"compacted","payload":{"message":"","replacement_history":'
-            b'[{"type":"message","role":"user","content":[{"type":"input_text","text":"q"}]},'
-            b'{"type":"message","role":"assistant","content":[{"type":"output_text","text":'
-            b'"<think>r</think>a"}]}]}}\n')
+    line = (
+        b'{"timestamp":"t","type":"compacted","payload":{"message":"","replacement_history":'
+        b'[{"type":"message","role":"user","content":[{"type":"input_text","text":"q"}]},'
+        b'{"type":"message","role":"assistant","content":[{"type":"output_text","text":'
+        b'"<think>r</think>a"}]}]}}\n'
+    )
     (site,) = sites(FMT, read(FMT, line))
     assert site.json_path == "payload.replacement_history[1].content[0].text"
     out = repair(FMT, line, [Repair(site, "a", ("r",))])
     history = out.after[0].data["payload"]["replacement_history"]
-    assert history[1] == {"type": "reasoning", "summary": [], "content": [
-        {"type": "reasoning_text", "text": "r"}], "encrypted_content": None}
+    assert history[1] == {
+        "type": "reasoning",
+        "summary": [],
+        "content": [{"type": "reasoning_text", "text": "r"}],
+        "encrypted_content": None,
+    }
     assert out.placements[0].text_path == "payload.replacement_history[2].content[0].text"
 
 
 def test_codex_bare_response_items_of_early_rollouts() -> None:
-    data = (b'{"id":"5f1e","timestamp":"2025-05-01T10:00:00Z","instructions":null}\n'
-            b'{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}\n'
-            b'{"type":"message","role":"assistant","content":[{"type":"output_text",'
-            b'"text":"<think>r</think>hello"}]}\n')
+    data = (
+        b'{"id":"5f1e","timestamp":"2025-05-01T10:00:00Z","instructions":null}\n'
+        b'{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}\n'
+        b'{"type":"message","role":"assistant","content":[{"type":"output_text",'
+        b'"text":"<think>r</think>hello"}]}\n'
+    )
     assert FMT.detect(data) >= 0.5
     (site,) = sites(FMT, read(FMT, data))
     out = repair(FMT, data, [Repair(site, "hello", ("r",))])
-    assert out.after[2].data == {"type": "reasoning", "summary": [], "content": [
-        {"type": "reasoning_text", "text": "r"}], "encrypted_content": None}
+    assert out.after[2].data == {
+        "type": "reasoning",
+        "summary": [],
+        "content": [{"type": "reasoning_text", "text": "r"}],
+        "encrypted_content": None,
+    }

@@ -11,20 +11,32 @@ from tests.formats.support import DATA, FIXTURES, scores, session_files
 from thinkfix.formats import registry
 from thinkfix.formats.detection import HEAD_BYTES, base_name, extension
 
-EXPECTED = {"claude-code": "claude-code", "codex": "codex", "pi": "pi", "openclaw": "pi",
-            "claw-code": "claw-code", "openai-chat": "openai-chat", "anthropic": "anthropic",
-            "gemini-cli": "gemini-cli", "hermes": "hermes", "cline": "cline",
-            "roo-code": "roo-code", "opencode": "opencode"}
+EXPECTED = {
+    "claude-code": "claude-code",
+    "codex": "codex",
+    "pi": "pi",
+    "openclaw": "pi",
+    "claw-code": "claw-code",
+    "openai-chat": "openai-chat",
+    "anthropic": "anthropic",
+    "gemini-cli": "gemini-cli",
+    "hermes": "hermes",
+    "cline": "cline",
+    "roo-code": "roo-code",
+    "opencode": "opencode",
+}
 #: Roo Code is Cline's fork: when neither the storage path nor one of Roo's own keys says
 #: which, the content reads as Cline's.
 ROO_KEYS = (b'"isSummary"', b'"condenseId"')
 #: Cline's UI log and task metadata are told by their names beside the history.
 COMPANIONS = {"ui_messages.json", "task_metadata.json"}
-DATA_EXPECTED = {"claude_code_bad_lines.jsonl": "claude-code",
-                 "claude_code_go_escaped.jsonl": "claude-code",
-                 "openai_chat_python_ascii.jsonl": "openai-chat",
-                 "cline_api_conversation_history.json": "cline",
-                 "pi_assistant_message.json": "pi"}
+DATA_EXPECTED = {
+    "claude_code_bad_lines.jsonl": "claude-code",
+    "claude_code_go_escaped.jsonl": "claude-code",
+    "openai_chat_python_ascii.jsonl": "openai-chat",
+    "cline_api_conversation_history.json": "cline",
+    "pi_assistant_message.json": "pi",
+}
 
 
 @pytest.mark.parametrize("path", session_files(FIXTURES), ids=lambda p: p.name[:40])
@@ -53,21 +65,39 @@ def test_detection_data_files(name: str) -> None:
 
 
 def test_detection_truncated_heads_of_large_documents() -> None:
-    gemini = {"sessionId": "s", "projectHash": "p", "startTime": "t", "lastUpdated": "t",
-              "messages": [{"id": str(i), "timestamp": "t", "type": "gemini",
-                            "content": "x" * 500} for i in range(300)]}
+    gemini = {
+        "sessionId": "s",
+        "projectHash": "p",
+        "startTime": "t",
+        "lastUpdated": "t",
+        "messages": [
+            {"id": str(i), "timestamp": "t", "type": "gemini", "content": "x" * 500}
+            for i in range(300)
+        ],
+    }
     head = json.dumps(gemini, indent=2).encode()[:HEAD_BYTES]
     assert registry.detect(head, "session.json")[0].id == "gemini-cli"
-    claw = {"messages": [{"blocks": [{"text": "y" * 500, "type": "text"}], "role": "assistant"}
-                         for _ in range(300)], "version": 1}
+    claw = {
+        "messages": [
+            {"blocks": [{"text": "y" * 500, "type": "text"}], "role": "assistant"}
+            for _ in range(300)
+        ],
+        "version": 1,
+    }
     head = json.dumps(claw, separators=(",", ":"), sort_keys=True).encode()[:HEAD_BYTES]
     assert registry.detect(head, "session.json")[0].id == "claw-code"
 
 
-@pytest.mark.parametrize("data", [
-    b"", b"plain text\n", b'{"a":1}\n{"b":2}\n', b"event: message_start\ndata: {}\n\n",
-    b'{"id":"m","sessionID":"s","role":"assistant"}',
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"plain text\n",
+        b'{"a":1}\n{"b":2}\n',
+        b"event: message_start\ndata: {}\n\n",
+        b'{"id":"m","sessionID":"s","role":"assistant"}',
+    ],
+)
 def test_detection_unclaimed_content(data: bytes) -> None:
     assert registry.detect(data, "x.jsonl") is None
     with pytest.raises(registry.UnknownFormatError, match="x.jsonl"):
@@ -79,12 +109,15 @@ def test_detection_captured_streams_are_not_sessions() -> None:
         assert registry.detect(path.read_bytes()[:HEAD_BYTES], str(path)) is None, path.name
 
 
-@pytest.mark.parametrize("name,base", [
-    ("9c5e.jsonl.deleted.2026-03-24T19-52-10.004Z", "9c5e.jsonl"),
-    ("9c5e.jsonl.reset.2026-03-24T19-52-10.004Z", "9c5e.jsonl"),
-    ("rollout.jsonl.zst", "rollout.jsonl"),
-    ("/a/b/session-1.json.gz", "session-1.json"),
-])
+@pytest.mark.parametrize(
+    "name,base",
+    [
+        ("9c5e.jsonl.deleted.2026-03-24T19-52-10.004Z", "9c5e.jsonl"),
+        ("9c5e.jsonl.reset.2026-03-24T19-52-10.004Z", "9c5e.jsonl"),
+        ("rollout.jsonl.zst", "rollout.jsonl"),
+        ("/a/b/session-1.json.gz", "session-1.json"),
+    ],
+)
 def test_detection_name_hints_strip_archive_suffixes(name: str, base: str) -> None:
     assert base_name(name) == base
     assert extension(name) == "." + base.rsplit(".", 1)[1]
@@ -93,7 +126,8 @@ def test_detection_name_hints_strip_archive_suffixes(name: str, base: str) -> No
 def test_detection_string_only_requests_are_openai_unless_anthropic_keys() -> None:
     messages = b'"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]'
     openai = b'{"model":"gpt-4o","max_tokens":64,' + messages + b"}"
-    anthropic = b'{"model":"claude-sonnet-4-5","max_tokens":64,"system":"Be brief.",' + messages \
-        + b"}"
+    anthropic = (
+        b'{"model":"claude-sonnet-4-5","max_tokens":64,"system":"Be brief.",' + messages + b"}"
+    )
     assert registry.detect(openai, "log.json")[0].id == "openai-chat"
     assert registry.detect(anthropic, "log.json")[0].id == "anthropic"

@@ -44,7 +44,7 @@ class ShortReads(io.RawIOBase):
         step = self.sizes[self.calls % len(self.sizes)]
         self.calls += 1
         end = len(self.data) if n < 0 else self.pos + min(n, step)
-        out = self.data[self.pos:end]
+        out = self.data[self.pos : end]
         self.pos += len(out)
         return out
 
@@ -98,7 +98,7 @@ def test_read_head_keeps_the_small_window_for_ordinary_files() -> None:
 
 
 def test_read_head_reads_a_pretty_document_to_its_end() -> None:
-    doc = b"{\n  \"messages\": [\n" + b'    {"text": "' + b"y" * 200_000 + b'"}\n  ]\n}'
+    doc = b'{\n  "messages": [\n' + b'    {"text": "' + b"y" * 200_000 + b'"}\n  ]\n}'
     assert read_head(io.BytesIO(doc)) == doc
 
 
@@ -128,12 +128,16 @@ def _fixture_bytes(path: Path, grow: bool) -> bytes:
 
 
 @settings(max_examples=40, deadline=None)
-@given(path=st.sampled_from(session_files(FIXTURES)),
-       sizes=st.lists(st.one_of(st.integers(1, 64), st.integers(4096, 70_000)), min_size=1,
-                      max_size=8).filter(lambda xs: sum(xs) >= 4096),
-       grow=st.booleans())
-def test_read_head_is_the_same_whatever_the_reads_return(path: Path, sizes: list[int],
-                                                         grow: bool) -> None:
+@given(
+    path=st.sampled_from(session_files(FIXTURES)),
+    sizes=st.lists(
+        st.one_of(st.integers(1, 64), st.integers(4096, 70_000)), min_size=1, max_size=8
+    ).filter(lambda xs: sum(xs) >= 4096),
+    grow=st.booleans(),
+)
+def test_read_head_is_the_same_whatever_the_reads_return(
+    path: Path, sizes: list[int], grow: bool
+) -> None:
     """Short reads (pipes, decompressors) never change what detection sees or decides."""
     data = _fixture_bytes(path, grow)
     whole = read_head(io.BytesIO(data))

@@ -52,9 +52,20 @@ FIXTURE_LINES = {name: _fixture_lines(name) for name in LINE_FORMATS}
 
 # --- generated lines, in the shapes the runtimes write ------------------------------------
 
-TEXTS = st.sampled_from(["Done.", "<think>check the caller</think>The fix is in.",
-                         "Use a < b here.", "it said `<think>` once", "plan</think>answer",
-                         "日本語 résumé", "line\nbreak", "", "assistant", "model"])
+TEXTS = st.sampled_from(
+    [
+        "Done.",
+        "<think>check the caller</think>The fix is in.",
+        "Use a < b here.",
+        "it said `<think>` once",
+        "plan</think>answer",
+        "日本語 résumé",
+        "line\nbreak",
+        "",
+        "assistant",
+        "model",
+    ]
+)
 MODELS = st.sampled_from(["claude-opus-4-5", "qwen3:32b", "minimax/minimax-m2", ""])
 
 
@@ -65,30 +76,74 @@ def _dumps(value: object) -> bytes:
 @st.composite
 def claude_lines(draw: st.DrawFn) -> bytes:
     text = draw(TEXTS)
-    kind = draw(st.sampled_from(["assistant", "assistant-late-model", "no-model", "thinking",
-                                 "tool-model", "user", "progress", "summary"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "assistant",
+                "assistant-late-model",
+                "no-model",
+                "thinking",
+                "tool-model",
+                "user",
+                "progress",
+                "summary",
+            ]
+        )
+    )
     content: list[dict[str, object]] = [{"type": "text", "text": text}]
-    message: dict[str, object] = {"model": draw(MODELS), "id": "msg_1", "type": "message",
-                                  "role": "assistant", "content": content}
+    message: dict[str, object] = {
+        "model": draw(MODELS),
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "content": content,
+    }
     if kind == "assistant-late-model":
-        message = {"id": "msg_1", "type": "message", "role": "assistant",
-                   "model": draw(MODELS), "content": content}
+        message = {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": draw(MODELS),
+            "content": content,
+        }
     elif kind == "no-model":
         del message["model"]
     elif kind == "thinking":
         content.insert(0, {"type": "thinking", "thinking": draw(TEXTS), "signature": ""})
     elif kind == "tool-model":
-        content.append({"type": "tool_use", "id": "toolu_1", "name": "Task",
-                        "input": {"prompt": text, "model": "haiku"}})
-    entry: dict[str, object] = {"parentUuid": None, "isSidechain": False, "type": "assistant",
-                                "uuid": "u1", "sessionId": "s1", "message": message}
+        content.append(
+            {
+                "type": "tool_use",
+                "id": "toolu_1",
+                "name": "Task",
+                "input": {"prompt": text, "model": "haiku"},
+            }
+        )
+    entry: dict[str, object] = {
+        "parentUuid": None,
+        "isSidechain": False,
+        "type": "assistant",
+        "uuid": "u1",
+        "sessionId": "s1",
+        "message": message,
+    }
     if kind == "user":
-        entry = {"type": "user", "uuid": "u2", "sessionId": "s1",
-                 "message": {"role": "user", "content": text}}
+        entry = {
+            "type": "user",
+            "uuid": "u2",
+            "sessionId": "s1",
+            "message": {"role": "user", "content": text},
+        }
     elif kind == "progress":
-        entry = {"type": "progress", "uuid": "u3", "sessionId": "s1",
-                 "data": {"type": "agent_progress", "message": {
-                     "type": "assistant", "message": message}}}
+        entry = {
+            "type": "progress",
+            "uuid": "u3",
+            "sessionId": "s1",
+            "data": {
+                "type": "agent_progress",
+                "message": {"type": "assistant", "message": message},
+            },
+        }
     elif kind == "summary":
         entry = {"type": "summary", "summary": text, "leafUuid": "u1"}
     return _dumps(entry)
@@ -97,74 +152,139 @@ def claude_lines(draw: st.DrawFn) -> bytes:
 @st.composite
 def pi_lines(draw: st.DrawFn) -> bytes:
     text = draw(TEXTS)
-    kind = draw(st.sampled_from(["session", "assistant", "no-model", "tool-model", "user",
-                                 "tool-result", "model-change"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "session",
+                "assistant",
+                "no-model",
+                "tool-model",
+                "user",
+                "tool-result",
+                "model-change",
+            ]
+        )
+    )
     if kind == "session":
         return _dumps({"type": "session", "version": 3, "id": "p1", "cwd": "/w"})
     if kind == "model-change":
-        return _dumps({"type": "model_change", "id": "m0", "provider": "x",
-                       "modelId": draw(MODELS)})
-    message: dict[str, object] = {"role": "assistant", "content": [
-        {"type": "text", "text": text}], "api": "openai-completions", "provider": "x",
-        "model": draw(MODELS), "stopReason": "stop"}
+        return _dumps(
+            {"type": "model_change", "id": "m0", "provider": "x", "modelId": draw(MODELS)}
+        )
+    message: dict[str, object] = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": text}],
+        "api": "openai-completions",
+        "provider": "x",
+        "model": draw(MODELS),
+        "stopReason": "stop",
+    }
     if kind == "no-model":
         del message["model"]
     elif kind == "tool-model":
-        message["content"] = [{"type": "text", "text": text}, {
-            "type": "toolCall", "id": "c1", "name": "run", "arguments": {"model": "m"}}]
+        message["content"] = [
+            {"type": "text", "text": text},
+            {"type": "toolCall", "id": "c1", "name": "run", "arguments": {"model": "m"}},
+        ]
     elif kind == "user":
         message = {"role": "user", "content": [{"type": "text", "text": text}]}
     elif kind == "tool-result":
-        message = {"role": "toolResult", "toolCallId": "c1", "content": [
-            {"type": "text", "text": text}]}
+        message = {
+            "role": "toolResult",
+            "toolCallId": "c1",
+            "content": [{"type": "text", "text": text}],
+        }
     return _dumps({"type": "message", "id": "e1", "parentId": None, "message": message})
 
 
 @st.composite
 def codex_lines(draw: st.DrawFn) -> bytes:
     text = draw(TEXTS)
-    kind = draw(st.sampled_from(["meta", "turn", "user", "user-event", "assistant",
-                                 "assistant-id", "reasoning", "summary", "agent-event",
-                                 "call", "compacted", "bare"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "meta",
+                "turn",
+                "user",
+                "user-event",
+                "assistant",
+                "assistant-id",
+                "reasoning",
+                "summary",
+                "agent-event",
+                "call",
+                "compacted",
+                "bare",
+            ]
+        )
+    )
 
     def line(kind: str, payload: dict[str, object]) -> bytes:
-        return _dumps({"timestamp": "2026-03-02T10:21:19.004Z", "type": kind,
-                       "payload": payload})
+        return _dumps({"timestamp": "2026-03-02T10:21:19.004Z", "type": kind, "payload": payload})
 
     if kind == "meta":
         return line("session_meta", {"id": "c1", "model_provider": "ollama"})
     if kind == "turn":
         return line("turn_context", {"cwd": "/w", "model": draw(MODELS)})
     if kind == "user":
-        return line("response_item", {"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": text}]})
+        return line(
+            "response_item",
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]},
+        )
     if kind == "user-event":
         return line("event_msg", {"type": "user_message", "message": text})
     if kind in ("assistant", "assistant-id"):
-        item: dict[str, object] = {"type": "message", "role": "assistant", "content": [
-            {"type": "output_text", "text": text}]}
+        item: dict[str, object] = {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": text}],
+        }
         if kind == "assistant-id":
-            item = {"type": "message", "id": "msg_1", **{k: v for k, v in item.items()
-                                                          if k != "type"}}
+            item = {
+                "type": "message",
+                "id": "msg_1",
+                **{k: v for k, v in item.items() if k != "type"},
+            }
         return line("response_item", item)
     if kind == "reasoning":
-        return line("response_item", {"type": "reasoning", "summary": [], "content": [
-            {"type": "reasoning_text", "text": draw(TEXTS)}]})
+        return line(
+            "response_item",
+            {
+                "type": "reasoning",
+                "summary": [],
+                "content": [{"type": "reasoning_text", "text": draw(TEXTS)}],
+            },
+        )
     if kind == "summary":
-        return line("response_item", {"type": "reasoning", "summary": [
-            {"type": "summary_text", "text": draw(TEXTS)}]})
+        return line(
+            "response_item",
+            {"type": "reasoning", "summary": [{"type": "summary_text", "text": draw(TEXTS)}]},
+        )
     if kind == "agent-event":
         return line("event_msg", {"type": "agent_message", "message": text})
     if kind == "call":
-        return line("response_item", {"type": "function_call", "name": "shell",
-                                      "arguments": "{}", "call_id": "c"})
+        return line(
+            "response_item",
+            {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c"},
+        )
     if kind == "compacted":
-        return line("compacted", {"message": "", "replacement_history": [
-            {"type": "reasoning", "summary": [{"type": "summary_text", "text": "r"}]},
-            {"type": "message", "role": "assistant", "content": [
-                {"type": "output_text", "text": text}]}]})
-    return _dumps({"type": "message", "role": "assistant", "content": [
-        {"type": "output_text", "text": text}]})
+        return line(
+            "compacted",
+            {
+                "message": "",
+                "replacement_history": [
+                    {"type": "reasoning", "summary": [{"type": "summary_text", "text": "r"}]},
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": text}],
+                    },
+                ],
+            },
+        )
+    return _dumps(
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+    )
 
 
 GENERATED = {"claude-code": claude_lines(), "pi": pi_lines(), "codex": codex_lines()}
@@ -193,8 +313,11 @@ def _contexts(fmt: SessionFormat, lines: list[bytes]) -> Iterator[tuple[bytes, C
     for record in iter_jsonl(io.BufferedReader(io.BytesIO(data)), shapes=fmt.shapes, hook=None):
         if record.index:
             yield record.raw, ctx
-        if hook is not None and record.data is not None and (
-                record.index == 0 or any(m in record.raw for m in markers)):
+        if (
+            hook is not None
+            and record.data is not None
+            and (record.index == 0 or any(m in record.raw for m in markers))
+        ):
             _, ctx = hook(_record(fmt, record.raw, ctx), ctx)
 
 
@@ -210,8 +333,11 @@ def _check_line(fmt: SessionFormat, raw: bytes, ctx: Context) -> None:
     if hook is not None and fmt.keeps_context(raw, ctx):
         record = _record(fmt, raw, ctx)
         assert record.data is None or hook(record, ctx) == (ctx, ctx), raw
-    if hook is not None and any(m in raw for m in fmt.context_markers) \
-            and not any(m in raw for m in fmt.context_markers_for(ctx)):
+    if (
+        hook is not None
+        and any(m in raw for m in fmt.context_markers)
+        and not any(m in raw for m in fmt.context_markers_for(ctx))
+    ):
         record = _record(fmt, raw, ctx)
         if record.data is not None:
             assert hook(record, ctx) == (ctx, ctx), raw  # an unmarked record changes nothing
@@ -227,8 +353,9 @@ def test_the_hooks_agree_with_the_parsed_record_on_fixture_lines(name: str) -> N
 @pytest.mark.parametrize("name", sorted(GENERATED))
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_the_hooks_agree_with_the_parsed_record_on_generated_lines(name: str,
-                                                                   data: st.DataObject) -> None:
+def test_the_hooks_agree_with_the_parsed_record_on_generated_lines(
+    name: str, data: st.DataObject
+) -> None:
     fmt = registry.get(name)
     lines = data.draw(st.lists(lines_of(name), min_size=1, max_size=12))
     for raw, ctx in _contexts(fmt, lines):
@@ -239,8 +366,11 @@ def test_the_quick_counters_take_the_lines_runtimes_write() -> None:
     """Not a vacuous proof: the counters do answer for the usual assistant lines."""
     for name in GENERATED:
         fmt = registry.get(name)
-        answered = [fmt.quick_messages(line, EMPTY_CONTEXT) is not None
-                    for line in FIXTURE_LINES[name] if fmt.assistant_marker in line]
+        answered = [
+            fmt.quick_messages(line, EMPTY_CONTEXT) is not None
+            for line in FIXTURE_LINES[name]
+            if fmt.assistant_marker in line
+        ]
         assert any(answered), name
 
 
@@ -257,11 +387,15 @@ def without_fast_paths(fmt: SessionFormat) -> Iterator[None]:
 
 
 @pytest.mark.parametrize("name", LINE_FORMATS)
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_scan_report_is_identical_with_and_without_the_fast_paths(
-        name: str, data: st.DataObject, tmp_path: Path) -> None:
+    name: str, data: st.DataObject, tmp_path: Path
+) -> None:
     if not FIXTURE_LINES[name] and name not in GENERATED:
         pytest.skip(f"no JSONL lines of {name}")
     fmt = registry.get(name)

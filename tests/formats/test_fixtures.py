@@ -51,8 +51,11 @@ def test_fixtures_leaking_message_count(name: str) -> None:
     path: Path = FIXTURES / name
     data = path.read_bytes()
     fmt = detect(data, path)
-    leaking = {(s.record_index, s.message_index) for s in sites(fmt, read(fmt, data, path))
-               if normalize(s.text, native_reasoning=s.native_reasoning).findings}
+    leaking = {
+        (s.record_index, s.message_index)
+        for s in sites(fmt, read(fmt, data, path))
+        if normalize(s.text, native_reasoning=s.native_reasoning).findings
+    }
     assert len(leaking) == int(TABLE[name]["leaking"])
 
 

@@ -28,15 +28,21 @@ def test_hermes_messages_begin_past_the_sampled_head() -> None:
 def test_hermes_sites_are_the_assistant_contents_with_their_reasoning_field() -> None:
     found = sites(FMT, read(FMT, DATA))
     assert [s.json_path for s in found] == [
-        "messages[1].content", "messages[3].content", "messages[5].content"]
+        "messages[1].content",
+        "messages[3].content",
+        "messages[5].content",
+    ]
     assert {s.session_id for s in found} == {"20260412_093015_a1b2c3"}
     assert {s.model for s in found} == {"minimax/minimax-m2.7"}
     assert found[0].native_reasoning and found[0].native_reasoning in found[0].text
 
 
 def test_hermes_minimax_copies_of_the_reasoning_field_are_duplicates() -> None:
-    kinds = [f.kind.value for s in sites(FMT, read(FMT, DATA))
-             for f in normalize(s.text, native_reasoning=s.native_reasoning).findings]
+    kinds = [
+        f.kind.value
+        for s in sites(FMT, read(FMT, DATA))
+        for f in normalize(s.text, native_reasoning=s.native_reasoning).findings
+    ]
     assert kinds == ["duplicate", "duplicate", "orphan_close"]
 
 
@@ -44,7 +50,9 @@ def test_hermes_repair_appends_to_the_reasoning_field() -> None:
     site = site_at(sites(FMT, read(FMT, DATA)), 1, "messages[5].content")
     out = repair(FMT, DATA, [Repair(site, "Please confirm the path.", ("Ask first.",))])
     message = out.after[0].data["messages"][5]
-    assert message["reasoning"] == "Ask before deleting: the user said not the results.\n\nAsk first."
+    assert (
+        message["reasoning"] == "Ask before deleting: the user said not the results.\n\nAsk first."
+    )
     assert out.placements[0].kind is PlacementKind.FIELD
     assert out.placements[0].json_path == "messages[5].reasoning"
     # Hermes' own indentation is kept

@@ -24,7 +24,9 @@ BLOCK = {"type": "thinking", "thinking": "plan"}
 
 
 def test_jsonedit_keeps_number_literals_of_untouched_values() -> None:
-    raw = b'{"cost":{"input":0.000005,"tiny":1.2e-7,"one":1.0,"neg":-0.0},"text":"<think>p</think>a"}'
+    raw = (
+        b'{"cost":{"input":0.000005,"tiny":1.2e-7,"one":1.0,"neg":-0.0},"text":"<think>p</think>a"}'
+    )
     new, data = edit(raw, [SetValue(("text",), "a")])
     assert new == b'{"cost":{"input":0.000005,"tiny":1.2e-7,"one":1.0,"neg":-0.0},"text":"a"}'
     assert data["text"] == "a"
@@ -42,10 +44,18 @@ def test_jsonedit_keeps_python_ascii_escapes_and_separators() -> None:
     raw = b'{"role": "assistant", "content": "<think>caf\\u00e9</think>na\\u00efve"}'
     style = Style.sniff([raw])
     assert style.ensure_ascii and not style.escape_html
-    new, _ = edit(raw, [SetValue(("content",), "na\u00efve \U0001f600"),
-                        SetKey((), "reasoning_content", "caf\u00e9", after="content")], style)
-    assert new == (b'{"role": "assistant", "content": "na\\u00efve \\ud83d\\ude00", '
-                   b'"reasoning_content": "caf\\u00e9"}')
+    new, _ = edit(
+        raw,
+        [
+            SetValue(("content",), "na\u00efve \U0001f600"),
+            SetKey((), "reasoning_content", "caf\u00e9", after="content"),
+        ],
+        style,
+    )
+    assert new == (
+        b'{"role": "assistant", "content": "na\\u00efve \\ud83d\\ude00", '
+        b'"reasoning_content": "caf\\u00e9"}'
+    )
 
 
 def test_jsonedit_keeps_uppercase_hex_and_slash_escapes() -> None:
@@ -72,9 +82,14 @@ def test_jsonedit_lone_surrogates_are_escaped() -> None:
 def test_jsonedit_inserts_with_the_documents_indentation(indent: str) -> None:
     doc = {"content": [{"type": "text", "text": "<think>plan</think>a"}], "thoughts": []}
     raw = json.dumps(doc, indent=indent).encode()
-    new, _ = edit(raw, [InsertItems(("content",), 0, (BLOCK,)),
-                        SetValue(("content", 0, "text"), "a"),
-                        InsertItems(("thoughts",), 0, ("t",))])
+    new, _ = edit(
+        raw,
+        [
+            InsertItems(("content",), 0, (BLOCK,)),
+            SetValue(("content", 0, "text"), "a"),
+            InsertItems(("thoughts",), 0, ("t",)),
+        ],
+    )
     expected = {"content": [BLOCK, {"type": "text", "text": "a"}], "thoughts": ["t"]}
     assert new == json.dumps(expected, indent=indent).encode()
 
@@ -110,9 +125,14 @@ def test_jsonedit_new_record_takes_neighbour_separators() -> None:
     assert dump_record({"a": [1, None]}, like=b'{"x":1,"y":2}') == b'{"a":[1,null]}'
 
 
-@pytest.mark.parametrize("at,expected", [
-    (0, b'{"c":[{"t":2},{"t":3}]}'), (1, b'{"c":[{"t":1},{"t":3}]}'),
-    (2, b'{"c":[{"t":1},{"t":2}]}')])
+@pytest.mark.parametrize(
+    "at,expected",
+    [
+        (0, b'{"c":[{"t":2},{"t":3}]}'),
+        (1, b'{"c":[{"t":1},{"t":3}]}'),
+        (2, b'{"c":[{"t":1},{"t":2}]}'),
+    ],
+)
 def test_jsonedit_removes_an_element_with_one_separator(at: int, expected: bytes) -> None:
     assert edit(b'{"c":[{"t":1},{"t":2},{"t":3}]}', [RemoveItem(("c",), at)])[0] == expected
 
@@ -124,7 +144,7 @@ def test_jsonedit_insert_before_a_removed_element_replaces_it(at: int) -> None:
     raw = b'{\n  "c": [\n    {"t": 1},\n    {"t": 2}\n  ]\n}'
     new, data = edit(raw, [RemoveItem(("c",), at), InsertItems(("c",), at, (BLOCK, BLOCK))])
     blocks: list[object] = [{"t": 1}, {"t": 2}]
-    blocks[at:at + 1] = [BLOCK, BLOCK]
+    blocks[at : at + 1] = [BLOCK, BLOCK]
     assert data == {"c": blocks} and json.loads(new) == data
     assert new.count(b"\n    {") == 3
 
@@ -135,10 +155,12 @@ def test_jsonedit_never_removes_the_only_element() -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(items=st.lists(st.integers(0, 9), min_size=2, max_size=6), data=st.data(),
-       layout=st.sampled_from([(None, ":", ","), (None, ": ", ", "), ("  ", ": ", ",")]))
-def test_jsonedit_property_remove_keeps_every_other_element_byte_exact(items, data,
-                                                                         layout) -> None:
+@given(
+    items=st.lists(st.integers(0, 9), min_size=2, max_size=6),
+    data=st.data(),
+    layout=st.sampled_from([(None, ":", ","), (None, ": ", ", "), ("  ", ": ", ",")]),
+)
+def test_jsonedit_property_remove_keeps_every_other_element_byte_exact(items, data, layout) -> None:
     at = data.draw(st.integers(0, len(items) - 1))
     tree = {"c": [{"n": ("num", f"{i}.50")} for i in items]}
     raw = _dump(tree, *layout).encode("utf-8")
@@ -151,11 +173,16 @@ def test_jsonedit_property_remove_keeps_every_other_element_byte_exact(items, da
 
 LITERALS = ["0", "-17", "1.0", "-0.0", "0.000005", "1e-7", "1.2E+3", "123456789012345678901"]
 texts = st.text(st.characters(codec="utf-8"), max_size=12) | st.sampled_from(
-    ["<think>", "\\", '"', "\x00\x1f\x7f", "\u2028", "é/", "\ud800"])
-leaves = st.one_of(texts, st.sampled_from(LITERALS).map(lambda s: ("num", s)), st.booleans(),
-                   st.none())
-trees = st.recursive(leaves, lambda kids: st.lists(kids, max_size=4)
-                     | st.dictionaries(texts, kids, max_size=4), max_leaves=20)
+    ["<think>", "\\", '"', "\x00\x1f\x7f", "\u2028", "é/", "\ud800"]
+)
+leaves = st.one_of(
+    texts, st.sampled_from(LITERALS).map(lambda s: ("num", s)), st.booleans(), st.none()
+)
+trees = st.recursive(
+    leaves,
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(texts, kids, max_size=4),
+    max_leaves=20,
+)
 
 
 def _dump(value: object, indent: str | None, key_sep: str, item_sep: str, level: int = 0) -> str:
@@ -165,15 +192,36 @@ def _dump(value: object, indent: str | None, key_sep: str, item_sep: str, level:
     if isinstance(value, tuple):
         return value[1]
     if isinstance(value, str):  # as Node writes strings: raw UTF-8, lone surrogates escaped
-        return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}",
-                      json.dumps(value, ensure_ascii=False))
+        return re.sub(
+            "[\ud800-\udfff]",
+            lambda m: f"\\u{ord(m.group()):04x}",
+            json.dumps(value, ensure_ascii=False),
+        )
     if isinstance(value, list):
-        return "[" + pad + sep.join(_dump(v, indent, key_sep, item_sep, level + 1)
-                                    for v in value) + end + "]" if value else "[]"
+        return (
+            "["
+            + pad
+            + sep.join(_dump(v, indent, key_sep, item_sep, level + 1) for v in value)
+            + end
+            + "]"
+            if value
+            else "[]"
+        )
     if isinstance(value, dict):
-        return "{" + pad + sep.join(_dump(k, indent, key_sep, item_sep) + key_sep
-                                    + _dump(v, indent, key_sep, item_sep, level + 1)
-                                    for k, v in value.items()) + end + "}" if value else "{}"
+        return (
+            "{"
+            + pad
+            + sep.join(
+                _dump(k, indent, key_sep, item_sep)
+                + key_sep
+                + _dump(v, indent, key_sep, item_sep, level + 1)
+                for k, v in value.items()
+            )
+            + end
+            + "}"
+            if value
+            else "{}"
+        )
     return json.dumps(value)
 
 
@@ -188,10 +236,14 @@ def _string_paths(value: object, path: tuple = ()) -> list[tuple]:
 
 
 @settings(max_examples=200, deadline=None)
-@given(tree=st.dictionaries(texts, trees, min_size=1, max_size=5),
-       layout=st.sampled_from([(None, ":", ","), (None, ": ", ", "), ("\t", ": ", ","),
-                               ("  ", ": ", ",")]),
-       new_text=texts, data=st.data())
+@given(
+    tree=st.dictionaries(texts, trees, min_size=1, max_size=5),
+    layout=st.sampled_from(
+        [(None, ":", ","), (None, ": ", ", "), ("\t", ": ", ","), ("  ", ": ", ",")]
+    ),
+    new_text=texts,
+    data=st.data(),
+)
 def test_jsonedit_property_edit_changes_only_its_span(tree, layout, new_text, data) -> None:
     paths = _string_paths(tree)
     if not paths:
@@ -204,7 +256,7 @@ def test_jsonedit_property_edit_changes_only_its_span(tree, layout, new_text, da
     assert json.loads(new) == _replace(json.loads(raw), path, new_text)
     # everything outside the one string literal is identical, number literals included
     assert new.startswith(prefix) and new.endswith(suffix)
-    assert json.loads(new[len(prefix):len(new) - len(suffix)]) == new_text
+    assert json.loads(new[len(prefix) : len(new) - len(suffix)]) == new_text
 
 
 SENTINEL = "\u00a7SENTINEL\u00a7"

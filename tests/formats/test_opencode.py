@@ -13,8 +13,9 @@ from thinkfix.formats import registry
 from thinkfix.formats.opencode import OpenCode
 
 STORE = FIXTURES / "opencode" / "storage"
-LEAKY_PART = (STORE / "part" / "msg_95e0f3d71002bP4sW8nY1eLmTg"
-              / "prt_95e0f3d71005Pp3qQ4rR5sS6tT.json")
+LEAKY_PART = (
+    STORE / "part" / "msg_95e0f3d71002bP4sW8nY1eLmTg" / "prt_95e0f3d71005Pp3qQ4rR5sS6tT.json"
+)
 
 
 def test_opencode_database_is_detected_by_its_tables(tmp_path: Path) -> None:
@@ -27,16 +28,19 @@ def test_opencode_database_is_detected_by_its_tables(tmp_path: Path) -> None:
     assert registry.detect(other.read_bytes()[:65536], str(other)) is None
 
 
-def test_opencode_database_scan_reads_messages_with_their_parts_in_id_order(
-        tmp_path: Path) -> None:
+def test_opencode_database_scan_reads_messages_with_their_parts_in_id_order(tmp_path: Path) -> None:
     db = opencode_db.build(tmp_path / "opencode.db", opencode_db.LEAKY)
     report = scan([str(db)], jobs=1)
     assert not report.errors
     assert report.summary.assistant_messages == 2
     assert [(f.json_path, f.kind) for f in report.findings] == [
-        ("parts[2].text", "block"), ("parts[0].text", "stray_close")]
+        ("parts[2].text", "block"),
+        ("parts[0].text", "stray_close"),
+    ]
     assert {f.message_id for f in report.findings} == {
-        "msg_95e0f3d71002bP4sW8nY1eLmTg", "msg_95e0f3e20003cQ5tX9oZ2fMnUh"}
+        "msg_95e0f3d71002bP4sW8nY1eLmTg",
+        "msg_95e0f3e20003cQ5tX9oZ2fMnUh",
+    }
     assert {f.model for f in report.findings} == {"MiniMax-M2"}
 
 
@@ -45,7 +49,8 @@ def test_opencode_database_is_never_written_by_scan(tmp_path: Path) -> None:
     before = db.read_bytes()
     scan([str(db)], jobs=1)
     assert db.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [
-        "opencode.db"]
+        "opencode.db"
+    ]
 
 
 def test_opencode_file_store_part_takes_role_and_reasoning_from_beside_it() -> None:
@@ -54,8 +59,9 @@ def test_opencode_file_store_part_takes_role_and_reasoning_from_beside_it() -> N
         (record,) = fmt.read(fp)
     (site,) = fmt.sites(record)
     assert site.model == "MiniMax-M2"
-    assert site.native_reasoning == ("Floating point: the prices are summed as floats. "
-                                     "Use integer cents.")
+    assert site.native_reasoning == (
+        "Floating point: the prices are summed as floats. Use integer cents."
+    )
 
 
 def test_opencode_part_without_its_message_file_is_an_error_not_clean(tmp_path: Path) -> None:
@@ -77,13 +83,27 @@ def test_opencode_a_tool_part_after_the_text_is_rule_4_evidence(tmp_path: Path) 
     # text before a trailing `</think>` was reasoning (DESIGN.md rule 4), as in every format
     # that keeps its calls in the message.
     text = "Check the cart module before editing.\n</think>\n"
-    tool = {"type": "tool", "callID": "call_7", "tool": "read",
-            "state": {"status": "completed", "input": {"filePath": "cart.ts"}, "output": "..."}}
-    messages = [("msg_95e0f3d71002bP4sW8nY1eLmTg", "assistant", opencode_db.ASSISTANT, [
-        ("prt_95e0f3d71005Pp3qQ4rR5sS6tT", {"type": "text", "text": text}),
-        ("prt_95e0f3d71006Uu7vV8wW9xX0yY", tool)])]
+    tool = {
+        "type": "tool",
+        "callID": "call_7",
+        "tool": "read",
+        "state": {"status": "completed", "input": {"filePath": "cart.ts"}, "output": "..."},
+    }
+    messages = [
+        (
+            "msg_95e0f3d71002bP4sW8nY1eLmTg",
+            "assistant",
+            opencode_db.ASSISTANT,
+            [
+                ("prt_95e0f3d71005Pp3qQ4rR5sS6tT", {"type": "text", "text": text}),
+                ("prt_95e0f3d71006Uu7vV8wW9xX0yY", tool),
+            ],
+        )
+    ]
     with_tool = scan([str(opencode_db.build(tmp_path / "a.db", messages))], jobs=1)
-    assert [(f.json_path, f.kind) for f in with_tool.findings] == [("parts[0].text", "orphan_close")]
+    assert [(f.json_path, f.kind) for f in with_tool.findings] == [
+        ("parts[0].text", "orphan_close")
+    ]
     messages[0][3].pop()  # the same text with no call after it: only the delimiter goes
     alone = scan([str(opencode_db.build(tmp_path / "b.db", messages))], jobs=1)
     assert [(f.json_path, f.kind) for f in alone.findings] == [("parts[0].text", "stray_close")]

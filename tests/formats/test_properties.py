@@ -15,15 +15,41 @@ from thinkfix.formats.common import new_segments
 from thinkfix.formats.registry import get
 
 TEXT = st.text(st.characters(codec="utf-8"), max_size=20) | st.sampled_from(
-    ["<think>plan</think>answer", 'quote " and \\ back', "tab\tnew\nline\r", "\x00\x1f\x7f",
-     "日志 😀 é", "\u2028", "lone \ud800 surrogate", "</think>", "a/b <b> & c"])
+    [
+        "<think>plan</think>answer",
+        'quote " and \\ back',
+        "tab\tnew\nline\r",
+        "\x00\x1f\x7f",
+        "日志 😀 é",
+        "\u2028",
+        "lone \ud800 surrogate",
+        "</think>",
+        "a/b <b> & c",
+    ]
+)
 NONEMPTY = TEXT.filter(lambda t: bool(t.strip()))
-NUMBER = st.sampled_from(["0", "-17", "1.0", "-0.0", "0.000005", "1e-7", "1.2E+3", "0.1",
-                          "9007199254740993", "123456789012345678901"]).map(lambda s: ("num", s))
+NUMBER = st.sampled_from(
+    [
+        "0",
+        "-17",
+        "1.0",
+        "-0.0",
+        "0.000005",
+        "1e-7",
+        "1.2E+3",
+        "0.1",
+        "9007199254740993",
+        "123456789012345678901",
+    ]
+).map(lambda s: ("num", s))
 SCALAR = st.one_of(TEXT, NUMBER, st.booleans(), st.none())
-EXTRA_VALUE = st.recursive(SCALAR, lambda kids: st.lists(kids, max_size=3)
-                           | st.dictionaries(st.text(max_size=5), kids, max_size=3),
-                           max_leaves=8)
+EXTRA_VALUE = st.recursive(
+    SCALAR,
+    lambda kids: (
+        st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=5), kids, max_size=3)
+    ),
+    max_leaves=8,
+)
 EXTRA = st.dictionaries(st.text(max_size=6).map(lambda k: "x_" + k), EXTRA_VALUE, max_size=3)
 OPTIONS = ApplyOptions(claude_code_mode="archive", codex_mode="insert")
 
@@ -37,63 +63,146 @@ def claude_code(draw: Any) -> bytes:
     entries = []
     for i in range(draw(st.integers(1, 4))):
         blocks = [{"type": "text", "text": t} for t in draw(st.lists(TEXT, min_size=1, max_size=2))]
-        blocks.append({"type": "tool_use", "id": f"toolu_{i}", "name": "Bash",
-                       "input": {"command": draw(TEXT)}})
-        entries.append({"type": "user", "message": {"role": "user", "content": draw(TEXT)},
-                        "uuid": f"u{i}", "parentUuid": f"a{i - 1}", "sessionId": "s"})
-        entries.append({"parentUuid": f"u{i}", "type": "assistant", **draw(EXTRA), "message": {
-            "id": f"msg_{i}", "role": "assistant", "content": blocks, "usage": {
-                "input_tokens": draw(NUMBER), "output_tokens": draw(NUMBER)}, **draw(EXTRA)},
-            "uuid": f"a{i}", "sessionId": "s"})
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": f"toolu_{i}",
+                "name": "Bash",
+                "input": {"command": draw(TEXT)},
+            }
+        )
+        entries.append(
+            {
+                "type": "user",
+                "message": {"role": "user", "content": draw(TEXT)},
+                "uuid": f"u{i}",
+                "parentUuid": f"a{i - 1}",
+                "sessionId": "s",
+            }
+        )
+        entries.append(
+            {
+                "parentUuid": f"u{i}",
+                "type": "assistant",
+                **draw(EXTRA),
+                "message": {
+                    "id": f"msg_{i}",
+                    "role": "assistant",
+                    "content": blocks,
+                    "usage": {"input_tokens": draw(NUMBER), "output_tokens": draw(NUMBER)},
+                    **draw(EXTRA),
+                },
+                "uuid": f"a{i}",
+                "sessionId": "s",
+            }
+        )
     return _lines(entries)
 
 
 @st.composite
 def codex(draw: Any) -> bytes:
-    lines: list[Any] = [{"timestamp": "t0", "type": "session_meta", "payload": {
-        "id": "sess", "model_provider": "ollama", **draw(EXTRA)}}]
+    lines: list[Any] = [
+        {
+            "timestamp": "t0",
+            "type": "session_meta",
+            "payload": {"id": "sess", "model_provider": "ollama", **draw(EXTRA)},
+        }
+    ]
     for i in range(draw(st.integers(1, 3))):
         text = draw(TEXT)
         lines += [
-            {"timestamp": f"t{i}", "type": "response_item", "payload": {
-                "type": "message", "role": "user", "content": [
-                    {"type": "input_text", "text": draw(TEXT)}]}},
-            {"timestamp": f"t{i}", "type": "response_item", "payload": {
-                "type": "message", "role": "assistant", "content": [
-                    {"type": "output_text", "text": text}], **draw(EXTRA)}},
-            {"timestamp": f"t{i}", "type": "event_msg", "payload": {
-                "type": "agent_message", "message": text}},
-            {"timestamp": f"t{i}", "type": "event_msg", "payload": {
-                "type": "token_count", "info": {"total": draw(NUMBER)}, **draw(EXTRA)}}]
+            {
+                "timestamp": f"t{i}",
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": draw(TEXT)}],
+                },
+            },
+            {
+                "timestamp": f"t{i}",
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": text}],
+                    **draw(EXTRA),
+                },
+            },
+            {
+                "timestamp": f"t{i}",
+                "type": "event_msg",
+                "payload": {"type": "agent_message", "message": text},
+            },
+            {
+                "timestamp": f"t{i}",
+                "type": "event_msg",
+                "payload": {"type": "token_count", "info": {"total": draw(NUMBER)}, **draw(EXTRA)},
+            },
+        ]
     return _lines(lines)
 
 
 @st.composite
 def pi(draw: Any) -> bytes:
-    lines: list[Any] = [{"type": "session", "version": 3, "id": "sess", "timestamp": "t",
-                         "cwd": "/w"}]
+    lines: list[Any] = [
+        {"type": "session", "version": 3, "id": "sess", "timestamp": "t", "cwd": "/w"}
+    ]
     for i in range(draw(st.integers(1, 3))):
-        lines.append({"type": "message", "id": f"m{i}", "parentId": f"p{i}", "timestamp": "t",
-                      "message": {"role": "assistant", "content": [
-                          {"type": "text", "text": draw(TEXT)},
-                          {"type": "toolCall", "id": f"call_{i}", "name": "read",
-                           "arguments": {"path": draw(TEXT)}}],
-                          "api": draw(st.sampled_from(["openai-completions",
-                                                       "anthropic-messages"])),
-                          "provider": "openrouter", "model": "m", "usage": {"cost": {
-                              "input": draw(NUMBER), "total": draw(NUMBER)}},
-                          "stopReason": "stop", "timestamp": draw(NUMBER), **draw(EXTRA)}})
+        lines.append(
+            {
+                "type": "message",
+                "id": f"m{i}",
+                "parentId": f"p{i}",
+                "timestamp": "t",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": draw(TEXT)},
+                        {
+                            "type": "toolCall",
+                            "id": f"call_{i}",
+                            "name": "read",
+                            "arguments": {"path": draw(TEXT)},
+                        },
+                    ],
+                    "api": draw(st.sampled_from(["openai-completions", "anthropic-messages"])),
+                    "provider": "openrouter",
+                    "model": "m",
+                    "usage": {"cost": {"input": draw(NUMBER), "total": draw(NUMBER)}},
+                    "stopReason": "stop",
+                    "timestamp": draw(NUMBER),
+                    **draw(EXTRA),
+                },
+            }
+        )
     return _lines(lines)
 
 
 @st.composite
 def claw_code(draw: Any) -> bytes:
-    lines: list[Any] = [{"created_at_ms": 1, "model": "qwen3-32b", "session_id": "s",
-                         "type": "session_meta", "updated_at_ms": 2, "version": 1}]
+    lines: list[Any] = [
+        {
+            "created_at_ms": 1,
+            "model": "qwen3-32b",
+            "session_id": "s",
+            "type": "session_meta",
+            "updated_at_ms": 2,
+            "version": 1,
+        }
+    ]
     for _ in range(draw(st.integers(1, 3))):
-        lines.append({"message": {"blocks": [{"text": draw(TEXT), "type": "text"}],
-                                  "role": "assistant", "usage": {"input_tokens": draw(NUMBER)}},
-                      "type": "message"})
+        lines.append(
+            {
+                "message": {
+                    "blocks": [{"text": draw(TEXT), "type": "text"}],
+                    "role": "assistant",
+                    "usage": {"input_tokens": draw(NUMBER)},
+                },
+                "type": "message",
+            }
+        )
     return _lines(lines, sort_keys=True)
 
 
@@ -105,17 +214,29 @@ def openai_chat(draw: Any) -> bytes:
         messages.append({"role": "assistant", "content": draw(TEXT), **draw(EXTRA)})
     doc = {"model": "m", "temperature": draw(NUMBER), "messages": messages}
     indent = draw(st.sampled_from(["  ", "\t", "    "]))
-    return (dump_like(doc, indent=indent, key_sep=": ") + draw(st.sampled_from(["", "\n"]))
-            ).encode("utf-8")
+    return (dump_like(doc, indent=indent, key_sep=": ") + draw(st.sampled_from(["", "\n"]))).encode(
+        "utf-8"
+    )
 
 
 @st.composite
 def anthropic(draw: Any) -> bytes:
-    lines = [{"id": f"msg_{i}", "type": "message", "role": "assistant", "model": "claude",
-              "content": [{"type": "thinking", "thinking": draw(TEXT), "signature": "sig"},
-                          {"type": "text", "text": draw(TEXT)}],
-              "stop_reason": "end_turn", "usage": {"input_tokens": draw(NUMBER)},
-              **draw(EXTRA)} for i in range(draw(st.integers(1, 3)))]
+    lines = [
+        {
+            "id": f"msg_{i}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude",
+            "content": [
+                {"type": "thinking", "thinking": draw(TEXT), "signature": "sig"},
+                {"type": "text", "text": draw(TEXT)},
+            ],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": draw(NUMBER)},
+            **draw(EXTRA),
+        }
+        for i in range(draw(st.integers(1, 3)))
+    ]
     return _lines(lines)
 
 
@@ -124,18 +245,39 @@ def gemini_cli(draw: Any) -> bytes:
     messages: list[Any] = []
     for i in range(draw(st.integers(1, 3))):
         messages.append({"id": f"u{i}", "timestamp": "t", "type": "user", "content": draw(TEXT)})
-        messages.append({"id": f"g{i}", "timestamp": "t", "type": "gemini",
-                         "content": draw(TEXT), "thoughts": draw(st.sampled_from([[], [
-                             {"subject": "s", "description": "d", "timestamp": "t"}]])),
-                         "tokens": {"input": draw(NUMBER)}, "model": "gemini", **draw(EXTRA)})
-    doc = {"sessionId": "s", "projectHash": "p", "startTime": "t", "lastUpdated": "t",
-           "messages": messages}
+        messages.append(
+            {
+                "id": f"g{i}",
+                "timestamp": "t",
+                "type": "gemini",
+                "content": draw(TEXT),
+                "thoughts": draw(
+                    st.sampled_from([[], [{"subject": "s", "description": "d", "timestamp": "t"}]])
+                ),
+                "tokens": {"input": draw(NUMBER)},
+                "model": "gemini",
+                **draw(EXTRA),
+            }
+        )
+    doc = {
+        "sessionId": "s",
+        "projectHash": "p",
+        "startTime": "t",
+        "lastUpdated": "t",
+        "messages": messages,
+    }
     return dump_like(doc, indent="  ", key_sep=": ").encode("utf-8")
 
 
 STRATEGIES: dict[str, Callable[[], Any]] = {
-    "claude-code": claude_code, "codex": codex, "pi": pi, "claw-code": claw_code,
-    "openai-chat": openai_chat, "anthropic": anthropic, "gemini-cli": gemini_cli}
+    "claude-code": claude_code,
+    "codex": codex,
+    "pi": pi,
+    "claw-code": claw_code,
+    "openai-chat": openai_chat,
+    "anthropic": anthropic,
+    "gemini-cli": gemini_cli,
+}
 
 
 def _check(name: str, data: bytes, pick: Any, visible: str, thinking: str) -> None:
@@ -165,6 +307,7 @@ def _property(name: str) -> Any:
     @given(data=STRATEGIES[name](), pick=st.data(), visible=TEXT, thinking=NONEMPTY)
     def run(data: bytes, pick: Any, visible: str, thinking: str) -> None:
         _check(name, data, lambda found: pick.draw(st.sampled_from(found)), visible, thinking)
+
     return run
 
 

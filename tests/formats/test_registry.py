@@ -12,10 +12,33 @@ import thinkfix.formats as formats_pkg
 from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat
 
-FORMAT_IDS = ["claude-code", "codex", "pi", "claw-code", "openai-chat", "anthropic", "gemini-cli",
-              "hermes", "cline", "roo-code", "opencode"]
-SUPPORT_MODULES = {"base", "common", "detection", "jsonedit", "locations", "planner", "quick",
-                   "reader", "registry", "turn_shapes", "turns", "values"}
+FORMAT_IDS = [
+    "claude-code",
+    "codex",
+    "pi",
+    "claw-code",
+    "openai-chat",
+    "anthropic",
+    "gemini-cli",
+    "hermes",
+    "cline",
+    "roo-code",
+    "opencode",
+]
+SUPPORT_MODULES = {
+    "base",
+    "common",
+    "detection",
+    "jsonedit",
+    "locations",
+    "planner",
+    "quick",
+    "reader",
+    "registry",
+    "turn_shapes",
+    "turns",
+    "values",
+}
 
 
 def test_registry_ids_are_the_documented_ones() -> None:
@@ -29,9 +52,14 @@ def test_registry_registers_every_format_module() -> None:
             continue
         module = importlib.import_module(f"thinkfix.formats.{info.name}")
         # A type alias such as `tuple[str | int, ...]` passes isinstance(v, type) on 3.10.
-        classes = [v for v in vars(module).values()
-                   if isinstance(v, type) and not isinstance(v, types.GenericAlias)
-                   and issubclass(v, SessionFormat) and v.__module__ == module.__name__]
+        classes = [
+            v
+            for v in vars(module).values()
+            if isinstance(v, type)
+            and not isinstance(v, types.GenericAlias)
+            and issubclass(v, SessionFormat)
+            and v.__module__ == module.__name__
+        ]
         assert classes, f"{info.name} defines no SessionFormat"
         assert module.__name__ in registered, f"{info.name} is not registered"
 

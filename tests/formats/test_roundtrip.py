@@ -12,8 +12,7 @@ from thinkfix.formats.registry import FORMATS
 from thinkfix.formats.registry import detect as registry_detect
 
 FILES = session_files(FIXTURES) + session_files(DATA)
-SAMPLE_FILES = [p for p in session_files(SAMPLES) if p.suffix != ".md"] if SAMPLES.is_dir() \
-    else []
+SAMPLE_FILES = [p for p in session_files(SAMPLES) if p.suffix != ".md"] if SAMPLES.is_dir() else []
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:40])

@@ -71,8 +71,11 @@ def test_adapters_claude_code_one_response_over_three_lines_is_one_turn() -> Non
     response = [t for t in turns if t.message_id == "msg_01A"]
     assert len(response) == 1
     assert response[0].lines == (4, 6)
-    assert [p.kind for p in response[0].parts] == [PartKind.THINKING, PartKind.TEXT,
-                                                  PartKind.TOOL_CALL]
+    assert [p.kind for p in response[0].parts] == [
+        PartKind.THINKING,
+        PartKind.TEXT,
+        PartKind.TOOL_CALL,
+    ]
     assert response[0].parts[0].signed
 
 
@@ -99,15 +102,16 @@ def test_adapters_codex_event_copies_are_not_shown_twice() -> None:
 def test_adapters_codex_items_of_one_response_are_one_turn() -> None:
     turn = load(data("codex.jsonl")).turns[1]
     assert turn.lines == (5, 8) and turn.model == "qwen3:32b"
-    assert [p.kind for p in turn.parts] == [PartKind.THINKING, PartKind.TEXT,
-                                            PartKind.TOOL_CALL]
+    assert [p.kind for p in turn.parts] == [PartKind.THINKING, PartKind.TEXT, PartKind.TOOL_CALL]
 
 
 def test_adapters_pi_signature_is_a_field_name_for_openai_completions() -> None:
     turns = load(data("pi.jsonl")).turns
     thinking = [p for t in turns for p in t.parts if p.kind is PartKind.THINKING]
-    assert [(p.text, p.signed) for p in thinking] == [("A plain mv will do.", False),
-                                                      ("Confirm and stop.", True)]
+    assert [(p.text, p.signed) for p in thinking] == [
+        ("A plain mv will do.", False),
+        ("Confirm and stop.", True),
+    ]
 
 
 def test_adapters_pi_error_message_is_a_note() -> None:
@@ -123,8 +127,10 @@ def test_adapters_anthropic_request_shows_only_its_new_input() -> None:
 
 def test_adapters_gemini_thought_part_is_signed_thinking() -> None:
     last = load(data("gemini_cli.json")).turns[-1]
-    assert [(p.kind, p.signed) for p in last.parts] == [(PartKind.THINKING, True),
-                                                        (PartKind.TEXT, False)]
+    assert [(p.kind, p.signed) for p in last.parts] == [
+        (PartKind.THINKING, True),
+        (PartKind.TEXT, False),
+    ]
 
 
 def test_adapters_whole_documents_are_located_by_json_path() -> None:
@@ -140,5 +146,6 @@ def test_adapters_claude_code_marks_sidechain_and_meta_lines(tmp_path: Path) -> 
         f'{{"type":"user","isMeta":true,"uuid":"u1",{common},'
         '"message":{"role":"user","content":"Caveat: injected."}}\n'
         f'{{"type":"assistant","isSidechain":true,"uuid":"a1",{common},"message":{{"id":"m",'
-        '"role":"assistant","content":[{"type":"text","text":"sub"}],"stop_reason":"refusal"}}\n')
+        '"role":"assistant","content":[{"type":"text","text":"sub"}],"stop_reason":"refusal"}}\n'
+    )
     assert [t.note for t in load(str(path)).turns] == ["meta", "sidechain, stop: refusal"]

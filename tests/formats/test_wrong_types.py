@@ -29,10 +29,17 @@ from thinkfix.io.compression import open_read
 _FILES = [p for p in session_files(FIXTURES)]
 
 WRONG = st.one_of(
-    st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=3), st.integers(),
-                                                         max_size=2),
-    st.integers(-3, 3), st.floats(allow_nan=False, allow_infinity=False), st.booleans(),
-    st.none(), st.text(max_size=4), st.just("assistant"), st.just([["x"]]), st.just({"a": []}))
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.integers(-3, 3),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=4),
+    st.just("assistant"),
+    st.just([["x"]]),
+    st.just({"a": []}),
+)
 
 
 def _parsed(path: Path) -> tuple[str, bool, list[Any]]:
@@ -41,15 +48,17 @@ def _parsed(path: Path) -> tuple[str, bool, list[Any]]:
         data = fp.read()
     fmt = registry.detect_or_raise(data[:65536], str(path))
     records = list(fmt.read(io.BytesIO(data)))
-    document = len(records) == 1 and records[0].raw.lstrip()[:1] in (b"{", b"[") \
+    document = (
+        len(records) == 1
+        and records[0].raw.lstrip()[:1] in (b"{", b"[")
         and b"\n" in records[0].raw.strip()
+    )
     return fmt.id, document, [r.data for r in records if r.error is None and r.data is not None]
 
 
 # by path (runtimes share file names); files whose records all need their folder to be read
 # (OpenCode's file-store parts, read here without it) have nothing to mutate
-_PARSED = {k: v for k, v in ((str(p.relative_to(FIXTURES)), _parsed(p)) for p in _FILES)
-           if v[2]}
+_PARSED = {k: v for k, v in ((str(p.relative_to(FIXTURES)), _parsed(p)) for p in _FILES) if v[2]}
 
 
 def _slots(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -82,7 +91,7 @@ def mutated(draw: Any) -> tuple[str, str, bytes]:
         k = draw(st.integers(0, len(values) - 1))
         slots = _slots(values[k])
         # Deep places are where a format looks: weight towards them.
-        where = draw(st.sampled_from(slots[len(slots) // 3:] or slots))
+        where = draw(st.sampled_from(slots[len(slots) // 3 :] or slots))
         values[k] = _put(values[k], where, draw(WRONG))
     if document:
         data = json.dumps(values[0], indent=2).encode()
@@ -123,10 +132,17 @@ def test_readers_never_raise_on_wrong_field_types(case: tuple[str, str, bytes]) 
             assert not r.touched
 
 
-@pytest.mark.parametrize("line", [b'{"type":[]}', b'{"type":{"a":1},"uuid":"u"}',
-                                  b'{"type":"assistant","message":{"role":[]},"uuid":"u"}',
-                                  b'{"type":"response_item","payload":{"type":[],"role":[]}}',
-                                  b'{"role":[],"content":"x"}', b'{"messages":[{"role":{}}]}'])
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"type":[]}',
+        b'{"type":{"a":1},"uuid":"u"}',
+        b'{"type":"assistant","message":{"role":[]},"uuid":"u"}',
+        b'{"type":"response_item","payload":{"type":[],"role":[]}}',
+        b'{"role":[],"content":"x"}',
+        b'{"messages":[{"role":{}}]}',
+    ],
+)
 @pytest.mark.parametrize("fmt_id", registry.names())
 def test_readers_reject_issue_lines_without_raising(fmt_id: str, line: bytes) -> None:
     """The issue's reproduction, and its cousins, in every format."""

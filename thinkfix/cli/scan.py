@@ -84,12 +84,18 @@ def _notes(run: scan_run.ScanRun, settings: config.Settings, quiet: bool) -> Non
     """What a person should know about the reading: on stderr, one line each."""
     if run.incremental is not None and not quiet:
         i = run.incremental
-        click.echo(f"thinkfix: incremental: {i.full} read whole, {i.appended} appended, "
-                   f"{i.unchanged} unchanged; {i.bytes_read:,} bytes of sessions read", err=True)
+        click.echo(
+            f"thinkfix: incremental: {i.full} read whole, {i.appended} appended, "
+            f"{i.unchanged} unchanged; {i.bytes_read:,} bytes of sessions read",
+            err=True,
+        )
     for pattern in run.unmatched_excludes:
         # A typo, or quotes a shell or CI runner kept (`'archive/**'`): say so.
-        click.echo(f"thinkfix: warning: exclude pattern {pattern!r} matched nothing "
-                   f"(patterns are relative to {settings.pattern_anchor})", err=True)
+        click.echo(
+            f"thinkfix: warning: exclude pattern {pattern!r} matched nothing "
+            f"(patterns are relative to {settings.pattern_anchor})",
+            err=True,
+        )
 
 
 def _closing_notes(run: scan_run.ScanRun) -> None:
@@ -100,8 +106,9 @@ def _closing_notes(run: scan_run.ScanRun) -> None:
         for s in skipped:
             by_reason.setdefault(s.reason, []).append(s.path)
         parts = [f"{reason}: {name_some(files)}" for reason, files in sorted(by_reason.items())]
-        click.echo(f"thinkfix: skipped {plural(len(skipped), 'file')} "
-                   f"({'; '.join(parts)})", err=True)
+        click.echo(
+            f"thinkfix: skipped {plural(len(skipped), 'file')} ({'; '.join(parts)})", err=True
+        )
     if run.wrote_baseline is not None:
         path, count = run.wrote_baseline
         entries = "entry" if count == 1 else "entries"
@@ -122,18 +129,30 @@ def _with_discovered(paths: tuple[str, ...], discover: bool) -> tuple[str, ...]:
     return paths
 
 
-def _render(run: scan_run.ScanRun, settings: config.Settings, output_format: OutputFormat,
-            extra_reports: list[tuple[OutputFormat, str]], show_baselined: bool) -> None:
+def _render(
+    run: scan_run.ScanRun,
+    settings: config.Settings,
+    output_format: OutputFormat,
+    extra_reports: list[tuple[OutputFormat, str]],
+    show_baselined: bool,
+) -> None:
     to_terminal = settings.output is None and sys.stdout.isatty()
     main = RenderOptions(
-        statistics=settings.statistics, show_baselined=show_baselined,
-        color=_color(settings.color, sys.stdout) if settings.output is None
+        statistics=settings.statistics,
+        show_baselined=show_baselined,
+        color=_color(settings.color, sys.stdout)
+        if settings.output is None
         else bool(settings.color),
-        width=shutil.get_terminal_size().columns if to_terminal else None)
+        width=shutil.get_terminal_size().columns if to_terminal else None,
+    )
     data = get_reporter(output_format).render_bytes(run.report, main)
     for fmt, path in extra_reports:
-        scan_run.write(path, get_reporter(fmt).render_bytes(
-            run.report, RenderOptions(statistics=settings.statistics)))
+        scan_run.write(
+            path,
+            get_reporter(fmt).render_bytes(
+                run.report, RenderOptions(statistics=settings.statistics)
+            ),
+        )
     if settings.output is not None:
         scan_run.write(settings.output, data)
     else:
@@ -143,94 +162,216 @@ def _render(run: scan_run.ScanRun, settings: config.Settings, output_format: Out
 
 @click.command("scan", cls=RedactCommand)
 @click.argument("paths", nargs=-1, required=False, metavar="PATH...")
-@click.option("--discover", is_flag=True,
-              help="Also scan the session folders of every runtime found on this machine "
-                   "(see `thinkfix where`).")
-@click.option("--incremental", is_flag=True,
-              help="Read only what changed since the last incremental run (state in "
-                   "$XDG_STATE_HOME/thinkfix/scan-state.json unless --state says where).")
-@click.option("--state", "state_file", default=None, metavar="FILE",
-              help="The incremental state file (implies --incremental).")
-@click.option("--since", default=None, metavar="DATE",
-              help="Only messages written on or after DATE (YYYY-MM-DD, UTC, or an ISO "
-                   "date-time); a message without a time of its own takes its file's.")
-@click.option("--until", default=None, metavar="DATE",
-              help="Only messages written up to the end of DATE (or before an ISO date-time).")
-@click.option("--format", "format", default=None, metavar="NAME",
-              type=click.Choice(["auto", *registry.names()]),
-              help="Read every file as this format instead of detecting it per file.")
-@click.option("--output-format", default=None, type=click.Choice([f.value for f in OutputFormat]),
-              help="How to show results (default: text; github inside GitHub Actions).")
-@click.option("-o", "--output", default=None, metavar="FILE",
-              help="Write the results here instead of stdout.")
-@click.option("--report", multiple=True, metavar="FORMAT=PATH",
-              help="Also write the results as FORMAT to PATH (repeatable).")
-@click.option("--statistics/--no-statistics", default=None,
-              help="Add counts per leak kind, format, model and file.")
-@click.option("--exit-zero/--no-exit-zero", default=None,
-              help="Exit 0 even when leaks are found (errors still exit 2).")
-@click.option("--select", multiple=True, metavar="KINDS",
-              help=f"Leak kinds to report (comma-separated, or 'all'; default: every kind that "
-                   f"changes the text). Kinds: {_KINDS_HELP}.")
+@click.option(
+    "--discover",
+    is_flag=True,
+    help="Also scan the session folders of every runtime found on this machine "
+    "(see `thinkfix where`).",
+)
+@click.option(
+    "--incremental",
+    is_flag=True,
+    help="Read only what changed since the last incremental run (state in "
+    "$XDG_STATE_HOME/thinkfix/scan-state.json unless --state says where).",
+)
+@click.option(
+    "--state",
+    "state_file",
+    default=None,
+    metavar="FILE",
+    help="The incremental state file (implies --incremental).",
+)
+@click.option(
+    "--since",
+    default=None,
+    metavar="DATE",
+    help="Only messages written on or after DATE (YYYY-MM-DD, UTC, or an ISO "
+    "date-time); a message without a time of its own takes its file's.",
+)
+@click.option(
+    "--until",
+    default=None,
+    metavar="DATE",
+    help="Only messages written up to the end of DATE (or before an ISO date-time).",
+)
+@click.option(
+    "--format",
+    "format",
+    default=None,
+    metavar="NAME",
+    type=click.Choice(["auto", *registry.names()]),
+    help="Read every file as this format instead of detecting it per file.",
+)
+@click.option(
+    "--output-format",
+    default=None,
+    type=click.Choice([f.value for f in OutputFormat]),
+    help="How to show results (default: text; github inside GitHub Actions).",
+)
+@click.option(
+    "-o", "--output", default=None, metavar="FILE", help="Write the results here instead of stdout."
+)
+@click.option(
+    "--report",
+    multiple=True,
+    metavar="FORMAT=PATH",
+    help="Also write the results as FORMAT to PATH (repeatable).",
+)
+@click.option(
+    "--statistics/--no-statistics",
+    default=None,
+    help="Add counts per leak kind, format, model and file.",
+)
+@click.option(
+    "--exit-zero/--no-exit-zero",
+    default=None,
+    help="Exit 0 even when leaks are found (errors still exit 2).",
+)
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="KINDS",
+    help=f"Leak kinds to report (comma-separated, or 'all'; default: every kind that "
+    f"changes the text). Kinds: {_KINDS_HELP}.",
+)
 @click.option("--ignore", multiple=True, metavar="KINDS", help="Leak kinds not to report.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Worker processes (default, or 0: all cores).")
-@click.option("--include", multiple=True, metavar="GLOB",
-              help="Files to read in walked folders (replaces the default *.jsonl, *.json; "
-                   "compressed and OpenClaw .reset/.deleted copies match too).")
-@click.option("--exclude", multiple=True, metavar="GLOB",
-              help="Paths to leave out (gitignore-style; relative to the config file's folder, "
-                   "else the working folder).")
-@click.option("--respect-gitignore/--no-respect-gitignore", default=None,
-              help="Skip what .gitignore / .thinkfixignore in walked folders ignore "
-                   "(default: on).")
-@click.option("--unknown-format", type=click.Choice(["auto", "error", "skip"]), default=None,
-              help="A file no format claims: auto (default) is an error when named, a skip "
-                   "when found in a folder.")
-@click.option("--allow-no-sessions/--no-allow-no-sessions", default=None,
-              help="Exit 0 when the paths hold no session file (a pre-commit hook on a commit "
-                   "that touches none); by default a run that read nothing exits 2.")
-@click.option("--parse-all/--no-parse-all", default=None,
-              help="Parse every line, so every bad line is reported (slower; by default lines "
-                   "that cannot hold assistant text are counted, not parsed).")
-@click.option("--baseline", default=None, metavar="FILE",
-              help="Leaks recorded in FILE do not fail the run; stale entries are reported.")
-@click.option("--write-baseline", default=None, metavar="FILE",
-              help="Record every leak found in FILE (then they do not fail this run).")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Worker processes (default, or 0: all cores).",
+)
+@click.option(
+    "--include",
+    multiple=True,
+    metavar="GLOB",
+    help="Files to read in walked folders (replaces the default *.jsonl, *.json; "
+    "compressed and OpenClaw .reset/.deleted copies match too).",
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Paths to leave out (gitignore-style; relative to the config file's folder, "
+    "else the working folder).",
+)
+@click.option(
+    "--respect-gitignore/--no-respect-gitignore",
+    default=None,
+    help="Skip what .gitignore / .thinkfixignore in walked folders ignore (default: on).",
+)
+@click.option(
+    "--unknown-format",
+    type=click.Choice(["auto", "error", "skip"]),
+    default=None,
+    help="A file no format claims: auto (default) is an error when named, a skip "
+    "when found in a folder.",
+)
+@click.option(
+    "--allow-no-sessions/--no-allow-no-sessions",
+    default=None,
+    help="Exit 0 when the paths hold no session file (a pre-commit hook on a commit "
+    "that touches none); by default a run that read nothing exits 2.",
+)
+@click.option(
+    "--parse-all/--no-parse-all",
+    default=None,
+    help="Parse every line, so every bad line is reported (slower; by default lines "
+    "that cannot hold assistant text are counted, not parsed).",
+)
+@click.option(
+    "--baseline",
+    default=None,
+    metavar="FILE",
+    help="Leaks recorded in FILE do not fail the run; stale entries are reported.",
+)
+@click.option(
+    "--write-baseline",
+    default=None,
+    metavar="FILE",
+    help="Record every leak found in FILE (then they do not fail this run).",
+)
 @config_options
 @click.option("--color/--no-color", default=None, help="Color the text output.")
-@click.option("--progress/--no-progress", default=None,
-              help="Show a progress bar on stderr (default: on a terminal, outside CI).")
-@click.option("--redact", default=None, type=click.Choice([r.value for r in Redaction]),
-              help="secrets (the default): mask likely credentials in leaked text; all: show "
-                   "only lengths and hashes; none: show text as stored.")
-@click.option("--max-findings", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Findings reported per message at most (default 1000; 0: no cap); past it "
-                   "the rest of the message is not examined and an error says so.")
-@click.option("--max-record-size", default=None, metavar="SIZE",
-              help="Records longer than this (default 64MB; 0: no limit) are reported as too "
-                   "large and not parsed.")
-@click.option("--disable-model", "disable_models", multiple=True, metavar="GLOB",
-              help="Models whose messages are not checked (their prompts use <think> on "
-                   "purpose).")
-@click.option("--disable-path", "disable_paths", multiple=True, metavar="GLOB",
-              help="Files not checked at all.")
-@click.option("--show-settings", is_flag=True,
-              help="Print the resolved settings and where each came from (default, config "
-                   "file, $THINKFIX_*, flag), then exit.")
-@click.option("--show-baselined", is_flag=True,
-              help="List findings the baseline covers in text, concise and github output "
-                   "(machine formats always carry them, marked).")
-@click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
-              help="Scan the files on the Dask distributed cluster at ADDRESS (e.g. "
-                   "tcp://scheduler:8786); its workers must see the same paths. Needs "
-                   "pip install 'thinkfix[dask]'. The report is the same as a local run's.")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show a progress bar on stderr (default: on a terminal, outside CI).",
+)
+@click.option(
+    "--redact",
+    default=None,
+    type=click.Choice([r.value for r in Redaction]),
+    help="secrets (the default): mask likely credentials in leaked text; all: show "
+    "only lengths and hashes; none: show text as stored.",
+)
+@click.option(
+    "--max-findings",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Findings reported per message at most (default 1000; 0: no cap); past it "
+    "the rest of the message is not examined and an error says so.",
+)
+@click.option(
+    "--max-record-size",
+    default=None,
+    metavar="SIZE",
+    help="Records longer than this (default 64MB; 0: no limit) are reported as too "
+    "large and not parsed.",
+)
+@click.option(
+    "--disable-model",
+    "disable_models",
+    multiple=True,
+    metavar="GLOB",
+    help="Models whose messages are not checked (their prompts use <think> on purpose).",
+)
+@click.option(
+    "--disable-path",
+    "disable_paths",
+    multiple=True,
+    metavar="GLOB",
+    help="Files not checked at all.",
+)
+@click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Print the resolved settings and where each came from (default, config "
+    "file, $THINKFIX_*, flag), then exit.",
+)
+@click.option(
+    "--show-baselined",
+    is_flag=True,
+    help="List findings the baseline covers in text, concise and github output "
+    "(machine formats always carry them, marked).",
+)
+@click.option(
+    "--dask",
+    "dask_address",
+    default=None,
+    metavar="ADDRESS",
+    help="Scan the files on the Dask distributed cluster at ADDRESS (e.g. "
+    "tcp://scheduler:8786); its workers must see the same paths. Needs "
+    "pip install 'thinkfix[dask]'. The report is the same as a local run's.",
+)
 @quiet_option
 @policy_options
-def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
-                 state_file: str | None, since: str | None, until: str | None, quiet: bool,
-                 show_baselined: bool, show_settings: bool, dask_address: str | None,
-                 **kwargs: Any) -> None:
+def scan_command(
+    paths: tuple[str, ...],
+    discover: bool,
+    incremental: bool,
+    state_file: str | None,
+    since: str | None,
+    until: str | None,
+    quiet: bool,
+    show_baselined: bool,
+    show_settings: bool,
+    dask_address: str | None,
+    **kwargs: Any,
+) -> None:
     """Find reasoning that leaked into the visible text of stored agent sessions.
 
     PATH may be a session file, a folder (walked), or - for stdin. Exits 0 when
@@ -249,14 +390,24 @@ def scan_command(paths: tuple[str, ...], discover: bool, incremental: bool,
         raise UsageFailure(str(exc)) from None
     output_format = _output_format(settings)
     extra_reports = _report_specs(settings.report)
-    window = scan_run.Window(since, until, by_day=bool(
-        {output_format, *(fmt for fmt, _ in extra_reports)} & _BY_DAY))
-    progress = progress_for(sys.stderr, False if quiet and settings.progress is None
-                            else settings.progress)
+    window = scan_run.Window(
+        since, until, by_day=bool({output_format, *(fmt for fmt, _ in extra_reports)} & _BY_DAY)
+    )
+    progress = progress_for(
+        sys.stderr, False if quiet and settings.progress is None else settings.progress
+    )
     try:
-        run = scan_run.run(paths, settings, options, window=window, incremental=incremental,
-                           state_file=state_file, progress=progress, dask=dask_address,
-                           stdin=sys.stdin.buffer if "-" in paths else None)
+        run = scan_run.run(
+            paths,
+            settings,
+            options,
+            window=window,
+            incremental=incremental,
+            state_file=state_file,
+            progress=progress,
+            dask=dask_address,
+            stdin=sys.stdin.buffer if "-" in paths else None,
+        )
         _notes(run, settings, quiet)
         _render(run, settings, output_format, extra_reports, show_baselined)
     except scan_run.RunError as exc:

@@ -29,13 +29,18 @@ def _client(address: str) -> tuple[Any, Any]:
             as_completed,
         )
     except ImportError:
-        raise DaskUnavailable("--dask needs Dask distributed: pip install 'thinkfix[dask]'"
-                              ) from None
+        raise DaskUnavailable(
+            "--dask needs Dask distributed: pip install 'thinkfix[dask]'"
+        ) from None
     return Client(address), as_completed  # type: ignore[no-untyped-call]
 
 
-def scan_files_dask(items: Sequence[Candidate | InputFile], options: ScanOptions, address: str,
-                    progress: Progress = NULL_PROGRESS) -> Iterator[ScannedFile]:
+def scan_files_dask(
+    items: Sequence[Candidate | InputFile],
+    options: ScanOptions,
+    address: str,
+    progress: Progress = NULL_PROGRESS,
+) -> Iterator[ScannedFile]:
     """Scan every item as one task on the cluster at `address`, yielding results as they
     finish (largest files submitted first, so one big file started last does not leave the
     other workers idle). The options travel once, scattered to every worker."""
@@ -45,8 +50,7 @@ def scan_files_dask(items: Sequence[Candidate | InputFile], options: ScanOptions
     progress.start(len(items), total)
     try:
         shared = client.scatter(options, broadcast=True)
-        futures = client.map(scan_file, order, options=shared,
-                             pure=False)
+        futures = client.map(scan_file, order, options=shared, pure=False)
         for future in as_completed(futures):
             result: ScannedFile = future.result()
             progress.advance(result.path, result.size)

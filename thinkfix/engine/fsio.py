@@ -42,8 +42,13 @@ def _host() -> str:
     import socket
 
     return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
-_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9-]+)\.(?P<pid>\d+)\.[0-9a-f]+"
-                        + re.escape(TEMP_SUFFIX) + r"$")
+
+
+_TEMP_NAME = re.compile(
+    r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9-]+)\.(?P<pid>\d+)\.[0-9a-f]+"
+    + re.escape(TEMP_SUFFIX)
+    + r"$"
+)
 
 
 class WriteError(Exception):
@@ -175,8 +180,10 @@ def check_unchanged(path: str, expected: Stamp) -> None:
     except FileNotFoundError as exc:
         raise FileChanged(f"{path}: removed since it was read; skipped") from exc
     if now != expected:
-        raise FileChanged(f"{path}: changed since it was read ({expected.describe_change(now)}); "
-                          "skipped, left as it is")
+        raise FileChanged(
+            f"{path}: changed since it was read ({expected.describe_change(now)}); "
+            "skipped, left as it is"
+        )
 
 
 def temp_name(target: str) -> str:
@@ -199,7 +206,7 @@ def alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", "rb") as fp:
             stat_line = fp.read()
-        return stat_line[stat_line.rindex(b")") + 2:][:1] not in (b"Z", b"X")
+        return stat_line[stat_line.rindex(b")") + 2 :][:1] not in (b"Z", b"X")
     except (OSError, ValueError):
         return True
 
@@ -253,9 +260,15 @@ class Written:
 BLOCK = 1 << 20  # bytes read or written at a time by the streaming helpers
 
 
-def atomic_write(target: str, data: bytes, *, mode: int | None = None,
-                 verify: Callable[[bytes], None] | None = None,
-                 watch: tuple[str, Stamp] | None = None, make_dirs: bool = False) -> Written:
+def atomic_write(
+    target: str,
+    data: bytes,
+    *,
+    mode: int | None = None,
+    verify: Callable[[bytes], None] | None = None,
+    watch: tuple[str, Stamp] | None = None,
+    make_dirs: bool = False,
+) -> Written:
     """Replace `target` (its real file, if it is a symlink) by `data`, or leave it untouched.
 
     `verify` gets the bytes read back from disk and raises (any exception) to
@@ -264,14 +277,20 @@ def atomic_write(target: str, data: bytes, *, mode: int | None = None,
     less the umask. Small files only (manifests, sidecars): `atomic_write_stream`
     writes session files without holding them.
     """
+
     def check(temp: str) -> None:
         if verify is not None:
             with open(temp, "rb") as fp:
                 verify(fp.read())
 
-    return atomic_write_stream(target, lambda fp: fp.write(data), mode=mode,
-                               verify=check if verify is not None else None, watch=watch,
-                               make_dirs=make_dirs)
+    return atomic_write_stream(
+        target,
+        lambda fp: fp.write(data),
+        mode=mode,
+        verify=check if verify is not None else None,
+        watch=watch,
+        make_dirs=make_dirs,
+    )
 
 
 class _Sink(io.RawIOBase):
@@ -292,7 +311,7 @@ class _Sink(io.RawIOBase):
         self.hash.update(view)
         n = len(view)
         while view:
-            view = view[os.write(self.fd, view):]
+            view = view[os.write(self.fd, view) :]
         self.size += n
         return n
 
@@ -311,11 +330,16 @@ def hash_file(path: str) -> tuple[int, str]:
     return size, digest.hexdigest()
 
 
-def atomic_write_stream(target: str, produce: Callable[[BinaryIO], object], *,
-                        mode: int | None = None, verify: Callable[[str], None] | None = None,
-                        before_publish: Callable[[Written], None] | None = None,
-                        watch: tuple[str, Stamp] | None = None,
-                        make_dirs: bool = False) -> Written:
+def atomic_write_stream(
+    target: str,
+    produce: Callable[[BinaryIO], object],
+    *,
+    mode: int | None = None,
+    verify: Callable[[str], None] | None = None,
+    before_publish: Callable[[Written], None] | None = None,
+    watch: tuple[str, Stamp] | None = None,
+    make_dirs: bool = False,
+) -> Written:
     """`atomic_write` for bytes that are never held whole: `produce` writes them to a stream.
 
     The temporary file is read back in blocks and must hash as it was written;
@@ -336,11 +360,14 @@ def atomic_write_stream(target: str, produce: Callable[[BinaryIO], object], *,
     temp = temp_name(real)
     try:
         try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
-                         0o600)
+            fd = os.open(
+                temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600
+            )
         except OSError as exc:
-            raise WriteError(f"{target}: cannot create a temporary file in {folder or '.'}: "
-                             f"{exc.strerror or exc}") from exc
+            raise WriteError(
+                f"{target}: cannot create a temporary file in {folder or '.'}: "
+                f"{exc.strerror or exc}"
+            ) from exc
         try:
             sink = _Sink(fd)
             produce(cast(BinaryIO, sink))
@@ -371,8 +398,7 @@ def atomic_write_stream(target: str, produce: Callable[[BinaryIO], object], *,
         except OSError as exc:
             if old is not None:
                 old.release()
-            raise WriteError(f"{target}: cannot rename into place: {exc.strerror or exc}") \
-                from exc
+            raise WriteError(f"{target}: cannot rename into place: {exc.strerror or exc}") from exc
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
@@ -405,14 +431,17 @@ class _OldInode:
 
         writers = open_writers(real)
         if writers:
-            raise FileChanged(f"{target}: held open for writing by "
-                              f"{', '.join(str(w) for w in writers)} (a live session); "
-                              "skipped, left as it is")
+            raise FileChanged(
+                f"{target}: held open for writing by "
+                f"{', '.join(str(w) for w in writers)} (a live session); "
+                "skipped, left as it is"
+            )
         try:
             fd = os.open(real, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         except OSError as exc:
-            raise FileChanged(f"{target}: cannot hold it open ({exc.strerror or exc}); "
-                              "skipped") from exc
+            raise FileChanged(
+                f"{target}: cannot hold it open ({exc.strerror or exc}); skipped"
+            ) from exc
         if Stamp.of(os.fstat(fd)) != stamp:  # it changed just now, before the hold
             os.close(fd)
             raise FileChanged(f"{target}: changed since it was read; skipped, left as it is")
@@ -444,7 +473,8 @@ class _OldInode:
                 raise FileChanged(
                     f"{self.target}: a live writer appended to it while it was being replaced "
                     f"({self.stamp.describe_change(now)}); put back as that writer left it, "
-                    "every line kept; not repaired")
+                    "every line kept; not repaired"
+                )
             # No second name to put back: the appended bytes go onto the end of the new file,
             # so no line is lost; its hash then differs from the manifest's, so undo refuses
             # it rather than drop those lines, and the backup stays.
@@ -494,8 +524,9 @@ def copy_verified(source: Snapshot | FileState, destination: str) -> Written:
         if (written.size, written.sha256) != (source.size, source.sha256):
             raise FileChanged(f"{source.path}: changed while it was being backed up; skipped")
 
-    return atomic_write_stream(destination, produce, mode=source.mode, before_publish=same,
-                               make_dirs=True)
+    return atomic_write_stream(
+        destination, produce, mode=source.mode, before_publish=same, make_dirs=True
+    )
 
 
 def remove_verified(path: str, expected_sha256: str) -> None:

@@ -45,11 +45,20 @@ if TYPE_CHECKING:
 STDIN = "-"
 
 #: Folder and file names never walked into, whatever the ignore files say.
-ALWAYS_SKIP = (".git", "node_modules", "__pycache__", "*.lock", ".hg", ".svn", ".tox", ".venv",
-               # thinkfix's own temporary files (fsio.TEMP_SUFFIX), which a killed run leaves
-               # and the next run sweeps: `.x.jsonl.reset.<ts>.<host>.<pid>.<hex>.thinkfix-tmp`
-               # would otherwise pass as an OpenClaw archive name.
-               "*.thinkfix-tmp")
+ALWAYS_SKIP = (
+    ".git",
+    "node_modules",
+    "__pycache__",
+    "*.lock",
+    ".hg",
+    ".svn",
+    ".tox",
+    ".venv",
+    # thinkfix's own temporary files (fsio.TEMP_SUFFIX), which a killed run leaves
+    # and the next run sweeps: `.x.jsonl.reset.<ts>.<host>.<pid>.<hex>.thinkfix-tmp`
+    # would otherwise pass as an OpenClaw archive name.
+    "*.thinkfix-tmp",
+)
 
 #: Names a walked file must match (after compression and OpenClaw archive suffixes are
 #: stripped, so `x.jsonl.reset.<ts>` and `x.jsonl.zst` count as `x.jsonl`).
@@ -66,7 +75,9 @@ DISABLED = "disabled by configuration"
 class UnknownPolicy(str, Enum):
     """What a file no format claims becomes."""
 
-    AUTO = "auto"  # an error when named, a skip when found by walking a folder (config JSON abounds)
+    AUTO = (
+        "auto"  # an error when named, a skip when found by walking a folder (config JSON abounds)
+    )
     ERROR = "error"
     SKIP = "skip"
 
@@ -217,7 +228,7 @@ class IgnoreRule:
         if self.base:
             if not rel_path.startswith(self.base + "/"):
                 return None
-            rel_path = rel_path[len(self.base) + 1:]
+            rel_path = rel_path[len(self.base) + 1 :]
         elif self.above:
             rel_path = f"{self.above}/{rel_path}" if rel_path else self.above
         return self.spec.check(rel_path + ("/" if is_dir else ""))
@@ -275,12 +286,15 @@ def _ancestor_rules(root: str) -> list[IgnoreRule]:
     def above(k: int) -> str:  # the walked root relative to the folder k levels below top
         return "/".join(parts[k:])
 
-    rules = [replace(r, above=above(0))
-             for r in _read_ignore_rules(os.path.join(top, ".git", "info"), "", ("exclude",))]
+    rules = [
+        replace(r, above=above(0))
+        for r in _read_ignore_rules(os.path.join(top, ".git", "info"), "", ("exclude",))
+    ]
     for k in range(len(parts)):  # top, then each folder down to root's parent
         folder = os.path.join(top, *parts[:k])
-        rules += [replace(r, above=above(k))
-                  for r in _read_ignore_rules(folder, "", (".gitignore",))]
+        rules += [
+            replace(r, above=above(k)) for r in _read_ignore_rules(folder, "", (".gitignore",))
+        ]
     return rules
 
 
@@ -354,9 +368,13 @@ def _remove_spooled() -> None:
     _spooled.clear()
 
 
-def walk(paths: Iterable[str], options: InputOptions = InputOptions(), *,
-         stdin: BinaryIO | None = None,
-         stats: WalkStats | None = None) -> Iterator[Candidate | InputFile]:
+def walk(
+    paths: Iterable[str],
+    options: InputOptions = InputOptions(),
+    *,
+    stdin: BinaryIO | None = None,
+    stats: WalkStats | None = None,
+) -> Iterator[Candidate | InputFile]:
     """Candidates in deterministic order; a path that does not exist yields an error `InputFile`.
 
     Nothing is read here except folder listings and ignore files. `stats`, when given,
@@ -383,9 +401,13 @@ def walk(paths: Iterable[str], options: InputOptions = InputOptions(), *,
             continue
         elif not stat.S_ISREG(st.st_mode):
             # A FIFO would block the read forever, a device never end: refused, by name.
-            yield _error_file(given, given, ErrorKind.UNREADABLE,
-                              f"{kind_of(st.st_mode)}, not a regular file; only regular files "
-                              "(and stdin, as '-') are read")
+            yield _error_file(
+                given,
+                given,
+                ErrorKind.UNREADABLE,
+                f"{kind_of(st.st_mode)}, not a regular file; only regular files "
+                "(and stdin, as '-') are read",
+            )
         else:
             key = _identity(given, st)
             if key not in seen:
@@ -393,8 +415,11 @@ def walk(paths: Iterable[str], options: InputOptions = InputOptions(), *,
                 yield Candidate(given, given, True, st.st_size)
 
 
-def _walk_url(url: str, options: InputOptions, excluder: _Excluder,
-              ) -> Iterator[Candidate | InputFile]:
+def _walk_url(
+    url: str,
+    options: InputOptions,
+    excluder: _Excluder,
+) -> Iterator[Candidate | InputFile]:
     """The files an fsspec URL names (io/remote.py): a folder's session files, by the same
     name rules and excludes as a local folder's, or the one file named."""
     try:
@@ -446,8 +471,9 @@ class _Excluder:
         return True
 
 
-def _walk_folder(root: str, options: InputOptions, seen: set[str],
-                 excluder: _Excluder) -> Iterator[Candidate | InputFile]:
+def _walk_folder(
+    root: str, options: InputOptions, seen: set[str], excluder: _Excluder
+) -> Iterator[Candidate | InputFile]:
     rules_at: dict[str, list[IgnoreRule]] = {}
     above = _ancestor_rules(root) if options.respect_ignore else []
     if options.respect_ignore and _inside_ignored_folder(root):
@@ -496,8 +522,12 @@ def _walk_folder(root: str, options: InputOptions, seen: set[str],
             try:
                 st = entry.stat(follow_symlinks=options.follow_symlinks)
             except OSError as exc:
-                yield _error_file(os.path.join(root, rel), os.path.join(root, rel),
-                                  ErrorKind.UNREADABLE, _os_message(exc))
+                yield _error_file(
+                    os.path.join(root, rel),
+                    os.path.join(root, rel),
+                    ErrorKind.UNREADABLE,
+                    _os_message(exc),
+                )
                 continue
             if not stat.S_ISREG(st.st_mode):
                 continue
@@ -545,11 +575,13 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
                 head = read_head(fp)
     except (OSError, EOFError, ValueError) as exc:
         message = _os_message(exc) if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return replace(base, error=InputError(path, None, ErrorKind.UNREADABLE,
-                                              f"cannot read: {message}"))
+        return replace(
+            base, error=InputError(path, None, ErrorKind.UNREADABLE, f"cannot read: {message}")
+        )
     except Exception as exc:  # noqa: BLE001 - zstd raises its own type for corrupt frames
-        return replace(base, error=InputError(path, None, ErrorKind.UNREADABLE,
-                                              f"cannot decompress: {exc}"))
+        return replace(
+            base, error=InputError(path, None, ErrorKind.UNREADABLE, f"cannot decompress: {exc}")
+        )
     base = replace(base, compression=compression, size=size)
     if not head.strip():
         return replace(base, skipped=EMPTY)
@@ -565,6 +597,12 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
     policy = options.unknown
     if policy is UnknownPolicy.SKIP or (policy is UnknownPolicy.AUTO and not candidate.explicit):
         return replace(base, skipped=UNKNOWN)
-    return replace(base, error=InputError(
-        path, None, ErrorKind.UNKNOWN_FORMAT,
-        "not a known session format (name one with --format, or exclude the file)"))
+    return replace(
+        base,
+        error=InputError(
+            path,
+            None,
+            ErrorKind.UNKNOWN_FORMAT,
+            "not a known session format (name one with --format, or exclude the file)",
+        ),
+    )

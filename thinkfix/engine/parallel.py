@@ -77,8 +77,14 @@ def _call(fn: Callable[[Any, Any], Any], chunk: Sequence[Any]) -> list[Any]:
     return [fn(_shared, task) for task in chunk]
 
 
-def run(fn: Callable[[S, T], R], tasks: Sequence[T], shared: S, workers: int, *,
-        chunk: int | None = None) -> Iterator[R]:
+def run(
+    fn: Callable[[S, T], R],
+    tasks: Sequence[T],
+    shared: S,
+    workers: int,
+    *,
+    chunk: int | None = None,
+) -> Iterator[R]:
     """`fn(shared, task)` for every task in `workers` processes, yielding results as their
     chunks finish (tasks start in the order given: put the longest first).
 
@@ -90,14 +96,15 @@ def run(fn: Callable[[S, T], R], tasks: Sequence[T], shared: S, workers: int, *,
     global _shared
     method = start_method()
     size = chunk or chunk_size(len(tasks), workers)
-    chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
+    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     _shared = shared  # a forked worker inherits it (and whatever it compiled) from here
     try:
-        with ProcessPoolExecutor(max_workers=max(1, min(workers, len(chunks))),
-                                 mp_context=multiprocessing.get_context(method),
-                                 initializer=_start,
-                                 initargs=(None if method == "fork" else shared,
-                                           os.getpid())) as pool:
+        with ProcessPoolExecutor(
+            max_workers=max(1, min(workers, len(chunks))),
+            mp_context=multiprocessing.get_context(method),
+            initializer=_start,
+            initargs=(None if method == "fork" else shared, os.getpid()),
+        ) as pool:
             _never_wait_for_a_dead_reader(pool)
             pending: set[Future[list[R]]] = {pool.submit(_call, fn, c) for c in chunks}
             while pending:

@@ -87,12 +87,17 @@ def select_kinds(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> froz
     Unknown names raise ValueError listing the valid ones.
     """
     chosen = set(DEFAULT_KINDS)
-    select, ignore = [s.strip().lower() for s in select if s.strip()], \
-        [s.strip().lower() for s in ignore if s.strip()]
+    select, ignore = (
+        [s.strip().lower() for s in select if s.strip()],
+        [s.strip().lower() for s in ignore if s.strip()],
+    )
     for name in select + ignore:
         if name != "all" and name not in ALL_KINDS:
-            raise ValueError(f"unknown leak kind {name!r} (choose from "
-                             + ", ".join(sorted(ALL_KINDS)) + ", all)")
+            raise ValueError(
+                f"unknown leak kind {name!r} (choose from "
+                + ", ".join(sorted(ALL_KINDS))
+                + ", all)"
+            )
     if select:
         chosen = set(ALL_KINDS) if "all" in select else set(select)
     chosen -= set(ALL_KINDS) if "all" in ignore else set(ignore)
@@ -126,6 +131,7 @@ class ScanOptions:
     def timed(self) -> bool:
         """Does the scan need each message's time?"""
         return self.by_day or self.since is not None or self.until is not None
+
     snippet_chars: int = 200
     # Findings reported per message at most (`--max-findings`, 0: no cap): past it the rest
     # of the message is not examined, so a record of millions of delimiters costs about what
@@ -235,8 +241,9 @@ class _FileScan:
         # (no message id): a byte range scanned apart renumbers them (engine/split.py).
         self.positional: list[tuple[int, str, str]] = []
 
-    def run(self, fp: BinaryIO, *, start: int = 0, ctx: Context = EMPTY_CONTEXT,
-            crlf: bool = False) -> None:
+    def run(
+        self, fp: BinaryIO, *, start: int = 0, ctx: Context = EMPTY_CONTEXT, crlf: bool = False
+    ) -> None:
         """Scan the records of `fp`. An incremental scan hands a stream that begins at line
         `start` of a JSONL file, with the context the lines before it left (`ctx`, `crlf`);
         the reader's context after the last line is then kept in `ctx_after`."""
@@ -248,9 +255,15 @@ class _FileScan:
         if options.prefilter and sparse.supports(fmt) and (start or not sparse.is_document(fp)):
             # A clean assistant line is counted from its bytes where the format can say how
             # (`quick_messages`); a timed scan needs each message's time, so it parses.
-            reader = sparse.SparseReader(fmt, fp, start=start, ctx=ctx, crlf=crlf,
-                                         candidates=candidates,
-                                         quick=None if timed else self._quick)
+            reader = sparse.SparseReader(
+                fmt,
+                fp,
+                start=start,
+                ctx=ctx,
+                crlf=crlf,
+                candidates=candidates,
+                quick=None if timed else self._quick,
+            )
             batches = reader.blocks()
         else:
             batches = _chunks(self._filtered(fmt.read(fp), options.prefilter), self.BATCH)
@@ -334,19 +347,20 @@ class _FileScan:
     def _day(self, record: Record, message_path: Any) -> str | None:
         """The message's UTC day, or None when it falls outside the time window."""
         options = self.options
-        when = trend.message_time(record.data, message_path) if message_path is not None \
-            else None
+        when = trend.message_time(record.data, message_path) if message_path is not None else None
         if when is None:
             if self._file_time is None:
                 try:
                     real = self.file.real_path
-                    self._file_time = remote.modified(real) if remote.is_url(real) else \
-                        os.stat(real).st_mtime
+                    self._file_time = (
+                        remote.modified(real) if remote.is_url(real) else os.stat(real).st_mtime
+                    )
                 except OSError:
                     self._file_time = 0.0
             when = self._file_time
         if (options.since is not None and when < options.since) or (
-                options.until is not None and when >= options.until):
+            options.until is not None and when >= options.until
+        ):
             return None
         return trend.day(when)
 
@@ -356,9 +370,14 @@ class _FileScan:
         fmt = self.fmt
         timed = self.options.timed
         ctx_model = record.ctx.model
-        return [(m.model or ctx_model or UNKNOWN_MODEL, [t.path for t in m.texts],
-                 self._day(record, m.path) if timed else "")
-                for m in fmt.checked_messages(record, texts=True)]
+        return [
+            (
+                m.model or ctx_model or UNKNOWN_MODEL,
+                [t.path for t in m.texts],
+                self._day(record, m.path) if timed else "",
+            )
+            for m in fmt.checked_messages(record, texts=True)
+        ]
 
     def _record(self, record: Record) -> None:
         messages = self._messages(record)
@@ -414,24 +433,37 @@ class _FileScan:
         for site, start, end, reasoning in emptied:
             if not keeps_visible(record.data, site, paths):
                 note = refusal_note(reasoning)
-                self.findings[start:end] = [replace(f, refused=note)
-                                            for f in self.findings[start:end]]
+                self.findings[start:end] = [
+                    replace(f, refused=note) for f in self.findings[start:end]
+                ]
 
     def _site(self, site: Site, model: str | None) -> tuple[int, CappedFindings]:
         """The findings of one text, appended; how many were reported, and what was found."""
         options = self.options
-        capped = capped_findings(site.text, site.native_reasoning, options.policy,
-                                 options.max_findings,
-                                 followed_by_tool_call=site.followed_by_tool_call)
+        capped = capped_findings(
+            site.text,
+            site.native_reasoning,
+            options.policy,
+            options.max_findings,
+            followed_by_tool_call=site.followed_by_tool_call,
+        )
         findings = capped.findings
         if capped.capped:
-            rest = (f"; the last {capped.unexamined:,} characters of it were not examined"
-                    if capped.unexamined else "")
-            self.errors.append(InputError(
-                self.file.path, site.line, ErrorKind.TOO_MANY_FINDINGS,
-                f"{site.json_path}: more than {options.max_findings} findings in one message: "
-                f"the first {len(findings)} are reported, and {capped.more:,} more were "
-                f"found{rest} (--max-findings raises the cap)"))
+            rest = (
+                f"; the last {capped.unexamined:,} characters of it were not examined"
+                if capped.unexamined
+                else ""
+            )
+            self.errors.append(
+                InputError(
+                    self.file.path,
+                    site.line,
+                    ErrorKind.TOO_MANY_FINDINGS,
+                    f"{site.json_path}: more than {options.max_findings} findings in one message: "
+                    f"the first {len(findings)} are reported, and {capped.more:,} more were "
+                    f"found{rest} (--max-findings raises the cap)",
+                )
+            )
         if not findings:
             return 0, capped
         path, fmt_id = self.file.path, self.fmt.id
@@ -442,26 +474,44 @@ class _FileScan:
             kind = f.kind
             if kind not in options.kinds:
                 continue
-            leaked = site.text[f.start:f.end]
+            leaked = site.text[f.start : f.end]
             if not site.message_id:
                 self.positional.append((len(self.findings), session, text_hash(leaked)))
-            self.findings.append(LeakFinding(
-                path=path, line=site.line, json_path=site.json_path, format=fmt_id, kind=kind,
-                tag=f.tag, start=f.start, end=f.end, leaked_chars=f.end - f.start,
-                session_id=site.session_id, message_id=site.message_id,
-                message_index=site.message_index, model=model,
-                fingerprint=fingerprint(fmt_id, session, message, leaked),
-                snippet=redacted_snippet(leaked, options.snippet_chars, options.redaction)))
+            self.findings.append(
+                LeakFinding(
+                    path=path,
+                    line=site.line,
+                    json_path=site.json_path,
+                    format=fmt_id,
+                    kind=kind,
+                    tag=f.tag,
+                    start=f.start,
+                    end=f.end,
+                    leaked_chars=f.end - f.start,
+                    session_id=site.session_id,
+                    message_id=site.message_id,
+                    message_index=site.message_index,
+                    model=model,
+                    fingerprint=fingerprint(fmt_id, session, message, leaked),
+                    snippet=redacted_snippet(leaked, options.snippet_chars, options.redaction),
+                )
+            )
             count += 1
         return count, capped
 
     def result(self) -> ScannedFile:
         return ScannedFile(
-            path=self.file.path, format=self.fmt.id, size=self.file.size, records=self.records,
-            assistant_messages=self.assistant, leaking_messages=self.leaking,
-            findings=tuple(self.findings), errors=tuple(self.errors),
+            path=self.file.path,
+            format=self.fmt.id,
+            size=self.file.size,
+            records=self.records,
+            assistant_messages=self.assistant,
+            leaking_messages=self.leaking,
+            findings=tuple(self.findings),
+            errors=tuple(self.errors),
             by_model=tuple(sorted((m, a, lk, n) for m, (a, lk, n) in self.by_model.items())),
-            by_day=tuple(sorted((d, m, a, lk, n) for (d, m), (a, lk, n) in self.by_day.items())))
+            by_day=tuple(sorted((d, m, a, lk, n) for (d, m), (a, lk, n) in self.by_day.items())),
+        )
 
 
 #: Characters fed to the streaming normalizer at a time on the capped path: small enough
@@ -494,8 +544,9 @@ def normalize(text: str, **kwargs: Any) -> Result:
     return run(text, **kwargs)
 
 
-def capped_findings(text: str, native: str | None, policy: Policy, cap: int, *,
-                    followed_by_tool_call: bool = False) -> CappedFindings:
+def capped_findings(
+    text: str, native: str | None, policy: Policy, cap: int, *, followed_by_tool_call: bool = False
+) -> CappedFindings:
     """The findings of `normalize(text)`: all of them, or (past `cap`) the first `cap` and how
     many more there were, stopping early when a long text passes the cap.
 
@@ -508,24 +559,32 @@ def capped_findings(text: str, native: str | None, policy: Policy, cap: int, *,
 
     evidence = followed_by_tool_call
     if cap <= 0 or sum(text.count(c) for c in grammar_for(policy).start_chars) <= 2 * cap:
-        result = normalize(text, native_reasoning=native, policy=policy,
-                           followed_by_tool_call=evidence)
+        result = normalize(
+            text, native_reasoning=native, policy=policy, followed_by_tool_call=evidence
+        )
         found = result.findings if cap <= 0 else result.findings[:cap]
-        return CappedFindings(found, len(result.findings) - len(found),
-                              visible_empty=not result.visible.strip(),
-                              extracted=bool(result.extracted))
+        return CappedFindings(
+            found,
+            len(result.findings) - len(found),
+            visible_empty=not result.visible.strip(),
+            extracted=bool(result.extracted),
+        )
     stream = StreamNormalizer(policy, native_reasoning=native, followed_by_tool_call=evidence)
     shown = False
     for at in range(0, len(text), _CAP_CHUNK):
-        shown = bool(stream.feed(text[at:at + _CAP_CHUNK]).visible.strip()) or shown
+        shown = bool(stream.feed(text[at : at + _CAP_CHUNK]).visible.strip()) or shown
         rest = len(text) - at - _CAP_CHUNK
         if rest > 0 and len(stream.findings) > cap:
             found = stream.findings
             return CappedFindings(found[:cap], len(found) - cap, rest)
     shown = bool(stream.finish().visible.strip()) or shown
     found = stream.findings
-    return CappedFindings(found[:cap], max(0, len(found) - cap), visible_empty=not shown,
-                          extracted=bool(stream.segments))
+    return CappedFindings(
+        found[:cap],
+        max(0, len(found) - cap),
+        visible_empty=not shown,
+        extracted=bool(stream.segments),
+    )
 
 
 def bad_kind(error: str) -> ErrorKind:
@@ -562,9 +621,19 @@ def scan_file(item: Candidate | InputFile, options: ScanOptions = ScanOptions())
         return _scan_file(item, options)
     except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
         path = getattr(item, "path", "?")
-        return ScannedFile(path, None, max(0, getattr(item, "size", 0) or 0), errors=(InputError(
-            path, None, ErrorKind.INTERNAL,
-            f"cannot scan: internal error ({type(exc).__name__}: {exc})"),))
+        return ScannedFile(
+            path,
+            None,
+            max(0, getattr(item, "size", 0) or 0),
+            errors=(
+                InputError(
+                    path,
+                    None,
+                    ErrorKind.INTERNAL,
+                    f"cannot scan: internal error ({type(exc).__name__}: {exc})",
+                ),
+            ),
+        )
 
 
 def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile:
@@ -580,11 +649,20 @@ def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile
         with file.open() as fp:
             scan.run(fp)
     except (OSError, EOFError, ValueError) as exc:
-        scan.errors.append(InputError(file.path, None, ErrorKind.UNREADABLE,
-                                      f"read failed after {scan.records} records: {exc}"))
+        scan.errors.append(
+            InputError(
+                file.path,
+                None,
+                ErrorKind.UNREADABLE,
+                f"read failed after {scan.records} records: {exc}",
+            )
+        )
     except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
-        scan.errors.append(InputError(file.path, None, ErrorKind.UNREADABLE,
-                                      f"read failed: {type(exc).__name__}: {exc}"))
+        scan.errors.append(
+            InputError(
+                file.path, None, ErrorKind.UNREADABLE, f"read failed: {type(exc).__name__}: {exc}"
+            )
+        )
     return scan.result()
 
 
@@ -624,30 +702,54 @@ def build_report(results: Iterable[ScannedFile], tool_version: str = "") -> Repo
         for model, a, lk, n in r.by_model:
             tally = by_model.setdefault(model, _Tally())
             tally.assistant, tally.leaking, tally.findings = (
-                tally.assistant + a, tally.leaking + lk, tally.findings + n)
-        by_file[r.path] = MessageCounts(r.assistant_messages, r.leaking_messages,
-                                        len(r.findings), r.format)
+                tally.assistant + a,
+                tally.leaking + lk,
+                tally.findings + n,
+            )
+        by_file[r.path] = MessageCounts(
+            r.assistant_messages, r.leaking_messages, len(r.findings), r.format
+        )
         for day, model, a, lk, n in r.by_day:
             tally = by_day.setdefault(day, {}).setdefault(model, _Tally())
             tally.assistant, tally.leaking, tally.findings = (
-                tally.assistant + a, tally.leaking + lk, tally.findings + n)
+                tally.assistant + a,
+                tally.leaking + lk,
+                tally.findings + n,
+            )
     findings.sort()
     summary = Summary(
-        files=files, records=records, assistant_messages=assistant, leaking_messages=leaking,
-        findings=len(findings), leaked_chars=sum(f.leaked_chars for f in findings),
+        files=files,
+        records=records,
+        assistant_messages=assistant,
+        leaking_messages=leaking,
+        findings=len(findings),
+        leaked_chars=sum(f.leaked_chars for f in findings),
         baselined=sum(1 for f in findings if f.baselined),
         by_kind=dict(sorted(Counter(f.kind for f in findings).items())),
-        by_format={k: MessageCounts(t.assistant, t.leaking, t.findings)
-                   for k, t in sorted(by_format.items())},
-        by_model={k: MessageCounts(t.assistant, t.leaking, t.findings)
-                  for k, t in sorted(by_model.items())},
+        by_format={
+            k: MessageCounts(t.assistant, t.leaking, t.findings)
+            for k, t in sorted(by_format.items())
+        },
+        by_model={
+            k: MessageCounts(t.assistant, t.leaking, t.findings)
+            for k, t in sorted(by_model.items())
+        },
         by_file=dict(sorted(by_file.items())),
-        by_day={day: {m: MessageCounts(t.assistant, t.leaking, t.findings)
-                      for m, t in sorted(models.items())}
-                for day, models in sorted(by_day.items())})
-    return Report(summary=summary, findings=tuple(findings),
-                  errors=tuple(sorted(errors, key=_error_key)),
-                  skipped=tuple(sorted(skipped)), tool_version=tool_version)
+        by_day={
+            day: {
+                m: MessageCounts(t.assistant, t.leaking, t.findings)
+                for m, t in sorted(models.items())
+            }
+            for day, models in sorted(by_day.items())
+        },
+    )
+    return Report(
+        summary=summary,
+        findings=tuple(findings),
+        errors=tuple(sorted(errors, key=_error_key)),
+        skipped=tuple(sorted(skipped)),
+        tool_version=tool_version,
+    )
 
 
 #: Below this many bytes of input, the default `jobs` scans in-process.
@@ -674,8 +776,13 @@ def _split() -> Any:
     return importlib.import_module("thinkfix.engine.split")
 
 
-def scan_files(items: Sequence[Candidate | InputFile], options: ScanOptions = ScanOptions(), *,
-               jobs: int | None = None, progress: Progress = NULL_PROGRESS) -> Iterator[ScannedFile]:
+def scan_files(
+    items: Sequence[Candidate | InputFile],
+    options: ScanOptions = ScanOptions(),
+    *,
+    jobs: int | None = None,
+    progress: Progress = NULL_PROGRESS,
+) -> Iterator[ScannedFile]:
     """Scan files, in a process pool when `jobs` > 1, yielding results as they complete.
 
     With `jobs` left to its default, a small input (under `POOL_MIN_BYTES`) runs in this
@@ -724,9 +831,16 @@ def scan_files(items: Sequence[Candidate | InputFile], options: ScanOptions = Sc
         progress.finish()
 
 
-def scan(paths: Iterable[str], options: ScanOptions = ScanOptions(), *, jobs: int | None = None,
-         progress: Progress = NULL_PROGRESS, stdin: BinaryIO | None = None,
-         walk_stats: WalkStats | None = None, dask: str | None = None) -> Report:
+def scan(
+    paths: Iterable[str],
+    options: ScanOptions = ScanOptions(),
+    *,
+    jobs: int | None = None,
+    progress: Progress = NULL_PROGRESS,
+    stdin: BinaryIO | None = None,
+    walk_stats: WalkStats | None = None,
+    dask: str | None = None,
+) -> Report:
     """Walk `paths`, scan every session file found, and return the merged `Report`.
 
     `walk_stats`, when given, learns which exclude patterns matched anything. With `dask`
@@ -734,14 +848,18 @@ def scan(paths: Iterable[str], options: ScanOptions = ScanOptions(), *, jobs: in
     processes; the report is the same."""
     paths = list(paths)
     items = list(walk(paths, options.inputs, stdin=stdin, stats=walk_stats))
-    results = scan_files(items, options, jobs=jobs, progress=progress) if not dask else \
-        _dask_runner(items, options, dask, progress)
+    results = (
+        scan_files(items, options, jobs=jobs, progress=progress)
+        if not dask
+        else _dask_runner(items, options, dask, progress)
+    )
     report = build_report(results, __version__)
     return with_display_paths(require_sessions(report, paths, options))
 
 
-def _dask_runner(items: Sequence[Candidate | InputFile], options: ScanOptions, address: str,
-                 progress: Progress) -> Iterator[ScannedFile]:
+def _dask_runner(
+    items: Sequence[Candidate | InputFile], options: ScanOptions, address: str, progress: Progress
+) -> Iterator[ScannedFile]:
     """engine.distributed's runner, found at run time (it imports this module, not the
     reverse, so the layers stay acyclic)."""
     import importlib
@@ -763,8 +881,12 @@ def require_sessions(report: Report, paths: Sequence[str], options: ScanOptions)
     if claimed or report.errors or options.allow_no_sessions:
         return report
     where = ", ".join(paths) or "."
-    return replace(report, errors=(InputError(where, None, ErrorKind.NO_SESSIONS,
-                                              no_sessions_message(report, options)),))
+    return replace(
+        report,
+        errors=(
+            InputError(where, None, ErrorKind.NO_SESSIONS, no_sessions_message(report, options)),
+        ),
+    )
 
 
 def no_sessions_message(report: Report, options: ScanOptions, shown: int = 3) -> str:
@@ -775,19 +897,29 @@ def no_sessions_message(report: Report, options: ScanOptions, shown: int = 3) ->
         by_reason.setdefault(s.reason, []).append(display_path(s.path, cwd))
     if not by_reason:
         include = ", ".join(options.inputs.include) or "*.jsonl, *.json"
-        return ("no session file to check: no file is named like one (" + include
-                + ", compressed or archived copies too) once excludes and ignore files apply. "
-                "Name the files, widen --include, or pass --allow-no-sessions where a run "
-                "with nothing to check is expected")
-    parts = [f"{len(files)} {reason}: {name_some(files, shown)}"
-             for reason, files in sorted(by_reason.items())]
+        return (
+            "no session file to check: no file is named like one ("
+            + include
+            + ", compressed or archived copies too) once excludes and ignore files apply. "
+            "Name the files, widen --include, or pass --allow-no-sessions where a run "
+            "with nothing to check is expected"
+        )
+    parts = [
+        f"{len(files)} {reason}: {name_some(files, shown)}"
+        for reason, files in sorted(by_reason.items())
+    ]
     n = len(report.skipped)
-    text = (f"no session file to check: {n} file{'' if n == 1 else 's'} found, none in a "
-            f"known session format ({'; '.join(parts)}). ")
+    text = (
+        f"no session file to check: {n} file{'' if n == 1 else 's'} found, none in a "
+        f"known session format ({'; '.join(parts)}). "
+    )
     if UNKNOWN in by_reason:
-        text += ("If they are sessions, name their format with --format NAME ("
-                 + ", ".join(registry.names()) + "); otherwise leave them out with --exclude "
-                 "GLOB, or pass")
+        text += (
+            "If they are sessions, name their format with --format NAME ("
+            + ", ".join(registry.names())
+            + "); otherwise leave them out with --exclude "
+            "GLOB, or pass"
+        )
     else:
         text += "Pass"
     return text + " --allow-no-sessions where a run with nothing to check is expected"

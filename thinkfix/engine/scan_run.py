@@ -77,25 +77,40 @@ def _windowed(options: ScanOptions, window: Window) -> ScanOptions:
     return dataclasses.replace(options, by_day=window.by_day, since=start, until=end)
 
 
-def _incremental(paths: Sequence[str], options: ScanOptions, state_file: str | None,
-                 jobs: int | None, progress: Progress,
-                 stdin: BinaryIO | None) -> tuple[Report, Incremental]:
+def _incremental(
+    paths: Sequence[str],
+    options: ScanOptions,
+    state_file: str | None,
+    jobs: int | None,
+    progress: Progress,
+    stdin: BinaryIO | None,
+) -> tuple[Report, Incremental]:
     from thinkfix.engine import incremental
 
     path = state_file or incremental.default_state_path()
     try:
-        report, stats = incremental.scan_incremental(paths, options, path, jobs=jobs,
-                                                     progress=progress, stdin=stdin)
+        report, stats = incremental.scan_incremental(
+            paths, options, path, jobs=jobs, progress=progress, stdin=stdin
+        )
     except incremental.StateError as exc:
         raise RunError(str(exc)) from None
-    return with_display_paths(report), Incremental(stats.full, stats.appended, stats.unchanged,
-                                                   stats.bytes_read)
+    return with_display_paths(report), Incremental(
+        stats.full, stats.appended, stats.unchanged, stats.bytes_read
+    )
 
 
-def run(paths: Sequence[str], settings: config.Settings, options: ScanOptions | None = None, *,
-        window: Window = Window(), incremental: bool = False, state_file: str | None = None,
-        progress: Progress = NULL_PROGRESS, stdin: BinaryIO | None = None,
-        dask: str | None = None) -> ScanRun:
+def run(
+    paths: Sequence[str],
+    settings: config.Settings,
+    options: ScanOptions | None = None,
+    *,
+    window: Window = Window(),
+    incremental: bool = False,
+    state_file: str | None = None,
+    progress: Progress = NULL_PROGRESS,
+    stdin: BinaryIO | None = None,
+    dask: str | None = None,
+) -> ScanRun:
     """Scan `paths` as `settings` say: the report with the baseline applied (or written).
 
     `options` are `config.scan_options(settings)` when not given (a caller that checked the
@@ -121,8 +136,15 @@ def run(paths: Sequence[str], settings: config.Settings, options: ScanOptions | 
 
         walked = WalkStats()
         try:
-            report = scan(paths, options, jobs=settings.jobs, progress=progress, stdin=stdin,
-                          walk_stats=walked, dask=dask)
+            report = scan(
+                paths,
+                options,
+                jobs=settings.jobs,
+                progress=progress,
+                stdin=stdin,
+                walk_stats=walked,
+                dask=dask,
+            )
         except DaskUnavailable as exc:  # --dask without the extra installed
             raise RunError(str(exc)) from None
         unmatched = tuple(walked.unmatched(settings.exclude))

@@ -55,7 +55,7 @@ def is_document(fp: BinaryIO) -> bool:
     peek = getattr(fp, "peek", None)
     head = peek(4096)[:4096] if peek is not None else b""
     newline = head.find(b"\n")
-    return newline >= 0 and is_pretty_opener(head[:newline + 1])
+    return newline >= 0 and is_pretty_opener(head[: newline + 1])
 
 
 def count_lines(buf: bytes, lo: int, hi: int, long_lines: bool) -> int:
@@ -79,9 +79,18 @@ class SparseReader:
     of the format's shapes; others parse lazily and carry their error as usual.
     """
 
-    def __init__(self, fmt: SessionFormat, fp: BinaryIO, block: int = BLOCK, *,
-                 start: int = 0, ctx: Context = EMPTY_CONTEXT, crlf: bool = False,
-                 candidates: Candidates | None = None, quick: Quick | None = None) -> None:
+    def __init__(
+        self,
+        fmt: SessionFormat,
+        fp: BinaryIO,
+        block: int = BLOCK,
+        *,
+        start: int = 0,
+        ctx: Context = EMPTY_CONTEXT,
+        crlf: bool = False,
+        candidates: Candidates | None = None,
+        quick: Quick | None = None,
+    ) -> None:
         # `start`, `ctx` and `crlf` resume a file mid-way (an incremental scan): `fp` then
         # begins at line `start`, and the context is what the lines before it left.
         self.fp = fp
@@ -145,9 +154,18 @@ class SparseReader:
         """A record past the limit, not kept: its error says so (it counts as one line)."""
         index = self.records
         self.records += 1
-        return Record(index, index + 1, b"", b"\n", self.ctx, self.shapes, data=None,
-                      error=too_large(size, record_limit()).replace(
-                          f"a record of {size:,}", f"a record of more than {size:,}"))
+        return Record(
+            index,
+            index + 1,
+            b"",
+            b"\n",
+            self.ctx,
+            self.shapes,
+            data=None,
+            error=too_large(size, record_limit()).replace(
+                f"a record of {size:,}", f"a record of more than {size:,}"
+            ),
+        )
 
     def _skip_line(self, read: object) -> bytes | None:
         """Read past the rest of an oversized line; the bytes after its newline, or None at
@@ -158,7 +176,7 @@ class SparseReader:
                 return None
             end = data.find(b"\n")
             if end >= 0:
-                return bytes(data[end + 1:])
+                return bytes(data[end + 1 :])
 
     def _record(self, index: int, raw: bytes, eol: bytes, marked: bool = False) -> Record:
         """The record parsed; the context hook sees it when it is the first or `marked`."""
@@ -195,7 +213,7 @@ class SparseReader:
         lo = 0
         if self.records == 0:  # the first line always reaches the context hook
             lo = buf.index(b"\n") + 1
-            self.crlf = buf[lo - 2:lo - 1] == b"\r"
+            self.crlf = buf[lo - 2 : lo - 1] == b"\r"
             out.extend(self._lines(buf, 0, lo))
         if self.crlf:  # rare: read line by line so every terminator is kept exactly
             out.extend(self._lines(buf, lo, hi))
@@ -221,11 +239,15 @@ class SparseReader:
             else:
                 break
             marked = 0 <= hit < end
-            index += count_lines(buf, at, start, long_lines) if long_lines else \
-                buf.count(b"\n", at, start)
+            index += (
+                count_lines(buf, at, start, long_lines)
+                if long_lines
+                else buf.count(b"\n", at, start)
+            )
             at = start
-            raw, eol = (buf[start:end - 1], b"\r\n") if buf[end - 1] == 13 else \
-                (buf[start:end], b"\n")
+            raw, eol = (
+                (buf[start : end - 1], b"\r\n") if buf[end - 1] == 13 else (buf[start:end], b"\n")
+            )
             if not marked:  # a wanted line
                 if quick is None or start not in clean or not quick(raw, ctx):
                     out.append(self._record(index, raw, eol))
@@ -251,7 +273,7 @@ class SparseReader:
             return set()
         limit = record_limit()
         starts = [s for s, e in wanted.items() if not (limit and e - s > limit)]
-        leaky = self.candidates([buf[s:wanted[s]] for s in starts])
+        leaky = self.candidates([buf[s : wanted[s]] for s in starts])
         return {s for i, s in enumerate(starts) if i not in leaky}
 
     @staticmethod

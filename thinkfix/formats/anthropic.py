@@ -36,14 +36,17 @@ _REQUEST_KEYS = ("system", "anthropic_version", "thinking", "stop_sequences")
 
 def is_response(o: Any) -> bool:
     """True for a Messages API response object (an assistant message with content blocks)."""
-    return (isinstance(o, dict) and o.get("type") == "message" and o.get("role") == "assistant"
-            and isinstance(o.get("content"), list))
+    return (
+        isinstance(o, dict)
+        and o.get("type") == "message"
+        and o.get("role") == "assistant"
+        and isinstance(o.get("content"), list)
+    )
 
 
 def _blocks(m: Any) -> bool:
     content = m.get("content") if isinstance(m, dict) else None
-    return isinstance(content, list) and all(
-        isinstance(b, dict) and "type" in b for b in content)
+    return isinstance(content, list) and all(isinstance(b, dict) and "type" in b for b in content)
 
 
 def _is_param(m: Any) -> bool:
@@ -70,14 +73,20 @@ def _units(value: Any, base: Path = ()) -> Iterator[tuple[Path, dict[str, Any], 
 
 class Anthropic(FormatBase):
     id = "anthropic"
-    description = ("Anthropic Messages API logs: responses, requests, {request, response} "
-                   "pairs, or bare MessageParam arrays (Cline/Roo histories), JSON or JSONL")
-    detection = ("{type: message, role: assistant, content: [blocks], stop_reason} responses, or "
-                 "messages whose content blocks use Anthropic types (tool_use, tool_result, "
-                 "thinking) or requests with max_tokens/system")
-    placement = ("responses (not replayed): an unsigned thinking block before the text block; "
-                 "request histories (replayed): the repair manifest only (--anthropic-mode "
-                 "auto, the default; manifest keeps every reasoning in the manifest only)")
+    description = (
+        "Anthropic Messages API logs: responses, requests, {request, response} "
+        "pairs, or bare MessageParam arrays (Cline/Roo histories), JSON or JSONL"
+    )
+    detection = (
+        "{type: message, role: assistant, content: [blocks], stop_reason} responses, or "
+        "messages whose content blocks use Anthropic types (tool_use, tool_result, "
+        "thinking) or requests with max_tokens/system"
+    )
+    placement = (
+        "responses (not replayed): an unsigned thinking block before the text block; "
+        "request histories (replayed): the repair manifest only (--anthropic-mode "
+        "auto, the default; manifest keeps every reasoning in the manifest only)"
+    )
     shapes = (dict, list)
     doc_shapes = (dict, list)
 
@@ -89,30 +98,54 @@ class Anthropic(FormatBase):
             if is_response(v) or (isinstance(v, dict) and is_response(v.get("response"))):
                 return 0.9
             messages = [m for _, m, _, _ in _units(v)]
-            everything = (v if isinstance(v, list) else v.get("messages")
-                          if isinstance(v, dict) else None)
-            if isinstance(everything, list) and everything and all(
-                    _is_param(m) for m in everything):
-                if any(isinstance(m.get("content"), list) and any(
+            everything = (
+                v if isinstance(v, list) else v.get("messages") if isinstance(v, dict) else None
+            )
+            if (
+                isinstance(everything, list)
+                and everything
+                and all(_is_param(m) for m in everything)
+            ):
+                if any(
+                    isinstance(m.get("content"), list)
+                    and any(
                         isinstance(b, dict) and as_str(b.get("type")) in ANTHROPIC_BLOCKS
-                        for b in m["content"]) for m in everything):
+                        for b in m["content"]
+                    )
+                    for m in everything
+                ):
                     score = max(score, 0.8)
-                elif isinstance(v, dict) and any(k in v for k in _REQUEST_KEYS) and all(
-                        _blocks(m) or isinstance(m.get("content"), str) for m in messages):
+                elif (
+                    isinstance(v, dict)
+                    and any(k in v for k in _REQUEST_KEYS)
+                    and all(_blocks(m) or isinstance(m.get("content"), str) for m in messages)
+                ):
                     score = max(score, 0.65)
-        if not values and s.partial and has_keys(head, "role", "content") and any(
-                f'"{t}"'.encode() in head for t in ANTHROPIC_BLOCKS | {"stop_reason"}):
+        if (
+            not values
+            and s.partial
+            and has_keys(head, "role", "content")
+            and any(f'"{t}"'.encode() in head for t in ANTHROPIC_BLOCKS | {"stop_reason"})
+        ):
             score = 0.6
         return score
 
     def messages(self, record: Record) -> Iterator[Message]:
         for path, m, response, owner in _units(record.data):
-            model = m.get("model") if response else (owner.get("model")
-                                                     if isinstance(owner, dict) else None)
+            model = (
+                m.get("model")
+                if response
+                else (owner.get("model") if isinstance(owner, dict) else None)
+            )
             index = path[-1] if path and isinstance(path[-1], int) else record.index
-            yield Message(path, index, partial(content_slots, m, path),
-                          native=partial(block_reasoning, m.get("content")),
-                          message_id=as_str(m.get("id")), model=as_str(model))
+            yield Message(
+                path,
+                index,
+                partial(content_slots, m, path),
+                native=partial(block_reasoning, m.get("content")),
+                message_id=as_str(m.get("id")),
+                model=as_str(model),
+            )
 
     def archives(self, plan: Plan, draft: Draft) -> bool:
         """A response log is not replayed: it gets the thinking block (and a placeholder)."""
@@ -122,18 +155,25 @@ class Anthropic(FormatBase):
     def _response_block(plan: Plan, draft: Draft) -> bool:
         site = draft.site
         in_block = len(site.path) >= 3 and isinstance(site.path[-2], int)
-        msg = get_path(plan.records[site.record_index].data,
-                       site.path[:-3] if in_block else site.path[:-1])
+        msg = get_path(
+            plan.records[site.record_index].data, site.path[:-3] if in_block else site.path[:-1]
+        )
         return plan.options.anthropic_mode is AnthropicMode.AUTO and in_block and is_response(msg)
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
         if self._response_block(plan, draft):
-            self.place_blocks(draft, [{"type": "thinking", "thinking": s} for s in draft.segments],
-                              "unsigned thinking block (response log, not replayed)")
+            self.place_blocks(
+                draft,
+                [{"type": "thinking", "thinking": s} for s in draft.segments],
+                "unsigned thinking block (response log, not replayed)",
+            )
             return
-        place_elsewhere(draft, PlacementKind.MANIFEST,
-                        "repair manifest only (a request history is replayed, and an unsigned "
-                        "thinking block would be rejected)")
+        place_elsewhere(
+            draft,
+            PlacementKind.MANIFEST,
+            "repair manifest only (a request history is replayed, and an unsigned "
+            "thinking block would be rejected)",
+        )
 
     def turns(self, record: Record) -> Iterator[Turn]:
         """The record as the turns `show` prints (module-level `turns`)."""
@@ -152,22 +192,30 @@ _ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
 _NORMAL_STOPS = {None, "end_turn", "tool_use", "stop_sequence", "pause_turn"}
 
 
-def _message(m: Any, path: Path, timestamp: str | None, where: str,
-             model: str | None = None) -> Iterator[Turn]:
+def _message(
+    m: Any, path: Path, timestamp: str | None, where: str, model: str | None = None
+) -> Iterator[Turn]:
     if not isinstance(m, dict) or m.get("role") not in _ROLES:
         return
     parts = block_parts(m.get("content"), path + ("content",))
     if m["role"] == "assistant":
         stop = m.get("stop_reason")
-        yield Turn(Role.ASSISTANT, tuple(parts), timestamp, as_str(m.get("model")) or model,
-                   as_str(m.get("id")), note=None if stop in _NORMAL_STOPS else f"stop: {stop}",
-                   where=where)
+        yield Turn(
+            Role.ASSISTANT,
+            tuple(parts),
+            timestamp,
+            as_str(m.get("model")) or model,
+            as_str(m.get("id")),
+            note=None if stop in _NORMAL_STOPS else f"stop: {stop}",
+            where=where,
+        )
     else:
         yield from split_results(Role.USER, parts, timestamp=timestamp, where=where)
 
 
-def _history(messages: list[Any], base: Path, timestamp: str | None, model: str | None,
-             start: int = 0) -> Iterator[Turn]:
+def _history(
+    messages: list[Any], base: Path, timestamp: str | None, model: str | None, start: int = 0
+) -> Iterator[Turn]:
     for j in range(start, len(messages)):
         path = base + (j,)
         yield from _message(messages[j], path, timestamp, fmt_path(path), model)
@@ -185,11 +233,15 @@ def _request(request: Any, base: Path, timestamp: str | None, new_only: bool) ->
     messages = request["messages"]
     start = 0
     if new_only:
-        assistant = [j for j, m in enumerate(messages)
-                     if isinstance(m, dict) and m.get("role") == "assistant"]
+        assistant = [
+            j
+            for j, m in enumerate(messages)
+            if isinstance(m, dict) and m.get("role") == "assistant"
+        ]
         start = assistant[-1] + 1 if assistant else 0
-    yield from _history(messages, base + ("messages",), timestamp, as_str(request.get("model")),
-                        start)
+    yield from _history(
+        messages, base + ("messages",), timestamp, as_str(request.get("model")), start
+    )
 
 
 def turns(record: Record) -> Iterator[Turn]:
@@ -207,8 +259,9 @@ def turns(record: Record) -> Iterator[Turn]:
     timestamp = as_str(value.get("timestamp"))
     response = value.get("response")
     if "request" in value or "response" in value:
-        yield from _request(value.get("request"), ("request",), timestamp,
-                            new_only=is_response(response))
+        yield from _request(
+            value.get("request"), ("request",), timestamp, new_only=is_response(response)
+        )
         if is_response(response):
             yield from _message(response, ("response",), timestamp, "")
         return

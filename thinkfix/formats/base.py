@@ -47,8 +47,12 @@ def record_limit() -> int:
 
 def too_large(size: int, limit: int) -> str:
     """The error of a record past the limit: what happened, and the knob that moves it."""
-    return (f"{TOO_LARGE}: a record of {size:,} bytes is over the {limit:,}-byte limit "
-            "(--max-record-size); not parsed, copied through untouched")
+    return (
+        f"{TOO_LARGE}: a record of {size:,} bytes is over the {limit:,}-byte limit "
+        "(--max-record-size); not parsed, copied through untouched"
+    )
+
+
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
@@ -75,7 +79,8 @@ def parse_json(raw: bytes, *, last: bool = False) -> tuple[Any, str | None]:
         at_end = exc.pos >= len(body.rstrip()) or exc.msg.startswith("Unterminated string")
         if at_end and body.strip():
             return None, f"truncated: {exc.msg} at offset {exc.pos}" + (
-                "" if last else " (line ends early)")
+                "" if last else " (line ends early)"
+            )
         return None, f"not JSON: {exc.msg} at offset {exc.pos}"
     except RecursionError:
         return None, "not JSON: nested too deeply"
@@ -122,10 +127,19 @@ class Record:
         "touched",
     )
 
-    def __init__(self, index: int, line: int, raw: bytes, eol: bytes = b"",
-                 ctx: Context = EMPTY_CONTEXT, shapes: tuple[type, ...] = (dict,),
-                 data: Any = _MISSING, error: str | None = None, touched: bool = False,
-                 inserted: bool = False) -> None:
+    def __init__(
+        self,
+        index: int,
+        line: int,
+        raw: bytes,
+        eol: bytes = b"",
+        ctx: Context = EMPTY_CONTEXT,
+        shapes: tuple[type, ...] = (dict,),
+        data: Any = _MISSING,
+        error: str | None = None,
+        touched: bool = False,
+        inserted: bool = False,
+    ) -> None:
         self.index = index
         self.line = line
         self.raw = raw
@@ -166,9 +180,18 @@ class Record:
 
     def moved(self, index: int, line: int) -> Record:
         """The same record at another position (records were inserted before it)."""
-        return Record(index, line, self.raw, self.eol, ctx=self.ctx, shapes=self._shapes,
-                      data=self._data, error=self._error, touched=self.touched,
-                      inserted=self.inserted)
+        return Record(
+            index,
+            line,
+            self.raw,
+            self.eol,
+            ctx=self.ctx,
+            shapes=self._shapes,
+            data=self._data,
+            error=self._error,
+            touched=self.touched,
+            inserted=self.inserted,
+        )
 
     def reject(self, reason: str) -> None:
         """Mark a record unusable because a field holds a value of a type its format does not
@@ -284,8 +307,11 @@ class ApplyOptions:
 
     def __post_init__(self) -> None:
         # a mode given by its name ("archive"), as a config file or a library caller says it
-        for name, mode in (("claude_code_mode", ClaudeCodeMode), ("codex_mode", CodexMode),
-                           ("anthropic_mode", AnthropicMode)):
+        for name, mode in (
+            ("claude_code_mode", ClaudeCodeMode),
+            ("codex_mode", CodexMode),
+            ("anthropic_mode", AnthropicMode),
+        ):
             value = getattr(self, name)
             if not isinstance(value, mode):
                 object.__setattr__(self, name, mode(value))
@@ -351,11 +377,17 @@ class Message:
 
     __slots__ = ("_native", "_texts", "index", "message_id", "model", "path", "session_id")
 
-    def __init__(self, path: Path, index: int,
-                 texts: list[TextSlot] | Callable[[], list[TextSlot]],
-                 native: str | None | Callable[[], str | None] = None, *,
-                 message_id: str | None = None, model: str | None = None,
-                 session_id: str | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        index: int,
+        texts: list[TextSlot] | Callable[[], list[TextSlot]],
+        native: str | None | Callable[[], str | None] = None,
+        *,
+        message_id: str | None = None,
+        model: str | None = None,
+        session_id: str | None = None,
+    ) -> None:
         self.path = path  # of the message object, from the record root
         self.index = index  # message_index of its sites
         self._texts = texts
@@ -382,7 +414,6 @@ def wrong_types(exc: Exception) -> str:
     return f"a field holds a value of an unexpected type ({type(exc).__name__}: {exc})"
 
 
-
 class Edits:
     """What a repair does to a file's records, without the records it leaves alone.
 
@@ -393,12 +424,14 @@ class Edits:
     write the repaired one without holding either (`after`).
     """
 
-    def __init__(self, count: int, replaced: dict[int, Record],
-                 inserted: Mapping[int, int | list[Record]]) -> None:
+    def __init__(
+        self, count: int, replaced: dict[int, Record], inserted: Mapping[int, int | list[Record]]
+    ) -> None:
         self.count = count
         self.replaced = replaced
         self.inserted: dict[int, list[Record]] = {
-            k: v for k, v in inserted.items() if isinstance(v, list)}
+            k: v for k, v in inserted.items() if isinstance(v, list)
+        }
         sizes = sorted((k, v if isinstance(v, int) else len(v)) for k, v in inserted.items())
         self._keys = [k for k, _ in sizes]
         self._sums = list(accumulate(n for _, n in sizes))
@@ -492,8 +525,8 @@ class SessionFormat(ABC):
         (tests/formats/test_fast_paths.py). Like any line a scan does not parse, a line counted
         this way is not validated as JSON (`--parse-all` validates every line)."""
         return None
-    def default_locations(self, env: Mapping[str, str],
-                          home: pathlib.Path) -> list[pathlib.Path]:
+
+    def default_locations(self, env: Mapping[str, str], home: pathlib.Path) -> list[pathlib.Path]:
         """The folders this format's runtime writes sessions to on a machine whose environment
         is `env` and home folder `home`, honouring the runtime's own override variables.
 
@@ -556,12 +589,20 @@ class SessionFormat(ABC):
         return True
 
     @abstractmethod
-    def apply(self, records: list[Record], repairs: Iterable[Repair],
-              options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[list[Record], list[Placement]]:
+    def apply(
+        self,
+        records: list[Record],
+        repairs: Iterable[Repair],
+        options: ApplyOptions = DEFAULT_OPTIONS,
+    ) -> tuple[list[Record], list[Placement]]:
         """Put repaired texts back and place the reasoning; records may be added, never removed."""
 
-    def edits(self, records: Sequence[Record], repairs: Iterable[Repair],
-              options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[Edits, list[Placement]]:
+    def edits(
+        self,
+        records: Sequence[Record],
+        repairs: Iterable[Repair],
+        options: ApplyOptions = DEFAULT_OPTIONS,
+    ) -> tuple[Edits, list[Placement]]:
         """`apply`, as the records that change only. `records` may be read lazily from disk
         (index access and single passes); this default builds `apply`'s full list, so a
         format that plans sparsely (`FormatBase`) overrides it to keep memory bounded."""

@@ -34,17 +34,34 @@ from thinkfix.formats.quick import once, one_model, one_object
 from thinkfix.formats.turn_shapes import args_text, block_parts, output_text, split_results
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
-_ENTRY_TYPES = {"user", "assistant", "system", "summary", "file-history-snapshot",
-                "queue-operation", "progress", "attachment", "custom-title", "ai-title",
-                "last-prompt", "permission-mode", "worktree-state", "pr-link", "mode",
-                "agent-name", "tool_use", "tool_result"}
+_ENTRY_TYPES = {
+    "user",
+    "assistant",
+    "system",
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "progress",
+    "attachment",
+    "custom-title",
+    "ai-title",
+    "last-prompt",
+    "permission-mode",
+    "worktree-state",
+    "pr-link",
+    "mode",
+    "agent-name",
+    "tool_use",
+    "tool_result",
+}
 _LINK_KEYS = ("uuid", "parentUuid", "sessionId", "leafUuid", "isSidechain")
 # A first line too long to read whole: Claude Code writes the links and the entry's
 # type before its `message`, so they sit at the start of even a 100 MB line.
 _PARTIAL_WINDOW = 16384
 _PARTIAL_ENTRY = re.compile(
     rb'^\s*\{(?=[^\n]*?"(?:parentUuid|isSidechain|sessionId)"\s*:)'
-    rb'(?=[^\n]*?"type"\s*:\s*"(?:user|assistant|system)")[^\n]*?"message"\s*:\s*\{')
+    rb'(?=[^\n]*?"type"\s*:\s*"(?:user|assistant|system)")[^\n]*?"message"\s*:\s*\{'
+)
 
 
 def _looks_like_entry(o: dict[str, Any]) -> bool:
@@ -52,8 +69,11 @@ def _looks_like_entry(o: dict[str, Any]) -> bool:
 
 
 def _conversation(o: dict[str, Any]) -> bool:
-    return (o.get("type") in ("user", "assistant") and isinstance(o.get("message"), dict)
-            and ("uuid" in o or "sessionId" in o))
+    return (
+        o.get("type") in ("user", "assistant")
+        and isinstance(o.get("message"), dict)
+        and ("uuid" in o or "sessionId" in o)
+    )
 
 
 def _assistant(entry: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -73,12 +93,16 @@ def _native(msg: dict[str, Any], earlier: str | None) -> str | None:
 class ClaudeCode(FormatBase):
     id = "claude-code"
     description = "Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl)"
-    detection = ("JSONL entries with type user/assistant/system/summary/... carrying uuid, "
-                 "parentUuid or sessionId, and a message object on conversation lines")
-    placement = ("resumable (default): the text is cleaned and the reasoning kept in the repair "
-                 "manifest only, since an unsigned thinking block breaks resume; archive: an "
-                 "unsigned thinking block before the text block; annotate: a top-level "
-                 "`thinkfix` key on the same line (--claude-code-mode)")
+    detection = (
+        "JSONL entries with type user/assistant/system/summary/... carrying uuid, "
+        "parentUuid or sessionId, and a message object on conversation lines"
+    )
+    placement = (
+        "resumable (default): the text is cleaned and the reasoning kept in the repair "
+        "manifest only, since an unsigned thinking block breaks resume; archive: an "
+        "unsigned thinking block before the text block; annotate: a top-level "
+        "`thinkfix` key on the same line (--claude-code-mode)"
+    )
     jsonl_only = True
     # Older builds write each block on its own line: a thinking block's text is the native
     # reasoning of the text blocks that follow with the same message.id.
@@ -86,8 +110,9 @@ class ClaudeCode(FormatBase):
 
     locations_source = (
         "$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects: Claude Code docs, "
-        "code.claude.com/docs/en/claude-directory (\"If you set CLAUDE_CONFIG_DIR, every "
-        "~/.claude path on this page lives under that directory instead\"); FORMATS.md section 1")
+        'code.claude.com/docs/en/claude-directory ("If you set CLAUDE_CONFIG_DIR, every '
+        '~/.claude path on this page lives under that directory instead"); FORMATS.md section 1'
+    )
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
         return [env_dir(env, ("CLAUDE_CONFIG_DIR",), home, ".claude") / "projects"]
@@ -118,11 +143,15 @@ class ClaudeCode(FormatBase):
         """An assistant entry as Claude Code writes it: its one `"message":{...}` (a progress
         entry nests a second: parsed), the word "assistant" only as the entry's type and the
         message's role; the model is the message's `model`, the line's only one."""
-        if not one_object(raw) or raw.count(b'"assistant"') != 2 \
-                or b'"role":"assistant"' not in raw or b'"type":"assistant"' not in raw:
+        if (
+            not one_object(raw)
+            or raw.count(b'"assistant"') != 2
+            or b'"role":"assistant"' not in raw
+            or b'"type":"assistant"' not in raw
+        ):
             return None
         at = once(raw, b'"message":')
-        if at < 0 or raw[at + 10:at + 11] != b"{":
+        if at < 0 or raw[at + 10 : at + 11] != b"{":
             return None
         return one_model(raw)
 
@@ -134,12 +163,14 @@ class ClaudeCode(FormatBase):
         earlier = record.ctx.extra
         same = earlier.get("message_id") is not None and earlier.get("message_id") == msg.get("id")
         yield Message(
-            path=("message",), index=record.index,
+            path=("message",),
+            index=record.index,
             texts=partial(content_slots, msg, ("message",)),
             native=partial(_native, msg, earlier.get("thinking") if same else None),
             message_id=as_str(msg.get("id")) or as_str(entry.get("uuid")),
             model=as_str(msg.get("model")),
-            session_id=as_str(entry.get("sessionId")))
+            session_id=as_str(entry.get("sessionId")),
+        )
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
         if not draft.segments:
@@ -149,22 +180,29 @@ class ClaudeCode(FormatBase):
         site = draft.site
         in_block = len(site.path) >= 2 and isinstance(site.path[-2], int)
         if mode is ClaudeCodeMode.ARCHIVE and in_block:
-            self.place_blocks(draft, [{"type": "thinking", "thinking": s} for s in draft.segments],
-                              "unsigned thinking block (archive mode: the session can no longer "
-                              "be resumed)")
+            self.place_blocks(
+                draft,
+                [{"type": "thinking", "thinking": s} for s in draft.segments],
+                "unsigned thinking block (archive mode: the session can no longer be resumed)",
+            )
         elif mode is ClaudeCodeMode.ANNOTATE:
             self._annotate(plan, draft)
         else:
-            why = "repair manifest only (resumable mode: Claude Code would replay an unsigned " \
-                  "thinking block and fail)"
+            why = (
+                "repair manifest only (resumable mode: Claude Code would replay an unsigned "
+                "thinking block and fail)"
+            )
             if mode is ClaudeCodeMode.ARCHIVE:
                 why = "repair manifest only (string content has no block list to insert into)"
             place_elsewhere(draft, PlacementKind.MANIFEST, why)
 
     def archives(self, plan: Plan, draft: Draft) -> bool:
         """Archive mode puts a thinking block in the message (the session is never resumed)."""
-        return plan.options.claude_code_mode is ClaudeCodeMode.ARCHIVE \
-            and len(draft.site.path) >= 2 and isinstance(draft.site.path[-2], int)
+        return (
+            plan.options.claude_code_mode is ClaudeCodeMode.ARCHIVE
+            and len(draft.site.path) >= 2
+            and isinstance(draft.site.path[-2], int)
+        )
 
     @staticmethod
     def _annotate(plan: Plan, draft: Draft) -> None:
@@ -175,14 +213,22 @@ class ClaudeCode(FormatBase):
         kept = list(earlier) if isinstance(earlier, list) else []
 
         def build(drafts: list[Draft]) -> SetKey:
-            entries = [{"jsonPath": d.site.json_path,
-                        "extractedReasoning": "\n\n".join(d.segments),
-                        "originalText": d.site.text} for d in drafts]
+            entries = [
+                {
+                    "jsonPath": d.site.json_path,
+                    "extractedReasoning": "\n\n".join(d.segments),
+                    "originalText": d.site.text,
+                }
+                for d in drafts
+            ]
             return SetKey((), "thinkfix", {"version": 1, "repairs": kept + entries})
 
         plan.shared_edit(draft, site.record_index, "thinkfix", build)
-        draft.place(PlacementKind.ANNOTATION, "top-level `thinkfix` key of the same line",
-                    field=(site.record_index, ("thinkfix",)))
+        draft.place(
+            PlacementKind.ANNOTATION,
+            "top-level `thinkfix` key of the same line",
+            field=(site.record_index, ("thinkfix",)),
+        )
 
     def turns(self, record: Record) -> Iterator[Turn]:
         """The record as the turns `show` prints (module-level `turns`)."""
@@ -206,14 +252,36 @@ def turns(record: Record) -> Iterator[Turn]:
     if kind == "summary" and as_str(entry.get("summary")):
         yield Turn(Role.SYSTEM, (Part(PartKind.TEXT, entry["summary"]),), note="summary")
     elif kind == "system" and (as_str(entry.get("content")) or "").strip():
-        yield Turn(Role.SYSTEM, (Part(PartKind.TEXT, entry["content"]),), timestamp,
-                   note=as_str(entry.get("subtype")))
+        yield Turn(
+            Role.SYSTEM,
+            (Part(PartKind.TEXT, entry["content"]),),
+            timestamp,
+            note=as_str(entry.get("subtype")),
+        )
     elif kind == "tool_use":  # early builds wrote calls and results as lines of their own
-        yield Turn(Role.ASSISTANT, (Part(PartKind.TOOL_CALL, args_text(entry.get("input")),
-                                         name=as_str(entry.get("name")) or ""),), timestamp)
+        yield Turn(
+            Role.ASSISTANT,
+            (
+                Part(
+                    PartKind.TOOL_CALL,
+                    args_text(entry.get("input")),
+                    name=as_str(entry.get("name")) or "",
+                ),
+            ),
+            timestamp,
+        )
     elif kind == "tool_result":
-        yield Turn(Role.TOOL, (Part(PartKind.TOOL_RESULT, output_text(entry.get("output")),
-                                    name=as_str(entry.get("name")) or ""),), timestamp)
+        yield Turn(
+            Role.TOOL,
+            (
+                Part(
+                    PartKind.TOOL_RESULT,
+                    output_text(entry.get("output")),
+                    name=as_str(entry.get("name")) or "",
+                ),
+            ),
+            timestamp,
+        )
     elif kind in ("user", "assistant") and isinstance(entry.get("message"), dict):
         msg = entry["message"]
         parts = block_parts(msg.get("content"), ("message", "content"))
@@ -222,12 +290,25 @@ def turns(record: Record) -> Iterator[Turn]:
         if kind == "user":
             yield from split_results(Role.USER, parts, timestamp=timestamp, note=note)
             return
-        yield Turn(Role.ASSISTANT, tuple(parts), timestamp, as_str(msg.get("model")),
-                   as_str(msg.get("id")) or as_str(entry.get("uuid")), note=note)
+        yield Turn(
+            Role.ASSISTANT,
+            tuple(parts),
+            timestamp,
+            as_str(msg.get("model")),
+            as_str(msg.get("id")) or as_str(entry.get("uuid")),
+            note=note,
+        )
 
 
 def _note(entry: dict[str, Any], stop: str | None) -> str | None:
     """Sub-agent lines (older builds interleave them) and injected meta prompts, marked."""
-    notes = [n for n, on in (("sidechain", entry.get("isSidechain")), ("meta", entry.get("isMeta")),
-                             (stop, stop)) if on]
+    notes = [
+        n
+        for n, on in (
+            ("sidechain", entry.get("isSidechain")),
+            ("meta", entry.get("isMeta")),
+            (stop, stop),
+        )
+        if on
+    ]
     return ", ".join(n for n in notes if n) or None

@@ -47,18 +47,25 @@ def _claw_message(m: Any) -> bool:
 
 class ClawCode(FormatBase):
     id = "claw-code"
-    description = ("claw-code sessions: legacy .claude/sessions/session-<ms>.json and "
-                   ".claw/sessions/session-*.jsonl")
-    detection = ("{messages: [{blocks, role}], version} documents, or JSONL with a session_meta "
-                 "line (session_id, created_at_ms) and {message: {blocks, role}, type: message}")
-    placement = ("{\"thinking\": ..., \"type\": \"thinking\"} before the text block (keys sorted, "
-                 "no signature) when the session's model is known and not Anthropic; otherwise "
-                 "a sidecar file")
+    description = (
+        "claw-code sessions: legacy .claude/sessions/session-<ms>.json and "
+        ".claw/sessions/session-*.jsonl"
+    )
+    detection = (
+        "{messages: [{blocks, role}], version} documents, or JSONL with a session_meta "
+        "line (session_id, created_at_ms) and {message: {blocks, role}, type: message}"
+    )
+    placement = (
+        '{"thinking": ..., "type": "thinking"} before the text block (keys sorted, '
+        "no signature) when the session's model is known and not Anthropic; otherwise "
+        "a sidecar file"
+    )
 
     locations_source = (
         "<workspace>/.claw/sessions, legacy <workspace>/.claude/sessions, where the workspace "
         "is the folder claw runs in (here $PWD): ultraworkers/claw-code "
-        "rust/crates/runtime/src/session.rs and rusty-claude-cli init.rs; FORMATS.md section 5")
+        "rust/crates/runtime/src/session.rs and rusty-claude-cli init.rs; FORMATS.md section 5"
+    )
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
         cwd = working_dir(env)
@@ -67,15 +74,29 @@ class ClawCode(FormatBase):
     def detect(self, head: bytes, path: str = "") -> float:
         s = sample(head)
         objects = s.objects
-        if isinstance(s.doc, dict) and isinstance(s.doc.get("messages"), list) and (
+        if (
+            isinstance(s.doc, dict)
+            and isinstance(s.doc.get("messages"), list)
+            and (
                 any(_claw_message(m) for m in s.doc["messages"])
-                or (not s.doc["messages"] and "version" in s.doc)):
+                or (not s.doc["messages"] and "version" in s.doc)
+            )
+        ):
             return 0.95
-        if any(o.get("type") == "session_meta" and "session_id" in o
-               and ("created_at_ms" in o or "updated_at_ms" in o) for o in objects):
+        if any(
+            o.get("type") == "session_meta"
+            and "session_id" in o
+            and ("created_at_ms" in o or "updated_at_ms" in o)
+            for o in objects
+        ):
             return 0.95
-        if objects and share(objects, lambda o: o.get("type") == "message"
-                             and _claw_message(o.get("message"))) >= 0.5:
+        if (
+            objects
+            and share(
+                objects, lambda o: o.get("type") == "message" and _claw_message(o.get("message"))
+            )
+            >= 0.5
+        ):
             return 0.9
         if s.doc is None and _LEGACY_HEAD.match(head):
             return 0.85
@@ -94,26 +115,37 @@ class ClawCode(FormatBase):
             return
         if o.get("type") == "message":
             candidates: list[tuple[tuple[str | int, ...], Any, int]] = [
-                (("message",), o.get("message"), record.index)]
+                (("message",), o.get("message"), record.index)
+            ]
         elif isinstance(o.get("messages"), list):
             candidates = [(("messages", j), m, j) for j, m in enumerate(o["messages"])]
         else:
             return
         for base, msg, index in candidates:
             if _claw_message(msg) and msg.get("role") == "assistant":
-                yield Message(base, index, partial(block_slots, msg["blocks"], base + ("blocks",)),
-                              native=partial(block_reasoning, msg["blocks"]))
+                yield Message(
+                    base,
+                    index,
+                    partial(block_slots, msg["blocks"], base + ("blocks",)),
+                    native=partial(block_reasoning, msg["blocks"]),
+                )
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
         model = plan.records[draft.site.record_index].ctx.model
         if model and not is_anthropic(model):
-            self.place_blocks(draft, [{"thinking": s, "type": "thinking"} for s in draft.segments],
-                              f"unsigned thinking block (model {model} is not Anthropic)")
+            self.place_blocks(
+                draft,
+                [{"thinking": s, "type": "thinking"} for s in draft.segments],
+                f"unsigned thinking block (model {model} is not Anthropic)",
+            )
             return
         why = "Anthropic" if model else "unknown"
-        place_elsewhere(draft, PlacementKind.SIDECAR,
-                        f"sidecar <session>.thinkfix.json (the model is {why}: claw-code would "
-                        "replay an unsigned thinking block)")
+        place_elsewhere(
+            draft,
+            PlacementKind.SIDECAR,
+            f"sidecar <session>.thinkfix.json (the model is {why}: claw-code would "
+            "replay an unsigned thinking block)",
+        )
 
     def turns(self, record: Record) -> Iterator[Turn]:
         """The record as the turns `show` prints (module-level `turns`)."""
@@ -124,8 +156,7 @@ class ClawCode(FormatBase):
 # claw-code messages as turns, from the JSONL lines or the legacy document's list.
 
 
-_ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "system": Role.SYSTEM,
-          "tool": Role.TOOL}
+_ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "system": Role.SYSTEM, "tool": Role.TOOL}
 
 
 def turns(record: Record) -> Iterator[Turn]:

@@ -40,8 +40,8 @@ _ROO_KEYS = (b'"isSummary"', b'"condenseId"', b'"condenseParent"', b'"truncation
 def _item(m: Any) -> bool:
     """A history entry: a message param, or Roo's standalone reasoning item."""
     return isinstance(m, dict) and (
-        (m.get("role") in ("user", "assistant") and "content" in m)
-        or m.get("type") == "reasoning")
+        (m.get("role") in ("user", "assistant") and "content" in m) or m.get("type") == "reasoning"
+    )
 
 
 #: VS Code and its forks, whose globalStorage holds the extensions' task folders.
@@ -52,12 +52,17 @@ def editor_storage(env: Mapping[str, str], home: FsPath, extension: str) -> list
     """`<editor user folder>/globalStorage/<extension>/tasks` for each editor and OS layout:
     $XDG_CONFIG_HOME (else ~/.config) on Linux, ~/Library/Application Support on macOS,
     %APPDATA% on Windows."""
-    roots = [FsPath(env.get("XDG_CONFIG_HOME", "").strip() or home / ".config"),
-             home / "Library" / "Application Support"]
+    roots = [
+        FsPath(env.get("XDG_CONFIG_HOME", "").strip() or home / ".config"),
+        home / "Library" / "Application Support",
+    ]
     if env.get("APPDATA", "").strip():
         roots.append(FsPath(env["APPDATA"]))
-    return [root / editor / "User" / "globalStorage" / extension / "tasks"
-            for root in roots for editor in EDITORS]
+    return [
+        root / editor / "User" / "globalStorage" / extension / "tasks"
+        for root in roots
+        for editor in EDITORS
+    ]
 
 
 def _runtime(head: bytes, path: str) -> tuple[str, float] | None:
@@ -69,8 +74,11 @@ def _runtime(head: bytes, path: str) -> tuple[str, float] | None:
     doc = s.doc
     if isinstance(doc, list):
         if not doc or not all(_item(m) for m in doc[:200]):
-            if name in COMPANIONS and doc and all(
-                    isinstance(m, dict) and "ts" in m for m in doc[:50]):
+            if (
+                name in COMPANIONS
+                and doc
+                and all(isinstance(m, dict) and "ts" in m for m in doc[:50])
+            ):
                 return _by_path(path) or "cline", 0.95
             return None
         extras = any(isinstance(m, dict) and ("ts" in m or "modelInfo" in m) for m in doc)
@@ -86,8 +94,11 @@ def _runtime(head: bytes, path: str) -> tuple[str, float] | None:
     if by_path:
         return by_path, 0.95
     if any(key in head for key in _ROO_KEYS) or (
-            isinstance(doc, list) and any(isinstance(m, dict) and m.get("type") == "reasoning"
-                                          and "role" not in m for m in doc)):
+        isinstance(doc, list)
+        and any(
+            isinstance(m, dict) and m.get("type") == "reasoning" and "role" not in m for m in doc
+        )
+    ):
         return "roo-code", 0.95
     return "cline", 0.95 if b'"modelInfo"' in head else 0.9
 
@@ -104,26 +115,37 @@ def _native(m: dict[str, Any]) -> str | None:
     """Thinking blocks, Roo's reasoning blocks and OpenRouter-style reasoning_details."""
     content = m.get("content")
     details = m.get("reasoning_details")
-    return join_texts([
-        block_reasoning(content),
-        block_reasoning(content, types=("reasoning",), key="text"),
-        join_texts(d.get("text") for d in details if isinstance(d, dict))
-        if isinstance(details, list) else None,
-    ])
+    return join_texts(
+        [
+            block_reasoning(content),
+            block_reasoning(content, types=("reasoning",), key="text"),
+            join_texts(d.get("text") for d in details if isinstance(d, dict))
+            if isinstance(details, list)
+            else None,
+        ]
+    )
 
 
 class Cline(Anthropic):
     id = "cline"
-    description = ("Cline task histories: tasks/<id>/api_conversation_history.json (Anthropic "
-                   "MessageParams with modelInfo, metrics, ts), ui_messages.json beside it")
-    detection = ("the file name api_conversation_history.json or history entries carrying "
-                 "ts/modelInfo, and the saoudrizwan.claude-dev storage path; the companion "
-                 "ui_messages.json and task_metadata.json are recognised and hold no history")
-    placement = ("the repair manifest only: the history is replayed to the provider on every "
-                 "request (Anthropic included), where an unsigned thinking block is rejected")
-    locations_source = ("VS Code globalStorage/saoudrizwan.claude-dev/tasks/<id>/ "
-                        "(cline/cline src/core/storage/disk.ts, GlobalFileNames."
-                        "apiConversationHistory); the CLI keeps ~/.cline/data/tasks")
+    description = (
+        "Cline task histories: tasks/<id>/api_conversation_history.json (Anthropic "
+        "MessageParams with modelInfo, metrics, ts), ui_messages.json beside it"
+    )
+    detection = (
+        "the file name api_conversation_history.json or history entries carrying "
+        "ts/modelInfo, and the saoudrizwan.claude-dev storage path; the companion "
+        "ui_messages.json and task_metadata.json are recognised and hold no history"
+    )
+    placement = (
+        "the repair manifest only: the history is replayed to the provider on every "
+        "request (Anthropic included), where an unsigned thinking block is rejected"
+    )
+    locations_source = (
+        "VS Code globalStorage/saoudrizwan.claude-dev/tasks/<id>/ "
+        "(cline/cline src/core/storage/disk.ts, GlobalFileNames."
+        "apiConversationHistory); the CLI keeps ~/.cline/data/tasks"
+    )
 
     #: The extension's id: its globalStorage folder name.
     extension = "saoudrizwan.claude-dev"
@@ -146,18 +168,29 @@ class Cline(Anthropic):
             if isinstance(m, dict) and m.get("role") == "assistant" and "content" in m:
                 info = m.get("modelInfo")
                 model = info.get("modelId") if isinstance(info, dict) else None
-                yield Message((j,), j, partial(content_slots, m, (j,)),
-                              native=partial(_native, m), message_id=as_str(m.get("id")),
-                              model=as_str(model))
+                yield Message(
+                    (j,),
+                    j,
+                    partial(content_slots, m, (j,)),
+                    native=partial(_native, m),
+                    message_id=as_str(m.get("id")),
+                    model=as_str(model),
+                )
 
 
 class RooCode(Cline):
     id = "roo-code"
     extension = "rooveterinaryinc.roo-cline"
-    description = ("Roo Code task histories: tasks/<id>/api_conversation_history.json "
-                   "(Anthropic MessageParams with ts, isSummary, reasoning items)")
-    detection = ("as Cline, told apart by the rooveterinaryinc.roo-cline storage path or "
-                 "Roo's own keys (isSummary, condenseId, standalone reasoning items)")
-    locations_source = ("VS Code globalStorage/rooveterinaryinc.roo-cline/tasks/<id>/ "
-                        "(RooCodeInc/Roo-Code src/core/task-persistence/apiMessages.ts, "
-                        "GlobalFileNames.apiConversationHistory)")
+    description = (
+        "Roo Code task histories: tasks/<id>/api_conversation_history.json "
+        "(Anthropic MessageParams with ts, isSummary, reasoning items)"
+    )
+    detection = (
+        "as Cline, told apart by the rooveterinaryinc.roo-cline storage path or "
+        "Roo's own keys (isSummary, condenseId, standalone reasoning items)"
+    )
+    locations_source = (
+        "VS Code globalStorage/rooveterinaryinc.roo-cline/tasks/<id>/ "
+        "(RooCodeInc/Roo-Code src/core/task-persistence/apiMessages.ts, "
+        "GlobalFileNames.apiConversationHistory)"
+    )

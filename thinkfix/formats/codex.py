@@ -51,20 +51,29 @@ from thinkfix.formats.turns import Part, PartKind, Role, Turn
 # writes `timestamp` and `type` before the `payload` object.
 _PARTIAL_ENVELOPE = re.compile(
     rb'^\s*\{\s*(?:"timestamp"\s*:\s*"[^"]*"\s*,\s*)?"type"\s*:\s*'
-    rb'"(?:session_meta|response_item|event_msg|turn_context|compacted)"\s*,\s*"payload"\s*:\s*\{')
+    rb'"(?:session_meta|response_item|event_msg|turn_context|compacted)"\s*,\s*"payload"\s*:\s*\{'
+)
 
 # An assistant message item as Codex writes it: the envelope's keys first, then the payload's.
 _ASSISTANT_ITEM = re.compile(
     rb'\{(?:"timestamp":"[^"\\]*",)?"type":"response_item","payload":\{"type":"message",'
-    rb'(?:"id":"[^"\\]*",)?"role":"assistant",')
+    rb'(?:"id":"[^"\\]*",)?"role":"assistant",'
+)
 # A turn_context line as Codex writes it (the envelope's keys first).
 _TURN_CONTEXT = re.compile(rb'\{(?:"timestamp":"[^"\\]*",)?"type":"turn_context","payload":\{')
 # The markers whose records may change a context that carries no reasoning (a message or a
 # user turn only clears carried reasoning).
 _QUIET_MARKERS = (b"session_meta", b"turn_context", b'"reasoning"')
 
-_KINDS = {"session_meta", "response_item", "event_msg", "turn_context", "compacted",
-          "world_state", "inter_agent_communication_metadata"}
+_KINDS = {
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+    "world_state",
+    "inter_agent_communication_metadata",
+}
 _WINDOW = 64  # how far from a message its event copies are looked for
 
 
@@ -75,13 +84,19 @@ def _envelope(o: dict[str, Any]) -> bool:
 def reasoning_text(item: dict[str, Any]) -> str | None:
     """Raw reasoning of a reasoning item (its `content`), else its summary."""
     parts = item.get("content")
-    raw = join_texts(p.get("text") for p in parts if isinstance(p, dict)) \
-        if isinstance(parts, list) else None
+    raw = (
+        join_texts(p.get("text") for p in parts if isinstance(p, dict))
+        if isinstance(parts, list)
+        else None
+    )
     if raw:
         return raw
     summary = item.get("summary")
-    return join_texts(p.get("text") for p in summary if isinstance(p, dict)) \
-        if isinstance(summary, list) else None
+    return (
+        join_texts(p.get("text") for p in summary if isinstance(p, dict))
+        if isinstance(summary, list)
+        else None
+    )
 
 
 def _item(o: dict[str, Any]) -> tuple[dict[str, Any] | None, Path]:
@@ -112,8 +127,10 @@ def _boundary(o: dict[str, Any]) -> bool:
         return True
     payload = o.get("payload")
     return o.get("type") == "turn_context" or (
-        o.get("type") == "event_msg" and isinstance(payload, dict)
-        and payload.get("type") == "user_message")
+        o.get("type") == "event_msg"
+        and isinstance(payload, dict)
+        and payload.get("type") == "user_message"
+    )
 
 
 def _equal_strings(value: Any, target: str, path: Path) -> Iterator[Path]:
@@ -135,9 +152,12 @@ def _reasoning_item(segments: tuple[str, ...]) -> dict[str, Any]:
     Responses API, so copying the raw text there would send it twice; viewers find the
     text in the `agent_reasoning` events written beside the item (`_reasoning_events`).
     """
-    return {"type": "reasoning", "summary": [],
-            "content": [{"type": "reasoning_text", "text": s} for s in segments],
-            "encrypted_content": None}
+    return {
+        "type": "reasoning",
+        "summary": [],
+        "content": [{"type": "reasoning_text", "text": s} for s in segments],
+        "encrypted_content": None,
+    }
 
 
 def _reasoning_events(segments: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -152,23 +172,34 @@ def _reasoning_events(segments: tuple[str, ...]) -> list[dict[str, Any]]:
 class Codex(FormatBase):
     id = "codex"
     description = "OpenAI Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)"
-    detection = ("JSONL envelopes {timestamp, type, payload} with type session_meta, "
-                 "response_item, event_msg, turn_context or compacted (also bare response "
-                 "items of early rollouts)")
-    placement = ("a response_item of type reasoning (content reasoning_text, no id, no "
-                 "encrypted_content) and its agent_reasoning event inserted before the message; "
-                 "the agent_message event copy is fixed too; sessions on OpenAI-hosted models "
-                 "(model_provider openai) get a sidecar instead (--codex-mode auto, the "
-                 "default; insert always inserts; sidecar never does)")
+    detection = (
+        "JSONL envelopes {timestamp, type, payload} with type session_meta, "
+        "response_item, event_msg, turn_context or compacted (also bare response "
+        "items of early rollouts)"
+    )
+    placement = (
+        "a response_item of type reasoning (content reasoning_text, no id, no "
+        "encrypted_content) and its agent_reasoning event inserted before the message; "
+        "the agent_message event copy is fixed too; sessions on OpenAI-hosted models "
+        "(model_provider openai) get a sidecar instead (--codex-mode auto, the "
+        "default; insert always inserts; sidecar never does)"
+    )
     jsonl_only = True
     # Supersets of the lines the context follows; update_context checks the parsed line.
-    context_markers = (b"session_meta", b"turn_context", b"user_message", b'"reasoning"',
-                       b'"assistant"', b'"user"')
+    context_markers = (
+        b"session_meta",
+        b"turn_context",
+        b"user_message",
+        b'"reasoning"',
+        b'"assistant"',
+        b'"user"',
+    )
 
     locations_source = (
         "$CODEX_HOME/sessions (and archived_sessions), else ~/.codex/sessions: openai/codex "
         "codex-rs/core find_codex_home (CODEX_HOME, default ~/.codex) and rollout "
-        "SESSIONS_SUBDIR/ARCHIVED_SESSIONS_SUBDIR; FORMATS.md section 2")
+        "SESSIONS_SUBDIR/ARCHIVED_SESSIONS_SUBDIR; FORMATS.md section 2"
+    )
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
         root = env_dir(env, ("CODEX_HOME",), home, ".codex")
@@ -181,18 +212,28 @@ class Codex(FormatBase):
             return 0.7 if _PARTIAL_ENVELOPE.match(head) else 0.0
         if not objects or s.pretty:
             return 0.0
-        if any(o.get("type") in ("session_meta", "response_item", "turn_context")
-               and _envelope(o) for o in objects):
+        if any(
+            o.get("type") in ("session_meta", "response_item", "turn_context") and _envelope(o)
+            for o in objects
+        ):
             return 0.95
         if any(_envelope(o) for o in objects):
             return 0.85
-        bare = share(objects, lambda o: o.get("type") in ("message", "reasoning",
-                                                           "function_call",
-                                                           "function_call_output")
-                     or o.get("record_type") == "state")
-        if bare >= 0.5 and any(isinstance(o.get("content"), list) and any(
+        bare = share(
+            objects,
+            lambda o: (
+                o.get("type") in ("message", "reasoning", "function_call", "function_call_output")
+                or o.get("record_type") == "state"
+            ),
+        )
+        if bare >= 0.5 and any(
+            isinstance(o.get("content"), list)
+            and any(
                 isinstance(c, dict) and c.get("type") in ("input_text", "output_text")
-                for c in o["content"]) for o in objects):
+                for c in o["content"]
+            )
+            for o in objects
+        ):
             return 0.75
         return 0.0
 
@@ -208,8 +249,11 @@ class Codex(FormatBase):
 
     def quick_messages(self, raw: bytes, ctx: Context) -> tuple[str | None, ...] | None:
         """A response_item holding one assistant message (its model is the turn's)."""
-        if not one_object(raw) or raw.count(b'"assistant"') != 1 \
-                or _ASSISTANT_ITEM.match(raw) is None:
+        if (
+            not one_object(raw)
+            or raw.count(b'"assistant"') != 1
+            or _ASSISTANT_ITEM.match(raw) is None
+        ):
             return None
         return (None,)
 
@@ -223,8 +267,9 @@ class Codex(FormatBase):
         if kind == "session_meta":
             extra = {**ctx.extra, "model_provider": payload.get("model_provider")}
             extra.pop("reasoning", None)
-            new = Context(as_str(payload.get("id")) or as_str(payload.get("session_id")),
-                          ctx.model, extra)
+            new = Context(
+                as_str(payload.get("id")) or as_str(payload.get("session_id")), ctx.model, extra
+            )
             return new, new
         if kind == "turn_context":
             model = as_str(payload.get("model")) or ctx.model
@@ -260,9 +305,13 @@ class Codex(FormatBase):
         item, base = _item(o)
         if item is not None:
             if _is_assistant(item):
-                yield Message(base, record.index, partial(_slots, item, base),
-                              native=as_str(record.ctx.extra.get("reasoning")),
-                              message_id=as_str(item.get("id")))
+                yield Message(
+                    base,
+                    record.index,
+                    partial(_slots, item, base),
+                    native=as_str(record.ctx.extra.get("reasoning")),
+                    message_id=as_str(item.get("id")),
+                )
             return
         history = get_path(o, ("payload", "replacement_history"))
         if o.get("type") == "compacted" and isinstance(history, list):
@@ -274,8 +323,13 @@ class Codex(FormatBase):
                     pending.append(reasoning_text(h))
                 elif _is_assistant(h):
                     hpath = ("payload", "replacement_history", j)
-                    yield Message(hpath, record.index, partial(_slots, h, hpath),
-                                  native=join_texts(pending), message_id=as_str(h.get("id")))
+                    yield Message(
+                        hpath,
+                        record.index,
+                        partial(_slots, h, hpath),
+                        native=join_texts(pending),
+                        message_id=as_str(h.get("id")),
+                    )
                     pending = []
                 elif h.get("role") == "user":
                     pending = []
@@ -291,54 +345,72 @@ class Codex(FormatBase):
             return
         mode = plan.options.codex_mode
         if mode is CodexMode.SIDECAR or (mode is CodexMode.AUTO and self._hosted(plan)):
-            place_elsewhere(draft, PlacementKind.SIDECAR,
-                            "sidecar (the session runs on OpenAI-hosted models, which replay "
-                            "reasoning items by encrypted_content)")
+            place_elsewhere(
+                draft,
+                PlacementKind.SIDECAR,
+                "sidecar (the session runs on OpenAI-hosted models, which replay "
+                "reasoning items by encrypted_content)",
+            )
             return
         item = _reasoning_item(draft.segments)
         if in_history:
             j = site.path[2]
             assert isinstance(j, int)
             draft.edit(site.record_index, InsertItems(site.path[:2], j, (item,)))
-            draft.place(PlacementKind.BLOCK, "reasoning item before "
-                        f"{fmt_path(site.path[:3])} in the compacted history",
-                        block=(site.record_index, site.path[:2], j))
+            draft.place(
+                PlacementKind.BLOCK,
+                f"reasoning item before {fmt_path(site.path[:3])} in the compacted history",
+                block=(site.record_index, site.path[:2], j),
+            )
             return
         o = record.data
         if site.path[:1] == ("payload",):
             stamp = o.get("timestamp")
-            draft.insert_record(site.record_index, {"timestamp": stamp,
-                                                    "type": "response_item", "payload": item})
+            draft.insert_record(
+                site.record_index, {"timestamp": stamp, "type": "response_item", "payload": item}
+            )
             for event in _reasoning_events(draft.segments):
-                draft.insert_record(site.record_index, {"timestamp": stamp,
-                                                        "type": "event_msg", "payload": event})
+                draft.insert_record(
+                    site.record_index, {"timestamp": stamp, "type": "event_msg", "payload": event}
+                )
         elif o.get("type") == "message":
             draft.insert_record(site.record_index, item)
         else:
-            place_elsewhere(draft, PlacementKind.MANIFEST,
-                            "repair manifest only (a line shape with no reasoning item)")
+            place_elsewhere(
+                draft,
+                PlacementKind.MANIFEST,
+                "repair manifest only (a line shape with no reasoning item)",
+            )
             return
-        draft.place(PlacementKind.RECORD, "reasoning response_item line before the message"
-                    + (" (and its agent_reasoning event)" if site.path[:1] == ("payload",)
-                       else ""))
+        draft.place(
+            PlacementKind.RECORD,
+            "reasoning response_item line before the message"
+            + (" (and its agent_reasoning event)" if site.path[:1] == ("payload",) else ""),
+        )
 
     def plan_emptied(self, plan: Plan, draft: Draft) -> None:
         """As for every format; and an output_text dropped beside other parts must not leave
         an `agent_message` copy empty (the copy equal to it alone): that is refused too."""
         super().plan_emptied(plan, draft)
         if draft.failure is None and draft.dropped and draft.mirrors:
-            draft.failure = (f"{REFUSED} its event copy ({fmt_path(draft.mirrors[0][1])}) "
-                             "holds only this text and would be left empty")
+            draft.failure = (
+                f"{REFUSED} its event copy ({fmt_path(draft.mirrors[0][1])}) "
+                "holds only this text and would be left empty"
+            )
 
     @staticmethod
     def _hosted(plan: Plan) -> bool:
         def provider() -> Any:
             found = None
             for r in plan.records:
-                if b"session_meta" in r.raw and r.obj is not None \
-                        and r.obj.get("type") == "session_meta":
+                if (
+                    b"session_meta" in r.raw
+                    and r.obj is not None
+                    and r.obj.get("type") == "session_meta"
+                ):
                     found = get_path(r.obj, ("payload", "model_provider"), found)
             return found
+
         return bool(plan.fact("codex:model_provider", provider) == "openai")
 
     @staticmethod
@@ -370,15 +442,30 @@ class Codex(FormatBase):
 # are left out rather than shown twice.
 
 
-_ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "developer": Role.SYSTEM,
-          "system": Role.SYSTEM}
-_BARE = {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-         "custom_tool_call_output", "local_shell_call", "web_search_call"}
+_ROLES = {
+    "user": Role.USER,
+    "assistant": Role.ASSISTANT,
+    "developer": Role.SYSTEM,
+    "system": Role.SYSTEM,
+}
+_BARE = {
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+}
 #: Tool calls other than function calls: (name shown, key holding the arguments).
-_CALLS = {"custom_tool_call": (None, "input"), "local_shell_call": ("shell", "action"),
-          "web_search_call": ("web_search", "action"), "tool_search_call": ("tool_search",
-                                                                            "arguments"),
-          "image_generation_call": ("image_generation", "revised_prompt")}
+_CALLS = {
+    "custom_tool_call": (None, "input"),
+    "local_shell_call": ("shell", "action"),
+    "web_search_call": ("web_search", "action"),
+    "tool_search_call": ("tool_search", "arguments"),
+    "image_generation_call": ("image_generation", "revised_prompt"),
+}
 _OUTPUTS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
 
 
@@ -432,22 +519,43 @@ def turns(record: Record) -> Iterator[Turn]:
     model = record.ctx.model
     if kind == "message" and item.get("role") in _ROLES:
         role = _ROLES[item["role"]]
-        yield Turn(role, tuple(_content(item, base)), timestamp,
-                   model if role is Role.ASSISTANT else None, _group(item))
+        yield Turn(
+            role,
+            tuple(_content(item, base)),
+            timestamp,
+            model if role is Role.ASSISTANT else None,
+            _group(item),
+        )
     elif kind == "reasoning":
         text = reasoning_text(item) or ""
         sealed = bool(item.get("encrypted_content"))
-        yield Turn(Role.ASSISTANT, (Part(PartKind.THINKING, text, signed=sealed,
-                                         redacted=sealed and not text),), timestamp, model,
-                   _group(item))
+        yield Turn(
+            Role.ASSISTANT,
+            (Part(PartKind.THINKING, text, signed=sealed, redacted=sealed and not text),),
+            timestamp,
+            model,
+            _group(item),
+        )
     elif kind == "function_call" or kind in _CALLS:
         name, key = _CALLS.get(kind, (None, "arguments"))
-        call = Part(PartKind.TOOL_CALL, args_text(item.get(key)),
-                    name=as_str(item.get("name")) or name or kind,
-                    call_id=as_str(item.get("call_id")))
+        call = Part(
+            PartKind.TOOL_CALL,
+            args_text(item.get(key)),
+            name=as_str(item.get("name")) or name or kind,
+            call_id=as_str(item.get("call_id")),
+        )
         yield Turn(Role.ASSISTANT, (call,), timestamp, model, _group(item))
     elif kind in _OUTPUTS:
         output = item.get("output")
-        yield Turn(Role.TOOL, (Part(PartKind.TOOL_RESULT, output_text(output),
-                                    call_id=as_str(item.get("call_id")),
-                                    error=exit_failed(output)),), timestamp)
+        yield Turn(
+            Role.TOOL,
+            (
+                Part(
+                    PartKind.TOOL_RESULT,
+                    output_text(output),
+                    call_id=as_str(item.get("call_id")),
+                    error=exit_failed(output),
+                ),
+            ),
+            timestamp,
+        )

@@ -53,8 +53,9 @@ def shows_something(block: Any) -> bool:
     if kind in REASONING_TYPES:
         return False
     text = block.get("text")
-    return not (kind in TEXT_TYPES or kind is None) or not isinstance(text, str) \
-        or bool(text.strip())
+    return (
+        not (kind in TEXT_TYPES or kind is None) or not isinstance(text, str) or bool(text.strip())
+    )
 
 
 def placeholder(segments: Sequence[str]) -> str:
@@ -64,8 +65,10 @@ def placeholder(segments: Sequence[str]) -> str:
     of delimiters (a re-scan finds nothing), and plain enough to read in any viewer.
     """
     chars = sum(len(s) for s in segments)
-    return (f"[thinkfix: this message was all reasoning ({chars:,} characters); "
-            "it was moved to the thinking block above]")
+    return (
+        f"[thinkfix: this message was all reasoning ({chars:,} characters); "
+        "it was moved to the thinking block above]"
+    )
 
 
 def join_texts(parts: Iterable[Any]) -> str | None:
@@ -84,8 +87,9 @@ def as_str(value: Any) -> str | None:
 TOOL_CALL_BLOCKS = ("tool_use", "server_tool_use", "toolCall", "tool_call", "function_call")
 
 
-def block_slots(blocks: Any, base: Path, *, types: Sequence[str] = ("text",),
-                signed: Sequence[str] = ()) -> list[TextSlot]:
+def block_slots(
+    blocks: Any, base: Path, *, types: Sequence[str] = ("text",), signed: Sequence[str] = ()
+) -> list[TextSlot]:
     """Text slots of a content-block list: `{"type": <types>, "text": str}` blocks.
 
     A block carrying any of the `signed` keys (non-empty) is marked signed; one with a
@@ -99,15 +103,25 @@ def block_slots(blocks: Any, base: Path, *, types: Sequence[str] = ("text",),
         if isinstance(block, dict) and block.get("type") in TOOL_CALL_BLOCKS:
             last_tool = i
     for i, block in enumerate(blocks):
-        if (isinstance(block, dict) and block.get("type") in types
-                and isinstance(block.get("text"), str)):
-            slots.append(TextSlot(base + (i, "text"), block["text"],
-                                  any(block.get(k) for k in signed), tool_after=i < last_tool))
+        if (
+            isinstance(block, dict)
+            and block.get("type") in types
+            and isinstance(block.get("text"), str)
+        ):
+            slots.append(
+                TextSlot(
+                    base + (i, "text"),
+                    block["text"],
+                    any(block.get(k) for k in signed),
+                    tool_after=i < last_tool,
+                )
+            )
     return slots
 
 
-def block_reasoning(blocks: Any, *, types: Sequence[str] = ("thinking",),
-                    key: str = "thinking") -> str | None:
+def block_reasoning(
+    blocks: Any, *, types: Sequence[str] = ("thinking",), key: str = "thinking"
+) -> str | None:
     """Native reasoning of a content-block list (thinking blocks' text)."""
     if not isinstance(blocks, list):
         return None
@@ -137,10 +151,16 @@ class FormatBase(SessionFormat):
     def read(self, fp: BinaryIO) -> Iterator[Record]:
         hook = self.context_hook
         if self.jsonl_only:
-            return iter_jsonl(bounded_lines(fp), shapes=self.shapes, hook=hook,
-                              markers=self.context_markers)
-        return read_auto(fp, shapes=self.shapes, doc_shapes=self.doc_shapes, hook=hook,
-                         markers=self.context_markers)
+            return iter_jsonl(
+                bounded_lines(fp), shapes=self.shapes, hook=hook, markers=self.context_markers
+            )
+        return read_auto(
+            fp,
+            shapes=self.shapes,
+            doc_shapes=self.doc_shapes,
+            hook=hook,
+            markers=self.context_markers,
+        )
 
     @property
     def line_records(self) -> bool:
@@ -175,40 +195,65 @@ class FormatBase(SessionFormat):
     def _messages(self, record: Record, texts: bool = False) -> list[Message]:
         # An unescaped quote never occurs inside a JSON string, so a record whose bytes lack
         # the quoted role word holds no assistant message: no need to parse it.
-        if self.assistant_marker not in record.raw or record.error is not None \
-                or record.data is None:
+        if (
+            self.assistant_marker not in record.raw
+            or record.error is not None
+            or record.data is None
+        ):
             return []
         return self.checked_messages(record, texts=texts)
 
     def sites(self, record: Record) -> Iterator[Site]:
-        return iter([
-            Site(record_index=record.index, line=record.line, json_path=fmt_path(slot.path),
-                 text=slot.text, native_reasoning=msg.native,
-                 session_id=msg.session_id or record.ctx.session_id,
-                 message_id=msg.message_id, message_index=msg.index,
-                 model=msg.model or record.ctx.model, signed=slot.signed, path=slot.path,
-                 followed_by_tool_call=slot.tool_after)
-            for msg in self._messages(record, texts=True) for slot in msg.texts])
+        return iter(
+            [
+                Site(
+                    record_index=record.index,
+                    line=record.line,
+                    json_path=fmt_path(slot.path),
+                    text=slot.text,
+                    native_reasoning=msg.native,
+                    session_id=msg.session_id or record.ctx.session_id,
+                    message_id=msg.message_id,
+                    message_index=msg.index,
+                    model=msg.model or record.ctx.model,
+                    signed=slot.signed,
+                    path=slot.path,
+                    followed_by_tool_call=slot.tool_after,
+                )
+                for msg in self._messages(record, texts=True)
+                for slot in msg.texts
+            ]
+        )
 
     def assistant_messages(self, record: Record) -> int:
         return len(self._messages(record))
 
-    def apply(self, records: list[Record], repairs: Iterable[Repair],
-              options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[list[Record], list[Placement]]:
+    def apply(
+        self,
+        records: list[Record],
+        repairs: Iterable[Repair],
+        options: ApplyOptions = DEFAULT_OPTIONS,
+    ) -> tuple[list[Record], list[Placement]]:
         edits, placements = self.edits(records, repairs, options)
         return list(edits.after(records)), placements
 
-    def edits(self, records: Sequence[Record], repairs: Iterable[Repair],
-              options: ApplyOptions = DEFAULT_OPTIONS) -> tuple[Edits, list[Placement]]:
+    def edits(
+        self,
+        records: Sequence[Record],
+        repairs: Iterable[Repair],
+        options: ApplyOptions = DEFAULT_OPTIONS,
+    ) -> tuple[Edits, list[Placement]]:
         return self._plan(records, repairs, options).finish_edits()
 
-    def _plan(self, records: Sequence[Record], repairs: Iterable[Repair],
-              options: ApplyOptions) -> Plan:
+    def _plan(
+        self, records: Sequence[Record], repairs: Iterable[Repair], options: ApplyOptions
+    ) -> Plan:
         """Every repair drafted: its edits and placement decided, not yet proven."""
         plan = Plan(records, options)
         repairs = list(repairs)
-        plan.facts[_EMPTIED] = {(r.site.record_index, r.site.path) for r in repairs
-                                if not r.visible.strip()}
+        plan.facts[_EMPTIED] = {
+            (r.site.record_index, r.site.path) for r in repairs if not r.visible.strip()
+        }
         for repair in repairs:
             draft = plan.draft(repair)
             if draft is None:
@@ -236,8 +281,9 @@ class FormatBase(SessionFormat):
         site = draft.site
         at = site.path[-2] if len(site.path) >= 2 else None
         emptied = plan.facts.get(_EMPTIED, set())
-        if isinstance(at, int) and keeps_visible(plan.records[site.record_index].data, site,
-                                                 emptied):
+        if isinstance(at, int) and keeps_visible(
+            plan.records[site.record_index].data, site, emptied
+        ):
             draft.edit(site.record_index, jsonedit.RemoveItem(site.path[:-2], at))
             draft.dropped = True
             self.plan_repair(plan, draft)
@@ -269,8 +315,11 @@ class FormatBase(SessionFormat):
         assert isinstance(at, int)
         if blocks:
             draft.edit(site.record_index, jsonedit.InsertItems(array, at, tuple(blocks)))
-            draft.place(PlacementKind.BLOCK, f"{what} before {fmt_path(site.path[:-1])}",
-                        block=(site.record_index, array, at))
+            draft.place(
+                PlacementKind.BLOCK,
+                f"{what} before {fmt_path(site.path[:-1])}",
+                block=(site.record_index, array, at),
+            )
         else:
             place_nothing(draft)
 
@@ -288,15 +337,20 @@ def keeps_visible(data: Any, site: Site, emptied: Collection[tuple[int, Path]] =
     blocks = get_path(data, array)
     if not isinstance(blocks, list):
         return False
-    return any(shows_something(b) and (site.record_index, array + (i, "text")) not in emptied
-               for i, b in enumerate(blocks) if i != at)
+    return any(
+        shows_something(b) and (site.record_index, array + (i, "text")) not in emptied
+        for i, b in enumerate(blocks)
+        if i != at
+    )
 
 
 def refusal_note(all_reasoning: bool = True) -> str:
     """The short reason scan gives for a leak `thinkfix repair` refuses."""
     what = "all reasoning" if all_reasoning else "only delimiters"
-    return (f"the text is {what} and the message shows nothing else: `thinkfix repair` "
-            "leaves it as it is (an empty text would break the session)")
+    return (
+        f"the text is {what} and the message shows nothing else: `thinkfix repair` "
+        "leaves it as it is (an empty text would break the session)"
+    )
 
 
 _EMPTIED = "common:emptied"  # plan fact: (record, path) of every text this apply empties
@@ -305,9 +359,11 @@ _EMPTIED = "common:emptied"  # plan fact: (record, path) of every text this appl
 def refusal(draft: Draft) -> str:
     """Why an all-reasoning message is left as it is (a scan keeps reporting its leak)."""
     what = "all reasoning" if draft.segments else "only delimiters"
-    return (f"{REFUSED} the text is {what} and nothing visible would remain: an empty text "
-            "block is rejected when the session is resumed and dropped by viewers, so the "
-            "message is left as it is")
+    return (
+        f"{REFUSED} the text is {what} and nothing visible would remain: an empty text "
+        "block is rejected when the session is resumed and dropped by viewers, so the "
+        "message is left as it is"
+    )
 
 
 def place_nothing(draft: Draft) -> None:

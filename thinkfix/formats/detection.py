@@ -67,8 +67,9 @@ class HeadSample:
         return []
 
 
-def read_head(fp: BinaryIO, *, minimum: int = HEAD_BYTES, records: int = MIN_RECORDS,
-              cap: int = RECORD_CAP) -> bytes:
+def read_head(
+    fp: BinaryIO, *, minimum: int = HEAD_BYTES, records: int = MIN_RECORDS, cap: int = RECORD_CAP
+) -> bytes:
     """The start of a stream, ending on whole records: what `detect` is given.
 
     The first `minimum` bytes, or more when they hold fewer than `records` complete
@@ -109,7 +110,7 @@ def read_head(fp: BinaryIO, *, minimum: int = HEAD_BYTES, records: int = MIN_REC
             else:
                 pending = pending or bool(chunk[start:].strip())
         if size >= minimum and boundary >= 0:
-            return b"".join(chunks)[:max(minimum, boundary)]
+            return b"".join(chunks)[: max(minimum, boundary)]
         want = max(minimum, min(size, 8 << 20))
     return b"".join(chunks)
 
@@ -180,8 +181,12 @@ def has_keys(text: bytes, *keys: str) -> bool:
 
 
 #: thinkfix's own documents, by the key that tells them apart (all carry `tool: thinkfix`).
-_OWN_KINDS = (("reasoning", "repair sidecar"), ("files", "repair manifest"),
-              ("summary", "report"), ("findings", "baseline"))
+_OWN_KINDS = (
+    ("reasoning", "repair sidecar"),
+    ("files", "repair manifest"),
+    ("summary", "report"),
+    ("findings", "baseline"),
+)
 _SIDECAR_SUFFIX = ".thinkfix.json"
 
 

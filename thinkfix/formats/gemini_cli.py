@@ -39,14 +39,24 @@ def _slots(m: dict[str, Any], base: Path) -> list[TextSlot]:
         return [TextSlot(base + ("content",), content, tool_after=tools)]
     if not isinstance(content, list):
         return []
-    last_call = max((i for i, part in enumerate(content)
-                     if isinstance(part, dict) and part.get("functionCall")), default=-1)
-    return [TextSlot(base + ("content", i, "text"), part["text"],
-                     bool(part.get("thoughtSignature") or part.get("thought_signature")),
-                     tool_after=tools or i < last_call)
+    last_call = max(
+        (
+            i
             for i, part in enumerate(content)
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-            and not part.get("thought")]
+            if isinstance(part, dict) and part.get("functionCall")
+        ),
+        default=-1,
+    )
+    return [
+        TextSlot(
+            base + ("content", i, "text"),
+            part["text"],
+            bool(part.get("thoughtSignature") or part.get("thought_signature")),
+            tool_after=tools or i < last_call,
+        )
+        for i, part in enumerate(content)
+        if isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought")
+    ]
 
 
 def _native(m: dict[str, Any]) -> str | None:
@@ -58,18 +68,25 @@ def _native(m: dict[str, Any]) -> str | None:
 
 class GeminiCli(FormatBase):
     id = "gemini-cli"
-    description = ("Gemini CLI chats (~/.gemini/tmp/<project>/chats/session-*.json, and the "
-                   "JSONL log of 0.40+)")
-    detection = ("{sessionId, projectHash, messages: [{id, type: user|gemini, content, "
-                 "thoughts}]} documents, or JSONL with that header and such message lines")
+    description = (
+        "Gemini CLI chats (~/.gemini/tmp/<project>/chats/session-*.json, and the "
+        "JSONL log of 0.40+)"
+    )
+    detection = (
+        "{sessionId, projectHash, messages: [{id, type: user|gemini, content, "
+        "thoughts}]} documents, or JSONL with that header and such message lines"
+    )
     assistant_marker = b'"gemini"'
-    placement = ("appended to the message's thoughts list as {subject: thinkfix, description, "
-                 "timestamp} (display only, never replayed); signed parts are left alone")
+    placement = (
+        "appended to the message's thoughts list as {subject: thinkfix, description, "
+        "timestamp} (display only, never replayed); signed parts are left alone"
+    )
 
     locations_source = (
         "$GEMINI_CLI_HOME/.gemini/tmp, else ~/.gemini/tmp (chats under <projectHash>/chats): "
         "google-gemini/gemini-cli packages/core/src/utils/paths.ts homedir() (GEMINI_CLI_HOME "
-        "replaces the home folder) and config/storage.ts getGlobalGeminiDir; FORMATS.md section 9")
+        "replaces the home folder) and config/storage.ts getGlobalGeminiDir; FORMATS.md section 9"
+    )
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
         return [env_dir(env, ("GEMINI_CLI_HOME",), home, "") / ".gemini" / "tmp"]
@@ -77,14 +94,25 @@ class GeminiCli(FormatBase):
     def detect(self, head: bytes, path: str = "") -> float:
         s = sample(head)
         objects = s.objects
-        if isinstance(s.doc, dict) and isinstance(s.doc.get("messages"), list) and (
-                _header(s.doc) or any(_gemini_message(m) for m in s.doc["messages"])):
+        if (
+            isinstance(s.doc, dict)
+            and isinstance(s.doc.get("messages"), list)
+            and (_header(s.doc) or any(_gemini_message(m) for m in s.doc["messages"]))
+        ):
             return 0.95
         if s.values and any(_header(o) for o in objects[:1]):
             return 0.95
-        if objects and any(_gemini_message(o) for o in objects) and share(
-                objects, lambda o: "$set" in o or o.get("type") in ("user", "gemini", "info",
-                                                                    "error", "warning")) >= 0.5:
+        if (
+            objects
+            and any(_gemini_message(o) for o in objects)
+            and share(
+                objects,
+                lambda o: (
+                    "$set" in o or o.get("type") in ("user", "gemini", "info", "error", "warning")
+                ),
+            )
+            >= 0.5
+        ):
             return 0.85
         if s.partial and has_keys(head, "sessionId", "projectHash", "messages"):
             return 0.85
@@ -110,9 +138,15 @@ class GeminiCli(FormatBase):
             candidates = [((), o, record.index)]
         for base, m, index in candidates:
             if _gemini_message(m):
-                yield Message(base, index, partial(_slots, m, base), native=partial(_native, m),
-                              message_id=as_str(m.get("id")), model=as_str(m.get("model")),
-                              session_id=session)
+                yield Message(
+                    base,
+                    index,
+                    partial(_slots, m, base),
+                    native=partial(_native, m),
+                    message_id=as_str(m.get("id")),
+                    model=as_str(m.get("model")),
+                    session_id=session,
+                )
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
         site = draft.site
@@ -124,24 +158,37 @@ class GeminiCli(FormatBase):
         msg = get_path(record.data, msg_path)
         order = plan.fact("gemini-cli:thought-keys", lambda: self._thought_keys(plan))
         fields = {"subject": plan.options.gemini_subject, "timestamp": msg.get("timestamp")}
-        new = tuple({k: (seg if k == "description" else fields[k]) for k in order
-                     if k == "description" or fields[k] is not None} for seg in draft.segments)
+        new = tuple(
+            {
+                k: (seg if k == "description" else fields[k])
+                for k in order
+                if k == "description" or fields[k] is not None
+            }
+            for seg in draft.segments
+        )
         thoughts_path = msg_path + ("thoughts",)
         existing = msg.get("thoughts")
         if isinstance(existing, list):
             draft.edit(site.record_index, InsertItems(thoughts_path, len(existing), new))
-            draft.place(PlacementKind.THOUGHTS, f"appended to {fmt_path(thoughts_path)}",
-                        block=(site.record_index, thoughts_path, len(existing)))
+            draft.place(
+                PlacementKind.THOUGHTS,
+                f"appended to {fmt_path(thoughts_path)}",
+                block=(site.record_index, thoughts_path, len(existing)),
+            )
             return
 
         def build(drafts: list[Draft]) -> SetKey:
-            return SetKey(msg_path, "thoughts", [t for d in drafts for t in d.value],
-                          after="content")
+            return SetKey(
+                msg_path, "thoughts", [t for d in drafts for t in d.value], after="content"
+            )
 
         draft.value = list(new)
         plan.shared_edit(draft, site.record_index, thoughts_path, build)
-        draft.place(PlacementKind.THOUGHTS, f"new {fmt_path(thoughts_path)} list",
-                    field=(site.record_index, thoughts_path))
+        draft.place(
+            PlacementKind.THOUGHTS,
+            f"new {fmt_path(thoughts_path)} list",
+            field=(site.record_index, thoughts_path),
+        )
 
     @staticmethod
     def _thought_keys(plan: Plan) -> tuple[str, ...]:
@@ -213,8 +260,13 @@ def _result(call: dict[str, Any]) -> Part:
         if isinstance(response, dict):
             outputs.append(output_text(response.get("output") or response.get("error")))
     text = "\n".join(o for o in outputs if o) or output_text(call.get("resultDisplay"))
-    return Part(PartKind.TOOL_RESULT, text, name=as_str(call.get("name")) or "",
-                call_id=as_str(call.get("id")), error=call.get("status") in ("error", "cancelled"))
+    return Part(
+        PartKind.TOOL_RESULT,
+        text,
+        name=as_str(call.get("name")) or "",
+        call_id=as_str(call.get("id")),
+        error=call.get("status") in ("error", "cancelled"),
+    )
 
 
 def _message(m: dict[str, Any], base: Path, where: str) -> Iterator[Turn]:
@@ -226,11 +278,27 @@ def _message(m: dict[str, Any], base: Path, where: str) -> Iterator[Turn]:
         yield Turn(Role.SYSTEM, tuple(_content(m, base)), timestamp, note=kind, where=where)
     elif kind == "gemini":
         calls = [c for c in m.get("toolCalls") or () if isinstance(c, dict)]
-        parts = _thoughts(m) + _content(m, base) + [
-            Part(PartKind.TOOL_CALL, args_text(c.get("args")), name=as_str(c.get("name")) or "",
-                 call_id=as_str(c.get("id"))) for c in calls]
-        yield Turn(Role.ASSISTANT, tuple(parts), timestamp, as_str(m.get("model")),
-                   as_str(m.get("id")), where=where)
+        parts = (
+            _thoughts(m)
+            + _content(m, base)
+            + [
+                Part(
+                    PartKind.TOOL_CALL,
+                    args_text(c.get("args")),
+                    name=as_str(c.get("name")) or "",
+                    call_id=as_str(c.get("id")),
+                )
+                for c in calls
+            ]
+        )
+        yield Turn(
+            Role.ASSISTANT,
+            tuple(parts),
+            timestamp,
+            as_str(m.get("model")),
+            as_str(m.get("id")),
+            where=where,
+        )
         results = [_result(c) for c in calls if c.get("result") or c.get("resultDisplay")]
         if results:
             yield Turn(Role.TOOL, tuple(results), timestamp, where=where)

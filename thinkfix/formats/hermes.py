@@ -30,26 +30,37 @@ _SNAPSHOT_OPENER = re.compile(rb'^\s*\{\s*"session_id"\s*:\s*"')
 
 
 def _is_snapshot(doc: Any) -> bool:
-    return (isinstance(doc, dict) and isinstance(doc.get("messages"), list)
-            and all(k in doc for k in _SNAPSHOT_KEYS)
-            and all(is_chat_message(m) for m in doc["messages"][:200]))
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("messages"), list)
+        and all(k in doc for k in _SNAPSHOT_KEYS)
+        and all(is_chat_message(m) for m in doc["messages"][:200])
+    )
 
 
 class Hermes(OpenAIChat):
     id = "hermes"
-    description = ("Hermes Agent session snapshots: $HERMES_HOME/sessions/session_<id>.json "
-                   "(session_id, model, system_prompt, tools, messages[])")
-    detection = ("a JSON object with session_id, system_prompt, session_start and messages[] "
-                 "of OpenAI chat messages; decided on the whole document, or on its leading "
-                 "keys when messages start past the sampled head")
-    placement = ("the assistant message's `reasoning` field (appended when present), which "
-                 "Hermes fills itself and keeps out of the replayed content")
+    description = (
+        "Hermes Agent session snapshots: $HERMES_HOME/sessions/session_<id>.json "
+        "(session_id, model, system_prompt, tools, messages[])"
+    )
+    detection = (
+        "a JSON object with session_id, system_prompt, session_start and messages[] "
+        "of OpenAI chat messages; decided on the whole document, or on its leading "
+        "keys when messages start past the sampled head"
+    )
+    placement = (
+        "the assistant message's `reasoning` field (appended when present), which "
+        "Hermes fills itself and keeps out of the replayed content"
+    )
     #: Hermes names its native field `reasoning`; a new one is created under that name.
     default_field = "reasoning"
     session_key = "session_id"
-    locations_source = ("hermes_constants.get_hermes_home() ($HERMES_HOME, else ~/.hermes); "
-                        "run_agent.py AIAgent._save_session_log writes "
-                        "sessions/session_{session_id}.json")
+    locations_source = (
+        "hermes_constants.get_hermes_home() ($HERMES_HOME, else ~/.hermes); "
+        "run_agent.py AIAgent._save_session_log writes "
+        "sessions/session_{session_id}.json"
+    )
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
         return [env_dir(env, ("HERMES_HOME",), home, ".hermes") / "sessions"]

@@ -98,11 +98,17 @@ def dump_str(value: str, style: Style = DEFAULT_STYLE) -> str:
         try:
             out = orjson.dumps(value).decode("utf-8")
         except orjson.JSONEncodeError:  # lone surrogates: escape them, as Node does
-            out = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}",
-                                 json.dumps(value, ensure_ascii=False))
+            out = _SURROGATE.sub(
+                lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False)
+            )
     if style.escape_html:
-        out = (out.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-               .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+        out = (
+            out.replace("<", "\\u003c")
+            .replace(">", "\\u003e")
+            .replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028")
+            .replace("\u2029", "\\u2029")
+        )
     if style.escape_slash:
         out = out.replace("/", "\\/")
     if style.upper_hex:
@@ -134,21 +140,38 @@ class Layout:
             if not value:
                 return "{}"
             if self.unit is None:
-                return "{" + self.item_sep.join(
-                    dump_str(str(k), style) + self.key_sep + self.dump(v, style)
-                    for k, v in value.items()) + "}"
+                return (
+                    "{"
+                    + self.item_sep.join(
+                        dump_str(str(k), style) + self.key_sep + self.dump(v, style)
+                        for k, v in value.items()
+                    )
+                    + "}"
+                )
             inner = base + self.unit
-            return "{\n" + ",\n".join(
-                inner + dump_str(str(k), style) + self.key_sep + self.dump(v, style, inner)
-                for k, v in value.items()) + "\n" + base + "}"
+            return (
+                "{\n"
+                + ",\n".join(
+                    inner + dump_str(str(k), style) + self.key_sep + self.dump(v, style, inner)
+                    for k, v in value.items()
+                )
+                + "\n"
+                + base
+                + "}"
+            )
         if isinstance(value, (list, tuple)):
             if not value:
                 return "[]"
             if self.unit is None:
                 return "[" + self.item_sep.join(self.dump(v, style) for v in value) + "]"
             inner = base + self.unit
-            return "[\n" + ",\n".join(inner + self.dump(v, style, inner)
-                                       for v in value) + "\n" + base + "]"
+            return (
+                "[\n"
+                + ",\n".join(inner + self.dump(v, style, inner) for v in value)
+                + "\n"
+                + base
+                + "]"
+            )
         raise TypeError(f"cannot serialise {type(value).__name__}")
 
 
@@ -333,10 +356,10 @@ def _layout(text: str) -> Layout:
         members = _members(text, root)[0]
     except (UnsafeEdit, IndexError):
         return Layout(unit=unit)
-    key_sep = text[members[0].key_end:members[0].start].replace("\n", "") if members else ":"
+    key_sep = text[members[0].key_end : members[0].start].replace("\n", "") if members else ":"
     item_sep = ","
     if len(members) >= 2:
-        between = text[members[0].end:members[1].key_start]
+        between = text[members[0].end : members[1].key_start]
         item_sep = ", " if between.startswith(", ") and "\n" not in between else ","
     return Layout(key_sep=key_sep or ":", item_sep=item_sep, unit=unit)
 
@@ -346,12 +369,13 @@ def _layout(text: str) -> Layout:
 
 def _separator(text: str, open_at: int, first: int, compact: str) -> str:
     """The separator a one-element container would use: derived from its lead whitespace."""
-    lead = text[open_at + 1:first]
+    lead = text[open_at + 1 : first]
     return "," + lead if "\n" in lead else compact
 
 
-def _splices(text: str, edits: Sequence[Edit], style: Style,
-             layout: Layout) -> list[tuple[int, int, int, str]]:
+def _splices(
+    text: str, edits: Sequence[Edit], style: Style, layout: Layout
+) -> list[tuple[int, int, int, str]]:
     out: list[tuple[int, int, int, str]] = []
     scan = _Scan(text)
     for seq, edit in enumerate(edits):
@@ -372,11 +396,15 @@ def _splices(text: str, edits: Sequence[Edit], style: Style,
             start = scan.locate(edit.path)
             items, close = scan.items(start)
             if not items:
-                out.append((start, close + 1, seq, _fresh(text, start, list(edit.values),
-                                                           style, layout)))
+                out.append(
+                    (start, close + 1, seq, _fresh(text, start, list(edit.values), style, layout))
+                )
                 continue
-            sep = (text[items[0][1]:items[1][0]] if len(items) > 1
-                   else _separator(text, start, items[0][0], layout.item_sep))
+            sep = (
+                text[items[0][1] : items[1][0]]
+                if len(items) > 1
+                else _separator(text, start, items[0][0], layout.item_sep)
+            )
             pretty = "\n" in sep
             base = _line_indent(text, items[0][0]) if pretty else ""
             sub = layout if pretty else Layout(layout.key_sep, layout.item_sep, None)
@@ -397,19 +425,34 @@ def _splices(text: str, edits: Sequence[Edit], style: Style,
                 out.append((m.start, m.end, seq, layout.dump(edit.value, style, base)))
                 continue
             if not members:
-                out.append((start, close + 1, seq, _fresh(text, start, {edit.key: edit.value},
-                                                          style, layout)))
+                out.append(
+                    (
+                        start,
+                        close + 1,
+                        seq,
+                        _fresh(text, start, {edit.key: edit.value}, style, layout),
+                    )
+                )
                 continue
-            key_sep = text[members[0].key_end:members[0].start]
-            sep = (text[members[0].end:members[1].key_start] if len(members) > 1
-                   else _separator(text, start, members[0].key_start, layout.item_sep))
+            key_sep = text[members[0].key_end : members[0].start]
+            sep = (
+                text[members[0].end : members[1].key_start]
+                if len(members) > 1
+                else _separator(text, start, members[0].key_start, layout.item_sep)
+            )
             pretty = "\n" in sep
             base = _line_indent(text, members[0].key_start) if pretty else ""
             sub = Layout(key_sep, layout.item_sep, layout.unit if pretty else None)
             anchors = [m for m in members if m.key == edit.after] or members
             pos = anchors[-1].end
-            out.append((pos, pos, seq, sep + dump_str(edit.key, style) + key_sep
-                        + sub.dump(edit.value, style, base)))
+            out.append(
+                (
+                    pos,
+                    pos,
+                    seq,
+                    sep + dump_str(edit.key, style) + key_sep + sub.dump(edit.value, style, base),
+                )
+            )
     return out
 
 
@@ -441,8 +484,10 @@ def _merge(edits: Sequence[Edit]) -> list[Edit]:
         return merged
     out: list[Edit] = []
     for edit in merged:
-        if not isinstance(edit, (InsertItems, RemoveItem)) \
-                or (edit.path, edit.index) not in replaced:
+        if (
+            not isinstance(edit, (InsertItems, RemoveItem))
+            or (edit.path, edit.index) not in replaced
+        ):
             out.append(edit)
         elif isinstance(edit, InsertItems):
             if edit.values[:-1]:
@@ -460,8 +505,10 @@ def _resolve(data: Any, path: Path) -> Any:
 def apply_tree(data: Any, edits: Sequence[Edit]) -> Any:
     """The same edits on a parsed tree (mutated in place; also returned)."""
     try:
-        targets = [(edit, _resolve(data, edit.path[:-1] if isinstance(edit, SetValue)
-                                   else edit.path)) for edit in edits]
+        targets = [
+            (edit, _resolve(data, edit.path[:-1] if isinstance(edit, SetValue) else edit.path))
+            for edit in edits
+        ]
         for edit, target in targets:
             if isinstance(edit, RemoveItem):
                 target[edit.index]
@@ -482,13 +529,13 @@ def apply_tree(data: Any, edits: Sequence[Edit]) -> Any:
     # Inserts and removals name original indices: apply them from the end of each array,
     # a removal before an insert at the same index (the insert goes before that element).
     shifting = [(e, t) for e, t in targets if isinstance(e, (InsertItems, RemoveItem))]
-    for edit, target in sorted(shifting, key=lambda et: (et[0].index,
-                                                        isinstance(et[0], RemoveItem)),
-                               reverse=True):
+    for edit, target in sorted(
+        shifting, key=lambda et: (et[0].index, isinstance(et[0], RemoveItem)), reverse=True
+    ):
         if isinstance(edit, RemoveItem):
             del target[edit.index]
         else:
-            target[edit.index:edit.index] = list(edit.values)
+            target[edit.index : edit.index] = list(edit.values)
     return data
 
 

@@ -19,8 +19,7 @@ def expand(value: str, home: Path) -> Path:
     return Path(value)
 
 
-def env_dir(env: Mapping[str, str], names: tuple[str, ...], home: Path,
-            default: str) -> Path:
+def env_dir(env: Mapping[str, str], names: tuple[str, ...], home: Path, default: str) -> Path:
     """The first non-empty variable of `names`, else `home/default`."""
     for name in names:
         value = env.get(name, "").strip()

@@ -42,7 +42,8 @@ def is_chat_message(m: Any) -> bool:
 def _anthropic_blocks(m: dict[str, Any]) -> bool:
     content = m.get("content")
     return isinstance(content, list) and any(
-        isinstance(b, dict) and as_str(b.get("type")) in ANTHROPIC_BLOCKS for b in content)
+        isinstance(b, dict) and as_str(b.get("type")) in ANTHROPIC_BLOCKS for b in content
+    )
 
 
 def conversations(value: Any) -> Iterator[tuple[Path, list[Any]]]:
@@ -78,13 +79,19 @@ def _native(m: dict[str, Any]) -> str | None:
 
 class OpenAIChat(FormatBase):
     id = "openai-chat"
-    description = ("OpenAI Chat Completions message lists: a JSON array, {\"messages\": [...]}, "
-                   "chat.completion responses, or JSONL of those or of single messages")
-    detection = ("messages {role: system|user|assistant|tool, content: string|parts} with "
-                 "tool_calls or reasoning_content/reasoning fields; not Anthropic block types")
-    placement = ("the message's reasoning field: the one it has, else the one the file uses "
-                 "(reasoning_content, reasoning, reasoning_text), else reasoning_content; "
-                 "reasoning_details is never touched")
+    description = (
+        'OpenAI Chat Completions message lists: a JSON array, {"messages": [...]}, '
+        "chat.completion responses, or JSONL of those or of single messages"
+    )
+    detection = (
+        "messages {role: system|user|assistant|tool, content: string|parts} with "
+        "tool_calls or reasoning_content/reasoning fields; not Anthropic block types"
+    )
+    placement = (
+        "the message's reasoning field: the one it has, else the one the file uses "
+        "(reasoning_content, reasoning, reasoning_text), else reasoning_content; "
+        "reasoning_details is never touched"
+    )
     shapes = (dict, list)
     doc_shapes = (dict, list)
     #: The reasoning field created when neither the message nor the file uses one
@@ -105,16 +112,22 @@ class OpenAIChat(FormatBase):
             if any(_anthropic_blocks(m) for m in messages):
                 return 0.2
             score = 0.6
-            if any(k in m for m in messages for k in ("tool_calls", "tool_call_id")
-                   + REASONING_FIELDS) or any(isinstance(v, dict) and "choices" in v
-                                              for v in values):
+            if any(
+                k in m for m in messages for k in ("tool_calls", "tool_call_id") + REASONING_FIELDS
+            ) or any(isinstance(v, dict) and "choices" in v for v in values):
                 score = 0.8
-            if single and values and share([v for v in values if isinstance(v, dict)],
-                                           is_chat_message) < 0.8:
+            if (
+                single
+                and values
+                and share([v for v in values if isinstance(v, dict)], is_chat_message) < 0.8
+            ):
                 return 0.0
             return score
-        if s.partial and has_keys(head, "role", "content") and (
-                has_keys(head, "messages") or head.lstrip().startswith(b"[")):
+        if (
+            s.partial
+            and has_keys(head, "role", "content")
+            and (has_keys(head, "messages") or head.lstrip().startswith(b"["))
+        ):
             return 0.5 if not any(f'"{t}"'.encode() in head for t in ANTHROPIC_BLOCKS) else 0.2
         return 0.0
 
@@ -134,10 +147,15 @@ class OpenAIChat(FormatBase):
     def _message(self, m: dict[str, Any], path: Path, index: int, top: Any) -> Message:
         top_model = top.get("model") if isinstance(top, dict) else None
         session = top.get(self.session_key) if isinstance(top, dict) and path else None
-        return Message(path, index, partial(_slots, m, path), native=partial(_native, m),
-                       message_id=as_str(m.get("id")),
-                       model=as_str(m.get("model")) or as_str(top_model),
-                       session_id=as_str(session))
+        return Message(
+            path,
+            index,
+            partial(_slots, m, path),
+            native=partial(_native, m),
+            message_id=as_str(m.get("id")),
+            model=as_str(m.get("model")) or as_str(top_model),
+            session_id=as_str(session),
+        )
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
         site = draft.site
@@ -146,11 +164,20 @@ class OpenAIChat(FormatBase):
         if not draft.segments:
             draft.place(PlacementKind.NONE, "no reasoning to place (only delimiters were removed)")
             return
-        field = next((f for f in REASONING_FIELDS if f in msg
-                      and (msg[f] is None or isinstance(msg[f], str))), None)
+        field = next(
+            (
+                f
+                for f in REASONING_FIELDS
+                if f in msg and (msg[f] is None or isinstance(msg[f], str))
+            ),
+            None,
+        )
         if field is None:
-            field = plan.fact("openai-chat:field", lambda: self._field_in_use(plan)) \
-                or self.default_field or plan.options.openai_reasoning_field
+            field = (
+                plan.fact("openai-chat:field", lambda: self._field_in_use(plan))
+                or self.default_field
+                or plan.options.openai_reasoning_field
+            )
         before = msg.get(field) if isinstance(msg.get(field), str) else None
 
         def build(drafts: list[Draft]) -> SetKey:
@@ -159,9 +186,12 @@ class OpenAIChat(FormatBase):
             return SetKey(msg_path, field, value, after="content")
 
         plan.shared_edit(draft, site.record_index, msg_path, build)
-        draft.place(PlacementKind.FIELD, f"{field} field of {fmt_path(msg_path) or 'the message'}"
-                    + (" (appended)" if before else ""),
-                    field=(site.record_index, msg_path + (field,)))
+        draft.place(
+            PlacementKind.FIELD,
+            f"{field} field of {fmt_path(msg_path) or 'the message'}"
+            + (" (appended)" if before else ""),
+            field=(site.record_index, msg_path + (field,)),
+        )
 
     def _field_in_use(self, plan: Plan) -> str | None:
         for record in plan.records:
@@ -183,8 +213,14 @@ class OpenAIChat(FormatBase):
 # OpenAI Chat Completions messages as turns: lists, `{messages}`, responses, or one per line.
 
 
-_TURN_ROLES = {"system": Role.SYSTEM, "developer": Role.SYSTEM, "user": Role.USER,
-          "assistant": Role.ASSISTANT, "tool": Role.TOOL, "function": Role.TOOL}
+_TURN_ROLES = {
+    "system": Role.SYSTEM,
+    "developer": Role.SYSTEM,
+    "user": Role.USER,
+    "assistant": Role.ASSISTANT,
+    "tool": Role.TOOL,
+    "function": Role.TOOL,
+}
 
 
 def _reasoning(m: dict[str, Any]) -> list[Part]:
@@ -225,8 +261,14 @@ def _calls(m: dict[str, Any]) -> list[Part]:
     for call in calls:
         fn = call.get("function") if isinstance(call, dict) else None
         if isinstance(fn, dict):
-            parts.append(Part(PartKind.TOOL_CALL, args_text(fn.get("arguments")),
-                              name=as_str(fn.get("name")) or "", call_id=as_str(call.get("id"))))
+            parts.append(
+                Part(
+                    PartKind.TOOL_CALL,
+                    args_text(fn.get("arguments")),
+                    name=as_str(fn.get("name")) or "",
+                    call_id=as_str(call.get("id")),
+                )
+            )
     return parts
 
 
@@ -236,9 +278,18 @@ def _turn(m: dict[str, Any], path: Path, top: Any, document: bool) -> Turn | Non
         return None
     where = fmt_path(path) if document else ""
     if role is Role.TOOL:
-        return Turn(role, (Part(PartKind.TOOL_RESULT, output_text(m.get("content")),
-                                name=as_str(m.get("name")) or "",
-                                call_id=as_str(m.get("tool_call_id"))),), where=where)
+        return Turn(
+            role,
+            (
+                Part(
+                    PartKind.TOOL_RESULT,
+                    output_text(m.get("content")),
+                    name=as_str(m.get("name")) or "",
+                    call_id=as_str(m.get("tool_call_id")),
+                ),
+            ),
+            where=where,
+        )
     if role is not Role.ASSISTANT:
         return Turn(role, tuple(_content(m, path)), where=where)
     model = as_str(m.get("model")) or (as_str(top.get("model")) if isinstance(top, dict) else None)

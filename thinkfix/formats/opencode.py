@@ -51,8 +51,10 @@ from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: Tables (and their columns) OpenCode's SQLite store has; anything else is not ours.
-_TABLES = {"message": {"id", "session_id", "data"},
-           "part": {"id", "message_id", "session_id", "data"}}
+_TABLES = {
+    "message": {"id", "session_id", "data"},
+    "part": {"id", "message_id", "session_id", "data"},
+}
 
 
 def _strings(doc: dict[str, Any], *keys: str) -> bool:
@@ -69,11 +71,17 @@ def storage_kind(doc: Any) -> str | None:
         return None
     if _strings(doc, "id", "sessionID", "messageID", "type"):
         return "part"
-    if _strings(doc, "id", "sessionID") and doc.get("role") in ("user", "assistant") \
-            and isinstance(doc.get("time"), dict):
+    if (
+        _strings(doc, "id", "sessionID")
+        and doc.get("role") in ("user", "assistant")
+        and isinstance(doc.get("time"), dict)
+    ):
         return "message"
-    if _strings(doc, "id") and isinstance(doc.get("time"), dict) and (
-            "projectID" in doc or _strings(doc, "title", "version")):
+    if (
+        _strings(doc, "id")
+        and isinstance(doc.get("time"), dict)
+        and ("projectID" in doc or _strings(doc, "title", "version"))
+    ):
         return "session"
     return None
 
@@ -103,8 +111,12 @@ def database_messages(db: sqlite3.Connection) -> Iterator[dict[str, Any]]:
     rows = db.execute("SELECT id, session_id, data FROM message ORDER BY session_id, id")
     for message_id, session_id, data in rows:
         info = _loads(data)
-        parts = [dict(_loads(pdata) or {}, id=pid) for pid, pdata in db.execute(
-            "SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (message_id,))]
+        parts = [
+            dict(_loads(pdata) or {}, id=pid)
+            for pid, pdata in db.execute(
+                "SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (message_id,)
+            )
+        ]
         yield {"id": message_id, "sessionID": session_id, "info": info, "parts": parts}
 
 
@@ -127,33 +139,48 @@ def _part_slots(parts: Any, base: tuple[str | int, ...]) -> list[TextSlot]:
     """Text parts; one with a `tool` part after it carries rule 4's evidence."""
     if not isinstance(parts, list):
         return []
-    last_tool = max((i for i, p in enumerate(parts)
-                     if isinstance(p, dict) and p.get("type") == "tool"), default=-1)
-    return [TextSlot(base + (i, "text"), p["text"], tool_after=i < last_tool)
-            for i, p in enumerate(parts)
-            if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
-            and not p.get("synthetic")]
+    last_tool = max(
+        (i for i, p in enumerate(parts) if isinstance(p, dict) and p.get("type") == "tool"),
+        default=-1,
+    )
+    return [
+        TextSlot(base + (i, "text"), p["text"], tool_after=i < last_tool)
+        for i, p in enumerate(parts)
+        if isinstance(p, dict)
+        and p.get("type") == "text"
+        and isinstance(p.get("text"), str)
+        and not p.get("synthetic")
+    ]
 
 
 def _part_reasoning(parts: Any) -> str | None:
     if not isinstance(parts, list):
         return None
-    return join_texts(p.get("text") for p in parts
-                      if isinstance(p, dict) and p.get("type") == "reasoning")
+    return join_texts(
+        p.get("text") for p in parts if isinstance(p, dict) and p.get("type") == "reasoning"
+    )
 
 
 class OpenCode(FormatBase):
     id = "opencode"
-    description = ("OpenCode sessions: the SQLite store opencode.db (tables message, part) and "
-                   "the older file store storage/{session,message,part}/*.json")
-    detection = ("a SQLite file with OpenCode's message and part tables, or a JSON object with "
-                 "ses_/msg_/prt_ ids (a part's text is read with the role of its message file)")
-    placement = ("SQLite: a new reasoning part whose id sorts right before the text part, in "
-                 "one transaction per session after an online backup; file store: the repair "
-                 "manifest (a new part would be a new file)")
-    locations_source = ("$XDG_DATA_HOME/opencode (else ~/.local/share/opencode): opencode.db "
-                        "and storage/ (packages/opencode/src/global/index.ts, Global.Path.data; "
-                        "session/session.sql.ts; storage/storage.ts)")
+    description = (
+        "OpenCode sessions: the SQLite store opencode.db (tables message, part) and "
+        "the older file store storage/{session,message,part}/*.json"
+    )
+    detection = (
+        "a SQLite file with OpenCode's message and part tables, or a JSON object with "
+        "ses_/msg_/prt_ ids (a part's text is read with the role of its message file)"
+    )
+    placement = (
+        "SQLite: a new reasoning part whose id sorts right before the text part, in "
+        "one transaction per session after an online backup; file store: the repair "
+        "manifest (a new part would be a new file)"
+    )
+    locations_source = (
+        "$XDG_DATA_HOME/opencode (else ~/.local/share/opencode): opencode.db "
+        "and storage/ (packages/opencode/src/global/index.ts, Global.Path.data; "
+        "session/session.sql.ts; storage/storage.ts)"
+    )
     shapes = (dict,)
     #: A part file holds no role (its message file does); every record with text has this.
     assistant_marker = b'"text"'
@@ -175,17 +202,30 @@ class OpenCode(FormatBase):
             yield from self._read_database(fp)
             return
         name = getattr(fp, "name", "")
-        for record in read_auto(io.BytesIO(head + fp.read()), shapes=self.shapes,
-                                doc_shapes=self.shapes):
+        for record in read_auto(
+            io.BytesIO(head + fp.read()), shapes=self.shapes, doc_shapes=self.shapes
+        ):
             doc = record.obj
             if doc is not None and storage_kind(doc) == "part":
                 record.ctx = self._part_context(name, doc)
-                if doc.get("type") == "text" and not doc.get("synthetic") \
-                        and record.ctx.extra.get("role") is None:
-                    record = Record(record.index, record.line, record.raw, record.eol,
-                                    ctx=record.ctx, shapes=self.shapes, data=doc, error=(
-                                        f"no message file for {doc.get('messageID')} beside "
-                                        "this part: its role (user or assistant) is unknown"))
+                if (
+                    doc.get("type") == "text"
+                    and not doc.get("synthetic")
+                    and record.ctx.extra.get("role") is None
+                ):
+                    record = Record(
+                        record.index,
+                        record.line,
+                        record.raw,
+                        record.eol,
+                        ctx=record.ctx,
+                        shapes=self.shapes,
+                        data=doc,
+                        error=(
+                            f"no message file for {doc.get('messageID')} beside "
+                            "this part: its role (user or assistant) is unknown"
+                        ),
+                    )
             yield record
 
     def _read_database(self, fp: BinaryIO) -> Iterator[Record]:
@@ -211,8 +251,11 @@ class OpenCode(FormatBase):
         if info.get("role") == "assistant" and part.get("type") == "text":
             names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
             reasoning = [_read_json(os.path.join(folder, n)) for n in names]
-        return Context(session_id=as_str(session), model=as_str(info.get("modelID")),
-                       extra={"role": info.get("role"), "native": _part_reasoning(reasoning)})
+        return Context(
+            session_id=as_str(session),
+            model=as_str(info.get("modelID")),
+            extra={"role": info.get("role"), "native": _part_reasoning(reasoning)},
+        )
 
     def is_database(self, path: str) -> bool:
         try:
@@ -244,22 +287,39 @@ class OpenCode(FormatBase):
             info = doc["info"] if isinstance(doc["info"], dict) else {}
             if info.get("role") != "assistant":
                 return
-            yield Message((), record.index, partial(_part_slots, doc["parts"], ("parts",)),
-                          native=partial(_part_reasoning, doc["parts"]),
-                          message_id=as_str(doc.get("id")), model=as_str(info.get("modelID")),
-                          session_id=as_str(doc.get("sessionID")))
+            yield Message(
+                (),
+                record.index,
+                partial(_part_slots, doc["parts"], ("parts",)),
+                native=partial(_part_reasoning, doc["parts"]),
+                message_id=as_str(doc.get("id")),
+                model=as_str(info.get("modelID")),
+                session_id=as_str(doc.get("sessionID")),
+            )
             return
-        if storage_kind(doc) == "part" and doc.get("type") == "text" \
-                and record.ctx.extra.get("role") == "assistant" \
-                and isinstance(doc.get("text"), str) and not doc.get("synthetic"):
-            yield Message((), 0, [TextSlot(("text",), doc["text"])],
-                          native=record.ctx.extra.get("native"), message_id=as_str(doc.get("messageID")), model=record.ctx.model,
-                          session_id=as_str(doc.get("sessionID")))
+        if (
+            storage_kind(doc) == "part"
+            and doc.get("type") == "text"
+            and record.ctx.extra.get("role") == "assistant"
+            and isinstance(doc.get("text"), str)
+            and not doc.get("synthetic")
+        ):
+            yield Message(
+                (),
+                0,
+                [TextSlot(("text",), doc["text"])],
+                native=record.ctx.extra.get("native"),
+                message_id=as_str(doc.get("messageID")),
+                model=record.ctx.model,
+                session_id=as_str(doc.get("sessionID")),
+            )
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
-        place_elsewhere(draft, PlacementKind.MANIFEST,
-                        "repair manifest only (in the file store a new reasoning part would be "
-                        "a new file)")
+        place_elsewhere(
+            draft,
+            PlacementKind.MANIFEST,
+            "repair manifest only (in the file store a new reasoning part would be a new file)",
+        )
 
     def turns(self, record: Record) -> Iterator[Turn]:
         """The record as the turns `show` prints (module-level `turns`)."""
@@ -312,42 +372,69 @@ def apply_database(db: sqlite3.Connection, repairs: list[Repair]) -> list[Placem
 def _apply_one(db: sqlite3.Connection, repair: Repair) -> Placement:
     site = repair.site
     index = site.path[1] if len(site.path) == 3 and site.path[0] == "parts" else None
-    rows = db.execute("SELECT id, session_id, time_created, time_updated, data FROM part "
-                      "WHERE message_id = ? ORDER BY id", (site.message_id,)).fetchall()
+    rows = db.execute(
+        "SELECT id, session_id, time_created, time_updated, data FROM part "
+        "WHERE message_id = ? ORDER BY id",
+        (site.message_id,),
+    ).fetchall()
     if not isinstance(index, int) or index >= len(rows):
-        return Placement(site, PlacementKind.SKIPPED, "part not found", applied=False,
-                         reason="the message's parts changed since they were read")
+        return Placement(
+            site,
+            PlacementKind.SKIPPED,
+            "part not found",
+            applied=False,
+            reason="the message's parts changed since they were read",
+        )
     part_id, session_id, created, updated, raw = rows[index]
     data = _loads(raw)
     if not isinstance(data, dict) or data.get("text") != site.text:
-        return Placement(site, PlacementKind.SKIPPED, "part changed", applied=False,
-                         reason="the part's text changed since it was read")
+        return Placement(
+            site,
+            PlacementKind.SKIPPED,
+            "part changed",
+            applied=False,
+            reason="the part's text changed since it was read",
+        )
     segments = tuple(s for s in repair.thinking if s.strip())
     emptied = not repair.visible.strip()
     others = [r for k, r in enumerate(rows) if k != index and _shows(_loads(r[4]))]
     if emptied and not others:
-        return Placement(site, PlacementKind.REFUSED, "not repaired", applied=False,
-                         reason="refused: the text is all reasoning and nothing visible would "
-                                "remain (an empty text part would break the session)")
+        return Placement(
+            site,
+            PlacementKind.REFUSED,
+            "not repaired",
+            applied=False,
+            reason="refused: the text is all reasoning and nothing visible would "
+            "remain (an empty text part would break the session)",
+        )
     where = f"part {part_id}"
     if segments:
         previous = rows[index - 1][0] if index > 0 else None
         new_id = id_before(part_id, previous)
         if new_id is None:
-            return Placement(site, PlacementKind.SKIPPED, "no id before the part",
-                             applied=False, reason="no part id sorts between its neighbours")
+            return Placement(
+                site,
+                PlacementKind.SKIPPED,
+                "no id before the part",
+                applied=False,
+                reason="no part id sorts between its neighbours",
+            )
         reasoning = {"type": "reasoning", "text": "\n\n".join(segments)}
         if isinstance(data.get("time"), dict):
             reasoning["time"] = data["time"]
-        db.execute("INSERT INTO part (id, message_id, session_id, time_created, time_updated, "
-                   "data) VALUES (?, ?, ?, ?, ?, ?)",
-                   (new_id, site.message_id, session_id, created, updated, _dumps(reasoning)))
+        db.execute(
+            "INSERT INTO part (id, message_id, session_id, time_created, time_updated, "
+            "data) VALUES (?, ?, ?, ?, ?, ?)",
+            (new_id, site.message_id, session_id, created, updated, _dumps(reasoning)),
+        )
         where = f"a new reasoning part {new_id} before part {part_id}"
     if emptied:
         db.execute("DELETE FROM part WHERE id = ?", (part_id,))
     else:
-        db.execute("UPDATE part SET data = ? WHERE id = ?",
-                   (_dumps({**data, "text": repair.visible}), part_id))
+        db.execute(
+            "UPDATE part SET data = ? WHERE id = ?",
+            (_dumps({**data, "text": repair.visible}), part_id),
+        )
     kind = PlacementKind.RECORD if segments else PlacementKind.NONE
     return Placement(site, kind, where if segments else "no reasoning to place")
 
@@ -357,8 +444,11 @@ def _shows(data: Any) -> bool:
     if not isinstance(data, dict):
         return False
     if data.get("type") == "text":
-        return isinstance(data.get("text"), str) and bool(data["text"].strip()) \
+        return (
+            isinstance(data.get("text"), str)
+            and bool(data["text"].strip())
             and not data.get("synthetic")
+        )
     return data.get("type") in ("tool", "file", "patch", "subtask")
 
 
@@ -385,12 +475,17 @@ def _part(p: Any, path: Path) -> Part | None:
     if kind == "text" and isinstance(p.get("text"), str):
         return Part(PartKind.TEXT, p["text"], path=path + ("text",))
     if kind == "reasoning" and isinstance(p.get("text"), str):
-        return Part(PartKind.THINKING, p["text"],
-                    signed=bool(_dict(p.get("metadata")).get("anthropic")))
+        return Part(
+            PartKind.THINKING, p["text"], signed=bool(_dict(p.get("metadata")).get("anthropic"))
+        )
     if kind == "tool":
         state = _dict(p.get("state"))
-        return Part(PartKind.TOOL_CALL, args_text(state.get("input")), name=str(p.get("tool")),
-                    call_id=as_str(p.get("callID")))
+        return Part(
+            PartKind.TOOL_CALL,
+            args_text(state.get("input")),
+            name=str(p.get("tool")),
+            call_id=as_str(p.get("callID")),
+        )
     return None
 
 
@@ -399,10 +494,15 @@ def _tool_results(parts: list[Any]) -> list[Part]:
     for p in parts:
         state = p.get("state") if isinstance(p, dict) and p.get("type") == "tool" else None
         if isinstance(state, dict) and state.get("status") in ("completed", "error"):
-            results.append(Part(PartKind.TOOL_RESULT, output_text(state.get("output")
-                                                                  or state.get("error")),
-                                name=str(p.get("tool")), call_id=as_str(p.get("callID")),
-                                error=state.get("status") == "error"))
+            results.append(
+                Part(
+                    PartKind.TOOL_RESULT,
+                    output_text(state.get("output") or state.get("error")),
+                    name=str(p.get("tool")),
+                    call_id=as_str(p.get("callID")),
+                    error=state.get("status") == "error",
+                )
+            )
     return results
 
 
@@ -418,8 +518,13 @@ def turns(record: Record) -> Iterator[Turn]:
             return
         parts = [p for i, item in enumerate(raw_parts) if (p := _part(item, ("parts", i)))]
         time = _dict(info.get("time"))
-        yield Turn(role, tuple(parts), iso(time.get("created")), as_str(info.get("modelID")),
-                   as_str(doc.get("id")))
+        yield Turn(
+            role,
+            tuple(parts),
+            iso(time.get("created")),
+            as_str(info.get("modelID")),
+            as_str(doc.get("id")),
+        )
         results = _tool_results(raw_parts)
         if results:
             yield Turn(Role.TOOL, tuple(results), iso(time.get("completed")))
@@ -429,5 +534,10 @@ def turns(record: Record) -> Iterator[Turn]:
         part = _part(doc, ())
         if role is not None and part is not None:
             time = _dict(doc.get("time"))
-            yield Turn(role, (part,), iso(time.get("start")), record.ctx.model,
-                       as_str(doc.get("messageID")))
+            yield Turn(
+                role,
+                (part,),
+                iso(time.get("start")),
+                record.ctx.model,
+                as_str(doc.get("messageID")),
+            )

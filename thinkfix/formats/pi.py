@@ -37,10 +37,27 @@ from thinkfix.formats.turns import Part, PartKind, Role, Turn
 WIRE_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 # On these APIs `textSignature` is a message id, not a signature; anywhere else it is one.
 _UNSIGNED_TEXT_APIS = {"openai-responses", "openai-codex-responses", "azure-openai-responses"}
-_ROLES = {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary",
-          "compactionSummary"}
-_ENTRY_TYPES = {"session", "message", "model_change", "thinking_level_change", "compaction",
-                "branch_summary", "custom", "custom_message", "label", "session_info"}
+_ROLES = {
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+}
+_ENTRY_TYPES = {
+    "session",
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+}
 
 
 def entry_message(o: dict[str, Any]) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
@@ -54,19 +71,28 @@ def entry_message(o: dict[str, Any]) -> tuple[dict[str, Any] | None, tuple[str, 
 
 
 def _assistant_like(o: dict[str, Any]) -> bool:
-    return o.get("role") == "assistant" and isinstance(o.get("content"), list) and any(
-        k in o for k in ("api", "provider", "stopReason"))
+    return (
+        o.get("role") == "assistant"
+        and isinstance(o.get("content"), list)
+        and any(k in o for k in ("api", "provider", "stopReason"))
+    )
 
 
 class Pi(FormatBase):
     id = "pi"
-    description = ("pi-coding-agent sessions v1-v3 and OpenClaw (including .jsonl.deleted.<ts> "
-                   "and .jsonl.reset.<ts> copies), or one AssistantMessage .json")
-    detection = ("a session header {type: session, id, cwd, ...} and entries {type: message, "
-                 "message: {role, content[], api, provider, stopReason}}")
-    placement = ("a thinking block before the text block, in the same content list; for api "
-                 "openai-completions thinkingSignature names the wire field the file already uses "
-                 "(reasoning_content by default), otherwise no signature")
+    description = (
+        "pi-coding-agent sessions v1-v3 and OpenClaw (including .jsonl.deleted.<ts> "
+        "and .jsonl.reset.<ts> copies), or one AssistantMessage .json"
+    )
+    detection = (
+        "a session header {type: session, id, cwd, ...} and entries {type: message, "
+        "message: {role, content[], api, provider, stopReason}}"
+    )
+    placement = (
+        "a thinking block before the text block, in the same content list; for api "
+        "openai-completions thinkingSignature names the wire field the file already uses "
+        "(reasoning_content by default), otherwise no signature"
+    )
     context_markers = ()
 
     locations_source = (
@@ -74,7 +100,8 @@ class Pi(FormatBase):
         "packages/coding-agent/src/config.ts getAgentDir, FORMATS.md section 3); OpenClaw: "
         "$OPENCLAW_STATE_DIR (legacy $CLAWDBOT_STATE_DIR), else ~/.openclaw, then "
         "agents/<agentId>/sessions (openclaw/openclaw src/config/paths.ts resolveStateDir, "
-        "FORMATS.md section 4); legacy ~/.clawdbot")
+        "FORMATS.md section 4); legacy ~/.clawdbot"
+    )
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
         out = [env_dir(env, ("PI_CODING_AGENT_DIR",), home, ".pi/agent") / "sessions"]
@@ -90,12 +117,17 @@ class Pi(FormatBase):
     def detect(self, head: bytes, path: str = "") -> float:
         s = sample(head)
         objects = s.objects
-        if any(o.get("type") == "session" and "id" in o and ("cwd" in o or "version" in o)
-               for o in objects):
+        if any(
+            o.get("type") == "session" and "id" in o and ("cwd" in o or "version" in o)
+            for o in objects
+        ):
             return 0.95
         messages = [m for m in (entry_message(o)[0] for o in objects) if m is not None]
-        if objects and share(objects, lambda o: as_str(o.get("type")) in _ENTRY_TYPES) >= 0.5 \
-                and any(as_str(m.get("role")) in _ROLES for m in messages):
+        if (
+            objects
+            and share(objects, lambda o: as_str(o.get("type")) in _ENTRY_TYPES) >= 0.5
+            and any(as_str(m.get("role")) in _ROLES for m in messages)
+        ):
             return 0.9 if any(_assistant_like(m) for m in messages) else 0.75
         if isinstance(s.doc, dict) and _assistant_like(s.doc):
             return 0.85
@@ -113,11 +145,15 @@ class Pi(FormatBase):
     def quick_messages(self, raw: bytes, ctx: Context) -> tuple[str | None, ...] | None:
         """A `message` entry as pi writes it (`type` first): its one `"message":{...}` has role
         assistant, the word nowhere else; the model is the message's `model`, its only one."""
-        if not raw.startswith(b'{"type":"message",') or not one_object(raw) \
-                or once(raw, b'"assistant"') < 0 or b'"role":"assistant"' not in raw:
+        if (
+            not raw.startswith(b'{"type":"message",')
+            or not one_object(raw)
+            or once(raw, b'"assistant"') < 0
+            or b'"role":"assistant"' not in raw
+        ):
             return None
         at = once(raw, b'"message":')
-        if at < 0 or raw[at + 10:at + 11] != b"{":
+        if at < 0 or raw[at + 10 : at + 11] != b"{":
             return None
         return one_model(raw)
 
@@ -129,27 +165,34 @@ class Pi(FormatBase):
         if msg is None or msg.get("role") != "assistant":
             return
         signed = () if as_str(msg.get("api")) in _UNSIGNED_TEXT_APIS else ("textSignature",)
-        yield Message(base, record.index, partial(content_slots, msg, base, signed=signed),
-                      native=partial(block_reasoning, msg.get("content")),
-                      message_id=as_str(o.get("id")) if base else None,
-                      model=as_str(msg.get("model")))
+        yield Message(
+            base,
+            record.index,
+            partial(content_slots, msg, base, signed=signed),
+            native=partial(block_reasoning, msg.get("content")),
+            message_id=as_str(o.get("id")) if base else None,
+            model=as_str(msg.get("model")),
+        )
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
         site = draft.site
         if len(site.path) < 3 or not isinstance(site.path[-2], int):
-            place_elsewhere(draft, PlacementKind.MANIFEST,
-                            "repair manifest only (string content has no block list)")
+            place_elsewhere(
+                draft,
+                PlacementKind.MANIFEST,
+                "repair manifest only (string content has no block list)",
+            )
             return
         msg = get_path(plan.records[site.record_index].data, site.path[:-3])
         api = msg.get("api")
-        blocks: list[dict[str, Any]] = [{"type": "thinking", "thinking": s}
-                                        for s in draft.segments]
+        blocks: list[dict[str, Any]] = [{"type": "thinking", "thinking": s} for s in draft.segments]
         what = "thinking block"
         if api == "openai-completions":
             provider = msg.get("provider")
-            field = plan.fact(f"pi:wire-field:{provider}",
-                              lambda: self._wire_field(plan, provider)) \
+            field = (
+                plan.fact(f"pi:wire-field:{provider}", lambda: self._wire_field(plan, provider))
                 or plan.options.pi_default_signature_field
+            )
             for block in blocks:
                 block["thinkingSignature"] = field
             what = f"thinking block (thinkingSignature {field!r}: the wire field, not a signature)"
@@ -200,14 +243,22 @@ def turns(record: Record) -> Iterator[Turn]:
     if o is None:
         return
     if o.get("type") in _SUMMARIES and as_str(o.get("summary")):
-        yield Turn(Role.SYSTEM, (Part(PartKind.TEXT, o["summary"]),), iso(o.get("timestamp")),
-                   note=_SUMMARIES[o["type"]])
+        yield Turn(
+            Role.SYSTEM,
+            (Part(PartKind.TEXT, o["summary"]),),
+            iso(o.get("timestamp")),
+            note=_SUMMARIES[o["type"]],
+        )
         return
     if o.get("type") == "custom_message" and o.get("display"):
         text = output_text(o.get("content"))
         if text:
-            yield Turn(Role.SYSTEM, (Part(PartKind.TEXT, text),), iso(o.get("timestamp")),
-                       note=as_str(o.get("customType")))
+            yield Turn(
+                Role.SYSTEM,
+                (Part(PartKind.TEXT, text),),
+                iso(o.get("timestamp")),
+                note=as_str(o.get("customType")),
+            )
         return
     msg, base = entry_message(o)
     if msg is None:
@@ -220,23 +271,52 @@ def turns(record: Record) -> Iterator[Turn]:
         note = None if stop in _NORMAL_STOPS else f"stop: {stop}"
         if as_str(msg.get("errorMessage")):
             note = f"{note or 'error'}: {msg['errorMessage']}"
-        yield Turn(Role.ASSISTANT,
-                   tuple(block_parts(msg.get("content"), content, signed=_signed(msg.get("api")))),
-                   timestamp, as_str(msg.get("model")), as_str(o.get("id")), note=note)
+        yield Turn(
+            Role.ASSISTANT,
+            tuple(block_parts(msg.get("content"), content, signed=_signed(msg.get("api")))),
+            timestamp,
+            as_str(msg.get("model")),
+            as_str(o.get("id")),
+            note=note,
+        )
     elif role == "user":
-        yield from split_results(Role.USER, block_parts(msg.get("content"), content),
-                                 timestamp=timestamp)
+        yield from split_results(
+            Role.USER, block_parts(msg.get("content"), content), timestamp=timestamp
+        )
     elif role == "toolResult":
-        yield Turn(Role.TOOL, (Part(PartKind.TOOL_RESULT, output_text(msg.get("content")),
-                                    name=as_str(msg.get("toolName")) or "",
-                                    call_id=as_str(msg.get("toolCallId")),
-                                    error=bool(msg.get("isError"))),), timestamp)
+        yield Turn(
+            Role.TOOL,
+            (
+                Part(
+                    PartKind.TOOL_RESULT,
+                    output_text(msg.get("content")),
+                    name=as_str(msg.get("toolName")) or "",
+                    call_id=as_str(msg.get("toolCallId")),
+                    error=bool(msg.get("isError")),
+                ),
+            ),
+            timestamp,
+        )
     elif role == "bashExecution":
         command = as_str(msg.get("command")) or ""
         output = output_text(msg.get("output"))
         failed = msg.get("exitCode") not in (None, 0) or bool(msg.get("cancelled"))
-        yield Turn(Role.TOOL, (Part(PartKind.TOOL_RESULT, f"$ {command}\n{output}".rstrip(),
-                                    name="bash", error=failed),), timestamp)
+        yield Turn(
+            Role.TOOL,
+            (
+                Part(
+                    PartKind.TOOL_RESULT,
+                    f"$ {command}\n{output}".rstrip(),
+                    name="bash",
+                    error=failed,
+                ),
+            ),
+            timestamp,
+        )
     elif role in ("branchSummary", "compactionSummary") and as_str(msg.get("summary")):
-        yield Turn(Role.SYSTEM, (Part(PartKind.TEXT, msg["summary"]),), timestamp,
-                   note="compaction" if role == "compactionSummary" else "branch summary")
+        yield Turn(
+            Role.SYSTEM,
+            (Part(PartKind.TEXT, msg["summary"]),),
+            timestamp,
+            note="compaction" if role == "compactionSummary" else "branch summary",
+        )

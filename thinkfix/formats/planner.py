@@ -73,8 +73,14 @@ class Draft:
         """A new record right before record `before`."""
         self.inserts.append((before, value))
 
-    def place(self, kind: PlacementKind, where: str, *, block: tuple[int, Path, int] | None = None,
-              field: tuple[int, Path] | None = None) -> None:
+    def place(
+        self,
+        kind: PlacementKind,
+        where: str,
+        *,
+        block: tuple[int, Path, int] | None = None,
+        field: tuple[int, Path] | None = None,
+    ) -> None:
         self.kind, self.where, self.block, self.field = kind, where, block, field
 
 
@@ -96,7 +102,8 @@ class Plan:
             # (`engine.source.FileRecords.raws`); the style is the same either way.
             raws = getattr(self.records, "raws", None)
             self._style = jsonedit.Style.sniff(
-                raws() if callable(raws) else (r.raw for r in self.records))
+                raws() if callable(raws) else (r.raw for r in self.records)
+            )
         return self._style
 
     def fact(self, name: str, compute: Any) -> Any:
@@ -105,8 +112,13 @@ class Plan:
             self.facts[name] = compute()
         return self.facts[name]
 
-    def shared_edit(self, draft: Draft, record_index: int, key: Any,
-                    build: Callable[[list[Draft]], jsonedit.Edit]) -> None:
+    def shared_edit(
+        self,
+        draft: Draft,
+        record_index: int,
+        key: Any,
+        build: Callable[[list[Draft]], jsonedit.Edit],
+    ) -> None:
         """One edit that several repairs of the same record contribute to.
 
         E.g. one `reasoning_content` for two repaired parts of a message: the
@@ -169,8 +181,9 @@ class Plan:
             results, failed = {}, []
             for index, pairs in sorted(by_record.items()):
                 try:
-                    results[index] = jsonedit.edit(self.records[index].raw,
-                                                   [c for _, c in pairs], self.style)
+                    results[index] = jsonedit.edit(
+                        self.records[index].raw, [c for _, c in pairs], self.style
+                    )
                 except UnsafeEdit as exc:
                     for d, _ in pairs:
                         if d.failure is None:
@@ -181,8 +194,9 @@ class Plan:
             active = [d for d in active if d.failure is None]
         return self._build(active, results)
 
-    def _build(self, active: list[Draft],
-               results: dict[int, tuple[bytes, Any]]) -> tuple[Edits, list[Placement]]:
+    def _build(
+        self, active: list[Draft], results: dict[int, tuple[bytes, Any]]
+    ) -> tuple[Edits, list[Placement]]:
         count = len(self.records)
         inserts: dict[int, list[tuple[Draft, Any]]] = defaultdict(list)
         for d in active:
@@ -200,16 +214,33 @@ class Plan:
                 if not record.eol and default_eol is None:
                     default_eol = next((r.eol for r in self.records if r.eol), b"\n")
                 d.inserted_at.append(at)
-                added.append(Record(at, record.line + at - i, raw, record.eol or default_eol or b"\n",
-                                    ctx=record.ctx, data=value, touched=True, inserted=True))
+                added.append(
+                    Record(
+                        at,
+                        record.line + at - i,
+                        raw,
+                        record.eol or default_eol or b"\n",
+                        ctx=record.ctx,
+                        data=value,
+                        touched=True,
+                        inserted=True,
+                    )
+                )
                 at += 1
             if added:
                 edits.inserted[i] = added
             if i in results:
                 raw, data = results[i]
-                edits.replaced[i] = Record(at, record.line + at - i, raw, record.eol,
-                                           ctx=record.ctx, shapes=record._shapes, data=data,
-                                           touched=True)
+                edits.replaced[i] = Record(
+                    at,
+                    record.line + at - i,
+                    raw,
+                    record.eol,
+                    ctx=record.ctx,
+                    shapes=record._shapes,
+                    data=data,
+                    touched=True,
+                )
         shifts = _Shifts(active)
         return edits, [self._placement(d, shifts, edits.new_index) for d in self.drafts]
 
@@ -217,11 +248,17 @@ class Plan:
     def _placement(d: Draft, shifts: _Shifts, new_index: Callable[[int], int]) -> Placement:
         site = d.site
         if d.failure is not None and d.failure.startswith(REFUSED):
-            return Placement(site, PlacementKind.REFUSED, "not modified", applied=False,
-                             reason=d.failure)
+            return Placement(
+                site, PlacementKind.REFUSED, "not modified", applied=False, reason=d.failure
+            )
         if d.failure is not None or d.kind is None:
-            return Placement(site, PlacementKind.SKIPPED, "not modified", applied=False,
-                             reason=d.failure or "no placement decided")
+            return Placement(
+                site,
+                PlacementKind.SKIPPED,
+                "not modified",
+                applied=False,
+                reason=d.failure or "no placement decided",
+            )
         record_index: int | None = None
         json_path: str | None = None
         if d.block is not None:
@@ -234,11 +271,17 @@ class Plan:
             record_index, json_path = d.inserted_at[0], ""
         mirrors = tuple(f"record {new_index(ri)}: {fmt_path(p)}" for ri, p in d.mirrors)
         where = d.where + ("; the emptied text block was removed" if d.dropped else "")
-        return Placement(site, d.kind, where, record_index=record_index, json_path=json_path,
-                         mirrors=mirrors, message_record_index=new_index(site.record_index),
-                         text_path=None if d.dropped else
-                         fmt_path(shifts.moved(site.record_index, site.path)),
-                         placeholder=d.placeholder)
+        return Placement(
+            site,
+            d.kind,
+            where,
+            record_index=record_index,
+            json_path=json_path,
+            mirrors=mirrors,
+            message_record_index=new_index(site.record_index),
+            text_path=None if d.dropped else fmt_path(shifts.moved(site.record_index, site.path)),
+            placeholder=d.placeholder,
+        )
 
 
 class _Shifts:
@@ -266,8 +309,7 @@ class _Shifts:
         keys = self._keys.get((record_index, array))
         if not keys:
             return 0
-        return self._sums[(record_index, array)][
-            bisect_left(keys, (index, self._order[id(draft)]))]
+        return self._sums[(record_index, array)][bisect_left(keys, (index, self._order[id(draft)]))]
 
     def moved(self, record_index: int, path: Path) -> Path:
         """Where a path points once the inserts into arrays along it are made."""
@@ -275,8 +317,12 @@ class _Shifts:
         for depth, part in enumerate(path):
             keys = self._keys.get((record_index, path[:depth]))
             if isinstance(part, int) and keys:
-                out[depth] = part + self._sums[(record_index, path[:depth])][
-                    bisect_right(keys, (part, len(self._order)))]
+                out[depth] = (
+                    part
+                    + self._sums[(record_index, path[:depth])][
+                        bisect_right(keys, (part, len(self._order)))
+                    ]
+                )
         return tuple(out)
 
 

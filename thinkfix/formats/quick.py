@@ -17,7 +17,7 @@ def one_model(raw: bytes) -> tuple[str | None] | None:
     at = raw.find(b'"model"')
     if at < 0:
         return (None,)
-    if raw.rfind(b'"model"') != at or raw[at + 7:at + 9] != b':"':
+    if raw.rfind(b'"model"') != at or raw[at + 7 : at + 9] != b':"':
         return None
     at += 9
     end = raw.find(b'"', at)

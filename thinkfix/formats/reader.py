@@ -51,9 +51,13 @@ def bounded_lines(fp: BinaryIO, limit: int | None = None) -> Iterator[bytes | Ov
         yield Oversized(size - len(eol), eol)
 
 
-def iter_jsonl(lines: Iterable[bytes | Oversized], *, shapes: tuple[type, ...] = (dict,),
-               hook: ContextHook | None = None,
-               markers: tuple[bytes, ...] = ()) -> Iterator[Record]:
+def iter_jsonl(
+    lines: Iterable[bytes | Oversized],
+    *,
+    shapes: tuple[type, ...] = (dict,),
+    hook: ContextHook | None = None,
+    markers: tuple[bytes, ...] = (),
+) -> Iterator[Record]:
     """One Record per line, in order; the file object's own line iteration does the splitting.
 
     Only lines containing one of the literal `markers` (and the first line) are
@@ -64,8 +68,16 @@ def iter_jsonl(lines: Iterable[bytes | Oversized], *, shapes: tuple[type, ...] =
     lf, crlf, none = b"\n", b"\r\n", b""
     for index, line in enumerate(lines):
         if isinstance(line, Oversized):  # past the limit: reported, never parsed or kept
-            yield Record(index, index + 1, b"", line.eol, ctx, shapes, data=None,
-                         error=too_large(line.size, record_limit()))
+            yield Record(
+                index,
+                index + 1,
+                b"",
+                line.eol,
+                ctx,
+                shapes,
+                data=None,
+                error=too_large(line.size, record_limit()),
+            )
             continue
         # a line's content and its terminator (`\n`, `\r\n`, or none on a last line)
         if line.endswith(lf):
@@ -87,8 +99,9 @@ def iter_jsonl(lines: Iterable[bytes | Oversized], *, shapes: tuple[type, ...] =
         yield record
 
 
-def read_document(fp: BinaryIO, *, shapes: tuple[type, ...] = (dict, list),
-                  head: bytes = b"") -> Iterator[Record]:
+def read_document(
+    fp: BinaryIO, *, shapes: tuple[type, ...] = (dict, list), head: bytes = b""
+) -> Iterator[Record]:
     """The whole file as one record (pretty-printed `.json` sessions); `head` is what was
     already read of it. Past the record limit it is read past, not kept, and reported."""
     limit = record_limit()
@@ -106,13 +119,18 @@ def is_pretty_opener(first_line: bytes) -> bool:
     """True when a file's first line opens a pretty-printed document (`{` or `[` alone)."""
     stripped = first_line.strip()
     if stripped.startswith(_BOM):
-        stripped = stripped[len(_BOM):].strip()
+        stripped = stripped[len(_BOM) :].strip()
     return stripped in (b"{", b"[")
 
 
-def read_auto(fp: BinaryIO, *, shapes: tuple[type, ...] = (dict,),
-              doc_shapes: tuple[type, ...] = (dict, list), hook: ContextHook | None = None,
-              markers: tuple[bytes, ...] = ()) -> Iterator[Record]:
+def read_auto(
+    fp: BinaryIO,
+    *,
+    shapes: tuple[type, ...] = (dict,),
+    doc_shapes: tuple[type, ...] = (dict, list),
+    hook: ContextHook | None = None,
+    markers: tuple[bytes, ...] = (),
+) -> Iterator[Record]:
     """JSONL, unless the first line opens a pretty-printed document.
 
     A compact one-line document is the same thing as a one-line JSONL file, so
@@ -125,6 +143,6 @@ def read_auto(fp: BinaryIO, *, shapes: tuple[type, ...] = (dict,),
     if isinstance(first, bytes) and is_pretty_opener(first):
         yield from read_document(fp, shapes=doc_shapes, head=first)
         return
-    yield from iter_jsonl(itertools.chain((first,), lines), shapes=shapes, hook=hook,
-                          markers=markers)
-
+    yield from iter_jsonl(
+        itertools.chain((first,), lines), shapes=shapes, hook=hook, markers=markers
+    )

@@ -19,11 +19,16 @@ CERTAIN = 0.95
 #: Every format, in detection order: id -> (module, class). tests/formats/test_registry.py
 #: checks each class's `id` is its key.
 _WHERE: dict[str, tuple[str, str]] = {
-    "claude-code": ("claude_code", "ClaudeCode"), "codex": ("codex", "Codex"),
-    "pi": ("pi", "Pi"), "claw-code": ("claw_code", "ClawCode"),
-    "openai-chat": ("openai_chat", "OpenAIChat"), "anthropic": ("anthropic", "Anthropic"),
-    "gemini-cli": ("gemini_cli", "GeminiCli"), "hermes": ("hermes", "Hermes"),
-    "cline": ("cline", "Cline"), "roo-code": ("cline", "RooCode"),
+    "claude-code": ("claude_code", "ClaudeCode"),
+    "codex": ("codex", "Codex"),
+    "pi": ("pi", "Pi"),
+    "claw-code": ("claw_code", "ClawCode"),
+    "openai-chat": ("openai_chat", "OpenAIChat"),
+    "anthropic": ("anthropic", "Anthropic"),
+    "gemini-cli": ("gemini_cli", "GeminiCli"),
+    "hermes": ("hermes", "Hermes"),
+    "cline": ("cline", "Cline"),
+    "roo-code": ("cline", "RooCode"),
     "opencode": ("opencode", "OpenCode"),
 }
 
@@ -88,8 +93,9 @@ def get(name: str) -> SessionFormat:
     try:
         return FORMATS[name]
     except KeyError:
-        raise UnknownFormatError(name, "no such format; known formats: "
-                                 + ", ".join(FORMATS)) from None
+        raise UnknownFormatError(
+            name, "no such format; known formats: " + ", ".join(FORMATS)
+        ) from None
 
 
 def confidence(fmt: SessionFormat, head: bytes, path: str = "") -> float:

@@ -134,19 +134,28 @@ def _block_part(block: dict[str, Any], path: Path, signed: Signed) -> Part | Non
         text = as_str(block.get("thinking"))
         if text is None:
             text = as_str(block.get("text")) or ""  # claw-code's first thinking blocks
-        return Part(PartKind.THINKING, text, signed=signed(block),
-                    redacted=bool(block.get("redacted")))
+        return Part(
+            PartKind.THINKING, text, signed=signed(block), redacted=bool(block.get("redacted"))
+        )
     if kind == "redacted_thinking":
         return Part(PartKind.THINKING, "", signed=True, redacted=True)
     if kind in ("tool_use", "server_tool_use", "toolCall"):
         args = block["input"] if "input" in block else block.get("arguments")
-        return Part(PartKind.TOOL_CALL, args_text(args), name=as_str(block.get("name")) or "",
-                    call_id=as_str(block.get("id")))
+        return Part(
+            PartKind.TOOL_CALL,
+            args_text(args),
+            name=as_str(block.get("name")) or "",
+            call_id=as_str(block.get("id")),
+        )
     if kind == "tool_result" or (isinstance(kind, str) and kind.endswith("_tool_result")):
         output = block["content"] if "content" in block else block.get("output")
-        return Part(PartKind.TOOL_RESULT, output_text(output),
-                    name=as_str(block.get("tool_name")) or "",
-                    call_id=as_str(block.get("tool_use_id")), error=bool(block.get("is_error")))
+        return Part(
+            PartKind.TOOL_RESULT,
+            output_text(output),
+            name=as_str(block.get("tool_name")) or "",
+            call_id=as_str(block.get("tool_use_id")),
+            error=bool(block.get("is_error")),
+        )
     if kind == "image":
         return Part(PartKind.TEXT, IMAGE)
     return None
@@ -163,5 +172,9 @@ def split_results(role: Role, parts: Iterable[Part], **fields: Any) -> Iterator[
     if others or not results:
         yield Turn(role, tuple(others), **fields)
     if results:
-        yield Turn(Role.TOOL, tuple(results), timestamp=fields.get("timestamp"),
-                   where=fields.get("where", ""))
+        yield Turn(
+            Role.TOOL,
+            tuple(results),
+            timestamp=fields.get("timestamp"),
+            where=fields.get("where", ""),
+        )

@@ -30,5 +30,3 @@ def get_path(data: Any, path: Path, default: Any = None) -> Any:
         except (KeyError, IndexError, TypeError):
             return default
     return data
-
-
