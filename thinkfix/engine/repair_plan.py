@@ -26,7 +26,7 @@ from thinkfix.engine import fsio, sparse
 from thinkfix.engine.change import Change
 from thinkfix.engine.prefilter import delimiter_test
 from thinkfix.engine.repair_model import RepairOptions
-from thinkfix.engine.scan import ScanOptions
+from thinkfix.engine.scan import ScanOptions, skippable
 from thinkfix.engine.source import FileRecords, Source
 from thinkfix.formats.base import Edits, Placement, Record, Repair, SessionFormat, Site
 from thinkfix.io import compression
@@ -89,11 +89,11 @@ def bad_records(
 ) -> Iterator[Record]:
     """Records that cannot be parsed, among those scan parses.
 
-    Scan's rule: a line that looks like a complete object and has no assistant
-    marker in its bytes holds no assistant text, so it is not parsed, and so not
-    reported; it is copied through as it is either way.
+    Scan's rule (`skippable`): a line with no assistant marker in its bytes holds no
+    assistant text, so it is not parsed. Repair adds one condition: the line must also look
+    like a whole object, so a line that is plainly not JSON is reported before the file is
+    rewritten around it; it is copied through as it is either way.
     """
-    may_assist = fmt.may_contain_assistant if options.prefilter else None
     for record in records:
         raw = record.raw
         if not raw and record.error is not None:
@@ -101,13 +101,7 @@ def bad_records(
             continue
         if not raw or raw.isspace():
             continue
-        if (
-            may_assist is not None
-            and not may_assist(raw)
-            and raw[:1] == b"{"
-            and raw[-1:] == b"}"
-            and record.eol
-        ):
+        if options.prefilter and skippable(fmt, record) and raw[:1] == b"{" and raw[-1:] == b"}":
             continue
         if record.error is not None:
             yield record
