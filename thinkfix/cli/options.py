@@ -187,3 +187,17 @@ def exit_zero_option(what: str) -> Callable[[F], F]:
         )(func)
 
     return decorate
+
+
+def format_option(func: F) -> F:
+    """`--format NAME`: one declaration for every command that reads sessions."""
+    from thinkfix.formats import registry  # the names only; no format module loads
+
+    return click.option(
+        "--format",
+        "format",
+        default=None,
+        metavar="NAME",
+        type=click.Choice(["auto", *registry.names()]),
+        help="Read every file as this format instead of detecting it per file.",
+    )(func)

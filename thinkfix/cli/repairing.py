@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from enum import Enum
 from typing import Any, TypeVar
 
 import click
 
-from thinkfix.cli.options import CONFIG_OPTIONS, policy_options, resolve_settings
+from thinkfix.cli.options import CONFIG_OPTIONS, format_option, policy_options, resolve_settings
 from thinkfix.cli.progress import progress_for
 from thinkfix.engine import audit, config, fsio, repair_run
 from thinkfix.engine.redact import Redaction
 from thinkfix.engine.repair import RepairOptions, RepairResult, WriteMode
-from thinkfix.formats import registry
 from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions
 from thinkfix.reporters.diff import DiffFormat, get_renderer
@@ -23,17 +23,45 @@ from thinkfix.reporters.diff import DiffFormat, get_renderer
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+#: Each format's placement flag: (flag, its modes, what the modes mean).
+_PLACEMENT_MODES: tuple[tuple[str, type[Enum], str], ...] = (
+    (
+        "--claude-code-mode",
+        ClaudeCodeMode,
+        (
+            "Where Claude Code reasoning goes: resumable (default) keeps it in the manifest only; "
+            "archive inserts an unsigned thinking block (the session can no longer be resumed); "
+            "annotate adds a top-level `thinkfix` key."
+        ),
+    ),
+    (
+        "--codex-mode",
+        CodexMode,
+        (
+            "Where Codex reasoning goes: auto (default) inserts a reasoning item except on "
+            "OpenAI-hosted models, which get a sidecar; insert always inserts; sidecar never does."
+        ),
+    ),
+    (
+        "--anthropic-mode",
+        AnthropicMode,
+        (
+            "Where reasoning in Anthropic Messages logs goes: auto (default) puts an unsigned "
+            "thinking block in responses and the manifest for request histories; manifest: the "
+            "manifest only."
+        ),
+    ),
+)
+
+
+def mode_option(flag: str, modes: type[Enum], words: str) -> Callable[[F], F]:
+    return click.option(flag, default=None, type=click.Choice([m.value for m in modes]), help=words)
+
+
 def selection_options(func: F) -> F:
     """What to read and what counts as a leak: the same knobs, names and config as `scan`."""
     options = [
-        click.option(
-            "--format",
-            "format",
-            default=None,
-            metavar="NAME",
-            type=click.Choice(["auto", *registry.names()]),
-            help="Read every file as this format instead of detecting it.",
-        ),
+        format_option,
         click.option(
             "--select",
             multiple=True,
@@ -99,31 +127,7 @@ def selection_options(func: F) -> F:
             metavar="N",
             help="Worker processes (default, or 0: all cores).",
         ),
-        click.option(
-            "--claude-code-mode",
-            default=None,
-            type=click.Choice([m.value for m in ClaudeCodeMode]),
-            help="Where Claude Code reasoning goes: resumable (default) keeps it in "
-            "the manifest only; archive inserts an unsigned thinking block (the "
-            "session can no longer be resumed); annotate adds a top-level "
-            "`thinkfix` key.",
-        ),
-        click.option(
-            "--codex-mode",
-            default=None,
-            type=click.Choice([m.value for m in CodexMode]),
-            help="Where Codex reasoning goes: auto (default) inserts a reasoning item "
-            "except on OpenAI-hosted models, which get a sidecar; insert always "
-            "inserts; sidecar never does.",
-        ),
-        click.option(
-            "--anthropic-mode",
-            default=None,
-            type=click.Choice([m.value for m in AnthropicMode]),
-            help="Where reasoning in Anthropic Messages logs goes: auto (default) "
-            "puts an unsigned thinking block in responses and the manifest for "
-            "request histories; manifest: the manifest only.",
-        ),
+        *(mode_option(flag, modes, words) for flag, modes, words in _PLACEMENT_MODES),
         click.option(
             "--redact",
             default=None,

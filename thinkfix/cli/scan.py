@@ -20,6 +20,7 @@ from thinkfix.cli.options import (
     RedactCommand,
     config_options,
     echo_error,
+    format_option,
     policy_options,
     quiet_option,
     resolve_settings,
@@ -29,7 +30,6 @@ from thinkfix.engine import config, scan_run
 from thinkfix.engine.redact import Redaction
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import ALL_KINDS, name_some
-from thinkfix.formats import registry
 from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
 from thinkfix.reporters.base import plural
 
@@ -194,14 +194,7 @@ def _render(
     metavar="DATE",
     help="Only messages written up to the end of DATE (or before an ISO date-time).",
 )
-@click.option(
-    "--format",
-    "format",
-    default=None,
-    metavar="NAME",
-    type=click.Choice(["auto", *registry.names()]),
-    help="Read every file as this format instead of detecting it per file.",
-)
+@format_option
 @click.option(
     "--output-format",
     default=None,

@@ -124,25 +124,25 @@ def _repair_file(job: Job) -> FileResult:
     try:
         source = Source.open(found.real_path, options.scan.max_record_size * DECOMPRESSED_RECORDS)
     except fsio.WriteError as exc:
-        return failed(
-            path,
-            fmt.id,
-            exc.kind,
-            str(exc),
-            FileStatus.SKIPPED if exc.kind is ErrorKind.CHANGED else FileStatus.ERROR,
-        )
+        return _write_failed(path, fmt, exc)
     except Exception as exc:  # noqa: BLE001 - a corrupt stream: this file only
-        return failed(
-            path,
-            fmt.id,
-            ErrorKind.UNREADABLE,
-            f"{path}: cannot repair: {describe(exc)}; left as it is",
-            FileStatus.ERROR,
-        )
+        return _unreadable(path, fmt, exc)
     try:
         return _repair_source(job, path, fmt, source)
     finally:
         source.close()
+
+
+def _write_failed(path: str, fmt: SessionFormat, exc: fsio.WriteError) -> FileResult:
+    """The file changed under us (skipped: nothing touched) or could not be read or written."""
+    status = FileStatus.SKIPPED if exc.kind is ErrorKind.CHANGED else FileStatus.ERROR
+    return failed(path, fmt.id, exc.kind, str(exc), status)
+
+
+def _unreadable(path: str, fmt: SessionFormat, exc: Exception) -> FileResult:
+    """An unexpected failure on this file alone: reported, the file left as it is."""
+    message = f"{path}: cannot repair: {describe(exc)}; left as it is"
+    return failed(path, fmt.id, ErrorKind.UNREADABLE, message, FileStatus.ERROR)
 
 
 def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> FileResult:
@@ -151,21 +151,9 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
         _refuse_active(path, source.stamp, options)
         plan = plan_file(path, fmt, source, options)
     except fsio.WriteError as exc:
-        return failed(
-            path,
-            fmt.id,
-            exc.kind,
-            str(exc),
-            FileStatus.SKIPPED if exc.kind is ErrorKind.CHANGED else FileStatus.ERROR,
-        )
+        return _write_failed(path, fmt, exc)
     except Exception as exc:  # noqa: BLE001 - a corrupt stream or a format bug: this file only
-        return failed(
-            path,
-            fmt.id,
-            ErrorKind.UNREADABLE,
-            f"{path}: cannot repair: {describe(exc)}; left as it is",
-            FileStatus.ERROR,
-        )
+        return _unreadable(path, fmt, exc)
     bad = tuple(bad_record(path, line, error) for line, error in plan.bad)
     base = FileResult(
         path,
