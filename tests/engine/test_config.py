@@ -1,22 +1,62 @@
-"""Settings: file < environment < flags, discovery, validation, and what they build."""
+"""Settings: file < environment < flags, discovery, validation, and what they build.
+
+Settings are resolved by click (`cli.options`: the config file as `ctx.default_map`,
+`THINKFIX_*` as each setting's `envvar`, then the flags); `resolve` runs that on the real
+`thinkfix scan` and returns the `Settings` it built."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from thinkfix.cli import main
+from thinkfix.engine import config as config_module
 from thinkfix.engine.config import (
     ConfigError,
     Settings,
     find_config,
     policy,
     read_config,
-    resolve,
     scan_options,
 )
 from thinkfix.normalizer import DEFAULT, OrphanClose
+
+Resolve = Callable[..., Settings]
+
+
+@pytest.fixture
+def resolve(monkeypatch: pytest.MonkeyPatch) -> Resolve:
+    """`resolve(*flags, config=, environ=, cwd=, use_config=)`: the settings `thinkfix scan`
+    resolves from the flags, the config file and the environment, run from `cwd`."""
+    for key in [k for k in os.environ if k.startswith("THINKFIX_")]:
+        monkeypatch.delenv(key)
+    seen: list[Settings] = []
+    monkeypatch.setattr(
+        config_module, "describe", lambda settings, sources: seen.append(settings) or ""
+    )
+
+    def run(
+        *flags: str,
+        config: str | None = None,
+        environ: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        use_config: bool = True,
+    ) -> Settings:
+        monkeypatch.chdir(cwd or "/")
+        args = ["scan", "--show-settings", *flags]
+        args += ["--config", config] if config else []
+        args += [] if use_config else ["--isolated"]
+        result = CliRunner().invoke(main, args, env=dict(environ or {}))
+        if result.exit_code == 2 and not seen:
+            raise ConfigError(result.stderr)
+        assert result.exit_code == 0, result.output
+        return seen.pop()
+
+    return run
 
 
 def _pyproject(folder: Path, body: str) -> Path:
@@ -25,16 +65,16 @@ def _pyproject(folder: Path, body: str) -> Path:
     return path
 
 
-def test_config_precedence_file_env_flag(tmp_path: Path) -> None:
+def test_config_precedence_file_env_flag(tmp_path: Path, resolve: Resolve) -> None:
     _pyproject(
         tmp_path,
         'output-format = "json"\njobs = 3\norphan-close = "strip"\n'
         'exclude = ["a/**"]\nstatistics = true\n',
     )
     env = {"THINKFIX_JOBS": "2", "THINKFIX_ORPHAN_CLOSE": "split", "THINKFIX_EXCLUDE": "b/**,c/**"}
-    s = resolve({}, environ={}, cwd=str(tmp_path))
+    s = resolve(environ={}, cwd=str(tmp_path))
     assert (s.output_format, s.jobs, s.orphan_close, s.exclude) == ("json", 3, "strip", ("a/**",))
-    s = resolve({}, environ=env, cwd=str(tmp_path))
+    s = resolve(environ=env, cwd=str(tmp_path))
     assert (s.output_format, s.jobs, s.orphan_close, s.exclude) == (
         "json",
         2,
@@ -42,15 +82,15 @@ def test_config_precedence_file_env_flag(tmp_path: Path) -> None:
         ("b/**", "c/**"),
     )
     s = resolve(
-        {"jobs": 1, "exclude": ("d/**",), "output_format": None, "statistics": False},
-        environ=env,
-        cwd=str(tmp_path),
+        "--jobs", "1", "--exclude", "d/**", "--no-statistics", environ=env, cwd=str(tmp_path)
     )
     assert (s.output_format, s.jobs, s.exclude, s.statistics) == ("json", 1, ("d/**",), False)
     assert policy(s).orphan_close is OrphanClose.SPLIT
 
 
-def test_config_found_upward_and_pyproject_without_table_skipped(tmp_path: Path) -> None:
+def test_config_found_upward_and_pyproject_without_table_skipped(
+    tmp_path: Path, resolve: Resolve
+) -> None:
     (tmp_path / "thinkfix.toml").write_text('format = "pi"\n')
     inner = tmp_path / "a" / "b"
     inner.mkdir(parents=True)
@@ -61,7 +101,7 @@ def test_config_found_upward_and_pyproject_without_table_skipped(tmp_path: Path)
     assert resolve(environ={}, cwd=str(inner)).format == "codex"
 
 
-def test_config_explicit_file_and_env_file(tmp_path: Path) -> None:
+def test_config_explicit_file_and_env_file(tmp_path: Path, resolve: Resolve) -> None:
     other = tmp_path / "other.toml"
     other.write_text('[tool.thinkfix]\nselect = ["block"]\n')
     assert resolve(config=str(other), environ={}, cwd="/").select == ("block",)
@@ -69,7 +109,7 @@ def test_config_explicit_file_and_env_file(tmp_path: Path) -> None:
     assert resolve(environ={}, cwd=str(tmp_path), use_config=False) == Settings()
 
 
-def test_config_paths_are_relative_to_the_file(tmp_path: Path) -> None:
+def test_config_paths_are_relative_to_the_file(tmp_path: Path, resolve: Resolve) -> None:
     path = _pyproject(
         tmp_path,
         'baseline = "b.json"\nreport = ["sarif=out/r.sarif"]\n'
@@ -105,7 +145,7 @@ def test_config_errors(tmp_path: Path, body: str, message: str) -> None:
         read_config(str(path))
 
 
-def test_config_env_values_are_checked() -> None:
+def test_config_env_values_are_checked(resolve: Resolve) -> None:
     with pytest.raises(ConfigError, match="THINKFIX_EXIT_ZERO"):
         resolve(environ={"THINKFIX_EXIT_ZERO": "perhaps"}, use_config=False)
     s = resolve(

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from thinkfix.cli.options import RedactCommand, echo_error, exit_zero_option, quiet_option
+from thinkfix.cli.options import SettingsCommand, echo_error, exit_zero_option, quiet_option
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
 from thinkfix.engine import repair_run
 from thinkfix.engine.repair import WriteMode
@@ -20,11 +20,11 @@ def _color(stream: Any) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
 
 
-@click.command("diff", cls=RedactCommand)
+@click.command("diff", cls=SettingsCommand)
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
     "--output-format",
-    "output_format",
+    "diff_format",
     default=DiffFormat.TEXT.value,
     type=click.Choice([f.value for f in DiffFormat]),
     show_default=True,
@@ -33,7 +33,7 @@ def _color(stream: Any) -> bool:
 @click.option(
     "-o",
     "--output",
-    "output",
+    "report_path",
     default=None,
     metavar="FILE",
     help="Write the report to FILE instead of stdout.",
@@ -46,27 +46,27 @@ def _color(stream: Any) -> bool:
     help="html: show at most N message cards (default 500); the page counts the "
     "rest, and the json report lists them all.",
 )
-@exit_zero_option("something would change")
+@exit_zero_option("something would change", "ignore_changes")
 @quiet_option
 @selection_options
 def diff_command(
     paths: tuple[str, ...],
-    output_format: str,
-    output: str | None,
+    diff_format: str,
+    report_path: str | None,
     max_cards: int | None,
-    exit_zero: bool | None,
+    ignore_changes: bool | None,
     quiet: bool,
     **kwargs: Any,
 ) -> None:
     """Show, for an auditor, every message a repair would change: before, after, reasoning."""
-    options, redaction = engine_options(WriteMode.DRY_RUN, kwargs)
-    result = run(paths, options, kwargs.pop("progress"), quiet)
+    options, redaction, progress = engine_options(WriteMode.DRY_RUN, kwargs)
+    result = run(paths, options, progress, quiet)
     report = repair_run.diff_report(result, redaction)
-    fmt = DiffFormat(output_format)
-    if output is not None:
-        write_report(output, report, fmt, RenderOptions(max_findings=max_cards))
+    fmt = DiffFormat(diff_format)
+    if report_path is not None:
+        write_report(report_path, report, fmt, RenderOptions(max_findings=max_cards))
         if not quiet:
-            click.echo(f"wrote {output}", err=True)
+            click.echo(f"wrote {report_path}", err=True)
     else:
         renderer = get_renderer(fmt)
         color = fmt is DiffFormat.TEXT and _color(sys.stdout)
@@ -76,7 +76,7 @@ def diff_command(
         sys.stdout.flush()
     for e in report.errors:
         echo_error(f"{e.path}{f':{e.line}' if e.line else ''}: {e.message}")
-    sys.exit(int(report.exit_code(exit_zero=bool(exit_zero))))
+    sys.exit(int(report.exit_code(exit_zero=bool(ignore_changes))))
 
 
 commands: list[click.Command] = [diff_command]

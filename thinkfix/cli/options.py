@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from thinkfix.normalizer.policy import DEFAULT, NativeMode, OrphanClose, Policy
 
 if TYPE_CHECKING:
-    from thinkfix.engine.config import Settings
+    from thinkfix.engine.config import Origin, Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -28,37 +30,35 @@ POLICY_KEYS = (
 def policy_options(func: F) -> F:
     """The normalizer's knobs as flags; unset flags leave the configured value alone."""
     options = [
-        click.option(
+        setting(
             "--tags",
             "tags",
             default=None,
             metavar="NAMES",
             help="Comma-separated XML-style tag names (default: " + ",".join(DEFAULT.tags) + ").",
         ),
-        click.option(
+        setting(
             "--orphan-close",
             type=click.Choice([m.value for m in OrphanClose]),
             default=None,
             help="What a close tag with no opener does (rule 4).",
         ),
-        click.option(
+        setting(
             "--native-mode",
             type=click.Choice([m.value for m in NativeMode]),
             default=None,
             help="How inline reasoning combines with a native reasoning field (rule 9).",
         ),
-        click.option(
+        setting(
             "--protect-code/--no-protect-code",
             default=None,
             help="Treat tags inside code spans and fences as text (default: on).",
         ),
-        click.option(
+        setting(
             "--trim/--no-trim", default=None, help="Trim whitespace around extracted reasoning."
         ),
-        click.option(
-            "--harmony/--no-harmony", default=None, help="Recognise gpt-oss Harmony channels."
-        ),
-        click.option(
+        setting("--harmony/--no-harmony", default=None, help="Recognise gpt-oss Harmony channels."),
+        setting(
             "--prose-delimiters/--no-prose-delimiters",
             default=None,
             help="Recognise prose delimiters such as 'Here is my thought process:'.",
@@ -82,6 +82,93 @@ def pop_policy(kwargs: dict[str, Any], base: Policy = DEFAULT) -> Policy:
     return base.with_changes(**changes) if changes else base
 
 
+# --- settings: flag, else $THINKFIX_<NAME>, else the config file, else the default ----------
+#
+# black's pattern: an eager `--config` reads the file and makes it the command's
+# `ctx.default_map`; each setting is a click parameter whose `envvar` is `THINKFIX_<NAME>`, so
+# click's own precedence (command line > environment > default_map > default) picks each
+# value and `ctx.get_parameter_source` says where it came from. `engine.config` reads the
+# file and gives each value its meaning (`config.settings`).
+
+#: The prefix of the variables that set settings (`engine.config.ENV_PREFIX`).
+ENV_PREFIX = "THINKFIX_"
+_CONFIG_SEEN = "thinkfix.config_flags"
+_CONFIG_FILE = "thinkfix.config_file"
+_CONFIG_ERROR = "thinkfix.config_error"
+
+
+class _Setting(click.Parameter):
+    """What every setting parameter shares: `THINKFIX_<NAME>` as read (an empty value too),
+    and a value from the environment or the config file left as it is for `engine.config` to
+    read, so its errors name the variable or the file. Only a `SettingsCommand` reads them."""
+
+    def setting_envvar(self) -> str:
+        return ENV_PREFIX + (self.name or "").upper()
+
+    def value_from_envvar(self, ctx: click.Context) -> Any:
+        if not isinstance(ctx.command, SettingsCommand):
+            return None
+        return os.environ.get(self.setting_envvar())
+
+    def type_cast_value(self, ctx: click.Context, value: Any) -> Any:
+        if ctx.get_parameter_source(self.name or "") is ParameterSource.COMMANDLINE:
+            return super().type_cast_value(ctx, value)
+        return value
+
+
+class SettingOption(_Setting, click.Option):
+    """A flag that is also a setting (`--jobs`, `THINKFIX_JOBS`, `jobs = 4`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.envvar = self.setting_envvar()
+
+
+def setting(*decls: str, **attrs: Any) -> Callable[[F], F]:
+    """`click.option` for a setting: its flag, `THINKFIX_<NAME>`, and its config key."""
+    return click.option(*decls, cls=SettingOption, **attrs)
+
+
+class ConfigOnly(_Setting):
+    """A setting this command has no flag for, still read from the file and the environment
+    (`repair` has no `--max-findings`, yet `max-findings = 10` applies to it)."""
+
+    param_type_name = "setting"
+
+    def __init__(self, name: str) -> None:
+        super().__init__([name], default=None, multiple=False)
+        self.envvar = self.setting_envvar()
+
+    def _parse_decls(
+        self, decls: Sequence[str], expose_value: bool
+    ) -> tuple[str, list[str], list[str]]:
+        return decls[0], [], []
+
+    def add_to_parser(self, parser: Any, ctx: click.Context) -> None:
+        """No flag: the value comes from the environment or the config file."""
+
+
+def _read_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """`--config`/`--isolated` (black's `read_pyproject_toml`): once both are known, read
+    `--config FILE` (or `$THINKFIX_CONFIG`), else the file found from here upward (none with
+    `--isolated`), into `ctx.default_map`. A bad file is raised when the command reads its
+    settings (`resolve_settings`), where each command says its errors its own way."""
+    seen = ctx.meta.setdefault(_CONFIG_SEEN, {})
+    seen[param.name] = value
+    if len(seen) < 2 or ctx.resilient_parsing:
+        return value
+    from thinkfix.engine import config
+
+    try:
+        path, values = config.config_values(seen["config_file"], isolated=seen["isolated"])
+    except config.ConfigError as exc:
+        ctx.meta[_CONFIG_ERROR] = exc
+        return value
+    ctx.meta[_CONFIG_FILE] = path
+    ctx.default_map = {**values, **(ctx.default_map or {})}
+    return value
+
+
 #: `--config FILE` and `--isolated`: where the settings come from (see `resolve_settings`).
 CONFIG_OPTIONS = (
     click.option(
@@ -89,9 +176,20 @@ CONFIG_OPTIONS = (
         "config_file",
         default=None,
         metavar="FILE",
+        envvar=ENV_PREFIX + "CONFIG",
+        is_eager=True,
+        expose_value=False,
+        callback=_read_config,
         help="Read settings from FILE instead of looking for pyproject.toml/thinkfix.toml.",
     ),
-    click.option("--isolated", is_flag=True, help="Ignore configuration files."),
+    click.option(
+        "--isolated",
+        is_flag=True,
+        is_eager=True,
+        expose_value=False,
+        callback=_read_config,
+        help="Ignore configuration files.",
+    ),
 )
 
 
@@ -102,29 +200,38 @@ def config_options(func: F) -> F:
     return func
 
 
-def split_commas(values: Sequence[str]) -> tuple[str, ...]:
-    """Repeatable options also take comma-separated lists."""
-    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
-
-
-def resolve_settings(
-    kwargs: dict[str, Any], *, keep: Sequence[str] = ()
-) -> tuple[Settings, dict[str, str]]:
-    """The settings for a command, and where each came from: defaults, then the config file
-    (`--config FILE`, else found from here upward; none with `--isolated`), then
-    `THINKFIX_*`, then the flags the user gave. Every flag named like a setting is taken out
-    of `kwargs` (except those in `keep`), so one rule serves every command; an unset flag is
-    None or empty. Raises `config.ConfigError` (a `ValueError`)."""
+def resolve_settings(kwargs: dict[str, Any]) -> tuple[Settings, dict[str, str]]:
+    """The settings of the running command, and where each came from (what
+    `--show-settings` prints): click has picked each setting's value (flag, else
+    `THINKFIX_*`, else the config file, else the default); each is taken out of `kwargs`.
+    Raises `config.ConfigError` (a `ValueError`)."""
     from thinkfix.engine import config
 
-    config_file, isolated = kwargs.pop("config_file", None), kwargs.pop("isolated", False)
-    flags: dict[str, Any] = {}
-    for name in [n for n in kwargs if n in config.SETTING_NAMES and n not in keep]:
-        value = kwargs.pop(name)
-        if isinstance(value, tuple) and name != "report":  # FORMAT=PATH may hold a comma
-            value = split_commas(value)
-        flags[name] = None if name == "jobs" and value == 0 else value  # 0: all cores
-    return config.resolve_with_sources(flags, config=config_file, use_config=not isolated)
+    ctx = click.get_current_context()
+    if _CONFIG_ERROR in ctx.meta:
+        raise ctx.meta[_CONFIG_ERROR]
+    config_file = ctx.meta.get(_CONFIG_FILE)
+    given: dict[str, tuple[Any, config.Origin]] = {}
+    sources: dict[str, str] = {}
+    for param in ctx.command.get_params(ctx):
+        if isinstance(param, _Setting) and param.name:
+            origin, sources[param.name] = _source(ctx, param, config_file)
+            given[param.name] = (kwargs.pop(param.name, None), origin)
+    return config.settings(given, config_file), sources
+
+
+def _source(ctx: click.Context, param: _Setting, config_file: str | None) -> tuple[Origin, str]:
+    """Where click took the value from, as an `Origin` and as `--show-settings` says it."""
+    from thinkfix.engine.config import Origin
+
+    source = ctx.get_parameter_source(param.name or "")
+    if source is ParameterSource.COMMANDLINE and isinstance(param, click.Option):
+        return Origin.FLAG, next(o for o in param.opts if o.startswith("--"))
+    if source is ParameterSource.ENVIRONMENT:
+        return Origin.ENV, "$" + param.setting_envvar()
+    if source is ParameterSource.DEFAULT_MAP:
+        return Origin.FILE, str(config_file)
+    return Origin.DEFAULT, "default"
 
 
 class RedactCommand(click.Command):
@@ -148,6 +255,22 @@ class RedactCommand(click.Command):
             literal = literal or arg == "--"
             out.append(arg)
         return super().parse_args(ctx, out)
+
+
+class SettingsCommand(RedactCommand):
+    """A command that reads settings: every setting is one of its parameters (a flag, or
+    `ConfigOnly`), so the config file and `THINKFIX_*` reach each through click alike."""
+
+    _complete = False
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        if not self._complete:  # on first use: `engine.config` is not imported before
+            from thinkfix.engine.config import SETTING_NAMES
+
+            flags = {p.name for p in self.params}
+            self.params.extend(ConfigOnly(name) for name in sorted(SETTING_NAMES - flags))
+            self._complete = True
+        return super().get_params(ctx)
 
 
 # --- one CLI surface: the same words for the same things in every command --------------------
@@ -176,12 +299,15 @@ def quiet_option(func: F) -> F:
     )(func)
 
 
-def exit_zero_option(what: str) -> Callable[[F], F]:
-    """`--exit-zero/--no-exit-zero` for a command whose exit 1 means `what`."""
+def exit_zero_option(what: str, name: str = "exit_zero") -> Callable[[F], F]:
+    """`--exit-zero/--no-exit-zero` for a command whose exit 1 means `what`. A command that
+    reads settings names it otherwise (`ignore_changes`): the `exit_zero` setting, from the
+    config file or `THINKFIX_EXIT_ZERO`, speaks of scan's findings, not of its changes."""
 
     def decorate(func: F) -> F:
         return click.option(
             "--exit-zero/--no-exit-zero",
+            name,
             default=None,
             help=f"Exit 0 even when {what} (errors still exit 2).",
         )(func)
@@ -193,7 +319,7 @@ def format_option(func: F) -> F:
     """`--format NAME`: one declaration for every command that reads sessions."""
     from thinkfix.formats import registry  # the names only; no format module loads
 
-    return click.option(
+    return setting(
         "--format",
         "format",
         default=None,

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from thinkfix.cli.options import RedactCommand, echo_error, exit_zero_option, quiet_option
+from thinkfix.cli.options import SettingsCommand, echo_error, exit_zero_option, quiet_option
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
 from thinkfix.engine import repair_run
 from thinkfix.engine.redact import redact_lines
@@ -85,7 +85,7 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
         click.echo(f"backups in: {result.backup_dir}", err=True)
 
 
-@click.command("repair", cls=RedactCommand)
+@click.command("repair", cls=SettingsCommand)
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
     "--out",
@@ -155,7 +155,9 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
     "a live session may be writing them. A file held open for writing is "
     "left alone all the same.",
 )
-@exit_zero_option("files were repaired or would change (--check, --exit-non-zero-on-fix)")
+@exit_zero_option(
+    "files were repaired or would change (--check, --exit-non-zero-on-fix)", "ignore_changes"
+)
 @quiet_option
 @selection_options
 def repair_command(
@@ -173,7 +175,7 @@ def repair_command(
     exit_non_zero_on_fix: bool,
     include_active: bool,
     follow_links: bool,
-    exit_zero: bool | None,
+    ignore_changes: bool | None,
     quiet: bool,
     **kwargs: Any,
 ) -> None:
@@ -186,7 +188,7 @@ def repair_command(
         raise click.UsageError(str(exc)) from exc
     if no_backup and mode is not WriteMode.IN_PLACE and mode.writes:
         raise click.UsageError("--no-backup only applies to --in-place")
-    options, redaction = engine_options(
+    options, redaction, progress = engine_options(
         mode,
         kwargs,
         out_dir=out_dir,
@@ -198,7 +200,7 @@ def repair_command(
         active_seconds=0.0 if include_active else _active_seconds(),
         follow_links=follow_links,
     )
-    result = run(paths, options, kwargs.pop("progress"), quiet)
+    result = run(paths, options, progress, quiet)
     if mode is WriteMode.DIFF:
         patch = redact_lines("".join(f.unified_diff for f in result.files), redaction)
         # A patch piped to a file or `patch` stays byte-exact; on a terminal it is read, and
@@ -213,7 +215,7 @@ def repair_command(
         )
     _echo_result(result, quiet)
     code = result.exit_code(fail_on_change=exit_non_zero_on_fix or check)
-    if exit_zero and code is ExitCode.FINDINGS:
+    if ignore_changes and code is ExitCode.FINDINGS:
         code = ExitCode.CLEAN  # errors still exit 2
     sys.exit(int(code))
 

@@ -11,7 +11,13 @@ from typing import Any, TypeVar
 
 import click
 
-from thinkfix.cli.options import CONFIG_OPTIONS, format_option, policy_options, resolve_settings
+from thinkfix.cli.options import (
+    CONFIG_OPTIONS,
+    format_option,
+    policy_options,
+    resolve_settings,
+    setting,
+)
 from thinkfix.cli.progress import progress_for
 from thinkfix.engine import audit, config, fsio, repair_run
 from thinkfix.engine.redact import Redaction
@@ -55,71 +61,71 @@ _PLACEMENT_MODES: tuple[tuple[str, type[Enum], str], ...] = (
 
 
 def mode_option(flag: str, modes: type[Enum], words: str) -> Callable[[F], F]:
-    return click.option(flag, default=None, type=click.Choice([m.value for m in modes]), help=words)
+    return setting(flag, default=None, type=click.Choice([m.value for m in modes]), help=words)
 
 
 def selection_options(func: F) -> F:
     """What to read and what counts as a leak: the same knobs, names and config as `scan`."""
     options = [
         format_option,
-        click.option(
+        setting(
             "--select",
             multiple=True,
             metavar="KINDS",
             help="Leak kinds to repair (comma-separated, or 'all'; default: every "
             "kind that changes the text).",
         ),
-        click.option(
+        setting(
             "--ignore",
             multiple=True,
             metavar="KINDS",
             help="Leak kinds to leave alone (comma-separated).",
         ),
-        click.option(
+        setting(
             "--include",
             multiple=True,
             metavar="GLOB",
             help="File names to read in walked folders (default: *.jsonl, *.json).",
         ),
-        click.option(
+        setting(
             "--exclude",
             multiple=True,
             metavar="GLOB",
             help="Paths to leave out (gitignore-style; relative to the config file's "
             "folder, else the working folder).",
         ),
-        click.option(
+        setting(
             "--respect-gitignore/--no-respect-gitignore",
             default=None,
             help="Skip what .gitignore / .thinkfixignore in walked folders ignore (default: on).",
         ),
-        click.option(
+        setting(
             "--unknown-format",
             type=click.Choice(["auto", "error", "skip"]),
             default=None,
             help="A file no format claims: auto (default) is an error "
             "when named, a skip when found in a folder.",
         ),
-        click.option(
+        setting(
             "--parse-all/--no-parse-all",
             default=None,
             help="Parse every line, so every bad line is reported (slower).",
         ),
-        click.option(
+        setting(
             "--disable-model",
             "disable_models",
             multiple=True,
             metavar="GLOB",
             help="Models whose messages are left alone.",
         ),
-        click.option(
+        setting(
             "--disable-path",
             "disable_paths",
             multiple=True,
             metavar="GLOB",
             help="Files left alone.",
         ),
-        click.option(
+        setting(
             "-j",
             "--jobs",
             type=click.IntRange(min=0),
@@ -128,7 +134,7 @@ def selection_options(func: F) -> F:
             help="Worker processes (default, or 0: all cores).",
         ),
         *(mode_option(flag, modes, words) for flag, modes, words in _PLACEMENT_MODES),
-        click.option(
+        setting(
             "--redact",
             default=None,
             type=click.Choice([r.value for r in Redaction]),
@@ -136,7 +142,7 @@ def selection_options(func: F) -> F:
             "diff; all: keep only lengths and hashes of session text; none: show "
             "session text as stored.",
         ),
-        click.option(
+        setting(
             "--max-record-size",
             default=None,
             metavar="SIZE",
@@ -145,7 +151,7 @@ def selection_options(func: F) -> F:
             "decompress to 16 times this at most.",
         ),
         *CONFIG_OPTIONS,
-        click.option(
+        setting(
             "--progress/--no-progress",
             default=None,
             help="Show a progress bar on stderr (default: on a terminal, outside CI).",
@@ -158,13 +164,13 @@ def selection_options(func: F) -> F:
 
 def engine_options(
     mode: WriteMode, kwargs: dict[str, Any], **extra: Any
-) -> tuple[RepairOptions, Redaction]:
-    """The engine's options and the redaction: flags over THINKFIX_* over the config file,
-    resolved exactly as `thinkfix scan` resolves them (the flags are removed from `kwargs`;
-    `--progress` stays, as it is not a setting of these commands)."""
+) -> tuple[RepairOptions, Redaction, bool | None]:
+    """The engine's options, the redaction and the progress setting: flags over THINKFIX_*
+    over the config file, resolved exactly as `thinkfix scan` resolves them (the settings
+    are taken out of `kwargs`)."""
     try:
-        settings, _ = resolve_settings(kwargs, keep=("progress",))
-        return repair_run.options(settings, mode, **extra)
+        settings, _ = resolve_settings(kwargs)
+        return (*repair_run.options(settings, mode, **extra), settings.progress)
     except (config.ConfigError, ValueError, TypeError) as exc:
         raise click.UsageError(str(exc)) from exc
 

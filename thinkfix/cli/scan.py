@@ -17,13 +17,14 @@ from typing import IO, Any
 import click
 
 from thinkfix.cli.options import (
-    RedactCommand,
+    SettingsCommand,
     config_options,
     echo_error,
     format_option,
     policy_options,
     quiet_option,
     resolve_settings,
+    setting,
 )
 from thinkfix.cli.progress import progress_for
 from thinkfix.engine import config, scan_run
@@ -160,7 +161,7 @@ def _render(
         sys.stdout.flush()
 
 
-@click.command("scan", cls=RedactCommand)
+@click.command("scan", cls=SettingsCommand)
 @click.argument("paths", nargs=-1, required=False, metavar="PATH...")
 @click.option(
     "--discover",
@@ -195,40 +196,40 @@ def _render(
     help="Only messages written up to the end of DATE (or before an ISO date-time).",
 )
 @format_option
-@click.option(
+@setting(
     "--output-format",
     default=None,
     type=click.Choice([f.value for f in OutputFormat]),
     help="How to show results (default: text; github inside GitHub Actions).",
 )
-@click.option(
+@setting(
     "-o", "--output", default=None, metavar="FILE", help="Write the results here instead of stdout."
 )
-@click.option(
+@setting(
     "--report",
     multiple=True,
     metavar="FORMAT=PATH",
     help="Also write the results as FORMAT to PATH (repeatable).",
 )
-@click.option(
+@setting(
     "--statistics/--no-statistics",
     default=None,
     help="Add counts per leak kind, format, model and file.",
 )
-@click.option(
+@setting(
     "--exit-zero/--no-exit-zero",
     default=None,
     help="Exit 0 even when leaks are found (errors still exit 2).",
 )
-@click.option(
+@setting(
     "--select",
     multiple=True,
     metavar="KINDS",
     help=f"Leak kinds to report (comma-separated, or 'all'; default: every kind that "
     f"changes the text). Kinds: {_KINDS_HELP}.",
 )
-@click.option("--ignore", multiple=True, metavar="KINDS", help="Leak kinds not to report.")
-@click.option(
+@setting("--ignore", multiple=True, metavar="KINDS", help="Leak kinds not to report.")
+@setting(
     "-j",
     "--jobs",
     type=click.IntRange(min=0),
@@ -236,71 +237,71 @@ def _render(
     metavar="N",
     help="Worker processes (default, or 0: all cores).",
 )
-@click.option(
+@setting(
     "--include",
     multiple=True,
     metavar="GLOB",
     help="Files to read in walked folders (replaces the default *.jsonl, *.json; "
     "compressed and OpenClaw .reset/.deleted copies match too).",
 )
-@click.option(
+@setting(
     "--exclude",
     multiple=True,
     metavar="GLOB",
     help="Paths to leave out (gitignore-style; relative to the config file's folder, "
     "else the working folder).",
 )
-@click.option(
+@setting(
     "--respect-gitignore/--no-respect-gitignore",
     default=None,
     help="Skip what .gitignore / .thinkfixignore in walked folders ignore (default: on).",
 )
-@click.option(
+@setting(
     "--unknown-format",
     type=click.Choice(["auto", "error", "skip"]),
     default=None,
     help="A file no format claims: auto (default) is an error when named, a skip "
     "when found in a folder.",
 )
-@click.option(
+@setting(
     "--allow-no-sessions/--no-allow-no-sessions",
     default=None,
     help="Exit 0 when the paths hold no session file (a pre-commit hook on a commit "
     "that touches none); by default a run that read nothing exits 2.",
 )
-@click.option(
+@setting(
     "--parse-all/--no-parse-all",
     default=None,
     help="Parse every line, so every bad line is reported (slower; by default lines "
     "that cannot hold assistant text are counted, not parsed).",
 )
-@click.option(
+@setting(
     "--baseline",
     default=None,
     metavar="FILE",
     help="Leaks recorded in FILE do not fail the run; stale entries are reported.",
 )
-@click.option(
+@setting(
     "--write-baseline",
     default=None,
     metavar="FILE",
     help="Record every leak found in FILE (then they do not fail this run).",
 )
 @config_options
-@click.option("--color/--no-color", default=None, help="Color the text output.")
-@click.option(
+@setting("--color/--no-color", default=None, help="Color the text output.")
+@setting(
     "--progress/--no-progress",
     default=None,
     help="Show a progress bar on stderr (default: on a terminal, outside CI).",
 )
-@click.option(
+@setting(
     "--redact",
     default=None,
     type=click.Choice([r.value for r in Redaction]),
     help="secrets (the default): mask likely credentials in leaked text; all: show "
     "only lengths and hashes; none: show text as stored.",
 )
-@click.option(
+@setting(
     "--max-findings",
     type=click.IntRange(min=0),
     default=None,
@@ -308,21 +309,21 @@ def _render(
     help="Findings reported per message at most (default 1000; 0: no cap); past it "
     "the rest of the message is not examined and an error says so.",
 )
-@click.option(
+@setting(
     "--max-record-size",
     default=None,
     metavar="SIZE",
     help="Records longer than this (default 64MB; 0: no limit) are reported as too "
     "large and not parsed.",
 )
-@click.option(
+@setting(
     "--disable-model",
     "disable_models",
     multiple=True,
     metavar="GLOB",
     help="Models whose messages are not checked (their prompts use <think> on purpose).",
 )
-@click.option(
+@setting(
     "--disable-path",
     "disable_paths",
     multiple=True,

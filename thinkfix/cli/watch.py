@@ -17,7 +17,13 @@ from typing import Any
 
 import click
 
-from thinkfix.cli.options import config_options, echo_error, quiet_option
+from thinkfix.cli.options import (
+    SettingsCommand,
+    config_options,
+    echo_error,
+    quiet_option,
+    resolve_settings,
+)
 from thinkfix.engine.report import ExitCode, LeakFinding
 
 
@@ -127,7 +133,7 @@ def _observer(paths: list[str], wake: threading.Event) -> Any:
     return observer
 
 
-@click.command("watch")
+@click.command("watch", cls=SettingsCommand)
 @click.argument("paths", nargs=-1, metavar="PATH...")
 @click.option(
     "--discover",
@@ -183,9 +189,8 @@ def watch_command(
     state_file: str | None,
     interval: float,
     poll: bool,
-    config_file: str | None,
-    isolated: bool,
     quiet: bool,
+    **kwargs: Any,
 ) -> None:
     """Follow session files as agents write them: print each new leak as it lands, and export
     counters (thinkfix_assistant_messages_total, thinkfix_leaking_messages_total,
@@ -208,7 +213,7 @@ def watch_command(
     if not paths:
         raise WatchFailure("name at least one PATH, or use --discover")
     try:
-        settings = config.resolve({}, config=config_file, use_config=not isolated)
+        settings, _ = resolve_settings(kwargs)
         options = config.scan_options(settings)
     except (config.ConfigError, ValueError, TypeError) as exc:
         raise WatchFailure(str(exc)) from None

@@ -8,7 +8,10 @@ table found from the working folder upward. Keys may be written `snake_case`
 or `kebab-case`; environment variables are `THINKFIX_` + the key in upper case
 (`THINKFIX_OUTPUT_FORMAT=json`, `THINKFIX_EXCLUDE=a/**,b/**`). Paths in the
 config file (baseline, output, reports, `disable.paths`) are relative to the
-file's folder. Example:
+file's folder. Which value wins is click's work (`cli.options`: the file read here becomes
+the command's `default_map`, each `THINKFIX_*` a setting's `envvar`); this module finds and
+checks the file (`config_values`) and gives the winning values their meaning (`settings`).
+Example:
 
     [tool.thinkfix]
     exclude = ["archive/**"]
@@ -324,70 +327,52 @@ def _report_path(spec: str, root: str) -> str:
     return f"{name}={os.path.join(root, target)}" if sep and target else spec
 
 
-def read_env(environ: Mapping[str, str]) -> dict[str, Any]:
-    """The settings `THINKFIX_*` variables set (unknown `THINKFIX_` names are ignored:
-    other tools may share the prefix, and a typo must not break a CI job's other steps)."""
-    out: dict[str, Any] = {}
-    for name in _FIELDS:
-        if name in _INTERNAL:
-            continue
-        value = environ.get(ENV_PREFIX + name.upper())
-        if value is not None:
-            out[name] = _coerce(name, value, f"${ENV_PREFIX}{name.upper()}")
-    return out
+def config_values(
+    config: str | None, *, isolated: bool = False, cwd: str | None = None
+) -> tuple[str | None, dict[str, Any]]:
+    """The config file to use and the settings it sets (typed, paths made absolute), keyed by
+    setting name, which is the name of the command-line parameter that sets it: `config`
+    when given, else the first one found from `cwd` upward (none with `isolated`). What
+    the CLI hands click as `ctx.default_map`. Raises `ConfigError`."""
+    path = config or (None if isolated else find_config(cwd or os.getcwd()))
+    if not path:
+        return None, {}
+    return os.path.abspath(path), read_config(path)
 
 
-def resolve(
-    flags: Mapping[str, Any] | None = None,
-    *,
-    config: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    use_config: bool = True,
-) -> Settings:
-    """Settings from every source; `flags` holds only what the user gave (None/() = unset)."""
-    return resolve_with_sources(
-        flags, config=config, environ=environ, cwd=cwd, use_config=use_config
-    )[0]
+class Origin(Enum):
+    """Where a setting's value came from, lowest precedence first (click picks the winner)."""
+
+    DEFAULT = "default"
+    FILE = "file"
+    ENV = "env"
+    FLAG = "flag"
 
 
-def resolve_with_sources(
-    flags: Mapping[str, Any] | None = None,
-    *,
-    config: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    use_config: bool = True,
-) -> tuple[Settings, dict[str, str]]:
-    """`resolve`, and where each setting came from: `default`, the config file's path,
-    `$THINKFIX_NAME`, or `--flag` (what `thinkfix scan --show-settings` prints)."""
-    environ = os.environ if environ is None else environ
-    path = (
-        config
-        if config is not None
-        else (
-            environ.get(ENV_PREFIX + "CONFIG")
-            or (find_config(cwd or os.getcwd()) if use_config else None)
-        )
-    )
+def env_name(name: str) -> str:
+    """The environment variable that sets `name`: `THINKFIX_` and the name in upper case."""
+    return ENV_PREFIX + name.upper()
+
+
+def settings(given: Mapping[str, tuple[Any, Origin]], config_file: str | None = None) -> Settings:
+    """The settings from each one's winning value and where it came from: a file's value is
+    already typed (`read_config`), an environment variable's is text, a flag's is what click
+    parsed (a repeatable flag also takes comma-separated lists); a default leaves the field's
+    own. Raises `ConfigError` naming the variable or flag."""
     values: dict[str, Any] = {}
-    sources = {name: "default" for name in _FIELDS if name not in _INTERNAL}
-    if path:
-        from_file = read_config(path)
-        values.update(from_file)
-        values["config_file"] = os.path.abspath(path)
-        sources.update(dict.fromkeys(from_file, os.path.abspath(path)))
-    from_env = read_env(environ)
-    values.update(from_env)
-    sources.update({name: f"${ENV_PREFIX}{name.upper()}" for name in from_env})
-    for name, value in (flags or {}).items():
-        if name not in _FIELDS:
+    for name, (value, origin) in given.items():
+        if name not in SETTING_NAMES:
             raise ConfigError(f"unknown setting {name!r}")
-        if value is None or (name in _LISTS and value == ()):
-            continue
-        values[name] = _coerce(name, value, "flag") if not isinstance(value, tuple) else value
-        sources[name] = _FLAG_NAMES.get(name, "--" + name.replace("_", "-"))
-    return replace(Settings(), **values), sources
+        if origin is Origin.ENV:
+            values[name] = _coerce(name, value, f"${env_name(name)}")
+        elif origin is Origin.FLAG:
+            if name in _LISTS and isinstance(value, tuple) and name != "report":
+                # FORMAT=PATH may hold a comma; other lists also take comma-separated values
+                value = tuple(v.strip() for item in value for v in item.split(",") if v.strip())
+            values[name] = _coerce(name, value, "flag")
+        elif origin is Origin.FILE:
+            values[name] = value
+    return replace(Settings(), config_file=config_file, **values)
 
 
 #: Policy settings and the `Policy` attribute each sets.
@@ -400,9 +385,6 @@ _POLICY_FIELDS = {
     "harmony": "harmony",
     "prose_delimiters": "prose_delimiters",
 }
-
-#: Settings whose flag is not the setting's name in kebab-case.
-_FLAG_NAMES = {"disable_paths": "--disable-path", "disable_models": "--disable-model"}
 
 
 def describe(settings: Settings, sources: Mapping[str, str]) -> str:
