@@ -12,7 +12,7 @@ import re
 import sys
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from thinkfix.normalizer.policy import ANSWER_WRAPPERS, PROSE_PAIRS, Policy
 
@@ -53,6 +53,7 @@ class Token:
 
 
 _WS = r"[ \t\r\n]*"
+_NEVER = r"(?!x)x"  # a regex that matches nothing
 
 
 def _atomic(pattern: str, name: str) -> str:
@@ -130,12 +131,14 @@ class Grammar:
             by_first.setdefault(lit.text[0], []).append(lit.text[1:])
         for n, (first, rests) in enumerate(sorted(by_first.items())):
             branches.setdefault(first, []).append(f"(?P<lit{n}>{_trie(rests)})")
-        never = r"(?!x)x"
-        self.prefilter = re.compile(_dispatch(branches) if branches else never)
+        # Sources only: the regexes compile on first use (see the cached properties below),
+        # so a scan whose texts never hold a candidate never pays for compiling them.
+        self._prefilter_source = _dispatch(branches) if branches else _NEVER
         if policy.protect_code:
             branches.setdefault("`", []).append(r"(?P<ticks>`*)")
             branches.setdefault("~", []).append(r"(?P<tildes>~~+)")
-        self.pattern = re.compile(_dispatch(branches) if branches else never)
+        self._pattern_source = _dispatch(branches) if branches else _NEVER
+        self._policy = policy
         # the fewest substring tests that find every name (`think` finds `thinking` too)
         self._names = tuple(
             n for n in policy.tags if not any(o != n and o in n for o in policy.tags)
@@ -164,20 +167,49 @@ class Grammar:
             lit[:n] for lit in self.literals for n in range(1, len(lit))
         )
         self.max_literal = max((len(lit) for lit in self.literals), default=1)
-        self.unfinished = _unfinished_pattern(policy, sorted(self._literal_prefixes))
-        # the same, less an XML opener's attribute run; and that run alone
-        self._unfinished_other = _unfinished_pattern(
-            policy, sorted(self._literal_prefixes), attributes=False
+
+    # The regexes below are compiled on first use and then kept on the instance (a cached
+    # property is a plain attribute after its first read): compiling them all costs ~20 ms,
+    # most of a pre-commit hook's scan of a clean session (#13 start-up).
+
+    @cached_property
+    def prefilter(self) -> re.Pattern[str]:
+        """Any delimiter (no code markers): a clean text has no match."""
+        return re.compile(self._prefilter_source)
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """Any delimiter or, with code protected, code marker run: the scanner's tokens."""
+        return re.compile(self._pattern_source)
+
+    @cached_property
+    def unfinished(self) -> re.Pattern[str]:
+        return _unfinished_pattern(self._policy, sorted(self._literal_prefixes))
+
+    @cached_property
+    def _unfinished_other(self) -> re.Pattern[str]:
+        """`unfinished`, less an XML opener's attribute run."""
+        return _unfinished_pattern(self._policy, sorted(self._literal_prefixes), attributes=False)
+
+    @cached_property
+    def _in_attributes(self) -> re.Pattern[str]:
+        """An XML opener's attribute run alone."""
+        tags = self._policy.tags
+        return re.compile(
+            rf"<{_WS}(?:/{_WS})?(?i:{_trie(sorted(tags))})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}\Z"
+            if tags
+            else _NEVER
         )
-        self._in_attributes = re.compile(
-            rf"<{_WS}(?:/{_WS})?(?i:{_trie(sorted(policy.tags))})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}\Z"
-            if policy.tags
-            else r"(?!x)x"
-        )
-        # what ends (`>`) or cuts (`<`) an attribute run, or may start a delimiter that a
-        # removal could splice into it
-        self.attr_stop = re.compile("[<>" + "".join(re.escape(c) for c in sorted(starts)) + "]")
-        self._xml_partial = re.compile(rf"<{_WS}(?:/{_WS})?(?P<name>[A-Za-z]*)(?P<rest>[^<>]*)\Z")
+
+    @cached_property
+    def attr_stop(self) -> re.Pattern[str]:
+        """What ends (`>`) or cuts (`<`) an attribute run, or may start a delimiter that a
+        removal could splice into it."""
+        return re.compile("[<>" + "".join(re.escape(c) for c in self._start_chars) + "]")
+
+    @cached_property
+    def _xml_partial(self) -> re.Pattern[str]:
+        return re.compile(rf"<{_WS}(?:/{_WS})?(?P<name>[A-Za-z]*)(?P<rest>[^<>]*)\Z")
 
     def token(self, m: re.Match[str], offset: int) -> Token:
         """The token a match of `pattern` stands for; `offset` maps window to text positions."""
