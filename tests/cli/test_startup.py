@@ -71,6 +71,19 @@ def test_scan_json_imports_no_rich() -> None:
     assert _offending(modules, _NOT_FOR_SCAN) == []
 
 
+def test_a_text_report_to_a_pipe_imports_no_rich() -> None:
+    """`thinkfix scan FILE | cat`, a pre-commit hook's run: the default text report, with
+    findings, goes to a pipe as plain writes (rich's console and tables cost ~25 ms)."""
+    modules = _modules_after(
+        "from thinkfix.cli import main\n"
+        "try:\n    main(['scan', 'fixtures/claude-code/2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl'])\n"
+        "except SystemExit:\n    pass"
+    )
+    assert "thinkfix.reporters.text" in modules
+    not_for_text = [p for p in _NOT_FOR_SCAN if p != "thinkfix.reporters.text"]
+    assert _offending(modules, (*not_for_text, "thinkfix.reporters.richwriter")) == []
+
+
 def test_import_thinkfix_imports_no_rich_renderers_or_providers() -> None:
     modules = _modules_after("import thinkfix")
     assert (

@@ -10,8 +10,7 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from thinkfix.reporters.base import RenderOptions
-
-DEFAULT_WIDTH = 120  # for files and pipes; a terminal passes its own width
+from thinkfix.reporters.layout import DEFAULT_WIDTH
 
 
 def report_console(options: RenderOptions) -> tuple[Console, StringIO]:

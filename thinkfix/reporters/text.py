@@ -1,18 +1,18 @@
-"""The default, human output: rich tables of findings and errors, and a summary panel."""
+"""The default, human output: findings grouped by file, errors, a summary panel, the verdict.
+
+The report is laid out once as plain data (`layout`); `plainwriter` writes it when it needs
+nothing but columns (no colour, every value fits: a pipe, a CI log, a pre-commit hook), so
+those runs never import rich, and rich (`richwriter`) draws everything else. Both give the
+same bytes wherever the plain writer answers.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
 
-from rich import box
-from rich.console import Group, JustifyMethod, RenderableType
-from rich.padding import Padding
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
-
 from thinkfix.engine.report import LeakFinding, Report
+from thinkfix.reporters import plainwriter
 from thinkfix.reporters.base import (
     OutputFormat,
     RenderOptions,
@@ -28,117 +28,122 @@ from thinkfix.reporters.base import (
     shown_findings,
     sorted_by_kind,
 )
-from thinkfix.reporters.console import report_console, report_table
 from thinkfix.reporters.controls import visible_strings
+from thinkfix.reporters.layout import (
+    DEFAULT_WIDTH,
+    Block,
+    Column,
+    Document,
+    Grid,
+    Justify,
+    Panel,
+    Paragraph,
+    Table,
+)
 
 # line, JSON path, kind, tag, model, chars. Only the model may wrap at spaces, so a narrow
-# terminal squeezes it before it breaks a JSON path or a tag in two.
-_FINDING_COLUMNS: tuple[tuple[JustifyMethod, bool], ...] = (
-    ("right", False),
-    ("left", False),
-    ("left", False),
-    ("left", False),
-    ("left", True),
-    ("right", False),
+# terminal squeezes it before it breaks a JSON path or a tag in two; fold, never an
+# ellipsis: a report written to a file keeps every value whole.
+_FINDING_COLUMNS = (
+    Column("right", no_wrap=True, overflow="fold"),
+    Column("left", no_wrap=True, overflow="fold"),
+    Column("left", no_wrap=True, overflow="fold"),
+    Column("left", no_wrap=True, overflow="fold"),
+    Column("left", overflow="fold"),
+    Column("right", no_wrap=True, overflow="fold"),
 )
 
 
-def _by_file(findings: Sequence[LeakFinding], style: str) -> list[RenderableType]:
+def _by_file(findings: Sequence[LeakFinding], style: str) -> list[Block]:
     # Grouped by file, like eslint's "stylish": a session path is often longer than a terminal
     # is wide, so it gets a line of its own and the columns keep their width for the findings.
     by_path: dict[str, list[LeakFinding]] = {}
     for f in findings:
         by_path.setdefault(f.path, []).append(f)
-    out: list[RenderableType] = []
+    out: list[Block] = []
     for path, group in by_path.items():
-        grid = Table.grid(padding=(0, 2))
-        for justify, wrap in _FINDING_COLUMNS:
-            # fold, never an ellipsis: a report written to a file keeps every value whole.
-            grid.add_column(justify=justify, no_wrap=not wrap, overflow="fold")
+        grid = Grid(_FINDING_COLUMNS)
         for f in group:
-            # Text() keeps data literal: no rich markup or emoji codes from file names or tags.
             grid.add_row(
-                Text(f"line {f.line}"),
-                Text(f.json_path),
-                Text(f.kind, style=style or "bold red"),
-                Text(f.tag),
-                Text(label(f.model)),  # the one word for a missing model, as in every format
-                Text(plural(f.leaked_chars, "char")),
+                (f"line {f.line}", ""),
+                (f.json_path, ""),
+                (f.kind, style or "bold red"),
+                (f.tag, ""),
+                (label(f.model), ""),  # the one word for a missing model, as in every format
+                (plural(f.leaked_chars, "char"), ""),
                 style=style,
             )
-        out += [Text(""), Text(path, style=style or "bold cyan"), Padding(grid, (0, 0, 0, 2))]
+        out += [Paragraph(""), Paragraph(path, style or "bold cyan"), grid]
     return out
 
 
-def _findings(report: Report, options: RenderOptions, limit: int | None) -> RenderableType:
+def _findings(report: Report, options: RenderOptions, limit: int | None) -> list[Block]:
     shown, hidden = capped(listing_order(shown_findings(report, options)), limit)
     new = [f for f in shown if not f.baselined]
     old = [f for f in shown if f.baselined]
-    out: list[RenderableType] = []
+    out: list[Block] = []
     if new:
-        out += [Text("Leaked reasoning", style="bold"), *_by_file(new, "")]
+        out += [Paragraph("Leaked reasoning", "bold"), *_by_file(new, "")]
     if old:
         # Apart from the new ones, so what fails the run is never mixed with what does not.
         if out:
-            out.append(Text(""))
-        out += [Text("Covered by the baseline", style="bold"), *_by_file(old, "dim")]
+            out.append(Paragraph(""))
+        out += [Paragraph("Covered by the baseline", "bold"), *_by_file(old, "dim")]
     if hidden:
-        out += [Text(""), Text(f"... and {plural(hidden, 'more finding')}", style="dim")]
+        out += [Paragraph(""), Paragraph(f"... and {plural(hidden, 'more finding')}", "dim")]
     unlisted = len(report.findings) - len(shown_findings(report, options))
     if unlisted:
         out += [
-            Text(""),
-            Text(
+            Paragraph(""),
+            Paragraph(
                 f"{plural(unlisted, 'finding')} covered by the baseline not listed "
                 "(--show-baselined lists them)",
-                style="dim",
+                "dim",
             ),
         ]
-    return Group(*out)
+    return out
 
 
-def _errors(report: Report) -> RenderableType:
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(no_wrap=True, overflow="fold", style="cyan")
-    grid.add_column(no_wrap=True, style="bold red")
-    grid.add_column(overflow="fold")
+def _errors(report: Report) -> list[Block]:
+    grid = Grid(
+        (
+            Column(no_wrap=True, overflow="fold", style="cyan"),
+            Column(no_wrap=True, style="bold red"),
+            Column(overflow="fold"),
+        )
+    )
     for e in report.errors:
-        grid.add_row(Text(location(e.path, e.line)), Text(e.kind), Text(e.message))
-    return Group(Text("Input errors", style="bold"), Text(""), Padding(grid, (0, 0, 0, 2)))
+        grid.add_row((location(e.path, e.line), ""), (e.kind, ""), (e.message, ""))
+    return [Paragraph("Input errors", "bold"), Paragraph(""), grid]
 
 
-def _skipped(report: Report) -> RenderableType:
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(no_wrap=True, overflow="fold", style="cyan")
-    grid.add_column(overflow="fold")
+def _skipped(report: Report) -> list[Block]:
+    grid = Grid((Column(no_wrap=True, overflow="fold", style="cyan"), Column(overflow="fold")))
     for s in report.skipped:
-        grid.add_row(Text(s.path), Text(s.reason))
-    title = Text("Skipped files (not scanned)", style="bold")
-    return Group(title, Text(""), Padding(grid, (0, 0, 0, 2)))
+        grid.add_row((s.path, ""), (s.reason, ""))
+    return [Paragraph("Skipped files (not scanned)", "bold"), Paragraph(""), grid]
 
 
-def _stale(report: Report) -> RenderableType:
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(no_wrap=True, overflow="fold")
-    grid.add_column(overflow="fold")
+def _stale(report: Report) -> list[Block]:
+    grid = Grid((Column(no_wrap=True, overflow="fold"), Column(overflow="fold")))
     for entry in report.stale_baseline:
-        grid.add_row(Text(entry.fingerprint), Text(entry.path))
-    title = Text("Stale baseline entries (they match no finding)", style="bold")
-    return Group(title, Text(""), Padding(grid, (0, 0, 0, 2)))
+        grid.add_row((entry.fingerprint, ""), (entry.path, ""))
+    title = "Stale baseline entries (they match no finding)"
+    return [Paragraph(title, "bold"), Paragraph(""), grid]
 
 
-def _statistics(report: Report) -> list[RenderableType]:
+def _statistics(report: Report) -> list[Table]:
     s = report.summary
-    out: list[RenderableType] = []
+    out: list[Table] = []
     if s.by_kind:
-        kinds = report_table("By kind", ("kind", "left"), ("findings", "right"))
+        kinds = Table("By kind", (("kind", "left"), ("findings", "right")))
         for kind, n in sorted_by_kind(s):
-            kinds.add_row(Text(kind), str(n))
+            kinds.add_row(kind, str(n))
         out.append(kinds)
     for title, key, counts in counts_sections(s, by_file=True):
         if not counts:
             continue
-        columns: list[tuple[str, JustifyMethod]] = [(key, "left")]
+        columns: list[tuple[str, Justify]] = [(key, "left")]
         if key == "file":
             columns.append(("format", "left"))
         columns += [
@@ -147,16 +152,16 @@ def _statistics(report: Report) -> list[RenderableType]:
             ("share", "right"),
             ("findings", "right"),
         ]
-        table = report_table(title, *columns)
+        table = Table(title, columns)
         for name, c in counts.items():
-            cells = [Text(label(name))]
+            cells = [label(name)]
             if key == "file":
-                cells.append(Text(label(c.format)))
+                cells.append(label(c.format))
             cells += [
-                Text(str(c.assistant_messages)),
-                Text(str(c.leaking_messages)),
-                Text(percent(c.leaking_messages, c.assistant_messages)),
-                Text(str(c.findings)),
+                str(c.assistant_messages),
+                str(c.leaking_messages),
+                percent(c.leaking_messages, c.assistant_messages),
+                str(c.findings),
             ]
             table.add_row(*cells)
         out.append(table)
@@ -165,9 +170,7 @@ def _statistics(report: Report) -> list[RenderableType]:
 
 def _summary(report: Report) -> Panel:
     s = report.summary
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold")
-    grid.add_column(justify="right")
+    grid = Grid((Column(style="bold"), Column("right")), indent=0)
     rows = [
         ("Files", str(s.files)),
         ("Records", str(s.records)),
@@ -187,11 +190,11 @@ def _summary(report: Report) -> Panel:
     if report.stale_baseline:
         rows.append(("Stale baseline entries", str(len(report.stale_baseline))))
     for name, value in rows:
-        grid.add_row(name, value)
-    return Panel(grid, title="thinkfix scan", title_align="left", box=box.ROUNDED, expand=False)
+        grid.add_row((name, ""), (value, ""))
+    return Panel(grid, "thinkfix scan")
 
 
-def _verdict(report: Report) -> Text:
+def _verdict(report: Report) -> Paragraph:
     # Last, so it is the line a CI log or a terminal leaves in view.
     if report.errors:
         style = "bold red"
@@ -199,7 +202,7 @@ def _verdict(report: Report) -> Text:
         style = "bold yellow"
     else:
         style = "bold green"
-    return Text(headline(report), style=style)
+    return Paragraph(headline(report), style)
 
 
 class TextReporter(Reporter):
@@ -207,14 +210,9 @@ class TextReporter(Reporter):
 
     format = OutputFormat.TEXT
 
-    def document(self, report: Report, options: RenderOptions) -> str:
-        if not options.statistics:
-            # Per-file counts are shown only with --statistics: without them, a scan of
-            # 100k clean files must not copy 100k entries just to print a summary.
-            report = replace(report, summary=replace(report.summary, by_file={}))
-        report = visible_strings(report)  # session text never drives the terminal
-        console, buffer = report_console(options)
-        parts: list[RenderableType] = []
+    def layout(self, report: Report, options: RenderOptions) -> Document:
+        """What the text shows, in order: one part per section, the verdict last."""
+        parts: Document = []
         if report.findings:
             parts.append(_findings(report, options, self.finding_limit(options)))
         if report.errors:
@@ -224,14 +222,25 @@ class TextReporter(Reporter):
         if report.stale_baseline:
             parts.append(_stale(report))
         if options.statistics:
-            parts += _statistics(report)
-        parts.append(_summary(report))
-        for i, part in enumerate(parts):
-            if i:
-                console.print()
-            console.print(part)
-        console.print(_verdict(report))
-        text = buffer.getvalue()
+            parts += [[table] for table in _statistics(report)]
+        parts.append([_summary(report), _verdict(report)])
+        return parts
+
+    def document(self, report: Report, options: RenderOptions) -> str:
+        if not options.statistics:
+            # Per-file counts are shown only with --statistics: without them, a scan of
+            # 100k clean files must not copy 100k entries just to print a summary.
+            report = replace(report, summary=replace(report.summary, by_file={}))
+        report = visible_strings(report)  # session text never drives the terminal
+        document = self.layout(report, options)
+        if not options.color:
+            try:
+                return plainwriter.draw(document, options.width or DEFAULT_WIDTH)
+            except plainwriter.NotPlain:
+                pass
+        from thinkfix.reporters import richwriter
+
+        text = richwriter.draw(document, options)
         if not options.color:
             # rich pads cells to the column width; trailing blanks only make diffs noisy.
             text = "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
