@@ -15,7 +15,7 @@ from thinkfix._serialize import record
 from thinkfix._version import __version__
 from thinkfix.engine.change import Change
 from thinkfix.engine.repair import FileResult, FileStatus, RepairResult
-from thinkfix.engine.report import SCHEMA_VERSION, ExitCode, InputError
+from thinkfix.engine.report import ExitCode, InputError, document_head
 
 
 @dataclass(frozen=True, order=True)
@@ -167,25 +167,14 @@ class DiffReport:
 
     def exit_code(self, *, exit_zero: bool = False) -> ExitCode:
         """The scan contract: 2 on errors, 1 when something would change, else 0."""
-        if self.errors:
-            return ExitCode.ERROR
-        if self.applied and not exit_zero:
-            return ExitCode.FINDINGS
-        return ExitCode.CLEAN
+        return ExitCode.of(errors=bool(self.errors), findings=bool(self.applied) and not exit_zero)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "tool": {"name": "thinkfix", "version": self.tool_version},
-            "mode": self.mode,
-            "written": self.written,
-            "redaction": self.redaction,
-            "manifest": self.manifest,
-            "totals": self.totals.to_dict(),
-            "files": [f.to_dict() for f in self.files],
-            "messages": [m.to_dict() for m in self.messages],
-            "errors": [e.to_dict() for e in self.errors],
-        }
+        return {**document_head(self.tool_version), **record(self, _REPORT_KEYS)}
+
+
+#: The diff report's JSON keys after its head, in the schema's order.
+_REPORT_KEYS = ("mode", "written", "redaction", "manifest", "totals", "files", "messages", "errors")
 
 
 def _segments(change: Change) -> tuple[tuple[str, str], ...]:

@@ -19,6 +19,18 @@ class ExitCode(IntEnum):
     FINDINGS = 1
     ERROR = 2
 
+    @classmethod
+    def of(cls, *, errors: bool, findings: bool) -> ExitCode:
+        """The contract's order: an error outranks a finding; neither is clean."""
+        if errors:
+            return cls.ERROR
+        return cls.FINDINGS if findings else cls.CLEAN
+
+
+def document_head(tool_version: str) -> dict[str, Any]:
+    """The keys every report document starts with: its schema, and the tool that wrote it."""
+    return {"schema_version": SCHEMA_VERSION, "tool": {"name": "thinkfix", "version": tool_version}}
+
 
 class ErrorKind(str, Enum):
     """Why a file or line could not be read (or written); shown and serialized as its value."""
@@ -213,20 +225,14 @@ class Report:
 
     def exit_code(self, *, exit_zero: bool = False) -> ExitCode:
         # A bad line is part of a file that was not fully read: never call that clean.
-        if self.errors:
-            return ExitCode.ERROR
-        if self.new_findings and not exit_zero:
-            return ExitCode.FINDINGS
-        return ExitCode.CLEAN
+        return ExitCode.of(
+            errors=bool(self.errors), findings=bool(self.new_findings) and not exit_zero
+        )
 
     def to_dict(self) -> dict[str, Any]:
+        # `skipped` is always there (empty when none): a reader must not take a missing key
+        # for "none".
         return {
-            "schema_version": SCHEMA_VERSION,
-            "tool": {"name": "thinkfix", "version": self.tool_version},
-            "summary": self.summary.to_dict(),
-            "findings": [f.to_dict() for f in self.findings],
-            "errors": [e.to_dict() for e in self.errors],
-            "stale_baseline": [s.to_dict() for s in self.stale_baseline],
-            # Always there (empty when none): a reader must not take a missing key for "none".
-            "skipped": [s.to_dict() for s in self.skipped],
+            **document_head(self.tool_version),
+            **record(self, ("summary", "findings", "errors", "stale_baseline", "skipped")),
         }

@@ -30,8 +30,8 @@ from thinkfix.formats.common import (
 from thinkfix.formats.detection import extension, sample, share
 from thinkfix.formats.jsonedit import SetKey
 from thinkfix.formats.locations import env_dir
-from thinkfix.formats.quick import once, one_model, one_object
-from thinkfix.formats.turn_shapes import args_text, block_parts, output_text, split_results
+from thinkfix.formats.quick import nested_message_model, one_object
+from thinkfix.formats.turn_shapes import block_parts, split_results, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
 _ENTRY_TYPES = {
@@ -150,10 +150,7 @@ class ClaudeCode(FormatBase):
             or b'"type":"assistant"' not in raw
         ):
             return None
-        at = once(raw, b'"message":')
-        if at < 0 or raw[at + 10 : at + 11] != b"{":
-            return None
-        return one_model(raw)
+        return nested_message_model(raw)
 
     def messages(self, record: Record) -> Iterator[Message]:
         entry = record.obj
@@ -259,29 +256,9 @@ def turns(record: Record) -> Iterator[Turn]:
             note=as_str(entry.get("subtype")),
         )
     elif kind == "tool_use":  # early builds wrote calls and results as lines of their own
-        yield Turn(
-            Role.ASSISTANT,
-            (
-                Part(
-                    PartKind.TOOL_CALL,
-                    args_text(entry.get("input")),
-                    name=as_str(entry.get("name")) or "",
-                ),
-            ),
-            timestamp,
-        )
+        yield Turn(Role.ASSISTANT, (tool_call(entry.get("input"), entry.get("name")),), timestamp)
     elif kind == "tool_result":
-        yield Turn(
-            Role.TOOL,
-            (
-                Part(
-                    PartKind.TOOL_RESULT,
-                    output_text(entry.get("output")),
-                    name=as_str(entry.get("name")) or "",
-                ),
-            ),
-            timestamp,
-        )
+        yield Turn(Role.TOOL, (tool_result(entry.get("output"), entry.get("name")),), timestamp)
     elif kind in ("user", "assistant") and isinstance(entry.get("message"), dict):
         msg = entry["message"]
         parts = block_parts(msg.get("content"), ("message", "content"))

@@ -44,7 +44,7 @@ from thinkfix.formats.detection import sample, share
 from thinkfix.formats.jsonedit import InsertItems
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.quick import one_model, one_object
-from thinkfix.formats.turn_shapes import IMAGE, args_text, exit_failed, output_text
+from thinkfix.formats.turn_shapes import IMAGE, args_text, exit_failed, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
 # A first line too long to read whole (a session_meta with huge instructions): Codex
@@ -549,13 +549,6 @@ def turns(record: Record) -> Iterator[Turn]:
         output = item.get("output")
         yield Turn(
             Role.TOOL,
-            (
-                Part(
-                    PartKind.TOOL_RESULT,
-                    output_text(output),
-                    call_id=as_str(item.get("call_id")),
-                    error=exit_failed(output),
-                ),
-            ),
+            (tool_result(output, call_id=item.get("call_id"), error=exit_failed(output)),),
             timestamp,
         )

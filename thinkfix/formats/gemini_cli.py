@@ -18,7 +18,7 @@ from thinkfix.formats.common import Draft, FormatBase, Plan, as_str, fmt_path, g
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.jsonedit import InsertItems, SetKey
 from thinkfix.formats.locations import env_dir
-from thinkfix.formats.turn_shapes import args_text, output_text
+from thinkfix.formats.turn_shapes import output_text, tool_call
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
 _THOUGHT_KEYS = ("subject", "description", "timestamp")
@@ -281,15 +281,7 @@ def _message(m: dict[str, Any], base: Path, where: str) -> Iterator[Turn]:
         parts = (
             _thoughts(m)
             + _content(m, base)
-            + [
-                Part(
-                    PartKind.TOOL_CALL,
-                    args_text(c.get("args")),
-                    name=as_str(c.get("name")) or "",
-                    call_id=as_str(c.get("id")),
-                )
-                for c in calls
-            ]
+            + [tool_call(c.get("args"), c.get("name"), c.get("id")) for c in calls]
         )
         yield Turn(
             Role.ASSISTANT,

@@ -26,7 +26,7 @@ from thinkfix.formats.common import (
 )
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.jsonedit import SetKey
-from thinkfix.formats.turn_shapes import IMAGE, args_text, output_text
+from thinkfix.formats.turn_shapes import IMAGE, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -261,14 +261,7 @@ def _calls(m: dict[str, Any]) -> list[Part]:
     for call in calls:
         fn = call.get("function") if isinstance(call, dict) else None
         if isinstance(fn, dict):
-            parts.append(
-                Part(
-                    PartKind.TOOL_CALL,
-                    args_text(fn.get("arguments")),
-                    name=as_str(fn.get("name")) or "",
-                    call_id=as_str(call.get("id")),
-                )
-            )
+            parts.append(tool_call(fn.get("arguments"), fn.get("name"), call.get("id")))
     return parts
 
 
@@ -280,14 +273,7 @@ def _turn(m: dict[str, Any], path: Path, top: Any, document: bool) -> Turn | Non
     if role is Role.TOOL:
         return Turn(
             role,
-            (
-                Part(
-                    PartKind.TOOL_RESULT,
-                    output_text(m.get("content")),
-                    name=as_str(m.get("name")) or "",
-                    call_id=as_str(m.get("tool_call_id")),
-                ),
-            ),
+            (tool_result(m.get("content"), m.get("name"), m.get("tool_call_id")),),
             where=where,
         )
     if role is not Role.ASSISTANT:

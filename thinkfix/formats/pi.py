@@ -30,8 +30,15 @@ from thinkfix.formats.common import (
 )
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.locations import env_dir
-from thinkfix.formats.quick import once, one_model, one_object
-from thinkfix.formats.turn_shapes import Signed, block_parts, iso, output_text, split_results
+from thinkfix.formats.quick import nested_message_model, once, one_object
+from thinkfix.formats.turn_shapes import (
+    Signed,
+    block_parts,
+    iso,
+    output_text,
+    split_results,
+    tool_result,
+)
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
 WIRE_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -152,10 +159,7 @@ class Pi(FormatBase):
             or b'"role":"assistant"' not in raw
         ):
             return None
-        at = once(raw, b'"message":')
-        if at < 0 or raw[at + 10 : at + 11] != b"{":
-            return None
-        return one_model(raw)
+        return nested_message_model(raw)
 
     def messages(self, record: Record) -> Iterator[Message]:
         o = record.obj
@@ -287,11 +291,10 @@ def turns(record: Record) -> Iterator[Turn]:
         yield Turn(
             Role.TOOL,
             (
-                Part(
-                    PartKind.TOOL_RESULT,
-                    output_text(msg.get("content")),
-                    name=as_str(msg.get("toolName")) or "",
-                    call_id=as_str(msg.get("toolCallId")),
+                tool_result(
+                    msg.get("content"),
+                    msg.get("toolName"),
+                    msg.get("toolCallId"),
                     error=bool(msg.get("isError")),
                 ),
             ),

@@ -51,3 +51,13 @@ def once(raw: bytes, needle: bytes) -> int:
     forward search stops at the first occurrence, the backward one at the last)."""
     at = raw.find(needle)
     return at if at >= 0 and raw.rfind(needle) == at else -1
+
+
+def nested_message_model(raw: bytes) -> tuple[str | None] | None:
+    """`one_model` of an entry that wraps its message as its one `"message":{...}` object
+    (Claude Code's and pi's lines); None (unsure) when that key is missing, repeated, or not
+    an object."""
+    at = once(raw, b'"message":')
+    if at < 0 or raw[at + 10 : at + 11] != b"{":
+        return None
+    return one_model(raw)

@@ -90,6 +90,26 @@ def output_text(value: Any) -> str:
     return "" if value is None else _value(value)
 
 
+def tool_call(args: Any, name: Any, call_id: Any = None) -> Part:
+    """A tool call as `show` prints it: the arguments as stored, the tool's name ("" when the
+    record has none), and the id that joins it to its result."""
+    return Part(
+        PartKind.TOOL_CALL, args_text(args), name=as_str(name) or "", call_id=as_str(call_id)
+    )
+
+
+def tool_result(output: Any, name: Any = None, call_id: Any = None, *, error: bool = False) -> Part:
+    """A tool result as `show` prints it: the output as text, the tool's name ("" when the
+    record has none), the id of its call, and whether it reports a failure."""
+    return Part(
+        PartKind.TOOL_RESULT,
+        output_text(output),
+        name=as_str(name) or "",
+        call_id=as_str(call_id),
+        error=error,
+    )
+
+
 def exit_failed(output: Any) -> bool:
     """Codex shell output whose metadata reports a non-zero exit code."""
     if not (isinstance(output, str) and output.startswith('{"output"')):
@@ -141,19 +161,13 @@ def _block_part(block: dict[str, Any], path: Path, signed: Signed) -> Part | Non
         return Part(PartKind.THINKING, "", signed=True, redacted=True)
     if kind in ("tool_use", "server_tool_use", "toolCall"):
         args = block["input"] if "input" in block else block.get("arguments")
-        return Part(
-            PartKind.TOOL_CALL,
-            args_text(args),
-            name=as_str(block.get("name")) or "",
-            call_id=as_str(block.get("id")),
-        )
+        return tool_call(args, block.get("name"), block.get("id"))
     if kind == "tool_result" or (isinstance(kind, str) and kind.endswith("_tool_result")):
         output = block["content"] if "content" in block else block.get("output")
-        return Part(
-            PartKind.TOOL_RESULT,
-            output_text(output),
-            name=as_str(block.get("tool_name")) or "",
-            call_id=as_str(block.get("tool_use_id")),
+        return tool_result(
+            output,
+            block.get("tool_name"),
+            block.get("tool_use_id"),
             error=bool(block.get("is_error")),
         )
     if kind == "image":

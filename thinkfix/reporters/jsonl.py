@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from thinkfix.engine.report import SCHEMA_VERSION, Report
+from thinkfix._serialize import record
+from thinkfix.engine.report import Report, document_head
 from thinkfix.io import jsontext
-from thinkfix.reporters.base import TOOL_NAME, OutputFormat, RenderOptions, Reporter
+from thinkfix.reporters.base import OutputFormat, RenderOptions, Reporter
 
 
 def _line(kind: str, body: dict[str, Any]) -> bytes:
@@ -25,17 +26,8 @@ class JsonlReporter(Reporter):
     suffix = ".jsonl"
 
     def document(self, report: Report, options: RenderOptions) -> bytes:
-        lines = [
-            _line(
-                "header",
-                {
-                    "schema_version": SCHEMA_VERSION,
-                    "tool": {"name": TOOL_NAME, "version": report.tool_version},
-                    "summary": report.summary.to_dict(),
-                    "skipped": [s.to_dict() for s in report.skipped],
-                },
-            )
-        ]
+        head = {**document_head(report.tool_version), **record(report, ("summary", "skipped"))}
+        lines = [_line("header", head)]
         lines += [_line("finding", f.to_dict()) for f in report.findings]
         lines += [_line("error", e.to_dict()) for e in report.errors]
         lines += [_line("stale_baseline", s.to_dict()) for s in report.stale_baseline]

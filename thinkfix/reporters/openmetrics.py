@@ -7,9 +7,9 @@ one model, so summing either family gives the total, and summing one family neve
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
-from thinkfix.engine.report import SCHEMA_VERSION, ErrorKind, MessageCounts, Report
+from thinkfix.engine.report import SCHEMA_VERSION, ErrorKind, Report, Summary
 from thinkfix.reporters.base import (
     TOOL_NAME,
     OutputFormat,
@@ -46,14 +46,57 @@ def _by(key: str, counts: Mapping[str, int]) -> list[tuple[Labels, int]]:
     return [(((key, name),), value) for name, value in counts.items()]
 
 
-def _by_day(
-    by_day: Mapping[str, Mapping[str, MessageCounts]], value: Callable[[MessageCounts], int]
-) -> list[tuple[Labels, int]]:
-    return [
-        ((("day", day), ("model", model)), value(counts))
-        for day, models in by_day.items()
-        for model, counts in models.items()
-    ]
+#: The message-count families, in order: (name, help, breakdown, MessageCounts field).
+_MESSAGE_FAMILIES = (
+    (
+        "thinkfix_assistant_messages",
+        "Assistant messages scanned, by session format.",
+        "format",
+        "assistant_messages",
+    ),
+    (
+        "thinkfix_leaking_messages",
+        "Assistant messages with leaked reasoning, by session format.",
+        "format",
+        "leaking_messages",
+    ),
+    (
+        "thinkfix_assistant_messages_by_model",
+        "Assistant messages scanned, by model.",
+        "model",
+        "assistant_messages",
+    ),
+    (
+        "thinkfix_leaking_messages_by_model",
+        "Assistant messages with leaked reasoning, by model.",
+        "model",
+        "leaking_messages",
+    ),
+    (
+        "thinkfix_assistant_messages_by_day",
+        "Assistant messages scanned, by day (UTC, of each message's time) and model.",
+        "day",
+        "assistant_messages",
+    ),
+    (
+        "thinkfix_leaking_messages_by_day",
+        "Assistant messages with leaked reasoning, by day (UTC) and model.",
+        "day",
+        "leaking_messages",
+    ),
+)
+
+
+def _message_counts(s: Summary, breakdown: str, field: str) -> list[tuple[Labels, int]]:
+    """One count of every format, model, or (day, model) of the summary."""
+    if breakdown == "day":
+        return [
+            ((("day", day), ("model", model)), getattr(counts, field))
+            for day, models in s.by_day.items()
+            for model, counts in models.items()
+        ]
+    by = s.by_format if breakdown == "format" else s.by_model
+    return _by(breakdown, {k: getattr(v, field) for k, v in by.items()})
 
 
 class OpenMetricsReporter(Reporter):
@@ -85,42 +128,8 @@ class OpenMetricsReporter(Reporter):
         lines += _family(
             "thinkfix_records", "gauge", "Records (lines or documents) read.", [((), s.records)]
         )
-        lines += _family(
-            "thinkfix_assistant_messages",
-            "gauge",
-            "Assistant messages scanned, by session format.",
-            _by("format", {k: v.assistant_messages for k, v in s.by_format.items()}),
-        )
-        lines += _family(
-            "thinkfix_leaking_messages",
-            "gauge",
-            "Assistant messages with leaked reasoning, by session format.",
-            _by("format", {k: v.leaking_messages for k, v in s.by_format.items()}),
-        )
-        lines += _family(
-            "thinkfix_assistant_messages_by_model",
-            "gauge",
-            "Assistant messages scanned, by model.",
-            _by("model", {k: v.assistant_messages for k, v in s.by_model.items()}),
-        )
-        lines += _family(
-            "thinkfix_leaking_messages_by_model",
-            "gauge",
-            "Assistant messages with leaked reasoning, by model.",
-            _by("model", {k: v.leaking_messages for k, v in s.by_model.items()}),
-        )
-        lines += _family(
-            "thinkfix_assistant_messages_by_day",
-            "gauge",
-            "Assistant messages scanned, by day (UTC, of each message's time) and model.",
-            _by_day(s.by_day, lambda c: c.assistant_messages),
-        )
-        lines += _family(
-            "thinkfix_leaking_messages_by_day",
-            "gauge",
-            "Assistant messages with leaked reasoning, by day (UTC) and model.",
-            _by_day(s.by_day, lambda c: c.leaking_messages),
-        )
+        for name, help_text, breakdown, field in _MESSAGE_FAMILIES:
+            lines += _family(name, "gauge", help_text, _message_counts(s, breakdown, field))
         lines += _family(
             "thinkfix_leaks",
             "counter",
