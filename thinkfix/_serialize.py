@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
+T = TypeVar("T")
 _NAMES: dict[type, tuple[str, ...]] = {}
 
 
@@ -58,3 +59,18 @@ def record(
             continue
         out[name] = value
     return out
+
+
+def from_record(cls: type[T], data: Mapping[str, Any], **values: Any) -> T:
+    """The `cls` that `record` wrote as `data`: each field from its key (a missing one raises
+    KeyError), or from `values` where a key needs reading back (a nested value)."""
+    return cls(
+        **{name: values[name] if name in values else data[name] for name in _field_names(cls)}
+    )
+
+
+class Plain:
+    """A result value whose JSON is `record(self)`: its fields in order, made plain."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return record(self)

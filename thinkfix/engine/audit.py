@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from thinkfix._serialize import record
+from thinkfix._serialize import Plain, record
 from thinkfix._version import __version__
 from thinkfix.engine.change import Change
 from thinkfix.engine.repair import FileResult, FileStatus, RepairResult
@@ -115,7 +115,7 @@ class FileDiff:
 
 
 @dataclass(frozen=True)
-class Totals:
+class Totals(Plain):
     files: int = 0
     files_changed: int = 0
     messages: int = 0
@@ -126,9 +126,6 @@ class Totals:
     by_kind: dict[str, int] = field(default_factory=dict)
     by_placement: dict[str, int] = field(default_factory=dict)
     by_format: dict[str, int] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return record(self)
 
 
 @dataclass(frozen=True)

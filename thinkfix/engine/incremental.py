@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from thinkfix._serialize import from_record, record
 from thinkfix._version import __version__
 from thinkfix.engine import parallel, sparse
 from thinkfix.engine.fsio import atomic_write
@@ -126,71 +127,50 @@ class Entry:
         return self.mtime_ns + RACY_NS < self.read_ns
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "options": self.options,
-            "dev": self.dev,
-            "ino": self.ino,
-            "size": self.size,
-            "mtime_ns": self.mtime_ns,
-            "read_ns": self.read_ns,
-            "format": self.format,
-            "offset": self.offset,
-            "check": self.check,
-            "resumable": self.resumable,
-            "lines": self.lines,
-            "ctx": self.ctx,
-            "crlf": self.crlf,
-            "committed": result_to_json(self.committed),
-        }
+        # The carried context as the format left it (its keys unsorted), as before.
+        return record(self, _ENTRY_KEYS, ctx=self.ctx, committed=result_to_json(self.committed))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Entry:
-        return cls(
-            options=data["options"],
-            dev=data["dev"],
-            ino=data["ino"],
-            size=data["size"],
-            mtime_ns=data["mtime_ns"],
-            format=data["format"],
-            committed=result_from_json(data["committed"]),
-            offset=data["offset"],
-            check=data["check"],
-            resumable=data["resumable"],
-            lines=data["lines"],
-            ctx=data["ctx"],
-            crlf=data["crlf"],
-            read_ns=data["read_ns"],
-        )
+        return from_record(cls, data, committed=result_from_json(data["committed"]))
+
+
+#: An entry's keys in the state file, in the order it has always written them.
+_ENTRY_KEYS = (
+    "options",
+    "dev",
+    "ino",
+    "size",
+    "mtime_ns",
+    "read_ns",
+    "format",
+    "offset",
+    "check",
+    "resumable",
+    "lines",
+    "ctx",
+    "crlf",
+    "committed",
+)
 
 
 def result_to_json(r: ScannedFile) -> dict[str, Any]:
-    return {
-        "path": r.path,
-        "format": r.format,
-        "size": r.size,
-        "records": r.records,
-        "assistant_messages": r.assistant_messages,
-        "leaking_messages": r.leaking_messages,
-        "findings": [dataclasses.astuple(f) for f in r.findings],
-        "errors": [dataclasses.astuple(e) for e in r.errors],
-        "by_model": [list(m) for m in r.by_model],
-        "skipped": r.skipped,
-        "by_day": [list(d) for d in r.by_day],
-    }
+    """A file's counts; findings and errors as their fields' tuples (compact, read back by
+    position)."""
+    return record(
+        r,
+        findings=[dataclasses.astuple(f) for f in r.findings],
+        errors=[dataclasses.astuple(e) for e in r.errors],
+    )
 
 
 def result_from_json(d: Mapping[str, Any]) -> ScannedFile:
-    return ScannedFile(
-        path=d["path"],
-        format=d["format"],
-        size=d["size"],
-        records=d["records"],
-        assistant_messages=d["assistant_messages"],
-        leaking_messages=d["leaking_messages"],
+    return from_record(
+        ScannedFile,
+        d,
         findings=tuple(LeakFinding(*f) for f in d["findings"]),
         errors=tuple(InputError(*e) for e in d["errors"]),
         by_model=tuple((m, a, lk, n) for m, a, lk, n in d["by_model"]),
-        skipped=d["skipped"],
         by_day=tuple((day, m, a, lk, n) for day, m, a, lk, n in d["by_day"]),
     )
 

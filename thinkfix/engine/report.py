@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from typing import Any
 
-from thinkfix._serialize import plain, record
+from thinkfix._serialize import Plain, plain, record
 from thinkfix.normalizer.spans import LeakKind
 
 SCHEMA_VERSION = 1
@@ -118,7 +118,7 @@ _FINDING_KEYS = (
 
 
 @dataclass(frozen=True, order=True)
-class InputError:
+class InputError(Plain):
     """A file or line that could not be read; never counted as clean."""
 
     path: str
@@ -129,9 +129,6 @@ class InputError:
     def __post_init__(self) -> None:
         if not isinstance(self.kind, ErrorKind):  # read back from a state file
             object.__setattr__(self, "kind", ErrorKind(self.kind))
-
-    def to_dict(self) -> dict[str, Any]:
-        return record(self)
 
 
 @dataclass(frozen=True)
@@ -180,7 +177,7 @@ def _day_dict(models: dict[str, MessageCounts]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, order=True)
-class SkippedFile:
+class SkippedFile(Plain):
     """A file found by walking a folder but not scanned, and why (not a session, empty, opted out).
 
     Not an error: folders hold other JSON. A file named on the command line that no
@@ -190,19 +187,13 @@ class SkippedFile:
     path: str
     reason: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return record(self)
-
 
 @dataclass(frozen=True)
-class StaleEntry:
+class StaleEntry(Plain):
     """A baseline entry that no longer matches any finding."""
 
     fingerprint: str
     path: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return record(self)
 
 
 @dataclass(frozen=True)

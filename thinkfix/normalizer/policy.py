@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
+
+from thinkfix._serialize import record
 
 
 class OrphanClose(str, Enum):
@@ -116,11 +118,7 @@ class Policy:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly view, for reports and config dumps."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            out[f.name] = value.value if isinstance(value, Enum) else value
-        return out
+        return record(self)
 
 
 DEFAULT = Policy()

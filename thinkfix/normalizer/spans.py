@@ -8,6 +8,8 @@ from enum import Enum
 from functools import cached_property
 from typing import NamedTuple
 
+from thinkfix._serialize import Plain, record
+
 
 class Label(str, Enum):
     """What a span of the original text is."""
@@ -58,16 +60,13 @@ class Span:
 
 
 @dataclass(frozen=True)
-class Finding:
+class Finding(Plain):
     """One leak: its kind, the delimiter that showed it, and the offsets it covers."""
 
     kind: LeakKind
     tag: str
     start: int
     end: int
-
-    def to_dict(self) -> dict[str, object]:
-        return {"kind": self.kind.value, "tag": self.tag, "start": self.start, "end": self.end}
 
 
 _WS = re.compile(r"\s+")
@@ -125,11 +124,7 @@ class Result:
         return sum(s.end - s.start for s in self.spans if s.label is not Label.VISIBLE)
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "visible": self.visible,
-            "thinking": list(self.thinking),
-            "findings": [f.to_dict() for f in self.findings],
-        }
+        return record(self, ("visible", "thinking", "findings"))
 
 
 class Delta(NamedTuple):

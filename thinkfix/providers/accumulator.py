@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from thinkfix._serialize import record
+from thinkfix._serialize import Plain, record
 from thinkfix.normalizer import (
     DEFAULT,
     Delta,
@@ -76,24 +76,34 @@ class Block:
     name: str | None = None  # tool calls
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type.value}
-        if self.type is BlockType.THINKING:
-            out["thinking"] = self.text
-            out["source"] = self.source.value if self.source else Source.NATIVE.value
-        elif self.type is BlockType.REDACTED_THINKING:
-            out["data"] = self.text
-        elif self.type is BlockType.TOOL_CALL:
-            out.update({"id": self.id, "name": self.name, "arguments": self.text})
-        else:
-            out["text"] = self.text
-        if self.signature is not None:
-            out["signature"] = self.signature
-        out["content_index"] = self.content_index
-        return out
+        # `text` goes out under the key its block type gives it; a signature only when sent.
+        key = _TEXT_KEY[self.type]
+        return record(
+            self,
+            _BLOCK_KEYS[self.type],
+            omit_none=("signature",),
+            source=(self.source or Source.NATIVE).value,
+            **{key: self.text},
+        )
+
+
+#: Where each block type keeps its text in JSON, and its keys in order.
+_TEXT_KEY = {
+    BlockType.THINKING: "thinking",
+    BlockType.REDACTED_THINKING: "data",
+    BlockType.TOOL_CALL: "arguments",
+    BlockType.TEXT: "text",
+}
+_BLOCK_KEYS = {
+    BlockType.THINKING: ("type", "thinking", "source", "signature", "content_index"),
+    BlockType.REDACTED_THINKING: ("type", "data", "signature", "content_index"),
+    BlockType.TOOL_CALL: ("type", "id", "name", "arguments", "signature", "content_index"),
+    BlockType.TEXT: ("type", "text", "signature", "content_index"),
+}
 
 
 @dataclass(frozen=True)
-class Leak:
+class Leak(Plain):
     """One finding in the raw visible text of run `run` (offsets into that run's raw text)."""
 
     run: int
@@ -103,9 +113,6 @@ class Leak:
     start: int
     end: int
     text: str  # the raw text the finding covers
-
-    def to_dict(self) -> dict[str, Any]:
-        return record(self)
 
 
 @dataclass(frozen=True)
