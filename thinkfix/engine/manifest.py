@@ -30,7 +30,7 @@ import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -394,7 +394,7 @@ def _journal_entries(journal_dir: str) -> list[dict[str, Any]]:
     names = sorted(n for n in os.listdir(journal_dir) if n.endswith(".json"))
     if not names:
         return files
-    try:
+    with _journal_errors(journal_dir, "malformed journal"):
         for name in names:
             path = os.path.join(journal_dir, name)
             data = _read(path)
@@ -409,11 +409,18 @@ def _journal_entries(journal_dir: str) -> list[dict[str, Any]]:
             if not isinstance(entries, list):
                 raise ManifestError(f"{path}: malformed journal: not a list of entries")
             files.extend(entries)
+    return files
+
+
+@contextlib.contextmanager
+def _journal_errors(where: str, what: str) -> Iterator[None]:
+    """A journal that fails its seal says so as it is; one that does not parse is `what`."""
+    try:
+        yield
     except integrity.IntegrityError as exc:
         raise ManifestError(str(exc)) from None
     except ValueError as exc:
-        raise ManifestError(f"{journal_dir}: malformed journal: {exc}") from None
-    return files
+        raise ManifestError(f"{where}: {what}: {exc}") from None
 
 
 def _read(path: str) -> bytes:
@@ -432,7 +439,7 @@ def _journal_document(journal_dir: str) -> dict[str, Any]:
             f"{journal_dir}: not a journal thinkfix wrote (no sealed "
             f"{HEADER_NAME}); undo only follows what thinkfix wrote"
         )
-    try:
+    with _journal_errors(header_path, "malformed journal header"):
         data = _read(header_path)
         integrity.require_seal(data, header_path)
         key = integrity.load_key(state_dir(), create=False)
@@ -449,10 +456,6 @@ def _journal_document(journal_dir: str) -> dict[str, Any]:
             "cwd": header.get("cwd"),
         }
         integrity.check_document(doc, journal_dir)
-    except integrity.IntegrityError as exc:
-        raise ManifestError(str(exc)) from None
-    except ValueError as exc:
-        raise ManifestError(f"{header_path}: malformed journal header: {exc}") from None
     return doc
 
 

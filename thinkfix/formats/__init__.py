@@ -1,31 +1,6 @@
 """Session-file formats: detect, read, locate assistant text, apply repairs, write.
 
-`registry.FORMATS` lists them; `base` holds the interface and its values.
+`registry.FORMATS` lists them; `base` holds the interface and its values. Import those
+modules by name: the package itself re-exports nothing (no caller used its old re-exports,
+and they loaded the registry for any import of a single format module).
 """
-
-from thinkfix.formats.base import (
-    ApplyOptions,
-    ClaudeCodeMode,
-    Placement,
-    PlacementKind,
-    Record,
-    Repair,
-    SessionFormat,
-    Site,
-)
-from thinkfix.formats.registry import FORMATS, UnknownFormatError, detect, get
-
-__all__ = [
-    "FORMATS",
-    "ApplyOptions",
-    "ClaudeCodeMode",
-    "Placement",
-    "PlacementKind",
-    "Record",
-    "Repair",
-    "SessionFormat",
-    "Site",
-    "UnknownFormatError",
-    "detect",
-    "get",
-]

@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from thinkfix.engine.report import (
     ErrorKind,
@@ -23,6 +23,9 @@ from thinkfix.engine.report import (
 )
 from thinkfix.io import jsontext
 from thinkfix.normalizer import LeakKind
+
+E = TypeVar("E", bound=Enum)
+R = TypeVar("R")
 
 
 class OutputFormat(str, Enum):
@@ -99,6 +102,15 @@ class Reporter(ABC):
 def pretty_json(value: object) -> bytes:
     """Indented JSON in the value's own key order, newline-terminated, raw UTF-8."""
     return jsontext.dumps(value, indent=True, newline=True)
+
+
+def by_name(table: Mapping[E, R], choices: type[E], name: str | E, what: str) -> R:
+    """`table`'s entry for a format name; ValueError naming the choices when there is none."""
+    try:
+        return table[choices(name)]
+    except ValueError:
+        names = ", ".join(str(f.value) for f in choices)
+        raise ValueError(f"unknown {what} {name!r} (choose from {names})") from None
 
 
 # --- words shared by every format --------------------------------------------------------------

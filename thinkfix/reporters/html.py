@@ -25,7 +25,7 @@ from thinkfix.reporters.base import (
     plural,
     sorted_by_kind,
 )
-from thinkfix.reporters.htmlpage import CHART_CSS, bar_chart, e, page
+from thinkfix.reporters.htmlpage import CHART_CSS, bar_chart, cards, e, page
 
 _CHART_ROWS = 25  # bars per chart; the table below each lists every row
 _CHART_DAYS = 62  # about two months of days in the trend chart, the latest
@@ -33,7 +33,7 @@ _CHART_DAYS = 62  # about two months of days in the trend chart, the latest
 
 def _cards(report: Report) -> str:
     s = report.summary
-    cards = [
+    items = [
         ("files", s.files),
         ("assistant messages", s.assistant_messages),
         ("leaking messages", s.leaking_messages),
@@ -44,11 +44,7 @@ def _cards(report: Report) -> str:
         ("input errors", len(report.errors)),
         ("skipped files", len(report.skipped)),
     ]
-    return (
-        '<div class="cards">'
-        + "".join(f'<div class="card"><b>{v}</b><span>{e(k)}</span></div>' for k, v in cards)
-        + "</div>"
-    )
+    return cards(items)
 
 
 def _leaking_chart(title: str, counts: Mapping[str, MessageCounts]) -> str:

@@ -108,6 +108,15 @@ def e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
+def cards(items: Sequence[tuple[str, int]]) -> str:
+    """The row of headline numbers at the top of a page, each with its label."""
+    return (
+        '<div class="cards">'
+        + "".join(f'<div class="card"><b>{v}</b><span>{e(k)}</span></div>' for k, v in items)
+        + "</div>"
+    )
+
+
 def _short(text: str, limit: int = 34) -> str:
     return text if len(text) <= limit else "\u2026" + text[-(limit - 1) :]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator, Mapping
 
-from thinkfix.reporters.base import OutputFormat, Reporter
+from thinkfix.reporters.base import OutputFormat, Reporter, by_name
 
 # Explicit, so a format cannot exist without a reporter: a test checks every member is here.
 # Named, not imported: the text reporter pulls in rich, which `scan --format json` (or a
@@ -59,8 +59,4 @@ REPORTERS: Mapping[OutputFormat, Reporter] = _Reporters()
 
 def get_reporter(name: str | OutputFormat) -> Reporter:
     """The reporter for a format name; `ValueError` naming the choices when there is none."""
-    try:
-        return REPORTERS[OutputFormat(name)]
-    except ValueError:
-        choices = ", ".join(f.value for f in OutputFormat)
-        raise ValueError(f"unknown output format {name!r} (choose from {choices})") from None
+    return by_name(REPORTERS, OutputFormat, name, "output format")

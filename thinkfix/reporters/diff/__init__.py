@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from thinkfix.reporters.base import by_name
 from thinkfix.reporters.diff.base import DiffFormat, DiffRenderer
 from thinkfix.reporters.diff.html import HtmlDiffRenderer
 from thinkfix.reporters.diff.json import JsonDiffRenderer
@@ -19,11 +20,7 @@ RENDERERS: dict[DiffFormat, DiffRenderer] = {
 
 def get_renderer(name: str | DiffFormat) -> DiffRenderer:
     """The renderer for a format name; ValueError naming the choices otherwise."""
-    try:
-        return RENDERERS[DiffFormat(name)]
-    except ValueError:
-        choices = ", ".join(f.value for f in DiffFormat)
-        raise ValueError(f"unknown diff format {name!r} (choose from {choices})") from None
+    return by_name(RENDERERS, DiffFormat, name, "diff format")
 
 
 __all__ = [

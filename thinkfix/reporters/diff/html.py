@@ -26,7 +26,7 @@ from thinkfix.reporters.diff.base import (
     placement_words,
     verb,
 )
-from thinkfix.reporters.htmlpage import CHART_CSS, bar_chart, page
+from thinkfix.reporters.htmlpage import CHART_CSS, bar_chart, cards, page
 from thinkfix.reporters.htmlpage import e as _e
 
 DEFAULT_MAX_CARDS = 500  # message cards on one page; past it, counts and the JSON report
@@ -132,7 +132,7 @@ def _message(m: MessageDiff, n: int) -> str:
 
 def _cards(report: DiffReport) -> str:
     t = report.totals
-    cards = [
+    items = [
         ("files", t.files),
         ("files changed", t.files_changed),
         ("messages changed", t.messages),
@@ -141,11 +141,7 @@ def _cards(report: DiffReport) -> str:
         ("refused", t.refused),
         ("errors", len(report.errors)),
     ]
-    return (
-        '<div class="cards">'
-        + "".join(f'<div class="card"><b>{v}</b><span>{_e(k)}</span></div>' for k, v in cards)
-        + "</div>"
-    )
+    return cards(items)
 
 
 def _counts(title: str, counts: dict[str, int], key: str) -> str:
