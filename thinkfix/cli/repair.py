@@ -91,8 +91,10 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
     "--out",
     "out_dir",
     default=None,
-    metavar="DIR",
-    help="Write repaired copies under DIR, mirroring the input tree; inputs untouched.",
+    metavar="DIR|URL",
+    help="Write repaired copies under DIR, mirroring the input tree; inputs untouched. "
+    "An fsspec URL (s3://bucket/out, file://…) writes there, never over an existing "
+    "object (pip install 'thinkfix[remote]').",
 )
 @click.option(
     "--in-place",
@@ -155,6 +157,16 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
     "a live session may be writing them. A file held open for writing is "
     "left alone all the same.",
 )
+@click.option(
+    "--dask",
+    "dask_address",
+    default=None,
+    metavar="ADDRESS",
+    help="Repair the files on the Dask distributed cluster at ADDRESS (e.g. "
+    "tcp://scheduler:8786); its workers must see the same paths or URLs. Not with "
+    "--in-place; outputs are written only where nothing is. Needs pip install "
+    "'thinkfix[dask]'. The report and the files are the same as a local run's.",
+)
 @exit_zero_option(
     "files were repaired or would change (--check, --exit-non-zero-on-fix)", "ignore_changes"
 )
@@ -175,6 +187,7 @@ def repair_command(
     exit_non_zero_on_fix: bool,
     include_active: bool,
     follow_links: bool,
+    dask_address: str | None,
     ignore_changes: bool | None,
     quiet: bool,
     **kwargs: Any,
@@ -188,6 +201,11 @@ def repair_command(
         raise click.UsageError(str(exc)) from exc
     if no_backup and mode is not WriteMode.IN_PLACE and mode.writes:
         raise click.UsageError("--no-backup only applies to --in-place")
+    if dask_address and mode is WriteMode.IN_PLACE:
+        raise click.UsageError(
+            "--dask cannot repair --in-place: the workers cannot keep backups or the undo "
+            "journal where this machine can reach them; write copies with --out"
+        )
     options, redaction, progress = engine_options(
         mode,
         kwargs,
@@ -199,6 +217,7 @@ def repair_command(
         keep_texts=report_path is not None,
         active_seconds=0.0 if include_active else _active_seconds(),
         follow_links=follow_links,
+        dask=dask_address,
     )
     result = run(paths, options, progress, quiet)
     if mode is WriteMode.DIFF:

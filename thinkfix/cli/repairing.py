@@ -13,6 +13,7 @@ import click
 
 from thinkfix.cli.options import (
     CONFIG_OPTIONS,
+    echo_error,
     format_option,
     policy_options,
     resolve_settings,
@@ -22,6 +23,7 @@ from thinkfix.cli.progress import progress_for
 from thinkfix.engine import audit, config, fsio, repair_run
 from thinkfix.engine.redact import Redaction
 from thinkfix.engine.repair import RepairOptions, RepairResult, WriteMode
+from thinkfix.engine.report import ExitCode
 from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions
 from thinkfix.reporters.diff import DiffFormat, get_renderer
@@ -185,6 +187,9 @@ def run(
         return repair_run.run(paths, options, progress)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
+    except repair_run.ClusterError as exc:  # --dask: no extra installed, no scheduler there
+        echo_error(str(exc))
+        sys.exit(int(ExitCode.ERROR))
 
 
 def write_report(

@@ -27,6 +27,8 @@ import stat
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from thinkfix.io import remote
+
 KEY_NAME = "undo.key"
 KEY_BYTES = 32
 SIDECAR_SUFFIX = ".thinkfix.json"
@@ -185,10 +187,13 @@ def _check(body: bytes, key: bytes, kid: str, want: str, where: str) -> bytes:
 
 
 def run_roots(paths: Iterable[str], out_dir: str | None) -> list[str]:
-    """Where a run may write: each named path and the output folder, as given and resolved."""
+    """Where a run may write: each named path and the output folder, as given and resolved.
+    A URL output folder is kept as written; a URL input is never written (not in place)."""
     out: set[str] = set()
+    if out_dir and remote.is_url(out_dir):
+        out.add(out_dir.rstrip("/"))
     for p in [*paths, *([out_dir] if out_dir else [])]:
-        if p == "-":
+        if p == "-" or remote.is_url(p):
             continue
         out.add(os.path.abspath(p))
         out.add(os.path.realpath(p))
@@ -229,6 +234,10 @@ class _Checker:
     def path(self, value: Any, at: str) -> str:
         if not isinstance(value, str) or not value or "\0" in value:
             raise self.fail(f"{at} is not a path")
+        if remote.is_url(value):  # an output written to an fsspec URL (repair --out URL)
+            if any(part in (".", "..") for part in value.split("://", 1)[1].split("/")):
+                raise self.fail(f"{at} {value!r} is not a normalised URL")
+            return value
         if (
             not os.path.isabs(value)
             or os.path.normpath(value) != value
@@ -306,6 +315,8 @@ def _check_entry(
     c.sha(after, f"{at}.after")
     c.mode(after, f"{at}.after")
     before = entry.get("before", None)
+    if before is not None and remote.is_url(target):
+        raise c.fail(f"{at}.before is not null, but a URL output is only ever created")
     if before is None:
         if role != "sidecar" and mode != "out":
             raise c.fail(
@@ -347,6 +358,8 @@ def _check_blob(c: _Checker, blob: Any, at: str) -> None:
 def safe_target(target: str) -> str | None:
     """Why writing `target` now would leave the place the repair wrote, else None: a symlink
     put where the file was, or a folder on its path swapped for a link since the repair."""
+    if remote.is_url(target):
+        return None  # no symbolic links to follow on an object store
     parent = os.path.dirname(target)
     if os.path.realpath(parent) != parent:
         return (

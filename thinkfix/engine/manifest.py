@@ -36,11 +36,11 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from thinkfix._version import __version__
-from thinkfix.engine import fsio, integrity, store
+from thinkfix.engine import fsio, integrity, store, urlio
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
 from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, Record, record_limit, set_record_limit
-from thinkfix.io import jsontext
+from thinkfix.io import jsontext, remote
 from thinkfix.normalizer import Policy
 
 if TYPE_CHECKING:
@@ -378,10 +378,10 @@ def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
         if not isinstance(target, str) or target in known:
             continue
         try:
-            now = _current(target)
+            now = urlio.sha256(target) if remote.is_url(target) else _sha256(target)
         except fsio.WriteError:
             continue
-        if now is not None and now.sha256 == entry["after"]["sha256"]:
+        if now is not None and now == entry["after"]["sha256"]:
             out.append(entry)
     return out
 
@@ -544,6 +544,11 @@ class UndoResult:
         return ExitCode.ERROR if self.errors or self.refused else ExitCode.CLEAN
 
 
+def _sha256(target: str) -> str | None:
+    now = _current(target)
+    return None if now is None else now.sha256
+
+
 def _current(target: str) -> fsio.FileState | None:
     if not os.path.lexists(target):
         return None
@@ -559,6 +564,9 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.FileState | 
     unsafe = integrity.safe_target(target)
     if unsafe is not None:
         return UndoStatus.FAILED, unsafe, None
+    if remote.is_url(target):
+        status, message = _classify_url(target, after["sha256"])
+        return status, message, None
     try:
         now = _current(target)
     except fsio.WriteError as exc:
@@ -578,6 +586,26 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.FileState | 
             f"{after['sha256'][:16]}...); restoring it would lose those changes"
         ),
         now,
+    )
+
+
+def _classify_url(target: str, after: str) -> tuple[UndoStatus, str]:
+    """An output the repair created at a URL (it never replaces one there): removable while
+    it holds the bytes written."""
+    try:
+        now = urlio.sha256(target)
+    except fsio.WriteError as exc:
+        return UndoStatus.FAILED, str(exc)
+    if now is None:
+        return UndoStatus.ALREADY, "already removed"
+    if now == after:
+        return UndoStatus.WOULD_RESTORE, ""
+    return (
+        UndoStatus.CHANGED,
+        (
+            f"{target}: changed since the repair (sha256 {now[:16]}..., the repair wrote "
+            f"{after[:16]}...); removing it would lose those changes"
+        ),
     )
 
 
@@ -723,6 +751,14 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
         target = entry["target"]
         if entry["role"] == "database":
             results.append(_undo_store(entry, status, message, dry_run))
+            continue
+        if remote.is_url(target) and status is UndoStatus.WOULD_RESTORE and not dry_run:
+            try:
+                urlio.remove_verified(target, entry["after"]["sha256"])
+                results.append(UndoFile(target, UndoStatus.REMOVED))
+            except fsio.WriteError as exc:
+                why = UndoStatus.CHANGED if exc.kind is ErrorKind.CHANGED else UndoStatus.FAILED
+                results.append(UndoFile(target, why, str(exc)))
             continue
         if status is not UndoStatus.WOULD_RESTORE or now is None:
             results.append(UndoFile(target, status, message))

@@ -53,6 +53,7 @@ from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.engine.source import DECOMPRESSED_RECORDS, Source, TooLarge
 from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat, set_record_limit
+from thinkfix.io import remote
 
 __all__ = [
     "ACTIVE_SECONDS",
@@ -119,6 +120,15 @@ def _repair_file(job: Job) -> FileResult:
         err = found.error or InputError(found.path, None, ErrorKind.UNKNOWN_FORMAT, "no format")
         return FileResult(found.path, None, FileStatus.ERROR, errors=(err,))
     path, fmt = found.path, registry.get(found.format)
+    if options.mode is WriteMode.IN_PLACE and remote.is_url(found.real_path):
+        return failed(
+            path,
+            fmt.id,
+            ErrorKind.WRITE_FAILED,
+            f"{path}: not repaired in place: a URL's filesystem has no atomic rename nor "
+            "fsync to replace it safely; left as it is (write repaired copies with --out)",
+            FileStatus.ERROR,
+        )
     if fmt.is_database(found.real_path):
         return repair_store(job, path, found.real_path, fmt)
     try:
@@ -217,14 +227,58 @@ def _refuse_active(path: str, stamp: fsio.Stamp, options: RepairOptions) -> None
 
 
 def out_paths(paths: Sequence[str], out_dir: str) -> tuple[str, str]:
-    """The folder inputs are mirrored from (their common ancestor) and the output root."""
-    roots = [os.path.abspath(p) for p in paths]
-    bases = [r if os.path.isdir(r) else os.path.dirname(r) for r in roots]
-    return os.path.commonpath(bases) if bases else os.getcwd(), os.path.abspath(out_dir)
+    """The folder inputs are mirrored from (their common ancestor) and the output root; for
+    URLs (io/remote.py), the longest common URL prefix and the output URL. ValueError for
+    inputs that are not all local paths or all URLs of one scheme."""
+    out = out_dir.rstrip("/") if remote.is_url(out_dir) else os.path.abspath(out_dir)
+    if not any(remote.is_url(p) for p in paths):
+        roots = [os.path.abspath(p) for p in paths]
+        bases = [r if os.path.isdir(r) else os.path.dirname(r) for r in roots]
+        return os.path.commonpath(bases) if bases else os.getcwd(), out
+    if not all(remote.is_url(p) for p in paths):
+        raise ValueError("--out: name the inputs all as local paths or all as URLs")
+    try:
+        folders = [
+            p.rstrip("/") if remote.isdir(p) else p.rstrip("/").rsplit("/", 1)[0] for p in paths
+        ]
+    except (OSError, ImportError) as exc:  # no fsspec, no backend for the scheme
+        raise ValueError(f"{paths[0]}: {exc}") from None
+    parts = [folder.split("/") for folder in folders]
+    common = parts[0]
+    for other in parts[1:]:
+        n = 0
+        while n < min(len(common), len(other)) and common[n] == other[n]:
+            n += 1
+        common = common[:n]
+    if not common or common[0] != parts[0][0]:
+        raise ValueError("--out: the input URLs must share one scheme (s3://, gs://, file://…)")
+    return "/".join(common), out
+
+
+def output_path(path: str, base: str, out: str) -> str:
+    """Where `--out` writes the repaired copy of the input `path` (`out_paths`' base, out)."""
+    if remote.is_url(path):
+        rel = path[len(base) :].lstrip("/").split("/")
+    else:
+        rel = os.path.relpath(os.path.abspath(path), base).split(os.sep)
+    return "/".join([out, *rel]) if remote.is_url(out) else os.path.join(out, *rel)
+
+
+def _within(path: str, folder: str) -> bool:
+    """Is `path` `folder` or inside it, either spelt as a local path or a URL?"""
+    (scheme, at), (where, root) = remote.location(path), remote.location(folder)
+    return scheme == where and (at == root or at.startswith(root.rstrip("/") + "/"))
 
 
 def check_paths(paths: Sequence[str], options: RepairOptions) -> None:
-    """ValueError for path combinations a writing mode must refuse."""
+    """ValueError for path combinations a writing mode (or a cluster) must refuse."""
+    if options.dask:
+        for p in [*paths, options.out_dir or ""]:
+            if remote.process_local(p):
+                raise ValueError(
+                    f"{p}: a memory:// filesystem lives in this process only; the cluster's "
+                    "workers cannot read or write it (--dask)"
+                )
     if not options.mode.writes:
         return
     if STDIN in paths:
@@ -232,10 +286,20 @@ def check_paths(paths: Sequence[str], options: RepairOptions) -> None:
     if options.mode is WriteMode.OUT:
         assert options.out_dir is not None
         base, out = out_paths(paths, options.out_dir)
-        for p in paths:
-            if _inside(os.path.abspath(p), out) or _inside(os.path.realpath(p), out):
-                raise ValueError(f"--out {options.out_dir} must not be an input or hold one")
-        if out == base:
+        if remote.is_url(out) or remote.is_url(base):
+            try:
+                held = any(_within(p, out) for p in paths)
+                itself = remote.location(base) == remote.location(out)
+            except (OSError, ImportError) as exc:  # no fsspec, no backend for the scheme
+                raise ValueError(f"--out {options.out_dir}: {exc}") from None
+        else:
+            held = any(
+                _inside(os.path.abspath(p), out) or _inside(os.path.realpath(p), out) for p in paths
+            )
+            itself = out == base
+        if held:
+            raise ValueError(f"--out {options.out_dir} must not be an input or hold one")
+        if itself:
             raise ValueError(f"--out {options.out_dir} is the input folder itself")
 
 
@@ -257,8 +321,9 @@ def repair_paths(
         run_id = new_run_id()
         run_dir = options.run_dir or mf.default_run_dir(run_id)
         manifest_path = options.manifest_path or os.path.join(run_dir, mf.MANIFEST_NAME)
-        journal_dir = manifest_path + mf.JOURNAL_SUFFIX
-        backup_dir = os.path.join(run_dir, "backup") if options.backup else None
+        if not options.dask:  # a cluster's workers cannot reach this machine's run folder
+            journal_dir = manifest_path + mf.JOURNAL_SUFFIX
+            backup_dir = os.path.join(run_dir, "backup") if options.backup else None
     roots = mf.run_roots(paths, options.out_dir)
     if journal_dir is not None:
         # Sealed before any file changes: undo follows only entries inside these roots.
@@ -269,21 +334,34 @@ def repair_paths(
         base, out = out_paths(paths, options.out_dir)
     jobs: list[Job] = []
     named = tuple(os.path.realpath(p) for p in paths if p != STDIN)
+    urls = base is not None and out is not None and (remote.is_url(base) or remote.is_url(out))
     for n, item in enumerate(walk(paths, options.scan.inputs)):
         output = None
         if base is not None and out is not None:
-            absolute = os.path.abspath(item.path)
-            if _inside(absolute, out):
+            if _within(item.path, out) if urls else _inside(os.path.abspath(item.path), out):
                 continue  # an earlier run's output inside a walked folder
-            output = os.path.join(out, os.path.relpath(absolute, base))
-        jobs.append(Job(item, n, options, output, backup_dir, journal_dir, named))
+            output = output_path(item.path, base, out)
+        jobs.append(
+            Job(
+                item,
+                n,
+                options,
+                output,
+                backup_dir,
+                journal_dir,
+                named,
+                fresh_only=options.dask is not None,
+            )
+        )
     if options.mode is WriteMode.IN_PLACE:
         # Temporary files of a run that was killed go first, even from folders where this run
         # then finds nothing left to write (the killed run may have finished them).
         _sweep(jobs)
     results: list[FileResult] = []
     try:
-        results, _ = _run(jobs, options.jobs, progress)
+        # A worker process would read and write its own, empty memory:// filesystem.
+        local = any(remote.process_local(p) for p in [*paths, options.out_dir or ""])
+        results, _ = _run(jobs, 1 if local else options.jobs, progress, options.dask)
     finally:
         # Whatever stopped the run (an interrupt, a bug), every file already replaced is
         # journaled: the manifest is written for them before the exception goes on.
@@ -308,7 +386,7 @@ def _sweep(jobs: Sequence[Job]) -> None:
         {
             os.path.dirname(fsio.real_path(j.candidate.real_path))
             for j in jobs
-            if j.candidate.real_path != STDIN
+            if j.candidate.real_path != STDIN and not remote.is_url(j.candidate.real_path)
         }
     ):
         fsio.sweep_stale(folder)
@@ -318,10 +396,13 @@ def _run(
     jobs: list[Job],
     workers: int,
     progress: Progress = NULL_PROGRESS,
+    dask: str | None = None,
 ) -> tuple[list[FileResult], bool]:
     """Every job's result, and whether a worker died (the run was then redone here)."""
     progress.start(len(jobs), sum(_size(j) for j in jobs))
     try:
+        if dask:
+            return _run_dask(jobs, dask, progress), False
         if workers <= 1 or len(jobs) <= 1:
             return [_done(progress, j, repair_file(j)) for j in jobs], False
         try:
@@ -344,6 +425,38 @@ def _run(
             return [repair_file(j) for j in jobs], True
     finally:
         progress.finish()
+
+
+def _run_dask(jobs: list[Job], address: str, progress: Progress) -> list[FileResult]:
+    """Every job repaired on the Dask cluster at `address`, in job order whatever order they
+    finish in. A task the cluster lost (its workers died) is an error for its file: its
+    output, if one was published, is complete (written only where nothing was), so nothing
+    is redone here."""
+    from thinkfix.engine import distributed
+
+    got: dict[int, FileResult] = {}
+    for i, outcome in distributed.run_tasks(repair_file, jobs, address, [_size(j) for j in jobs]):
+        result = outcome if isinstance(outcome, FileResult) else _lost(jobs[i], outcome)
+        got[i] = _done(progress, jobs[i], result)
+    return [got[i] for i in range(len(jobs))]
+
+
+def _lost(job: Job, exc: BaseException) -> FileResult:
+    path = getattr(job.candidate, "path", "?")
+    return FileResult(
+        path,
+        None,
+        FileStatus.FAILED,
+        errors=(
+            InputError(
+                path,
+                None,
+                ErrorKind.INTERNAL,
+                f"{path}: the cluster lost this file's task ({describe(exc)}); its input "
+                "is as it was; an output it may have written is complete",
+            ),
+        ),
+    )
 
 
 def _repair_task(_: None, task: tuple[int, Job]) -> tuple[int, FileResult]:

@@ -13,7 +13,7 @@ from typing import Any
 from thinkfix.engine.change import Change
 from thinkfix.engine.inputs import Candidate, InputFile
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
-from thinkfix.engine.scan import ScanOptions, bad_kind
+from thinkfix.engine.scan import ScanOptions, bad_kind, error_key
 from thinkfix.formats.base import ApplyOptions
 
 
@@ -84,6 +84,8 @@ class RepairOptions:
     active_seconds: float = 0.0
     # --in-place rewrites a symlink's target outside the named paths only when asked.
     follow_links: bool = False
+    # --dask: the scheduler whose workers repair the files (engine/distributed.py).
+    dask: str | None = None
 
 
 #: The CLI's default quiet time before a session file is rewritten in place.
@@ -136,7 +138,10 @@ class RepairResult:
 
     @property
     def all_errors(self) -> tuple[InputError, ...]:
-        return tuple(sorted(self.errors + tuple(e for f in self.files for e in f.errors)))
+        # scan's order: a file's own error (no line) and its bad lines sort together
+        return tuple(
+            sorted(self.errors + tuple(e for f in self.files for e in f.errors), key=error_key)
+        )
 
     @property
     def changed_files(self) -> tuple[FileResult, ...]:
@@ -170,6 +175,9 @@ class Job:
     backup_dir: str | None
     journal_dir: str | None
     roots: tuple[str, ...] = ()  # the named paths, symlinks resolved (see `_refuse_links`)
+    # Write only where nothing is (a run on a cluster has no backup folder to keep what an
+    # output it replaced held); a URL output is always written so.
+    fresh_only: bool = False
 
 
 def describe(exc: BaseException) -> str:

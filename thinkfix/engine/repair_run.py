@@ -39,12 +39,23 @@ def options(
     return repair, config.redaction(settings)
 
 
+class ClusterError(RuntimeError):
+    """`--dask` without the extra installed, or with no scheduler at the address (exit 2)."""
+
+
 def run(
     paths: Sequence[str], options: RepairOptions, progress: Progress = NULL_PROGRESS
 ) -> RepairResult:
     """Repair (or preview) every session file under `paths`; a path the mode cannot use
-    raises `ValueError`."""
-    return repair_paths(paths, options, tool_version=__version__, progress=progress)
+    raises `ValueError`, a cluster that cannot be used `ClusterError`."""
+    if not options.dask:
+        return repair_paths(paths, options, tool_version=__version__, progress=progress)
+    from thinkfix.engine.distributed import DaskUnavailable
+
+    try:
+        return repair_paths(paths, options, tool_version=__version__, progress=progress)
+    except DaskUnavailable as exc:
+        raise ClusterError(str(exc)) from None
 
 
 def diff_report(result: RepairResult, redaction: Redaction) -> audit.DiffReport:

@@ -17,14 +17,14 @@ import os
 from dataclasses import replace
 from typing import Any, BinaryIO, cast
 
-from thinkfix.engine import fsio
+from thinkfix.engine import fsio, urlio
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.repair_model import FileResult, FileStatus, Job, WriteMode
 from thinkfix.engine.repair_plan import Copy, FilePlan
 from thinkfix.engine.repair_verify import verify
 from thinkfix.engine.report import ErrorKind
 from thinkfix.formats.base import PlacementKind, Record
-from thinkfix.io import compression
+from thinkfix.io import compression, remote
 
 SIDECAR_SUFFIX = ".thinkfix.json"
 
@@ -53,9 +53,9 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
     target = source.path if in_place else job.output
     assert target is not None
     made: list[str] = []  # backups made for this file, removed again if it is not replaced
-    before = source.state() if in_place else _existing(target)
+    before = source.state() if in_place else _existing(target, job.fresh_only)
     backup = _backup(job, before, made)
-    sidecar = _sidecar(plan, target)
+    sidecar = _sidecar(plan, target, job.fresh_only)
     entries: list[dict[str, Any]] = []
     side: list[fsio.Snapshot | None] = []  # the sidecar's previous state, once it is written
     content = hashlib.sha256()
@@ -77,7 +77,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                 fp.write(block)
 
     def check(temp: str) -> None:
-        with compression.wrap_reader(open(temp, "rb"), plan.compression) as fp:
+        with compression.wrap_reader(urlio.open_written(temp), plan.compression) as fp:
             verify(plan, fp, options.scan)
 
     def commit(written: fsio.Written) -> None:
@@ -86,7 +86,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
             mf.file_entry(
                 path=plan.path,
                 source=source.path,
-                target=fsio.real_path(target),
+                target=_real(target),
                 link=os.path.abspath(plan.path) if os.path.islink(plan.path) else None,
                 fmt=plan.fmt.id,
                 compression=plan.compression.value,
@@ -102,11 +102,11 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
             )
         )
         if sidecar is not None:
-            side_before = _existing_snapshot(sidecar[0])
+            side_before = _existing_snapshot(sidecar[0], job.fresh_only)
             entries.append(
                 mf.sidecar_entry(
                     plan.path,
-                    fsio.real_path(sidecar[0]),
+                    _real(sidecar[0]),
                     side_before,
                     _backup(job, side_before, made),
                     sidecar[1],
@@ -116,19 +116,33 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
             mf.journal(job.journal_dir, job.index, entries)
         if sidecar is not None:
             side.append(side_before)
-            fsio.atomic_write(sidecar[0], sidecar[1], mode=source.mode, make_dirs=True)
+            if remote.is_url(sidecar[0]):
+                urlio.write_bytes(sidecar[0], sidecar[1])
+            else:
+                fsio.atomic_write(sidecar[0], sidecar[1], mode=source.mode, make_dirs=True)
 
     try:
         try:
-            fsio.atomic_write_stream(
-                target,
-                produce,
-                mode=source.mode,
-                verify=check if plan.changed else None,
-                before_publish=commit,
-                watch=(source.path, source.stamp),
-                make_dirs=True,
-            )
+            # A file read from a URL was copied once before planning: nothing to watch.
+            watch = None if remote.is_url(source.path) else (source.path, source.stamp)
+            if remote.is_url(target):
+                urlio.atomic_write_stream(
+                    target,
+                    produce,
+                    verify=check if plan.changed else None,
+                    before_publish=commit,
+                    watch=watch,
+                )
+            else:
+                fsio.atomic_write_stream(
+                    target,
+                    produce,
+                    mode=source.mode,
+                    verify=check if plan.changed else None,
+                    before_publish=commit,
+                    watch=watch,
+                    make_dirs=True,
+                )
         except BaseException:
             if sidecar is not None and side:
                 _put_back(sidecar[0], side[0])
@@ -181,6 +195,10 @@ def _backup(job: Job, state: fsio.Snapshot | fsio.FileState | None, made: list[s
 
 def _put_back(path: str, previous: fsio.Snapshot | None) -> None:
     """Undo a sidecar write whose session file could not be replaced."""
+    if remote.is_url(path):  # a URL sidecar is only ever created (`_fresh`)
+        with contextlib.suppress(Exception):
+            urlio.remove(path)
+        return
     with contextlib.suppress(OSError, fsio.WriteError):
         if previous is None:
             os.unlink(path)
@@ -188,19 +206,40 @@ def _put_back(path: str, previous: fsio.Snapshot | None) -> None:
             fsio.atomic_write(path, previous.data, mode=previous.mode)
 
 
-def _existing(path: str) -> fsio.FileState | None:
+def _real(path: str) -> str:
+    """Where a written file lies, as the manifest records it: a URL as it is."""
+    return path if remote.is_url(path) else fsio.real_path(path)
+
+
+def _fresh(path: str, fresh_only: bool) -> bool:
+    """Is nothing at `path`? WriteError when something is and must not be replaced: a URL
+    (no atomic replace, no backup to undo from) or, with `fresh_only`, any output."""
+    if remote.is_url(path):
+        urlio.refuse_existing(path)
+        return True
     if not os.path.lexists(path):
+        return True
+    if fresh_only:
+        raise fsio.WriteError(
+            f"{path}: already exists; not overwritten (a run on a cluster keeps no backups, "
+            "so it writes only where nothing is; choose an empty --out)"
+        )
+    return False
+
+
+def _existing(path: str, fresh_only: bool = False) -> fsio.FileState | None:
+    if _fresh(path, fresh_only):
         return None
     return fsio.file_state(path)
 
 
-def _existing_snapshot(path: str) -> fsio.Snapshot | None:
-    if not os.path.lexists(path):
+def _existing_snapshot(path: str, fresh_only: bool = False) -> fsio.Snapshot | None:
+    if _fresh(path, fresh_only):
         return None
     return fsio.read_snapshot(path)
 
 
-def _sidecar(plan: FilePlan, target: str) -> tuple[str, bytes] | None:
+def _sidecar(plan: FilePlan, target: str, fresh_only: bool = False) -> tuple[str, bytes] | None:
     """`<file>.thinkfix.json` beside the written file, for reasoning its format has no place for."""
     placed = [
         c
@@ -210,7 +249,7 @@ def _sidecar(plan: FilePlan, target: str) -> tuple[str, bytes] | None:
     if not placed:
         return None
     path = target + SIDECAR_SUFFIX
-    existing = _existing_snapshot(path)
+    existing = _existing_snapshot(path, fresh_only)
     return path, mf.sidecar_document(
         plan.fmt.id,
         os.path.basename(target),

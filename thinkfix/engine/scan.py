@@ -669,7 +669,7 @@ def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile
 # --- many files ------------------------------------------------------------------------------
 
 
-def _error_key(e: InputError) -> tuple[str, int, str, str]:
+def error_key(e: InputError) -> tuple[str, int, str, str]:
     return (e.path, -1 if e.line is None else e.line, e.kind, e.message)
 
 
@@ -746,7 +746,7 @@ def build_report(results: Iterable[ScannedFile], tool_version: str = "") -> Repo
     return Report(
         summary=summary,
         findings=tuple(findings),
-        errors=tuple(sorted(errors, key=_error_key)),
+        errors=tuple(sorted(errors, key=error_key)),
         skipped=tuple(sorted(skipped)),
         tool_version=tool_version,
     )

@@ -25,13 +25,15 @@ from typing import Any, BinaryIO, cast, overload
 from thinkfix.engine import fsio
 from thinkfix.engine.report import ErrorKind
 from thinkfix.formats.base import EMPTY_CONTEXT, Record, SessionFormat, record_limit, too_large
-from thinkfix.io import compression
+from thinkfix.io import compression, remote
 from thinkfix.io.regular import open_regular
 
 BLOCK = fsio.BLOCK
 #: A compressed file may decompress to this many times the record limit at most (1 GiB by
 #: default), checked as it streams, so a gzip or zstd bomb is an error for its file.
 DECOMPRESSED_RECORDS = 16
+#: The permission bits of a repaired copy of a file read from a URL (fsspec has none).
+URL_MODE = 0o644
 
 
 class TooLarge(Exception):
@@ -85,23 +87,28 @@ class Source:
     def open(cls, path: str, limit: int = 0) -> Source:
         """Open `path` (symlinks resolved); a compressed file is decompressed to a temporary
         file, at most `limit` bytes (0: no limit), else TooLarge."""
-        real = fsio.real_path(path)
-        try:
-            fp = open_regular(real)
-        except OSError as exc:
-            raise fsio.WriteError(
-                f"cannot read: {exc.strerror or exc}", ErrorKind.UNREADABLE
-            ) from exc
-        fd = os.dup(fp.fileno())
-        fp.close()
+        if remote.is_url(path):
+            real, fd, mode = path, _fetch(path), URL_MODE
+        else:
+            real = fsio.real_path(path)
+            try:
+                fp = open_regular(real)
+            except OSError as exc:
+                raise fsio.WriteError(
+                    f"cannot read: {exc.strerror or exc}", ErrorKind.UNREADABLE
+                ) from exc
+            fd = os.dup(fp.fileno())
+            fp.close()
+            mode = None
         try:
             st = os.fstat(fd)
             stamp = fsio.Stamp.of(st)
+            mode = stat.S_IMODE(st.st_mode) if mode is None else mode
             kind = compression.sniff(os.pread(fd, 4, 0))
             if kind is compression.Compression.NONE:
-                return cls(real, fd, stamp, stat.S_IMODE(st.st_mode), kind, fd, stamp.size)
+                return cls(real, fd, stamp, mode, kind, fd, stamp.size)
             content, size = _decompress(fd, stamp.size, kind, limit)
-            source = cls(real, fd, stamp, stat.S_IMODE(st.st_mode), kind, content, size)
+            source = cls(real, fd, stamp, mode, kind, content, size)
             source.check()
             return source
         except BaseException:
@@ -187,6 +194,23 @@ class Source:
                 p = find(block, b"\n", p + 1)
             at += len(block)
         return starts
+
+
+def _fetch(url: str) -> int:
+    """A file named by an fsspec URL, copied once as it streams into an anonymous temporary
+    file (gone with the process): the bytes planned, verified and written are the ones read,
+    whatever happens to the object meanwhile. Its descriptor, or WriteError."""
+    try:
+        with remote.open_url(url) as fp, tempfile.TemporaryFile() as out:
+            while block := fp.read(BLOCK):
+                out.write(block)
+            out.flush()
+            return os.dup(out.fileno())
+    except (OSError, ValueError, ImportError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise fsio.WriteError(
+            f"cannot read: {why or type(exc).__name__}", ErrorKind.UNREADABLE
+        ) from exc
 
 
 def _decompress(

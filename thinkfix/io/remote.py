@@ -14,6 +14,7 @@ checkouts.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any, BinaryIO
 
@@ -27,6 +28,16 @@ class RemoteUnavailable(OSError):
 def is_url(path: str) -> bool:
     """Is `path` a URL (`scheme://…`) rather than a local path?"""
     return bool(_URL.match(path))
+
+
+#: Filesystems that live in one process's memory: a worker process (a pool's, a cluster's)
+#: sees its own, empty one, so what it read or wrote there is not this process's.
+PROCESS_LOCAL = ("memory",)
+
+
+def process_local(path: str) -> bool:
+    """Is `path` a URL of a filesystem only this process can see (`memory://`)?"""
+    return is_url(path) and path.split("://", 1)[0].lower() in PROCESS_LOCAL
 
 
 def _fsspec() -> Any:
@@ -83,3 +94,27 @@ def modified(url: str) -> float:
         return float(fs.modified(path).timestamp())
     except (NotImplementedError, AttributeError, ValueError) as exc:
         raise OSError(f"{url}: no modification time") from exc
+
+
+def isdir(url: str) -> bool:
+    """Does `url` name a folder (a prefix holding objects, on an object store)?"""
+    fs, path = filesystem(url)
+    return bool(fs.isdir(path))
+
+
+def is_local(fs: Any) -> bool:
+    """Is `fs` fsspec's local filesystem (`file://`), where a path is a path on this disk?"""
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    return protocol in ("file", "local")
+
+
+def location(path: str) -> tuple[str, str]:
+    """Where `path` (a local path or a URL) lies, comparable across both spellings: the
+    filesystem's protocol and the path on it (`file` and the real path for a local one)."""
+    if not is_url(path):
+        return "file", os.path.realpath(path)
+    fs, on_fs = filesystem(path)
+    if is_local(fs):
+        return "file", os.path.realpath(on_fs)
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    return protocol, on_fs.rstrip("/")
