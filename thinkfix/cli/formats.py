@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import textwrap
 
 import click
 
-from thinkfix.cli.options import quiet_option
+from thinkfix.cli.options import echo_json, json_option, quiet_option
 from thinkfix.engine.report import SCHEMA_VERSION
 from thinkfix.formats.registry import FORMATS
 
@@ -20,12 +19,7 @@ def _wrapped(label: str, text: str, width: int) -> str:
 
 
 @click.command("formats")
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print JSON ({schema_version, formats: [...]}) instead of text.",
-)
+@json_option("{schema_version, formats: [...]}")
 @quiet_option
 def formats_command(as_json: bool, quiet: bool) -> None:
     """List the supported session formats, how each is detected, and where repairs put
@@ -44,7 +38,7 @@ def formats_command(as_json: bool, quiet: bool) -> None:
                 for f in FORMATS.values()
             ],
         }
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        echo_json(payload)
         return
     width = max(60, min(100, shutil.get_terminal_size((100, 24)).columns))
     blocks = []

@@ -7,16 +7,13 @@ from typing import Any
 
 import click
 
-from thinkfix.cli.options import policy_options, pop_policy, quiet_option
+from thinkfix.cli.options import echo_json, json_option, policy_options, pop_policy, quiet_option
 from thinkfix.engine.report import SCHEMA_VERSION
-from thinkfix.io import jsontext
 from thinkfix.normalizer import StreamNormalizer, normalize
 
 
 @click.command("normalize")
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print {schema_version, visible, thinking, findings}."
-)
+@json_option("{schema_version, visible, thinking, findings}")
 @click.option(
     "--native",
     "native_text",
@@ -91,13 +88,14 @@ def normalize_command(
         thinking = [t for t in (native, *s.segments) if t]
         findings = s.findings
     if as_json:
-        doc = {
-            "schema_version": SCHEMA_VERSION,
-            "visible": visible,
-            "thinking": thinking,
-            "findings": [f.to_dict() for f in findings],
-        }
-        sys.stdout.buffer.write(jsontext.dumps(doc, indent=True, newline=True))
+        echo_json(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "visible": visible,
+                "thinking": thinking,
+                "findings": [f.to_dict() for f in findings],
+            }
+        )
     else:
         sys.stdout.write(visible)
         if visible and not visible.endswith("\n") and sys.stdout.isatty():

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import IO, TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import click
 from click.core import ParameterSource
@@ -25,6 +26,17 @@ POLICY_KEYS = (
     "harmony",
     "prose_delimiters",
 )
+
+
+def stacked(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """Several option decorators as one, applied so that they list in the order given."""
+
+    def decorate(func: F) -> F:
+        for decorator in reversed(decorators):
+            func = decorator(func)
+        return func
+
+    return decorate
 
 
 def policy_options(func: F) -> F:
@@ -64,9 +76,7 @@ def policy_options(func: F) -> F:
             help="Recognise prose delimiters such as 'Here is my thought process:'.",
         ),
     ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+    return stacked(*options)(func)
 
 
 def pop_policy(kwargs: dict[str, Any], base: Policy = DEFAULT) -> Policy:
@@ -148,6 +158,95 @@ class ConfigOnly(_Setting):
         """No flag: the value comes from the environment or the config file."""
 
 
+def _shared_flags() -> dict[str, tuple[tuple[str, ...], dict[str, Any]]]:
+    """The flags of the settings that scan, repair and diff share, each declared once: what
+    it takes and its help where the words hold for every command."""
+    from thinkfix.engine.secrets import Redaction
+
+    many_globs = {"multiple": True, "metavar": "GLOB"}
+    return {
+        "select": (("--select",), {"multiple": True, "metavar": "KINDS"}),
+        "ignore": (("--ignore",), {"multiple": True, "metavar": "KINDS"}),
+        "jobs": (
+            ("-j", "--jobs"),
+            {
+                "type": click.IntRange(min=0),
+                "metavar": "N",
+                "help": "Worker processes (default, or 0: all cores).",
+            },
+        ),
+        "include": (
+            ("--include",),
+            {
+                **many_globs,
+                "help": "Files to read in walked folders (replaces the default *.jsonl, "
+                "*.json; compressed and OpenClaw .reset/.deleted copies match too).",
+            },
+        ),
+        "exclude": (
+            ("--exclude",),
+            {
+                **many_globs,
+                "help": "Paths to leave out (gitignore-style; relative to the config file's "
+                "folder, else the working folder).",
+            },
+        ),
+        "respect_gitignore": (
+            ("--respect-gitignore/--no-respect-gitignore",),
+            {
+                "help": "Skip what .gitignore / .thinkfixignore in walked folders ignore (default: on)."
+            },
+        ),
+        "unknown_format": (
+            ("--unknown-format",),
+            {
+                "type": click.Choice(["auto", "error", "skip"]),
+                "help": "A file no format claims: auto (default) is an error when named, a "
+                "skip when found in a folder.",
+            },
+        ),
+        "parse_all": (
+            ("--parse-all/--no-parse-all",),
+            {
+                "help": "Parse every line, so every bad line is reported (slower; by default "
+                "lines that cannot hold assistant text are counted, not parsed).",
+            },
+        ),
+        "progress": (
+            ("--progress/--no-progress",),
+            {"help": "Show a progress bar on stderr (default: on a terminal, outside CI)."},
+        ),
+        "redact": (("--redact",), {"type": click.Choice([r.value for r in Redaction])}),
+        "max_record_size": (("--max-record-size",), {"metavar": "SIZE"}),
+        "disable_models": (
+            ("--disable-model", "disable_models"),
+            {
+                **many_globs,
+                "help": "Models whose messages are not checked (their prompts use <think> on "
+                "purpose).",
+            },
+        ),
+        "disable_paths": (
+            ("--disable-path", "disable_paths"),
+            {**many_globs, "help": "Files not checked at all."},
+        ),
+    }
+
+
+def shared_settings(*names: str, **helps: str) -> Callable[[F], F]:
+    """The flags of the named shared settings, in that order; `helps` words a flag's help for
+    this command where what it does is the command's own (`select`: leaks to report, or to
+    repair)."""
+    flags = _shared_flags()
+    options = []
+    for name in names:
+        decls, attrs = flags[name]
+        own = {"help": helps[name]} if name in helps else {}
+        unset = {} if attrs.get("multiple") else {"default": None}  # None: the flag not given
+        options.append(setting(*decls, **attrs, **own, **unset))
+    return stacked(*options)
+
+
 def _read_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """`--config`/`--isolated` (black's `read_pyproject_toml`): once both are known, read
     `--config FILE` (or `$THINKFIX_CONFIG`), else the file found from here upward (none with
@@ -195,9 +294,7 @@ CONFIG_OPTIONS = (
 
 def config_options(func: F) -> F:
     """The `CONFIG_OPTIONS` on a command, in their order."""
-    for option in reversed(CONFIG_OPTIONS):
-        func = option(func)
-    return func
+    return stacked(*CONFIG_OPTIONS)(func)
 
 
 def resolve_settings(kwargs: dict[str, Any]) -> tuple[Settings, dict[str, str]]:
@@ -283,6 +380,16 @@ def echo_error(message: str) -> None:
     click.echo(ERROR_PREFIX + message, err=True)
 
 
+class Failure(click.ClickException):
+    """A bad setting, input or output path: exit 2, on one `thinkfix: error: ...` line
+    (DESIGN.md's contract), without click's usage lines."""
+
+    exit_code = 2
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        echo_error(self.format_message())
+
+
 def fail(message: str, code: int = 2) -> None:
     """Print an error and leave the command with `code` (2: the input or usage was wrong)."""
     echo_error(message)
@@ -299,15 +406,34 @@ def quiet_option(func: F) -> F:
     )(func)
 
 
-def exit_zero_option(what: str, name: str = "exit_zero") -> Callable[[F], F]:
+def json_option(document: str) -> Callable[[F], F]:
+    """`--json`: print `document` (its keys) as JSON instead of text; see `echo_json`."""
+    return click.option(
+        "--json", "as_json", is_flag=True, help=f"Print JSON ({document}) instead of text."
+    )
+
+
+def echo_json(document: Any) -> None:
+    """A `--json` document on stdout: indented, UTF-8, one newline at the end."""
+    from thinkfix.io import jsontext
+
+    sys.stdout.buffer.write(jsontext.dumps(document, indent=True, newline=True))
+    sys.stdout.flush()
+
+
+def exit_zero_option(
+    what: str, name: str = "exit_zero", cls: type[click.Option] = click.Option
+) -> Callable[[F], F]:
     """`--exit-zero/--no-exit-zero` for a command whose exit 1 means `what`. A command that
     reads settings names it otherwise (`ignore_changes`): the `exit_zero` setting, from the
-    config file or `THINKFIX_EXIT_ZERO`, speaks of scan's findings, not of its changes."""
+    config file or `THINKFIX_EXIT_ZERO`, speaks of scan's findings, not of its changes; scan
+    declares it with `cls=SettingOption`."""
 
     def decorate(func: F) -> F:
         return click.option(
             "--exit-zero/--no-exit-zero",
             name,
+            cls=cls,
             default=None,
             help=f"Exit 0 even when {what} (errors still exit 2).",
         )(func)

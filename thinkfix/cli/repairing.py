@@ -18,6 +18,8 @@ from thinkfix.cli.options import (
     policy_options,
     resolve_settings,
     setting,
+    shared_settings,
+    stacked,
 )
 from thinkfix.cli.progress import progress_for
 from thinkfix.engine import audit, config, fsio, repair_run
@@ -68,100 +70,38 @@ def mode_option(flag: str, modes: type[Enum], words: str) -> Callable[[F], F]:
 
 def selection_options(func: F) -> F:
     """What to read and what counts as a leak: the same knobs, names and config as `scan`."""
-    options = [
+    return stacked(
+        policy_options,
         format_option,
-        setting(
-            "--select",
-            multiple=True,
-            metavar="KINDS",
-            help="Leak kinds to repair (comma-separated, or 'all'; default: every "
-            "kind that changes the text).",
-        ),
-        setting(
-            "--ignore",
-            multiple=True,
-            metavar="KINDS",
-            help="Leak kinds to leave alone (comma-separated).",
-        ),
-        setting(
-            "--include",
-            multiple=True,
-            metavar="GLOB",
-            help="File names to read in walked folders (default: *.jsonl, *.json).",
-        ),
-        setting(
-            "--exclude",
-            multiple=True,
-            metavar="GLOB",
-            help="Paths to leave out (gitignore-style; relative to the config file's "
-            "folder, else the working folder).",
-        ),
-        setting(
-            "--respect-gitignore/--no-respect-gitignore",
-            default=None,
-            help="Skip what .gitignore / .thinkfixignore in walked folders ignore (default: on).",
-        ),
-        setting(
-            "--unknown-format",
-            type=click.Choice(["auto", "error", "skip"]),
-            default=None,
-            help="A file no format claims: auto (default) is an error "
-            "when named, a skip when found in a folder.",
-        ),
-        setting(
-            "--parse-all/--no-parse-all",
-            default=None,
-            help="Parse every line, so every bad line is reported (slower).",
-        ),
-        setting(
-            "--disable-model",
+        shared_settings(
+            "select",
+            "ignore",
+            "include",
+            "exclude",
+            "respect_gitignore",
+            "unknown_format",
+            "parse_all",
             "disable_models",
-            multiple=True,
-            metavar="GLOB",
-            help="Models whose messages are left alone.",
-        ),
-        setting(
-            "--disable-path",
             "disable_paths",
-            multiple=True,
-            metavar="GLOB",
-            help="Files left alone.",
-        ),
-        setting(
-            "-j",
-            "--jobs",
-            type=click.IntRange(min=0),
-            default=None,
-            metavar="N",
-            help="Worker processes (default, or 0: all cores).",
+            "jobs",
+            select="Leak kinds to repair (comma-separated, or 'all'; default: every kind that "
+            "changes the text).",
+            ignore="Leak kinds to leave alone (comma-separated).",
         ),
         *(mode_option(flag, modes, words) for flag, modes, words in _PLACEMENT_MODES),
-        setting(
-            "--redact",
-            default=None,
-            type=click.Choice([r.value for r in Redaction]),
-            help="secrets (the default): mask likely credentials in the report and "
-            "diff; all: keep only lengths and hashes of session text; none: show "
-            "session text as stored.",
-        ),
-        setting(
-            "--max-record-size",
-            default=None,
-            metavar="SIZE",
-            help="Records longer than this (default 64MB; 0: no limit) are reported "
-            "as too large and copied through untouched; a compressed file may "
+        shared_settings(
+            "redact",
+            "max_record_size",
+            redact="secrets (the default): mask likely credentials in the report and diff; "
+            "all: keep only lengths and hashes of session text; none: show session text as "
+            "stored.",
+            max_record_size="Records longer than this (default 64MB; 0: no limit) are "
+            "reported as too large and copied through untouched; a compressed file may "
             "decompress to 16 times this at most.",
         ),
         *CONFIG_OPTIONS,
-        setting(
-            "--progress/--no-progress",
-            default=None,
-            help="Show a progress bar on stderr (default: on a terminal, outside CI).",
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return policy_options(func)
+        shared_settings("progress"),
+    )(func)
 
 
 def engine_options(

@@ -90,10 +90,6 @@ def render_json(
     return jsontext.dumps(doc, indent=True, newline=True)
 
 
-def _fail(message: str) -> None:
-    fail(message, ExitCode.ERROR)
-
-
 def _redact_json(value: Any, mode: Redaction) -> Any:
     """Every string of a JSON document redacted (values, so the document stays JSON)."""
     if isinstance(value, str):
@@ -142,11 +138,11 @@ def replay_command(
         parsed = read_capture(capture)
         resolution = detect(parsed, provider)
     except CaptureError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     message = replay_events(parsed.payloads, resolution.create()).message
     if not message.blocks and message.error is None:
-        _fail(
+        fail(
             f"{resolution.adapter} found no content in {len(parsed.events)} events; try --provider"
         )
     if message.error is not None:

@@ -17,19 +17,20 @@ from typing import IO, Any
 import click
 
 from thinkfix.cli.options import (
+    Failure,
+    SettingOption,
     SettingsCommand,
     config_options,
-    echo_error,
+    exit_zero_option,
     format_option,
     policy_options,
     quiet_option,
     resolve_settings,
     setting,
+    shared_settings,
 )
 from thinkfix.cli.progress import progress_for
 from thinkfix.engine import config, scan_run
-from thinkfix.engine.redact import Redaction
-from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import ALL_KINDS, name_some
 from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
 from thinkfix.reporters.base import plural
@@ -39,20 +40,11 @@ _KINDS_HELP = ", ".join(sorted(ALL_KINDS))
 _BY_DAY = frozenset({OutputFormat.JSON, OutputFormat.OPENMETRICS, OutputFormat.HTML})
 
 
-class UsageFailure(click.ClickException):
-    """A bad setting, baseline or output path: exit 2, as DESIGN.md's contract says."""
-
-    exit_code = int(ExitCode.ERROR)
-
-    def show(self, file: IO[Any] | None = None) -> None:
-        echo_error(self.format_message())
-
-
 def _reporter_format(name: str) -> OutputFormat:
     try:
         return get_reporter(name).format
     except ValueError as exc:
-        raise UsageFailure(str(exc)) from None
+        raise Failure(str(exc)) from None
 
 
 def _report_specs(specs: Sequence[str]) -> list[tuple[OutputFormat, str]]:
@@ -60,7 +52,7 @@ def _report_specs(specs: Sequence[str]) -> list[tuple[OutputFormat, str]]:
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep or not path:
-            raise UsageFailure(f"--report takes FORMAT=PATH, not {spec!r}")
+            raise Failure(f"--report takes FORMAT=PATH, not {spec!r}")
         out.append((_reporter_format(name.strip()), path))
     return out
 
@@ -123,10 +115,10 @@ def _with_discovered(paths: tuple[str, ...], discover: bool) -> tuple[str, ...]:
 
         found = find()
         if not found and not paths:
-            raise UsageFailure("--discover found no session folders (see `thinkfix where --all`)")
+            raise Failure("--discover found no session folders (see `thinkfix where --all`)")
         paths = paths + tuple(p for p in found if p not in paths)
     if not paths:
-        raise UsageFailure("name at least one PATH, or use --discover")
+        raise Failure("name at least one PATH, or use --discover")
     return paths
 
 
@@ -216,52 +208,18 @@ def _render(
     default=None,
     help="Add counts per leak kind, format, model and file.",
 )
-@setting(
-    "--exit-zero/--no-exit-zero",
-    default=None,
-    help="Exit 0 even when leaks are found (errors still exit 2).",
-)
-@setting(
-    "--select",
-    multiple=True,
-    metavar="KINDS",
-    help=f"Leak kinds to report (comma-separated, or 'all'; default: every kind that "
+@exit_zero_option("leaks are found", cls=SettingOption)
+@shared_settings(
+    "select",
+    "ignore",
+    "jobs",
+    "include",
+    "exclude",
+    "respect_gitignore",
+    "unknown_format",
+    select=f"Leak kinds to report (comma-separated, or 'all'; default: every kind that "
     f"changes the text). Kinds: {_KINDS_HELP}.",
-)
-@setting("--ignore", multiple=True, metavar="KINDS", help="Leak kinds not to report.")
-@setting(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=0),
-    default=None,
-    metavar="N",
-    help="Worker processes (default, or 0: all cores).",
-)
-@setting(
-    "--include",
-    multiple=True,
-    metavar="GLOB",
-    help="Files to read in walked folders (replaces the default *.jsonl, *.json; "
-    "compressed and OpenClaw .reset/.deleted copies match too).",
-)
-@setting(
-    "--exclude",
-    multiple=True,
-    metavar="GLOB",
-    help="Paths to leave out (gitignore-style; relative to the config file's folder, "
-    "else the working folder).",
-)
-@setting(
-    "--respect-gitignore/--no-respect-gitignore",
-    default=None,
-    help="Skip what .gitignore / .thinkfixignore in walked folders ignore (default: on).",
-)
-@setting(
-    "--unknown-format",
-    type=click.Choice(["auto", "error", "skip"]),
-    default=None,
-    help="A file no format claims: auto (default) is an error when named, a skip "
-    "when found in a folder.",
+    ignore="Leak kinds not to report.",
 )
 @setting(
     "--allow-no-sessions/--no-allow-no-sessions",
@@ -269,12 +227,7 @@ def _render(
     help="Exit 0 when the paths hold no session file (a pre-commit hook on a commit "
     "that touches none); by default a run that read nothing exits 2.",
 )
-@setting(
-    "--parse-all/--no-parse-all",
-    default=None,
-    help="Parse every line, so every bad line is reported (slower; by default lines "
-    "that cannot hold assistant text are counted, not parsed).",
-)
+@shared_settings("parse_all")
 @setting(
     "--baseline",
     default=None,
@@ -289,16 +242,10 @@ def _render(
 )
 @config_options
 @setting("--color/--no-color", default=None, help="Color the text output.")
-@setting(
-    "--progress/--no-progress",
-    default=None,
-    help="Show a progress bar on stderr (default: on a terminal, outside CI).",
-)
-@setting(
-    "--redact",
-    default=None,
-    type=click.Choice([r.value for r in Redaction]),
-    help="secrets (the default): mask likely credentials in leaked text; all: show "
+@shared_settings(
+    "progress",
+    "redact",
+    redact="secrets (the default): mask likely credentials in leaked text; all: show "
     "only lengths and hashes; none: show text as stored.",
 )
 @setting(
@@ -309,26 +256,12 @@ def _render(
     help="Findings reported per message at most (default 1000; 0: no cap); past it "
     "the rest of the message is not examined and an error says so.",
 )
-@setting(
-    "--max-record-size",
-    default=None,
-    metavar="SIZE",
-    help="Records longer than this (default 64MB; 0: no limit) are reported as too "
-    "large and not parsed.",
-)
-@setting(
-    "--disable-model",
+@shared_settings(
+    "max_record_size",
     "disable_models",
-    multiple=True,
-    metavar="GLOB",
-    help="Models whose messages are not checked (their prompts use <think> on purpose).",
-)
-@setting(
-    "--disable-path",
     "disable_paths",
-    multiple=True,
-    metavar="GLOB",
-    help="Files not checked at all.",
+    max_record_size="Records longer than this (default 64MB; 0: no limit) are reported as "
+    "too large and not parsed.",
 )
 @click.option(
     "--show-settings",
@@ -381,7 +314,7 @@ def scan_command(
             return
         options = config.scan_options(settings)
     except (config.ConfigError, ValueError, TypeError) as exc:
-        raise UsageFailure(str(exc)) from None
+        raise Failure(str(exc)) from None
     output_format = _output_format(settings)
     extra_reports = _report_specs(settings.report)
     window = scan_run.Window(
@@ -405,7 +338,7 @@ def scan_command(
         _notes(run, settings, quiet)
         _render(run, settings, output_format, extra_reports, show_baselined)
     except scan_run.RunError as exc:
-        raise UsageFailure(str(exc)) from None
+        raise Failure(str(exc)) from None
     if not quiet:
         _closing_notes(run)
     sys.exit(int(run.report.exit_code(exit_zero=settings.exit_zero)))

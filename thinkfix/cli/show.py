@@ -13,7 +13,6 @@ from rich.console import Console, RenderableType
 from thinkfix.cli.options import RedactCommand, fail, policy_options, pop_policy, quiet_option
 from thinkfix.engine.config import ConfigError, parse_size
 from thinkfix.engine.redact import Redaction
-from thinkfix.engine.report import ExitCode
 from thinkfix.engine.transcript import TranscriptError, load
 from thinkfix.formats import registry
 from thinkfix.reporters.controls import visible_controls, visible_strings
@@ -23,10 +22,6 @@ from thinkfix.reporters.transcript.view import ThinkingView
 
 #: Width of delimited output when neither --width nor a terminal says otherwise.
 PLAIN_WIDTH = 100
-
-
-def _fail(message: str) -> None:
-    fail(message, ExitCode.ERROR)
 
 
 def _is_terminal() -> bool:
@@ -139,7 +134,7 @@ def show_command(
     except ConfigError as exc:
         raise click.BadParameter(str(exc), param_hint="--max-record-size") from None
     except TranscriptError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     transcript = redact_transcript(transcript, Redaction.from_flag(redact))
     transcript = visible_strings(transcript)  # session text never drives the terminal

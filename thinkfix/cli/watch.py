@@ -18,20 +18,13 @@ from typing import Any
 import click
 
 from thinkfix.cli.options import (
+    Failure,
     SettingsCommand,
     config_options,
-    echo_error,
     quiet_option,
     resolve_settings,
 )
-from thinkfix.engine.report import ExitCode, LeakFinding
-
-
-class WatchFailure(click.ClickException):
-    exit_code = int(ExitCode.ERROR)
-
-    def show(self, file: Any = None) -> None:
-        echo_error(self.format_message())
+from thinkfix.engine.report import LeakFinding
 
 
 def _live_line(console: Any, f: LeakFinding) -> None:
@@ -63,7 +56,7 @@ def _prometheus() -> Any:
         from prometheus_client.openmetrics.exposition import generate_latest
         from prometheus_client.registry import Collector
     except ImportError:
-        raise WatchFailure("watch needs the watch extra: pip install 'thinkfix[watch]'") from None
+        raise Failure("watch needs the watch extra: pip install 'thinkfix[watch]'") from None
     return SimpleNamespace(
         client=prometheus_client,
         CounterMetricFamily=CounterMetricFamily,
@@ -211,12 +204,12 @@ def watch_command(
 
         paths = paths + tuple(p for p in find() if p not in paths)
     if not paths:
-        raise WatchFailure("name at least one PATH, or use --discover")
+        raise Failure("name at least one PATH, or use --discover")
     try:
         settings, _ = resolve_settings(kwargs)
         options = config.scan_options(settings)
     except (config.ConfigError, ValueError, TypeError) as exc:
-        raise WatchFailure(str(exc)) from None
+        raise Failure(str(exc)) from None
     state_path = state_file or default_state_path().replace("scan-state", "watch-state")
     console = Console(highlight=False)
     watcher = Watcher(paths, options, state_path, on_finding=lambda f: _live_line(console, f))
@@ -229,7 +222,7 @@ def watch_command(
             try:
                 fsio.atomic_write(textfile, prom.generate_latest(registry))
             except OSError as exc:
-                raise WatchFailure(f"cannot write {textfile}: {exc}") from None
+                raise Failure(f"cannot write {textfile}: {exc}") from None
 
     stop = threading.Event()
     wake = threading.Event()
@@ -248,16 +241,14 @@ def watch_command(
     try:
         watcher.run_pass(announce=False)
     except StateError as exc:
-        raise WatchFailure(str(exc)) from None
+        raise Failure(str(exc)) from None
     totals = watcher.snapshot()
     server = None
     if metrics_port is not None:
         try:
             server, _ = prom.client.start_http_server(metrics_port, metrics_host, registry=registry)
         except OSError as exc:
-            raise WatchFailure(
-                f"cannot serve metrics on {metrics_host}:{metrics_port}: {exc}"
-            ) from None
+            raise Failure(f"cannot serve metrics on {metrics_host}:{metrics_port}: {exc}") from None
         port = server.server_address[1]
         note(f"thinkfix: metrics on http://{metrics_host}:{port}/metrics")
     write_textfile()
@@ -282,7 +273,7 @@ def watch_command(
                 sys.stdout.flush()
             write_textfile()
     except StateError as exc:
-        raise WatchFailure(str(exc)) from None
+        raise Failure(str(exc)) from None
     finally:
         if observer is not None:
             observer.stop()

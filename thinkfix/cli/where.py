@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from thinkfix.cli.options import exit_zero_option, quiet_option
+from thinkfix.cli.options import echo_json, exit_zero_option, json_option, quiet_option
 from thinkfix.engine.discover import locations
 from thinkfix.engine.report import SCHEMA_VERSION
 
@@ -18,12 +16,7 @@ from thinkfix.engine.report import SCHEMA_VERSION
     is_flag=True,
     help="Also list the folders that do not exist on this machine.",
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print JSON ({schema_version, locations: [{format, path, exists}]}).",
-)
+@json_option("{schema_version, locations: [{format, path, exists}]}")
 @exit_zero_option("no session folder exists")
 @quiet_option
 def where_command(show_all: bool, as_json: bool, exit_zero: bool | None, quiet: bool) -> None:
@@ -35,18 +28,13 @@ def where_command(show_all: bool, as_json: bool, exit_zero: bool | None, quiet: 
     found = locations()
     shown = found if show_all or as_json else [loc for loc in found if loc.exists]
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "schema_version": SCHEMA_VERSION,
-                    "locations": [
-                        {"format": loc.format, "path": loc.path, "exists": loc.exists}
-                        for loc in shown
-                    ],
-                },
-                indent=2,
-                ensure_ascii=False,
-            )
+        echo_json(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "locations": [
+                    {"format": loc.format, "path": loc.path, "exists": loc.exists} for loc in shown
+                ],
+            }
         )
     elif not shown:
         if not quiet:
