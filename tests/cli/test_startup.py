@@ -155,6 +155,15 @@ def test_a_scan_of_one_clean_claude_code_file_loads_one_format_and_no_scanner(
                 "concurrent.futures",
                 "pathspec",
                 "socket",
+                # nor what only a crash, a terminal, stdin, a baseline, an output file, a
+                # finding (hashes, secrets masked) or a default location needs
+                "traceback",
+                "shutil",
+                "tempfile",
+                "thinkfix.engine.baseline",
+                "thinkfix.engine.fsio",
+                "hashlib",
+                "pathlib",
             ),
         )
         == []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import traceback
 from collections.abc import Iterator, MutableMapping
 from typing import IO, Any
 
@@ -127,6 +126,8 @@ class _Main(click.Group):
         except (click.exceptions.Exit, click.exceptions.Abort, SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:  # noqa: BLE001 - the contract's last line of defence
+            import traceback  # only on a crash: a start-up cost every run would pay
+
             traceback.print_exc(file=sys.stderr)
             echo_error(
                 f"internal error: {type(exc).__name__}: {exc} (please report it with "

@@ -9,7 +9,6 @@ the progress bar go to stderr. Settings come from the config file, then
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Sequence
 from typing import IO, Any
@@ -122,6 +121,12 @@ def _with_discovered(paths: tuple[str, ...], discover: bool) -> tuple[str, ...]:
     return paths
 
 
+def _terminal_width() -> int:
+    import shutil  # only for a terminal; it costs a pipe's run ~2 ms of start-up
+
+    return shutil.get_terminal_size().columns
+
+
 def _render(
     run: scan_run.ScanRun,
     settings: config.Settings,
@@ -136,7 +141,7 @@ def _render(
         color=_color(settings.color, sys.stdout)
         if settings.output is None
         else bool(settings.color),
-        width=shutil.get_terminal_size().columns if to_terminal else None,
+        width=_terminal_width() if to_terminal else None,
     )
     data = get_reporter(output_format).render_bytes(run.report, main)
     for fmt, path in extra_reports:

@@ -39,11 +39,6 @@ from thinkfix.formats import registry
 from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.normalizer.policy import DEFAULT, NativeMode, OrphanClose, Policy
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 with the tomli backport
-    import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
-
 ENV_PREFIX = "THINKFIX_"
 CONFIG_NAMES = ("thinkfix.toml", "pyproject.toml")
 
@@ -270,6 +265,11 @@ def toml_error(path: str, exc: ValueError) -> ConfigError:
 
 
 def _load(path: str) -> dict[str, Any]:
+    # Imported here: most runs read no config file, and tomllib costs ~2 ms of start-up.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10 with the tomli backport
+        import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
     try:
         with open(path, "rb") as fp:
             return tomllib.load(fp)

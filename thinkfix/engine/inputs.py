@@ -24,7 +24,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -347,6 +346,8 @@ _spooled: list[str] = []
 
 def spool_stdin(stream: BinaryIO | None = None) -> str:
     """Copy stdin to a temp file (removed at exit), so it is read like any other file."""
+    import tempfile
+
     source = stream if stream is not None else sys.stdin.buffer
     fd, path = tempfile.mkstemp(prefix="thinkfix-stdin-")
     with os.fdopen(fd, "wb") as out:

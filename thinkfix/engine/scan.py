@@ -22,7 +22,6 @@ special-cased here.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -199,12 +198,16 @@ def fingerprint(fmt: str, session: str, message: str, leaked: str) -> str:
 
 
 def text_hash(leaked: str) -> str:
+    import hashlib  # here: a clean scan hashes nothing, and loading OpenSSL costs ~2 ms
+
     return hashlib.sha256(leaked.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def fingerprint_of(fmt: str, session: str, message: str, leaked_hash: str) -> str:
     """`fingerprint` from the leaked text's hash (a byte range of a file, scanned apart, knows
     a message's place only once the ranges before it are counted: engine/split.py)."""
+    import hashlib
+
     key = f"{fmt}\0{session}\0{message}\0{leaked_hash}"
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 

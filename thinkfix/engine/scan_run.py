@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from thinkfix.engine import baseline as baselines
-from thinkfix.engine import config, fsio
+from thinkfix.engine import config
 from thinkfix.engine.inputs import WalkStats
 from thinkfix.engine.paths import with_display_paths
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
@@ -58,6 +57,8 @@ class Window:
 
 def write(path: str, data: bytes) -> None:
     """Write an output file (a report, a baseline), or say why not as a `RunError`."""
+    from thinkfix.engine import fsio  # only a run that writes a file pays for its import
+
     try:
         fsio.write_output(path, data)
     except fsio.WriteError as exc:
@@ -122,6 +123,9 @@ def run(
             raise RunError(str(exc)) from None
     options = _windowed(options, window)
     baseline = None
+    if settings.baseline or settings.write_baseline:
+        # The baseline module only for a run that reads or writes one (a start-up cost).
+        from thinkfix.engine import baseline as baselines
     if settings.baseline and not settings.write_baseline:
         try:
             baseline = baselines.load(settings.baseline)

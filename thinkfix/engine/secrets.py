@@ -7,10 +7,10 @@ before cutting it.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from enum import Enum
+from functools import cache
 
 
 class Redaction(str, Enum):
@@ -40,67 +40,58 @@ _Q = r"(?:\\?[\"'])?"
 
 # (name, pattern, group to mask: 0 is the whole match). Kept specific: a false positive
 # only hides a few characters, but a broad pattern would make an auditor's report unreadable.
-_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
+# Compiled on first use (`_secret_patterns`): a scan that finds nothing masks nothing, and
+# compiling them costs a few ms of every start-up.
+_SECRET_SOURCES: tuple[tuple[str, str, int, int], ...] = (
     (
         "private-key",
-        re.compile(
+        (
             r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
-            r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
-            re.DOTALL,
+            r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)"
         ),
+        re.DOTALL,
         0,
     ),
     # Prefixes distinctive enough to need no boundary (a key glued to a word is still a key).
-    ("api-key", re.compile(r"sk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_\-]{16,}"), 0),
-    ("api-key", re.compile(_B + r"(?:sk|rk|pk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_\-]{16,}"), 0),
-    ("stripe-key", re.compile(_B + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"), 0),
-    ("github-token", re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"), 0),
-    ("gitlab-token", re.compile(_B + r"glpat-[A-Za-z0-9_\-]{20,}"), 0),
-    ("huggingface-token", re.compile(_B + r"hf_[A-Za-z0-9]{30,}"), 0),
-    ("npm-token", re.compile(_B + r"npm_[A-Za-z0-9]{36}"), 0),
+    ("api-key", r"sk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_\-]{16,}", 0, 0),
+    ("api-key", _B + r"(?:sk|rk|pk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_\-]{16,}", 0, 0),
+    ("stripe-key", _B + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, 0),
+    ("github-token", r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})", 0, 0),
+    ("gitlab-token", _B + r"glpat-[A-Za-z0-9_\-]{20,}", 0, 0),
+    ("huggingface-token", _B + r"hf_[A-Za-z0-9]{30,}", 0, 0),
+    ("npm-token", _B + r"npm_[A-Za-z0-9]{36}", 0, 0),
     (
         "aws-access-key",
-        re.compile(
-            _B + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)"
-            r"[0-9A-Z]{16}(?![0-9A-Za-z])"
-        ),
+        _B + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}(?![0-9A-Za-z])",
+        0,
         0,
     ),
     (
         "aws-secret",
-        re.compile(
-            r"(?i)(aws_?secret_?access_?key" + _Q + r"\s*[:=]\s*" + _Q + r")"
-            r"([A-Za-z0-9/+=]{40})"
-        ),
+        r"(?i)(aws_?secret_?access_?key" + _Q + r"\s*[:=]\s*" + _Q + r")([A-Za-z0-9/+=]{40})",
+        0,
         2,
     ),
-    ("google-api-key", re.compile(_B + r"AIza[0-9A-Za-z_\-]{35}"), 0),
-    ("slack-token", re.compile(_B + r"xox[abposr]-[A-Za-z0-9\-]{10,}"), 0),
-    ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{20,}"), 0),
-    (
-        "jwt",
-        re.compile(_B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
-        0,
-    ),
-    ("bearer-token", re.compile(r"(?i)(" + _B + r"Bearer\s+)([A-Za-z0-9._~+/\-]{12,}=*)"), 2),
+    ("google-api-key", _B + r"AIza[0-9A-Za-z_\-]{35}", 0, 0),
+    ("slack-token", _B + r"xox[abposr]-[A-Za-z0-9\-]{10,}", 0, 0),
+    ("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{20,}", 0, 0),
+    ("jwt", _B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, 0),
+    ("bearer-token", r"(?i)(" + _B + r"Bearer\s+)([A-Za-z0-9._~+/\-]{12,}=*)", 0, 2),
     (
         "url-password",
-        re.compile(
-            r"(" + _B + r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>\\]+:)"
-            r"([^\s@/\"'<>\\]+)(@)"
-        ),
+        r"(" + _B + r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>\\]+:)([^\s@/\"'<>\\]+)(@)",
+        0,
         2,
     ),
     (
         "password",
-        re.compile(
-            r"(?i)(" + _B + r"(?:password|passwd|pwd|secret|api[_-]?key"
-            r"|access[_-]?token|auth[_-]?token|client[_-]?secret)"
-            + _Q
-            + r"\s*[:=]\s*"
-            + _Q
-            + r")([^\s\"',;\\]{6,})"
-        ),
+        r"(?i)(" + _B + r"(?:password|passwd|pwd|secret|api[_-]?key"
+        r"|access[_-]?token|auth[_-]?token|client[_-]?secret)"
+        + _Q
+        + r"\s*[:=]\s*"
+        + _Q
+        + r")([^\s\"',;\\]{6,})",
+        0,
         2,
     ),
 )
@@ -122,7 +113,7 @@ def snippet(text: str, chars: int, mode: Redaction) -> str:
 
 def mask_secrets(text: str) -> str:
     """`text` with every likely credential replaced by `[REDACTED:<kind>]`."""
-    for name, pattern, group in _SECRET_PATTERNS:
+    for name, pattern, group in _secret_patterns():
         text = pattern.sub(_masker(name, group), text)
     return text
 
@@ -140,8 +131,17 @@ def _masker(name: str, group: int) -> Callable[[re.Match[str]], str]:
     return sub
 
 
+@cache
+def _secret_patterns() -> tuple[tuple[str, re.Pattern[str], int], ...]:
+    return tuple(
+        (name, re.compile(source, flags), group) for name, source, flags, group in _SECRET_SOURCES
+    )
+
+
 def length_and_hash(text: str) -> str:
     """What `ALL` leaves of a text: its length and a short hash, the same for equal texts."""
+    import hashlib
+
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return f"[redacted: {len(text)} chars, sha256 {digest}]"
 

@@ -11,7 +11,6 @@ makes a read/write round trip byte-identical.
 from __future__ import annotations
 
 import json
-import pathlib
 from abc import ABC, abstractmethod
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -19,12 +18,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
 from thinkfix.formats.turns import Path as Path  # noqa: PLC0414 (re-exported: the contract names it)
 from thinkfix.formats.turns import Turn
+
+if TYPE_CHECKING:
+    import pathlib  # annotations only: pathlib costs start-up
 
 _MISSING: Any = object()
 

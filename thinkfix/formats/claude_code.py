@@ -13,8 +13,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from functools import partial
-from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.base import ClaudeCodeMode, Context, Message, PlacementKind, Record
 from thinkfix.formats.common import (
@@ -33,6 +32,9 @@ from thinkfix.formats.locations import env_dir
 from thinkfix.formats.quick import nested_message_model, one_object
 from thinkfix.formats.turn_shapes import block_parts, split_results, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
+
+if TYPE_CHECKING:
+    from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
 
 _ENTRY_TYPES = {
     "user",

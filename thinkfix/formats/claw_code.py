@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from functools import partial
-from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.base import Context, Message, PlacementKind, Record
 from thinkfix.formats.common import (
@@ -31,6 +30,9 @@ from thinkfix.formats.detection import sample, share
 from thinkfix.formats.locations import working_dir
 from thinkfix.formats.turn_shapes import block_parts, split_results
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
+
+if TYPE_CHECKING:
+    from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
 
 _LEGACY_HEAD = re.compile(rb'^\s*\{\s*"messages"\s*:\s*\[\s*(?:\]|\{\s*"blocks"\s*:)')
 _ANTHROPIC = re.compile(r"claude|anthropic|\bopus\b|\bsonnet\b|\bhaiku\b", re.IGNORECASE)

@@ -15,8 +15,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from functools import partial
-from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.base import (
     CodexMode,
@@ -46,6 +45,9 @@ from thinkfix.formats.locations import env_dir
 from thinkfix.formats.quick import one_model, one_object
 from thinkfix.formats.turn_shapes import IMAGE, args_text, exit_failed, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
+
+if TYPE_CHECKING:
+    from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
 
 # A first line too long to read whole (a session_meta with huge instructions): Codex
 # writes `timestamp` and `type` before the `payload` object.

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import partial
-from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.base import Context, Message, Path, PlacementKind, Record, TextSlot
 from thinkfix.formats.common import Draft, FormatBase, Plan, as_str, fmt_path, get_path, join_texts
@@ -20,6 +19,9 @@ from thinkfix.formats.jsonedit import InsertItems, SetKey
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.turn_shapes import output_text, tool_call
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
+
+if TYPE_CHECKING:
+    from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
 
 _THOUGHT_KEYS = ("subject", "description", "timestamp")
 

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.detection import has_keys, sample
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.openai_chat import OpenAIChat, is_chat_message
+
+if TYPE_CHECKING:
+    from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
 
 #: Keys of the snapshot object that no other chat log has together.
 _SNAPSHOT_KEYS = ("session_id", "system_prompt", "session_start")

@@ -9,13 +9,18 @@ leading `~` is the given home, as the runtimes expand it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pathlib is imported where a location is built: formats load at start-up
+    from pathlib import Path
 
 
 def expand(value: str, home: Path) -> Path:
     """A path from an environment variable, with `~` meaning `home`."""
     if value == "~" or value.startswith(("~/", "~\\")):
         return home / value[2:] if len(value) > 1 else home
+    from pathlib import Path
+
     return Path(value)
 
 
@@ -30,5 +35,7 @@ def env_dir(env: Mapping[str, str], names: tuple[str, ...], home: Path, default:
 
 def working_dir(env: Mapping[str, str]) -> Path:
     """The folder the user is in: `$PWD` when the shell set it, else the process's own."""
+    from pathlib import Path
+
     value = env.get("PWD", "")
     return Path(value) if value else Path.cwd()

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import partial
-from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.base import Context, Message, PlacementKind, Record
 from thinkfix.formats.common import (
@@ -40,6 +39,9 @@ from thinkfix.formats.turn_shapes import (
     tool_result,
 )
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
+
+if TYPE_CHECKING:
+    from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
 
 WIRE_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 # On these APIs `textSignature` is a message id, not a signature; anywhere else it is one.
