@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import pickle
 import shutil
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from thinkfix.engine.inputs import (
     resolve,
     walk,
 )
+from thinkfix.formats import registry
 from thinkfix.io.compression import Compression
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -201,3 +203,25 @@ def test_inputs_gitignore_rules() -> None:
 )
 def test_inputs_session_names(name: str, expected: bool) -> None:
     assert is_session_name(name) is expected
+
+
+def test_detection_carries_the_format_object_and_workers_get_its_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """#12 item 7: the format detection chose travels as the object (no second lookup by id);
+    a worker process receives its id, the wire form, and gets the registry's own object back."""
+    (file,) = collect([str(CLAUDE)])
+    assert file.fmt is registry.get("claude-code") and file.format == "claude-code"
+    monkeypatch.setattr(registry, "get", _no_lookup)
+    assert file.session_format() is file.fmt  # readers use the object it carries
+    monkeypatch.undo()
+    wire = pickle.dumps(file)
+    assert b"claude-code" in wire and type(file.fmt).__name__.encode() not in wire
+    back = pickle.loads(wire)
+    assert back == file and back.fmt is file.fmt
+    undetected = InputFile("x", "x", skipped="empty")
+    assert pickle.loads(pickle.dumps(undetected)) == undetected
+
+
+def _no_lookup(name: str) -> None:
+    raise AssertionError(f"format {name!r} looked up again by its id")

@@ -49,6 +49,7 @@ from thinkfix.engine.scan import (
     require_sessions,
     scan_file,
 )
+from thinkfix.formats import registry
 from thinkfix.formats.base import EMPTY_CONTEXT, Context
 from thinkfix.formats.detection import read_head
 from thinkfix.io.compression import Compression
@@ -357,9 +358,9 @@ def _resume(
         and resolve(item, options.inputs).format != entry.format
     ):
         return None  # detection saw less than a full head last time, and now decides otherwise
-    file = InputFile(
-        item.path, item.real_path, format=entry.format, size=st.st_size, explicit=item.explicit
-    )
+    # The state file names the format by its id: this is where it becomes the object again.
+    fmt = None if entry.format is None else registry.get(entry.format)
+    file = InputFile(item.path, item.real_path, fmt=fmt, size=st.st_size, explicit=item.explicit)
     with open(item.real_path, "rb") as fp:
         if _check_hash(fp, entry.offset) != entry.check:
             return None
@@ -540,18 +541,18 @@ def _increments(
             return
         # The files to read first, largest first, so the pool's tail stays short.
         work.sort(key=lambda job: -_stale_bytes(*job))
-        done: set[str] = set()
-        try:
-            for inc in parallel.run(_work, work, (options, key), workers, chunk=4):
-                done.add(inc.path)
-                progress.advance(inc.path, inc.size)
-                yield inc
-        except parallel.BrokenProcessPool:
-            for item, entry in work:  # a worker died: what did not come back is done here
-                if item.path not in done:
-                    inc = scan_increment(item, entry, options, key)
-                    progress.advance(inc.path, inc.size)
-                    yield inc
+        incs = parallel.run_or_here(
+            _work,
+            work,
+            (options, key),
+            workers,
+            chunk=4,
+            key=lambda job: job[0].path,
+            result_key=lambda inc: inc.path,
+        )
+        for inc in incs:
+            progress.advance(inc.path, inc.size)
+            yield inc
     finally:
         progress.finish()
 

@@ -25,10 +25,10 @@ import re
 import stat
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from functools import lru_cache
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats import registry
@@ -108,11 +108,16 @@ class Candidate:
 
 @dataclass(frozen=True)
 class InputFile:
-    """A candidate after detection: a format id, or an error, or a reason to skip it."""
+    """A candidate after detection: its format, or an error, or a reason to skip it.
+
+    The format is the object detection chose (`fmt`), carried to every reader of the file
+    and never looked up again by its id; the id (`format`) is what reports print. To a worker
+    process the file travels with the id, and is the registry's object again there.
+    """
 
     path: str
     real_path: str
-    format: str | None = None
+    fmt: SessionFormat | None = None
     compression: Compression = Compression.NONE
     size: int = 0
     explicit: bool = True
@@ -120,18 +125,34 @@ class InputFile:
     skipped: str | None = None
 
     @property
+    def format(self) -> str | None:
+        """The format's id, as reports and the state file name it."""
+        return None if self.fmt is None else self.fmt.id
+
+    @property
     def ok(self) -> bool:
         """Ready to read: a format and neither an error nor a skip."""
-        return self.format is not None and self.error is None and self.skipped is None
+        return self.fmt is not None and self.error is None and self.skipped is None
 
     def session_format(self) -> SessionFormat:
         """The format object (only for `ok` files)."""
-        assert self.format is not None
-        return registry.get(self.format)
+        assert self.fmt is not None
+        return self.fmt
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state["fmt"] = self.format  # the wire form: the id
+        return (_input_file, (state,))
 
     def open(self) -> BinaryIO:
         """The decompressed bytes, ready to hand to `SessionFormat.read`."""
         return wrap_reader(open_input(self.real_path), self.compression)
+
+
+def _input_file(state: dict[str, Any]) -> InputFile:
+    """An `InputFile` from its pickled state: the format id becomes the registry's object."""
+    fmt = state["fmt"]
+    return InputFile(**{**state, "fmt": None if fmt is None else registry.get(fmt)})
 
 
 # --- glob patterns and ignore files (gitignore semantics, by pathspec) -------------------------
@@ -588,10 +609,10 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
         return replace(base, skipped=EMPTY)
     forced = options.format if options.format not in (None, "", "auto") else None
     if forced is not None:
-        return replace(base, format=registry.get(forced).id)
+        return replace(base, fmt=registry.get(forced))
     found = registry.detect(head, path if path != STDIN else "")
     if found is not None:
-        return replace(base, format=found[0].id)
+        return replace(base, fmt=found[0])
     own = own_document(head, path)
     if own is not None:  # ours (a sidecar, a baseline): known, never an unknown session
         return replace(base, skipped=f"thinkfix {own}")

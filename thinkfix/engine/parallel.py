@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-__all__ = ["BrokenProcessPool", "chunk_size", "default_jobs", "run", "start_method"]
+__all__ = ["BrokenProcessPool", "chunk_size", "default_jobs", "run", "run_or_here", "start_method"]
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -113,6 +113,32 @@ def run(
                     yield from future.result()
     finally:
         _shared = None
+
+
+def run_or_here(
+    fn: Callable[[S, T], R],
+    tasks: Sequence[T],
+    shared: S,
+    workers: int,
+    *,
+    key: Callable[[T], Hashable],
+    result_key: Callable[[R], Hashable],
+    chunk: int | None = None,
+) -> Iterator[R]:
+    """`run`, and when a worker dies, every task whose result did not come back (`key` of the
+    task equal to `result_key` of its result) is done in this process instead: each task's
+    result once, in the order they finish."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    done: set[Hashable] = set()
+    try:
+        for out in run(fn, tasks, shared, workers, chunk=chunk):
+            done.add(result_key(out))
+            yield out
+    except BrokenProcessPool:
+        for task in tasks:  # a worker died: what did not come back is done here
+            if key(task) not in done:
+                yield fn(shared, task)
 
 
 def _never_wait_for_a_dead_reader(pool: ProcessPoolExecutor) -> None:

@@ -51,7 +51,6 @@ from thinkfix.engine.repair_verify import verify
 from thinkfix.engine.repair_write import SIDECAR_SUFFIX, inside, refuse_links, write
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.engine.source import DECOMPRESSED_RECORDS, Source, TooLarge
-from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat, set_record_limit
 from thinkfix.io import remote
 
@@ -116,10 +115,10 @@ def _repair_file(job: Job) -> FileResult:
         found = replace(found, skipped=DISABLED)
     if found.skipped is not None:
         return FileResult(found.path, None, FileStatus.CLEAN, skipped_reason=found.skipped)
-    if found.error is not None or found.format is None:
+    if found.error is not None or found.fmt is None:
         err = found.error or InputError(found.path, None, ErrorKind.UNKNOWN_FORMAT, "no format")
         return FileResult(found.path, None, FileStatus.ERROR, errors=(err,))
-    path, fmt = found.path, registry.get(found.format)
+    path, fmt = found.path, found.fmt
     if options.mode is WriteMode.IN_PLACE and remote.is_url(found.real_path):
         return failed(
             path,

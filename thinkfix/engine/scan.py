@@ -817,19 +817,18 @@ def scan_files(
         # Largest first, so one big file started last does not leave the other workers idle.
         tasks.sort(key=lambda t: -max(0, getattr(t, "size", 0)))
         merger = split.Merger(options)
-        done: set[tuple[str, int]] = set()
-        try:
-            for out in parallel.run(_task, tasks, options, min(workers, len(tasks))):
-                done.add(split.result_key(out))
-                for result in merger.add(out):
-                    progress.advance(result.path, result.size)
-                    yield result
-        except parallel.BrokenProcessPool:
-            for task in tasks:  # a worker died: what did not come back is done here
-                if split.key(task) not in done:
-                    for result in merger.add(_task(options, task)):
-                        progress.advance(result.path, result.size)
-                        yield result
+        outs = parallel.run_or_here(
+            _task,
+            tasks,
+            options,
+            min(workers, len(tasks)),
+            key=split.key,
+            result_key=split.result_key,
+        )
+        for out in outs:
+            for result in merger.add(out):
+                progress.advance(result.path, result.size)
+                yield result
     finally:
         progress.finish()
 
