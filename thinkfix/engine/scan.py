@@ -800,15 +800,9 @@ def scan_files(
         workers = 1
     progress.start(len(items), total)
     try:
-        if workers <= 1 or not items:
-            for item in items:
-                result = scan_file(item, options)
-                progress.advance(result.path, result.size)
-                yield result
-            return
-        split = _split()
-        tasks = split.plan(items, options, workers)
-        if len(tasks) <= 1:
+        split = _split() if workers > 1 and items else None
+        tasks = split.plan(items, options, workers) if split is not None else []
+        if split is None or len(tasks) <= 1:  # one process reads them all, in order
             for item in items:
                 result = scan_file(item, options)
                 progress.advance(result.path, result.size)

@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from thinkfix.engine.report import (
     ErrorKind,
@@ -26,6 +26,7 @@ from thinkfix.normalizer import LeakKind
 
 E = TypeVar("E", bound=Enum)
 R = TypeVar("R")
+V = TypeVar("V")  # the report value a renderer renders
 
 
 class OutputFormat(str, Enum):
@@ -66,31 +67,37 @@ class RenderOptions:
 DEFAULT_OPTIONS = RenderOptions()
 
 
-class Reporter(ABC):
-    """Turns a `Report` into one document of one output format.
+class Renderer(ABC, Generic[V]):
+    """Turns one kind of report value (a scan's `Report`, a repair's `DiffReport`) into one
+    document of one output format.
 
     A format implements `document`, returning text or bytes, whichever it builds natively (orjson
     builds bytes); `render` and `render_bytes` give callers either without encoding twice.
     """
 
-    format: ClassVar[OutputFormat]
     media_type: ClassVar[str] = "text/plain; charset=utf-8"
     suffix: ClassVar[str] = ".txt"  # the usual file name ending for this format
-    default_max_findings: ClassVar[int | None] = None  # None lists every finding
 
     @abstractmethod
-    def document(self, report: Report, options: RenderOptions) -> str | bytes:
+    def document(self, report: V, options: RenderOptions) -> str | bytes:
         """The whole document, ending with a newline; bytes are UTF-8."""
 
-    def render(self, report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
+    def render(self, report: V, options: RenderOptions = DEFAULT_OPTIONS) -> str:
         """The document as text."""
         doc = self.document(report, options)
         return doc if isinstance(doc, str) else doc.decode("utf-8")
 
-    def render_bytes(self, report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> bytes:
+    def render_bytes(self, report: V, options: RenderOptions = DEFAULT_OPTIONS) -> bytes:
         """The document as UTF-8, the encoding every supported format specifies or allows."""
         doc = self.document(report, options)
         return jsontext.encode_text(doc) if isinstance(doc, str) else doc
+
+
+class Reporter(Renderer[Report]):
+    """Turns a `Report` into one document of one output format."""
+
+    format: ClassVar[OutputFormat]
+    default_max_findings: ClassVar[int | None] = None  # None lists every finding
 
     def finding_limit(self, options: RenderOptions) -> int | None:
         """How many findings to list: the option when given, else this reporter's default."""

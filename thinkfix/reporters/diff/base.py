@@ -8,14 +8,12 @@ nothing here reads the clock, the terminal or the environment.
 from __future__ import annotations
 
 import os
-from abc import ABC, abstractmethod
 from enum import Enum
 from typing import ClassVar
 
 from thinkfix.engine.audit import DiffReport, MessageDiff
 from thinkfix.formats.base import PlacementKind
-from thinkfix.io import jsontext
-from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions, plural
+from thinkfix.reporters.base import DEFAULT_OPTIONS, Renderer, RenderOptions, plural
 
 __all__ = ["DEFAULT_OPTIONS", "DiffFormat", "DiffRenderer", "RenderOptions"]
 
@@ -43,24 +41,10 @@ class DiffFormat(str, Enum):
         return by_suffix.get(ext, default or cls.TEXT)
 
 
-class DiffRenderer(ABC):
+class DiffRenderer(Renderer[DiffReport]):
     """Turns a `DiffReport` into one document of one output format."""
 
     format: ClassVar[DiffFormat]
-    media_type: ClassVar[str] = "text/plain; charset=utf-8"
-    suffix: ClassVar[str] = ".txt"
-
-    @abstractmethod
-    def document(self, report: DiffReport, options: RenderOptions) -> str | bytes:
-        """The whole document, ending with a newline; bytes are UTF-8."""
-
-    def render(self, report: DiffReport, options: RenderOptions = DEFAULT_OPTIONS) -> str:
-        doc = self.document(report, options)
-        return doc if isinstance(doc, str) else doc.decode("utf-8")
-
-    def render_bytes(self, report: DiffReport, options: RenderOptions = DEFAULT_OPTIONS) -> bytes:
-        doc = self.document(report, options)
-        return jsontext.encode_text(doc) if isinstance(doc, str) else doc
 
 
 # --- words shared by every format --------------------------------------------------------------
