@@ -23,7 +23,9 @@ from thinkfix.reporters.base import (
 )
 
 
-def _fingerprint(*parts: object) -> str:
+def _issue_fingerprint(*parts: object) -> str:
+    """GitLab's identity of an issue (derived from, not the same as, a finding's baseline
+    `fingerprint`)."""
     return hashlib.md5(
         "\0".join(str(p) for p in parts).encode("utf-8"), usedforsecurity=False
     ).hexdigest()
@@ -38,7 +40,7 @@ def to_code_quality(report: Report) -> list[dict[str, Any]]:
     issues: list[dict[str, Any]] = []
     seen: set[str] = set()
     for f in report.findings:
-        fingerprint = _fingerprint(f.fingerprint or f.json_path, f.path, f.line, f.start)
+        fingerprint = _issue_fingerprint(f.fingerprint or f.json_path, f.path, f.line, f.start)
         if fingerprint in seen:  # the same leak twice in one record: keep the first
             continue
         seen.add(fingerprint)
@@ -61,7 +63,7 @@ def to_code_quality(report: Report) -> list[dict[str, Any]]:
                 "description": error_message(e),
                 "categories": ["Bug Risk"],
                 "severity": "critical",
-                "fingerprint": _fingerprint("error", e.path, e.line, e.kind, e.message),
+                "fingerprint": _issue_fingerprint("error", e.path, e.line, e.kind, e.message),
                 "location": _location(e.path, e.line),
             }
         )
