@@ -43,7 +43,7 @@ from thinkfix.formats.detection import sample, share
 from thinkfix.formats.jsonedit import InsertItems
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.quick import one_model, one_object
-from thinkfix.formats.turn_shapes import IMAGE, args_text, exit_failed, tool_result
+from thinkfix.formats.turn_shapes import args_text, exit_failed, text_parts, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
 if TYPE_CHECKING:
@@ -480,21 +480,6 @@ def _turn_item(o: dict[str, Any]) -> tuple[dict[str, Any] | None, Path]:
     return None, ()
 
 
-def _content(item: dict[str, Any], base: Path) -> list[Part]:
-    content = item.get("content")
-    if isinstance(content, str):
-        return [Part(PartKind.TEXT, content, path=base + ("content",))]
-    parts = []
-    for i, c in enumerate(content if isinstance(content, list) else ()):
-        if not isinstance(c, dict):
-            continue
-        if isinstance(c.get("text"), str):
-            parts.append(Part(PartKind.TEXT, c["text"], path=base + ("content", i, "text")))
-        elif c.get("type") == "input_image":
-            parts.append(Part(PartKind.TEXT, IMAGE))
-    return parts
-
-
 def _group(item: dict[str, Any]) -> str:
     """What makes consecutive items one message on screen: a response's reasoning,
     text and calls are separate items, sharing a turn id only in newer rollouts."""
@@ -523,7 +508,7 @@ def turns(record: Record) -> Iterator[Turn]:
         role = _ROLES[item["role"]]
         yield Turn(
             role,
-            tuple(_content(item, base)),
+            tuple(text_parts(item.get("content"), base, ("input_image",))),
             timestamp,
             model if role is Role.ASSISTANT else None,
             _group(item),

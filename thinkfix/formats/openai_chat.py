@@ -26,7 +26,7 @@ from thinkfix.formats.common import (
 )
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.jsonedit import SetKey
-from thinkfix.formats.turn_shapes import IMAGE, tool_call, tool_result
+from thinkfix.formats.turn_shapes import text_parts, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -241,16 +241,7 @@ def _reasoning(m: dict[str, Any]) -> list[Part]:
 
 
 def _content(m: dict[str, Any], path: Path) -> list[Part]:
-    content = m.get("content")
-    if isinstance(content, str):
-        return [Part(PartKind.TEXT, content, path=path + ("content",))]
-    parts = []
-    for i, c in enumerate(content if isinstance(content, list) else ()):
-        if isinstance(c, dict) and isinstance(c.get("text"), str):
-            parts.append(Part(PartKind.TEXT, c["text"], path=path + ("content", i, "text")))
-        elif isinstance(c, dict) and c.get("type") in ("image_url", "input_image"):
-            parts.append(Part(PartKind.TEXT, IMAGE))
-    return parts
+    return text_parts(m.get("content"), path, ("image_url", "input_image"))
 
 
 def _calls(m: dict[str, Any]) -> list[Part]:

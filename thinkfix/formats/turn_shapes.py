@@ -6,7 +6,7 @@ Anthropic-style block lists appear in Claude Code, Anthropic logs, claw-code and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from datetime import datetime, timezone
 from typing import Any
 
@@ -88,6 +88,23 @@ def output_text(value: Any) -> str:
             return IMAGE
         return ""
     return "" if value is None else _value(value)
+
+
+def text_parts(content: Any, base: Path, images: Collection[str]) -> list[Part]:
+    """An OpenAI-style message `content` as text parts: a string whole, else each item's
+    `text` (with its path, so `--normalized` finds the site) and each image item (of the
+    types `images`) as a marker."""
+    if isinstance(content, str):
+        return [Part(PartKind.TEXT, content, path=base + ("content",))]
+    parts = []
+    for i, c in enumerate(content if isinstance(content, list) else ()):
+        if not isinstance(c, dict):
+            continue
+        if isinstance(c.get("text"), str):
+            parts.append(Part(PartKind.TEXT, c["text"], path=base + ("content", i, "text")))
+        elif c.get("type") in images:
+            parts.append(Part(PartKind.TEXT, IMAGE))
+    return parts
 
 
 def tool_call(args: Any, name: Any, call_id: Any = None) -> Part:
