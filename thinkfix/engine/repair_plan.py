@@ -24,11 +24,12 @@ from itertools import accumulate
 
 from thinkfix.engine import fsio, sparse
 from thinkfix.engine.change import Change
-from thinkfix.engine.prefilter import delimiter_test
+from thinkfix.engine.prefilter import delimiter_candidates, delimiter_test
 from thinkfix.engine.repair_model import RepairOptions
 from thinkfix.engine.scan import ScanOptions, skippable
 from thinkfix.engine.source import FileRecords, Source
-from thinkfix.formats.base import Edits, Placement, Record, Repair, SessionFormat, Site
+from thinkfix.formats.base import Context, Edits, Placement, Record, Repair, SessionFormat, Site
+from thinkfix.formats.quick import one_object
 from thinkfix.io import compression
 from thinkfix.normalizer import Result, normalize
 
@@ -244,7 +245,9 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
     lines = fmt.line_records and not sparse.is_document(stream)
     records: list[Record] | None = None
     if lines and scan.prefilter and sparse.supports(fmt):
-        reader = sparse.SparseReader(fmt, stream)
+        reader = sparse.SparseReader(
+            fmt, stream, candidates=delimiter_candidates(scan.policy), quick=_sound
+        )
         survey(reader)
         count = reader.records
     elif lines:
@@ -286,6 +289,14 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
         for (site, result), placement in zip(found, placements, strict=True)
     ]
     return plan
+
+
+def _sound(raw: bytes, ctx: Context) -> bool:
+    """The sparse reader's test for an assistant line its delimiter test proved clean: one
+    that looks like one compact object in UTF-8 (scan's `quick.one_object` rule) holds nothing
+    to repair or report, so it is neither parsed nor walked and is copied through as it is;
+    anything else is parsed, so a line that is plainly not JSON is still reported."""
+    return one_object(raw)
 
 
 def _written(visible: str, placement: Placement) -> str:

@@ -314,8 +314,10 @@ class FileRecords(Sequence[Record]):
             yield self._record(index, buf[start - at : end - at])
 
     def raws(self) -> Iterator[bytes]:
-        """Every line's bytes (terminator included), as `__iter__` reads them but without
-        making records: what a file-wide byte test (the escape style) needs, at C speed."""
+        """Every line's bytes (terminators included) in file order, several whole lines to a
+        chunk, as `__iter__` reads them but without making records: what a file-wide byte
+        test (the escape style) needs, at C speed. A line past the record limit is left out
+        (it is never read)."""
         size, limit = self.source.size, record_limit()
         offsets, count = self.offsets, len(self.offsets)
         at = 0
@@ -326,15 +328,38 @@ class FileRecords(Sequence[Record]):
             last = count if block_end >= size else max(at, bisect_right(offsets, block_end, at) - 1)
             if last == at:  # one line longer than a block
                 end = offsets[at + 1] if at + 1 < count else size
-                yield b"" if limit and end - start > limit + 2 else self.source.read(start, end)
+                if not (limit and end - start > limit + 2):
+                    yield self.source.read(start, end)
                 at += 1
                 continue
-            end = offsets[last] if last < count else size
-            buf = self.source.read(start, end)
-            for i in range(at, last):
-                lo = offsets[i] - start
-                hi = (offsets[i + 1] if i + 1 < count else size) - start
-                yield b"" if limit and hi - lo > limit + 2 else buf[lo:hi]
+            yield self.source.read(start, offsets[last] if last < count else size)
+            at = last
+
+    def containing(self, needle: bytes) -> Iterator[Record]:
+        """The records whose bytes hold `needle`, in order, found a block at a time with
+        `bytes.find` (the rest are never cut out or made into records): a file-wide fact
+        that only such lines can hold costs a byte search, not a pass over every record."""
+        offsets, count = self.offsets, len(self.offsets)
+        size, at = self.source.size, 0
+        while at < count:
+            start = offsets[at]
+            block_end = min(size, start + BLOCK)
+            last = count if block_end >= size else max(at, bisect_right(offsets, block_end, at) - 1)
+            if last == at:  # one line longer than a block: read by index (or never, if too long)
+                record = self[at]
+                if needle in record.raw:
+                    yield record
+                at += 1
+                continue
+            buf = self.source.read(start, offsets[last] if last < count else size)
+            find, pos = buf.find, buf.find(needle)
+            while pos >= 0:
+                index = bisect_right(offsets, start + pos, at, last) - 1
+                lo = offsets[index] - start
+                hi = (offsets[index + 1] if index + 1 < count else size) - start
+                known = self.known.get(index)
+                yield known if known is not None else self._record(index, buf[lo:hi])
+                pos = find(needle, hi)
             at = last
 
     def _record(self, index: int, line: bytes) -> Record:

@@ -404,12 +404,8 @@ class Codex(FormatBase):
     def _hosted(plan: Plan) -> bool:
         def provider() -> Any:
             found = None
-            for r in plan.records:
-                if (
-                    b"session_meta" in r.raw
-                    and r.obj is not None
-                    and r.obj.get("type") == "session_meta"
-                ):
+            for r in plan.records_with(b"session_meta"):
+                if r.obj is not None and r.obj.get("type") == "session_meta":
                     found = get_path(r.obj, ("payload", "model_provider"), found)
             return found
 

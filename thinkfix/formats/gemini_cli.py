@@ -195,8 +195,8 @@ class GeminiCli(FormatBase):
     @staticmethod
     def _thought_keys(plan: Plan) -> tuple[str, ...]:
         """Key order of the file's own thoughts (Gemini CLI writes subject first)."""
-        for record in plan.records:
-            if b'"description"' not in record.raw or record.error is not None:
+        for record in plan.records_with(b'"description"'):
+            if record.error is not None:
                 continue
             for value in _iter_thoughts(record.data):
                 keys = tuple(k for k in value if k in _THOUGHT_KEYS)

@@ -209,9 +209,7 @@ class Pi(FormatBase):
     def _wire_field(self, plan: Plan, provider: Any) -> str | None:
         """The wire field the file's openai-completions thinking blocks name (same provider first)."""
         any_provider = None
-        for record in plan.records:
-            if b"thinkingSignature" not in record.raw:
-                continue
+        for record in plan.records_with(b"thinkingSignature"):
             for message in self._messages(record):
                 msg = get_path(record.data, message.path)
                 if not isinstance(msg, dict) or msg.get("api") != "openai-completions":

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
-from typing import Any
+from typing import Any, cast
 
 from thinkfix.formats import jsonedit
 from thinkfix.formats.base import (
@@ -105,6 +105,16 @@ class Plan:
                 raws() if callable(raws) else (r.raw for r in self.records)
             )
         return self._style
+
+    def records_with(self, needle: bytes) -> Iterator[Record]:
+        """The records whose bytes hold `needle` (no newline in it), in order: a file-wide
+        fact only such records can hold (Codex's `session_meta`) is read from them alone. A
+        lazy view of a file on disk finds them by a byte search
+        (`engine.source.FileRecords.containing`); a list is filtered here."""
+        containing = getattr(self.records, "containing", None)
+        if callable(containing):
+            return cast(Iterator[Record], containing(needle))
+        return (r for r in self.records if needle in r.raw)
 
     def fact(self, name: str, compute: Any) -> Any:
         """A file-wide fact, computed once per apply (e.g. the wire field pi files use)."""

@@ -1,0 +1,149 @@
+"""Repair touches in Python only what can hold a repair (#13's repair row).
+
+A clean assistant line (no possible delimiter, one compact object) is neither parsed nor
+walked by the planner's survey; a format's file-wide facts read only the lines holding
+their needle; the escape style is sniffed from whole blocks of lines. Each shortcut is
+proven here to give what the line-by-line way gives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.engine.repair_helpers import options
+from thinkfix.engine import source as source_module
+from thinkfix.engine import sparse
+from thinkfix.engine.repair_model import WriteMode
+from thinkfix.engine.repair_plan import FilePlan, plan_file
+from thinkfix.engine.source import FileRecords, Source
+from thinkfix.formats import registry
+from thinkfix.formats.jsonedit import Style
+
+
+def _claude(n: int, kind: str, content: object) -> bytes:
+    role = "assistant" if kind == "assistant" else "user"
+    return orjson.dumps(
+        {
+            "parentUuid": f"u-{n - 1}",
+            "isSidechain": False,
+            "type": kind,
+            "message": {"role": role, "content": content},
+            "uuid": f"u-{n}",
+            "timestamp": "2026-02-11T09:14:02.118Z",
+            "sessionId": "s",
+        }
+    )
+
+
+def _session(path: Path, clean: int, broken: bytes | None = None) -> Path:
+    lines = []
+    for n in range(clean):
+        lines.append(_claude(2 * n, "user", "what is the total?"))
+        lines.append(_claude(2 * n + 1, "assistant", [{"type": "text", "text": f"It is {n}."}]))
+    leak = [{"type": "text", "text": "<think>round half-up</think>It is 7."}]
+    lines.insert(clean, _claude(10_000, "assistant", leak))
+    if broken is not None:
+        lines.insert(3, broken)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def _plan(path: Path, tmp: Path) -> FilePlan:
+    fmt = registry.get("claude-code")
+    src = Source.open(str(path))
+    try:
+        return plan_file(str(path), fmt, src, options(WriteMode.DRY_RUN, tmp))
+    finally:
+        src.close()
+
+
+def test_clean_assistant_lines_are_not_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed: list[bytes] = []
+    real = sparse.loads
+
+    def counting(raw: bytes) -> object:
+        parsed.append(raw)
+        return real(raw)
+
+    monkeypatch.setattr(sparse, "loads", counting)
+    plan = _plan(_session(tmp_path / "s.jsonl", 500), tmp_path)
+    assert len(plan.changes) == 1 and plan.count == 1001
+    # The first line (the context hook sees it) and the leaking one; not the 500 clean answers.
+    assert len(parsed) <= 2, len(parsed)
+
+
+def test_a_clean_line_that_is_plainly_not_json_is_still_reported(tmp_path: Path) -> None:
+    broken = b'{"type":"assistant","message":{"role":"assistant","content":"cut off'
+    plan = _plan(_session(tmp_path / "s.jsonl", 20, broken), tmp_path)
+    assert [line for line, _ in plan.bad] == [4]
+    assert len(plan.changes) == 1
+
+
+_PIECES = st.sampled_from(
+    [
+        "a",
+        "/",
+        "\\/",
+        "<",
+        "&",
+        "\\u003c",
+        "\\u00e9",
+        "\\u00E9",
+        "é",
+        "\\n",
+        "\\\\",
+        '"session_meta"',
+        "  ",
+    ]
+)
+_LINES = st.lists(st.lists(_PIECES, max_size=12).map("".join), min_size=1, max_size=40)
+
+
+def _records(tmp: Path, lines: list[str], crlf: bool) -> tuple[Source, FileRecords]:
+    eol = "\r\n" if crlf else "\n"
+    path = tmp / "f.jsonl"
+    path.write_bytes("".join(f'{{"t":"{line}"}}{eol}' for line in lines).encode())
+    src = Source.open(str(path))
+    return src, FileRecords(src, registry.get("codex"), src.line_offsets(), {})
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=_LINES, crlf=st.booleans(), block=st.integers(8, 200))
+def test_the_style_sniffed_from_blocks_is_the_style_sniffed_line_by_line(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[str], crlf: bool, block: int
+) -> None:
+    tmp = tmp_path_factory.mktemp("style")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(source_module, "BLOCK", block)
+        src, records = _records(tmp, lines, crlf)
+        try:
+            per_line = Style.sniff(r.raw + r.eol for r in records)
+            assert Style.sniff(records.raws()) == per_line
+            assert b"".join(records.raws()) == src.read(0, src.size)
+        finally:
+            src.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=_LINES, crlf=st.booleans(), block=st.integers(8, 200))
+def test_records_containing_a_needle_are_those_a_full_pass_finds(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[str], crlf: bool, block: int
+) -> None:
+    tmp = tmp_path_factory.mktemp("needle")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(source_module, "BLOCK", block)
+        src, records = _records(tmp, lines, crlf)
+        try:
+            for needle in (b"session_meta", b"/", b"\\u00"):
+                want = [(r.index, r.raw, r.eol) for r in records if needle in r.raw]
+                got = [(r.index, r.raw, r.eol) for r in records.containing(needle)]
+                assert got == want
+        finally:
+            src.close()
