@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -187,3 +188,42 @@ def test_fsio_write_output_names_the_target_when_it_fails(tmp_path: Path) -> Non
     with pytest.raises(fsio.WriteError, match="report.json"):
         fsio.write_output(str(blocker / "report.json"), b"x")
     assert blocker.read_text() == "a file where a folder is needed"
+
+
+def test_fsio_read_back_proves_the_hash_of_every_byte_in_the_same_read(tmp_path: Path) -> None:
+    """`read_back` reads the temporary file once; what it leaves unread is still hashed, so a
+    byte that differs from what was written fails even where the check did not look."""
+    target = tmp_path / "s.jsonl"
+    seen: list[bytes] = []
+
+    def reads_the_head(fp: BinaryIO) -> None:
+        seen.append(fp.read(3))
+
+    fsio.atomic_write_stream(
+        str(target), lambda fp: fp.write(b"new bytes"), read_back=reads_the_head
+    )
+    assert target.read_bytes() == b"new bytes" and seen == [b"new"]
+
+    def tail_flips_then_reads_the_head(fp: BinaryIO) -> None:
+        (temp,) = [p for p in tmp_path.iterdir() if p.name != "s.jsonl"]
+        temp.write_bytes(b"new bytez")  # the disk returns something else past the head
+        seen.append(fp.read(3))
+
+    with pytest.raises(fsio.VerifyError, match="did not read back as written"):
+        fsio.atomic_write_stream(
+            str(target), lambda fp: fp.write(b"new BYTES"), read_back=tail_flips_then_reads_the_head
+        )
+    assert target.read_bytes() == b"new bytes" and _listing(tmp_path) == ["s.jsonl"]
+
+
+def test_fsio_a_read_back_that_refuses_leaves_the_target(tmp_path: Path) -> None:
+    target = tmp_path / "s.jsonl"
+    target.write_bytes(b"old")
+
+    def refuse(fp: BinaryIO) -> None:
+        assert fp.read() == b"new"
+        raise ValueError("not what was meant")
+
+    with pytest.raises(fsio.VerifyError, match="not what was meant"):
+        fsio.atomic_write_stream(str(target), lambda fp: fp.write(b"new"), read_back=refuse)
+    assert target.read_bytes() == b"old" and _listing(tmp_path) == ["s.jsonl"]

@@ -330,12 +330,42 @@ def hash_file(path: str) -> tuple[int, str]:
     return size, digest.hexdigest()
 
 
+class _HashingReader(io.RawIOBase):
+    """A read-only stream over a file that hashes and counts every byte read through it."""
+
+    def __init__(self, fp: BinaryIO) -> None:
+        super().__init__()
+        self.fp = fp
+        self.size = 0
+        self.hash = hashlib.sha256()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        data = self.fp.read(len(view))
+        n = len(data)
+        view[:n] = data
+        self.hash.update(data)
+        self.size += n
+        return n
+
+    def drain(self) -> tuple[int, str]:
+        """Read what the reader left, then the size and hash of everything read."""
+        while block := self.fp.read(BLOCK):
+            self.hash.update(block)
+            self.size += len(block)
+        return self.size, self.hash.hexdigest()
+
+
 def atomic_write_stream(
     target: str,
     produce: Callable[[BinaryIO], object],
     *,
     mode: int | None = None,
     verify: Callable[[str], None] | None = None,
+    read_back: Callable[[BinaryIO], None] | None = None,
     before_publish: Callable[[Written], None] | None = None,
     watch: tuple[str, Stamp] | None = None,
     make_dirs: bool = False,
@@ -344,8 +374,11 @@ def atomic_write_stream(
 
     The temporary file is read back in blocks and must hash as it was written;
     `verify` then gets its path (to re-read it as it likes) and raises to refuse
-    it; `before_publish` runs last before the rename (a journal entry must be
-    durable before the file it describes changes), then the watch checks.
+    it. `read_back` proves the same in the same read: it gets the temporary file as
+    a stream that hashes what it reads (the rest is read after it), so one read
+    back from disk proves both the hash and what `read_back` checks. `before_publish`
+    runs last before the rename (a journal entry must be durable before the file it
+    describes changes), then the watch checks.
     """
     real = real_path(target)
     folder = os.path.dirname(real)
@@ -377,15 +410,13 @@ def atomic_write_stream(
         finally:
             os.close(fd)
         written = Written(real, sink.size, sink.hash.hexdigest())
-        if hash_file(temp) != (written.size, written.sha256):
-            raise VerifyError(f"{target}: the temporary file did not read back as written")
+        if read_back is None:
+            if hash_file(temp) != (written.size, written.sha256):
+                raise VerifyError(f"{target}: the temporary file did not read back as written")
+        else:
+            _verified(target, lambda: _read_back(target, temp, read_back, written))
         if verify is not None:
-            try:
-                verify(temp)
-            except WriteError:
-                raise
-            except Exception as exc:
-                raise VerifyError(f"{target}: verification failed: {exc}") from exc
+            _verified(target, lambda: verify(temp))
         if before_publish is not None:
             before_publish(written)
         old: _OldInode | None = None
@@ -407,6 +438,26 @@ def atomic_write_stream(
     if old is not None:
         old.settle()
     return written
+
+
+def _verified(target: str, check: Callable[[], None]) -> None:
+    """Run a verification: anything it raises but a WriteError becomes a VerifyError."""
+    try:
+        check()
+    except WriteError:
+        raise
+    except Exception as exc:
+        raise VerifyError(f"{target}: verification failed: {exc}") from exc
+
+
+def _read_back(target: str, temp: str, check: Callable[[BinaryIO], None], written: Written) -> None:
+    """One read of the temporary file: `check` reads it through a hashing stream, then the
+    rest is read and everything read must be what was written."""
+    with open(temp, "rb", buffering=0) as fp:
+        reader = _HashingReader(cast(BinaryIO, fp))
+        check(cast(BinaryIO, io.BufferedReader(reader, BLOCK)))
+        if reader.drain() != (written.size, written.sha256):
+            raise VerifyError(f"{target}: the temporary file did not read back as written")
 
 
 class _OldInode:

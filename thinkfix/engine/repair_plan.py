@@ -241,7 +241,8 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
             bad.extend((r.line, r.error or "") for r in bad_records(fmt, (record,), scan))
         return n
 
-    stream = source.stream()
+    # A writing mode needs the content's hash: taken as the survey reads, not in a read of its own.
+    stream = source.stream(hashed=options.mode.writes)
     lines = fmt.line_records and not sparse.is_document(stream)
     records: list[Record] | None = None
     if lines and scan.prefilter and sparse.supports(fmt):
@@ -256,6 +257,8 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
         records = list(fmt.read(_named(stream.read(), source.path)))
         count = survey(records)
     source.check()
+    if options.mode.writes:
+        source.hashed_through(stream)
     empty = Edits(count, {}, {})
     if records is not None:
         offsets: Sequence[int] = [0, *accumulate(len(r.raw) + len(r.eol) for r in records)][:-1]

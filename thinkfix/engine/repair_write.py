@@ -67,8 +67,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                     out.write(block)
             return
         if plan.compression is compression.Compression.NONE:
-            for block in plan.blocks():
-                content.update(block)
+            for block in plan.blocks():  # the content is what is written: the sink hashes it
                 out.write(block)
             return
         with compression.wrap_writer(cast(BinaryIO, _Keep(out)), plan.compression) as fp:
@@ -76,12 +75,20 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                 content.update(block)
                 fp.write(block)
 
-    def check(temp: str) -> None:
-        with compression.wrap_reader(urlio.open_written(temp), plan.compression) as fp:
+    def proven(back: BinaryIO) -> None:
+        with compression.wrap_reader(back, plan.compression) as fp:
             verify(plan, fp, options.scan)
+
+    def check(temp: str) -> None:  # a URL's temporary file, read back from its filesystem
+        proven(urlio.open_written(temp))
 
     def commit(written: fsio.Written) -> None:
         before_sha = source.content_sha256
+        after_sha = (
+            written.sha256
+            if plan.compression is compression.Compression.NONE
+            else content.hexdigest()
+        )
         entries.append(
             mf.file_entry(
                 path=plan.path,
@@ -94,7 +101,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                 before=before,
                 backup=backup,
                 written=written,
-                content_sha256=(before_sha, content.hexdigest() if plan.changed else before_sha),
+                content_sha256=(before_sha, after_sha if plan.changed else before_sha),
                 record_counts=(plan.count, plan.edits.after_count) if plan.planned else (0, 0),
                 records=record_entries(plan),
                 changes=plan.changes,
@@ -134,11 +141,12 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                     watch=watch,
                 )
             else:
+                # One read back proves the hash and the plan (`fsio.atomic_write_stream`).
                 fsio.atomic_write_stream(
                     target,
                     produce,
                     mode=source.mode,
-                    verify=check if plan.changed else None,
+                    read_back=proven if plan.changed else None,
                     before_publish=commit,
                     watch=watch,
                     make_dirs=True,

@@ -44,9 +44,10 @@ class _Reader(io.RawIOBase):
     """A read-only stream over a descriptor by `pread`, with its own position (several
     readers may share one descriptor)."""
 
-    def __init__(self, fd: int, size: int) -> None:
+    def __init__(self, fd: int, size: int, digest: Any = None) -> None:
         super().__init__()
         self.fd, self.size, self.at = fd, size, 0
+        self.digest = digest  # a hash of every byte read, in order (or None)
 
     def readable(self) -> bool:
         return True
@@ -58,6 +59,8 @@ class _Reader(io.RawIOBase):
             return 0
         data = os.pread(self.fd, want, self.at)
         view[: len(data)] = data
+        if self.digest is not None:
+            self.digest.update(data)
         self.at += len(data)
         return len(data)
 
@@ -82,6 +85,7 @@ class Source:
         self.compression = kind
         self.content_fd = content_fd  # the decompressed bytes (`fd` itself for a plain file)
         self.size = size
+        self.read_digest: str | None = None  # the content's hash, taken as it was read
 
     @classmethod
     def open(cls, path: str, limit: int = 0) -> Source:
@@ -129,9 +133,19 @@ class Source:
                 f"({self.stamp.describe_change(now)}); skipped, left as it is"
             )
 
-    def stream(self) -> BinaryIO:
-        """The decompressed bytes from the start, buffered."""
-        return cast(BinaryIO, io.BufferedReader(_Reader(self.content_fd, self.size), BLOCK))
+    def stream(self, *, hashed: bool = False) -> BinaryIO:
+        """The decompressed bytes from the start, buffered. A `hashed` stream hashes what it
+        reads, so once read to its end it gives `content_sha256` (`hashed_through`) without
+        a read of its own."""
+        digest = hashlib.sha256() if hashed else None
+        return cast(BinaryIO, io.BufferedReader(_Reader(self.content_fd, self.size, digest), BLOCK))
+
+    def hashed_through(self, stream: BinaryIO) -> None:
+        """Keep the hash of a `stream(hashed=True)` that was read to its end: `content_sha256`
+        (and, for a plain file, `sha256`) then need no read of their own."""
+        raw = getattr(stream, "raw", None)
+        if isinstance(raw, _Reader) and raw.digest is not None and raw.at == self.size:
+            self.read_digest = raw.digest.hexdigest()
 
     def raw_stream(self) -> BinaryIO:
         """The file's own bytes (compressed, if it is) from the start."""
@@ -152,6 +166,9 @@ class Source:
     @cached_property
     def sha256(self) -> str:
         """The hash of the file's own bytes, read in blocks (then the stamp is checked)."""
+        if self.read_digest is not None and self.content_fd == self.fd:
+            self.check()
+            return self.read_digest
         digest = hashlib.sha256()
         at = 0
         while at < self.stamp.size:
@@ -168,6 +185,8 @@ class Source:
         """The hash of the decompressed bytes (the file's own, for a plain file)."""
         if self.content_fd == self.fd:
             return self.sha256
+        if self.read_digest is not None:
+            return self.read_digest
         digest = hashlib.sha256()
         for block in self.blocks(0, self.size):
             digest.update(block)
