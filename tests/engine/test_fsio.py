@@ -227,3 +227,16 @@ def test_fsio_a_read_back_that_refuses_leaves_the_target(tmp_path: Path) -> None
     with pytest.raises(fsio.VerifyError, match="not what was meant"):
         fsio.atomic_write_stream(str(target), lambda fp: fp.write(b"new"), read_back=refuse)
     assert target.read_bytes() == b"old" and _listing(tmp_path) == ["s.jsonl"]
+
+
+def test_fsio_durable_writes_sync_the_file_and_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd)))
+    fsio.atomic_write(str(tmp_path / "a"), b"x")
+    assert len(synced) == 2
+    fsio.atomic_write(str(tmp_path / "b"), b"x", durable=False)
+    assert len(synced) == 2 and (tmp_path / "b").read_bytes() == b"x"
+    assert _listing(tmp_path) == ["a", "b"]

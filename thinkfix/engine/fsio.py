@@ -268,6 +268,7 @@ def atomic_write(
     verify: Callable[[bytes], None] | None = None,
     watch: tuple[str, Stamp] | None = None,
     make_dirs: bool = False,
+    durable: bool = True,
 ) -> Written:
     """Replace `target` (its real file, if it is a symlink) by `data`, or leave it untouched.
 
@@ -290,6 +291,7 @@ def atomic_write(
         verify=check if verify is not None else None,
         watch=watch,
         make_dirs=make_dirs,
+        durable=durable,
     )
 
 
@@ -369,6 +371,7 @@ def atomic_write_stream(
     before_publish: Callable[[Written], None] | None = None,
     watch: tuple[str, Stamp] | None = None,
     make_dirs: bool = False,
+    durable: bool = True,
 ) -> Written:
     """`atomic_write` for bytes that are never held whole: `produce` writes them to a stream.
 
@@ -379,6 +382,11 @@ def atomic_write_stream(
     back from disk proves both the hash and what `read_back` checks. `before_publish`
     runs last before the rename (a journal entry must be durable before the file it
     describes changes), then the watch checks.
+
+    `durable`: the bytes and the rename are synced to disk (the file, then its folder)
+    before this returns. Only a file whose loss in a power cut loses nothing (a journal
+    entry of a file that was created, not replaced) is written with `durable=False`: a
+    killed process leaves it whole all the same (the rename is atomic).
     """
     real = real_path(target)
     folder = os.path.dirname(real)
@@ -404,7 +412,8 @@ def atomic_write_stream(
         try:
             sink = _Sink(fd)
             produce(cast(BinaryIO, sink))
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
             os.fchmod(fd, mode)
             _keep_owner(fd, real)
         finally:
@@ -434,7 +443,8 @@ def atomic_write_stream(
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    _fsync_dir(folder)
+    if durable:
+        _fsync_dir(folder)
     if old is not None:
         old.settle()
     return written

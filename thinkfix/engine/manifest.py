@@ -341,11 +341,16 @@ def start_journal(
     )
 
 
-def journal(journal_dir: str, index: int, entries: Sequence[dict[str, Any]]) -> None:
+def journal(
+    journal_dir: str, index: int, entries: Sequence[dict[str, Any]], *, durable: bool = True
+) -> None:
     """Record one file's entries durably (and sealed) before that file is replaced.
 
     The seal goes first: a crash between the two leaves a seal with no entries, which
-    is harmless, never entries undo would refuse.
+    is harmless, never entries undo would refuse. `durable=False` (a run that only creates
+    files: `--out` to a folder holding none of its outputs) skips the syncs: a killed run's
+    entries are whole all the same, and a power cut can lose only the undo of files that
+    were created, never bytes that were there before.
     """
     path = os.path.join(journal_dir, f"{index:08d}.json")
     data = _dumps(list(entries))
@@ -354,8 +359,9 @@ def journal(journal_dir: str, index: int, entries: Sequence[dict[str, Any]]) -> 
         integrity.seal_bytes(data, _key(create=True)),
         mode=0o600,
         make_dirs=True,
+        durable=durable,
     )
-    fsio.atomic_write(path, data, mode=0o600, make_dirs=True)
+    fsio.atomic_write(path, data, mode=0o600, make_dirs=True, durable=durable)
 
 
 def unjournal(journal_dir: str, index: int) -> None:

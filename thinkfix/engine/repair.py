@@ -352,6 +352,10 @@ def repair_paths(
                 fresh_only=options.dask is not None,
             )
         )
+    if options.mode is WriteMode.OUT and not any(_taken(j.output) for j in jobs):
+        # Nothing there to replace: the run writes only where nothing is, so its journal
+        # needs no sync (`manifest.journal`).
+        jobs = [replace(j, fresh_only=True) for j in jobs]
     if options.mode is WriteMode.IN_PLACE:
         # Temporary files of a run that was killed go first, even from folders where this run
         # then finds nothing left to write (the killed run may have finished them).
@@ -377,6 +381,13 @@ def repair_paths(
     files = tuple(sorted((r for r in results if r.skipped_reason is None), key=lambda r: r.path))
     backups = backup_dir if backup_dir is not None and os.path.isdir(backup_dir) else None
     return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
+
+
+def _taken(output: str | None) -> bool:
+    """Is there something at an output path (or its sidecar's) that a write would replace?"""
+    return output is not None and (
+        os.path.lexists(output) or os.path.lexists(output + SIDECAR_SUFFIX)
+    )
 
 
 def _sweep(jobs: Sequence[Job]) -> None:

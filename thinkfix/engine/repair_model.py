@@ -175,8 +175,9 @@ class Job:
     backup_dir: str | None
     journal_dir: str | None
     roots: tuple[str, ...] = ()  # the named paths, symlinks resolved (see `_refuse_links`)
-    # Write only where nothing is (a run on a cluster has no backup folder to keep what an
-    # output it replaced held); a URL output is always written so.
+    # Write only where nothing is: a run on a cluster has no backup folder to keep what an
+    # output it replaced held, a URL output is always written so, and an --out run into a
+    # folder that held none of its outputs replaces nothing, so its journal needs no sync.
     fresh_only: bool = False
 
 

@@ -120,7 +120,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                 )
             )
         if job.journal_dir is not None:
-            mf.journal(job.journal_dir, job.index, entries)
+            mf.journal(job.journal_dir, job.index, entries, durable=not job.fresh_only)
         if sidecar is not None:
             side.append(side_before)
             if remote.is_url(sidecar[0]):
@@ -229,8 +229,9 @@ def _fresh(path: str, fresh_only: bool) -> bool:
         return True
     if fresh_only:
         raise fsio.WriteError(
-            f"{path}: already exists; not overwritten (a run on a cluster keeps no backups, "
-            "so it writes only where nothing is; choose an empty --out)"
+            f"{path}: already exists; not overwritten (this run writes only where nothing is: "
+            "a run on a cluster keeps no backups, and a run into an --out folder that held none "
+            "of its outputs does not sync its undo journal; choose an empty --out)"
         )
     return False
 

@@ -1,0 +1,116 @@
+"""`repair --out` pays for durability where a power cut could lose bytes, and no more.
+
+A run into a folder holding none of its outputs replaces nothing: each output is synced
+with its folder (the floor), and its journal entry, which could only ever undo a file the
+run created, is written whole but not synced. A run that replaces an earlier output keeps
+the synced journal (the entry is durable before the file it describes changes), and a
+file that appears at an output path during a run that replaces nothing is left alone
+(reported, not overwritten).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.engine.repair_helpers import run
+from thinkfix.engine import manifest as mf
+from thinkfix.engine import repair_write
+from thinkfix.engine.repair import FileStatus, WriteMode
+from thinkfix.engine.report import ExitCode
+
+FILES = 4
+
+
+def _line(n: int, kind: str, content: object) -> bytes:
+    role = "assistant" if kind == "assistant" else "user"
+    return orjson.dumps(
+        {
+            "parentUuid": f"u-{n - 1}",
+            "isSidechain": False,
+            "type": kind,
+            "message": {"role": role, "content": content},
+            "uuid": f"u-{n}",
+            "timestamp": "2026-02-11T09:14:02.118Z",
+            "sessionId": "s",
+        }
+    )
+
+
+def _corpus(root: Path) -> Path:
+    """FILES Claude Code sessions, each with one leaking answer."""
+    root.mkdir()
+    for i in range(FILES):
+        leak = [{"type": "text", "text": f"<think>check {i}</think>It is {i}."}]
+        lines = [_line(0, "user", "what is it?"), _line(1, "assistant", leak)]
+        (root / f"s{i}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    return root
+
+
+@pytest.fixture
+def synced(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = os.fsync
+
+    def counting(fd: int) -> None:
+        calls.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", counting)
+    return calls
+
+
+def test_out_into_a_fresh_folder_syncs_each_output_and_its_folder_only(
+    tmp_path: Path, synced: list[int]
+) -> None:
+    out = tmp_path / "out"
+    result = run([_corpus(tmp_path / "in")], WriteMode.OUT, tmp_path, out_dir=str(out))
+    assert [f.status for f in result.files] == [FileStatus.REPAIRED] * FILES
+    # Per file: the output and its folder. Per run: the journal's header and the manifest
+    # (each with its folder), and the undo key the first time one is made.
+    assert len(synced) <= 2 * FILES + 5
+    assert result.manifest_path is not None
+    undone = mf.undo(result.manifest_path)
+    assert len(undone.files) == FILES and not any(out.rglob("*.jsonl"))
+
+
+def test_out_over_an_earlier_output_keeps_the_synced_journal(
+    tmp_path: Path, synced: list[int]
+) -> None:
+    corpus = _corpus(tmp_path / "in")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "s0.jsonl").write_bytes(b"an earlier output\n")
+    result = run([corpus], WriteMode.OUT, tmp_path, out_dir=str(out))
+    assert [f.status for f in result.files] == [FileStatus.REPAIRED] * FILES
+    # Each entry and its seal are synced with their folder before the output is renamed.
+    assert len(synced) >= 6 * FILES
+    assert result.manifest_path is not None
+    mf.undo(result.manifest_path)
+    assert (out / "s0.jsonl").read_bytes() == b"an earlier output\n"
+
+
+def test_a_file_that_appears_at_an_output_path_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = _corpus(tmp_path / "in")
+    out = tmp_path / "out"
+    real = repair_write._existing
+
+    def someone_writes_first(path: str, fresh_only: bool = False) -> object:
+        if path.endswith("s1.jsonl"):
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_bytes(b"not ours\n")
+        return real(path, fresh_only)
+
+    monkeypatch.setattr(repair_write, "_existing", someone_writes_first)
+    result = run([corpus], WriteMode.OUT, tmp_path, out_dir=str(out))
+    statuses = {Path(f.path).name: f.status for f in result.files}
+    assert statuses["s1.jsonl"] is FileStatus.FAILED
+    assert "already exists; not overwritten" in result.files[1].errors[0].message
+    assert (out / "s1.jsonl").read_bytes() == b"not ours\n"
+    assert all(statuses[f"s{i}.jsonl"] is FileStatus.REPAIRED for i in (0, 2, 3))
+    assert result.exit_code() is ExitCode.ERROR
