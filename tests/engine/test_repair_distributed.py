@@ -147,3 +147,22 @@ def test_dask_cannot_reach_a_memory_url(address: str) -> None:
     got = repair("--dask", address, str(FIXTURES), "--out", "memory://thinkfix-out")
     assert got.exit_code == 2, got.output
     assert "lives in this process only" in got.stderr
+
+
+def test_a_task_the_cluster_lost_is_an_error_for_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers that died under a task (distributed's KilledWorker) fail that file, exit 2;
+    the others' results are kept in job order."""
+    from thinkfix.engine import distributed as cluster
+
+    def run_tasks(fn, tasks, address, sizes=()):  # type: ignore[no-untyped-def]
+        for i in reversed(range(len(tasks))):
+            yield i, (RuntimeError("KilledWorker: all workers died") if i == 0 else fn(tasks[i]))
+
+    monkeypatch.setattr(cluster, "run_tasks", run_tasks)
+    got = repair("--dask", "tcp://nowhere:1", str(FIXTURES), "--out", str(tmp_path / "o"))
+    assert got.exit_code == 2, got.output
+    lost = [line for line in got.stderr.splitlines() if "the cluster lost this file's task" in line]
+    assert len(lost) == 1 and "(KilledWorker: all workers died)" in lost[0]
+    assert "repaired" in got.stderr  # the other files were written and reported

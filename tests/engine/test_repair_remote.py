@@ -9,15 +9,22 @@ fsspec installed is an error naming the extra.
 
 from __future__ import annotations
 
+import gzip
 import shutil
 import sys
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from tests.engine.test_repair_properties import TEXTS, _claude
 from thinkfix.cli import main
 from thinkfix.engine import fsio, urlio
+from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
 
 fsspec = pytest.importorskip("fsspec")
 
@@ -225,3 +232,41 @@ def test_a_file_error_and_its_bad_lines_sort_together() -> None:
         WriteMode.OUT, (FileResult("a.jsonl", "pi", FileStatus.FAILED, errors=(bad, refused)),)
     )
     assert result.all_errors == (refused, bad)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sessions=st.lists(
+        st.tuples(st.lists(TEXTS, min_size=1, max_size=4), TEXTS, st.booleans()),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_url_output_always_holds_the_bytes_of_a_local_out(
+    sessions: list[tuple[list[str], str, bool]],
+) -> None:
+    """Whatever the sessions hold (leaking, clean, refused, compressed or not), repairing
+    them to a URL writes, file for file, what a local --out writes, and leaves no temporary
+    object."""
+    fs = fsspec.filesystem("memory")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        source = root / "in"
+        source.mkdir()
+        for n, (texts, user, gz) in enumerate(sessions):
+            data = _claude(texts, user)
+            name = f"{n}.jsonl" + (".gz" if gz else "")
+            (source / name).write_bytes(gzip.compress(data, mtime=0) if gz else data)
+        try:
+            local = RepairOptions(mode=WriteMode.OUT, out_dir=str(root / "out"), run_dir=tmp)
+            url = replace(local, out_dir="memory://thinkfix-out", run_dir=str(root / "run2"))
+            expected = repair_paths([str(source)], local)
+            got = repair_paths([str(source)], url)
+            assert [(f.path, f.status, f.changes) for f in got.files] == [
+                (f.path, f.status, f.changes) for f in expected.files
+            ]
+            written = tree(root / "out")
+            assert memory_tree(fs, "/thinkfix-out") == written
+        finally:
+            if fs.exists("/thinkfix-out"):
+                fs.rm("/thinkfix-out", recursive=True)

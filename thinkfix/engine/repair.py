@@ -463,7 +463,8 @@ def _lost(job: Job, exc: BaseException) -> FileResult:
                 None,
                 ErrorKind.INTERNAL,
                 f"{path}: the cluster lost this file's task ({describe(exc)}); its input "
-                "is as it was; an output it may have written is complete",
+                "is as it was; an output it may have published is complete but not in the "
+                "undo manifest",
             ),
         ),
     )
