@@ -162,3 +162,18 @@ def test_prefilter_batch_equals_one_by_one(
     raws = [ENCODERS[encoder](_record(t)) for t in batch]
     one = delimiter_test(policy)
     assert delimiter_candidates(policy)(raws) == {i for i, r in enumerate(raws) if one(r)}
+
+
+def test_a_check_is_compiled_only_when_its_anchor_occurs() -> None:
+    """#13 start-up: compiling every anchor's check cost a few ms of each run, and most
+    anchors occur in no clean session."""
+    from thinkfix.engine.prefilter import _compile
+
+    policy = Policy(tags=("think", "reasoning"))
+    candidates = delimiter_candidates(policy)
+    clean = [b'{"text":"plain prose, no markup"}', b'{"text":"more of it"}']
+    assert candidates(clean) == set()
+    checks = [check for _, check in _compile(policy) if check is not None]
+    assert checks and all(check._pattern is None for check in checks)
+    assert candidates([*clean, b'{"text":"a <think> b"}']) == {2}
+    assert any(check._pattern is not None for check in checks)
