@@ -8,6 +8,7 @@ proven here to give what the line-by-line way gives.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import orjson
@@ -147,3 +148,28 @@ def test_records_containing_a_needle_are_those_a_full_pass_finds(
                 assert got == want
         finally:
             src.close()
+
+
+def _style_by_definition(lines: list[bytes]) -> Style:
+    """What `Style.sniff` means, said once over the whole file: the spec its shortcuts keep."""
+    data = b"\n".join(lines)
+    hexes = [m.group()[2:] for m in re.finditer(rb"\\u[0-9a-fA-F]{4}", data)]
+    cased = [h for h in hexes if h.upper() != h.lower()][:64]
+    upper = sum(1 for h in cased if h == h.upper())
+    return Style(
+        ensure_ascii=data.isascii()
+        and re.search(rb"\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])[0-9a-fA-F]", data)
+        is not None,
+        escape_html=re.search(rb"\\u00(?:3[cCeE]|26)", data) is not None
+        and not any(c in data for c in (b"<", b">", b"&")),
+        escape_slash=b"\\/" in data and b"/" not in data.replace(b"\\/", b""),
+        upper_hex=upper > len(cased) - upper,
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=_LINES)
+def test_the_sniffed_style_is_its_definition(lines: list[str]) -> None:
+    raws = [f'{{"t":"{line}"}}'.encode() for line in lines]
+    assert Style.sniff(raws) == _style_by_definition(raws)
+    assert Style.sniff([b"\n".join(raws)]) == _style_by_definition(raws)

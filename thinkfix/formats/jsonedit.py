@@ -55,17 +55,19 @@ class Style:
                 has_raw_html = has_raw_html or any(c in raw for c in (b"<", b">", b"&"))
                 has_raw_slash = has_raw_slash or b"/" in raw
                 continue
+            # Each flag only ever turns on, and a regex search over a block is the cost: a
+            # search whose answer can no longer change the style is skipped.
             if not raw.isascii():
                 has_non_ascii = True
-            elif _NON_ASCII_ESCAPE.search(raw):
+            elif not (has_ascii_escape or has_non_ascii) and _NON_ASCII_ESCAPE.search(raw):
                 has_ascii_escape = True
-            if _HTML_ESCAPE.search(raw):
-                has_html_escape = True
-            if any(c in raw for c in (b"<", b">", b"&")):
+            if not has_raw_html and any(c in raw for c in (b"<", b">", b"&")):
                 has_raw_html = True
+            if not (has_html_escape or has_raw_html) and _HTML_ESCAPE.search(raw):
+                has_html_escape = True
             if b"\\/" in raw:
                 has_slash_escape = True
-                if b"/" in raw.replace(b"\\/", b""):
+                if not has_raw_slash and b"/" in raw.replace(b"\\/", b""):
                     has_raw_slash = True
             elif b"/" in raw:
                 has_raw_slash = True

@@ -6,6 +6,7 @@ reporter emits comes from the report, so the same report always renders to the s
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -118,6 +119,32 @@ def by_name(table: Mapping[E, R], choices: type[E], name: str | E, what: str) ->
     except ValueError:
         names = ", ".join(str(f.value) for f in choices)
         raise ValueError(f"unknown {what} {name!r} (choose from {names})") from None
+
+
+class LazyTable(Mapping[E, R]):
+    """Format -> renderer instance, each built (and its module imported) when first asked for:
+    a renderer's imports (rich, for the text ones) are paid only by a run that uses it."""
+
+    def __init__(self, package: str, where: Mapping[E, tuple[str, str]]) -> None:
+        self._package, self._where = package, where
+        self._built: dict[E, R] = {}
+
+    def cls(self, fmt: E) -> type[R]:
+        """The class for a format, its module imported on first use."""
+        module, name = self._where[fmt]
+        found: type[R] = getattr(importlib.import_module(f"{self._package}.{module}"), name)
+        return found
+
+    def __getitem__(self, fmt: E) -> R:
+        if fmt not in self._built:
+            self._built[fmt] = self.cls(fmt)()
+        return self._built[fmt]
+
+    def __iter__(self) -> Iterator[E]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
 
 
 # --- words shared by every format --------------------------------------------------------------

@@ -6,10 +6,7 @@ never has to reach back up for the registry.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterator, Mapping
-
-from thinkfix.reporters.base import OutputFormat, Reporter, by_name
+from thinkfix.reporters.base import LazyTable, OutputFormat, Reporter, by_name
 
 # Explicit, so a format cannot exist without a reporter: a test checks every member is here.
 # Named, not imported: the text reporter pulls in rich, which `scan --format json` (or a
@@ -29,32 +26,12 @@ _WHERE: dict[OutputFormat, tuple[str, str]] = {
 }
 
 
+REPORTERS: LazyTable[OutputFormat, Reporter] = LazyTable("thinkfix.reporters", _WHERE)
+
+
 def reporter_class(fmt: OutputFormat) -> type[Reporter]:
     """The reporter class for a format, its module imported on first use."""
-    module, name = _WHERE[fmt]
-    cls: type[Reporter] = getattr(importlib.import_module(f"thinkfix.reporters.{module}"), name)
-    return cls
-
-
-class _Reporters(Mapping[OutputFormat, Reporter]):
-    """Format -> reporter instance, each built (and its module imported) when first asked for."""
-
-    def __init__(self) -> None:
-        self._built: dict[OutputFormat, Reporter] = {}
-
-    def __getitem__(self, fmt: OutputFormat) -> Reporter:
-        if fmt not in self._built:
-            self._built[fmt] = reporter_class(fmt)()
-        return self._built[fmt]
-
-    def __iter__(self) -> Iterator[OutputFormat]:
-        return iter(_WHERE)
-
-    def __len__(self) -> int:
-        return len(_WHERE)
-
-
-REPORTERS: Mapping[OutputFormat, Reporter] = _Reporters()
+    return REPORTERS.cls(fmt)
 
 
 def get_reporter(name: str | OutputFormat) -> Reporter:

@@ -1,21 +1,39 @@
-"""The auditor's diff report: one module per output format behind `base.DiffRenderer`."""
+"""The auditor's diff report: one module per output format behind `base.DiffRenderer`.
+
+Renderers are imported on first use (PEP 562 `__getattr__` for the classes), so a repair
+that writes no report imports none of them, nor the rich the text renderer uses.
+"""
 
 from __future__ import annotations
 
-from thinkfix.reporters.base import by_name
+from typing import Any
+
+from thinkfix.reporters.base import LazyTable, by_name
 from thinkfix.reporters.diff.base import DiffFormat, DiffRenderer
-from thinkfix.reporters.diff.html import HtmlDiffRenderer
-from thinkfix.reporters.diff.json import JsonDiffRenderer
-from thinkfix.reporters.diff.markdown import MarkdownDiffRenderer
-from thinkfix.reporters.diff.text import TextDiffRenderer
 
 # Explicit, so a format cannot exist without a renderer: a test checks every member is here.
-RENDERERS: dict[DiffFormat, DiffRenderer] = {
-    DiffFormat.TEXT: TextDiffRenderer(),
-    DiffFormat.MARKDOWN: MarkdownDiffRenderer(),
-    DiffFormat.HTML: HtmlDiffRenderer(),
-    DiffFormat.JSON: JsonDiffRenderer(),
+# Named, not imported: a repair that writes no report imports no renderer (nor rich).
+RENDERERS: LazyTable[DiffFormat, DiffRenderer] = LazyTable(
+    __name__,
+    {
+        DiffFormat.TEXT: ("text", "TextDiffRenderer"),
+        DiffFormat.MARKDOWN: ("markdown", "MarkdownDiffRenderer"),
+        DiffFormat.HTML: ("html", "HtmlDiffRenderer"),
+        DiffFormat.JSON: ("json", "JsonDiffRenderer"),
+    },
+)
+_CLASSES = {
+    "TextDiffRenderer": DiffFormat.TEXT,
+    "MarkdownDiffRenderer": DiffFormat.MARKDOWN,
+    "HtmlDiffRenderer": DiffFormat.HTML,
+    "JsonDiffRenderer": DiffFormat.JSON,
 }
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CLASSES:
+        return RENDERERS.cls(_CLASSES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_renderer(name: str | DiffFormat) -> DiffRenderer:
