@@ -1,0 +1,48 @@
+"""Repair's start-up: a repair that writes no report imports no diff renderer and no rich.
+
+Every repair run pays its imports before the first file (#13's repair row is measured
+through the CLI), so the renderers load only when `--report` (or `thinkfix diff`) asks.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parents[2]
+_PI = next(p for p in sorted((_ROOT / "fixtures" / "pi").iterdir()) if p.suffix == ".jsonl")
+
+
+def _loaded(args: list[str]) -> list[str]:
+    probe = (
+        "import json, sys\n"
+        "from thinkfix.cli import main\n"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+        "sys.stdout.write('\\n' + json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=_ROOT
+    )
+    modules: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return modules
+
+
+def test_repair_dry_run_imports_no_diff_renderer_nor_rich() -> None:
+    modules = _loaded(["repair", "-q", "--dry-run", str(_PI)])
+    assert "thinkfix.engine.repair" in modules
+    assert [
+        m
+        for m in modules
+        if m == "rich"
+        or m.startswith(("rich.", "thinkfix.reporters.diff."))
+        and m != "thinkfix.reporters.diff.base"
+    ] == []
+
+
+def test_a_report_loads_its_renderer(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    modules = _loaded(["repair", "-q", "--dry-run", "--report", str(report), str(_PI)])
+    assert "thinkfix.reporters.diff.json" in modules and report.exists()
+    assert "thinkfix.reporters.diff.html" not in modules
