@@ -166,3 +166,12 @@ def test_a_task_the_cluster_lost_is_an_error_for_its_file(
     lost = [line for line in got.stderr.splitlines() if "the cluster lost this file's task" in line]
     assert len(lost) == 1 and "(KilledWorker: all workers died)" in lost[0]
     assert "repaired" in got.stderr  # the other files were written and reported
+
+
+@pytest.mark.parametrize("mode", ["--dry-run", "--check"])
+def test_dask_preview_prints_what_one_process_does(address: str, corpus: Path, mode: str) -> None:
+    local = repair(mode, "--jobs", "1", str(corpus))
+    assert local.exit_code in (0, 1), local.output
+    assert "would repair" in local.stderr
+    got = repair(mode, "--dask", address, str(corpus))
+    assert (got.exit_code, got.stderr) == (local.exit_code, local.stderr)

@@ -10,6 +10,7 @@ fsspec installed is an error naming the extra.
 from __future__ import annotations
 
 import gzip
+import os
 import shutil
 import sys
 import tempfile
@@ -270,3 +271,15 @@ def test_a_url_output_always_holds_the_bytes_of_a_local_out(
         finally:
             if fs.exists("/thinkfix-out"):
                 fs.rm("/thinkfix-out", recursive=True)
+
+
+def test_a_file_url_output_sweeps_a_dead_runs_temporary_files(local: Path, tmp_path: Path) -> None:
+    out = tmp_path / "url-out"
+    (out / "pi").mkdir(parents=True)
+    dead = fsio.temp_name(str(out / "pi" / "x.jsonl"))
+    # this host's name, a pid no process has (past any pid_max)
+    stale = out / "pi" / Path(dead).name.replace(f".{os.getpid()}.", ".999999999.")
+    stale.write_bytes(b"half a session")
+    got = repair("--jobs", "1", str(local), "--out", out.as_uri())
+    assert got.exit_code == 0, got.output
+    assert not stale.exists()

@@ -12,7 +12,8 @@ where a name exists, so even a racing writer's file is never replaced).
 
 A run killed between writing and moving leaves its temporary object (named
 `.<name>.<host>.<pid>.<token>.thinkfix-tmp`, never a session file name, so no walk reads
-it); a remote filesystem cannot tell whether that process is alive, so it is left for a
+it); on `file://` the next write into that folder sweeps it (`fsio.sweep_stale`), but a
+remote filesystem cannot tell whether that process is alive, so there it is left for a
 person to remove.
 """
 
@@ -121,6 +122,8 @@ def atomic_write_stream(
             _refuse_existing(fs, path, target)
             if folder:
                 fs.makedirs(folder, exist_ok=True)
+            if local and folder:  # here a dead process can be told: its temporaries go
+                fsio.sweep_stale(folder)
             with fs.open(temp, "wb") as fp:
                 sink = _Sink(fp)
                 produce(cast(BinaryIO, sink))
