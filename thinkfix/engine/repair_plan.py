@@ -27,7 +27,7 @@ from thinkfix.engine.change import Change
 from thinkfix.engine.prefilter import delimiter_candidates, delimiter_test
 from thinkfix.engine.repair_model import RepairOptions
 from thinkfix.engine.scan import ScanOptions, skippable
-from thinkfix.engine.source import FileRecords, Source
+from thinkfix.engine.source import FileRecords, Source, record_span
 from thinkfix.formats.base import Context, Edits, Placement, Record, Repair, SessionFormat, Site
 from thinkfix.formats.quick import one_object
 from thinkfix.io import compression
@@ -154,8 +154,7 @@ class FilePlan:
         return bool(self.changes)
 
     def span(self, index: int) -> tuple[int, int]:
-        end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self.source.size
-        return self.offsets[index], end
+        return record_span(self.offsets, index, self.source.size)
 
     @cached_property
     def segments(self) -> list[Segment]:

@@ -257,6 +257,13 @@ def _decompress(
         return os.dup(out.fileno()), size
 
 
+def record_span(offsets: Sequence[int], index: int, size: int) -> tuple[int, int]:
+    """Where record `index` starts and ends in a file of `size` bytes whose records start at
+    `offsets`: the next one's start, or the end of the file."""
+    end = offsets[index + 1] if index + 1 < len(offsets) else size
+    return offsets[index], end
+
+
 class FileRecords(Sequence[Record]):
     """A line-record file's records by index (read from disk on demand) or in one pass.
 
@@ -278,8 +285,7 @@ class FileRecords(Sequence[Record]):
 
     def span(self, index: int) -> tuple[int, int]:
         """Record `index`'s bytes in the decompressed file, its terminator included."""
-        end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self.source.size
-        return self.offsets[index], end
+        return record_span(self.offsets, index, self.source.size)
 
     @overload
     def __getitem__(self, index: int) -> Record: ...

@@ -266,13 +266,9 @@ def _members(text: str, i: int) -> tuple[list[_Member], int]:
         v = _ws(text, k + 1)
         end = _value_end(text, v)
         members.append(_Member(key, j, key_end, v, end))
-        j = _ws(text, end)
-        if text[j] == ",":
-            j = _ws(text, j + 1)
-        elif text[j] == "}":
+        j, closed = _next(text, end, "}")
+        if closed:
             return members, j
-        else:
-            raise UnsafeEdit(f"expected ',' or '}}' at {j}")
 
 
 def _items(text: str, i: int) -> tuple[list[tuple[int, int]], int]:
@@ -286,13 +282,20 @@ def _items(text: str, i: int) -> tuple[list[tuple[int, int]], int]:
     while True:
         end = _value_end(text, j)
         items.append((j, end))
-        j = _ws(text, end)
-        if text[j] == ",":
-            j = _ws(text, j + 1)
-        elif text[j] == "]":
+        j, closed = _next(text, end, "]")
+        if closed:
             return items, j
-        else:
-            raise UnsafeEdit(f"expected ',' or ']' at {j}")
+
+
+def _next(text: str, end: int, close: str) -> tuple[int, bool]:
+    """Past an element ending at `end`: where the next one starts (False), or where the
+    container's `close` is (True); anything else is JSON this module does not edit."""
+    j = _ws(text, end)
+    if text[j] == ",":
+        return _ws(text, j + 1), False
+    if text[j] == close:
+        return j, True
+    raise UnsafeEdit(f"expected ',' or '{close}' at {j}")
 
 
 def _root(text: str) -> int:
