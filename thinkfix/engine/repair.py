@@ -91,20 +91,8 @@ def repair_file(job: Job) -> FileResult:
         return _repair_file(job)
     except Exception as exc:  # noqa: BLE001 - one file's trouble must not end a run
         path = getattr(job.candidate, "path", "?")
-        return FileResult(
-            path,
-            None,
-            FileStatus.ERROR,
-            errors=(
-                InputError(
-                    path,
-                    None,
-                    ErrorKind.INTERNAL,
-                    f"{path}: cannot repair: internal error ({type(exc).__name__}: {exc}); "
-                    "left as it is",
-                ),
-            ),
-        )
+        why = f"{path}: cannot repair: internal error ({type(exc).__name__}: {exc}); left as it is"
+        return failed(path, None, ErrorKind.INTERNAL, why, FileStatus.ERROR)
 
 
 def _repair_file(job: Job) -> FileResult:
@@ -453,21 +441,11 @@ def _run_dask(jobs: list[Job], address: str, progress: Progress) -> list[FileRes
 
 def _lost(job: Job, exc: BaseException) -> FileResult:
     path = getattr(job.candidate, "path", "?")
-    return FileResult(
-        path,
-        None,
-        FileStatus.FAILED,
-        errors=(
-            InputError(
-                path,
-                None,
-                ErrorKind.INTERNAL,
-                f"{path}: the cluster lost this file's task ({describe(exc)}); its input "
-                "is as it was; an output it may have published is complete but not in the "
-                "undo manifest",
-            ),
-        ),
+    why = (
+        f"{path}: the cluster lost this file's task ({describe(exc)}); its input is as it "
+        "was; an output it may have published is complete but not in the undo manifest"
     )
+    return failed(path, None, ErrorKind.INTERNAL, why, FileStatus.FAILED)
 
 
 def _repair_task(_: None, task: tuple[int, Job]) -> tuple[int, FileResult]:

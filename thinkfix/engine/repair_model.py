@@ -193,7 +193,9 @@ def describe(exc: BaseException) -> str:
     )
 
 
-def failed(path: str, fmt: str, kind: ErrorKind, message: str, status: FileStatus) -> FileResult:
+def failed(
+    path: str, fmt: str | None, kind: ErrorKind, message: str, status: FileStatus
+) -> FileResult:
     return FileResult(path, fmt, status, errors=(InputError(path, None, kind, message),))
 
 
