@@ -15,7 +15,7 @@ from thinkfix._serialize import Plain, record
 from thinkfix._version import __version__
 from thinkfix.engine.change import Change
 from thinkfix.engine.repair import FileResult, FileStatus, RepairResult
-from thinkfix.engine.report import ExitCode, InputError, document_head
+from thinkfix.engine.report import MESSAGE_PLACE_KEYS, ExitCode, InputError, document_head
 
 
 @dataclass(frozen=True, order=True)
@@ -74,14 +74,7 @@ class MessageDiff:
 
 #: A changed message's JSON keys, in the schema's order.
 _MESSAGE_KEYS = (
-    "path",
-    "line",
-    "json_path",
-    "format",
-    "session_id",
-    "message_id",
-    "message_index",
-    "model",
+    *MESSAGE_PLACE_KEYS,
     "kinds",
     "applied",
     "reason",

@@ -95,8 +95,8 @@ class LeakFinding:
 
 
 _LEAK_KINDS = frozenset(k.value for k in LeakKind)
-#: A finding's JSON keys, in the schema's order (where it is, what it is, what it leaked).
-_FINDING_KEYS = (
+#: Where a message is, as every report that names one writes it (a finding, a changed message).
+MESSAGE_PLACE_KEYS = (
     "path",
     "line",
     "json_path",
@@ -105,6 +105,10 @@ _FINDING_KEYS = (
     "message_id",
     "message_index",
     "model",
+)
+#: A finding's JSON keys, in the schema's order (where it is, what it is, what it leaked).
+_FINDING_KEYS = (
+    *MESSAGE_PLACE_KEYS,
     "kind",
     "tag",
     "start",
