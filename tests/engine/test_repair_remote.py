@@ -157,7 +157,7 @@ def test_an_unreachable_url_is_an_error_and_nothing_is_written(local: Path, tmp_
     assert missing.exit_code == 2, missing.output
     unknown = repair(str(local), "--out", "nosuchfs://bucket/out")
     assert unknown.exit_code == 2, unknown.output
-    assert "nosuchfs" in unknown.stderr
+    assert "--out nosuchfs://bucket/out: Protocol not known" in unknown.stderr
     # /proc takes no new files, even from root: every write fails, each an error, none partial
     unwritable = repair("--jobs", "1", str(local), "--out", "file:///proc/thinkfix-out")
     assert unwritable.exit_code == 2, unwritable.output

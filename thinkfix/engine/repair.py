@@ -277,7 +277,7 @@ def check_paths(paths: Sequence[str], options: RepairOptions) -> None:
             try:
                 held = any(_within(p, out) for p in paths)
                 itself = remote.location(base) == remote.location(out)
-            except (OSError, ImportError) as exc:  # no fsspec, no backend for the scheme
+            except (OSError, ImportError, ValueError) as exc:  # no fsspec, backend or scheme
                 raise ValueError(f"--out {options.out_dir}: {exc}") from None
         else:
             held = any(
