@@ -249,3 +249,19 @@ def test_stream_any_partition_equals_batch_with_start_and_evidence(
     assert stream(
         chunks, policy=policy, start_in_reasoning=start, followed_by_tool_call=evidence
     ) == (r.visible, "\n\n".join(r.extracted))
+
+
+@SETTINGS
+@given(text=TEXTS, policy=POLICIES, native=NATIVE, size=st.integers(min_value=1, max_value=40))
+def test_normalize_in_chunks_shows_what_normalize_shows(
+    text: str, policy: Policy, native: str | None, size: int
+) -> None:
+    """`thinkfix normalize --stream-chunk N`'s library side: any chunk size, the same
+    visible text as the whole-string normalize, and the cleaned native reasoning first."""
+    from thinkfix.normalizer.stream import normalize_in_chunks
+
+    visible, thinking, _ = normalize_in_chunks(text, size, policy=policy, native_reasoning=native)
+    whole = normalize(text, policy=policy, native_reasoning=native)
+    assert visible == whole.visible
+    if whole.native:
+        assert thinking[0] == whole.native

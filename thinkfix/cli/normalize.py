@@ -9,7 +9,8 @@ import click
 
 from thinkfix.cli.options import echo_json, json_option, policy_options, pop_policy, quiet_option
 from thinkfix.engine.report import SCHEMA_VERSION
-from thinkfix.normalizer import StreamNormalizer, normalize
+from thinkfix.normalizer import normalize
+from thinkfix.normalizer.stream import normalize_in_chunks
 
 
 @click.command("normalize")
@@ -64,29 +65,19 @@ def normalize_command(
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise click.UsageError(f"stdin is not UTF-8: {exc}") from exc
+    given: dict[str, Any] = {
+        "policy": policy,
+        "native_reasoning": native_text,
+        "start_in_reasoning": start_in_reasoning,
+        "followed_by_tool_call": followed_by_tool_call,
+    }
     if stream_chunk is None:
-        result = normalize(
-            text,
-            native_reasoning=native_text,
-            policy=policy,
-            start_in_reasoning=start_in_reasoning,
-            followed_by_tool_call=followed_by_tool_call,
-        )
-        visible, thinking, findings = result.visible, list(result.thinking), result.findings
+        result = normalize(text, **given)
+        visible, thinking, findings = result.visible, result.thinking, result.findings
     else:
-        s = StreamNormalizer(
-            policy,
-            start_in_reasoning=start_in_reasoning,
-            holdback=holdback,
-            native_reasoning=native_text,
-            followed_by_tool_call=followed_by_tool_call,
+        visible, thinking, findings = normalize_in_chunks(
+            text, stream_chunk, holdback=holdback, **given
         )
-        parts = [s.feed(text[i : i + stream_chunk]) for i in range(0, len(text), stream_chunk)]
-        parts.append(s.finish())
-        visible = "".join(p.visible for p in parts)
-        native = normalize("", native_reasoning=native_text, policy=policy).native
-        thinking = [t for t in (native, *s.segments) if t]
-        findings = s.findings
     if as_json:
         echo_json(
             {

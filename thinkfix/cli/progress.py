@@ -26,6 +26,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def unless_quiet(setting: bool | None, quiet: bool) -> bool | None:
+    """The bar setting under `--quiet`: no bar, unless `--progress` asks for one."""
+    return False if quiet and setting is None else setting
+
+
 def progress_for(stream: IO[Any], setting: bool | None, verb: str = "Scanning") -> ProgressSink:
     """A bar when wanted, else the engine's silent default."""
     if not wanted(stream, setting):

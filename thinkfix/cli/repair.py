@@ -6,7 +6,6 @@ each file, warnings and errors go to stderr.
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
@@ -15,22 +14,13 @@ import click
 from thinkfix.cli.options import SettingsCommand, echo_error, exit_zero_option, quiet_option
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
 from thinkfix.engine import repair_run
-from thinkfix.engine.redact import redact_lines
-from thinkfix.engine.repair import ACTIVE_SECONDS, FileResult, FileStatus, RepairResult, WriteMode
+from thinkfix.engine.redact import Redaction, redact_lines
+from thinkfix.engine.repair import FileResult, FileStatus, RepairResult, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.formats.base import PlacementKind
 from thinkfix.reporters.base import plural
 from thinkfix.reporters.controls import visible_controls
 from thinkfix.reporters.diff import DiffFormat
-
-
-def _active_seconds() -> float:
-    """The quiet time before an in-place rewrite: $THINKFIX_ACTIVE_SECONDS, else the default."""
-    value = os.environ.get("THINKFIX_ACTIVE_SECONDS", "")
-    try:
-        return max(0.0, float(value)) if value.strip() else ACTIVE_SECONDS
-    except ValueError as exc:
-        raise click.UsageError(f"$THINKFIX_ACTIVE_SECONDS: not a number: {value!r}") from exc
 
 
 def _describe(f: FileResult, mode: WriteMode) -> str | None:
@@ -44,6 +34,14 @@ def _describe(f: FileResult, mode: WriteMode) -> str | None:
     if f.status in (FileStatus.SKIPPED, FileStatus.FAILED, FileStatus.ERROR):
         return None  # its errors say why
     return None
+
+
+def _print_patch(result: RepairResult, redaction: Redaction) -> None:
+    """The unified diff: byte-exact when piped to a file or `patch`; on a terminal, where it
+    is read, session text must not drive the terminal."""
+    patch = redact_lines("".join(f.unified_diff for f in result.files), redaction)
+    sys.stdout.write(visible_controls(patch) if sys.stdout.isatty() else patch)
+    sys.stdout.flush()
 
 
 def _echo_result(result: RepairResult, quiet: bool) -> None:
@@ -194,18 +192,18 @@ def repair_command(
 ) -> None:
     """Repair leaked reasoning in session files: into --out DIR, or --in-place."""
     try:
-        mode = WriteMode.from_flags(
-            check=check, diff=show_diff, dry_run=dry_run, in_place=in_place, out=out_dir
+        mode = repair_run.write_mode(
+            check=check,
+            diff=show_diff,
+            dry_run=dry_run,
+            in_place=in_place,
+            out=out_dir,
+            backup=not no_backup,
+            dask=dask_address,
         )
+        active = 0.0 if include_active else repair_run.active_seconds()
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-    if no_backup and mode is not WriteMode.IN_PLACE and mode.writes:
-        raise click.UsageError("--no-backup only applies to --in-place")
-    if dask_address and mode is WriteMode.IN_PLACE:
-        raise click.UsageError(
-            "--dask cannot repair --in-place: the workers cannot keep backups or the undo "
-            "journal where this machine can reach them; write copies with --out"
-        )
     options, redaction, progress = engine_options(
         mode,
         kwargs,
@@ -215,17 +213,13 @@ def repair_command(
         manifest_path=manifest_path,
         unified_diff=mode is WriteMode.DIFF,
         keep_texts=report_path is not None,
-        active_seconds=0.0 if include_active else _active_seconds(),
+        active_seconds=active,
         follow_links=follow_links,
         dask=dask_address,
     )
     result = run(paths, options, progress, quiet)
     if mode is WriteMode.DIFF:
-        patch = redact_lines("".join(f.unified_diff for f in result.files), redaction)
-        # A patch piped to a file or `patch` stays byte-exact; on a terminal it is read, and
-        # session text must not drive the terminal.
-        sys.stdout.write(visible_controls(patch) if sys.stdout.isatty() else patch)
-        sys.stdout.flush()
+        _print_patch(result, redaction)
     if report_path is not None:
         write_report(
             report_path,

@@ -21,7 +21,7 @@ from thinkfix.cli.options import (
     shared_settings,
     stacked,
 )
-from thinkfix.cli.progress import progress_for
+from thinkfix.cli.progress import progress_for, unless_quiet
 from thinkfix.engine import audit, config, fsio, repair_run
 from thinkfix.engine.redact import Redaction
 from thinkfix.engine.repair import RepairOptions, RepairResult, WriteMode
@@ -121,8 +121,8 @@ def run(
     paths: Sequence[str], options: RepairOptions, flag: bool | None, quiet: bool
 ) -> RepairResult:
     """The repair with a bar on stderr (--quiet hides it unless --progress asks for it)."""
-    wanted = False if quiet and flag is None else flag
-    progress = progress_for(sys.stderr, wanted, "Repairing" if options.mode.writes else "Checking")
+    verb = "Repairing" if options.mode.writes else "Checking"
+    progress = progress_for(sys.stderr, unless_quiet(flag, quiet), verb)
     try:
         return repair_run.run(paths, options, progress)
     except ValueError as exc:

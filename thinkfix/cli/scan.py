@@ -28,7 +28,7 @@ from thinkfix.cli.options import (
     setting,
     shared_settings,
 )
-from thinkfix.cli.progress import progress_for
+from thinkfix.cli.progress import progress_for, unless_quiet
 from thinkfix.engine import config, scan_run
 from thinkfix.engine.scan import ALL_KINDS, name_some
 from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
@@ -325,9 +325,6 @@ def scan_command(
     window = scan_run.Window(
         since, until, by_day=bool({output_format, *(fmt for fmt, _ in extra_reports)} & _BY_DAY)
     )
-    progress = progress_for(
-        sys.stderr, False if quiet and settings.progress is None else settings.progress
-    )
     try:
         run = scan_run.run(
             paths,
@@ -336,7 +333,7 @@ def scan_command(
             window=window,
             incremental=incremental,
             state_file=state_file,
-            progress=progress,
+            progress=progress_for(sys.stderr, unless_quiet(settings.progress, quiet)),
             dask=dask_address,
             stdin=sys.stdin.buffer if "-" in paths else None,
         )

@@ -2,17 +2,15 @@
 
 The counters go to Prometheus over HTTP (`--metrics-port`, on 127.0.0.1 unless
 `--metrics-host` says otherwise) and/or to an OpenMetrics text file replaced atomically
-after every change (`--textfile`, for node_exporter's textfile collector). Needs the
-`thinkfix[watch]` extra (prometheus_client, watchdog); they are imported here, inside the
-command, so other commands never load them.
+after every change (`--textfile`, for node_exporter's textfile collector). The serving
+is `engine.watch_run`'s; it needs the `thinkfix[watch]` extra (prometheus_client, watchdog),
+imported only when a watch starts, so other commands never load them.
 """
 
 from __future__ import annotations
 
 import signal
 import sys
-import threading
-from types import FrameType, SimpleNamespace
 from typing import Any
 
 import click
@@ -46,84 +44,6 @@ def _live_line(console: Any, f: LeakFinding) -> None:
         (snippet, "dim"),
     )
     console.print(line, no_wrap=True, overflow="ellipsis", soft_wrap=False)
-
-
-def _prometheus() -> Any:
-    """The parts of prometheus_client the command uses (the `watch` extra), or a clear error."""
-    try:
-        import prometheus_client
-        from prometheus_client.core import CounterMetricFamily
-        from prometheus_client.openmetrics.exposition import generate_latest
-        from prometheus_client.registry import Collector
-    except ImportError:
-        raise Failure("watch needs the watch extra: pip install 'thinkfix[watch]'") from None
-    return SimpleNamespace(
-        client=prometheus_client,
-        CounterMetricFamily=CounterMetricFamily,
-        generate_latest=generate_latest,
-        Collector=Collector,
-    )
-
-
-def _collector(watcher: Any, prom: Any) -> Any:
-    CounterMetricFamily = prom.CounterMetricFamily
-
-    class ThinkfixCollector(prom.Collector):  # type: ignore[misc]
-        def collect(self) -> Any:
-            totals = watcher.snapshot()
-            messages = CounterMetricFamily(
-                "thinkfix_assistant_messages",
-                "Assistant messages seen, by format and model.",
-                labels=["format", "model"],
-            )
-            leaking = CounterMetricFamily(
-                "thinkfix_leaking_messages",
-                "Assistant messages with leaked reasoning, by format and model.",
-                labels=["format", "model"],
-            )
-            findings = CounterMetricFamily(
-                "thinkfix_findings",
-                "Leaks found, by leak kind, format and model.",
-                labels=["kind", "format", "model"],
-            )
-            for (fmt, model), value in sorted(totals.messages.items()):
-                messages.add_metric([fmt, model], value)
-            for (fmt, model), value in sorted(totals.leaking.items()):
-                leaking.add_metric([fmt, model], value)
-            for (kind, fmt, model), value in sorted(totals.findings.items()):
-                findings.add_metric([kind, fmt, model], value)
-            yield from (messages, leaking, findings)
-
-    return ThinkfixCollector()
-
-
-def _observer(paths: list[str], wake: threading.Event) -> Any:
-    """A watchdog observer that wakes the loop on any change under the paths, or None when
-    watchdog cannot watch here (then the loop polls)."""
-    import os
-
-    try:
-        from watchdog.events import FileSystemEventHandler
-        from watchdog.observers import Observer
-    except ImportError:
-        return None
-
-    class Wake(FileSystemEventHandler):
-        def on_any_event(self, event: Any) -> None:
-            wake.set()
-
-    observer = Observer()
-    handler = Wake()
-    try:
-        for path in paths:
-            if os.path.isdir(path):
-                observer.schedule(handler, path, recursive=True)
-            elif os.path.isdir(os.path.dirname(os.path.abspath(path))):
-                observer.schedule(handler, os.path.dirname(os.path.abspath(path)))
-        observer.start()
-    except (OSError, RuntimeError):
-        return None
-    return observer
 
 
 @click.command("watch", cls=SettingsCommand)
@@ -192,11 +112,9 @@ def watch_command(
     Stops cleanly on Ctrl-C or SIGTERM, saving its state, so a restart counts every record
     once.
     """
-    prom = _prometheus()
     from rich.console import Console
 
-    from thinkfix.engine import config, fsio
-    from thinkfix.engine.incremental import StateError, default_state_path
+    from thinkfix.engine import config, watch_run
     from thinkfix.engine.watch import Watcher
 
     if discover:
@@ -207,81 +125,35 @@ def watch_command(
         raise Failure("name at least one PATH, or use --discover")
     try:
         settings, _ = resolve_settings(kwargs)
-        options = config.scan_options(settings)
+        console = Console(highlight=False)
+        state_path = watch_run.state_path(state_file)
+        watcher = Watcher(
+            paths,
+            config.scan_options(settings),
+            state_path,
+            on_finding=lambda f: _live_line(console, f),
+        )
+        serve = watch_run.Serve(
+            watcher, watch_run.Serving(metrics_port, metrics_host, textfile, interval, poll)
+        )
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: serve.stop())
+        started = serve.start()
+        if not quiet and started.metrics_url:
+            click.echo(f"thinkfix: metrics on {started.metrics_url}", err=True)
+        if not quiet:
+            click.echo(
+                f"thinkfix: watching {len(paths)} path(s) "
+                f"({'filesystem events' if started.events else 'polling'}); so far "
+                f"{started.messages} assistant messages, {started.leaking} leaking",
+                err=True,
+            )
+        sys.stdout.flush()
+        serve.loop(after_findings=sys.stdout.flush)
     except (config.ConfigError, ValueError, TypeError) as exc:
         raise Failure(str(exc)) from None
-    state_path = state_file or default_state_path().replace("scan-state", "watch-state")
-    console = Console(highlight=False)
-    watcher = Watcher(paths, options, state_path, on_finding=lambda f: _live_line(console, f))
-
-    registry = prom.client.CollectorRegistry(auto_describe=True)
-    registry.register(_collector(watcher, prom))
-
-    def write_textfile() -> None:
-        if textfile is not None:
-            try:
-                fsio.atomic_write(textfile, prom.generate_latest(registry))
-            except OSError as exc:
-                raise Failure(f"cannot write {textfile}: {exc}") from None
-
-    stop = threading.Event()
-    wake = threading.Event()
-
-    def note(text: str) -> None:
-        if not quiet:
-            click.echo(text, err=True)
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-        wake.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
-
-    try:
-        watcher.run_pass(announce=False)
-    except StateError as exc:
-        raise Failure(str(exc)) from None
-    totals = watcher.snapshot()
-    server = None
-    if metrics_port is not None:
-        try:
-            server, _ = prom.client.start_http_server(metrics_port, metrics_host, registry=registry)
-        except OSError as exc:
-            raise Failure(f"cannot serve metrics on {metrics_host}:{metrics_port}: {exc}") from None
-        port = server.server_address[1]
-        note(f"thinkfix: metrics on http://{metrics_host}:{port}/metrics")
-    write_textfile()
-    observer = None if poll else _observer(list(paths), wake)
-    note(
-        f"thinkfix: watching {len(paths)} path(s) "
-        f"({'filesystem events' if observer is not None else 'polling'}); so far "
-        f"{sum(totals.messages.values())} assistant messages, "
-        f"{sum(totals.leaking.values())} leaking"
-    )
-    sys.stdout.flush()
-    wait = interval * 10 if observer is not None else interval
-    try:
-        while not stop.is_set():
-            wake.wait(wait)
-            if stop.is_set():
-                break
-            if wake.is_set():
-                wake.clear()
-                stop.wait(min(0.1, interval))  # let a burst of writes settle into one pass
-            if watcher.run_pass():
-                sys.stdout.flush()
-            write_textfile()
-    except StateError as exc:
-        raise Failure(str(exc)) from None
-    finally:
-        if observer is not None:
-            observer.stop()
-            observer.join(timeout=5)
-        if server is not None:
-            server.shutdown()
-    write_textfile()
-    note("thinkfix: watch stopped; state saved to " + state_path)
+    if not quiet:
+        click.echo("thinkfix: watch stopped; state saved to " + state_path, err=True)
 
 
 commands: list[click.Command] = [watch_command]

@@ -7,16 +7,55 @@ command layer adds only its own write mode and flags.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from thinkfix._version import __version__
 from thinkfix.engine import audit, config
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.redact import Redaction, redact_diff
-from thinkfix.engine.repair import RepairOptions, RepairResult, WriteMode, repair_paths
+from thinkfix.engine.repair import (
+    ACTIVE_SECONDS,
+    RepairOptions,
+    RepairResult,
+    WriteMode,
+    repair_paths,
+)
 from thinkfix.engine.scan import default_jobs
 from thinkfix.formats.base import ApplyOptions
+
+
+def write_mode(
+    *,
+    check: bool = False,
+    diff: bool = False,
+    dry_run: bool = False,
+    in_place: bool = False,
+    out: str | None = None,
+    backup: bool = True,
+    dask: str | None = None,
+) -> WriteMode:
+    """The mode the flags ask for, or `ValueError` for a combination no run can honour."""
+    mode = WriteMode.from_flags(check=check, diff=diff, dry_run=dry_run, in_place=in_place, out=out)
+    if not backup and mode is not WriteMode.IN_PLACE and mode.writes:
+        raise ValueError("--no-backup only applies to --in-place")
+    if dask and mode is WriteMode.IN_PLACE:
+        raise ValueError(
+            "--dask cannot repair --in-place: the workers cannot keep backups or the undo "
+            "journal where this machine can reach them; write copies with --out"
+        )
+    return mode
+
+
+def active_seconds(environ: Mapping[str, str] = os.environ) -> float:
+    """The quiet time before an in-place rewrite: $THINKFIX_ACTIVE_SECONDS, else the default;
+    `ValueError` when it is not a number."""
+    value = environ.get("THINKFIX_ACTIVE_SECONDS", "")
+    try:
+        return max(0.0, float(value)) if value.strip() else ACTIVE_SECONDS
+    except ValueError:
+        raise ValueError(f"$THINKFIX_ACTIVE_SECONDS: not a number: {value!r}") from None
 
 
 def options(

@@ -210,3 +210,31 @@ class StreamNormalizer:
                 thinking.append(p.text)
                 self._thinking_out = True
         return Delta("".join(visible), "".join(thinking))
+
+
+def normalize_in_chunks(
+    text: str,
+    size: int,
+    *,
+    policy: Policy = DEFAULT,
+    holdback: int | None = None,
+    native_reasoning: str | None = None,
+    start_in_reasoning: bool = False,
+    followed_by_tool_call: bool = False,
+) -> tuple[str, tuple[str, ...], tuple[Finding, ...]]:
+    """`text` streamed `size` characters at a time: the visible text let through, the
+    reasoning (the cleaned native first) and the findings; what `normalize` answers for the
+    whole string, reached the way a live stream reaches it (`thinkfix normalize
+    --stream-chunk N` shows the two agree)."""
+    stream = StreamNormalizer(
+        policy,
+        start_in_reasoning=start_in_reasoning,
+        holdback=holdback,
+        native_reasoning=native_reasoning,
+        followed_by_tool_call=followed_by_tool_call,
+    )
+    parts = [stream.feed(text[i : i + size]) for i in range(0, len(text), size)]
+    parts.append(stream.finish())
+    native = clean_native(native_reasoning, policy)
+    thinking = tuple(t for t in (native, *stream.segments) if t)
+    return "".join(p.visible for p in parts), thinking, stream.findings
