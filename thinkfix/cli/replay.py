@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from thinkfix.cli.options import RedactCommand, exit_zero_option, fail, quiet_option
-from thinkfix.engine.report import SCHEMA_VERSION, ExitCode
-from thinkfix.engine.secrets import Redaction, mask_secrets, redact_text
-from thinkfix.io import jsontext
-from thinkfix.providers.accumulator import AssembledMessage, Block, BlockType, replay_events
-from thinkfix.providers.capture import Capture, CaptureError, detect, read_capture
+from thinkfix.cli.options import (
+    RedactCommand,
+    echo_json,
+    exit_zero_option,
+    fail,
+    json_option,
+    quiet_option,
+)
+from thinkfix.engine import replay_run
+from thinkfix.engine.report import ExitCode
+from thinkfix.engine.secrets import Redaction, mask_secrets
+from thinkfix.providers.accumulator import AssembledMessage, Block, BlockType
+from thinkfix.providers.capture import Capture
 from thinkfix.providers.registry import ADAPTERS, Resolution
 
 _SNIPPET = 60
@@ -72,35 +77,6 @@ def render_text(
     return "\n".join(lines) + "\n"
 
 
-def render_json(
-    path: str, capture: Capture, resolution: Resolution, message: AssembledMessage
-) -> bytes:
-    doc: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "capture": {
-            "path": path,
-            "encoding": capture.encoding.value,
-            "events": len(capture.events),
-            "done": capture.done,
-        },
-        "adapter": {"name": resolution.adapter, "rule": resolution.rule},
-        "leaked": message.leaked,
-        "message": message.to_dict(),
-    }
-    return jsontext.dumps(doc, indent=True, newline=True)
-
-
-def _redact_json(value: Any, mode: Redaction) -> Any:
-    """Every string of a JSON document redacted (values, so the document stays JSON)."""
-    if isinstance(value, str):
-        return redact_text(value, mode)
-    if isinstance(value, list):
-        return [_redact_json(v, mode) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_json(v, mode) for k, v in value.items()}
-    return value
-
-
 @click.command("replay", cls=RedactCommand)
 @click.argument("capture", type=click.Path(dir_okay=False, allow_dash=False))
 @click.option(
@@ -110,7 +86,7 @@ def _redact_json(value: Any, mode: Redaction) -> Any:
     + ", ".join(ADAPTERS)
     + "; hosts: openrouter, together, vertex, ...",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON document (schema_version 1).")
+@json_option("{schema_version, capture, adapter, leaked, message}")
 @click.option(
     "--redact",
     default=None,
@@ -135,29 +111,19 @@ def replay_command(
     2 if the capture cannot be read or no adapter knows it.
     """
     try:
-        parsed = read_capture(capture)
-        resolution = detect(parsed, provider)
-    except CaptureError as exc:
+        replay = replay_run.run(capture, provider)
+    except replay_run.CaptureError as exc:
         fail(str(exc))
         return
-    message = replay_events(parsed.payloads, resolution.create()).message
-    if not message.blocks and message.error is None:
-        fail(
-            f"{resolution.adapter} found no content in {len(parsed.events)} events; try --provider"
-        )
+    message = replay.message
     if message.error is not None:
         click.echo(f"thinkfix replay: the stream ended with an error: {message.error}", err=True)
     mode = Redaction.from_flag(redact)
     if as_json:
-        data = render_json(capture, parsed, resolution, message)
-        if mode is not Redaction.NONE:
-            data = jsontext.dumps(
-                _redact_json(jsontext.loads(data), mode), indent=True, newline=True
-            )
-        click.echo(data.decode(), nl=False)
+        echo_json(replay.document(mode))
     else:
         # The text report is prose around the stream's text: secrets are masked in place.
-        text = render_text(capture, parsed, resolution, message)
+        text = render_text(capture, replay.capture, replay.resolution, message)
         click.echo(text if mode is Redaction.NONE else mask_secrets(text), nl=False)
     leaked = message.leaked and not exit_zero
     click.get_current_context().exit(ExitCode.FINDINGS if leaked else ExitCode.CLEAN)
