@@ -132,6 +132,21 @@ def test_readers_never_raise_on_wrong_field_types(case: tuple[str, str, bytes]) 
             assert not r.touched
 
 
+def test_an_opencode_part_whose_session_id_holds_a_nul_byte_is_read() -> None:
+    """Found by the property above: the id names the message file to read, and `open`
+    raises ValueError, not OSError, for a path with a NUL byte."""
+    name = (
+        "opencode/storage/part/msg_95e0f3d71002bP4sW8nY1eLmTg/prt_95e0f3d71003Ff5gG6hH7iI8jJ.json"
+    )
+    doc = {
+        "id": "prt_95e0f3d71003Ff5gG6hH7iI8jJ",
+        "sessionID": "\u0000",
+        "messageID": "msg_95e0f3d71002bP4sW8nY1eLmTg",
+        "type": "step-start",
+    }
+    assert _exercise("opencode", name, json.dumps(doc, indent=2).encode())
+
+
 @pytest.mark.parametrize(
     "line",
     [

@@ -131,7 +131,7 @@ def _read_json(path: str) -> Any:
     try:
         with open(path, "rb") as fh:
             return _loads(fh.read())
-    except OSError:
+    except (OSError, ValueError):  # ValueError: an id holding a NUL byte names no file
         return None
 
 
