@@ -69,3 +69,10 @@ def test_gemini_claims_and_model() -> None:
     assert GeminiAdapter.claims(chunk({"text": "a"}))
     assert GeminiAdapter.model_of(chunk()) == "gemini-2.5-flash"
     assert not GeminiAdapter.claims({"choices": []})
+
+
+def test_gemini_error_event_ends_the_message() -> None:
+    error = {"code": 429, "message": "Resource has been exhausted", "status": "RESOURCE_EXHAUSTED"}
+    chunks = run(GeminiAdapter(), [{"error": error}])
+    assert chunks[-1].is_complete and chunks[-1].metadata == {"error": error}
+    assert [c for c in chunks if c.channel is not Channel.MESSAGE] == []

@@ -208,6 +208,8 @@ class StreamAdapter(ABC):
     name: ClassVar[str]
     wire: ClassVar[Wire]
     parallel: ClassVar[bool] = False  # see `Segments`
+    #: The key of an event that reports an error in place of content (None: no such event).
+    error_key: ClassVar[str | None] = None
 
     def __init__(self) -> None:
         self.reset()
@@ -220,8 +222,18 @@ class StreamAdapter(ABC):
         self.end_metadata: dict[str, Any] = {}
 
     def parse(self, event: Any) -> tuple[ReasoningChunk, ...]:
-        """The chunks one raw event (dict or SDK object) stands for; unknown events give none."""
-        return tuple(self._parse(event_dict(event)))
+        """The chunks one raw event (dict or SDK object) stands for; unknown events give none.
+        An event that reports an error instead of content (`_error`) ends the message with it."""
+        data = event_dict(event)
+        error = self._error(data)
+        if error is not None:
+            return tuple(self._end_message(error=error))
+        return tuple(self._parse(data))
+
+    def _error(self, event: Mapping[str, Any]) -> Any:
+        """The error an event carries instead of content, or None: the value of its
+        `error_key` where the wire reports errors so."""
+        return event.get(self.error_key) if self.error_key else None
 
     def finish(self) -> tuple[ReasoningChunk, ...]:
         """Close what the stream left open; after this the message is complete."""

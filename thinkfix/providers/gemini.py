@@ -27,6 +27,7 @@ class GeminiAdapter(StreamAdapter):
 
     name = "gemini"
     wire = Wire.GEMINI
+    error_key = "error"
 
     @classmethod
     def claims(cls, event: Mapping[str, Any]) -> bool:
@@ -40,9 +41,6 @@ class GeminiAdapter(StreamAdapter):
         return model if isinstance(model, str) and model else None
 
     def _parse(self, event: Mapping[str, Any]) -> Iterator[ReasoningChunk]:
-        if event.get("error") is not None:
-            yield from self._end_message(error=event.get("error"))
-            return
         yield from self._start_message(
             {"id": event.get("responseId"), "model": event.get("modelVersion")}
         )

@@ -36,6 +36,7 @@ class OllamaAdapter(StreamAdapter):
 
     name = "ollama"
     wire = Wire.OLLAMA
+    error_key = "error"
     parallel = True
 
     @classmethod
@@ -47,9 +48,6 @@ class OllamaAdapter(StreamAdapter):
         )
 
     def _parse(self, event: Mapping[str, Any]) -> Iterator[ReasoningChunk]:
-        if event.get("error") is not None:
-            yield from self._end_message(error=event.get("error"))
-            return
         yield from self._start_message(
             {"model": event.get("model"), "created_at": event.get("created_at")}
         )

@@ -56,11 +56,10 @@ class OpenAIChatAdapter(StreamAdapter):
         choices = as_list(event.get("choices"))
         return bool(choices) and isinstance(as_dict(choices[0]).get("delta"), Mapping)
 
+    def _error(self, event: Mapping[str, Any]) -> Any:
+        return None if event.get("choices") else event.get("error")
+
     def _parse(self, event: Mapping[str, Any]) -> Iterator[ReasoningChunk]:
-        error = event.get("error")
-        if error is not None and not event.get("choices"):
-            yield from self._end_message(error=error)
-            return
         yield from self._start_message(
             {
                 "id": event.get("id"),
