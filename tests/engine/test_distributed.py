@@ -63,10 +63,14 @@ def test_dask_scan_report_is_identical_to_one_process(
 
 
 def test_dask_without_a_scheduler_is_an_error_not_a_clean_run(tmp_path: Path) -> None:
-    result = CliRunner().invoke(
-        main, ["scan", "--isolated", "--dask", "tcp://127.0.0.1:9", str(FIXTURES)]
-    )
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):  # not the 30 s default
+        result = CliRunner().invoke(
+            main, ["scan", "--isolated", "--dask", "tcp://127.0.0.1:9", str(FIXTURES)]
+        )
     assert result.exit_code == 2
+    assert "cannot reach the scheduler" in result.output
 
 
 def test_dask_scan_of_a_url_reads_the_files_on_the_workers(address: str, corpus: Path) -> None:
