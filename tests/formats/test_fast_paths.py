@@ -12,6 +12,7 @@ the same report with the hooks as with the base class's (which disable both).
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -23,12 +24,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.formats.support import DATA, FIXTURES
-from thinkfix.engine import sparse
+from thinkfix.engine import sparse, trend
 from thinkfix.engine.inputs import InputOptions
 from thinkfix.engine.scan import ScanOptions, scan
 from thinkfix.formats import registry
 from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, SessionFormat
+from thinkfix.formats.quick import record_time
 from thinkfix.formats.reader import iter_jsonl
+from thinkfix.reporters.json import JsonReporter
 
 LINE_FORMATS = [name for name in registry.names() if sparse.supports(registry.get(name))]
 
@@ -406,4 +409,197 @@ def test_scan_report_is_identical_with_and_without_the_fast_paths(
     fast = scan([str(path)], options, jobs=1)
     with without_fast_paths(fmt):
         slow = scan([str(path)], options, jobs=1)
+    assert fast == slow
+
+
+# --- by-day counts: the record's time read from its bytes ------------------------------------
+
+VALID_STAMPS = st.sampled_from(["2026-03-02T10:21:19.004Z", "2026-03-03T00:00:00Z"])
+STAMPS = VALID_STAMPS | st.sampled_from(
+    [
+        "2026-03-02T10:21:19.004Z",
+        "2026-03-02T23:59:59.9999999Z",
+        "2026-03-03T00:00:00Z",
+        "2026-03-03T01:00:00+02:00",  # non-UTC: the day before in UTC
+        "2026-03-02T10:21:19.004z",
+        "2026-02-30T10:00:00Z",  # no such date
+        "2026-03-02T24:00:00Z",
+        "2026-03-02",
+        "2026-03-02T10:21:19",
+        " 2026-03-02T10:21:19Z",
+        "0999-03-02T10:21:19Z",
+        'a"b',  # escaped quote in the value
+        "2026-03-02T10:21:19\\Z",
+        "yesterday",
+        "",
+    ]
+)
+NUMBERS = st.sampled_from([1772409600000, 1772582400, 0, -1, 1.5])
+
+# Byte edits that move, repeat, hide or nest a record's time (each keeps the line one object).
+_EDITS = [
+    "drop",
+    "first",
+    "last",
+    "duplicate",
+    "escaped-key",
+    "in-message",
+    "message-ms",
+    "in-content",
+    "only-in-content",
+    "created",
+    "time",
+    "number",
+    "nested-before",
+    "in-text",
+]
+
+
+def _with_time(line: bytes, edit: str, stamp: str, number: object) -> bytes:
+    """An assistant line of any format with its time placed (or hidden) as `edit` says."""
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:  # a fixture's broken line stays as it is
+        return line
+    if not isinstance(obj, dict):
+        return line
+    obj.pop("timestamp", None)
+    message = obj.get("message") or obj.get("payload")
+    if edit == "first":
+        obj = {"timestamp": stamp, **obj}
+    elif edit in ("last", "duplicate", "escaped-key", "created", "time", "in-text"):
+        obj["timestamp"] = stamp
+    elif edit == "number":
+        obj["timestamp"] = number
+    elif edit == "nested-before":
+        obj = {"meta": {"x": 1}, "timestamp": stamp, **obj}
+    if isinstance(message, dict):
+        if edit == "in-message":
+            message["timestamp"] = stamp
+        elif edit == "message-ms":
+            obj = {"timestamp": stamp, **obj}
+            message["timestamp"] = number
+        elif edit == "created":
+            message["created_at"] = "2021-05-05T05:05:05Z"
+        elif edit == "time":
+            message["time"] = number
+        elif edit == "in-text" and isinstance(message.get("content"), list):
+            message["content"].append({"type": "text", "text": f'"timestamp":"{stamp}"'})
+        elif edit.endswith("in-content") and isinstance(message.get("content"), list):
+            if edit == "in-content":
+                obj = {"timestamp": "2026-03-02T10:21:19.004Z", **obj}
+            message["content"].append({"type": "tool_use", "input": {"timestamp": stamp}})
+    raw = orjson.dumps(obj)
+    if edit == "duplicate":  # a second key, earlier: JSON's last one wins
+        raw = raw.replace(b"{", b'{"timestamp":"2020-01-01T00:00:00Z",', 1)
+    elif edit == "escaped-key" and isinstance(message, dict):
+        raw = raw.replace(
+            b'"message":{', b'"message":{"\\u0074imestamp":"2021-05-05T05:05:05Z",', 1
+        )
+        raw = raw.replace(
+            b'"payload":{', b'"payload":{"\\u0074imestamp":"2021-05-05T05:05:05Z",', 1
+        )
+    return raw
+
+
+@st.composite
+def timed_lines(draw: st.DrawFn, name: str, always: bool = False) -> bytes:
+    """A line of the format, an assistant one often (`always`: always) with its time moved or
+    hidden."""
+    line = draw(lines_of(name))
+    if registry.get(name).assistant_marker not in line or not (always or draw(st.booleans())):
+        return line
+    return _with_time(line, draw(st.sampled_from(_EDITS)), draw(STAMPS), draw(NUMBERS))
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED))
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_quick_time_is_the_time_every_message_takes(name: str, data: st.DataObject) -> None:
+    """Where `record_time` answers for a line the counter takes, it is the parsed record's
+    time for each of its messages (`trend.message_time`), and `utc_day` is that time's day."""
+    fmt = registry.get(name)
+    raw = data.draw(timed_lines(name, always=True))
+    if fmt.quick_messages(raw, EMPTY_CONTEXT) is None:
+        return
+    stamp = record_time(raw)
+    record = _record(fmt, raw, EMPTY_CONTEXT)
+    for m in fmt.checked_messages(record):
+        when = trend.message_time(record.data, m.path)
+        if stamp is not None:
+            assert when == trend.epoch(stamp), raw
+            # (None where no such date exists: then the record is parsed, as before)
+            assert trend.utc_day(stamp) == (None if when is None else trend.day(when)), raw
+
+
+def test_the_quick_time_takes_the_lines_runtimes_write() -> None:
+    """Not vacuous: the usual Claude Code and Codex assistant lines answer, and each of the
+    hostile shapes the report property draws is refused where it would be wrong."""
+    for name in ("claude-code", "codex"):
+        fmt = registry.get(name)
+        assert any(
+            record_time(line) is not None
+            for line in FIXTURE_LINES[name]
+            if fmt.quick_messages(line, EMPTY_CONTEXT) is not None
+        ), name
+    claude = (
+        b'{"parentUuid":null,"type":"assistant","message":{"model":"m","role":"assistant",'
+        b'"content":[]},"uuid":"u","timestamp":"2026-03-02T10:21:19.004Z"}'
+    )
+    assert record_time(claude) == "2026-03-02T10:21:19.004Z"
+    for hostile in (
+        claude.replace(b'"uuid":"u",', b'"uuid":"u","timestamp":"2020-01-01T00:00:00Z",'),
+        claude.replace(b'"role"', b'"\\u0074ime":1,"role"'),
+        claude.replace(b'"role"', b'"created_at":"2020-01-01T00:00:00Z","role"'),
+        claude.replace(b".004Z", b".004+02:00"),
+        claude.replace(b"10:21", b'10:\\"21'),
+        b'{"type":"assistant","message":{"x":{"y":1}},"timestamp":"2026-03-02T10:21:19Z","u":1}',
+        b'{"type":"assistant","message":{"role":"assistant","timestamp":"2026-03-02T10:21:19Z"}}',
+        b'{"x":{"timestamp":"2026-03-02T10:21:19.004Z"},"message":{"role":"assistant"}}',
+        b'{"x\\"timestamp":"2026-03-02T10:21:19.004Z","message":{"role":"assistant"}}',
+        b'{"x":"\\"timestamp":"2026-03-02T10:21:19.004Z"}',
+    ):
+        assert record_time(hostile) is None, hostile
+
+
+def _json_report(path: Path, name: str, options: ScanOptions) -> bytes:
+    return JsonReporter().render_bytes(scan([str(path)], options, jobs=1))
+
+
+@pytest.mark.parametrize("name", LINE_FORMATS)
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_json_report_with_days_is_identical_with_and_without_the_fast_paths(
+    name: str, data: st.DataObject, tmp_path: Path
+) -> None:
+    """The by-day counts (`--output-format json`, openmetrics, html) and a time window, byte
+    for byte, on fixture lines and generated ones with their times moved, repeated, nested,
+    escaped, missing or not in UTC (a message without a time takes its file's)."""
+    if not FIXTURE_LINES[name] and name not in GENERATED:
+        pytest.skip(f"no JSONL lines of {name}")
+    fmt = registry.get(name)
+    strategy = timed_lines(name) if name in GENERATED else lines_of(name)
+    lines = data.draw(st.lists(strategy, min_size=1, max_size=40))
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    os.utime(path, (1772490000, 1772490000))  # 2026-03-02T22:20:00Z: a day some lines share
+    since, until = data.draw(
+        st.sampled_from(
+            [(None, None), (1772409600.0, None), (None, 1772496000.0), (1772446879.0, 1772496000.0)]
+        )
+    )
+    options = ScanOptions(
+        inputs=InputOptions(format=name),
+        allow_no_sessions=True,
+        by_day=True,
+        since=since,
+        until=until,
+    )
+    fast = _json_report(path, name, options)
+    with without_fast_paths(fmt):
+        slow = _json_report(path, name, options)
     assert fast == slow

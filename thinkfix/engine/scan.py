@@ -68,6 +68,7 @@ from thinkfix.formats.base import (
 )
 from thinkfix.formats.common import keeps_visible, refusal_note
 from thinkfix.formats.detection import base_name
+from thinkfix.formats.quick import record_time
 from thinkfix.io import remote
 from thinkfix.normalizer import DEFAULT, Finding, LeakKind, Policy, Result
 from thinkfix.normalizer.grammar import grammar_for
@@ -257,7 +258,8 @@ class _FileScan:
         timed = options.timed
         if options.prefilter and sparse.supports(fmt) and (start or not sparse.is_document(fp)):
             # A clean assistant line is counted from its bytes where the format can say how
-            # (`quick_messages`); a timed scan needs each message's time, so it parses.
+            # (`quick_messages`); a timed scan also reads the record's time from its bytes
+            # where they prove it (`quick.record_time`), and parses the line otherwise.
             reader = sparse.SparseReader(
                 fmt,
                 fp,
@@ -265,7 +267,7 @@ class _FileScan:
                 ctx=ctx,
                 crlf=crlf,
                 candidates=candidates,
-                quick=None if timed else self._quick,
+                quick=self._quick_timed if timed else self._quick,
             )
             batches = reader.blocks()
         else:
@@ -317,6 +319,34 @@ class _FileScan:
         self.assistant += len(models)
         return True
 
+    def _quick_timed(self, raw: bytes, ctx: Context) -> bool:
+        """`_quick` for a timed scan: the line's messages all take the record's own stamp."""
+        models = self.fmt.quick_messages(raw, ctx)
+        if models is None:
+            return False
+        stamp = record_time(raw)
+        if stamp is None:
+            return False
+        options = self.options
+        if options.since is None and options.until is None:
+            when = trend.utc_day(stamp)
+            if when is None:
+                return False
+        else:
+            seconds = trend.epoch(stamp)
+            if seconds is None:
+                return False
+            when = self._in_window(seconds)
+            if when is None:
+                return True  # outside the window: neither counted nor checked
+        by_model, by_day = self.by_model, self.by_day
+        for model in models:
+            key = model or ctx.model or UNKNOWN_MODEL
+            by_model.setdefault(key, [0, 0, 0])[0] += 1
+            by_day.setdefault((when, key), [0, 0, 0])[0] += 1
+        self.assistant += len(models)
+        return True
+
     def _count(self, record: Record) -> None:
         """The hot path: a record with no possible delimiter only adds to the counts."""
         by_model, ctx_model = self.by_model, record.ctx.model
@@ -349,7 +379,6 @@ class _FileScan:
 
     def _day(self, record: Record, message_path: Any) -> str | None:
         """The message's UTC day, or None when it falls outside the time window."""
-        options = self.options
         when = trend.message_time(record.data, message_path) if message_path is not None else None
         if when is None:
             if self._file_time is None:
@@ -361,6 +390,11 @@ class _FileScan:
                 except OSError:
                     self._file_time = 0.0
             when = self._file_time
+        return self._in_window(when)
+
+    def _in_window(self, when: float) -> str | None:
+        """The UTC day of a time, or None when it falls outside the time window."""
+        options = self.options
         if (options.since is not None and when < options.since) or (
             options.until is not None and when >= options.until
         ):

@@ -85,6 +85,25 @@ def day(seconds: float) -> str:
     return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%Y-%m-%d")
 
 
+_UTC_DAYS: dict[str, str | None] = {}
+
+
+def utc_day(value: str) -> str | None:
+    """`day(epoch(value))` of a valid ISO time in UTC ending in `Z` (`quick.record_time`'s
+    shape), or None where `epoch` refuses it (a date that does not exist). Such a time's day
+    depends on its date alone, so the answer is computed once per date and kept."""
+    date = value[:10]
+    try:
+        return _UTC_DAYS[date]
+    except KeyError:
+        pass
+    if len(_UTC_DAYS) > 4096:  # a file of made-up dates holds no more memory than this
+        _UTC_DAYS.clear()
+    seconds = epoch(value)
+    found = _UTC_DAYS[date] = day(seconds) if seconds is not None else None
+    return found
+
+
 def parse_bound(text: str, *, end: bool = False) -> float:
     """A `--since`/`--until` value as seconds: a date (its start, or with `end` its end) or
     an ISO date-time (UTC unless it says otherwise). ValueError when it is neither."""
