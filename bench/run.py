@@ -30,7 +30,8 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scan as corpus_gen
 
-from thinkfix.engine.scan import ScanOptions, scan
+from thinkfix.engine.scan import scan
+from thinkfix.engine.scan_options import ScanOptions
 
 HERE = Path(__file__).resolve().parent
 FORMATS = ("claude", "pi", "codex")

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from thinkfix.engine.inputs import InputOptions
 from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
 from thinkfix.engine.report import ErrorKind
-from thinkfix.engine.scan import ScanOptions, scan
+from thinkfix.engine.scan import scan
+from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.formats.registry import FORMATS
 
 Target = Callable[[bytes], None]

@@ -11,7 +11,8 @@ from typing import Any
 
 from tests.formats.support import ids
 from thinkfix.engine.repair import RepairOptions, RepairResult, WriteMode, repair_paths
-from thinkfix.engine.scan import ScanOptions, scan
+from thinkfix.engine.scan import scan
+from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.formats import registry
 from thinkfix.formats.base import Record
 

@@ -17,7 +17,8 @@ from tests.conftest import FakeFormat, FakeReporter
 from thinkfix.engine import sparse
 from thinkfix.engine.inputs import InputOptions
 from thinkfix.engine.repair import FileStatus, RepairOptions, WriteMode, repair_paths
-from thinkfix.engine.scan import ScanOptions, scan
+from thinkfix.engine.scan import scan
+from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.engine.transcript import load
 from thinkfix.formats import registry
 from thinkfix.formats.base import (

@@ -38,7 +38,8 @@ from thinkfix.engine.repair import (
     repair_paths,
 )
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.scan import ScanOptions, scan
+from thinkfix.engine.scan import scan
+from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.engine.source import Source
 from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, PlacementKind

@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 
 from tests.formats.support import FIXTURES
 from thinkfix.engine import split
+from thinkfix.engine.file_scan import ScannedFile
 from thinkfix.engine.inputs import Candidate, resolve
-from thinkfix.engine.scan import ScannedFile, ScanOptions, scan_file, scan_files
+from thinkfix.engine.scan import scan_file, scan_files
+from thinkfix.engine.scan_options import ScanOptions
 
 SESSIONS = sorted(p for p in FIXTURES.rglob("*.jsonl*") if p.is_file())
 OPTIONS = ScanOptions()

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from tests.telemetry import sessions
 from thinkfix.engine import incremental
 from thinkfix.engine.incremental import State, scan_incremental
-from thinkfix.engine.scan import ScanOptions, scan
+from thinkfix.engine.scan import scan
+from thinkfix.engine.scan_options import ScanOptions
 
 OPTIONS = ScanOptions()
 

@@ -15,7 +15,8 @@ from tests.telemetry import sessions
 from thinkfix.cli import main
 from thinkfix.engine import trend
 from thinkfix.engine.incremental import scan_incremental
-from thinkfix.engine.scan import ScanOptions, scan
+from thinkfix.engine.scan import scan
+from thinkfix.engine.scan_options import ScanOptions
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 DAYS = ScanOptions(by_day=True)

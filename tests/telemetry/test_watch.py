@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.telemetry import sessions
-from thinkfix.engine.scan import ScanOptions, scan
+from thinkfix.engine.scan import scan
+from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.engine.watch import Watcher
 
 pytest.importorskip("prometheus_client")

@@ -30,7 +30,8 @@ from thinkfix.cli.options import (
 )
 from thinkfix.cli.progress import progress_for, unless_quiet
 from thinkfix.engine import config, scan_run
-from thinkfix.engine.scan import ALL_KINDS, name_some
+from thinkfix.engine.scan_options import ALL_KINDS
+from thinkfix.engine.scan_report import name_some
 from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
 from thinkfix.reporters.base import plural
 

@@ -34,7 +34,7 @@ from typing import Any
 
 from thinkfix.engine.inputs import InputOptions, UnknownPolicy
 from thinkfix.engine.redact import Redaction
-from thinkfix.engine.scan import ScanOptions, select_kinds
+from thinkfix.engine.scan_options import ScanOptions, select_kinds
 from thinkfix.formats import registry
 from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.normalizer.policy import DEFAULT, NativeMode, OrphanClose, Policy

@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from thinkfix.engine.file_scan import ScannedFile
 from thinkfix.engine.inputs import Candidate, InputFile
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
-from thinkfix.engine.scan import ScannedFile, ScanOptions, scan_file
+from thinkfix.engine.scan import scan_file
+from thinkfix.engine.scan_options import ScanOptions
 
 T = TypeVar("T")
 R = TypeVar("R")

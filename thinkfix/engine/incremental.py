@@ -34,21 +34,15 @@ import orjson
 from thinkfix._serialize import from_record, record
 from thinkfix._version import __version__
 from thinkfix.engine import parallel, sparse
+from thinkfix.engine.file_scan import ScannedFile, _FileScan
 from thinkfix.engine.fsio import atomic_write
 from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
 from thinkfix.engine.paths import with_display_paths
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import InputError, LeakFinding, Report
-from thinkfix.engine.scan import (
-    POOL_MIN_BYTES,
-    ScannedFile,
-    ScanOptions,
-    _FileScan,
-    build_report,
-    default_jobs,
-    require_sessions,
-    scan_file,
-)
+from thinkfix.engine.scan import POOL_MIN_BYTES, default_jobs, scan_file
+from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.scan_report import build_report, require_sessions
 from thinkfix.formats import registry
 from thinkfix.formats.base import EMPTY_CONTEXT, Context
 from thinkfix.formats.detection import read_head

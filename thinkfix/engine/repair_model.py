@@ -11,9 +11,11 @@ from enum import Enum
 from typing import Any
 
 from thinkfix.engine.change import Change
+from thinkfix.engine.file_scan import bad_kind
 from thinkfix.engine.inputs import Candidate, InputFile
 from thinkfix.engine.report import ErrorKind, ExitCode, InputError
-from thinkfix.engine.scan import ScanOptions, bad_kind, error_key
+from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.scan_report import error_key
 from thinkfix.formats.base import ApplyOptions
 
 

@@ -24,9 +24,10 @@ from itertools import accumulate
 
 from thinkfix.engine import fsio, sparse
 from thinkfix.engine.change import Change
+from thinkfix.engine.file_scan import skippable
 from thinkfix.engine.prefilter import delimiter_candidates, delimiter_test
 from thinkfix.engine.repair_model import RepairOptions
-from thinkfix.engine.scan import ScanOptions, skippable
+from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.engine.source import FileRecords, Source, record_span
 from thinkfix.formats.base import Context, Edits, Placement, Record, Repair, SessionFormat, Site
 from thinkfix.formats.quick import one_object

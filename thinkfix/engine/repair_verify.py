@@ -15,7 +15,7 @@ from typing import BinaryIO
 
 from thinkfix.engine import fsio
 from thinkfix.engine.repair_plan import Copy, FilePlan, New, _named, find_repairs
-from thinkfix.engine.scan import ScanOptions
+from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.formats.base import Record
 
 

@@ -19,7 +19,8 @@ from thinkfix.engine.inputs import WalkStats
 from thinkfix.engine.paths import with_display_paths
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import Report
-from thinkfix.engine.scan import ScanOptions, scan
+from thinkfix.engine.scan import scan
+from thinkfix.engine.scan_options import ScanOptions
 
 
 class RunError(ValueError):

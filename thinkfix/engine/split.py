@@ -29,14 +29,11 @@ from types import MappingProxyType
 from typing import Any, BinaryIO, cast
 
 from thinkfix.engine import sparse
+from thinkfix.engine.file_scan import ScannedFile, _FileScan
+from thinkfix.engine.findings import fingerprint_of
 from thinkfix.engine.inputs import Candidate, InputFile, resolve
-from thinkfix.engine.scan import (
-    ScannedFile,
-    ScanOptions,
-    _FileScan,
-    fingerprint_of,
-    scan_file,
-)
+from thinkfix.engine.scan import scan_file
+from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.formats.base import EMPTY_CONTEXT, Context, record_limit, set_record_limit
 from thinkfix.io import remote
 from thinkfix.io.compression import Compression

@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from thinkfix.engine.file_scan import ScannedFile
 from thinkfix.engine.fsio import atomic_write
 from thinkfix.engine.incremental import (
     STATE_VERSION,
@@ -36,7 +37,7 @@ from thinkfix.engine.incremental import (
 )
 from thinkfix.engine.inputs import InputFile, walk
 from thinkfix.engine.report import LeakFinding
-from thinkfix.engine.scan import ScannedFile, ScanOptions
+from thinkfix.engine.scan_options import ScanOptions
 
 #: (format, model) for message counters; (kind, format, model) for findings.
 Labels = tuple[str, ...]
