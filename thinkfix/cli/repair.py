@@ -16,7 +16,6 @@ from thinkfix.cli.repairing import engine_options, run, selection_options, write
 from thinkfix.engine import repair_run
 from thinkfix.engine.redact import Redaction, redact_lines
 from thinkfix.engine.repair import FileResult, FileStatus, RepairResult, WriteMode
-from thinkfix.engine.report import ExitCode
 from thinkfix.formats.base import PlacementKind
 from thinkfix.reporters.base import plural
 from thinkfix.reporters.controls import visible_controls
@@ -172,65 +171,30 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
 @selection_options
 def repair_command(
     paths: tuple[str, ...],
-    out_dir: str | None,
-    in_place: bool,
-    check: bool,
-    show_diff: bool,
-    dry_run: bool,
-    no_backup: bool,
-    run_dir: str | None,
-    manifest_path: str | None,
-    report_path: str | None,
     report_format: str | None,
-    exit_non_zero_on_fix: bool,
-    include_active: bool,
-    follow_links: bool,
-    dask_address: str | None,
     ignore_changes: bool | None,
     quiet: bool,
     **kwargs: Any,
 ) -> None:
     """Repair leaked reasoning in session files: into --out DIR, or --in-place."""
+    request = repair_run.Request.take(kwargs)  # the rest of kwargs are the settings
     try:
-        mode = repair_run.write_mode(
-            check=check,
-            diff=show_diff,
-            dry_run=dry_run,
-            in_place=in_place,
-            out=out_dir,
-            backup=not no_backup,
-            dask=dask_address,
-        )
-        active = 0.0 if include_active else repair_run.active_seconds()
+        mode = request.mode()
+        fields = request.option_fields(mode)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-    options, redaction, progress = engine_options(
-        mode,
-        kwargs,
-        out_dir=out_dir,
-        backup=not no_backup,
-        run_dir=run_dir,
-        manifest_path=manifest_path,
-        unified_diff=mode is WriteMode.DIFF,
-        keep_texts=report_path is not None,
-        active_seconds=active,
-        follow_links=follow_links,
-        dask=dask_address,
-    )
+    options, redaction, progress = engine_options(mode, kwargs, **fields)
     result = run(paths, options, progress, quiet)
     if mode is WriteMode.DIFF:
         _print_patch(result, redaction)
-    if report_path is not None:
+    if request.report_path is not None:
         write_report(
-            report_path,
+            request.report_path,
             repair_run.diff_report(result, redaction),
             DiffFormat(report_format) if report_format else None,
         )
     _echo_result(result, quiet)
-    code = result.exit_code(fail_on_change=exit_non_zero_on_fix or check)
-    if ignore_changes and code is ExitCode.FINDINGS:
-        code = ExitCode.CLEAN  # errors still exit 2
-    sys.exit(int(code))
+    sys.exit(int(request.exit_code(result, ignore_changes)))
 
 
 commands: list[click.Command] = [repair_command]

@@ -9,7 +9,6 @@ imported only when a watch starts, so other commands never load them.
 
 from __future__ import annotations
 
-import signal
 import sys
 from typing import Any
 
@@ -115,29 +114,19 @@ def watch_command(
     from rich.console import Console
 
     from thinkfix.engine import config, watch_run
-    from thinkfix.engine.watch import Watcher
 
-    if discover:
-        from thinkfix.engine.discover import discover as find
-
-        paths = paths + tuple(p for p in find() if p not in paths)
-    if not paths:
-        raise Failure("name at least one PATH, or use --discover")
+    console = Console(highlight=False)
+    serving = watch_run.Serving(metrics_port, metrics_host, textfile, interval, poll)
     try:
+        paths = watch_run.watched_paths(paths, discover)
         settings, _ = resolve_settings(kwargs)
-        console = Console(highlight=False)
-        state_path = watch_run.state_path(state_file)
-        watcher = Watcher(
+        serve = watch_run.Serve.watching(
             paths,
             config.scan_options(settings),
-            state_path,
+            state_file,
+            serving,
             on_finding=lambda f: _live_line(console, f),
         )
-        serve = watch_run.Serve(
-            watcher, watch_run.Serving(metrics_port, metrics_host, textfile, interval, poll)
-        )
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, lambda *_: serve.stop())
         started = serve.start()
         if not quiet and started.metrics_url:
             click.echo(f"thinkfix: metrics on {started.metrics_url}", err=True)
@@ -153,7 +142,7 @@ def watch_command(
     except (config.ConfigError, ValueError, TypeError) as exc:
         raise Failure(str(exc)) from None
     if not quiet:
-        click.echo("thinkfix: watch stopped; state saved to " + state_path, err=True)
+        click.echo("thinkfix: watch stopped; state saved to " + serve.watcher.state_path, err=True)
 
 
 commands: list[click.Command] = [watch_command]

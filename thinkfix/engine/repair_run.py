@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 from thinkfix._version import __version__
@@ -22,6 +23,7 @@ from thinkfix.engine.repair import (
     WriteMode,
     repair_paths,
 )
+from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import default_jobs
 from thinkfix.formats.base import ApplyOptions
 
@@ -76,6 +78,67 @@ def options(
         **extra,
     )
     return repair, config.redaction(settings)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What `thinkfix repair`'s own flags ask for, named as the command names them; the
+    reading settings (what counts as a leak, where reasoning goes) come apart, as `Settings`.
+    """
+
+    out_dir: str | None = None
+    in_place: bool = False
+    check: bool = False
+    show_diff: bool = False
+    dry_run: bool = False
+    no_backup: bool = False
+    run_dir: str | None = None
+    manifest_path: str | None = None
+    report_path: str | None = None
+    exit_non_zero_on_fix: bool = False
+    include_active: bool = False
+    follow_links: bool = False
+    dask_address: str | None = None
+
+    @classmethod
+    def take(cls, flags: dict[str, Any]) -> Request:
+        """The request's flags, taken out of `flags` (what is left there are settings)."""
+        return cls(**{f.name: flags.pop(f.name) for f in fields(cls)})
+
+    def mode(self) -> WriteMode:
+        """The write mode, or `ValueError` for a combination no run can honour."""
+        return write_mode(
+            check=self.check,
+            diff=self.show_diff,
+            dry_run=self.dry_run,
+            in_place=self.in_place,
+            out=self.out_dir,
+            backup=not self.no_backup,
+            dask=self.dask_address,
+        )
+
+    def option_fields(self, mode: WriteMode) -> dict[str, Any]:
+        """The `RepairOptions` fields the flags set (for `options`); `ValueError` when
+        $THINKFIX_ACTIVE_SECONDS is not a number."""
+        return {
+            "out_dir": self.out_dir,
+            "backup": not self.no_backup,
+            "run_dir": self.run_dir,
+            "manifest_path": self.manifest_path,
+            "unified_diff": mode is WriteMode.DIFF,
+            "keep_texts": self.report_path is not None,  # the diff report quotes them
+            "active_seconds": 0.0 if self.include_active else active_seconds(),
+            "follow_links": self.follow_links,
+            "dask": self.dask_address,
+        }
+
+    def exit_code(self, result: RepairResult, ignore_changes: bool | None) -> ExitCode:
+        """1 when something changed and --check or --exit-non-zero-on-fix asked to know,
+        unless --exit-zero said not to; errors exit 2 all the same."""
+        code = result.exit_code(fail_on_change=self.exit_non_zero_on_fix or self.check)
+        if ignore_changes and code is ExitCode.FINDINGS:
+            return ExitCode.CLEAN
+        return code
 
 
 class ClusterError(RuntimeError):

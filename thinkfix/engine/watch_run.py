@@ -10,14 +10,17 @@ so no other command loads them.
 from __future__ import annotations
 
 import os
+import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
 from thinkfix.engine import fsio
 from thinkfix.engine.incremental import StateError, default_state_path
+from thinkfix.engine.report import LeakFinding
+from thinkfix.engine.scan import ScanOptions
 from thinkfix.engine.watch import Watcher
 
 
@@ -101,6 +104,19 @@ def _observer(paths: list[str], wake: threading.Event) -> Any:
     return observer
 
 
+def watched_paths(paths: Sequence[str], discover: bool) -> tuple[str, ...]:
+    """The paths named, then (with `discover`) every runtime's session folder found on this
+    machine that is not named already; `ValueError` when that leaves none."""
+    found: tuple[str, ...] = tuple(paths)
+    if discover:
+        from thinkfix.engine.discover import discover as find
+
+        found += tuple(p for p in find() if p not in paths)
+    if not found:
+        raise ValueError("name at least one PATH, or use --discover")
+    return found
+
+
 def state_path(given: str | None) -> str:
     """Where the watch remembers files and counters: `given`, else watch-state.json beside
     the incremental scan's state."""
@@ -141,6 +157,23 @@ class Serve:
         self._wake = threading.Event()
         self._server: Any = None
         self._observer: Any = None
+
+    @classmethod
+    def watching(
+        cls,
+        paths: Sequence[str],
+        options: ScanOptions,
+        state_file: str | None,
+        serving: Serving,
+        on_finding: Callable[[LeakFinding], None],
+    ) -> Serve:
+        """A watch of `paths` remembered in `state_file` (default: `state_path`'s), each new
+        leak handed to `on_finding`, stopped by SIGINT or SIGTERM."""
+        watcher = Watcher(paths, options, state_path(state_file), on_finding=on_finding)
+        serve = cls(watcher, serving)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: serve.stop())
+        return serve
 
     def stop(self) -> None:
         """End the loop after the pass under way (safe to call from a signal handler)."""
