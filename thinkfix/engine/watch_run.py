@@ -20,7 +20,7 @@ from typing import Any
 from thinkfix.engine import fsio
 from thinkfix.engine.incremental import StateError, default_state_path
 from thinkfix.engine.report import LeakFinding
-from thinkfix.engine.scan import ScanOptions
+from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.engine.watch import Watcher
 
 
