@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 
 from thinkfix.cli import main
 from thinkfix.engine import repair as repair_engine
+from thinkfix.engine import repair_one
 from thinkfix.engine import scan as scan_engine
 from thinkfix.formats import registry
 
@@ -144,14 +145,14 @@ def test_repair_internal_error_one_file_others_repaired_manifest_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = folder(tmp_path, 4)
-    real = repair_engine.plan_file
+    real = repair_one.plan_file
 
     def flaky(path: str, *args: Any) -> Any:
         if path.endswith("s02.jsonl"):
             raise TypeError("unhashable type: 'list'")
         return real(path, *args)
 
-    monkeypatch.setattr(repair_engine, "plan_file", flaky)
+    monkeypatch.setattr(repair_one, "plan_file", flaky)
     result = invoke("repair", "--in-place", "--isolated", "--jobs", "1", str(root))
     assert result.exit_code == 2, result.output
     assert (root / "s02.jsonl").read_bytes() == LEAKY.read_bytes()
@@ -163,7 +164,7 @@ def test_repair_interrupted_run_still_writes_manifest_and_undoes(
 ) -> None:
     """An interrupt half way: the files already replaced are in a finished manifest."""
     root = folder(tmp_path, 5)
-    real = repair_engine._repair_file
+    real = repair_one._repair_file
     seen: list[str] = []
 
     def interrupted(job: Any) -> Any:
@@ -172,7 +173,7 @@ def test_repair_interrupted_run_still_writes_manifest_and_undoes(
         seen.append(job.candidate.path)
         return real(job)
 
-    monkeypatch.setattr(repair_engine, "_repair_file", interrupted)
+    monkeypatch.setattr(repair_one, "_repair_file", interrupted)
     run_dir = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
         repair_engine.repair_paths(

@@ -24,6 +24,7 @@ _NOT_FOR_SCAN = (
     "thinkfix.providers",
     "thinkfix.transcript",
     "thinkfix.engine.repair",
+    "thinkfix.engine.repair_one",
     "thinkfix.engine.diff",
     "thinkfix.cli.repair",
     "thinkfix.cli.repairing",

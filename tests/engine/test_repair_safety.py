@@ -22,7 +22,7 @@ from tests.engine.repair_helpers import (
     tree_bytes,
 )
 from tests.formats.support import leaking_fixtures
-from thinkfix.engine import fsio, repair_write
+from thinkfix.engine import fsio, repair_one, repair_write
 from thinkfix.engine import manifest as mf
 from thinkfix.engine import repair as repair_mod
 from thinkfix.engine.repair import FileStatus, WriteMode
@@ -46,7 +46,7 @@ def test_repair_skips_a_file_appended_to_between_read_and_rename(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     work = _work(tmp_path)
-    real_plan = repair_mod.plan_file
+    real_plan = repair_one.plan_file
 
     def plan_then_agent_appends(*args: object, **kwargs: object) -> repair_mod.FilePlan:
         plan = real_plan(*args, **kwargs)  # type: ignore[arg-type]
@@ -54,7 +54,7 @@ def test_repair_skips_a_file_appended_to_between_read_and_rename(
             fp.write(APPENDED)
         return plan
 
-    monkeypatch.setattr(repair_mod, "plan_file", plan_then_agent_appends)
+    monkeypatch.setattr(repair_one, "plan_file", plan_then_agent_appends)
     result = run([work.parent], WriteMode.IN_PLACE, tmp_path)
     (file,) = result.files
     assert file.status is FileStatus.SKIPPED
