@@ -1,6 +1,7 @@
 """Run the fuzz targets with atheris, seeded from the fixtures and the crash sites of issue 11.
 
-    python fuzz/run.py --seconds 40 all    # every target in one process (.ci/run)
+    python fuzz/run.py --seed 1 --runs 4000 --seconds 60 all   # .ci/run: the same inputs every run
+    python fuzz/run.py --seconds 40 all    # every target in one process, fresh random inputs
     python fuzz/run.py --seconds 600 cli   # one target, longer
     python fuzz/run.py --list
 
@@ -30,7 +31,7 @@ def seeds(target: str) -> list[Path]:
     return seed_files(target)
 
 
-def _child(target: str, seconds: int, runs: int) -> None:
+def _child(target: str, seconds: int, runs: int, seed: int) -> None:
     import atheris
 
     with atheris.instrument_imports():
@@ -39,8 +40,8 @@ def _child(target: str, seconds: int, runs: int) -> None:
 
     corpus = HERE / "work" / target
     corpus.mkdir(parents=True, exist_ok=True)
-    for seed in seeds(target):  # copy the seeds in, so libFuzzer starts from them
-        (corpus / f"seed-{seed.parent.name}-{seed.name}").write_bytes(seed.read_bytes())
+    for path in seeds(target):  # copy the seeds in, so libFuzzer starts from them
+        (corpus / f"seed-{path.parent.name}-{path.name}").write_bytes(path.read_bytes())
     crashes = HERE / "crashes" / target
     crashes.mkdir(parents=True, exist_ok=True)
     args = [
@@ -54,6 +55,8 @@ def _child(target: str, seconds: int, runs: int) -> None:
     ]
     if runs:
         args.append(f"-runs={runs}")
+    if seed:
+        args.append(f"-seed={seed}")
     atheris.Setup(args, one)
     atheris.Fuzz()
 
@@ -64,6 +67,13 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=0)
     parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="libFuzzer's random seed (0: a fresh one); with --runs, CI fuzzes the same "
+        "inputs every time, so a red build is reproducible and a green one is not luck",
+    )
+    parser.add_argument(
         "--total",
         type=int,
         default=0,
@@ -73,7 +83,7 @@ def main() -> int:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     ns = parser.parse_args()
     if ns.child:
-        _child(ns.child, ns.seconds, ns.runs)
+        _child(ns.child, ns.seconds, ns.runs, ns.seed)
         return 0
     from fuzz.targets import TARGETS
 
@@ -100,6 +110,8 @@ def main() -> int:
                 str(ns.seconds),
                 "--runs",
                 str(ns.runs),
+                "--seed",
+                str(ns.seed),
             ],
             check=False,
             capture_output=True,

@@ -158,3 +158,26 @@ def test_store_new_part_id_sorts_between_its_neighbours(
         assert new < text_id and (previous is None or new > previous)
     else:
         assert previous is not None  # only a neighbour right before can leave no room
+
+
+def test_a_file_that_claims_to_be_a_database_but_is_not_is_unreadable_not_a_bug(
+    tmp_path: Path,
+) -> None:
+    """Found by the fuzzer: SQLite's magic bytes in front of JSON, read as OpenCode. Repair
+    called it an internal error; like scan, it is an input that cannot be read, left as it
+    is."""
+    from thinkfix.engine.inputs import InputOptions
+    from thinkfix.engine.report import ErrorKind
+    from thinkfix.engine.scan_options import ScanOptions
+
+    bad = tmp_path / "opencode.db"
+    data = b'SQLite format 3\x00:":[f1c-2d7e5b0a3c68",\n  "projectHash": "9d2c"}\n'
+    bad.write_bytes(data)
+    scan_options = ScanOptions(inputs=InputOptions(format="opencode"))
+    for mode in (WriteMode.CHECK, WriteMode.IN_PLACE):
+        result = run([bad], mode, tmp_path, scan=scan_options)
+        (file,) = result.files
+        assert file.status is FileStatus.ERROR and result.exit_code() is ExitCode.ERROR
+        assert [e.kind for e in file.errors] == [ErrorKind.UNREADABLE], file.errors
+        assert "internal error" not in file.errors[0].message
+        assert bad.read_bytes() == data

@@ -11,7 +11,15 @@ from typing import Any
 from thinkfix.engine import fsio, store
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.change import Change
-from thinkfix.engine.repair_model import FileResult, FileStatus, Job, WriteMode, bad_record
+from thinkfix.engine.repair_model import (
+    FileResult,
+    FileStatus,
+    Job,
+    WriteMode,
+    bad_record,
+    describe,
+    failed,
+)
 from thinkfix.engine.repair_plan import bad_records, find_repairs
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats.base import Placement, Repair, SessionFormat
@@ -22,8 +30,12 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
     """A store that is a database (OpenCode): its rows change in one transaction, after an
     online backup; never a byte rewrite. Dry runs rehearse on an in-memory copy."""
     options = job.options
-    with open_regular(real) as fp:
-        records = list(fmt.read(fp))
+    try:
+        with open_regular(real) as fp:
+            records = list(fmt.read(fp))
+    except (sqlite3.Error, OSError) as exc:  # not a database it can read: nothing touched
+        message = f"{path}: cannot repair: {describe(exc)}; left as it is"
+        return failed(path, fmt.id, ErrorKind.UNREADABLE, message, FileStatus.ERROR)
     found = list(find_repairs(fmt, records, options.scan))
     bad = tuple(
         bad_record(path, r.line, r.error or "") for r in bad_records(fmt, records, options.scan)
