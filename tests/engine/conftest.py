@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -54,3 +55,31 @@ def clean_session(tmp_path: Path) -> Path:
         + claude_line("It is 4. Models emit <think> and </think> in prose.", uuid="a1")
     )
     return path
+
+
+def chained_claude_line(n: int, kind: str, content: object) -> bytes:
+    """Line `n` of a Claude Code transcript whose entries chain by uuid (`u-<n>`): an
+    assistant entry, or a user one for any other `kind`."""
+    role = "assistant" if kind == "assistant" else "user"
+    return orjson.dumps(
+        {
+            "parentUuid": f"u-{n - 1}",
+            "isSidechain": False,
+            "type": kind,
+            "message": {"role": role, "content": content},
+            "uuid": f"u-{n}",
+            "timestamp": "2026-02-11T09:14:02.118Z",
+            "sessionId": "s",
+        }
+    )
+
+
+@pytest.fixture(scope="session")
+def dask_address() -> Iterator[str]:
+    """A real `distributed.LocalCluster` with three worker processes, one for the session:
+    work pickled to other processes comes back in completion order."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        yield cluster.scheduler_address

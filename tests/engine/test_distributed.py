@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,14 +19,6 @@ from thinkfix.cli import main
 distributed = pytest.importorskip("distributed")
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def address() -> Iterator[str]:
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
-        yield cluster.scheduler_address
 
 
 @pytest.fixture(scope="module")
@@ -54,12 +45,12 @@ def _scan_json(*args: str) -> str:
 
 @pytest.mark.parametrize("which", ["fixtures", "corpus"])
 def test_dask_scan_report_is_identical_to_one_process(
-    address: str, corpus: Path, which: str
+    dask_address: str, corpus: Path, which: str
 ) -> None:
     root = str(FIXTURES if which == "fixtures" else corpus)
     local = _scan_json("--jobs", "1", root)
     assert json.loads(local)["summary"]["leaking_messages"] > 0
-    assert _scan_json("--dask", address, root) == local
+    assert _scan_json("--dask", dask_address, root) == local
 
 
 def test_dask_without_a_scheduler_is_an_error_not_a_clean_run(tmp_path: Path) -> None:
@@ -73,8 +64,8 @@ def test_dask_without_a_scheduler_is_an_error_not_a_clean_run(tmp_path: Path) ->
     assert "cannot reach the scheduler" in result.output
 
 
-def test_dask_scan_of_a_url_reads_the_files_on_the_workers(address: str, corpus: Path) -> None:
+def test_dask_scan_of_a_url_reads_the_files_on_the_workers(dask_address: str, corpus: Path) -> None:
     """The workers open the fsspec URL themselves: same report, each file shown by its URL."""
     url = corpus.resolve().as_uri()
     local = _scan_json("--jobs", "1", str(corpus))
-    assert _scan_json("--dask", address, url).replace(url, str(corpus)) == local
+    assert _scan_json("--dask", dask_address, url).replace(url, str(corpus)) == local

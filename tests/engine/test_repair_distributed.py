@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,14 +24,6 @@ distributed = pytest.importorskip("distributed")
 pytest.importorskip("fsspec")
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def address() -> Iterator[str]:
-    with distributed.LocalCluster(
-        n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
-        yield cluster.scheduler_address
 
 
 @pytest.fixture(scope="module")
@@ -74,14 +65,14 @@ def run_to(out: Path, spelled: str, *args: str) -> tuple[Result, dict[str, bytes
 @pytest.mark.parametrize("spelled", ["path", "url"])
 @pytest.mark.parametrize("which", ["fixtures", "corpus"])
 def test_dask_repair_writes_and_reports_what_one_process_does(
-    address: str, corpus: Path, tmp_path: Path, which: str, spelled: str
+    dask_address: str, corpus: Path, tmp_path: Path, which: str, spelled: str
 ) -> None:
     root = str(FIXTURES if which == "fixtures" else corpus)
     out = tmp_path / "out"
     local, local_files, local_report = run_to(out, spelled, "--jobs", "1", root)
     assert local.exit_code == 0, local.output
     assert "repaired" in local.stderr and local_files
-    got, files, report = run_to(out, spelled, "--dask", address, root)
+    got, files, report = run_to(out, spelled, "--dask", dask_address, root)
     assert got.exit_code == 0, got.output
     assert got.stderr == local.stderr
     assert files == local_files
@@ -89,7 +80,7 @@ def test_dask_repair_writes_and_reports_what_one_process_does(
 
 
 def test_dask_repair_of_file_urls_writes_what_a_local_run_does(
-    address: str, corpus: Path, tmp_path: Path
+    dask_address: str, corpus: Path, tmp_path: Path
 ) -> None:
     """The workers read the inputs through fsspec too (OpenCode's linked files are found by
     local path only, so its folder is left out)."""
@@ -98,27 +89,27 @@ def test_dask_repair_of_file_urls_writes_what_a_local_run_does(
     out = tmp_path / "out"
     local, local_files, _ = run_to(out, "url", "--jobs", "1", sessions.as_uri())
     assert local.exit_code == 0, local.output
-    got, files, _ = run_to(out, "url", "--dask", address, sessions.as_uri())
+    got, files, _ = run_to(out, "url", "--dask", dask_address, sessions.as_uri())
     assert got.exit_code == 0, got.output
     assert (got.stderr, files) == (local.stderr, local_files)
 
 
-def test_dask_repair_never_replaces_an_existing_output(address: str, tmp_path: Path) -> None:
+def test_dask_repair_never_replaces_an_existing_output(dask_address: str, tmp_path: Path) -> None:
     """A cluster's run keeps no backups, so an output that exists is refused, left as it is."""
     out = tmp_path / "out"
     first = repair("--jobs", "1", str(FIXTURES), "--out", str(out))
     assert first.exit_code == 0, first.output
     before = tree(out)
-    again = repair("--dask", address, str(FIXTURES), "--out", str(out))
+    again = repair("--dask", dask_address, str(FIXTURES), "--out", str(out))
     assert again.exit_code == 2, again.output
     assert "already exists; not overwritten" in again.stderr
     assert tree(out) == before
 
 
-def test_dask_repair_in_place_is_refused(address: str, tmp_path: Path) -> None:
+def test_dask_repair_in_place_is_refused(dask_address: str, tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     shutil.copytree(FIXTURES, sessions)
-    got = repair("--dask", address, "--in-place", str(sessions))
+    got = repair("--dask", dask_address, "--in-place", str(sessions))
     assert got.exit_code == 2, got.output
     assert "--dask cannot repair --in-place" in got.stderr
     assert tree(sessions) == tree(FIXTURES)
@@ -143,8 +134,8 @@ def test_dask_repair_without_the_extra_names_it(
     assert "pip install 'thinkfix[dask]'" in got.stderr
 
 
-def test_dask_cannot_reach_a_memory_url(address: str) -> None:
-    got = repair("--dask", address, str(FIXTURES), "--out", "memory://thinkfix-out")
+def test_dask_cannot_reach_a_memory_url(dask_address: str) -> None:
+    got = repair("--dask", dask_address, str(FIXTURES), "--out", "memory://thinkfix-out")
     assert got.exit_code == 2, got.output
     assert "lives in this process only" in got.stderr
 
@@ -156,7 +147,7 @@ def test_a_task_the_cluster_lost_is_an_error_for_its_file(
     the others' results are kept in job order."""
     from thinkfix.engine import distributed as cluster
 
-    def run_tasks(fn, tasks, address, sizes=()):  # type: ignore[no-untyped-def]
+    def run_tasks(fn, tasks, dask_address, sizes=()):  # type: ignore[no-untyped-def]
         for i in reversed(range(len(tasks))):
             yield i, (RuntimeError("KilledWorker: all workers died") if i == 0 else fn(tasks[i]))
 
@@ -169,9 +160,11 @@ def test_a_task_the_cluster_lost_is_an_error_for_its_file(
 
 
 @pytest.mark.parametrize("mode", ["--dry-run", "--check"])
-def test_dask_preview_prints_what_one_process_does(address: str, corpus: Path, mode: str) -> None:
+def test_dask_preview_prints_what_one_process_does(
+    dask_address: str, corpus: Path, mode: str
+) -> None:
     local = repair(mode, "--jobs", "1", str(corpus))
     assert local.exit_code in (0, 1), local.output
     assert "would repair" in local.stderr
-    got = repair(mode, "--dask", address, str(corpus))
+    got = repair(mode, "--dask", dask_address, str(corpus))
     assert (got.exit_code, got.stderr) == (local.exit_code, local.stderr)

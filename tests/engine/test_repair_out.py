@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import orjson
 import pytest
 
+from tests.engine.conftest import chained_claude_line
 from tests.engine.repair_helpers import run
 from thinkfix.engine import manifest as mf
 from thinkfix.engine import repair_write
@@ -25,27 +25,15 @@ from thinkfix.engine.report import ExitCode
 FILES = 4
 
 
-def _line(n: int, kind: str, content: object) -> bytes:
-    role = "assistant" if kind == "assistant" else "user"
-    return orjson.dumps(
-        {
-            "parentUuid": f"u-{n - 1}",
-            "isSidechain": False,
-            "type": kind,
-            "message": {"role": role, "content": content},
-            "uuid": f"u-{n}",
-            "timestamp": "2026-02-11T09:14:02.118Z",
-            "sessionId": "s",
-        }
-    )
-
-
 def _corpus(root: Path) -> Path:
     """FILES Claude Code sessions, each with one leaking answer."""
     root.mkdir()
     for i in range(FILES):
         leak = [{"type": "text", "text": f"<think>check {i}</think>It is {i}."}]
-        lines = [_line(0, "user", "what is it?"), _line(1, "assistant", leak)]
+        lines = [
+            chained_claude_line(0, "user", "what is it?"),
+            chained_claude_line(1, "assistant", leak),
+        ]
         (root / f"s{i}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     return root
 

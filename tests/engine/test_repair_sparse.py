@@ -9,13 +9,15 @@ proven here to give what the line-by-line way gives.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.engine.conftest import chained_claude_line
 from tests.engine.repair_helpers import options
 from thinkfix.engine import source as source_module
 from thinkfix.engine import sparse
@@ -26,28 +28,15 @@ from thinkfix.formats import registry
 from thinkfix.formats.jsonedit import Style
 
 
-def _claude(n: int, kind: str, content: object) -> bytes:
-    role = "assistant" if kind == "assistant" else "user"
-    return orjson.dumps(
-        {
-            "parentUuid": f"u-{n - 1}",
-            "isSidechain": False,
-            "type": kind,
-            "message": {"role": role, "content": content},
-            "uuid": f"u-{n}",
-            "timestamp": "2026-02-11T09:14:02.118Z",
-            "sessionId": "s",
-        }
-    )
-
-
 def _session(path: Path, clean: int, broken: bytes | None = None) -> Path:
     lines = []
     for n in range(clean):
-        lines.append(_claude(2 * n, "user", "what is the total?"))
-        lines.append(_claude(2 * n + 1, "assistant", [{"type": "text", "text": f"It is {n}."}]))
+        lines.append(chained_claude_line(2 * n, "user", "what is the total?"))
+        lines.append(
+            chained_claude_line(2 * n + 1, "assistant", [{"type": "text", "text": f"It is {n}."}])
+        )
     leak = [{"type": "text", "text": "<think>round half-up</think>It is 7."}]
-    lines.insert(clean, _claude(10_000, "assistant", leak))
+    lines.insert(clean, chained_claude_line(10_000, "assistant", leak))
     if broken is not None:
         lines.insert(3, broken)
     path.write_bytes(b"\n".join(lines) + b"\n")
@@ -107,12 +96,21 @@ _PIECES = st.sampled_from(
 _LINES = st.lists(st.lists(_PIECES, max_size=12).map("".join), min_size=1, max_size=40)
 
 
-def _records(tmp: Path, lines: list[str], crlf: bool) -> tuple[Source, FileRecords]:
+@contextmanager
+def _records(
+    tmp: Path, lines: list[str], crlf: bool, block: int
+) -> Iterator[tuple[Source, FileRecords]]:
+    """The lines as a file read in blocks of `block` bytes, so a line straddles blocks."""
     eol = "\r\n" if crlf else "\n"
     path = tmp / "f.jsonl"
     path.write_bytes("".join(f'{{"t":"{line}"}}{eol}' for line in lines).encode())
-    src = Source.open(str(path))
-    return src, FileRecords(src, registry.get("codex"), src.line_offsets(), {})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(source_module, "BLOCK", block)
+        src = Source.open(str(path))
+        try:
+            yield src, FileRecords(src, registry.get("codex"), src.line_offsets(), {})
+        finally:
+            src.close()
 
 
 @settings(max_examples=60, deadline=None)
@@ -120,16 +118,10 @@ def _records(tmp: Path, lines: list[str], crlf: bool) -> tuple[Source, FileRecor
 def test_the_style_sniffed_from_blocks_is_the_style_sniffed_line_by_line(
     tmp_path_factory: pytest.TempPathFactory, lines: list[str], crlf: bool, block: int
 ) -> None:
-    tmp = tmp_path_factory.mktemp("style")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(source_module, "BLOCK", block)
-        src, records = _records(tmp, lines, crlf)
-        try:
-            per_line = Style.sniff(r.raw + r.eol for r in records)
-            assert Style.sniff(records.raws()) == per_line
-            assert b"".join(records.raws()) == src.read(0, src.size)
-        finally:
-            src.close()
+    with _records(tmp_path_factory.mktemp("style"), lines, crlf, block) as (src, records):
+        per_line = Style.sniff(r.raw + r.eol for r in records)
+        assert Style.sniff(records.raws()) == per_line
+        assert b"".join(records.raws()) == src.read(0, src.size)
 
 
 @settings(max_examples=60, deadline=None)
@@ -137,17 +129,11 @@ def test_the_style_sniffed_from_blocks_is_the_style_sniffed_line_by_line(
 def test_records_containing_a_needle_are_those_a_full_pass_finds(
     tmp_path_factory: pytest.TempPathFactory, lines: list[str], crlf: bool, block: int
 ) -> None:
-    tmp = tmp_path_factory.mktemp("needle")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(source_module, "BLOCK", block)
-        src, records = _records(tmp, lines, crlf)
-        try:
-            for needle in (b"session_meta", b"/", b"\\u00"):
-                want = [(r.index, r.raw, r.eol) for r in records if needle in r.raw]
-                got = [(r.index, r.raw, r.eol) for r in records.containing(needle)]
-                assert got == want
-        finally:
-            src.close()
+    with _records(tmp_path_factory.mktemp("needle"), lines, crlf, block) as (_, records):
+        for needle in (b"session_meta", b"/", b"\\u00"):
+            want = [(r.index, r.raw, r.eol) for r in records if needle in r.raw]
+            got = [(r.index, r.raw, r.eol) for r in records.containing(needle)]
+            assert got == want
 
 
 def _style_by_definition(lines: list[bytes]) -> Style:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from unittest.mock import patch
@@ -393,13 +393,18 @@ def without_fast_paths(fmt: SessionFormat) -> Iterator[None]:
         yield
 
 
-@pytest.mark.parametrize("name", LINE_FORMATS)
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-@given(data=st.data())
+def _for_every_line_format(test: Callable[..., None]) -> Callable[..., None]:
+    """A property run per line format, 40 examples each, drawing its lines as it goes."""
+    return pytest.mark.parametrize("name", LINE_FORMATS)(
+        settings(
+            max_examples=40,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+        )(given(data=st.data())(test))
+    )
+
+
+@_for_every_line_format
 def test_scan_report_is_identical_with_and_without_the_fast_paths(
     name: str, data: st.DataObject, tmp_path: Path
 ) -> None:
@@ -570,13 +575,7 @@ def _json_report(path: Path, name: str, options: ScanOptions) -> bytes:
     return JsonReporter().render_bytes(scan([str(path)], options, jobs=1))
 
 
-@pytest.mark.parametrize("name", LINE_FORMATS)
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-@given(data=st.data())
+@_for_every_line_format
 def test_json_report_with_days_is_identical_with_and_without_the_fast_paths(
     name: str, data: st.DataObject, tmp_path: Path
 ) -> None:

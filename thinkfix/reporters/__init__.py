@@ -9,27 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from thinkfix.reporters.base import DEFAULT_OPTIONS, OutputFormat, RenderOptions, Reporter
-from thinkfix.reporters.registry import REPORTERS, get_reporter, reporter_class
-
-_CLASSES = {
-    "ConciseReporter": OutputFormat.CONCISE,
-    "GithubReporter": OutputFormat.GITHUB,
-    "GitlabReporter": OutputFormat.GITLAB,
-    "HtmlReporter": OutputFormat.HTML,
-    "JsonReporter": OutputFormat.JSON,
-    "JsonlReporter": OutputFormat.JSONL,
-    "JunitReporter": OutputFormat.JUNIT,
-    "MarkdownReporter": OutputFormat.MARKDOWN,
-    "OpenMetricsReporter": OutputFormat.OPENMETRICS,
-    "SarifReporter": OutputFormat.SARIF,
-    "TextReporter": OutputFormat.TEXT,
-}
+from thinkfix.reporters.registry import REPORTERS, get_reporter
 
 
 def __getattr__(name: str) -> Any:
-    if name in _CLASSES:
-        return reporter_class(_CLASSES[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return REPORTERS.class_named(__name__, name)
 
 
 __all__ = [

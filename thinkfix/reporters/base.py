@@ -135,6 +135,14 @@ class LazyTable(Mapping[E, R]):
         found: type[R] = getattr(importlib.import_module(f"{self._package}.{module}"), name)
         return found
 
+    def class_named(self, module: str, name: str) -> type[R]:
+        """A package's PEP 562 `__getattr__`: a renderer class by its class name, imported on
+        first use. The names come from the table, so each is written once."""
+        for fmt, (_, class_name) in self._where.items():
+            if class_name == name:
+                return self.cls(fmt)
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
     def __getitem__(self, fmt: E) -> R:
         if fmt not in self._built:
             self._built[fmt] = self.cls(fmt)()

@@ -22,18 +22,10 @@ RENDERERS: LazyTable[DiffFormat, DiffRenderer] = LazyTable(
         DiffFormat.JSON: ("json", "JsonDiffRenderer"),
     },
 )
-_CLASSES = {
-    "TextDiffRenderer": DiffFormat.TEXT,
-    "MarkdownDiffRenderer": DiffFormat.MARKDOWN,
-    "HtmlDiffRenderer": DiffFormat.HTML,
-    "JsonDiffRenderer": DiffFormat.JSON,
-}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _CLASSES:
-        return RENDERERS.cls(_CLASSES[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return RENDERERS.class_named(__name__, name)
 
 
 def get_renderer(name: str | DiffFormat) -> DiffRenderer:
