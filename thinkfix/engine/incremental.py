@@ -323,11 +323,16 @@ def scan_increment(
     if entry is not None and same and not entry.resumable:
         return Increment(entry.committed, entry, UNCHANGED)
     now = time.time_ns()
-    done = None
-    if entry is not None and entry.resumable and (st.st_size > entry.size or same):
-        done = _resume(item, entry, st, options, key)
-    if done is None:
-        done = _full(item, st, options, key)
+    try:
+        done = None
+        if entry is not None and entry.resumable and (st.st_size > entry.size or same):
+            done = _resume(item, entry, st, options, key)
+        if done is None:
+            done = _full(item, st, options, key)
+    except OSError:
+        # Deleted (or made unreadable) between the walk and the read: reported as a full
+        # scan reports it (an unreadable input, never clean), and nothing remembered (#22).
+        return Increment(scan_file(item, options), None)
     if done.entry is not None:
         done.entry.read_ns = now
     return done
