@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from thinkfix.reporters.controls import visible_controls, visible_strings
+from thinkfix.engine.controls import visible_controls
+from thinkfix.reporters.controls import visible_strings
 
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 

@@ -69,13 +69,13 @@ def test_junit_failure_carries_the_leaked_text_with_illegal_characters_made_visi
 ) -> None:
     root = _root(full)
     bodies = [failure.text or "" for failure in root.iter("failure")]
-    assert any("bell \\x07 <script>&amp;</script>" in body for body in bodies)
+    assert any("bell ␇ <script>&amp;</script>" in body for body in bodies)
 
 
 def test_junit_survives_control_characters_in_names(full: Report) -> None:
     finding = replace(full.findings[0], path="a\x00b.jsonl", json_path="x\x1by")
     root = _root(replace(full, findings=(finding,), errors=()))
-    assert root.find(".//testsuite[@name='a\\x00b.jsonl']") is not None
+    assert root.find(".//testsuite[@name='a␀b.jsonl']") is not None
 
 
 def test_junit_skipped_file_is_one_skipped_testcase_saying_why(full: Report) -> None:

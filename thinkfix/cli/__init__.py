@@ -10,7 +10,7 @@ from typing import IO, Any
 import click
 
 from thinkfix._version import __version__
-from thinkfix.cli.options import ERROR_PREFIX, echo_error
+from thinkfix.cli.options import echo_error
 from thinkfix.engine.report import ExitCode
 
 #: Command name -> the `thinkfix.cli` module defining it. Named, not imported: a command's
@@ -98,7 +98,7 @@ class _Prefixed(click.ClickException):
             # The usage line and the help hint, as click gives them; then one error line.
             click.echo(ctx.get_usage(), err=True)
             click.echo(f"Try '{ctx.command_path} --help' for help.\n", err=True)
-        click.echo(ERROR_PREFIX + self.format_message(), err=True)
+        echo_error(self.format_message())
 
 
 class _Main(click.Group):

@@ -11,6 +11,7 @@ import click
 from thinkfix.cli.options import SettingsCommand, echo_error, exit_zero_option, quiet_option
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
 from thinkfix.engine import repair_run
+from thinkfix.engine.controls import visible_name
 from thinkfix.engine.repair import WriteMode
 from thinkfix.reporters.base import RenderOptions
 from thinkfix.reporters.diff import DiffFormat, get_renderer
@@ -66,7 +67,7 @@ def diff_command(
     if report_path is not None:
         write_report(report_path, report, fmt, RenderOptions(max_findings=max_cards))
         if not quiet:
-            click.echo(f"wrote {report_path}", err=True)
+            click.echo(f"wrote {visible_name(report_path)}", err=True)
     else:
         renderer = get_renderer(fmt)
         color = fmt is DiffFormat.TEXT and _color(sys.stdout)

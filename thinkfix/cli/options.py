@@ -376,8 +376,11 @@ ERROR_PREFIX = "thinkfix: error: "
 
 
 def echo_error(message: str) -> None:
-    """An error line on stderr, spelled the same by every command (`thinkfix: error: ...`)."""
-    click.echo(ERROR_PREFIX + message, err=True)
+    """An error line on stderr, spelled the same by every command (`thinkfix: error: ...`):
+    one line whatever file name or value it quotes (`visible_name`)."""
+    from thinkfix.engine.controls import visible_name
+
+    click.echo(ERROR_PREFIX + visible_name(message), err=True)
 
 
 class Failure(click.ClickException):

@@ -14,22 +14,23 @@ import click
 from thinkfix.cli.options import SettingsCommand, echo_error, exit_zero_option, quiet_option
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
 from thinkfix.engine import repair_run
+from thinkfix.engine.controls import visible_controls, visible_name
 from thinkfix.engine.redact import Redaction, redact_lines
 from thinkfix.engine.repair import FileResult, FileStatus, RepairResult, WriteMode
 from thinkfix.formats.base import PlacementKind
 from thinkfix.reporters.base import plural
-from thinkfix.reporters.controls import visible_controls
 from thinkfix.reporters.diff import DiffFormat
 
 
 def _describe(f: FileResult, mode: WriteMode) -> str | None:
     applied = sum(1 for c in f.changes if c.applied)
     what = plural(applied, "message")
+    path = visible_name(f.path)
     if f.status is FileStatus.REPAIRED:
-        where = f" -> {f.output}" if mode is WriteMode.OUT else ""
-        return f"repaired {f.path} ({what}){where}"
+        where = f" -> {visible_name(f.output or '')}" if mode is WriteMode.OUT else ""
+        return f"repaired {path} ({what}){where}"
     if f.status is FileStatus.WOULD_CHANGE:
-        return f"would repair {f.path} ({what})"
+        return f"would repair {path} ({what})"
     if f.status in (FileStatus.SKIPPED, FileStatus.FAILED, FileStatus.ERROR):
         return None  # its errors say why
     return None
@@ -51,8 +52,10 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
         for c in f.changes:
             if not c.applied:
                 click.echo(
-                    f"warning: {f.path}:{c.site.line} {c.site.json_path}: not repaired: "
-                    f"{c.placement.reason}",
+                    visible_name(
+                        f"warning: {f.path}:{c.site.line} {c.site.json_path}: not repaired: "
+                        f"{c.placement.reason}"
+                    ),
                     err=True,
                 )
     for e in result.all_errors:
@@ -77,9 +80,9 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
         summary += f", {plural(len(result.all_errors), 'error')}"
     click.echo(summary + ").", err=True)
     if result.manifest_path:
-        click.echo(f"undo with: thinkfix undo {result.manifest_path}", err=True)
+        click.echo(f"undo with: thinkfix undo {visible_name(result.manifest_path)}", err=True)
     if result.backup_dir:
-        click.echo(f"backups in: {result.backup_dir}", err=True)
+        click.echo(f"backups in: {visible_name(result.backup_dir)}", err=True)
 
 
 @click.command("repair", cls=SettingsCommand)

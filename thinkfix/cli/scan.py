@@ -30,6 +30,7 @@ from thinkfix.cli.options import (
 )
 from thinkfix.cli.progress import progress_for, unless_quiet
 from thinkfix.engine import config, scan_run
+from thinkfix.engine.controls import visible_name
 from thinkfix.engine.scan_options import ALL_KINDS
 from thinkfix.engine.scan_report import name_some
 from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
@@ -99,13 +100,12 @@ def _closing_notes(run: scan_run.ScanRun) -> None:
         for s in skipped:
             by_reason.setdefault(s.reason, []).append(s.path)
         parts = [f"{reason}: {name_some(files)}" for reason, files in sorted(by_reason.items())]
-        click.echo(
-            f"thinkfix: skipped {plural(len(skipped), 'file')} ({'; '.join(parts)})", err=True
-        )
+        line = f"thinkfix: skipped {plural(len(skipped), 'file')} ({'; '.join(parts)})"
+        click.echo(visible_name(line), err=True)
     if run.wrote_baseline is not None:
         path, count = run.wrote_baseline
         entries = "entry" if count == 1 else "entries"
-        click.echo(f"thinkfix: wrote {count} baseline {entries} to {path}", err=True)
+        click.echo(f"thinkfix: wrote {count} baseline {entries} to {visible_name(path)}", err=True)
 
 
 def _with_discovered(paths: tuple[str, ...], discover: bool) -> tuple[str, ...]:

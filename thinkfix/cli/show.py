@@ -12,10 +12,11 @@ from rich.console import Console, RenderableType
 
 from thinkfix.cli.options import RedactCommand, fail, policy_options, pop_policy, quiet_option
 from thinkfix.engine.config import ConfigError, parse_size
+from thinkfix.engine.controls import visible_name
 from thinkfix.engine.redact import Redaction
 from thinkfix.engine.transcript import TranscriptError, load
 from thinkfix.formats import registry
-from thinkfix.reporters.controls import visible_controls, visible_strings
+from thinkfix.reporters.controls import visible_strings
 from thinkfix.reporters.transcript import delimited, terminal
 from thinkfix.reporters.transcript.redact import redact_transcript
 from thinkfix.reporters.transcript.view import ThinkingView
@@ -139,10 +140,10 @@ def show_command(
     transcript = redact_transcript(transcript, Redaction.from_flag(redact))
     transcript = visible_strings(transcript)  # session text never drives the terminal
     for problem in transcript.problems:
-        click.echo(f"thinkfix show: {visible_controls(session)}: {problem} (left out)", err=True)
+        click.echo(f"thinkfix show: {visible_name(session)}: {problem} (left out)", err=True)
     if not transcript.turns:
         if not quiet:
-            click.echo(f"thinkfix show: {session}: no turns to show", err=True)
+            click.echo(f"thinkfix show: {visible_name(session)}: no turns to show", err=True)
         return
     view = ThinkingView(thinking)
     console = Console(width=width, highlight=False)

@@ -7,6 +7,7 @@ import sys
 import click
 
 from thinkfix.cli.options import echo_error, quiet_option
+from thinkfix.engine.controls import visible_name
 from thinkfix.engine.manifest import ManifestError, UndoStatus, undo
 from thinkfix.engine.report import ExitCode
 from thinkfix.reporters.base import plural
@@ -45,12 +46,12 @@ def undo_command(manifest: str, dry_run: bool, skip_changed: bool, quiet: bool) 
             "repair; nothing was restored (--skip-changed restores the others):"
         )
         for f in changed:
-            click.echo(f"  {f.message}", err=True)
+            click.echo(f"  {visible_name(f.message)}", err=True)
         sys.exit(int(ExitCode.ERROR))
     for f in result.files:
         if f.status in words:
             if not quiet:
-                click.echo(f"{words[f.status]} {f.path}", err=True)
+                click.echo(f"{words[f.status]} {visible_name(f.path)}", err=True)
         else:
             echo_error(f.message)
     sys.exit(int(result.exit_code()))

@@ -4,10 +4,16 @@
 `os.replace` is a rename on one filesystem), flushes and fsyncs it, reads it
 back and hands the bytes to the caller's `verify`, checks that the watched
 source still has the size, mtime and inode it had when it was read (a live
-agent may be appending to it), and only then renames it over the target. A
-symlink is resolved and its target replaced, so the link survives; the file's
-permission bits are kept. On any failure the temporary file is removed and the
-target is left as it was.
+agent may be appending to it), and only then renames it over the target. The
+file's permission bits are kept. On any failure the temporary file is removed
+and the target is left as it was.
+
+A final symlink is never followed by `atomic_write` (a report, a state file, a
+metrics textfile, a manifest): the rename replaces the link itself, so a link
+planted where thinkfix writes (a group-writable textfile-collector folder, a
+checkout) cannot redirect the write onto its target. Repair, which rewrites a
+session through a link named on purpose, asks for it (`follow_links=True`): the
+target is replaced and the link kept.
 
 A process killed between writing and renaming cannot remove its temporary
 file; temporary names carry the host and pid, so `sweep_stale` (run before
@@ -269,8 +275,10 @@ def atomic_write(
     watch: tuple[str, Stamp] | None = None,
     make_dirs: bool = False,
     durable: bool = True,
+    follow_links: bool = False,
 ) -> Written:
-    """Replace `target` (its real file, if it is a symlink) by `data`, or leave it untouched.
+    """Replace `target` by `data`, or leave it untouched; a symlink at `target` is itself
+    replaced unless `follow_links` (then its target is, and the link kept).
 
     `verify` gets the bytes read back from disk and raises (any exception) to
     refuse them. `watch` is a (path, stamp) that must still hold just before the
@@ -292,6 +300,7 @@ def atomic_write(
         watch=watch,
         make_dirs=make_dirs,
         durable=durable,
+        follow_links=follow_links,
     )
 
 
@@ -372,6 +381,7 @@ def atomic_write_stream(
     watch: tuple[str, Stamp] | None = None,
     make_dirs: bool = False,
     durable: bool = True,
+    follow_links: bool = True,
 ) -> Written:
     """`atomic_write` for bytes that are never held whole: `produce` writes them to a stream.
 
@@ -387,8 +397,12 @@ def atomic_write_stream(
     before this returns. Only a file whose loss in a power cut loses nothing (a journal
     entry of a file that was created, not replaced) is written with `durable=False`: a
     killed process leaves it whole all the same (the rename is atomic).
+
+    `follow_links` (repair's session files, undo): a symlink at `target` is resolved and its
+    target replaced. Without it the link itself is replaced by the new file, which takes
+    neither the mode nor the owner of whatever the link pointed at.
     """
-    real = real_path(target)
+    real = real_path(target) if follow_links else _beside(target)
     folder = os.path.dirname(real)
     if make_dirs and folder:
         try:
@@ -396,8 +410,9 @@ def atomic_write_stream(
         except OSError as exc:
             raise WriteError(f"{target}: cannot create {folder}: {exc.strerror or exc}") from exc
     sweep_stale(folder)
+    link = os.path.islink(real)  # only without follow_links: `real` is resolved otherwise
     if mode is None:
-        mode = _current_mode(real)
+        mode = _default_mode() if link else _current_mode(real)
     temp = temp_name(real)
     try:
         try:
@@ -415,7 +430,8 @@ def atomic_write_stream(
             if durable:
                 os.fsync(fd)
             os.fchmod(fd, mode)
-            _keep_owner(fd, real)
+            if not link:
+                _keep_owner(fd, real)
         finally:
             os.close(fd)
         written = Written(real, sink.size, sink.hash.hexdigest())
@@ -548,13 +564,25 @@ class _OldInode:
             self.release()
 
 
+def _beside(target: str) -> str:
+    """`target` with its folders resolved and its last component kept as named: what a
+    rename replaces when a final symlink must not be followed."""
+    folder, name = os.path.split(os.path.abspath(target))
+    return os.path.join(real_path(folder), name)
+
+
 def _current_mode(path: str) -> int:
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o644 & ~umask
+        return _default_mode()
+
+
+def _default_mode() -> int:
+    """A new file's mode: 0o644 less the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o644 & ~umask
 
 
 def _keep_owner(fd: int, path: str) -> None:
@@ -600,10 +628,12 @@ def remove_verified(path: str, expected_sha256: str) -> None:
 
 
 def write_output(target: str, data: bytes) -> None:
-    """Write a report the user named: a regular file (or a new one) is replaced atomically;
-    anything else (/dev/null, a FIFO, /dev/stdout) is written straight into, since a
-    rename would replace the device or pipe itself."""
-    if os.path.exists(target) and not os.path.isfile(target):
+    """Write a report the user named: a regular file (or a new one) is replaced atomically,
+    a symlink by a new file (never its target); anything else (/dev/null, a FIFO,
+    /dev/stdout) is written straight into, since a rename would replace the device or pipe
+    itself (`/dev/stdout` links to whatever stdout is, a file or a pipe)."""
+    device = os.path.abspath(target).startswith(("/dev/", "/proc/"))
+    if device or (os.path.exists(target) and not os.path.isfile(target)):
         try:
             with open(target, "wb") as fp:
                 fp.write(data)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from thinkfix.engine.controls import visible_name
 from thinkfix.engine.repair_plan import FilePlan, New
 
 Opcode = tuple[str, int, int, int, int]
@@ -20,6 +21,9 @@ def unified_diff(plan: FilePlan, label: str | None = None) -> str:
     if not plan.changed:
         return ""
     name = (label or plan.path).replace(os.sep, "/").lstrip("/")  # `a/` + path, as git writes
+    # A header is one line: a newline in the name would end it, and a patch tool would read
+    # the rest as a header of its own; ESC and BEL would reach the terminal showing it.
+    name = visible_name(name)
     if plan.count <= 1 or not plan.lines:
         old_lines, new_lines = _lines(plan.content), _lines(plan.new_content)
         groups = _hunks(plan, old_lines, new_lines)

@@ -7,6 +7,7 @@ reporter emits comes from the report, so the same report always renders to the s
 from __future__ import annotations
 
 import importlib
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -109,7 +110,24 @@ class Reporter(Renderer[Report]):
 
 def pretty_json(value: object) -> bytes:
     """Indented JSON in the value's own key order, newline-terminated, raw UTF-8."""
-    return jsontext.dumps(value, indent=True, newline=True)
+    return escaped_controls(jsontext.dumps(value, indent=True, newline=True))
+
+
+# JSON escapes C0 controls but may carry DEL, C1 and the line and paragraph separators raw;
+# in UTF-8 these bytes are exactly those characters (0xC2 and 0xE2 only ever lead), and in a
+# JSON document they stand only inside strings.
+_RAW_JSON_CONTROLS = re.compile(b"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]")
+
+
+def _json_escape(match: re.Match[bytes]) -> bytes:
+    return b"\\u%04x" % ord(match.group().decode("utf-8"))
+
+
+def escaped_controls(document: bytes) -> bytes:
+    """A JSON document with DEL, the C1 controls, U+2028 and U+2029 written as `\\u`
+    escapes: the same value, nothing a terminal showing it would obey (`\\x9b` is a CSI),
+    and no line end but its own for a reader that splits lines the way Python does."""
+    return _RAW_JSON_CONTROLS.sub(_json_escape, document)
 
 
 def by_name(table: Mapping[E, R], choices: type[E], name: str | E, what: str) -> R:

@@ -30,7 +30,8 @@ class ConciseReporter(Reporter):
     format = OutputFormat.CONCISE
 
     def document(self, report: Report, options: RenderOptions) -> str:
-        report = visible_strings(report)  # a terminal format: session text never drives it
+        # One line per problem, read in a terminal: no name or message may break a line or drive it.
+        report = visible_strings(report, one_line=True)
         lines = []
         for f in shown_findings(report, options):
             message = finding_message(f).removeprefix(f"{f.kind}: ")

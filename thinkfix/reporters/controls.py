@@ -1,59 +1,72 @@
-"""Control characters made visible, so a session cannot drive the terminal that shows it.
+"""Every string of a report value made safe to show (`engine.controls` says how).
 
-A model name or message holding `\\x1b[2J` (clear screen), an OSC title (`\\x1b]0;...\\x07`)
-or an OSC 8 hyperlink would otherwise be interpreted by the auditor's terminal while it reads
-the session. Every terminal renderer (scan's text, diff's text, show) passes its data through
-`visible_strings` first: C0 controls become their Unicode control pictures (`\\x1b` is `␛`),
-DEL is `␡`, C1 controls are written as `\\x9b`. Tab and newline stay, being layout; a CR that
-does not end a line becomes `␍` (alone it would let text overwrite the line shown before it).
+Every terminal renderer (scan's text, diff's text, show) and every line-oriented format passes
+its data through `visible_strings` first: names (paths, models, ids, tags, mapping keys) are
+shown on one line by `visible_name`, text keeps its layout (`visible_controls`) unless the
+format has one line per item (`one_line`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from enum import Enum
 from typing import Any, TypeVar
 
+from thinkfix.engine.controls import visible_controls, visible_name
+
 T = TypeVar("T")
 
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_TABLE: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)}
-_TABLE[0x7F] = "\u2421"
-_TABLE.update({c: f"\\x{c:02x}" for c in range(0x80, 0xA0)})
+#: The fields of report values that hold a name: a path, an id, a model, a tag. A newline in
+#: one is never layout.
+NAME_FIELDS = frozenset(
+    {
+        "path",
+        "output",
+        "manifest",
+        "source",
+        "target",
+        "json_path",
+        "format",
+        "model",
+        "session_id",
+        "message_id",
+        "tag",
+        "fingerprint",
+        "reason",
+        "kind",
+    }
+)
 
 
-def visible_controls(text: str) -> str:
-    """`text` with every control character but tab and newline shown, never interpreted."""
-    if not _CONTROLS.search(text):
-        return text
-    return text.replace("\r\n", "\n").translate(_TABLE)
-
-
-def visible_strings(value: T) -> T:
-    """`value` with `visible_controls` applied to every string inside it.
+def visible_strings(value: T, *, one_line: bool = False) -> T:
+    """`value` with every string inside it made safe to show.
 
     Walks frozen dataclasses, tuples, lists and dicts (keys too: a breakdown keyed by model
-    name is shown); enum members are left as they are, being the program's own words.
+    name is shown); enum members are left as they are, being the program's own words. A name
+    (a field in `NAME_FIELDS`, a mapping key) and, with `one_line`, every string is shown on
+    one line (`visible_name`); other text keeps its tabs and newlines (`visible_controls`).
     """
-    return _walk(value)  # type: ignore[no-any-return]
+    text = visible_name if one_line else visible_controls
+    return _walk(value, text)  # type: ignore[no-any-return]
 
 
-def _walk(value: Any) -> Any:
+def _walk(value: Any, text: Any, name: bool = False) -> Any:
     if isinstance(value, Enum):
         return value
     if isinstance(value, str):
-        return visible_controls(value)
+        return visible_name(value) if name else text(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         changes = {
-            f.name: _walk(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init
+            f.name: _walk(getattr(value, f.name), text, f.name in NAME_FIELDS)
+            for f in dataclasses.fields(value)
+            if f.init
         }
         return dataclasses.replace(value, **changes)
     if isinstance(value, tuple):
-        items = [_walk(v) for v in value]
+        items = [_walk(v, text, name) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if isinstance(value, list):
-        return [_walk(v) for v in value]
+        return [_walk(v, text, name) for v in value]
     if isinstance(value, dict):
-        return {_walk(k): _walk(v) for k, v in value.items()}
+        return {_walk(k, text, True): _walk(v, text, name) for k, v in value.items()}
     return value

@@ -14,6 +14,7 @@ from thinkfix.reporters.base import (
     headline,
     shown_findings,
 )
+from thinkfix.reporters.controls import visible_strings
 
 
 def escape_data(value: str) -> str:
@@ -41,6 +42,8 @@ class GithubReporter(Reporter):
     format = OutputFormat.GITHUB
 
     def document(self, report: Report, options: RenderOptions) -> str:
+        # One line per annotation, and the log a terminal shows: no name may break either.
+        report = visible_strings(report, one_line=True)
         lines = []
         for f in shown_findings(report, options):
             lines.append(

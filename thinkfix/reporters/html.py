@@ -25,6 +25,7 @@ from thinkfix.reporters.base import (
     plural,
     sorted_by_kind,
 )
+from thinkfix.reporters.controls import visible_strings
 from thinkfix.reporters.htmlpage import CHART_CSS, bar_chart, cards, e, page
 
 _CHART_ROWS = 25  # bars per chart; the table below each lists every row
@@ -201,6 +202,7 @@ class HtmlReporter(Reporter):
     default_max_findings = 500  # a page stays usable; the json report lists them all
 
     def document(self, report: Report, options: RenderOptions) -> str:
+        report = visible_strings(report, one_line=True)  # HTML allows no control characters
         failing = bool(report.errors or report.new_findings)
         body = [
             f"<h1>{e(TOOL_NAME)} scan</h1>",

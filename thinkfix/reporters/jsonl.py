@@ -10,12 +10,12 @@ from typing import Any
 from thinkfix._serialize import record
 from thinkfix.engine.report import Report, document_head
 from thinkfix.io import jsontext
-from thinkfix.reporters.base import OutputFormat, RenderOptions, Reporter
+from thinkfix.reporters.base import OutputFormat, RenderOptions, Reporter, escaped_controls
 
 
 def _line(kind: str, body: dict[str, Any]) -> bytes:
     # `type` first so `grep '"type":"error"'` and eyes both find it at the start of the line.
-    return jsontext.dumps({"type": kind, **body})
+    return escaped_controls(jsontext.dumps({"type": kind, **body}))
 
 
 class JsonlReporter(Reporter):

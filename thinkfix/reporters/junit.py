@@ -19,8 +19,10 @@ from thinkfix.reporters.base import (
     scanned_paths,
     skipped_message,
 )
+from thinkfix.reporters.controls import visible_strings
 
-# Characters XML 1.0 cannot carry even escaped; leaked text can hold any of them.
+# Characters XML 1.0 cannot carry even escaped, that remain once the controls are shown
+# (`visible_strings`): noncharacters and lone surrogates, which leaked text can hold.
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -114,6 +116,7 @@ class JunitReporter(Reporter):
     suffix = ".xml"
 
     def document(self, report: Report, options: RenderOptions) -> str:
+        report = visible_strings(report)  # names on one line; CI logs show the text raw
         findings: dict[str, list[LeakFinding]] = defaultdict(list)
         errors: dict[str, list[InputError]] = defaultdict(list)
         for f in report.findings:

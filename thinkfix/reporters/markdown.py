@@ -21,6 +21,7 @@ from thinkfix.reporters.base import (
     plural,
     sorted_by_kind,
 )
+from thinkfix.reporters.controls import visible_strings
 
 # Backslash-escaping any ASCII punctuation is valid CommonMark; these are the ones that could
 # start emphasis, links, HTML (a leaked `<think>` would vanish as a tag), or end a table cell.
@@ -158,6 +159,7 @@ class MarkdownReporter(Reporter):
     default_max_findings = 100  # a job summary is capped at 1 MiB; the full list is in json/sarif
 
     def document(self, report: Report, options: RenderOptions) -> str:
+        report = visible_strings(report, one_line=True)  # table rows; read raw in terminals too
         verdict = ":x:" if report.errors or report.new_findings else ":white_check_mark:"
         out = [f"## {TOOL_NAME} scan", "", f"{verdict} {md_text(headline(report))}", ""]
         out += _summary(report)

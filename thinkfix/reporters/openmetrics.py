@@ -17,6 +17,7 @@ from thinkfix.reporters.base import (
     Reporter,
     refused_messages,
 )
+from thinkfix.reporters.controls import visible_strings
 
 Labels = tuple[tuple[str, str], ...]
 
@@ -106,6 +107,7 @@ class OpenMetricsReporter(Reporter):
     media_type = "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
     def document(self, report: Report, options: RenderOptions) -> str:
+        report = visible_strings(report, one_line=True)  # a label value is one line of text
         s = report.summary
         leaks: Counter[Labels] = Counter()
         chars: Counter[Labels] = Counter()
