@@ -614,7 +614,12 @@ def copy_verified(source: Snapshot | FileState, destination: str) -> Written:
             raise FileChanged(f"{source.path}: changed while it was being backed up; skipped")
 
     return atomic_write_stream(
-        destination, produce, mode=source.mode, before_publish=same, make_dirs=True
+        destination,
+        produce,
+        mode=source.mode,
+        before_publish=same,
+        make_dirs=True,
+        follow_links=False,
     )
 
 
