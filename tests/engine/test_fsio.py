@@ -41,7 +41,7 @@ def test_fsio_symlink_target_is_replaced_and_link_kept(tmp_path: Path) -> None:
     real.write_bytes(b"old")
     link = tmp_path / "link.jsonl"
     link.symlink_to(real)
-    fsio.atomic_write(str(link), b"new")
+    fsio.atomic_write(str(link), b"new", follow_links=True)  # repair's way: asked for
     assert link.is_symlink() and real.read_bytes() == b"new"
     assert _listing(real.parent) == ["s.jsonl"]
 
