@@ -18,10 +18,12 @@ def claude_code(
     model: str = "qwen3-32b",
     role: str = "assistant",
     day: str = "2026-03-02",
+    text: str | None = None,
 ) -> bytes:
-    """One Claude Code transcript line."""
+    """One Claude Code transcript line (`text` instead of the leaking or clean answer)."""
     uuid = f"5a0c{n:04x}-7d3e-4a21-9b5f-3c8e2d1f6a47"
-    text = LEAK if leak else CLEAN
+    if text is None:
+        text = LEAK if leak else CLEAN
     message: dict[str, Any] = (
         {
             "id": f"msg_{n:08d}",

@@ -1,16 +1,19 @@
 """Incremental scans: remember what each file held, and read only what was appended since.
 
 Session files are append-only JSONL in the common case. The state keeps, per file, its
-identity (device, inode, size, modification time), a hash of the last block of the part
-already scanned, and the counts and findings of that part (`committed`): everything up to
-the end of its last complete line, plus what a reader needs to go on from there (the line
+identity (device, inode, size, modification and status-change times), a hash of the whole
+part already scanned, and the counts and findings of that part (`committed`): everything up
+to the end of its last complete line, plus what a reader needs to go on from there (the line
 count, the format's context after that line, the line-ending mode). The next run then
 
-- reuses the counts of a file whose identity is unchanged (reading one block, to check);
-- reads only the bytes after the committed part of a file that grew while that part's
-  last block stayed the same, starting at the first line not yet committed;
-- reads a file whole when it was replaced (another inode), truncated, rewritten, or is
-  not JSONL read line by line (whole-document `.json`, compressed files, `--parse-all`).
+- reuses the counts of a file whose identity is unchanged, reading nothing: a write moves
+  the status-change time (ctime), which, unlike the mtime, no one can put back;
+- otherwise hashes the committed part again (a hash is ~30x cheaper than parsing,
+  docs/performance.md) and, when it is the same, parses only the bytes after it, starting
+  at the first line not yet committed: an append, or a file whose status alone changed;
+- reads a file whole when it was replaced (another inode), truncated, rewritten anywhere
+  in the part already scanned, or is not JSONL read line by line (whole-document `.json`,
+  compressed files, `--parse-all`).
 
 An unfinished last line (a record being written) is never committed: it is read again
 with whatever follows it. The totals therefore equal a full scan's, which a property test
@@ -49,12 +52,12 @@ from thinkfix.formats.detection import read_head
 from thinkfix.io.compression import Compression
 from thinkfix.io.ranges import ByteRange
 
-STATE_VERSION = 1
-CHECK_BLOCK = 4096  # bytes hashed at the end of the committed part
+STATE_VERSION = 2  # 2: the check hashes the whole committed part, and the ctime is kept
 #: A file modified this close to the moment it was read may change again within the same
-#: clock tick without its size or time changing ("racily clean", as git calls it): such an
-#: entry is not trusted to be unchanged, and the file is read again.
+#: clock tick without its size or times changing ("racily clean", as git calls it): such an
+#: entry is not trusted to be unchanged, and the committed part is hashed again.
 RACY_NS = 2_000_000_000
+HASH_BLOCK = 1 << 20
 
 FULL, APPENDED, UNCHANGED = "full", "appended", "unchanged"
 
@@ -105,10 +108,11 @@ class Entry:
     ino: int
     size: int
     mtime_ns: int
+    ctime_ns: int
     format: str | None
     committed: ScannedFile  # the counts of bytes [0, offset)
     offset: int = 0  # end of the last complete line read
-    check: str = ""  # sha256 of the CHECK_BLOCK bytes before offset
+    check: str = ""  # `prefix_hash` of bytes [0, offset), as they were parsed
     resumable: bool = False  # JSONL through the line reader, uncompressed: can go on at offset
     lines: int = 0  # lines in [0, offset)
     ctx: dict[str, Any] | None = None  # the format's context after offset
@@ -117,9 +121,19 @@ class Entry:
 
     @property
     def settled(self) -> bool:
-        """Was the file last modified well before it was read (so same size and time mean
-        same bytes)?"""
-        return self.mtime_ns + RACY_NS < self.read_ns
+        """Was the file last changed well before it was read (so the same size and times
+        mean the same bytes)?"""
+        return max(self.mtime_ns, self.ctime_ns) + RACY_NS < self.read_ns
+
+    def same_stat(self, st: os.stat_result) -> bool:
+        """Is `st` the file this entry was read from, untouched since (when `settled`)?"""
+        return (self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns) == (
+            st.st_dev,
+            st.st_ino,
+            st.st_size,
+            st.st_mtime_ns,
+            st.st_ctime_ns,
+        )
 
     def to_json(self) -> dict[str, Any]:
         # The carried context as the format left it (its keys unsorted), as before.
@@ -137,6 +151,7 @@ _ENTRY_KEYS = (
     "ino",
     "size",
     "mtime_ns",
+    "ctime_ns",
     "read_ns",
     "format",
     "offset",
@@ -202,10 +217,42 @@ def merge(a: ScannedFile, b: ScannedFile, *, size: int) -> ScannedFile:
 # --- reading a byte range ------------------------------------------------------------------
 
 
-def _check_hash(fp: BinaryIO, offset: int) -> str:
-    start = max(0, offset - CHECK_BLOCK)
-    fp.seek(start)
-    return hashlib.sha256(fp.read(offset - start)).hexdigest()
+def _digest() -> Any:
+    # SHA-1 as a checksum, not a seal: ~0.8 GB/s here, and no accidental collision known.
+    return hashlib.sha1(usedforsecurity=False)
+
+
+def _prefix_digest(fp: BinaryIO, end: int) -> tuple[Any, int]:
+    """The running hash of bytes [0, end) and how many there were (fewer: the file shrank)."""
+    digest = _digest()
+    fp.seek(0)
+    done = 0
+    while done < end:
+        block = fp.read(min(HASH_BLOCK, end - done))
+        if not block:
+            break
+        digest.update(block)
+        done += len(block)
+    return digest, done
+
+
+class _Hashed(ByteRange):
+    """A byte range that hashes what it hands out: the check is of the bytes parsed, even
+    when the file changes while it is read."""
+
+    def __init__(self, raw: BinaryIO, start: int, end: int, digest: Any) -> None:
+        super().__init__(raw, start, end)
+        self.digest = digest
+
+    def read(self, size: int = -1) -> bytes:
+        data = super().read(size)
+        self.digest.update(data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        n = super().readinto(buffer)
+        self.digest.update(memoryview(buffer)[:n])
+        return n
 
 
 def _last_line_end(fp: BinaryIO, start: int, end: int) -> int:
@@ -245,7 +292,8 @@ class Increment:
     result: ScannedFile
     entry: Entry | None
     mode: str = FULL
-    bytes_read: int = 0
+    bytes_read: int = 0  # parsed or hashed
+    bytes_parsed: int = 0
 
     @property
     def path(self) -> str:
@@ -265,14 +313,17 @@ def _part(
     lines: int,
     ctx: Context,
     crlf: bool,
-) -> tuple[_FileScan, int, Context]:
+    digest: Any = None,
+) -> tuple[_FileScan, int, Context, bool]:
     """Scan bytes [start, end) as lines `lines`..., with the context the lines before left:
-    the scan, the line count after it, and the context after it."""
+    the scan, the line count after it, the context after it, and whether every byte of the
+    range was read (not when the file shrank meanwhile). With `digest`, the bytes are
+    hashed into it as they are read."""
     scan = _FileScan(file, file.session_format(), options)
-    stream = io.BufferedReader(ByteRange(fp, start, end), buffer_size=1 << 16)
-    scan.run(stream, start=lines, ctx=ctx, crlf=crlf)
+    raw = ByteRange(fp, start, end) if digest is None else _Hashed(fp, start, end, digest)
+    scan.run(io.BufferedReader(raw, buffer_size=1 << 16), start=lines, ctx=ctx, crlf=crlf)
     assert scan.ctx_after is not None, "a resumable file is read by the line reader"
-    return scan, lines + scan.records, scan.ctx_after
+    return scan, lines + scan.records, scan.ctx_after, raw.pos == end
 
 
 def _resumable(file: InputFile, options: ScanOptions) -> bool:
@@ -283,16 +334,20 @@ def _resumable(file: InputFile, options: ScanOptions) -> bool:
     )
 
 
-def _stat_entry(options: str, st: os.stat_result, result: ScannedFile) -> Entry:
+def _stat_entry(
+    options: str, st: os.stat_result, fmt: str | None, result: ScannedFile, **resume: Any
+) -> Entry:
+    """What to remember of a file read as `st` says: whole, or (`resume`) up to an offset."""
     return Entry(
         options,
         st.st_dev,
         st.st_ino,
         st.st_size,
         st.st_mtime_ns,
-        result.format,
+        st.st_ctime_ns,
+        fmt,
         result,
-        offset=st.st_size,
+        **(resume or {"offset": st.st_size}),
     )
 
 
@@ -304,29 +359,25 @@ def scan_increment(
     path = item.real_path
     if item.path == STDIN or (isinstance(item, InputFile) and item.error is not None):
         return Increment(scan_file(item, options), None)
+    # Taken before the stat: any change from here on moves the ctime past what is kept.
+    now = time.time_ns()
     try:
         st = os.stat(path)
     except OSError:
         return Increment(scan_file(item, options), None)
     if entry is not None and (
-        entry.options != key or entry.dev != st.st_dev or entry.ino != st.st_ino
+        entry.options != key
+        or (entry.dev, entry.ino) != (st.st_dev, st.st_ino)
+        or entry.committed.path != item.path
     ):
         entry = None
-    if entry is not None and entry.committed.path != item.path:
-        entry = None
-    same = (
-        entry is not None
-        and st.st_size == entry.size
-        and st.st_mtime_ns == entry.mtime_ns
-        and entry.settled
-    )
-    if entry is not None and same and not entry.resumable:
+    trusted = entry is not None and entry.settled and entry.same_stat(st)
+    if entry is not None and trusted and (not entry.resumable or entry.offset == st.st_size):
         return Increment(entry.committed, entry, UNCHANGED)
-    now = time.time_ns()
     try:
         done = None
-        if entry is not None and entry.resumable and (st.st_size > entry.size or same):
-            done = _resume(item, entry, st, options, key)
+        if entry is not None and entry.resumable and st.st_size >= entry.size:
+            done = _resume(item, entry, st, options, key, trusted)
         if done is None:
             done = _full(item, st, options, key)
     except OSError:
@@ -349,8 +400,15 @@ def _detection_reads_past(path: str, size: int) -> bool:
 
 
 def _resume(
-    item: Candidate | InputFile, entry: Entry, st: os.stat_result, options: ScanOptions, key: str
+    item: Candidate | InputFile,
+    entry: Entry,
+    st: os.stat_result,
+    options: ScanOptions,
+    key: str,
+    trusted: bool,
 ) -> Increment | None:
+    """Go on from the committed part of `entry` once it is proven the same (hashed again,
+    unless `trusted` by its stat), or None: read the file whole."""
     if (
         st.st_size > entry.size
         and _detection_reads_past(item.real_path, entry.size)
@@ -361,92 +419,97 @@ def _resume(
     fmt = None if entry.format is None else registry.get(entry.format)
     file = InputFile(item.path, item.real_path, fmt=fmt, size=st.st_size, explicit=item.explicit)
     with open(item.real_path, "rb") as fp:
-        if _check_hash(fp, entry.offset) != entry.check:
-            return None
-        read = min(entry.offset, CHECK_BLOCK)
+        digest, hashed = None, 0
+        if not trusted:
+            digest, hashed = _prefix_digest(fp, entry.offset)
+            if hashed != entry.offset or digest.hexdigest() != entry.check:
+                return None  # rewritten (or cut) somewhere in the part already scanned
         end = st.st_size
         cut = _last_line_end(fp, entry.offset, end)
         ctx = _ctx_from(entry.ctx)
-        committed = entry.committed
+        committed, check, ctx_json = entry.committed, entry.check, entry.ctx
         lines, crlf = entry.lines, entry.crlf
+        parsed = 0
         if cut > entry.offset:
-            scan, lines, ctx = _part(file, options, fp, entry.offset, cut, lines, ctx, crlf)
-            if any(e.line is None for e in scan.errors):
+            if digest is None:
+                return None  # trusted as unchanged, yet it holds more lines: read it whole
+            scan, lines, ctx, whole = _part(
+                file, options, fp, entry.offset, cut, lines, ctx, crlf, digest
+            )
+            if not whole or any(e.line is None for e in scan.errors):
                 return None
             ctx_json = _ctx_json(ctx)
             if ctx_json is None:
                 return None
             committed = merge(committed, scan.result(), size=cut)
             crlf = scan.crlf_after
-            read += cut - entry.offset
-        else:
-            ctx_json = entry.ctx
+            check = digest.hexdigest()
+            parsed += cut - entry.offset
         total = committed
         if end > cut:
-            tail, _, _ = _part(file, options, fp, cut, end, lines, ctx, crlf)
+            tail, _, _, _ = _part(file, options, fp, cut, end, lines, ctx, crlf)
             total = merge(committed, tail.result(), size=end)
-            read += end - cut
-        new = Entry(
-            key,
-            st.st_dev,
-            st.st_ino,
-            st.st_size,
-            st.st_mtime_ns,
-            entry.format,
-            committed,
-            offset=cut,
-            check=_check_hash(fp, cut),
-            resumable=True,
-            lines=lines,
-            ctx=ctx_json,
-            crlf=crlf,
-        )
+            parsed += end - cut
+    new = _stat_entry(
+        key,
+        st,
+        entry.format,
+        committed,
+        offset=cut,
+        check=check,
+        resumable=True,
+        lines=lines,
+        ctx=ctx_json,
+        crlf=crlf,
+    )
     mode = UNCHANGED if st.st_size == entry.size else APPENDED
-    return Increment(dataclasses.replace(total, size=st.st_size), new, mode, read)
+    return Increment(
+        dataclasses.replace(total, size=st.st_size), new, mode, hashed + parsed, parsed
+    )
 
 
 def _full(
     item: Candidate | InputFile, st: os.stat_result, options: ScanOptions, key: str
 ) -> Increment:
+    size = st.st_size
     file = resolve(item, options.inputs)
     if not file.ok or options.path_disabled(file.path) or not _resumable(file, options):
         result = scan_file(file, options)
         keep = not any(e.line is None for e in result.errors)
-        return Increment(result, _stat_entry(key, st, result) if keep else None, FULL, st.st_size)
-    with open(file.real_path, "rb") as fp:
-        if sparse.is_document(io.BufferedReader(ByteRange(fp, 0, st.st_size))):
-            result = scan_file(file, options)
-            return Increment(result, _stat_entry(key, st, result), FULL, st.st_size)
-        end = st.st_size
-        cut = _last_line_end(fp, 0, end)
-        scan, lines, ctx = _part(file, options, fp, 0, cut, 0, EMPTY_CONTEXT, False)
-        committed = scan.result()
-        ctx_json = _ctx_json(ctx)
-        total = dataclasses.replace(committed, size=cut)
-        if end > cut:
-            tail, _, _ = _part(file, options, fp, cut, end, lines, ctx, scan.crlf_after)
-            total = merge(total, tail.result(), size=end)
-        total = dataclasses.replace(total, size=st.st_size)
-        if any(e.line is None for e in total.errors):
-            return Increment(total, None, FULL, st.st_size)
-        if ctx_json is None:  # cannot go on mid-file: remember it as a whole file
-            return Increment(total, _stat_entry(key, st, total), FULL, st.st_size)
-        entry = Entry(
-            key,
-            st.st_dev,
-            st.st_ino,
-            st.st_size,
-            st.st_mtime_ns,
-            file.format,
-            dataclasses.replace(committed, size=cut),
-            offset=cut,
-            check=_check_hash(fp, cut),
-            resumable=True,
-            lines=lines,
-            ctx=ctx_json,
-            crlf=scan.crlf_after,
+        return Increment(
+            result, _stat_entry(key, st, result.format, result) if keep else None, FULL, size, size
         )
-    return Increment(total, entry, FULL, st.st_size)
+    with open(file.real_path, "rb") as fp:
+        if sparse.is_document(io.BufferedReader(ByteRange(fp, 0, size))):
+            result = scan_file(file, options)
+            return Increment(result, _stat_entry(key, st, result.format, result), FULL, size, size)
+        cut = _last_line_end(fp, 0, size)
+        digest = _digest()
+        scan, lines, ctx, whole = _part(file, options, fp, 0, cut, 0, EMPTY_CONTEXT, False, digest)
+        committed = dataclasses.replace(scan.result(), size=cut)
+        ctx_json = _ctx_json(ctx)
+        total = committed
+        if size > cut:
+            tail, _, _, _ = _part(file, options, fp, cut, size, lines, ctx, scan.crlf_after)
+            total = merge(total, tail.result(), size=size)
+    total = dataclasses.replace(total, size=size)
+    if not whole or any(e.line is None for e in total.errors):
+        return Increment(total, None, FULL, size, size)
+    if ctx_json is None:  # cannot go on mid-file: remember it as a whole file
+        return Increment(total, _stat_entry(key, st, total.format, total), FULL, size, size)
+    entry = _stat_entry(
+        key,
+        st,
+        file.format,
+        committed,
+        offset=cut,
+        check=digest.hexdigest(),
+        resumable=True,
+        lines=lines,
+        ctx=ctx_json,
+        crlf=scan.crlf_after,
+    )
+    return Increment(total, entry, FULL, size, size)
 
 
 # --- the state file ------------------------------------------------------------------------
@@ -499,7 +562,8 @@ class Stats:
     full: int = 0
     appended: int = 0
     unchanged: int = 0
-    bytes_read: int = 0
+    bytes_read: int = 0  # parsed or hashed
+    bytes_parsed: int = 0
 
 
 def _work(
@@ -571,11 +635,12 @@ def scan_incremental(
     items = list(walk(paths, options.inputs, stdin=stdin))
     results: list[ScannedFile] = []
     counts = {FULL: 0, APPENDED: 0, UNCHANGED: 0}
-    read = 0
+    read = parsed = 0
     for inc in _increments(items, state, options, progress, jobs):
         results.append(inc.result)
         counts[inc.mode] += 1
         read += inc.bytes_read
+        parsed += inc.bytes_parsed
         if inc.entry is not None:
             state.entries[inc.path] = inc.entry
         else:
@@ -584,4 +649,4 @@ def scan_incremental(
     report = with_display_paths(
         require_sessions(build_report(results, __version__), paths, options)
     )
-    return report, Stats(counts[FULL], counts[APPENDED], counts[UNCHANGED], read)
+    return report, Stats(counts[FULL], counts[APPENDED], counts[UNCHANGED], read, parsed)

@@ -34,7 +34,8 @@ class Incremental:
     full: int
     appended: int
     unchanged: int
-    bytes_read: int
+    bytes_read: int  # parsed or hashed
+    bytes_parsed: int
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def _incremental(
     except incremental.StateError as exc:
         raise RunError(str(exc)) from None
     return with_display_paths(report), Incremental(
-        stats.full, stats.appended, stats.unchanged, stats.bytes_read
+        stats.full, stats.appended, stats.unchanged, stats.bytes_read, stats.bytes_parsed
     )
 
 

@@ -142,15 +142,6 @@ def _holds(path: str, entry: Entry) -> bool:
     return (st.st_dev, st.st_ino) == (entry.dev, entry.ino)
 
 
-def _same_stat(entry: Entry, st: os.stat_result) -> bool:
-    return (entry.dev, entry.ino, entry.size, entry.mtime_ns) == (
-        st.st_dev,
-        st.st_ino,
-        st.st_size,
-        st.st_mtime_ns,
-    )
-
-
 class Watcher:
     """Passes over the watched paths; `snapshot()` is safe to call from another thread."""
 
@@ -215,8 +206,8 @@ class Watcher:
             except OSError:
                 continue
             old = entries.get(item.path) or self._renamed(item.path, st)
-            if old is not None and old.options == self.key and _same_stat(old, st):
-                continue
+            if old is not None and old.options == self.key and old.settled and old.same_stat(st):
+                continue  # untouched since it was read (a rewrite moves the ctime)
             inc = scan_increment(item, old, self.options, self.key)
             if inc.entry is None:
                 continue  # unreadable for now: counted once it can be read
