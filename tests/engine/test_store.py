@@ -181,3 +181,36 @@ def test_a_file_that_claims_to_be_a_database_but_is_not_is_unreadable_not_a_bug(
         assert [e.kind for e in file.errors] == [ErrorKind.UNREADABLE], file.errors
         assert "internal error" not in file.errors[0].message
         assert bad.read_bytes() == data
+
+
+def test_store_two_leaking_text_parts_of_one_message_are_both_repaired(tmp_path: Path) -> None:
+    """#22 item 3: the first repair inserts a reasoning part, which used to shift the second
+    text part's index, so it was skipped ("the part's text changed") and still leaked."""
+    message = "msg_95e0f3f00001aA1bB2cC3dD4eE"
+    two = [
+        opencode_db.LEAKY[0],
+        (
+            message,
+            "assistant",
+            opencode_db.ASSISTANT,
+            [
+                ("prt_95e0f3f00002Aa1bB2cC3dD4eE", {"type": "text", "text": "<think>a</think>A"}),
+                ("prt_95e0f3f00003Aa1bB2cC3dD4eE", {"type": "step-start"}),
+                ("prt_95e0f3f00004Aa1bB2cC3dD4eE", {"type": "text", "text": "<think>b</think>B"}),
+            ],
+        ),
+    ]
+    db = _store(tmp_path, two)
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    assert result.exit_code() is ExitCode.CLEAN, result.all_errors
+    assert [c.applied for c in result.changes] == [True, True], [
+        c.placement.reason for c in result.changes
+    ]
+    assert not scan([str(db)], jobs=1).findings
+    assert [t for _, t in _parts(db, message)] == [
+        "reasoning",
+        "text",
+        "step-start",
+        "reasoning",
+        "text",
+    ]

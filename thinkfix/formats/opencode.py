@@ -363,21 +363,29 @@ def apply_database(db: sqlite3.Connection, repairs: list[Repair]) -> list[Placem
     (SKIPPED); a text that would become empty is dropped when its message shows something
     else, else the message is REFUSED, as in every format.
     """
-    placements = []
-    for repair in repairs:
-        placements.append(_apply_one(db, repair))
-    return placements
+    placements: list[Placement | None] = [None] * len(repairs)
+    # Last part first: a part inserted before (or a text deleted at) one index never moves
+    # the parts before it, so every later repair still finds its part where it was read.
+    for k in sorted(range(len(repairs)), key=lambda k: _part_index(repairs[k]), reverse=True):
+        placements[k] = _apply_one(db, repairs[k])
+    return [p for p in placements if p is not None]
+
+
+def _part_index(repair: Repair) -> int:
+    """Where in its message's parts (as read) the repair's text part stands; -1 if unknown."""
+    path = repair.site.path
+    return path[1] if len(path) == 3 and path[0] == "parts" and isinstance(path[1], int) else -1
 
 
 def _apply_one(db: sqlite3.Connection, repair: Repair) -> Placement:
     site = repair.site
-    index = site.path[1] if len(site.path) == 3 and site.path[0] == "parts" else None
+    index = _part_index(repair)
     rows = db.execute(
         "SELECT id, session_id, time_created, time_updated, data FROM part "
         "WHERE message_id = ? ORDER BY id",
         (site.message_id,),
     ).fetchall()
-    if not isinstance(index, int) or index >= len(rows):
+    if not 0 <= index < len(rows):
         return Placement(
             site,
             PlacementKind.SKIPPED,
