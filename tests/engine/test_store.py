@@ -5,7 +5,9 @@ from __future__ import annotations
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -15,6 +17,7 @@ from thinkfix.engine import manifest as mf
 from thinkfix.engine.repair import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import scan
+from thinkfix.formats import sqlite_store
 from thinkfix.formats.opencode import id_before
 
 LEAKY_TEXT = "prt_95e0f3d71005Pp3qQ4rR5sS6tT"
@@ -72,20 +75,161 @@ def test_store_undo_restores_every_row_and_the_schema(tmp_path: Path) -> None:
     assert _dump(db) == before
 
 
-def test_store_undo_refuses_when_the_sessions_changed_since(tmp_path: Path) -> None:
+def _runtime_writes(path: Path) -> None:
+    """What OpenCode may write after a repair: a new session with a message and a part, a
+    session renamed, three messages' `time_updated`, a user part edited, and a new table
+    with its rows (a migration)."""
+    with closing(sqlite3.connect(path)) as db:
+        opencode_db_rows = opencode_db.rows(
+            [
+                (
+                    "msg_95e0f4a00001aA1bB2cC3dD4eE",
+                    "user",
+                    {"agent": "build"},
+                    [("prt_95e0f4a00002aA1bB2cC3dD4eE", {"type": "text", "text": "next"})],
+                )
+            ],
+            session="ses_6a1f0c2b9000Z3p9QkR1mW4tYs",
+        )
+        db.execute(
+            "INSERT INTO session (id, project_id, slug, directory, title, version, "
+            "time_created, time_updated) SELECT 'ses_6a1f0c2b9000Z3p9QkR1mW4tYs', project_id, "
+            "'new-one', directory, 'A new session', version, 1, 2 FROM session"
+        )
+        for table, values in opencode_db_rows:
+            db.execute(f"INSERT INTO {table} VALUES ({', '.join('?' for _ in values)})", values)
+        db.execute("UPDATE session SET title = 'Renamed' WHERE id = ?", (opencode_db.SESSION,))
+        db.execute("UPDATE message SET time_updated = time_updated + 7")
+        db.execute(
+            'UPDATE part SET data = \'{"type":"text","text":"later"}\' '
+            "WHERE id = 'prt_95e0f3d41002Aa1bB2cC3dD4eE'"
+        )
+        db.execute("CREATE TABLE todo (id text PRIMARY KEY, body text)")
+        db.execute("INSERT INTO todo VALUES ('t1', 'ship it')")
+        db.commit()
+
+
+def test_store_undo_puts_back_only_the_repaired_rows_and_keeps_what_came_since(
+    tmp_path: Path,
+) -> None:
+    """#22 item 1: undo restored the whole file from its backup, losing a new session, a
+    rename, a new table and message times written after the repair. It puts back exactly
+    the repaired rows: the store equals the original with the later writes applied."""
+    db = _store(tmp_path)
+    expected = opencode_db.build(tmp_path / "expected.db", opencode_db.LEAKY)
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    assert result.manifest_path is not None and _dump(db) != _dump(expected)
+    _runtime_writes(db)
+    _runtime_writes(expected)
+    undone = mf.undo(result.manifest_path)
+    assert undone.exit_code() is ExitCode.CLEAN, undone
+    assert [f.status for f in undone.files] == [mf.UndoStatus.RESTORED]
+    assert _dump(db) == _dump(expected)
+
+
+def test_store_undo_refuses_when_a_row_it_wrote_changed_since(tmp_path: Path) -> None:
     db = _store(tmp_path)
     result = run([db], WriteMode.IN_PLACE, tmp_path)
     with closing(sqlite3.connect(db)) as conn:
         conn.execute(
-            'UPDATE part SET data = \'{"type":"text","text":"later"}\' '
-            "WHERE id = 'prt_95e0f3d41002Aa1bB2cC3dD4eE'"
+            'UPDATE part SET data = \'{"type":"text","text":"edited"}\' WHERE id = ?',
+            (LEAKY_TEXT,),
         )
         conn.commit()
     after_edit = _dump(db)
     assert result.manifest_path is not None
     undone = mf.undo(result.manifest_path)
-    assert undone.exit_code() is ExitCode.ERROR and "changed since the repair" in str(undone)
+    assert undone.exit_code() is ExitCode.ERROR and "changed since" in str(undone)
+    assert LEAKY_TEXT in str(undone)
     assert _dump(db) == after_edit
+
+
+def test_store_undo_holds_the_write_lock_from_its_check_to_its_last_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#22 item 1: a row the runtime wrote between undo's check and its write was lost."""
+    db = _store(tmp_path)
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    assert result.manifest_path is not None
+    checked = mf._classify  # the check undo runs before it writes
+
+    def check_then_runtime_writes(entry: dict[str, Any]) -> Any:
+        verdict = checked(entry)
+        _runtime_writes(db)
+        return verdict
+
+    monkeypatch.setattr(mf, "_classify", check_then_runtime_writes)
+    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("SELECT body FROM todo").fetchall() == [("ship it",)]
+        assert conn.execute("SELECT count(*) FROM session").fetchone() == (2,)
+
+
+def test_store_old_manifest_without_rows_is_refused_clearly(tmp_path: Path) -> None:
+    """A manifest from before change sets (whole-file restore) is refused, never followed."""
+    db = _store(tmp_path)
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    assert result.manifest_path is not None
+    doc = mf.load_manifest(result.manifest_path)
+    del doc["files"][0]["rows"]
+    doc.pop("integrity", None)
+    mf.write_manifest(result.manifest_path, doc)
+    repaired = _dump(db)
+    undone = mf.undo(result.manifest_path)
+    assert undone.exit_code() is ExitCode.ERROR and "older thinkfix" in str(undone)
+    assert _dump(db) == repaired
+
+
+_TRIGGER = (
+    "CREATE TRIGGER spread AFTER UPDATE ON part BEGIN "
+    'UPDATE part SET data = \'{"type":"text","text":"overwritten"}\' '
+    "WHERE id != NEW.id AND data LIKE '%\"text\"%'; END"
+)
+
+
+def _plant(path: Path, sql: str = _TRIGGER) -> None:
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(sql)
+        db.commit()
+
+
+def test_store_with_a_trigger_on_what_repair_writes_is_refused_unchanged(tmp_path: Path) -> None:
+    """#22 item 2: an AFTER UPDATE ON part trigger rewrote three other parts while repair
+    reported success."""
+    db = _store(tmp_path)
+    _plant(db)
+    before = _dump(db)
+    for mode in (WriteMode.DRY_RUN, WriteMode.IN_PLACE):
+        result = run([db], mode, tmp_path)
+        (file,) = result.files
+        assert file.status is FileStatus.FAILED and result.exit_code() is ExitCode.ERROR
+        assert "spread ON part" in file.errors[0].message
+        assert _dump(db) == before
+
+
+def test_store_rows_changed_beyond_the_plan_roll_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The backstop behind the trigger check: total_changes() against the planned rows."""
+    db = _store(tmp_path)
+    _plant(db)
+    before = _dump(db)
+    monkeypatch.setattr(sqlite_store, "triggers_on", lambda db, tables: [])
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    (file,) = result.files
+    assert file.status is FileStatus.FAILED and "were planned" in file.errors[0].message
+    assert _dump(db) == before
+
+
+def test_store_undo_refuses_a_trigger_planted_since(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    assert result.manifest_path is not None
+    _plant(db)
+    repaired = _dump(db)
+    undone = mf.undo(result.manifest_path)
+    assert undone.exit_code() is ExitCode.ERROR and "spread ON part" in str(undone)
+    assert _dump(db) == repaired
 
 
 def test_store_held_by_a_writer_is_left_alone_and_said_so(tmp_path: Path) -> None:
@@ -214,3 +358,17 @@ def test_store_two_leaking_text_parts_of_one_message_are_both_repaired(tmp_path:
         "reasoning",
         "text",
     ]
+
+
+def test_store_locked_exclusively_is_left_alone_as_in_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#24: repair of a store its runtime holds in EXCLUSIVE locking mode: in use, exit 2."""
+    monkeypatch.setattr(sqlite_store, "LOCK_WAIT", 0.0)
+    db = opencode_db.build(tmp_path / "opencode.db", opencode_db.LEAKY[:1], wal=True)
+    with opencode_db.runtime(db, opencode_db.LEAKY[1:], exclusive=True):
+        result = run([db], WriteMode.IN_PLACE, tmp_path)
+    (file,) = result.files
+    assert file.status is FileStatus.SKIPPED and result.exit_code() is ExitCode.ERROR
+    assert "in use" in file.errors[0].message
+    assert not scan([str(db)], jobs=1).errors

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from contextlib import closing
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +25,28 @@ def _js(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+Message = tuple[str, str, dict[str, Any], list[tuple[str, dict[str, Any]]]]
+
+
+def rows(messages: list[Message], session: str = SESSION) -> list[tuple[str, list[Any]]]:
+    """`(table, values)` of every message and part row, as OpenCode inserts them."""
+    out: list[tuple[str, list[Any]]] = []
+    for n, (mid, role, extra, parts) in enumerate(messages):
+        t = T0 + 1000 * n
+        info = {"role": role, "time": {"created": t}, **extra}
+        out.append(("message", [mid, session, t, t, _js(info)]))
+        out.extend(("part", [pid, mid, session, t, t, _js(data)]) for pid, data in parts)
+    return out
+
+
 def build(
-    path: Path,
-    messages: list[tuple[str, str, dict[str, Any], list[tuple[str, dict[str, Any]]]]],
-    session: str = SESSION,
+    path: Path, messages: list[Message], session: str = SESSION, *, wal: bool = False
 ) -> Path:
-    """A store at `path` holding `(message id, role, extra info, [(part id, part data)])`."""
+    """A store at `path` holding `(message id, role, extra info, [(part id, part data)])`;
+    `wal`: in WAL mode, as OpenCode keeps it (`PRAGMA journal_mode = WAL`, storage/db.ts)."""
     with closing(sqlite3.connect(path)) as db:
+        if wal:
+            db.execute("PRAGMA journal_mode = WAL")
         db.executescript(SCHEMA.read_text())
         db.execute(
             "INSERT INTO session (id, project_id, slug, directory, title, version, "
@@ -44,19 +62,57 @@ def build(
                 T0 + 60000,
             ),
         )
-        for n, (mid, role, extra, parts) in enumerate(messages):
-            t = T0 + 1000 * n
-            info = {"role": role, "time": {"created": t}, **extra}
-            db.execute(
-                "INSERT INTO message VALUES (?, ?, ?, ?, ?)", (mid, session, t, t, _js(info))
-            )
-            for pid, data in parts:
-                db.execute(
-                    "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
-                    (pid, mid, session, t, t, _js(data)),
-                )
+        for table, values in rows(messages, session):
+            marks = ", ".join("?" for _ in values)
+            db.execute(f"INSERT INTO {table} VALUES ({marks})", values)
         db.commit()
     return path
+
+
+# A runtime in another process: it writes rows into a WAL-mode store without checkpointing,
+# so they live only in `-wal`, then holds its connection (until stdin closes) or dies.
+_RUNTIME = r"""
+import json, os, sqlite3, sys
+path, rows, end, exclusive = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4]
+db = sqlite3.connect(path, isolation_level=None)
+if exclusive == "1":
+    db.execute("PRAGMA locking_mode = EXCLUSIVE")
+db.execute("PRAGMA journal_mode = WAL")
+db.execute("PRAGMA wal_autocheckpoint = 0")
+db.execute("BEGIN IMMEDIATE")
+for table, values in rows:
+    db.execute(f"INSERT INTO {table} VALUES ({', '.join('?' for _ in values)})", values)
+db.execute("COMMIT")
+print("ready", flush=True)
+if end == "crash":
+    os._exit(0)
+sys.stdin.read()
+db.close()
+"""
+
+
+@contextmanager
+def runtime(
+    path: Path, messages: list[Message], *, end: str = "hold", exclusive: bool = False
+) -> Iterator[None]:
+    """While the block runs, `messages` live only in the store's `-wal`, written by another
+    process that holds the store open (`end="hold"`, exclusively locked with `exclusive`)
+    or died without closing it (`end="crash"`: `-wal` and `-shm` left behind)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _RUNTIME, str(path), _js(rows(messages)), end, "01"[exclusive]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        if end == "crash":
+            proc.wait()
+        yield
+    finally:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        proc.wait()
 
 
 ASSISTANT = {

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+
+import pytest
 
 from tests.formats import opencode_db
 from tests.formats.support import FIXTURES
+from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import scan
-from thinkfix.formats import registry
+from thinkfix.formats import registry, sqlite_store
 from thinkfix.formats.opencode import OpenCode
 
 STORE = FIXTURES / "opencode" / "storage"
@@ -107,3 +111,53 @@ def test_opencode_a_tool_part_after_the_text_is_rule_4_evidence(tmp_path: Path) 
     messages[0][3].pop()  # the same text with no call after it: only the delimiter goes
     alone = scan([str(opencode_db.build(tmp_path / "b.db", messages))], jobs=1)
     assert [(f.json_path, f.kind) for f in alone.findings] == [("parts[0].text", "stray_close")]
+
+
+LEAKING_IDS = {"msg_95e0f3d71002bP4sW8nY1eLmTg", "msg_95e0f3e20003cQ5tX9oZ2fMnUh"}
+
+
+def _folder(path: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file of a folder: its bytes and mtime (what a reader must leave as they were)."""
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(path.iterdir())}
+
+
+@pytest.mark.parametrize("state", ["closed", "crashed", "wal-without-shm", "running"])
+def test_opencode_scan_leaves_the_store_folder_as_it_was_and_reads_the_wal(
+    tmp_path: Path, state: str
+) -> None:
+    """#24: a plain read-only connection to a WAL store created `-shm` (and `-wal`) beside it
+    or wrote into the runtime's `-shm`. The newest rows live only in `-wal`: still read."""
+    db = tmp_path / "opencode.db"
+    held: AbstractContextManager[None] = nullcontext()
+    if state == "closed":
+        opencode_db.build(db, opencode_db.LEAKY, wal=True)
+    else:
+        opencode_db.build(db, opencode_db.LEAKY[:1], wal=True)
+        held = opencode_db.runtime(
+            db, opencode_db.LEAKY[1:], end="hold" if state == "running" else "crash"
+        )
+    with held:
+        if state == "wal-without-shm":
+            (tmp_path / "opencode.db-shm").unlink()
+        before = _folder(tmp_path)
+        assert ("opencode.db-wal" in before) is (state != "closed")
+        report = scan([str(db)], jobs=1)
+        assert _folder(tmp_path) == before
+    assert not report.errors, report.errors
+    assert {f.message_id for f in report.findings} == LEAKING_IDS
+
+
+def test_opencode_store_locked_exclusively_is_in_use_not_an_unknown_format(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#24: a runtime holding the store in EXCLUSIVE locking mode made detection fail, so the
+    store was "not a known session format"; it is in use, exit 2, and left as it is."""
+    monkeypatch.setattr(sqlite_store, "LOCK_WAIT", 0.0)
+    db = opencode_db.build(tmp_path / "opencode.db", opencode_db.LEAKY[:1], wal=True)
+    with opencode_db.runtime(db, opencode_db.LEAKY[1:], exclusive=True):
+        before = _folder(tmp_path)
+        report = scan([str(db)], jobs=1)
+        assert _folder(tmp_path) == before
+    (error,) = report.errors
+    assert "in use" in error.message and "not a known session format" not in error.message
+    assert report.exit_code() is ExitCode.ERROR

@@ -35,6 +35,7 @@ SUPPORT_MODULES = {
     "quick",
     "reader",
     "registry",
+    "sqlite_store",
     "turn_shapes",
     "turns",
     "values",

@@ -334,6 +334,17 @@ def _check_entry(
                 raise c.fail(f"{at}.before.backup {backup} is outside the run's backup folder")
         if "bytes" in before:
             _check_blob(c, before["bytes"], f"{at}.before.bytes")
+    if role == "database" and "rows" in entry:
+        for k, row in enumerate(c.get(entry, "rows", list, at)):
+            where = f"{at}.rows[{k}]"
+            c.get(row, "table", str, where)
+            if not c.get(row, "key", dict, where):
+                raise c.fail(f"{where}.key is empty")
+            if not isinstance(row.get("before"), (dict, type(None))):
+                raise c.fail(f"{where}.before is neither a row nor null")
+            after = row.get("after_sha256")
+            if after is not None and not (isinstance(after, str) and _HEX64.match(after)):
+                raise c.fail(f"{where}.after_sha256 is not a SHA-256")
     if role == "session":
         content = c.get(entry, "content", dict, at)
         if c.get(content, "rebuildable", bool, f"{at}.content"):

@@ -383,6 +383,10 @@ def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
         target = entry.get("target")
         if not isinstance(target, str) or target in known:
             continue
+        if entry.get("role") == "database":  # committed when its rows are the repair's
+            if store.state(entry)[0] == "after":
+                out.append(entry)
+            continue
         try:
             now = urlio.sha256(target) if remote.is_url(target) else _sha256(target)
         except fsio.WriteError:
@@ -616,28 +620,24 @@ def _classify_url(target: str, after: str) -> tuple[UndoStatus, str]:
 
 
 def _classify_store(entry: dict[str, Any]) -> tuple[UndoStatus, str]:
-    """A database store is judged by its rows' digest, as the repair recorded them."""
+    """A database store is judged by the rows the repair changed (its change set), never by
+    the rest of the store, which its runtime may have written since."""
     target = entry["target"]
-    before, after = entry.get("before"), entry["after"]
     unsafe = integrity.safe_target(target)
     if unsafe is not None:
         return UndoStatus.FAILED, unsafe
     if not os.path.lexists(target):
-        if before is None:
+        if entry.get("before") is None:
             return UndoStatus.ALREADY, "already removed"
         return UndoStatus.CHANGED, f"{target}: missing (removed since the repair)"
-    try:
-        now = store.digest(registry.get(entry["format"]), target)
-    except (sqlite3.Error, registry.UnknownFormatError) as exc:
-        return UndoStatus.FAILED, f"{target}: cannot read the store: {exc}"
-    if now == after["sha256"]:
+    where, message = store.state(entry)
+    if where == "after":
         return UndoStatus.WOULD_RESTORE, ""
-    if before is not None and now == before["sha256"]:
+    if where == "before" and entry.get("before") is not None:
         return UndoStatus.ALREADY, "already holds the rows from before the repair"
-    return UndoStatus.CHANGED, (
-        f"{target}: its sessions changed since the repair; restoring "
-        "the backup would lose those changes"
-    )
+    if where == "failed":
+        return UndoStatus.FAILED, message
+    return UndoStatus.CHANGED, message or f"{target}: rows the repair wrote changed since"
 
 
 def _undo_store(entry: dict[str, Any], status: UndoStatus, message: str, dry_run: bool) -> UndoFile:
@@ -648,7 +648,7 @@ def _undo_store(entry: dict[str, Any], status: UndoStatus, message: str, dry_run
         if entry.get("before") is None:  # an --out copy the repair made
             os.unlink(target)
             return UndoFile(target, UndoStatus.REMOVED)
-        store.restore(registry.get(entry["format"]), entry)
+        store.revert(entry)
         return UndoFile(target, UndoStatus.RESTORED)
     except (fsio.WriteError, sqlite3.Error, OSError) as exc:
         kind = getattr(exc, "kind", None)

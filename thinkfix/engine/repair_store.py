@@ -3,6 +3,7 @@ online backup; never a byte rewrite. Dry runs rehearse on an in-memory copy."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from dataclasses import replace
@@ -23,6 +24,7 @@ from thinkfix.engine.repair_model import (
 from thinkfix.engine.repair_plan import bad_records, find_repairs
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats.base import Placement, Repair, SessionFormat
+from thinkfix.formats.sqlite_store import RowChange, StoreInUse
 from thinkfix.io.regular import open_regular
 
 
@@ -33,6 +35,8 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
     try:
         with open_regular(real) as fp:
             records = list(fmt.read(fp))
+    except StoreInUse as exc:  # its runtime holds it: nothing touched
+        return failed(path, fmt.id, ErrorKind.CHANGED, str(exc), FileStatus.SKIPPED)
     except (sqlite3.Error, OSError) as exc:  # not a database it can read: nothing touched
         message = f"{path}: cannot repair: {describe(exc)}; left as it is"
         return failed(path, fmt.id, ErrorKind.UNREADABLE, message, FileStatus.ERROR)
@@ -60,6 +64,7 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
             for (site, result), placement in zip(found, placements, strict=True)
         )
 
+    created: str | None = None
     try:
         if not options.mode.writes:
             done = changes(store.rehearse(fmt, real, repairs))
@@ -75,6 +80,7 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
         assert target is not None
         if not in_place:
             store.copy_store(real, target)
+            created = target
         backup = (
             mf.backup_path(job.backup_dir, real)
             if in_place and options.backup and job.backup_dir is not None
@@ -83,15 +89,15 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
         mode = os.stat(real).st_mode & 0o777
         entries: list[dict[str, Any]] = []
 
-        def journal(before: str, after: str, placements: list[Placement]) -> None:
+        def journal(rows: list[RowChange], placements: list[Placement]) -> None:
             entries.append(
                 store.entry(
                     path=path,
                     target=fsio.real_path(target),
                     fmt=fmt.id,
                     mode=mode,
-                    before=before if in_place else None,
-                    after=after,
+                    in_place=in_place,
+                    changes=rows,
                     backup=backup,
                     repairs=[mf.change_entry(c) for c in changes(placements)],
                 )
@@ -99,25 +105,23 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
             if job.journal_dir is not None:
                 mf.journal(job.journal_dir, job.index, entries)
 
-        placements, _, _ = store.apply(fmt, target, repairs, backup=backup, journal=journal)
+        placements, _ = store.apply(fmt, target, repairs, backup=backup, journal=journal)
     except (fsio.WriteError, sqlite3.Error, OSError) as exc:
-        status = FileStatus.SKIPPED if isinstance(exc, store.StoreBusy) else FileStatus.FAILED
-        kind = exc.kind if isinstance(exc, fsio.WriteError) else ErrorKind.WRITE_FAILED
-        return replace(
-            base,
-            status=status,
-            errors=bad
-            + (
-                InputError(
-                    path,
-                    None,
-                    kind,
-                    str(exc)
-                    if isinstance(exc, fsio.WriteError)
-                    else f"{path}: cannot repair the store: {exc}; left as it is",
-                ),
-            ),
+        if created is not None:  # an --out copy the refused repair leaves no trace of
+            with contextlib.suppress(OSError):
+                os.unlink(created)
+        busy = isinstance(exc, (store.StoreBusy, StoreInUse))
+        status = FileStatus.SKIPPED if busy else FileStatus.FAILED
+        ours = isinstance(exc, (fsio.WriteError, StoreInUse))
+        kind = (
+            exc.kind
+            if isinstance(exc, fsio.WriteError)
+            else ErrorKind.CHANGED
+            if busy
+            else ErrorKind.WRITE_FAILED
         )
+        message = str(exc) if ours else f"{path}: cannot repair the store: {exc}; left as it is"
+        return replace(base, status=status, errors=bad + (InputError(path, None, kind, message),))
     done = changes(placements)
     return replace(
         base,

@@ -21,18 +21,16 @@ the reasoning stays in the repair manifest.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
-import sqlite3
 from collections.abc import Iterator, Mapping
-from contextlib import closing
 from functools import partial
 from pathlib import Path as FsPath
 from typing import Any, BinaryIO
 
 import orjson
 
+from thinkfix.formats import sqlite_store
 from thinkfix.formats.base import (
     Context,
     Message,
@@ -46,10 +44,11 @@ from thinkfix.formats.base import (
 from thinkfix.formats.common import Draft, FormatBase, Plan, as_str, join_texts, place_elsewhere
 from thinkfix.formats.detection import sample
 from thinkfix.formats.reader import read_auto
+from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
+from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
 from thinkfix.formats.turn_shapes import args_text, iso, output_text
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 #: Tables (and their columns) OpenCode's SQLite store has; anything else is not ours.
 _TABLES = {
     "message": {"id", "session_id", "data"},
@@ -86,26 +85,14 @@ def storage_kind(doc: Any) -> str | None:
     return None
 
 
-def open_database(path: str) -> sqlite3.Connection:
-    """A read-only connection that never creates, migrates or locks for writing."""
-    uri = "file:" + os.path.abspath(path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
-    return sqlite3.connect(uri, uri=True, timeout=5)
+def is_store_name(path: str) -> bool:
+    """Is this the name OpenCode gives its store (`opencode.db`; a channel build's
+    `opencode-<channel>.db`, `Database.getChannelPath` in storage/db.ts)?"""
+    name = os.path.basename(path)
+    return name == "opencode.db" or (name.startswith("opencode-") and name.endswith(".db"))
 
 
-def is_opencode_db(path: str) -> bool:
-    """Does the SQLite file have OpenCode's message and part tables?"""
-    try:
-        with closing(open_database(path)) as db:
-            for table, columns in _TABLES.items():
-                have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-                if not columns <= have:
-                    return False
-        return True
-    except sqlite3.Error:
-        return False
-
-
-def database_messages(db: sqlite3.Connection) -> Iterator[dict[str, Any]]:
+def database_messages(db: Any) -> Iterator[dict[str, Any]]:
     """Every message of the store with its parts in id order (as OpenCode reads them), as
     one JSON object: `{id, sessionID, info, parts}`."""
     rows = db.execute("SELECT id, session_id, data FROM message ORDER BY session_id, id")
@@ -192,7 +179,12 @@ class OpenCode(FormatBase):
 
     def detect(self, head: bytes, path: str = "") -> float:
         if head.startswith(SQLITE_MAGIC):
-            return 0.95 if path and os.path.isfile(path) and is_opencode_db(path) else 0.0
+            if not path or not os.path.isfile(path):
+                return 0.0
+            try:
+                return 0.95 if has_tables(path, _TABLES) else 0.0
+            except StoreInUse:  # claimed by its name, so reading it says "in use"
+                return 0.95 if is_store_name(path) else 0.0
         s = sample(head)
         return 0.95 if storage_kind(s.doc) is not None else 0.0
 
@@ -232,7 +224,7 @@ class OpenCode(FormatBase):
         path = getattr(fp, "name", None)
         if not isinstance(path, str) or not os.path.isfile(path):
             raise ValueError("OpenCode's SQLite store is read from the file on disk, not a stream")
-        with closing(open_database(path)) as db:
+        with snapshot(path) as db:
             for n, message in enumerate(database_messages(db)):
                 yield Record(n, n + 1, orjson.dumps(message), b"\n", shapes=self.shapes)
 
@@ -258,23 +250,10 @@ class OpenCode(FormatBase):
         )
 
     def is_database(self, path: str) -> bool:
-        try:
-            with open(path, "rb") as fh:
-                return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-        except OSError:
-            return False
+        return sqlite_store.is_database(path)
 
     def apply_database(self, db: Any, repairs: list[Repair]) -> list[Placement]:
         return apply_database(db, repairs)
-
-    def database_digest(self, db: Any) -> str:
-        """sha256 over the message and part rows, in id order."""
-        digest = hashlib.sha256()
-        for table in ("message", "part"):
-            for row in db.execute(f"SELECT id, data FROM {table} ORDER BY id"):
-                digest.update(orjson.dumps([table, *row]))
-                digest.update(b"\n")
-        return digest.hexdigest()
 
     def may_contain_assistant(self, raw: bytes) -> bool:
         return True
@@ -356,8 +335,9 @@ def id_before(text_id: str, previous: str | None) -> str | None:
     return None
 
 
-def apply_database(db: sqlite3.Connection, repairs: list[Repair]) -> list[Placement]:
+def apply_database(db: RowChanges, repairs: list[Repair]) -> list[Placement]:
     """Apply repairs to an open store inside the caller's transaction; one Placement each.
+    Every row edit goes through `db` (a `RowChanges`), which records it for undo.
 
     A part whose text is no longer the one the repair was planned on is left alone
     (SKIPPED); a text that would become empty is dropped when its message shows something
@@ -377,7 +357,7 @@ def _part_index(repair: Repair) -> int:
     return path[1] if len(path) == 3 and path[0] == "parts" and isinstance(path[1], int) else -1
 
 
-def _apply_one(db: sqlite3.Connection, repair: Repair) -> Placement:
+def _apply_one(db: RowChanges, repair: Repair) -> Placement:
     site = repair.site
     index = _part_index(repair)
     rows = db.execute(
@@ -430,19 +410,23 @@ def _apply_one(db: sqlite3.Connection, repair: Repair) -> Placement:
         reasoning = {"type": "reasoning", "text": "\n\n".join(segments)}
         if isinstance(data.get("time"), dict):
             reasoning["time"] = data["time"]
-        db.execute(
-            "INSERT INTO part (id, message_id, session_id, time_created, time_updated, "
-            "data) VALUES (?, ?, ?, ?, ?, ?)",
-            (new_id, site.message_id, session_id, created, updated, _dumps(reasoning)),
+        db.insert(
+            "part",
+            {
+                "id": new_id,
+                "message_id": site.message_id,
+                "session_id": session_id,
+                "time_created": created,
+                "time_updated": updated,
+                "data": _dumps(reasoning),
+            },
+            key=("id",),
         )
         where = f"a new reasoning part {new_id} before part {part_id}"
     if emptied:
-        db.execute("DELETE FROM part WHERE id = ?", (part_id,))
+        db.delete("part", {"id": part_id})
     else:
-        db.execute(
-            "UPDATE part SET data = ? WHERE id = ?",
-            (_dumps({**data, "text": repair.visible}), part_id),
-        )
+        db.update("part", {"id": part_id}, {"data": _dumps({**data, "text": repair.visible})})
     kind = PlacementKind.RECORD if segments else PlacementKind.NONE
     return Placement(site, kind, where if segments else "no reasoning to place")
 
