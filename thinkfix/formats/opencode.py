@@ -13,10 +13,14 @@ In the file store the role lives in the message file, not in the part: a text
 part is read with its message's `role` and `modelID`, looked up beside it. In
 SQLite one record is one assistant message with its parts, in id order.
 
+The SQLite store is read through `sqlite_store.snapshot`, which leaves its folder as it was
+(OpenCode keeps it in WAL mode, `Database.Client` in `storage/db.ts`, so its newest rows are
+in `opencode.db-wal` while it runs) and reports a store locked exclusively as in use.
+
 Placement: a new `reasoning` part whose id sorts right before the text part
-(`db_repair.py` writes it, for the SQLite store, in one transaction per session
-after an online backup). In the file store a new part would be a new file, so
-the reasoning stays in the repair manifest.
+(`engine/store.py` writes it, through `RowChanges` so undo puts back exactly these rows,
+in one transaction after an online backup). In the file store a new part would be a new
+file, so the reasoning stays in the repair manifest.
 """
 
 from __future__ import annotations
