@@ -136,7 +136,7 @@ def test_jobs_0_on_the_command_line_means_all_cores_over_the_file(tmp_path: Path
     [
         ([], {"THINKFIX_JOBS": "many"}, "$THINKFIX_JOBS: jobs must be a whole number"),
         ([], {"THINKFIX_ORPHAN_CLOSE": "never"}, "$THINKFIX_ORPHAN_CLOSE: orphan_close must be"),
-        (["--max-record-size", "lots"], {}, "flag: max_record_size must be a size"),
+        (["--max-record-size", "lots"], {}, "--max-record-size: max_record_size must be a size"),
     ],
 )
 def test_bad_values_from_the_environment_or_a_flag_exit_2(

@@ -87,7 +87,12 @@ def pop_policy(kwargs: dict[str, Any], base: Policy = DEFAULT) -> Policy:
         if value is None:
             continue
         if key == "tags":
-            value = tuple(t.strip() for t in value.split(",") if t.strip())
+            from thinkfix.engine.config import ConfigError, tag_names
+
+            try:
+                value = tag_names(tuple(t.strip() for t in value.split(",") if t.strip()), "--tags")
+            except ConfigError as exc:
+                raise click.UsageError(str(exc)) from None
         changes["native" if key == "native_mode" else key] = value
     return base.with_changes(**changes) if changes else base
 
@@ -303,6 +308,7 @@ def resolve_settings(kwargs: dict[str, Any]) -> tuple[Settings, dict[str, str]]:
     `THINKFIX_*`, else the config file, else the default); each is taken out of `kwargs`.
     Raises `config.ConfigError` (a `ValueError`)."""
     from thinkfix.engine import config
+    from thinkfix.engine.config import Origin
 
     ctx = click.get_current_context()
     if _CONFIG_ERROR in ctx.meta:
@@ -314,7 +320,8 @@ def resolve_settings(kwargs: dict[str, Any]) -> tuple[Settings, dict[str, str]]:
         if isinstance(param, _Setting) and param.name:
             origin, sources[param.name] = _source(ctx, param, config_file)
             given[param.name] = (kwargs.pop(param.name, None), origin)
-    return config.settings(given, config_file), sources
+    flags = {name: sources[name] for name, (_, origin) in given.items() if origin is Origin.FLAG}
+    return config.settings(given, config_file, flags), sources
 
 
 def _source(ctx: click.Context, param: _Setting, config_file: str | None) -> tuple[Origin, str]:
@@ -371,6 +378,21 @@ class SettingsCommand(RedactCommand):
 
 
 # --- one CLI surface: the same words for the same things in every command --------------------
+
+
+def dask_option(help: str) -> Callable[[F], F]:
+    """`--dask ADDRESS`, for the commands that can run on a cluster: an empty address is a
+    usage error (it used to run locally without a word)."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise click.BadParameter("give the scheduler's address, e.g. tcp://scheduler:8786")
+        return value
+
+    return click.option(
+        "--dask", "dask_address", default=None, metavar="ADDRESS", callback=check, help=help
+    )
+
 
 ERROR_PREFIX = "thinkfix: error: "
 

@@ -11,7 +11,13 @@ from typing import Any
 
 import click
 
-from thinkfix.cli.options import SettingsCommand, echo_error, exit_zero_option, quiet_option
+from thinkfix.cli.options import (
+    SettingsCommand,
+    dask_option,
+    echo_error,
+    exit_zero_option,
+    quiet_option,
+)
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
 from thinkfix.engine import repair_run
 from thinkfix.engine.controls import visible_controls, visible_name
@@ -157,11 +163,7 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
     "a live session may be writing them. A file held open for writing is "
     "left alone all the same.",
 )
-@click.option(
-    "--dask",
-    "dask_address",
-    default=None,
-    metavar="ADDRESS",
+@dask_option(
     help="Repair the files on the Dask distributed cluster at ADDRESS (e.g. "
     "tcp://scheduler:8786); its workers must see the same paths or URLs. Not with "
     "--in-place; outputs are written only where nothing is. Needs pip install "

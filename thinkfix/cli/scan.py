@@ -20,6 +20,7 @@ from thinkfix.cli.options import (
     SettingOption,
     SettingsCommand,
     config_options,
+    dask_option,
     exit_zero_option,
     format_option,
     policy_options,
@@ -178,6 +179,7 @@ def _render(
     "state_file",
     default=None,
     metavar="FILE",
+    type=click.Path(dir_okay=False),
     help="The incremental state file (implies --incremental).",
 )
 @click.option(
@@ -281,11 +283,7 @@ def _render(
     help="List findings the baseline covers in text, concise and github output "
     "(machine formats always carry them, marked).",
 )
-@click.option(
-    "--dask",
-    "dask_address",
-    default=None,
-    metavar="ADDRESS",
+@dask_option(
     help="Scan the files on the Dask distributed cluster at ADDRESS (e.g. "
     "tcp://scheduler:8786); its workers must see the same paths. Needs "
     "pip install 'thinkfix[dask]'. The report is the same as a local run's.",

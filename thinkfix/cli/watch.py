@@ -70,6 +70,7 @@ def _live_line(console: Any, f: LeakFinding) -> None:
     "--textfile",
     default=None,
     metavar="PATH",
+    type=click.Path(dir_okay=False),
     help="Write the counters as OpenMetrics text to PATH (replaced atomically), for "
     "node_exporter's textfile collector.",
 )
@@ -78,6 +79,7 @@ def _live_line(console: Any, f: LeakFinding) -> None:
     "state_file",
     default=None,
     metavar="FILE",
+    type=click.Path(dir_okay=False),
     help="Where to remember files and counters across restarts (default: "
     "$XDG_STATE_HOME/thinkfix/watch-state.json).",
 )

@@ -11,6 +11,11 @@ config file (baseline, output, reports, `disable.paths`) are relative to the
 file's folder. Which value wins is click's work (`cli.options`: the file read here becomes
 the command's `default_map`, each `THINKFIX_*` a setting's `envvar`); this module finds and
 checks the file (`config_values`) and gives the winning values their meaning (`settings`).
+
+A config file travels with the files it configures, so it is trusted no more than they are
+(docs/reliability.md, "A hostile checkout"): a value it gives may not name a file to write
+outside its own folder (symlinks and `..` resolved), nor weaken redaction (`redact = "none"`);
+the same value from a flag or `THINKFIX_*`, which come from whoever runs thinkfix, may.
 Example:
 
     [tool.thinkfix]
@@ -156,6 +161,10 @@ _UNITS = {
     "gib": 1 << 30,
 }
 _PATHS = {"output", "baseline", "write_baseline"}
+#: The settings whose value is a file thinkfix writes: a config file keeps them inside its folder.
+WRITES = ("output", "write_baseline", "report")
+#: What a tag name may be: letters first, then letters, digits, `-`, `_`, `.` or `:` (`mm:think`).
+_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]*\Z")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 _INTERNAL = {"config_file"}
@@ -175,6 +184,8 @@ def _coerce(name: str, value: Any, source: str) -> Any:
             value = [v for v in (p.strip() for p in value.split(",")) if v]
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{where} must be a list of strings")
+        if name == "tags":
+            return tag_names(value, where)
         return tuple(value)
     if name in _BOOLS:
         if isinstance(value, str):
@@ -218,11 +229,58 @@ def parse_size(value: Any, where: str = "size") -> int:
     unit = text[len(number) :]
     try:
         size = int(float(number) * _UNITS[unit])
-    except (KeyError, ValueError):
+    except (KeyError, ValueError, OverflowError):  # inf and 1e400 overflow, nan is no number
         raise ConfigError(f"{where} must be a size such as 64MB, not {value!r}") from None
     if size < 0:
         raise ConfigError(f"{where} must be 0 or more, not {value!r}")
     return size
+
+
+def tag_names(values: Any, where: str) -> tuple[str, ...]:
+    """The tag names of a `tags` setting; ConfigError naming `where` for one that no tag
+    could have (an empty one, one with a space or `<`)."""
+    for tag in values:
+        if not _TAG_NAME.match(tag):
+            raise ConfigError(
+                f"{where} must be tag names such as think (a letter, then letters, digits, "
+                f"-, _, . or :), not {tag!r}"
+            )
+    return tuple(values)
+
+
+def _inside(path: str, root: str) -> bool:
+    """Does `path`, every symlink and `..` resolved, lie inside the folder `root`?"""
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _trusted_file_value(name: str, value: Any, config_file: str) -> None:
+    """ConfigError when a config file's value writes outside its folder or unmasks secrets:
+    the config of a checkout is as untrusted as the sessions in it."""
+    root = os.path.dirname(config_file)
+    if name in WRITES:
+        targets = value if isinstance(value, tuple) else (value,)
+        for target in targets:
+            path = target.partition("=")[2] if name == "report" else target
+            if path and not _inside(path, root):
+                raise ConfigError(
+                    f"{config_file}: {name} names {path!r}, outside the project ({root}); "
+                    f"a config file writes only inside its own folder (a flag or "
+                    f"${env_name(name)} may name any file)"
+                )
+    if name == "redact" and _weakens(value):
+        raise ConfigError(
+            f"{config_file}: redact = {value!r} would show what the default masks; a config "
+            "file may only ask for as much or more (secrets, all); --redact none or "
+            f"${env_name('redact')}=none may ask for less"
+        )
+
+
+def _weakens(redact: Any) -> bool:
+    try:
+        return Redaction.from_flag(redact) is Redaction.NONE
+    except ValueError:
+        return False  # not a redaction at all: `redaction` says so
 
 
 def find_config(start: str) -> str | None:
@@ -354,11 +412,17 @@ def env_name(name: str) -> str:
     return ENV_PREFIX + name.upper()
 
 
-def settings(given: Mapping[str, tuple[Any, Origin]], config_file: str | None = None) -> Settings:
+def settings(
+    given: Mapping[str, tuple[Any, Origin]],
+    config_file: str | None = None,
+    flags: Mapping[str, str] | None = None,
+) -> Settings:
     """The settings from each one's winning value and where it came from: a file's value is
     already typed (`read_config`), an environment variable's is text, a flag's is what click
-    parsed (a repeatable flag also takes comma-separated lists); a default leaves the field's
-    own. Raises `ConfigError` naming the variable or flag."""
+    parsed (a repeatable flag also takes comma-separated lists; `flags` spells each one as
+    given, for its errors); a default leaves the field's
+    own. A config file's value that writes outside its folder or weakens redaction is refused
+    (`_trusted_file_value`). Raises `ConfigError` naming the variable, flag or file."""
     values: dict[str, Any] = {}
     for name, (value, origin) in given.items():
         if name not in SETTING_NAMES:
@@ -369,8 +433,10 @@ def settings(given: Mapping[str, tuple[Any, Origin]], config_file: str | None = 
             if name in _LISTS and isinstance(value, tuple) and name != "report":
                 # FORMAT=PATH may hold a comma; other lists also take comma-separated values
                 value = tuple(v.strip() for item in value for v in item.split(",") if v.strip())
-            values[name] = _coerce(name, value, "flag")
+            values[name] = _coerce(name, value, (flags or {}).get(name, "flag"))
         elif origin is Origin.FILE:
+            if config_file is not None:
+                _trusted_file_value(name, value, config_file)
             values[name] = value
     return replace(Settings(), config_file=config_file, **values)
 

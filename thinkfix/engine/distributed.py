@@ -41,7 +41,8 @@ def _client(address: str) -> tuple[Any, Any]:
         ) from None
     try:
         client = Client(address)  # type: ignore[no-untyped-call]
-    except (OSError, ValueError) as exc:  # TimeoutError is an OSError
+    # TimeoutError is an OSError; TypeError: a tls:// address without a security configuration
+    except (OSError, ValueError, TypeError) as exc:
         raise DaskUnavailable(
             f"--dask {address}: cannot reach the scheduler ({exc or type(exc).__name__})"
         ) from None
