@@ -86,3 +86,17 @@ def test_state_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     code, _, err = run("--state", str(tmp_path / "file" / "state.json"), str(root))
     assert code == 2 and "state file" in err
+
+
+def test_a_state_in_another_layout_is_named_on_stderr(tmp_path: Path) -> None:
+    """#22 item 10: an older thinkfix's state is not reused, and the run says so once."""
+    root = tmp_path / "s"
+    root.mkdir()
+    session(root, "a.jsonl", sessions.claude_code(0, leak=True))
+    (tmp_path / "st.json").write_bytes(b'{"version": 1, "files": {}}')
+    code, _, err = run("--state", "st.json", str(root))
+    assert code == 1
+    assert "thinkfix: note: the state file st.json is in layout 1" in err
+    assert "1 read whole" in err
+    code, _, err = run("--state", "st.json", str(root))
+    assert code == 1 and "note:" not in err

@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 from tests.telemetry import sessions
 from thinkfix.engine import incremental
 from thinkfix.engine.file_scan import ScannedFile
-from thinkfix.engine.incremental import State, scan_incremental
+from thinkfix.engine.incremental import scan_incremental
 from thinkfix.engine.inputs import walk
 from thinkfix.engine.scan import scan, scan_file
 from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.scan_state import State
 from thinkfix.engine.watch import Totals, Watcher, counts
 
 OPTIONS = ScanOptions()

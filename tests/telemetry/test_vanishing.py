@@ -18,10 +18,11 @@ import pytest
 
 from tests.telemetry import sessions
 from thinkfix.engine import incremental
-from thinkfix.engine.incremental import State, scan_incremental
+from thinkfix.engine.incremental import scan_incremental
 from thinkfix.engine.report import ErrorKind
 from thinkfix.engine.scan import scan
 from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.scan_state import State
 from thinkfix.engine.watch import Watcher
 
 OPTIONS = ScanOptions()

@@ -310,3 +310,17 @@ def test_core_commands_do_not_import_the_watch_extra() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_watch_names_a_state_in_another_layout(tmp_path: Path) -> None:
+    from thinkfix.engine.watch_run import Serve, Serving
+
+    root = tmp_path / "s"
+    root.mkdir()
+    (root / "a.jsonl").write_bytes(sessions.claude_code(0, leak=True))
+    state = tmp_path / "state.json"
+    state.write_bytes(b'{"version": 2, "files": {}, "totals": {}}')
+    started = Serve(Watcher([str(root)], OPTIONS, str(state)), Serving(poll=True)).start()
+    assert started.note is not None and "layout 2" in started.note
+    assert (started.messages, started.leaking) == (1, 1)
+    assert Serve(Watcher([str(root)], OPTIONS, str(state)), Serving(poll=True)).start().note is None

@@ -84,6 +84,8 @@ def _notes(run: scan_run.ScanRun, settings: config.Settings, quiet: bool) -> Non
             f"{i.unchanged} unchanged; {i.bytes_read:,} bytes of sessions read",
             err=True,
         )
+    if run.incremental is not None and run.incremental.note is not None:
+        click.echo(f"thinkfix: note: {run.incremental.note}", err=True)
     for pattern in run.unmatched_excludes:
         # A typo, or quotes a shell or CI runner kept (`'archive/**'`): say so.
         click.echo(

@@ -130,6 +130,8 @@ def watch_command(
             on_finding=lambda f: _live_line(console, f),
         )
         started = serve.start()
+        if started.note is not None:
+            click.echo(f"thinkfix: note: {started.note}", err=True)
         if not quiet and started.metrics_url:
             click.echo(f"thinkfix: metrics on {started.metrics_url}", err=True)
         if not quiet:

@@ -4,7 +4,8 @@ Session files are append-only JSONL in the common case. The state keeps, per fil
 identity (device, inode, size, modification and status-change times), a hash of the whole
 part already scanned, and the counts and findings of that part (`committed`): everything up
 to the end of its last complete line, plus what a reader needs to go on from there (the line
-count, the format's context after that line, the line-ending mode). The next run then
+count, the format's context after that line, the line-ending mode; engine/scan_state.py
+writes it). The next run then
 
 - reuses the counts of a file whose identity is unchanged, reading nothing: a write moves
   the status-change time (ctime), which, unlike the mtime, no one can put back;
@@ -22,37 +23,36 @@ checks by appending, rewriting and truncating files at random between runs.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import io
 import os
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, BinaryIO
 
 import orjson
 
-from thinkfix._serialize import from_record, record
 from thinkfix._version import __version__
 from thinkfix.engine import parallel, sparse
 from thinkfix.engine.file_scan import ScannedFile, _FileScan
-from thinkfix.engine.fsio import atomic_write
 from thinkfix.engine.inputs import STDIN, Candidate, InputFile, resolve, walk
 from thinkfix.engine.paths import with_display_paths
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
-from thinkfix.engine.report import InputError, LeakFinding, Report
+from thinkfix.engine.report import Report
 from thinkfix.engine.scan import POOL_MIN_BYTES, default_jobs, scan_file
 from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.engine.scan_report import build_report, require_sessions
+from thinkfix.engine.scan_state import Entry, State
 from thinkfix.formats import registry
 from thinkfix.formats.base import EMPTY_CONTEXT, Context
 from thinkfix.formats.detection import read_head
 from thinkfix.io.compression import Compression
 from thinkfix.io.ranges import ByteRange
 
-STATE_VERSION = 2  # 2: the check hashes the whole committed part, and the ctime is kept
 #: A file modified this close to the moment it was read may change again within the same
 #: clock tick without its size or times changing ("racily clean", as git calls it): such an
 #: entry is not trusted to be unchanged, and the committed part is hashed again.
@@ -96,93 +96,7 @@ def _canon(value: Any) -> Any:
     return repr(pattern) if pattern is not None else repr(value)
 
 
-# --- per-file entries ----------------------------------------------------------------------
-
-
-@dataclass
-class Entry:
-    """What the state remembers of one file."""
-
-    options: str
-    dev: int
-    ino: int
-    size: int
-    mtime_ns: int
-    ctime_ns: int
-    format: str | None
-    committed: ScannedFile  # the counts of bytes [0, offset)
-    offset: int = 0  # end of the last complete line read
-    check: str = ""  # `prefix_hash` of bytes [0, offset), as they were parsed
-    resumable: bool = False  # JSONL through the line reader, uncompressed: can go on at offset
-    lines: int = 0  # lines in [0, offset)
-    ctx: dict[str, Any] | None = None  # the format's context after offset
-    crlf: bool = False
-    read_ns: int = 0  # when it was read (wall clock)
-
-    @property
-    def settled(self) -> bool:
-        """Was the file last changed well before it was read (so the same size and times
-        mean the same bytes)?"""
-        return max(self.mtime_ns, self.ctime_ns) + RACY_NS < self.read_ns
-
-    def same_stat(self, st: os.stat_result) -> bool:
-        """Is `st` the file this entry was read from, untouched since (when `settled`)?"""
-        return (self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns) == (
-            st.st_dev,
-            st.st_ino,
-            st.st_size,
-            st.st_mtime_ns,
-            st.st_ctime_ns,
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        # The carried context as the format left it (its keys unsorted), as before.
-        return record(self, _ENTRY_KEYS, ctx=self.ctx, committed=result_to_json(self.committed))
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Entry:
-        return from_record(cls, data, committed=result_from_json(data["committed"]))
-
-
-#: An entry's keys in the state file, in the order it has always written them.
-_ENTRY_KEYS = (
-    "options",
-    "dev",
-    "ino",
-    "size",
-    "mtime_ns",
-    "ctime_ns",
-    "read_ns",
-    "format",
-    "offset",
-    "check",
-    "resumable",
-    "lines",
-    "ctx",
-    "crlf",
-    "committed",
-)
-
-
-def result_to_json(r: ScannedFile) -> dict[str, Any]:
-    """A file's counts; findings and errors as their fields' tuples (compact, read back by
-    position)."""
-    return record(
-        r,
-        findings=[dataclasses.astuple(f) for f in r.findings],
-        errors=[dataclasses.astuple(e) for e in r.errors],
-    )
-
-
-def result_from_json(d: Mapping[str, Any]) -> ScannedFile:
-    return from_record(
-        ScannedFile,
-        d,
-        findings=tuple(LeakFinding(*f) for f in d["findings"]),
-        errors=tuple(InputError(*e) for e in d["errors"]),
-        by_model=tuple((m, a, lk, n) for m, a, lk, n in d["by_model"]),
-        by_day=tuple((day, m, a, lk, n) for day, m, a, lk, n in d["by_day"]),
-    )
+# --- per-file results -------------------------------------------------------------------
 
 
 def merge(a: ScannedFile, b: ScannedFile, *, size: int) -> ScannedFile:
@@ -220,6 +134,11 @@ def merge(a: ScannedFile, b: ScannedFile, *, size: int) -> ScannedFile:
 def _digest() -> Any:
     # SHA-1 as a checksum, not a seal: ~0.8 GB/s here, and no accidental collision known.
     return hashlib.sha1(usedforsecurity=False)
+
+
+def _check(digest: Any) -> str:
+    """A digest as the state writes it (base64: 27 characters for SHA-1's 20 bytes)."""
+    return base64.b64encode(digest.digest()).decode().rstrip("=")
 
 
 def _prefix_digest(fp: BinaryIO, end: int) -> tuple[Any, int]:
@@ -385,7 +304,7 @@ def scan_increment(
         # scan reports it (an unreadable input, never clean), and nothing remembered (#22).
         return Increment(scan_file(item, options), None)
     if done.entry is not None:
-        done.entry.read_ns = now
+        done.entry.settled = max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS < now
     return done
 
 
@@ -422,7 +341,7 @@ def _resume(
         digest, hashed = None, 0
         if not trusted:
             digest, hashed = _prefix_digest(fp, entry.offset)
-            if hashed != entry.offset or digest.hexdigest() != entry.check:
+            if hashed != entry.offset or _check(digest) != entry.check:
                 return None  # rewritten (or cut) somewhere in the part already scanned
         end = st.st_size
         cut = _last_line_end(fp, entry.offset, end)
@@ -443,7 +362,7 @@ def _resume(
                 return None
             committed = merge(committed, scan.result(), size=cut)
             crlf = scan.crlf_after
-            check = digest.hexdigest()
+            check = _check(digest)
             parsed += cut - entry.offset
         total = committed
         if end > cut:
@@ -503,7 +422,7 @@ def _full(
         file.format,
         committed,
         offset=cut,
-        check=digest.hexdigest(),
+        check=_check(digest),
         resumable=True,
         lines=lines,
         ctx=ctx_json,
@@ -512,47 +431,7 @@ def _full(
     return Increment(total, entry, FULL, size, size)
 
 
-# --- the state file ------------------------------------------------------------------------
-
-
-class StateError(Exception):
-    """The state file cannot be written."""
-
-
-@dataclass
-class State:
-    """Entries by display path. Entries of files this run did not name are kept, so runs
-    over different folders can share one state file; entries of deleted files are dropped."""
-
-    entries: dict[str, Entry] = field(default_factory=dict)
-
-    @classmethod
-    def load(cls, path: str) -> State:
-        """The state saved at `path`; an empty one when it is missing, unreadable or from
-        another version (the next run is then a full scan, never a wrong one)."""
-        try:
-            with open(path, "rb") as fp:
-                data = orjson.loads(fp.read())
-            if data.get("version") != STATE_VERSION:
-                return cls()
-            return cls({p: Entry.from_json(e) for p, e in data["files"].items()})
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return cls()
-
-    def save(self, path: str) -> None:
-        for p in [p for p, e in self.entries.items() if not os.path.exists(p)]:
-            del self.entries[p]
-        data = orjson.dumps(
-            {
-                "version": STATE_VERSION,
-                "files": {p: e.to_json() for p, e in sorted(self.entries.items())},
-            }
-        )
-        try:
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            atomic_write(path, data)
-        except OSError as exc:
-            raise StateError(f"cannot write the state file {path}: {exc}") from None
+# --- a run ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -564,6 +443,7 @@ class Stats:
     unchanged: int = 0
     bytes_read: int = 0  # parsed or hashed
     bytes_parsed: int = 0
+    note: str | None = None  # why the state file there was not reused
 
 
 def _work(
@@ -649,4 +529,5 @@ def scan_incremental(
     report = with_display_paths(
         require_sessions(build_report(results, __version__), paths, options)
     )
-    return report, Stats(counts[FULL], counts[APPENDED], counts[UNCHANGED], read, parsed)
+    stats = Stats(counts[FULL], counts[APPENDED], counts[UNCHANGED], read, parsed, state.note)
+    return report, stats

@@ -36,6 +36,7 @@ class Incremental:
     unchanged: int
     bytes_read: int  # parsed or hashed
     bytes_parsed: int
+    note: str | None = None  # why the state file there was not reused
 
 
 @dataclass(frozen=True)
@@ -89,16 +90,22 @@ def _incremental(
     stdin: BinaryIO | None,
 ) -> tuple[Report, Incremental]:
     from thinkfix.engine import incremental
+    from thinkfix.engine.scan_state import StateError
 
     path = state_file or incremental.default_state_path()
     try:
         report, stats = incremental.scan_incremental(
             paths, options, path, jobs=jobs, progress=progress, stdin=stdin
         )
-    except incremental.StateError as exc:
+    except StateError as exc:
         raise RunError(str(exc)) from None
     return with_display_paths(report), Incremental(
-        stats.full, stats.appended, stats.unchanged, stats.bytes_read, stats.bytes_parsed
+        stats.full,
+        stats.appended,
+        stats.unchanged,
+        stats.bytes_read,
+        stats.bytes_parsed,
+        stats.note,
     )
 
 

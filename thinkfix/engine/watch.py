@@ -23,21 +23,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from thinkfix.engine.file_scan import ScannedFile
-from thinkfix.engine.fsio import atomic_write
-from thinkfix.engine.incremental import (
-    STATE_VERSION,
-    Entry,
-    State,
-    StateError,
-    options_key,
-    scan_increment,
-)
+from thinkfix.engine.incremental import options_key, scan_increment
 from thinkfix.engine.inputs import InputFile, walk
 from thinkfix.engine.report import LeakFinding
 from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.scan_state import (
+    Entry,
+    State,
+    decode,
+    decoded,
+    read_document,
+    write_document,
+)
 
 #: (format, model) for message counters; (kind, format, model) for findings.
 Labels = tuple[str, ...]
@@ -107,30 +105,18 @@ class WatchState:
     @classmethod
     def load(cls, path: str) -> WatchState:
         """The saved entries and counters, or neither (never counters without the entries
-        they came from, which would count every record again)."""
-        try:
-            with open(path, "rb") as fp:
-                data = orjson.loads(fp.read())
-            if data.get("version") != STATE_VERSION:
-                return cls()
-            files = State({p: Entry.from_json(e) for p, e in data["files"].items()})
-            return cls(files, Totals.from_json(data.get("totals", {})))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
-            return cls()
+        they came from, which would count every record again); `files.note` says why a
+        state file that was there is not reused."""
+        data, note = read_document(path)
+        if data is None:
+            return cls(State(note=note))
+        both, note = decoded(path, data, lambda d: (decode(d), Totals.from_json(d["totals"])))
+        if both is None:
+            return cls(State(note=note))
+        return cls(State(both[0]), both[1])
 
     def save(self, path: str) -> None:
-        data = orjson.dumps(
-            {
-                "version": STATE_VERSION,
-                "files": {p: e.to_json() for p, e in sorted(self.files.entries.items())},
-                "totals": self.totals.to_json(),
-            }
-        )
-        try:
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            atomic_write(path, data)
-        except OSError as exc:
-            raise StateError(f"cannot write the state file {path}: {exc}") from None
+        write_document(path, self.files.entries, totals=self.totals.to_json())
 
 
 def _holds(path: str, entry: Entry) -> bool:

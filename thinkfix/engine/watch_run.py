@@ -18,9 +18,10 @@ from types import SimpleNamespace
 from typing import Any
 
 from thinkfix.engine import fsio
-from thinkfix.engine.incremental import StateError, default_state_path
+from thinkfix.engine.incremental import default_state_path
 from thinkfix.engine.report import LeakFinding
 from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.scan_state import StateError
 from thinkfix.engine.watch import Watcher
 
 
@@ -131,6 +132,7 @@ class Started:
     events: bool  # woken by filesystem events (else polling)
     messages: int
     leaking: int
+    note: str | None = None  # why the state file there was not reused
 
 
 @dataclass
@@ -215,6 +217,7 @@ class Serve:
             self._observer is not None,
             sum(totals.messages.values()),
             sum(totals.leaking.values()),
+            self.watcher.state.files.note,
         )
 
     def loop(self, after_findings: Callable[[], None] = lambda: None) -> None:
