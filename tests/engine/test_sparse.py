@@ -13,6 +13,7 @@ from tests.engine.conftest import FIXTURES
 from thinkfix.engine import sparse
 from thinkfix.formats import registry
 from thinkfix.formats.common import FormatBase
+from thinkfix.formats.strangers import names_turn
 
 
 def _expected(fmt: FormatBase, data: bytes) -> tuple[list[tuple], int]:
@@ -21,7 +22,7 @@ def _expected(fmt: FormatBase, data: bytes) -> tuple[list[tuple], int]:
     kept = [
         (r.index, r.line, r.raw, r.eol, r.ctx)
         for r in records
-        if fmt.assistant_marker in r.raw or not r.eol
+        if fmt.assistant_marker in r.raw or not r.eol or names_turn(r.raw)
     ]
     return kept, len(records)
 
@@ -64,6 +65,9 @@ LINES = [
         b'{"type":"response_item","payload":{"type":"message","role":"assistant",'
         b'"content":[{"type":"output_text","text":"x"}]}}'
     ),
+    # a stranger's turn (#21 item 1): no marker, but it names a model turn
+    b'{"type":"turn","message":{"role": "model","parts":[{"text":"a"}]}}',
+    b'{"type":"turn_context","payload":{"model" :"m"}}',
 ]
 
 

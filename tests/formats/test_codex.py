@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.formats.support import fixture, read, repair, site_at, sites
+from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, PlacementKind, Repair
 from thinkfix.formats.registry import get
 
@@ -180,3 +183,49 @@ def test_codex_bare_response_items_of_early_rollouts() -> None:
         "content": [{"type": "reasoning_text", "text": "r"}],
         "encrypted_content": None,
     }
+
+
+# Rollouts before the `{timestamp, type, payload}` envelope (#21 item 1), in the shape
+# codex-rs/core/src/rollout.rs wrote them: `RolloutRecorder::new` writes `SessionMeta` bare
+# ({id, timestamp, instructions}), then each ResponseItem bare, and `StateLine` as
+# {"record_type": "state", ...}. They were read as Anthropic responses.
+LEGACY_HEADER = b'{"id":"5f1e","timestamp":"2025-05-07T17:24:21.123Z","instructions":"Be brief."}\n'
+LEGACY_STATE = b'{"record_type":"state"}\n'
+LEGACY_ITEMS = (
+    b'{"type":"message","role":"user","content":[{"type":"input_text","text":"ls?"}]}\n'
+    b'{"type":"message","role":"assistant","content":[{"type":"output_text",'
+    b'"text":"<think>run ls</think>Running ls."}]}\n'
+    b'{"type":"function_call","name":"shell","arguments":"{\\"command\\":[\\"ls\\"]}",'
+    b'"call_id":"call_1"}\n'
+    b'{"type":"function_call_output","call_id":"call_1","output":"a.txt"}\n'
+)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        LEGACY_HEADER + LEGACY_STATE + LEGACY_ITEMS + LEGACY_STATE,
+        LEGACY_HEADER + LEGACY_ITEMS,
+        LEGACY_STATE + LEGACY_ITEMS,
+        LEGACY_ITEMS,
+        LEGACY_ITEMS.split(b"\n", 2)[1] + b"\n",  # one bare assistant message
+        LEGACY_HEADER + LEGACY_STATE,  # a session with no turn yet
+    ],
+    ids=["header+state", "header", "state", "items", "one-message", "empty"],
+)
+def test_codex_legacy_rollouts_are_codex_not_anthropic(data: bytes) -> None:
+    found = registry.detect(data, "rollout-2025-05-07T17-24-21-5f1e.jsonl")
+    assert found is not None and found[0].id == "codex"
+    assert registry.detect(data, "renamed.jsonl")[0].id == "codex"  # type: ignore[index]
+
+
+def test_codex_legacy_rollout_repair_places_a_bare_reasoning_item() -> None:
+    """Codex's placement (a reasoning item before the message, bare as its neighbours),
+    never Anthropic's (a thinking block inside the message)."""
+    data = LEGACY_HEADER + LEGACY_STATE + LEGACY_ITEMS
+    fmt = registry.detect(data)[0]  # type: ignore[index]
+    (site,) = sites(fmt, read(fmt, data))
+    assert (site.line, site.json_path) == (4, "content[0].text")
+    out = repair(fmt, data, [Repair(site, "Running ls.", ("run ls",))])
+    assert [r.data.get("type") for r in out.after[2:5]] == ["message", "reasoning", "message"]
+    assert out.after[4].data["content"] == [{"type": "output_text", "text": "Running ls."}]

@@ -26,6 +26,7 @@ from thinkfix.formats.base import EMPTY_CONTEXT, TOO_LARGE, Context, Record, Ses
 from thinkfix.formats.common import keeps_visible, refusal_note
 from thinkfix.formats.detection import base_name
 from thinkfix.formats.quick import record_time
+from thinkfix.formats.strangers import names_turn
 from thinkfix.io import remote
 
 UNKNOWN_MODEL = ""  # the by_model key for messages whose model is not recorded
@@ -403,8 +404,10 @@ def bad_kind(error: str) -> ErrorKind:
 
 def skippable(fmt: SessionFormat, record: Record) -> bool:
     """Scan's rule for a record it need not parse (nor validate): it cannot hold an assistant
-    message, and it is not an unterminated last line (which may be a truncated record)."""
-    return bool(record.eol) and not fmt.may_contain_assistant(record.raw)
+    message nor name a turn of another shape (`formats.strangers`), and it is not an
+    unterminated last line (which may be a truncated record)."""
+    raw = record.raw
+    return bool(record.eol) and not fmt.may_contain_assistant(raw) and not names_turn(raw)
 
 
 def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:

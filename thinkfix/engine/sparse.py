@@ -32,6 +32,7 @@ from thinkfix.formats.base import (
     too_large,
 )
 from thinkfix.formats.reader import is_pretty_opener
+from thinkfix.formats.strangers import ASSISTANT, model_value, names_turn
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
 Quick = Callable[[bytes, Context], bool]
@@ -97,6 +98,8 @@ class SparseReader:
         self.block = block
         self.records = start
         self.wanted: bytes = fmt.assistant_marker
+        # the word besides "model" that may name a stranger's turn, unless it is the marker
+        self.assistant = b"" if self.wanted == ASSISTANT else ASSISTANT
         self.hook = fmt.context_hook
         self.shapes = fmt.shapes
         self.ctx: Context = ctx
@@ -220,6 +223,9 @@ class SparseReader:
             return out
         wanted = self._lines_with(buf, lo, hi, self.wanted)
         clean = self._clean(buf, wanted)
+        strangers = self._turn_lines(buf, lo, hi)
+        if strangers:  # parsed (never counted from bytes) so the format's guard sees them
+            wanted = dict(sorted({**strangers, **wanted}.items()))
         long_lines = buf.count(b"\n", lo, lo + 65536) * _LONG_LINES < min(65536, hi - lo)
         find, rfind = buf.find, buf.rfind
         # Next occurrence of each marker that matters, from the end of the last line handled.
@@ -276,6 +282,19 @@ class SparseReader:
         leaky = self.candidates([buf[s : wanted[s]] for s in starts])
         return {s for i, s in enumerate(starts) if i not in leaky}
 
+    def _turn_lines(self, buf: bytes, lo: int, hi: int) -> dict[int, int]:
+        """{start: end} of the lines in buf[lo:hi] that may name an assistant or model turn in
+        a shape the format does not know (`formats.strangers.names_turn`) and lack its marker:
+        the format must parse them, so a stranger's turn is an error, never a skipped line."""
+        out = self._lines_with(buf, lo, hi, self.assistant) if self.assistant else {}
+        find, rfind = buf.find, buf.rfind
+        pos = model_value(buf, lo, hi)
+        while pos >= 0:
+            end = find(b"\n", pos, hi)
+            out[rfind(b"\n", lo, pos) + 1 or lo] = end
+            pos = model_value(buf, end, hi)
+        return out
+
     @staticmethod
     def _lines_with(buf: bytes, lo: int, hi: int, needle: bytes) -> dict[int, int]:
         """{start: end} of the lines in buf[lo:hi] containing `needle`, in order (end is the
@@ -297,8 +316,9 @@ class SparseReader:
             self.records += 1
             raw, eol = (line[:-1], b"\r\n") if line.endswith(b"\r") else (line, b"\n")
             marked = self._marked(raw)
-            if index == 0 or wanted in raw or marked:
+            keep = wanted in raw or names_turn(raw)
+            if index == 0 or keep or marked:
                 record = self._record(index, raw, eol, marked)
-                if wanted in raw:
+                if keep:
                     out.append(record)
         return out

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
+from thinkfix.formats.strangers import names_turn, stranger_turn, unread_turn
 from thinkfix.formats.turns import Path as Path  # noqa: PLC0414 (re-exported: the contract names it)
 from thinkfix.formats.turns import Turn
 
@@ -563,7 +564,8 @@ class SessionFormat(ABC):
 
     def checked_messages(self, record: Record, *, texts: bool = False) -> list[Message]:
         """`messages(record)` as a list (with their texts computed, if asked), or none at all
-        and the record rejected when the format's code raises on its data."""
+        and the record rejected when the format's code raises on its data, or when it reads
+        no message from a record that names itself an assistant turn (`strangers`)."""
         try:
             found = list(self.messages(record))
             if texts:
@@ -573,6 +575,10 @@ class SessionFormat(ABC):
         except Exception as exc:  # noqa: BLE001 - see above
             record.reject(wrong_types(exc))
             return []
+        if not found and names_turn(record.raw) and record.error is None:
+            where = stranger_turn(record.data)
+            if where is not None:
+                record.reject(unread_turn(self.id, where))
         return found
 
     @abstractmethod

@@ -39,7 +39,7 @@ from thinkfix.formats.common import (
     place_elsewhere,
     place_nothing,
 )
-from thinkfix.formats.detection import sample, share
+from thinkfix.formats.detection import sample
 from thinkfix.formats.jsonedit import InsertItems
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.quick import one_model, one_object
@@ -81,6 +81,52 @@ _WINDOW = 64  # how far from a message its event copies are looked for
 
 def _envelope(o: dict[str, Any]) -> bool:
     return as_str(o.get("type")) in _KINDS and "payload" in o
+
+
+# The first line of a rollout before the envelope: codex-rs/core/src/rollout.rs `SessionMeta`
+# (id, timestamp, optional instructions; `git` added later), written bare by
+# `RolloutRecorder::new`.
+_LEGACY_HEADER = {"id", "timestamp", "instructions", "git"}
+
+
+def _legacy_header(o: dict[str, Any]) -> bool:
+    return (
+        isinstance(o.get("id"), str)
+        and isinstance(o.get("timestamp"), str)
+        and o.keys() <= _LEGACY_HEADER
+    )
+
+
+def _bare_item(o: dict[str, Any]) -> bool:
+    """A response item written bare (no envelope), as rollouts before the envelope were."""
+    return "payload" not in o and as_str(o.get("type")) in _BARE
+
+
+def _responses_content(o: dict[str, Any]) -> bool:
+    """A message whose content parts are the Responses API's (`input_text`/`output_text`),
+    never Anthropic's or Chat Completions' (`text`)."""
+    content = o.get("content")
+    return isinstance(content, list) and any(
+        isinstance(c, dict) and c.get("type") in ("input_text", "output_text") for c in content
+    )
+
+
+def _legacy(objects: list[dict[str, Any]]) -> float:
+    """A rollout from before the `{timestamp, type, payload}` envelope (codex-rs until
+    rust-v0.32): a bare `{id, timestamp, instructions}` header, then bare response items
+    (`message`, `reasoning`, `function_call`, `function_call_output`, ...) and
+    `{"record_type": "state"}` lines (`RolloutRecorder`'s `StateLine`). Certain with the
+    header or a state line beside a bare item: a bare assistant message otherwise looks like
+    an Anthropic response, which would place its reasoning by Anthropic's rules."""
+    states = sum(1 for o in objects if o.get("record_type") == "state")
+    header = _legacy_header(objects[0])
+    items = [o for o in objects if _bare_item(o)]
+    others = len(objects) - len(items) - states - header
+    if others > len(items) or not (items or (header and states)):
+        return 0.0
+    if header or states:
+        return 0.95
+    return 0.9 if any(_responses_content(o) for o in items) else 0.0
 
 
 def reasoning_text(item: dict[str, Any]) -> str | None:
@@ -221,23 +267,7 @@ class Codex(FormatBase):
             return 0.95
         if any(_envelope(o) for o in objects):
             return 0.85
-        bare = share(
-            objects,
-            lambda o: (
-                o.get("type") in ("message", "reasoning", "function_call", "function_call_output")
-                or o.get("record_type") == "state"
-            ),
-        )
-        if bare >= 0.5 and any(
-            isinstance(o.get("content"), list)
-            and any(
-                isinstance(c, dict) and c.get("type") in ("input_text", "output_text")
-                for c in o["content"]
-            )
-            for o in objects
-        ):
-            return 0.75
-        return 0.0
+        return _legacy(objects)
 
     def context_markers_for(self, ctx: Context) -> tuple[bytes, ...]:
         return self.context_markers if "reasoning" in ctx.extra else _QUIET_MARKERS

@@ -36,6 +36,7 @@ from thinkfix.formats.planner import Draft as Draft  # noqa: PLC0414
 from thinkfix.formats.planner import Plan as Plan  # noqa: PLC0414
 from thinkfix.formats.planner import new_segments as new_segments  # noqa: PLC0414
 from thinkfix.formats.reader import bounded_lines, iter_jsonl, read_auto
+from thinkfix.formats.strangers import names_turn
 from thinkfix.formats.values import fmt_path as fmt_path  # noqa: PLC0414
 from thinkfix.formats.values import get_path as get_path  # noqa: PLC0414
 
@@ -194,9 +195,11 @@ class FormatBase(SessionFormat):
 
     def _messages(self, record: Record, texts: bool = False) -> list[Message]:
         # An unescaped quote never occurs inside a JSON string, so a record whose bytes lack
-        # the quoted role word holds no assistant message: no need to parse it.
+        # the quoted role word holds no assistant message: no need to parse it (unless its
+        # bytes may name a turn of another shape, which `checked_messages` must see).
+        raw = record.raw
         if (
-            self.assistant_marker not in record.raw
+            (self.assistant_marker not in raw and not names_turn(raw))
             or record.error is not None
             or record.data is None
         ):
