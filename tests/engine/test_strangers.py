@@ -132,7 +132,7 @@ def test_cli_scan_stranger_exits_2(tmp_path: Path) -> None:
             check=False,
         )
         assert done.returncode == 2, done.stdout + done.stderr
-        assert "claude-code cannot read" in done.stdout + done.stderr
+        assert "bad_shape" in done.stdout  # the text report may cut the message to its width
 
 
 def test_scan_known_records_with_the_words_are_not_strangers(tmp_path: Path) -> None:

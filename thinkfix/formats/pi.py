@@ -136,6 +136,10 @@ class Pi(FormatBase):
             objects
             and share(objects, lambda o: as_str(o.get("type")) in _ENTRY_TYPES) >= 0.5
             and any(as_str(m.get("role")) in _ROLES for m in messages)
+            # pi's messages keep their text in `content`; claw-code's `message` entries
+            # (`blocks`) share the envelope but not the body (#21 item 1: claim only what
+            # this reader can read)
+            and all("content" in m for m in messages)
         ):
             return 0.9 if any(_assistant_like(m) for m in messages) else 0.75
         if isinstance(s.doc, dict) and _assistant_like(s.doc):

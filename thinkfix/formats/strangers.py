@@ -13,6 +13,7 @@ this; `stranger_turn` is the check on a parsed record. Both are format-agnostic.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 #: What an assistant turn calls itself in the runtimes' records (`role` or `type`).
@@ -22,24 +23,23 @@ TURN_WORDS = frozenset({"assistant", "model"})
 BODY_KEYS = ("content", "parts", "text", "message", "blocks")
 
 ASSISTANT = b'"assistant"'
-_MODEL = b'"model"'
-_SPACE = b" \t\r\n"
+_MODEL_VALUE = re.compile(rb'"model"(?![ \t\r\n]*:)')
 
 
 def model_value(raw: bytes, lo: int = 0, hi: int | None = None) -> int:
     """Where `"model"` occurs in raw[lo:hi] as a JSON string value (not as the key `"model":`),
     or -1. An unescaped quote never occurs inside a JSON string, so the bytes `"model"` are a
     whole string token, and a token followed by `:` is a key."""
-    end = len(raw) if hi is None else hi
-    at = raw.find(_MODEL, lo, end)
-    while at >= 0:
-        j = at + 7
-        while j < end and raw[j] in _SPACE:
-            j += 1
-        if j >= end or raw[j] != 58:  # not ':'
-            return at
-        at = raw.find(_MODEL, j, end)
-    return -1
+    found = _MODEL_VALUE.search(raw, lo, len(raw) if hi is None else hi)
+    return -1 if found is None else found.start()
+
+
+def turn_needles(marker: bytes) -> re.Pattern[bytes]:
+    """One pattern for a line reader's jump: a format's `marker`, "assistant", or "model" as a
+    string value. A line none of them occurs in has no assistant message and names no turn
+    (`names_turn` is False)."""
+    words = [re.escape(w) for w in dict.fromkeys((marker, ASSISTANT)) if w]
+    return re.compile(b"|".join([*words, _MODEL_VALUE.pattern]))
 
 
 def names_turn(raw: bytes) -> bool:
