@@ -35,6 +35,7 @@ SUPPORT_MODULES = {
     "quick",
     "reader",
     "registry",
+    "strangers",
     "sqlite_store",
     "turn_shapes",
     "turns",
