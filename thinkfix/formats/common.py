@@ -148,6 +148,9 @@ class FormatBase(SessionFormat):
     doc_shapes: tuple[type, ...] = (dict,)
     #: Bytes every record holding an assistant message contains (the quoted role value).
     assistant_marker = b'"assistant"'
+    #: The string `content` a message with tool calls and no text has, as the runtime writes
+    #: it: what an all-reasoning content beside tool calls becomes (`plan_emptied`).
+    no_content: str | None = ""
 
     def read(self, fp: BinaryIO) -> Iterator[Record]:
         hook = self.context_hook
@@ -284,9 +287,12 @@ class FormatBase(SessionFormat):
         site = draft.site
         at = site.path[-2] if len(site.path) >= 2 else None
         emptied = plan.facts.get(_EMPTIED, set())
-        if isinstance(at, int) and keeps_visible(
-            plan.records[site.record_index].data, site, emptied
-        ):
+        data = plan.records[site.record_index].data
+        if site.path[-1:] == ("content",) and keeps_visible(data, site, emptied):
+            # beside tool calls a message needs no text: the runtime's own empty content
+            draft.edit(site.record_index, jsonedit.SetValue(site.path, self.no_content))
+            self.plan_repair(plan, draft)
+        elif site.path[-1] == "text" and isinstance(at, int) and keeps_visible(data, site, emptied):
             draft.edit(site.record_index, jsonedit.RemoveItem(site.path[:-2], at))
             draft.dropped = True
             self.plan_repair(plan, draft)
@@ -334,6 +340,11 @@ def keeps_visible(data: Any, site: Site, emptied: Collection[tuple[int, Path]] =
     (a tool call, another text), not counting reasoning blocks or the blocks in `emptied`
     ((record index, path) of texts emptied as well). `data` is the site's record.
     """
+    if site.path[-1:] == ("content",):
+        # a chat message's string content: the message shows its tool calls without it
+        message = get_path(data, site.path[:-1])
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        return isinstance(calls, list) and bool(calls)
     if len(site.path) < 3 or site.path[-1] != "text" or not isinstance(site.path[-2], int):
         return False
     array, at = site.path[:-2], site.path[-2]

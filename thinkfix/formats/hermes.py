@@ -57,6 +57,9 @@ class Hermes(OpenAIChat):
     )
     #: Hermes names its native field `reasoning`; a new one is created under that name.
     default_field = "reasoning"
+    #: Hermes stores `content: ""` beside tool calls (run_agent.py builds the assistant
+    #: message with `assistant_message.content or ""`).
+    no_content: str | None = ""
     session_key = "session_id"
     locations_source = (
         "hermes_constants.get_hermes_home() ($HERMES_HOME, else ~/.hermes); "

@@ -99,6 +99,9 @@ class OpenAIChat(FormatBase):
     default_field: str | None = None
     #: The key of a document's session id.
     session_key = "id"
+    #: The Chat Completions API returns `content: null` for a message that only calls tools
+    #: (and logs of it, the fixtures' included, keep that).
+    no_content: str | None = None
 
     def detect(self, head: bytes, path: str = "") -> float:
         s = sample(head)
