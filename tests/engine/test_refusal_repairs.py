@@ -80,3 +80,49 @@ def test_repair_all_reasoning_content_beside_tool_calls(
     assert message["content"] == empty
     assert message["tool_calls"] == doc["messages"][1]["tool_calls"]
     assert message["reasoning"] == "I will run ls."  # the duplicate is not appended twice
+
+
+#: `printf '{"messages": [...},\n {...}]}\n'`: one valid JSON document, split across lines
+#: without the usual indentation. `json.load` reads it; it was `unknown_format` (and every
+#: line a `bad_line` with `--format openai-chat`).
+SPLIT = (
+    b'{"messages": [{"role": "user", "content": "hi"},\n'
+    b' {"role": "assistant", "content": "<think>x</think>Hello"}]}\n'
+)
+
+
+@pytest.mark.parametrize("forced", [None, "openai-chat"])
+def test_scan_reads_a_document_split_across_lines(tmp_path: Path, forced: str | None) -> None:
+    from thinkfix.engine.inputs import InputOptions
+
+    source = tmp_path / "split.json"
+    source.write_bytes(SPLIT)
+    assert json.loads(SPLIT)  # what json.load reads
+    for prefilter in (True, False):
+        report = scan(
+            [str(source)], ScanOptions(inputs=InputOptions(format=forced), prefilter=prefilter)
+        )
+        assert report.errors == ()
+        assert report.summary.by_file[str(source)].format == "openai-chat"
+        assert [(f.line, f.json_path, f.kind.value) for f in report.findings] == [
+            (1, "messages[1].content", "block")
+        ]
+    repaired = _repair(tmp_path, source)
+    assert json.loads(repaired.read_bytes())["messages"][1]["content"] == "Hello"
+    assert scan([str(repaired)], ScanOptions()).exit_code() is ExitCode.CLEAN
+
+
+def test_scan_jsonl_with_a_broken_first_line_is_still_read_by_line(tmp_path: Path) -> None:
+    """A first line that opens an object and does not parse is not always a split document:
+    when the whole does not parse either, the file is still read line by line."""
+    source = tmp_path / "chat.jsonl"
+    source.write_bytes(
+        b'{"role": "assistant", "content": "cut off\n'
+        b'{"role": "assistant", "content": "<think>x</think>Hello"}\n'
+        b'{"role": "user", "content": "more"}\n'
+    )
+    from thinkfix.engine.inputs import InputOptions
+
+    report = scan([str(source)], ScanOptions(inputs=InputOptions(format="openai-chat")))
+    assert [(e.line, e.kind.value) for e in report.errors] == [(1, "bad_line")]
+    assert [f.line for f in report.findings] == [2]

@@ -31,7 +31,7 @@ from thinkfix.formats.base import (
     record_limit,
     too_large,
 )
-from thinkfix.formats.reader import is_pretty_opener
+from thinkfix.formats.reader import opens_document
 from thinkfix.formats.strangers import names_turn, turn_needles
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
@@ -52,11 +52,13 @@ def supports(fmt: SessionFormat) -> bool:
 
 
 def is_document(fp: BinaryIO) -> bool:
-    """Does the stream start a pretty-printed document (read whole, not by line)?"""
+    """Does the stream start a document (pretty-printed, or split across lines: read whole by
+    the format, not by line here)? A JSONL file whose first line is broken answers yes too: the
+    format's reader then reads it by line (`formats.reader.read_auto`)."""
     peek = getattr(fp, "peek", None)
     head = peek(4096)[:4096] if peek is not None else b""
     newline = head.find(b"\n")
-    return newline >= 0 and is_pretty_opener(head[: newline + 1])
+    return newline >= 0 and opens_document(head[: newline + 1])
 
 
 def count_lines(buf: bytes, lo: int, hi: int, long_lines: bool) -> int:

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any, BinaryIO
 
 from thinkfix.formats.base import parse_json
-from thinkfix.formats.reader import is_pretty_opener
+from thinkfix.formats.reader import is_pretty_opener, opens_document, opens_split_document
 
 #: Detection reads at least this much (or the whole file when it is smaller)...
 HEAD_BYTES = 65536
@@ -93,7 +93,8 @@ def read_head(
         if pretty is None:
             first = b"".join(chunks).split(b"\n", 1)
             if len(first) == 2 or size >= minimum:
-                pretty = is_pretty_opener(first[0])
+                # a first line cut off by the read is never judged a split document
+                pretty = (opens_document if len(first) == 2 else is_pretty_opener)(first[0])
         if pretty:
             want = max(minimum, min(size, 8 << 20))  # to the end: double, up to 8 MiB a read
             continue
@@ -118,15 +119,22 @@ def read_head(
 @lru_cache(maxsize=4)  # heads may be megabytes; every format asks about the same one in a row
 def sample(head: bytes) -> HeadSample:
     """Parse a head once for all formats."""
-    first = head.split(b"\n", 1)[0]
+    first, newline, _ = head.partition(b"\n")
     pretty = is_pretty_opener(first)
     doc = None
     values: list[Any] = []
     lines = bad = 0
-    if pretty:
+    if not pretty and newline and opens_split_document(first):
+        # a document split across lines is a document when it parses whole; else JSONL
         doc, error = parse_json(head)
-        if error is not None:
+        pretty = error is None
+        if not pretty:
             doc = None
+    if pretty:
+        if doc is None:
+            doc, error = parse_json(head)
+            if error is not None:
+                doc = None
     else:
         pieces = head.split(b"\n")
         complete = pieces if len(pieces) == 1 else pieces[:-1]

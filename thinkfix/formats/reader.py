@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
-from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, record_limit, too_large
+from thinkfix.formats.base import (
+    EMPTY_CONTEXT,
+    Context,
+    Record,
+    parse_json,
+    record_limit,
+    too_large,
+)
 
 #: Called for records whose bytes match a format's context markers (and the first
 #: record); returns the context for this record and the one for the records after it.
@@ -115,12 +123,32 @@ def read_document(
         yield Record(0, 1, raw, b"", shapes=shapes)
 
 
-def is_pretty_opener(first_line: bytes) -> bool:
-    """True when a file's first line opens a pretty-printed document (`{` or `[` alone)."""
+def _stripped(first_line: bytes) -> bytes:
     stripped = first_line.strip()
     if stripped.startswith(_BOM):
         stripped = stripped[len(_BOM) :].strip()
-    return stripped in (b"{", b"[")
+    return stripped
+
+
+def is_pretty_opener(first_line: bytes) -> bool:
+    """True when a file's first line opens a pretty-printed document (`{` or `[` alone)."""
+    return _stripped(first_line) in (b"{", b"[")
+
+
+def opens_split_document(first_line: bytes) -> bool:
+    """True when a complete first line begins a JSON object or array but is no JSON value by
+    itself: a document split across lines without the usual indentation (`{"messages": [
+    {...},` then ` {...}]}`), which `json.load` reads whole. Or a JSONL file whose first line
+    is broken: a reader tries the whole document and falls back to lines (`read_auto`)."""
+    stripped = _stripped(first_line)
+    if stripped[:1] not in (b"{", b"[") or stripped in (b"{", b"["):
+        return False
+    return parse_json(stripped)[1] is not None
+
+
+def opens_document(first_line: bytes) -> bool:
+    """The first line opens a document read whole: pretty-printed, or split across lines."""
+    return is_pretty_opener(first_line) or opens_split_document(first_line)
 
 
 def read_auto(
@@ -142,6 +170,17 @@ def read_auto(
         return
     if isinstance(first, bytes) and is_pretty_opener(first):
         yield from read_document(fp, shapes=doc_shapes, head=first)
+        return
+    if isinstance(first, bytes) and opens_split_document(first):
+        # One document split across lines, when the whole parses; else JSONL whose first
+        # line is broken, read by line from the bytes already read (each error on its line).
+        whole = list(read_document(fp, shapes=doc_shapes, head=first))
+        record = whole[0] if whole else None
+        if record is None or not record.raw or record.error is None:
+            yield from whole
+            return
+        lines = bounded_lines(io.BytesIO(record.raw))
+        yield from iter_jsonl(lines, shapes=shapes, hook=hook, markers=markers)
         return
     yield from iter_jsonl(
         itertools.chain((first,), lines), shapes=shapes, hook=hook, markers=markers
