@@ -126,3 +126,116 @@ def test_scan_jsonl_with_a_broken_first_line_is_still_read_by_line(tmp_path: Pat
     report = scan([str(source)], ScanOptions(inputs=InputOptions(format="openai-chat")))
     assert [(e.line, e.kind.value) for e in report.errors] == [(1, "bad_line")]
     assert [f.line for f in report.findings] == [2]
+
+
+def _claude_lines(text: str) -> list[dict[str, Any]]:
+    """Claude Code writing one API message as two records sharing `message.id`: the text
+    block on one line, its tool_use on the next (then the result and a closing answer)."""
+    base = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": "/p",
+        "version": "2.1.41",
+        "timestamp": "2026-03-01T10:00:01.000Z",
+    }
+    base["sessionId"] = "7e1d0c52-3b4a-4f6e-9d8c-1a2b3c4d5e6f"
+    usage = {"input_tokens": 120, "cache_read_input_tokens": 0, "output_tokens": 58}
+
+    def assistant(uuid: str, parent: str, mid: str, block: dict[str, Any]) -> dict[str, Any]:
+        message = {"id": mid, "type": "message", "role": "assistant", "model": "glm-4.7"}
+        message.update(content=[block], stop_reason=None, usage=usage)
+        return {
+            "parentUuid": parent,
+            **base,
+            "message": message,
+            "requestId": "req_" + mid,
+            "type": "assistant",
+            "uuid": uuid,
+            "timestamp": "2026-03-01T10:00:01.000Z",
+        }
+
+    result = {"tool_use_id": "toolu_1", "type": "tool_result", "content": "a.txt"}
+    return [
+        {
+            "parentUuid": None,
+            **base,
+            "type": "user",
+            "uuid": "a1",
+            "message": {"role": "user", "content": "list the files"},
+        },
+        assistant("a2", "a1", "msg_01", {"type": "text", "text": text}),
+        assistant(
+            "a3",
+            "a2",
+            "msg_01",
+            {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}},
+        ),
+        {
+            "parentUuid": "a3",
+            **base,
+            "type": "user",
+            "uuid": "a4",
+            "message": {"role": "user", "content": [result]},
+        },
+        assistant("a5", "a4", "msg_02", {"type": "text", "text": "One file: a.txt."}),
+    ]
+
+
+def test_repair_claude_code_all_reasoning_text_with_a_tool_use_in_a_sibling_record(
+    tmp_path: Path,
+) -> None:
+    """The message is judged by all its records: its tool_use (next line, same message.id)
+    still shows, so the emptied text block goes instead of the repair being refused."""
+    lines = _claude_lines("<think>I should run ls to see the files.</think>")
+    source = tmp_path / "7e1d0c52-3b4a-4f6e-9d8c-1a2b3c4d5e6f.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    before = scan([str(source)], ScanOptions())
+    assert [f.refused for f in before.findings] == [None]
+    repaired = _repair(tmp_path, source)
+    assert scan([str(repaired)], ScanOptions()).exit_code() is ExitCode.CLEAN
+    after = [json.loads(line) for line in repaired.read_text().splitlines()]
+    assert after[1]["message"]["content"] == []  # the text block removed, the record kept
+    assert after[2] == lines[2] and after[0] == lines[0] and after[3:] == lines[3:]
+
+
+def test_repair_claude_code_sibling_text_without_a_tool_use_is_still_refused(
+    tmp_path: Path,
+) -> None:
+    lines = _claude_lines("<think>I should run ls.</think>")
+    lines[2]["message"]["id"] = "msg_other"  # the tool_use belongs to another message
+    source = tmp_path / "s.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert [f.refused is not None for f in scan([str(source)], ScanOptions()).findings] == [True]
+
+
+def test_claude_code_log_sees_the_same_messages_and_usage_after_the_sibling_repair(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """claude-code-log loads the repaired transcript with the same API messages and the same
+    token usage: its session totals (deduplicated by requestId) are unchanged, and every
+    request still has an entry to carry its usage. The entry that held only the leaked
+    reasoning is gone; its message is shown by its tool_use, as a tool-only message is."""
+    converter = pytest.importorskip("claude_code_log.converter")
+    renderer = pytest.importorskip("claude_code_log.renderer")
+    from tests.engine.test_readers import _render, _shown
+
+    lines = _claude_lines("<think>I should run ls to see the files.</think>")
+    source = tmp_path / "7e1d0c52-3b4a-4f6e-9d8c-1a2b3c4d5e6f.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    repaired = _repair(tmp_path, source)
+
+    def seen(path: Path) -> tuple[dict[str, int], int, set[str]]:
+        entries = renderer._filter_messages(converter.load_transcript(path, silent=True))
+        sessions, order, show = renderer._collect_session_info(entries, {})
+        (info,) = (sessions[s] for s in order)
+        totals = {k: v for k, v in info.items() if k.endswith("_tokens")}
+        ids = {e.message.id for e in entries if getattr(e, "type", None) == "assistant"}
+        return totals, len(show), ids
+
+    assert seen(repaired) == seen(source)
+    before, after = (
+        _shown(_render(tmp_path, source, monkeypatch)),
+        _shown(_render(tmp_path, repaired, monkeypatch)),
+    )
+    assert after["tool"] == before["tool"] and after["user"] == before["user"]
+    assert after["assistant"] == before["assistant"] - 1  # the leaked-reasoning-only entry

@@ -86,6 +86,9 @@ class _FileScan:
         # (finding, session, leaked-text hash) of findings whose message is known by its place
         # (no message id): a byte range scanned apart renumbers them (engine/split.py).
         self.positional: list[tuple[int, str, str]] = []
+        # (message id, findings start, end, all reasoning) of emptied texts whose refusal
+        # waits for the rest of the file (formats that spread a message over records)
+        self.spread: list[tuple[str, int, int, bool]] = []
 
     def run(
         self, fp: BinaryIO, *, start: int = 0, ctx: Context = EMPTY_CONTEXT, crlf: bool = False
@@ -129,6 +132,8 @@ class _FileScan:
         if reader is not None:
             self.records = reader.records - start
             self.ctx_after, self.crlf_after = reader.ctx, reader.crlf
+        if self.spread:
+            self._settle_spread()
 
     def _filtered(self, records: Iterable[Record], prefilter: bool) -> Iterator[Record]:
         """Every non-blank record, or (with the prefilter) those that may hold an assistant
@@ -310,11 +315,32 @@ class _FileScan:
         nothing else (the same rule repair applies), so a scan after a repair explains them."""
         paths = {(site.record_index, site.path) for site, _, _, _ in emptied}
         for site, start, end, reasoning in emptied:
-            if not keeps_visible(record.data, site, paths):
-                note = refusal_note(reasoning)
-                self.findings[start:end] = [
-                    replace(f, refused=note) for f in self.findings[start:end]
-                ]
+            if keeps_visible(record.data, site, paths):
+                continue
+            if self.fmt.spread and site.message_id is not None and site.path[-1] == "text":
+                # its message may call a tool on a later record: known at the file's end
+                self.spread.append((site.message_id, start, end, reasoning))
+                continue
+            self._refuse(start, end, reasoning)
+
+    def _refuse(self, start: int, end: int, reasoning: bool) -> None:
+        note = refusal_note(reasoning)
+        self.findings[start:end] = [replace(f, refused=note) for f in self.findings[start:end]]
+
+    def _settle_spread(self) -> None:
+        """The refusals that waited for the rest of their message (`_mark_refused`): a text
+        whose message calls a tool on another record is repaired (the text block goes), as
+        `FormatBase.plan_emptied` does; the others are refused. The file is read once more,
+        only when such a text was found (rare: an all-reasoning message)."""
+        pending, self.spread = self.spread, []
+        try:
+            with self.file.open() as fp:
+                called = self.fmt.called(self.fmt.read(fp))
+        except (OSError, ValueError, EOFError):
+            called = frozenset()
+        for message_id, start, end, reasoning in pending:
+            if message_id not in called:
+                self._refuse(start, end, reasoning)
 
     def _site(self, site: Site, model: str | None) -> tuple[int, CappedFindings]:
         """The findings of one text, appended; how many were reported, and what was found."""

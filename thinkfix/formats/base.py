@@ -378,7 +378,16 @@ class Message:
     computed when sites are asked for, so counting messages stays cheap.
     """
 
-    __slots__ = ("_native", "_texts", "index", "message_id", "model", "path", "session_id")
+    __slots__ = (
+        "_calls",
+        "_native",
+        "_texts",
+        "index",
+        "message_id",
+        "model",
+        "path",
+        "session_id",
+    )
 
     def __init__(
         self,
@@ -390,11 +399,13 @@ class Message:
         message_id: str | None = None,
         model: str | None = None,
         session_id: str | None = None,
+        calls: bool | Callable[[], bool] = False,
     ) -> None:
         self.path = path  # of the message object, from the record root
         self.index = index  # message_index of its sites
         self._texts = texts
         self._native = native
+        self._calls = calls
         self.message_id = message_id
         self.model = model
         self.session_id = session_id
@@ -410,6 +421,15 @@ class Message:
         if callable(self._native):
             self._native = self._native()
         return self._native
+
+    @property
+    def calls(self) -> bool:
+        """This record's part of the message holds a tool call. A runtime that writes one
+        message as several records sharing `message_id` (Claude Code: a text block on one
+        line, its tool_use on the next) is judged by all of them (`FormatBase.spread`)."""
+        if callable(self._calls):
+            self._calls = self._calls()
+        return self._calls
 
 
 def wrong_types(exc: Exception) -> str:
@@ -504,6 +524,23 @@ class SessionFormat(ABC):
     assistant_marker: bytes = b""
     #: Literal bytes that mark a record `context_hook` must see (besides the first).
     context_markers: tuple[bytes, ...] = ()
+    #: The runtime writes one message as several records sharing `message_id` (Claude Code):
+    #: a text is judged by the message's other records too (`called`).
+    spread: bool = False
+
+    def called(self, records: Iterable[Record]) -> frozenset[str]:
+        """The ids of the messages that hold a tool call (`Message.calls`) in one of `records`:
+        for a format that `spread`s a message over records, an all-reasoning text whose
+        message calls a tool on another record is removed, never refused. One pass."""
+        if not self.spread:
+            return frozenset()
+        return frozenset(
+            m.message_id
+            for r in records
+            if r.error is None and r.data is not None
+            for m in self.checked_messages(r)
+            if m.message_id is not None and m.calls
+        )
 
     def context_markers_for(self, ctx: Context) -> tuple[bytes, ...]:
         """The markers that matter while the carried context is `ctx`: a record holding none of

@@ -23,6 +23,7 @@ from thinkfix.formats.common import (
     as_str,
     block_reasoning,
     content_slots,
+    has_tool_call,
     place_elsewhere,
     place_nothing,
 )
@@ -106,6 +107,8 @@ class ClaudeCode(FormatBase):
         "`thinkfix` key on the same line (--claude-code-mode)"
     )
     jsonl_only = True
+    # One API message is written as several lines sharing `message.id` (#21 item 3).
+    spread = True
     # Older builds write each block on its own line: a thinking block's text is the native
     # reasoning of the text blocks that follow with the same message.id.
     context_markers = (b'"thinking"',)
@@ -169,6 +172,7 @@ class ClaudeCode(FormatBase):
             message_id=as_str(msg.get("id")) or as_str(entry.get("uuid")),
             model=as_str(msg.get("model")),
             session_id=as_str(entry.get("sessionId")),
+            calls=partial(has_tool_call, msg.get("content")),
         )
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:

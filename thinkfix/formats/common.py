@@ -88,6 +88,13 @@ def as_str(value: Any) -> str | None:
 TOOL_CALL_BLOCKS = ("tool_use", "server_tool_use", "toolCall", "tool_call", "function_call")
 
 
+def has_tool_call(blocks: Any) -> bool:
+    """Does a content-block list hold a tool call block?"""
+    return isinstance(blocks, list) and any(
+        isinstance(b, dict) and b.get("type") in TOOL_CALL_BLOCKS for b in blocks
+    )
+
+
 def block_slots(
     blocks: Any, base: Path, *, types: Sequence[str] = ("text",), signed: Sequence[str] = ()
 ) -> list[TextSlot]:
@@ -288,7 +295,22 @@ class FormatBase(SessionFormat):
         at = site.path[-2] if len(site.path) >= 2 else None
         emptied = plan.facts.get(_EMPTIED, set())
         data = plan.records[site.record_index].data
-        if site.path[-1:] == ("content",) and keeps_visible(data, site, emptied):
+        if (
+            site.path[-1] == "text"
+            and isinstance(at, int)
+            and not keeps_visible(data, site, emptied)
+            and site.message_id
+            in plan.fact(_CALLED, lambda: self.called(plan.records_with(self.assistant_marker)))
+        ):
+            # the message's tool call is on another of its records: it shows without the text
+            # (a record's only block leaves its content list empty: the record stays)
+            blocks = get_path(data, site.path[:-2])
+            only = isinstance(blocks, list) and len(blocks) == 1
+            edit = jsonedit.SetValue(site.path[:-2], []) if only else None
+            draft.edit(site.record_index, edit or jsonedit.RemoveItem(site.path[:-2], at))
+            draft.dropped = True
+            self.plan_repair(plan, draft)
+        elif site.path[-1:] == ("content",) and keeps_visible(data, site, emptied):
             # beside tool calls a message needs no text: the runtime's own empty content
             draft.edit(site.record_index, jsonedit.SetValue(site.path, self.no_content))
             self.plan_repair(plan, draft)
@@ -368,6 +390,7 @@ def refusal_note(all_reasoning: bool = True) -> str:
 
 
 _EMPTIED = "common:emptied"  # plan fact: (record, path) of every text this apply empties
+_CALLED = "common:called"  # plan fact: ids of messages with a tool call on one of their records
 
 
 def refusal(draft: Draft) -> str:
