@@ -33,6 +33,10 @@ COMPANIONS = ("ui_messages.json", "task_metadata.json")
 #: VS Code extension ids as they appear in globalStorage paths.
 _ROO_PATH = re.compile(r"roo-?(?:cline|code)|rooveterinaryinc", re.IGNORECASE)
 _CLINE_PATH = re.compile(r"claude-dev|saoudrizwan|[\\/]\.cline[\\/]", re.IGNORECASE)
+#: Kilo Code's extension id (publisher `kilocode`, name `kilo-code`); looser, its name anywhere
+#: (the old CLI's ~/.kilocode/cli/global), asked only after the other runtimes' ids.
+_KILO_ID = re.compile(r"kilocode\.kilo-code", re.IGNORECASE)
+_KILO_PATH = re.compile(r"kilo-?code", re.IGNORECASE)
 _HISTORY_OPENER = re.compile(rb'^\s*\[\s*\{\s*"(?:role|ts|type|id)"\s*:')
 _ROO_KEYS = (b'"isSummary"', b'"condenseId"', b'"condenseParent"', b'"truncationParent"')
 
@@ -66,7 +70,7 @@ def editor_storage(env: Mapping[str, str], home: FsPath, extension: str) -> list
 
 
 def _runtime(head: bytes, path: str) -> tuple[str, float] | None:
-    """(`cline` or `roo-code`, confidence), or None when the file is no task history (or
+    """(`cline`, `roo-code` or `kilo-code`, confidence), or None when the file is no task history (or
     companion). The storage path or a runtime's own keys decide with 0.95; a history that
     shows neither reads as Cline's (the original) with 0.9."""
     name = base_name(path)
@@ -103,11 +107,18 @@ def _runtime(head: bytes, path: str) -> tuple[str, float] | None:
     return "cline", 0.95 if b'"modelInfo"' in head else 0.9
 
 
+_PATHS = (
+    ("kilo-code", _KILO_ID),
+    ("roo-code", _ROO_PATH),
+    ("cline", _CLINE_PATH),
+    ("kilo-code", _KILO_PATH),
+)
+
+
 def _by_path(path: str) -> str | None:
-    if _ROO_PATH.search(path or ""):
-        return "roo-code"
-    if _CLINE_PATH.search(path or ""):
-        return "cline"
+    for runtime, pattern in _PATHS:
+        if pattern.search(path or ""):
+            return runtime
     return None
 
 
@@ -194,3 +205,27 @@ class RooCode(Cline):
         "(RooCodeInc/Roo-Code src/core/task-persistence/apiMessages.ts, "
         "GlobalFileNames.apiConversationHistory)"
     )
+
+
+class KiloCode(RooCode):
+    id = "kilo-code"
+    extension = "kilocode.kilo-code"
+    description = (
+        "Kilo Code (VS Code extension up to 5.x) task histories: "
+        "tasks/<id>/api_conversation_history.json, Roo Code's layout"
+    )
+    detection = (
+        "as Roo Code, told apart by the kilocode.kilo-code storage path (or the old CLI's "
+        "~/.kilocode/cli/global); without it the content reads as Roo Code's or Cline's"
+    )
+    locations_source = (
+        "VS Code globalStorage/kilocode.kilo-code/tasks/<id>/ (Kilo-Org/kilocode "
+        "src/package.json publisher kilocode, name kilo-code; src/shared/globalFileNames.ts "
+        "GlobalFileNames.apiConversationHistory); the old CLI's ~/.kilocode/cli/global/tasks"
+    )
+
+    def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        return [
+            *editor_storage(env, home, self.extension),
+            home / ".kilocode" / "cli" / "global" / "tasks",
+        ]

@@ -27,6 +27,8 @@ CASES = {
     "hermes.json": "hermes",
     "cline_api_conversation_history.json": "cline",
     "roo_code_api_conversation_history.json": "roo-code",
+    "kilo-code_api_conversation_history.json": "kilo-code",
+    "continue.json": "continue",
     "opencode.db": "opencode",
 }
 
