@@ -4,6 +4,7 @@ into the assistant item's own `reasoning` object, which Continue never replays."
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -66,11 +67,16 @@ def test_continue_sites_are_assistant_contents_with_thinking_items_and_reasoning
     # the tool call follows the text (rule 4's evidence)
     assert by_path["history[1].message.content"].followed_by_tool_call
     # a `thinking` item right before the answer, and the GUI's own reasoning object
-    assert "<think> blocks are removed" in (by_path["history[6].message.content"].native_reasoning or "")
+    assert "<think> blocks are removed" in (
+        by_path["history[6].message.content"].native_reasoning or ""
+    )
     assert by_path["history[8].message.content"].native_reasoning == (
         "One line under Fixed is enough."
     )
-    kinds = [[f.kind.value for f in normalize(s.text, native_reasoning=s.native_reasoning).findings] for s in found]
+    kinds = [
+        [f.kind.value for f in normalize(s.text, native_reasoning=s.native_reasoning).findings]
+        for s in found
+    ]
     assert kinds == [["orphan_close"], ["block"], [], [], ["orphan_close"]]
 
 
@@ -142,3 +148,20 @@ def test_continue_turns_show_thinking_items_tool_results_and_reasoning() -> None
     ]
     assert [p.kind.value for p in turns[6].parts] == ["thinking", "text"]
     assert turns[8].parts[0].text == "One line under Fixed is enough."
+
+
+def test_continue_is_discovered_in_its_folder_and_under_its_override(tmp_path: Path) -> None:
+    from thinkfix.engine.discover import discover, locations
+
+    home = tmp_path / "home"
+    (home / ".continue" / "sessions").mkdir(parents=True)
+    moved = tmp_path / "cdir"
+    (moved / "sessions").mkdir(parents=True)
+    env = {"PWD": str(tmp_path)}
+    assert str(home / ".continue" / "sessions") in discover(env=env, home=home)
+    found = discover(env={**env, "CONTINUE_GLOBAL_DIR": str(moved)}, home=home)
+    assert str(moved / "sessions") in found
+    assert str(home / ".continue" / "sessions") not in found
+    # `~` is the home folder, as for the other runtimes' variables
+    tilde = {loc.path for loc in locations(env={**env, "CONTINUE_GLOBAL_DIR": "~/c"}, home=home)}
+    assert str(home / "c" / "sessions") in tilde

@@ -37,7 +37,9 @@ def test_kilo_code_extension_id_wins_over_a_cline_or_roo_name_elsewhere_in_the_p
     path = f"/work/roo-code-notes/globalStorage/kilocode.kilo-code/tasks/1/{NAME}"
     assert registry.detect_or_raise(HISTORY, path) is KILO
     # and another runtime's id still decides for that runtime's own folder
-    cline = f"/home/kilocode-user/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1/{NAME}"
+    cline = (
+        f"/home/kilocode-user/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1/{NAME}"
+    )
     assert registry.detect_or_raise(HISTORY, cline).id == "cline"
 
 
@@ -67,6 +69,9 @@ def test_kilo_code_repair_keeps_reasoning_out_of_the_replayed_history() -> None:
 
 def test_kilo_code_locations_cover_each_editor_and_the_old_cli(tmp_path: Path) -> None:
     found = KILO.default_locations({}, tmp_path)
-    assert tmp_path / ".config" / "Code" / "User" / "globalStorage" / "kilocode.kilo-code" / "tasks" in found
+    assert (
+        tmp_path / ".config" / "Code" / "User" / "globalStorage" / "kilocode.kilo-code" / "tasks"
+        in found
+    )
     assert tmp_path / ".kilocode" / "cli" / "global" / "tasks" in found
     assert all("kilocode.kilo-code" in str(p) or ".kilocode" in str(p) for p in found)

@@ -255,8 +255,9 @@ def _results(item: dict[str, Any]) -> list[Part]:
     for state in item.get("toolCallStates") or ():
         if not isinstance(state, dict):
             continue
-        call = state.get("toolCall") if isinstance(state.get("toolCall"), dict) else {}
-        fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+        call = state.get("toolCall")
+        fn = call.get("function") if isinstance(call, dict) else None
+        name = as_str(fn.get("name")) if isinstance(fn, dict) else None
         output = state.get("output")
         text = (
             "\n".join(output_text(o.get("content")) for o in output if isinstance(o, dict))
@@ -267,7 +268,7 @@ def _results(item: dict[str, Any]) -> list[Part]:
             Part(
                 PartKind.TOOL_RESULT,
                 text,
-                name=as_str(fn.get("name")) or "",
+                name=name or "",
                 call_id=as_str(state.get("toolCallId")),
                 error=state.get("status") in ("errored", "canceled"),
             )

@@ -29,6 +29,8 @@ _WHERE: dict[str, tuple[str, str]] = {
     "hermes": ("hermes", "Hermes"),
     "cline": ("cline", "Cline"),
     "roo-code": ("cline", "RooCode"),
+    "kilo-code": ("cline", "KiloCode"),
+    "continue": ("continue_dev", "Continue"),
     "opencode": ("opencode", "OpenCode"),
 }
 
