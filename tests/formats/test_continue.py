@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from tests.formats.support import FIXTURES, read, repair, scores, site_at, sites
 from thinkfix.formats import continue_dev, registry
 from thinkfix.formats.base import PlacementKind, Repair
@@ -19,12 +17,8 @@ FMT = get("continue")
 SESSIONS = FIXTURES / "continue" / "sessions"
 LEAKY = SESSIONS / "3f6c1d2e-8a4b-4c7d-9e1f-5b2a6c8d0e41.json"
 DATA = LEAKY.read_bytes()
-STAMP = 1775490000123
-
-
-@pytest.fixture(autouse=True)
-def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(continue_dev, "now_ms", lambda: STAMP)
+#: The GUI's own stamp on the session's one reasoning object (history[8].reasoning.endAt).
+STAMP = 1775484313894
 
 
 def test_continue_session_and_index_are_continues_alone() -> None:
@@ -100,6 +94,22 @@ def test_continue_repair_creates_the_reasoning_object_the_gui_writes() -> None:
     # Continue's two-space indentation, and no trailing newline, as JSON.stringify wrote it
     assert b'\n      "reasoning": {\n        "text": "The pattern is greedy.",' in out.data
     assert not out.data.endswith(b"\n")
+
+
+def test_continue_repair_stamps_a_session_without_reasoning_objects_the_same_every_run() -> None:
+    doc = json.loads(DATA)
+    del doc["history"][8]["reasoning"]
+    data = json.dumps(doc, indent=2, ensure_ascii=False).encode()
+    site = site_at(sites(FMT, read(FMT, data)), 1, "history[1].message.content")
+    outs = [
+        repair(FMT, data, [Repair(site, "I'll read the parser first.", ("Read it first.",))])
+        for _ in range(2)
+    ]
+    reasoning = outs[0].after[0].data["history"][1]["reasoning"]
+    assert (reasoning["startAt"], reasoning["endAt"]) == (continue_dev.NO_TIME,) * 2
+    # a set endAt is what the GUI reads as a finished block ("Thought", not "Thinking...")
+    assert reasoning["endAt"] and not reasoning["active"]
+    assert outs[0].data == outs[1].data
 
 
 def test_continue_repair_appends_to_reasoning_the_gui_already_cut_out() -> None:

@@ -23,10 +23,12 @@ EXPECTED = {
     "hermes": "hermes",
     "cline": "cline",
     "roo-code": "roo-code",
+    "kilo-code": "kilo-code",
+    "continue": "continue",
     "opencode": "opencode",
 }
-#: Roo Code is Cline's fork: when neither the storage path nor one of Roo's own keys says
-#: which, the content reads as Cline's.
+#: Roo Code is Cline's fork, Kilo Code Roo's: when neither the storage path nor one of Roo's
+#: own keys says which, the content reads as Cline's (Kilo Code has no key of its own).
 ROO_KEYS = (b'"isSummary"', b'"condenseId"')
 #: Cline's UI log and task metadata are told by their names beside the history.
 COMPANIONS = {"ui_messages.json", "task_metadata.json"}
@@ -48,7 +50,9 @@ def test_detection_fixtures_by_content(path: Path) -> None:
     # the name is not what decided it
     if path.name not in COMPANIONS:
         renamed = registry.detect(data[:HEAD_BYTES], "renamed.bin")
-        told = runtime != "roo-code" or any(k in data for k in ROO_KEYS)
+        told = runtime not in ("roo-code", "kilo-code") or (
+            runtime == "roo-code" and any(k in data for k in ROO_KEYS)
+        )
         assert renamed is not None and renamed[0].id == (fmt.id if told else "cline")
     others = [v for k, v in scores(data[:HEAD_BYTES]).items() if k != fmt.id]
     assert score > max(others)

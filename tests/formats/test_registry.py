@@ -23,6 +23,8 @@ FORMAT_IDS = [
     "hermes",
     "cline",
     "roo-code",
+    "kilo-code",
+    "continue",
     "opencode",
 ]
 SUPPORT_MODULES = {

@@ -25,8 +25,7 @@ job, into the same `reasoning` object.
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -124,9 +123,24 @@ def _model(item: dict[str, Any], doc: dict[str, Any]) -> str | None:
     return as_str(doc.get("chatModelTitle"))
 
 
-def now_ms() -> int:
-    """The time Continue's GUI stamps a reasoning block with (`Date.now()`)."""
-    return time.time_ns() // 1_000_000
+#: The stamp of a new reasoning object when the session has none to copy: Continue keeps no
+#: time per message, and its GUI only asks whether `endAt` is set (unset: "Thinking...").
+NO_TIME = 1
+
+
+def session_stamp(records: Iterable[Record]) -> int:
+    """The latest `reasoning.endAt` the GUI wrote into this session, else NO_TIME: a repair
+    stamps its reasoning objects with it, so that its output is the same on every run."""
+    stamps = [
+        r["endAt"]
+        for record in records
+        if record.error is None and isinstance(record.data, dict)
+        for item in record.data.get("history") or ()
+        if isinstance(item, dict)
+        and isinstance(r := item.get("reasoning"), dict)
+        and type(r.get("endAt")) is int
+    ]
+    return max(stamps, default=NO_TIME)
 
 
 class Continue(FormatBase):
@@ -217,7 +231,7 @@ class Continue(FormatBase):
                 field=(site.record_index, text_path),
             )
             return
-        stamp = plan.fact("continue:now", now_ms)
+        stamp = plan.fact("continue:stamp", lambda: session_stamp(plan.records_with(b'"endAt"')))
 
         def create(drafts: list[Draft]) -> SetKey:
             joined = "\n\n".join(seg for d in drafts for seg in d.segments)
