@@ -27,6 +27,7 @@ from thinkfix.formats.anthropic import Anthropic
 from thinkfix.formats.base import Message, Record
 from thinkfix.formats.common import as_str, block_reasoning, content_slots, join_texts
 from thinkfix.formats.detection import base_name, sample
+from thinkfix.formats.locations import editor_users
 
 HISTORY = "api_conversation_history.json"
 COMPANIONS = ("ui_messages.json", "task_metadata.json")
@@ -48,25 +49,9 @@ def _item(m: Any) -> bool:
     )
 
 
-#: VS Code and its forks, whose globalStorage holds the extensions' task folders.
-EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
-
-
 def editor_storage(env: Mapping[str, str], home: FsPath, extension: str) -> list[FsPath]:
-    """`<editor user folder>/globalStorage/<extension>/tasks` for each editor and OS layout:
-    $XDG_CONFIG_HOME (else ~/.config) on Linux, ~/Library/Application Support on macOS,
-    %APPDATA% on Windows."""
-    roots = [
-        FsPath(env.get("XDG_CONFIG_HOME", "").strip() or home / ".config"),
-        home / "Library" / "Application Support",
-    ]
-    if env.get("APPDATA", "").strip():
-        roots.append(FsPath(env["APPDATA"]))
-    return [
-        root / editor / "User" / "globalStorage" / extension / "tasks"
-        for root in roots
-        for editor in EDITORS
-    ]
+    """`<editor user folder>/globalStorage/<extension>/tasks` for each editor and OS layout."""
+    return [user / "globalStorage" / extension / "tasks" for user in editor_users(env, home)]
 
 
 def _runtime(head: bytes, path: str) -> tuple[str, float] | None:

@@ -39,3 +39,32 @@ def working_dir(env: Mapping[str, str]) -> Path:
 
     value = env.get("PWD", "")
     return Path(value) if value else Path.cwd()
+
+
+#: VS Code and its forks, whose user folders hold the extensions' storage and the chat's.
+EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+#: The builds whose chat is Copilot Chat's (the forks have chats of their own).
+VSCODE_EDITORS = ("Code", "Code - Insiders", "VSCodium")
+
+
+def editor_users(
+    env: Mapping[str, str], home: Path, editors: tuple[str, ...] = EDITORS, *, server: bool = False
+) -> list[Path]:
+    """`<editor>/User` for each editor and OS layout: $XDG_CONFIG_HOME (else ~/.config) on
+    Linux, ~/Library/Application Support on macOS, %APPDATA% on Windows; `server` adds the
+    VS Code Server's (~/.vscode-server/data/User) and a portable install's
+    ($VSCODE_PORTABLE/user-data/User)."""
+    from pathlib import Path
+
+    roots = [
+        Path(env.get("XDG_CONFIG_HOME", "").strip() or home / ".config"),
+        home / "Library" / "Application Support",
+    ]
+    if env.get("APPDATA", "").strip():
+        roots.append(Path(env["APPDATA"]))
+    out = [root / editor / "User" for root in roots for editor in editors]
+    if server:
+        out.append(home / ".vscode-server" / "data" / "User")
+        if env.get("VSCODE_PORTABLE", "").strip():
+            out.append(expand(env["VSCODE_PORTABLE"].strip(), home) / "user-data" / "User")
+    return out

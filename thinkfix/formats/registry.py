@@ -31,6 +31,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "roo-code": ("cline", "RooCode"),
     "kilo-code": ("cline", "KiloCode"),
     "continue": ("continue_dev", "Continue"),
+    "copilot-chat": ("copilot_chat", "CopilotChat"),
     "opencode": ("opencode", "OpenCode"),
 }
 

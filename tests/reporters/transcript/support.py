@@ -29,6 +29,8 @@ CASES = {
     "roo_code_api_conversation_history.json": "roo-code",
     "kilo-code_api_conversation_history.json": "kilo-code",
     "continue.json": "continue",
+    "copilot_chat.json": "copilot-chat",
+    "copilot_chat.jsonl": "copilot-chat",
     "opencode.db": "opencode",
 }
 

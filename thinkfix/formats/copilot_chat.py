@@ -1,0 +1,435 @@
+"""GitHub Copilot Chat in VS Code: the chat sessions VS Code itself keeps.
+
+VS Code's chat service (microsoft/vscode `src/vs/workbench/contrib/chat/common/model/
+chatSessionStore.ts`, `ChatSessionStore`) writes each session to
+`<user data>/User/workspaceStorage/<workspace id>/chatSessions/<session id>.jsonl`
+(`globalStorage/emptyWindowChatSessions/` for a window with no folder,
+`globalStorage/transferredChatSessions/` for one handed between windows); before 1.109,
+and still where `chat.useLogSessionStorage` is off, a flat `<session id>.json`.
+
+- The flat file is `JSON.stringify(session)` (`stringifyEntryWithFallback`), the
+  `ISerializableChatData` of `chatModel.ts` (`ChatModel.toJSON`, version 3):
+  `{version, responderUsername, initialLocation, requests: [...], sessionId,
+  creationDate, ...}`.
+- The log (`objectMutationLog.ts`, `ObjectMutationLog`; schema in
+  `chatSessionOperationLog.ts`) is one JSON entry a line: `{kind: 0, v: <the session>}`
+  first, then `{kind: 1, k: path, v}` (set), `{kind: 2, k: path, v: [...], i?}` (push onto
+  the array at `k`, truncated at `i` first) and `{kind: 3, k: path}` (delete).
+
+A request is `{requestId, message: {text, parts}, response: [...], result, modelId, ...}`.
+Its `response` is the list of parts VS Code shows: a markdown part is stored as the bare
+`IMarkdownString` (`{value, supportThemeIcons, supportHtml, baseUri}`, no `kind`: "keeping
+the shape of the persisted data the same for back compat"), the others by `kind`
+(`thinking`, `toolInvocationSerialized`, `inlineReference`, `codeblockUri`, ...).
+Copilot Chat (microsoft/vscode-copilot-chat) also keeps, in `result.metadata.
+toolCallRounds[]`, each round's `response` text and `thinking`; for earlier turns its
+prompt replays those round texts (`src/extension/prompt/common/conversation.ts`,
+`Turn.rounds`), and their `thinking` only for the current turn
+(`src/extension/prompts/node/panel/toolCalling.tsx`, `!isHistorical`). So a leak is fixed
+in the markdown part and in the round text that repeats it; the reasoning goes into a
+`thinking` part before the text, which VS Code shows folded and nothing replays.
+
+An assistant message is a request's response as a record holds it: a request with
+response parts (in the flat file, the log's first entry or a pushed request) or a log
+entry that pushes or sets a response's parts. A response that VS Code wrote in pieces
+while it streamed has a copy in each entry, and each copy is read, counted and repaired.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from thinkfix.formats.base import Context, Message, Path, PlacementKind, Record, TextSlot
+from thinkfix.formats.common import (
+    Draft,
+    FormatBase,
+    Plan,
+    as_str,
+    fmt_path,
+    join_texts,
+    place_elsewhere,
+    place_nothing,
+)
+from thinkfix.formats.detection import has_keys, sample
+from thinkfix.formats.jsonedit import SetValue
+from thinkfix.formats.locations import VSCODE_EDITORS, editor_users
+from thinkfix.formats.turn_shapes import args_text
+from thinkfix.formats.turns import Part, PartKind, Role, Turn
+
+if TYPE_CHECKING:
+    from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
+
+#: Response part kinds that are tool calls (a text before one is rule 4's evidence).
+_TOOL_KINDS = frozenset({"toolInvocationSerialized", "toolInvocation", "prepareToolInvocation"})
+_SESSION_KEYS = ("requests", "sessionId")
+_LOG_OPENER = re.compile(rb'^\s*\{\s*"kind"\s*:\s*0\s*,\s*"v"\s*:\s*\{')
+_FLAT_OPENER = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,')
+#: Folders of a profile's globalStorage that hold sessions of windows without a workspace.
+_GLOBAL_FOLDERS = ("emptyWindowChatSessions", "transferredChatSessions")
+#: Context key: how many requests the session has after a record (log entries index them).
+_COUNT = "copilot-chat:requests"
+#: Context key: request index -> its modelId (a log line that pushes parts does not say).
+_MODELS = "copilot-chat:models"
+
+
+def _request(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("message"), dict)
+        and ("requestId" in value or "response" in value)
+    )
+
+
+def _session(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("requests"), list)
+        and "sessionId" in value
+        and ("version" in value or "responderUsername" in value or "creationDate" in value)
+        and all(_request(r) for r in value["requests"][:200])
+    )
+
+
+def _entry(value: Any) -> bool:
+    """A line of the mutation log other than the first."""
+    return (
+        isinstance(value, dict)
+        and value.get("kind") in (1, 2, 3)
+        and isinstance(value.get("k"), list)
+        and set(value) <= {"kind", "k", "v", "i"}
+    )
+
+
+def _markdown(part: Any) -> bool:
+    """A markdown part as persisted: a bare IMarkdownString (no `kind`)."""
+    return isinstance(part, dict) and "kind" not in part and isinstance(part.get("value"), str)
+
+
+def _thinking(parts: list[Any]) -> str | None:
+    texts: list[Any] = []
+    for p in parts:
+        if isinstance(p, dict) and p.get("kind") == "thinking":
+            value = p.get("value")
+            texts.append(
+                "".join(v for v in value if isinstance(v, str))
+                if isinstance(value, list)
+                else value
+            )
+    return join_texts(texts)
+
+
+def _slots(parts: list[Any], base: Path) -> list[TextSlot]:
+    last_tool = max(
+        (i for i, p in enumerate(parts) if isinstance(p, dict) and p.get("kind") in _TOOL_KINDS),
+        default=-1,
+    )
+    return [
+        TextSlot(base + (i, "value"), p["value"], tool_after=i < last_tool)
+        for i, p in enumerate(parts)
+        if _markdown(p)
+    ]
+
+
+def _responses(
+    record: Record,
+) -> Iterator[tuple[Path, list[Any], int | None, dict[str, Any] | None]]:
+    """(path of a response-part list, the parts, the request's index or None, the request)
+    for each response a record holds."""
+    o = record.obj
+    if o is None:
+        return
+    if "kind" not in o and isinstance(o.get("requests"), list):  # the flat file
+        yield from _of_requests(o["requests"], ("requests",), 0)
+        return
+    kind, k, v = o.get("kind"), o.get("k"), o.get("v")
+    if kind == 0 and isinstance(v, dict) and isinstance(v.get("requests"), list):
+        yield from _of_requests(v["requests"], ("v", "requests"), 0)
+    elif kind in (1, 2) and isinstance(k, list) and k[:1] == ["requests"]:
+        if len(k) == 1 and isinstance(v, list):
+            start = o.get("i") if kind == 2 and isinstance(o.get("i"), int) else None
+            if start is None:
+                start = 0 if kind == 1 else record.ctx.extra.get(_COUNT, 0)
+            yield from _of_requests(v, ("v",), start)
+        elif len(k) == 2 and isinstance(k[1], int) and kind == 1:
+            yield from _of_requests([v], ("v",), k[1], single=True)
+        elif len(k) == 3 and isinstance(k[1], int) and k[2] == "response" and isinstance(v, list):
+            yield ("v",), v, k[1], None
+
+
+def _of_requests(
+    requests: list[Any], base: Path, start: int, *, single: bool = False
+) -> Iterator[tuple[Path, list[Any], int | None, dict[str, Any] | None]]:
+    for j, r in enumerate(requests):
+        if _request(r) and isinstance(r.get("response"), list):
+            path = (base if single else base + (j,)) + ("response",)
+            yield path, r["response"], start + j, r
+
+
+def _count_after(record: Record, ctx: Context) -> int:
+    o = record.obj
+    count: int = ctx.extra.get(_COUNT, 0)
+    if o is None:
+        return count
+    kind, k, v = o.get("kind"), o.get("k"), o.get("v")
+    if kind == 0 and isinstance(v, dict) and isinstance(v.get("requests"), list):
+        return len(v["requests"])
+    if k == ["requests"] and isinstance(v, list):
+        if kind == 1:
+            return len(v)
+        if kind == 2:
+            at = o.get("i")
+            return (at if isinstance(at, int) else count) + len(v)
+    return count
+
+
+class CopilotChat(FormatBase):
+    id = "copilot-chat"
+    description = (
+        "GitHub Copilot Chat sessions kept by VS Code: workspaceStorage/<id>/chatSessions/"
+        "<session>.jsonl (a mutation log) or .json (before 1.109), emptyWindowChatSessions"
+    )
+    detection = (
+        "a session object {version, requests: [{requestId, message, response}], sessionId}, "
+        "or a log whose first line is {kind: 0, v: <that object>} and whose others are "
+        "{kind: 1|2|3, k: path, v, i}"
+    )
+    placement = (
+        "a `thinking` response part before the text (VS Code shows it folded; nothing "
+        "replays it), and the leak fixed in the result.metadata.toolCallRounds text Copilot "
+        "replays; in a log whose later lines index into that response, the manifest only"
+    )
+    locations_source = (
+        "VS Code user data (VSCODE_PORTABLE, $XDG_CONFIG_HOME, ~/Library/Application Support, "
+        "%APPDATA%): User/workspaceStorage/<id>/chatSessions, User/globalStorage/"
+        "{emptyWindowChatSessions,transferredChatSessions} (microsoft/vscode chat/common/"
+        "model/chatSessionStore.ts, ChatSessionStore)"
+    )
+    assistant_marker = b'"response"'
+    context_markers = (b'"requests"',)  # every line that adds requests names them
+
+    def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        """Each workspace's `chatSessions` folder that exists (never all of workspaceStorage:
+        it holds every extension's storage and `state.vscdb`, gigabytes that are no session),
+        and the global folders of windows without a workspace."""
+        out = []
+        for user in editor_users(env, home, VSCODE_EDITORS, server=True):
+            workspaces = user / "workspaceStorage"
+            if workspaces.is_dir():
+                out += sorted(d / "chatSessions" for d in workspaces.iterdir() if d.is_dir())
+            out += [user / "globalStorage" / d for d in _GLOBAL_FOLDERS]
+        return out
+
+    def detect(self, head: bytes, path: str = "") -> float:
+        s = sample(head)
+        if s.doc is not None and not s.values:
+            return 0.95 if _session(s.doc) else 0.0
+        values = s.values
+        if values:
+            first = values[0]
+            if isinstance(first, dict) and first.get("kind") == 0 and _session(first.get("v")):
+                return 0.95 if all(_entry(v) for v in values[1:]) else 0.0
+            if _session(first) and len(values) == 1:
+                return 0.95
+            return 0.0
+        if s.partial:
+            # a first line longer than the head: the log's first entry names the session
+            # before its requests; the flat file's session id comes after them
+            if _LOG_OPENER.match(head) and has_keys(head, "sessionId", "requests"):
+                return 0.9
+            if _FLAT_OPENER.match(head) and has_keys(
+                head, "responderUsername", "requests", "message"
+            ):
+                return 0.9
+        return 0.0
+
+    def update_context(self, record: Record, ctx: Context) -> tuple[Context, Context]:
+        o = record.obj
+        if o is None:
+            return ctx, ctx
+        session = o.get("v") if o.get("kind") == 0 else o if "kind" not in o else None
+        if isinstance(session, dict) and "sessionId" in session:
+            ctx = Context(session_id=as_str(session.get("sessionId")), extra=ctx.extra)
+        models = dict(ctx.extra.get(_MODELS, {}))
+        for _, _, index, request in _responses(record):
+            if request is not None and index is not None and as_str(request.get("modelId")):
+                models[index] = request["modelId"]
+        after = Context(
+            ctx.session_id,
+            ctx.model,
+            {**ctx.extra, _COUNT: _count_after(record, ctx), _MODELS: models},
+        )
+        return ctx, after
+
+    def messages(self, record: Record) -> Iterator[Message]:
+        for path, parts, index, request in _responses(record):
+            if not any(_markdown(p) for p in parts):
+                continue  # a pending request, or a tool call's progress: no text of the model
+            yield Message(
+                path,
+                index if index is not None else record.index,
+                partial(_slots, parts, path),
+                native=partial(_thinking, parts),
+                message_id=as_str(request.get("responseId") or request.get("requestId"))
+                if request
+                else None,
+                model=as_str(request.get("modelId"))
+                if request
+                else record.ctx.extra.get(_MODELS, {}).get(index),
+            )
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        site = draft.site
+        self._fix_rounds(plan, draft)
+        if not draft.segments:
+            place_nothing(draft)
+            return
+        if not self._last_touch(plan, site):
+            place_elsewhere(
+                draft,
+                PlacementKind.MANIFEST,
+                "the repair manifest: a later line of the log indexes into this response, "
+                "so a part inserted here would shift what it points at",
+            )
+            return
+        part = {"kind": "thinking", "value": "\n\n".join(draft.segments)}
+        self.place_blocks(draft, [part], "a thinking response part")
+
+    def _fix_rounds(self, plan: Plan, draft: Draft) -> None:
+        """The same leak in a `result.metadata.toolCallRounds[].response` Copilot replays."""
+        site = draft.site
+        old = site.text
+        if not old.strip():
+            return
+        for record in plan.records_with(b'"toolCallRounds"'):
+            if record.error is not None:
+                continue
+            for path, text in _round_texts(record.data):
+                if old in text:
+                    key = (record.index, path)
+
+                    def build(drafts: list[Draft], text: str = text, path: Path = path) -> SetValue:
+                        for d in drafts:
+                            text = text.replace(d.site.text, d.repair.visible, 1)
+                        return SetValue(path, text)
+
+                    plan.shared_edit(draft, record.index, ("rounds",) + path, build)
+                    draft.mirrors.append(key)
+
+    def _last_touch(self, plan: Plan, site: Any) -> bool:
+        """Does no later line of the log index into the site's response (so a part inserted
+        into it keeps every later position right)?"""
+        record = plan.records[site.record_index]
+        o = record.obj
+        if o is None or "kind" not in o:
+            return True  # the flat file: one document
+        mine = {index for path, _, index, _ in _responses(record) if site.path[: len(path)] == path}
+        last: dict[int, int] = plan.fact("copilot-chat:last", lambda: _last_writes(plan))
+        return all(last.get(i, -1) <= site.record_index for i in mine if i is not None)
+
+    def turns(self, record: Record) -> Iterator[Turn]:
+        """The record as the turns `show` prints (module-level `turns`)."""
+        return turns(record)
+
+
+def _round_texts(data: Any) -> Iterator[tuple[Path, str]]:
+    """Every `result.metadata.toolCallRounds[].response` of a record, with its path."""
+    if not isinstance(data, dict):
+        return
+    candidates: list[tuple[Path, Any]] = []
+    if "kind" not in data and isinstance(data.get("requests"), list):
+        candidates = [(("requests", j), r) for j, r in enumerate(data["requests"])]
+    elif isinstance(data.get("v"), dict) and isinstance(data["v"].get("requests"), list):
+        candidates = [(("v", "requests", j), r) for j, r in enumerate(data["v"]["requests"])]
+    elif isinstance(data.get("v"), list) and data.get("k") == ["requests"]:
+        candidates = [(("v", j), r) for j, r in enumerate(data["v"])]
+    elif isinstance(data.get("v"), dict):
+        k = data.get("k")
+        if isinstance(k, list) and k[-1:] == ["result"]:
+            candidates = [((), {"result": data["v"]})]
+            for base, request in candidates:
+                yield from _rounds_of(request, ("v",))
+            return
+        candidates = [(("v",), data["v"])]
+    for base, request in candidates:
+        if isinstance(request, dict):
+            yield from _rounds_of(request, base + ("result",))
+
+
+def _rounds_of(request: dict[str, Any], result_path: Path) -> Iterator[tuple[Path, str]]:
+    result = request.get("result")
+    metadata = result.get("metadata") if isinstance(result, dict) else None
+    rounds = metadata.get("toolCallRounds") if isinstance(metadata, dict) else None
+    for r, round_ in enumerate(rounds if isinstance(rounds, list) else ()):
+        if isinstance(round_, dict) and isinstance(round_.get("response"), str):
+            yield result_path + ("metadata", "toolCallRounds", r, "response"), round_["response"]
+
+
+def _last_writes(plan: Plan) -> dict[int, int]:
+    """Request index -> the last record of the log that indexes into that request's parts: a
+    push that truncates them first (`i`), or a set or delete of one part."""
+    last: dict[int, int] = {}
+    for record in plan.records_with(b'"response"'):
+        o = record.obj if record.error is None else None
+        k = o.get("k") if o is not None else None
+        if not (isinstance(k, list) and len(k) >= 3 and k[0] == "requests" and k[2] == "response"):
+            continue
+        indexing = len(k) > 3 or (o is not None and o.get("kind") == 2 and "i" in o)
+        if indexing and isinstance(k[1], int):
+            last[k[1]] = record.index
+    return last
+
+
+# --- turns: the session as `show` reads it --------------------------------------------------
+
+
+def _request_turns(request: dict[str, Any], parts_path: Path, where: str) -> Iterator[Turn]:
+    message = request.get("message")
+    text = as_str(message.get("text")) if isinstance(message, dict) else None
+    if text is not None:
+        yield Turn(Role.USER, (Part(PartKind.TEXT, text),), where=where)
+    parts = request.get("response")
+    if isinstance(parts, list) and parts:
+        yield _response_turn(parts, parts_path, as_str(request.get("modelId")), where)
+
+
+def _response_turn(parts: list[Any], base: Path, model: str | None, where: str) -> Turn:
+    out: list[Part] = []
+    for i, p in enumerate(parts):
+        if _markdown(p):
+            out.append(Part(PartKind.TEXT, p["value"], path=base + (i, "value")))
+        elif isinstance(p, dict) and p.get("kind") == "thinking":
+            value = p.get("value")
+            text = (
+                "".join(v for v in value if isinstance(v, str))
+                if isinstance(value, list)
+                else as_str(value)
+            )
+            if text:
+                out.append(Part(PartKind.THINKING, text))
+        elif isinstance(p, dict) and p.get("kind") in _TOOL_KINDS:
+            message = p.get("invocationMessage")
+            label = message.get("value") if isinstance(message, dict) else message
+            out.append(
+                Part(
+                    PartKind.TOOL_CALL,
+                    args_text(label),
+                    name=as_str(p.get("toolId")) or "",
+                    call_id=as_str(p.get("toolCallId")),
+                )
+            )
+    return Turn(Role.ASSISTANT, tuple(out), model=model, where=where)
+
+
+def turns(record: Record) -> Iterator[Turn]:
+    o = record.obj
+    if o is None:
+        return
+    for path, parts, _, request in _responses(record):
+        where = fmt_path(path[:-1]) if request is not None else fmt_path(path)
+        if request is not None:
+            yield from _request_turns(request, path, where)
+        elif parts:
+            yield _response_turn(parts, path, None, where)
