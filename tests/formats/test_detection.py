@@ -25,6 +25,7 @@ EXPECTED = {
     "roo-code": "roo-code",
     "kilo-code": "kilo-code",
     "continue": "continue",
+    "copilot-chat": "copilot-chat",
     "opencode": "opencode",
 }
 #: Roo Code is Cline's fork, Kilo Code Roo's: when neither the storage path nor one of Roo's

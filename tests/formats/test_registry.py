@@ -25,6 +25,7 @@ FORMAT_IDS = [
     "roo-code",
     "kilo-code",
     "continue",
+    "copilot-chat",
     "opencode",
 ]
 SUPPORT_MODULES = {
