@@ -216,3 +216,12 @@ def test_copilot_chat_locations_are_chat_folders_never_all_of_workspace_storage(
     assert tmp_path / "roaming" / "Code" / "User" / "globalStorage" / "transferredChatSessions" in (
         appdata
     )
+
+
+def test_copilot_chat_log_copies_concatenated_are_still_the_log() -> None:
+    # a log rewritten whole begins again with its first entry; a file of copies one after
+    # another (as a large-session split test builds) is still read as this log
+    data = LOG.read_bytes() * 3
+    found = registry.detect(data[:HEAD_BYTES], "x.jsonl")
+    assert found is not None and found[0] is FMT
+    assert sum(FMT.assistant_messages(r) for r in read(FMT, data)) == 9

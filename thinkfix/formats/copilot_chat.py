@@ -103,6 +103,11 @@ def _entry(value: Any) -> bool:
     )
 
 
+def _initial(value: Any) -> bool:
+    """The log's first entry: the whole session."""
+    return isinstance(value, dict) and value.get("kind") == 0 and _session(value.get("v"))
+
+
 def _markdown(part: Any) -> bool:
     """A markdown part as persisted: a bare IMarkdownString (no `kind`)."""
     return isinstance(part, dict) and "kind" not in part and isinstance(part.get("value"), str)
@@ -229,8 +234,9 @@ class CopilotChat(FormatBase):
         values = s.values
         if values:
             first = values[0]
-            if isinstance(first, dict) and first.get("kind") == 0 and _session(first.get("v")):
-                return 0.95 if all(_entry(v) for v in values[1:]) else 0.0
+            if _initial(first):
+                # a log rewritten whole starts again with its first entry (copies concatenate)
+                return 0.95 if all(_entry(v) or _initial(v) for v in values[1:]) else 0.0
             if _session(first) and len(values) == 1:
                 return 0.95
             return 0.0
