@@ -34,13 +34,19 @@ from thinkfix.formats.turns import Part, PartKind, Role, Turn
 _REQUEST_KEYS = ("system", "anthropic_version", "thinking", "stop_sequences")
 
 
+#: Content parts of the Responses API (a Codex rollout's bare message items), never Anthropic's.
+_RESPONSES_PARTS = ("output_text", "input_text")
+
+
 def is_response(o: Any) -> bool:
-    """True for a Messages API response object (an assistant message with content blocks)."""
+    """True for a Messages API response object (an assistant message with content blocks);
+    a Codex rollout's bare message item has the same keys but Responses API parts (#21)."""
     return (
         isinstance(o, dict)
         and o.get("type") == "message"
         and o.get("role") == "assistant"
         and isinstance(o.get("content"), list)
+        and not any(isinstance(b, dict) and b.get("type") in _RESPONSES_PARTS for b in o["content"])
     )
 
 
