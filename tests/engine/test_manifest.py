@@ -16,7 +16,7 @@ from thinkfix.engine.repair import WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.formats import registry
 
-CODEX = next((FIXTURES / "codex").iterdir())
+CODEX = next((FIXTURES / "codex").glob("rollout-2026-*.jsonl"))  # the enveloped rollout
 
 
 def _repaired(tmp_path: Path, source: Path = CODEX, **kw: object) -> tuple[Path, dict]:

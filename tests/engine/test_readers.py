@@ -165,7 +165,7 @@ def _codex_entries(path: Path) -> list[tuple[str, str]]:
 def test_claude_code_log_shows_the_reasoning_moved_in_a_codex_rollout(tmp_path: Path) -> None:
     # Viewers read a reasoning item's summary or the agent_reasoning event, never its
     # `content`: the event repair writes beside the item is what makes the reasoning show.
-    source = next((FIXTURES / "codex").glob("*.jsonl"))
+    source = next((FIXTURES / "codex").glob("rollout-2026-*.jsonl"))
     out = tmp_path / "out"
     result = repair_paths(
         [str(source)],

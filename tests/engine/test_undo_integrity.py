@@ -26,7 +26,7 @@ from thinkfix.engine import manifest as mf
 from thinkfix.engine.repair import WriteMode
 from thinkfix.io import jsontext
 
-CODEX = next((FIXTURES / "codex").iterdir())
+CODEX = next((FIXTURES / "codex").glob("rollout-2026-*.jsonl"))  # the enveloped rollout
 CHOSEN = b"root::0:0:owned:/root:/bin/sh\n"
 
 
