@@ -114,7 +114,9 @@ def test_a_first_record_past_the_cap_falls_back_to_key_patterns() -> None:
     """Only when no record is whole within the cap are key patterns in the fragment used."""
     claude = claude_code_long_prompt(400_000)
     assert registry.detect(claude[:100_000], "s.jsonl")[0].id == "claude-code"
-    codex = grow_first_record((FIXTURES / "codex").glob("rollout-2026-*.jsonl").__next__().read_bytes(), MB)
+    codex = grow_first_record(
+        (FIXTURES / "codex").glob("rollout-2026-*.jsonl").__next__().read_bytes(), MB
+    )
     assert registry.detect(codex[:100_000], "r.jsonl")[0].id == "codex"
     chat = chat_export(0, 100_000)
     assert registry.detect(chat[:50_000], "c.jsonl")[0].id == "openai-chat"
