@@ -102,7 +102,14 @@ def test_repair_fixture_removes_leaks_and_changes_nothing_else(
                 )
     placed_records = sum(1 for c in file.changes if c.placement.kind is PlacementKind.RECORD)
     assert inserted == file.records_inserted
-    assert inserted == placed_records * (2 if fmt == "codex" else 1)  # + agent_reasoning event
+    # an enveloped Codex rollout gets the agent_reasoning event beside each reasoning item
+    # (a legacy rollout, bare items and no events, gets the item alone)
+    events = sum(
+        1
+        for c in file.changes
+        if c.placement.kind is PlacementKind.RECORD and "agent_reasoning" in c.placement.where
+    )
+    assert inserted == placed_records + events
     assert len(new) == len(old) + inserted
     # Only the trailing-newline style and compression of the original are kept.
     assert out.read_bytes().endswith(b"\n") == source.read_bytes().endswith(b"\n")
@@ -183,7 +190,7 @@ def test_repair_read_only_modes_write_nothing(tmp_path: Path) -> None:
 
 
 def test_repair_diff_mode_gives_unified_diff_of_changed_lines(tmp_path: Path) -> None:
-    source = next(p for p in FILES if p.parent.name == "codex")
+    source = next(p for p in FILES if p.name.startswith("rollout-2026"))  # enveloped
     result = run([source], WriteMode.DIFF, tmp_path, unified_diff=True)
     text = result.files[0].unified_diff
     name = str(source).lstrip("/")
@@ -282,7 +289,7 @@ def test_repair_compressed_file_stays_compressed_and_undo_without_backup(
 
 
 def test_repair_in_place_without_backup_undo_rebuilds_from_records(tmp_path: Path) -> None:
-    source = next(p for p in FILES if p.parent.name == "codex")
+    source = next(p for p in FILES if p.name.startswith("rollout-2026"))  # enveloped
     work = tmp_path / source.name
     work.write_bytes(source.read_bytes())
     result = run([work], WriteMode.IN_PLACE, tmp_path, backup=False)

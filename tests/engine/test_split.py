@@ -70,7 +70,7 @@ def test_a_piece_that_started_from_the_wrong_context_is_scanned_again(
 ) -> None:
     """Without a window a Codex piece cannot know the turn's model: the check catches it."""
     monkeypatch.setattr(split, "WINDOW", 0)
-    source = next(p for p in SESSIONS if p.parent.name == "codex")
+    source = next(p for p in SESSIONS if p.name.startswith("rollout-2026"))  # enveloped
     item = _big(tmp_path, source, 20)
     merged, parts = _in_pieces(item, 6)
     assert any(b.ctx_in != a.ctx_out for a, b in pairwise(parts))
