@@ -46,6 +46,15 @@ DELIMITERS = [
     "<|return|>",
     "analysis",
     "assistantfinal",
+    # issue 21: the shapes the peers' tests pin
+    "<|channel>",
+    "<|inner_prefix|>",
+    "<|inner_suffix|>",
+    "<|start|><|channel|>analysis<|message|>",
+    "<|channel|>commentary to=functions.f <|constrain|>json<|message|>",
+    "<|call|>",
+    "```</think>",
+    "\n```</think>",
     # issue 10: MiniMax, Gemma 4's thought channel, answer wrappers, tool-call openers
     "<mm:think>",
     "</mm:think>",
@@ -130,6 +139,12 @@ HALVES = [
     "call>",
     "<think and ",
     "<think a=",
+    "<|channel|>commentary to=",
+    "functions.f",
+    "<|constrain|>",
+    "<|message|>",
+    "<|inner_",
+    "prefix|>",
 ]
 FRAGMENTS = st.sampled_from(DELIMITERS + NOISE)
 TEXTS = (
@@ -165,6 +180,8 @@ POLICIES = st.builds(
     prose_delimiters=st.booleans(),
 )
 NATIVE = st.none() | st.sampled_from(["", "plan", "word x", "<think>word</think>"])
+#: The model a record names: a gpt-oss model's text may be detokenised Harmony.
+MODELS = st.sampled_from([None, "gpt-oss-120b", "qwen3"])
 
 
 @st.composite

@@ -1,4 +1,5 @@
-"""Every documented example, as data: DESIGN.md's damage table, the rules, seeds 000 and 001."""
+"""Every documented example, as data: DESIGN.md's damage table, the rules, seeds 000 and 001,
+and the shapes the peers' own parser tests pin (`peer-*`, each with its `source`)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,12 @@ def _policy(case: dict) -> Policy:
     return Policy(**case.get("policy", {}))
 
 
-def _context(case: dict) -> dict[str, bool]:
-    """What the caller knows beyond the text: a template-opened block, a tool call after it."""
-    return {k: case[k] for k in ("start_in_reasoning", "followed_by_tool_call") if k in case}
+def _context(case: dict) -> dict[str, object]:
+    """What the caller knows beyond the text: a template-opened block, a tool call after it,
+    the model the record names."""
+    return {
+        k: case[k] for k in ("start_in_reasoning", "followed_by_tool_call", "model") if k in case
+    }
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
@@ -76,6 +80,35 @@ def test_normalize_finding_offsets_cover_the_block() -> None:
 def test_stream_split_close_tag_does_not_leak() -> None:
     assert stream(["<think>plan</thi", "nk>Answer"]) == ("Answer", "plan")
     assert stream(["plan</thi", "nk>", "Answer"]) == ("Answer", "plan")
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c["id"].startswith("peer-")], ids=lambda c: c["id"]
+)
+def test_peer_case_names_its_source(case: dict) -> None:
+    assert case["source"].strip()
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c["id"].startswith("peer-")], ids=lambda c: c["id"]
+)
+def test_stream_peer_case_every_two_way_split_equals_batch(case: dict) -> None:
+    """Every chunking of the peers' shapes, not only one character at a time: each cut point
+    (the property tests draw the rest at random)."""
+    text, policy = case["text"], _policy(case)
+    r = normalize(text, native_reasoning=case.get("native"), policy=policy, **_context(case))
+    want = (r.visible, "\n\n".join(r.extracted))
+    for cut in range(len(text) + 1):
+        chunks = [text[:cut], text[cut:]]
+        got = stream(chunks, policy=policy, native_reasoning=case.get("native"), **_context(case))
+        assert got == want, cut
+
+
+def test_stream_thought_opener_in_three_deltas() -> None:
+    """The per-token shape a server streams for a textual `<thought>`: `<`, `thought`, `>`."""
+    chunks = ["<", "thought", ">", "\n", "Thinking", " Process", ":", " analyze", "\n"]
+    chunks += ["</", "thought", ">", "\n", "Great", ", will you vote?"]
+    assert stream(chunks) == ("Great, will you vote?", "Thinking Process: analyze")
 
 
 def test_stream_seed001_split_across_deltas() -> None:

@@ -351,6 +351,7 @@ class _FileScan:
             options.policy,
             options.max_findings,
             followed_by_tool_call=site.followed_by_tool_call,
+            model=model,
         )
         findings = capped.findings
         if capped.capped:

@@ -64,7 +64,13 @@ def normalize(text: str, **kwargs: Any) -> Result:
 
 
 def capped_findings(
-    text: str, native: str | None, policy: Policy, cap: int, *, followed_by_tool_call: bool = False
+    text: str,
+    native: str | None,
+    policy: Policy,
+    cap: int,
+    *,
+    followed_by_tool_call: bool = False,
+    model: str | None = None,
 ) -> CappedFindings:
     """The findings of `normalize(text)`: all of them, or (past `cap`) the first `cap` and how
     many more there were, stopping early when a long text passes the cap.
@@ -79,7 +85,11 @@ def capped_findings(
     evidence = followed_by_tool_call
     if cap <= 0 or sum(text.count(c) for c in grammar_for(policy).start_chars) <= 2 * cap:
         result = normalize(
-            text, native_reasoning=native, policy=policy, followed_by_tool_call=evidence
+            text,
+            native_reasoning=native,
+            policy=policy,
+            followed_by_tool_call=evidence,
+            model=model,
         )
         found = result.findings if cap <= 0 else result.findings[:cap]
         return CappedFindings(
@@ -88,7 +98,9 @@ def capped_findings(
             visible_empty=not result.visible.strip(),
             extracted=bool(result.extracted),
         )
-    stream = StreamNormalizer(policy, native_reasoning=native, followed_by_tool_call=evidence)
+    stream = StreamNormalizer(
+        policy, native_reasoning=native, followed_by_tool_call=evidence, model=model
+    )
     shown = False
     for at in range(0, len(text), _CAP_CHUNK):
         shown = bool(stream.feed(text[at : at + _CAP_CHUNK]).visible.strip()) or shown

@@ -71,6 +71,7 @@ class RepairFinder:
                 native_reasoning=site.native_reasoning,
                 policy=options.policy,
                 followed_by_tool_call=site.followed_by_tool_call,
+                model=site.model,
             )
             if wanted(result, options.kinds):
                 out.append((site, result))

@@ -119,6 +119,7 @@ def normalized_turn(turn: Turn, sites: Mapping[Path, Site], policy: Policy = DEF
             native_reasoning=site.native_reasoning,
             policy=policy,
             followed_by_tool_call=site.followed_by_tool_call,
+            model=site.model,
         )
         if not result.changed:
             parts.append(part)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from thinkfix.normalizer.grammar import DETOK_OPEN, grammar_for
 from thinkfix.normalizer.pipeline import Pipeline
-from thinkfix.normalizer.policy import DEFAULT, NativeMode, Policy
+from thinkfix.normalizer.policy import DEFAULT, NativeMode, Policy, harmony_model
 from thinkfix.normalizer.spans import Label, Result, Span
 
 
@@ -15,16 +15,18 @@ def normalize(
     policy: Policy = DEFAULT,
     start_in_reasoning: bool = False,
     followed_by_tool_call: bool = False,
+    model: str | None = None,
 ) -> Result:
     """Split stored assistant text into visible answer and leaked reasoning, losing nothing.
 
     The result's spans tile `text`; `visible`, `thinking` and `findings` derive from them.
     `followed_by_tool_call` says a tool call follows the text in its message (the format
     knows, the text cannot): rule 4's evidence, so an orphan close that ends the text
-    still splits.
+    still splits. `model`, the model the record names, is evidence too: detokenised Harmony
+    (`analysis...assistantfinal`) is read only from a gpt-oss model.
     """
     native = clean_native(native_reasoning, policy)
-    if not policy.enabled or (not start_in_reasoning and _clean(text, policy)):
+    if not policy.enabled or (not start_in_reasoning and _clean(text, policy, model)):
         spans = (Span(0, len(text), Label.VISIBLE),) if text else ()
         return Result(text, spans, (), native)
     pipeline = Pipeline(
@@ -32,16 +34,17 @@ def normalize(
         native=native,
         start_in_reasoning=start_in_reasoning,
         followed_by_tool_call=followed_by_tool_call,
+        model=model,
     )
     pipeline.pieces = pipeline.feed(text) + pipeline.finish()
     return pipeline.result(text)
 
 
-def _clean(text: str, policy: Policy) -> bool:
+def _clean(text: str, policy: Policy, model: str | None) -> bool:
     """True when no delimiter can be in `text`: one C-level search, no Python loop."""
     if grammar_for(policy).maybe_delimited(text):
         return False
-    return not (policy.harmony and text.lstrip().startswith(DETOK_OPEN))
+    return not (policy.harmony and text.lstrip().startswith(DETOK_OPEN) and harmony_model(model))
 
 
 def clean_native(native: str | None, policy: Policy) -> str:

@@ -24,6 +24,12 @@ HARMONY_MARKERS = ("<|start|>assistant", "<|end|>", "<|return|>", "<|call|>")
 HARMONY_CLOSERS = ("<|end|>", "<|return|>", "<|call|>")
 DETOK_OPEN = "analysis"
 DETOK_CLOSE = "assistantfinal"
+# Harmony's tool call: `<|channel|>commentary to=functions.x [<|constrain|>json]<|message|>`.
+# The message is the call, not answer text (vLLM's `harmony_utils.parse_chat_output` puts
+# every message before the final one in the reasoning); its end is a Harmony closer.
+CALL_PREFIX = "<|channel|>commentary to="
+_CALL_BODY = r"[^<>\n]{1,128}(?:<\|constrain\|>[^<>\n]{0,64})?"
+_CALL_SOURCE = re.escape(CALL_PREFIX[1:]) + _CALL_BODY + re.escape("<|message|>")
 
 
 class Kind(Enum):
@@ -41,6 +47,9 @@ class Kind(Enum):
     ANSWER_OPEN = "answer_open"  # unwrapped right after a reasoning block, else text
     ANSWER_CLOSE = "answer_close"  # removed when it closes an unwrapped answer, else text
     TOOL_CALL = "tool_call"  # ends an implicit reasoning block; text everywhere else
+    CALL = (
+        "call"  # Harmony's commentary to a recipient: ends a block, opens one that needs no close
+    )
 
 
 @dataclass(frozen=True)
@@ -95,7 +104,8 @@ class Grammar:
                 literals.append(_Literal(opener, Kind.OPEN, opener))
                 literals.append(_Literal(closer, Kind.CLOSE, closer))
         if policy.harmony:
-            for prefix in ("<|start|>assistant", ""):
+            # with or without its role: sglang's GptOssDetector tests write `<|start|><|channel|>`
+            for prefix in ("<|start|>assistant", "<|start|>", ""):
                 for channel in HARMONY_CHANNELS:
                     text = f"{prefix}<|channel|>{channel}<|message|>"
                     kind = Kind.OPEN if channel == "analysis" else Kind.VISIBLE_HEADER
@@ -126,6 +136,8 @@ class Grammar:
                 rf"{_atomic(_WS, '_ws2')}(?P<name>{_atomic(f'(?i:{names})', '_tag')})"
                 rf"(?=[ \t\r\n/>])(?:[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}?)?>)"
             )
+        if policy.harmony:
+            branches.setdefault("<", []).append(f"(?P<call>{_CALL_SOURCE})")
         by_first: dict[str, list[str]] = {}
         for lit in literals:
             by_first.setdefault(lit.text[0], []).append(lit.text[1:])
@@ -155,6 +167,9 @@ class Grammar:
                 continue
             group = self._probes.setdefault(lit.text[0], {})
             group[lit.text[:2]] = group.get(lit.text[:2], ()) + (lit.text,)
+        if policy.harmony:
+            group = self._probes.setdefault("<", {})
+            group["<|"] = group.get("<|", ()) + (CALL_PREFIX,)
         self.max_token = max([len(lit.text) for lit in literals] + [MAX_ATTRS + 64])
         starts = {"<"} | {lit.text[0] for lit in literals}
         if policy.protect_code:
@@ -163,9 +178,9 @@ class Grammar:
         self.start_chars = "".join(self._start_chars)  # what `candidate` looks for
         self._partial_starts = re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]")
         self.find_candidate = self._partial_starts.search  # for short texts, one C call
-        self._literal_prefixes = frozenset(
-            lit[:n] for lit in self.literals for n in range(1, len(lit))
-        )
+        partials = [*self.literals, CALL_PREFIX + "x"] if policy.harmony else self.literals
+        self._literal_prefixes = frozenset(lit[:n] for lit in partials for n in range(1, len(lit)))
+        self._call = policy.harmony
         self.max_literal = max((len(lit) for lit in self.literals), default=1)
 
     # The regexes below are compiled on first use and then kept on the instance (a cached
@@ -208,6 +223,17 @@ class Grammar:
         return re.compile("[<>" + "".join(re.escape(c) for c in self._start_chars) + "]")
 
     @cached_property
+    def _call_partial(self) -> re.Pattern[str]:
+        """A Harmony call header past its `to=`, not finished yet."""
+        tail = _trie(
+            sorted({t[:n] for t in ("<|constrain|>", "<|message|>") for n in range(len(t))})
+        )
+        return re.compile(
+            re.escape(CALL_PREFIX) + r"[^<>\n]{0,128}(?:<\|constrain\|>[^<>\n]{0,64})?"
+            rf"(?:{tail})?"
+        )
+
+    @cached_property
     def _xml_partial(self) -> re.Pattern[str]:
         return re.compile(rf"<{_WS}(?:/{_WS})?(?P<name>[A-Za-z]*)(?P<rest>[^<>]*)\Z")
 
@@ -223,6 +249,8 @@ class Grammar:
             if inner.endswith("/"):
                 return Token(Kind.EMPTY, start, end, f"<{name}/>", xml=True)
             return Token(Kind.OPEN, start, end, f"<{name}>", xml=True)
+        if group == "call":
+            return Token(Kind.CALL, start, end, "<|channel|>commentary")
         if group is not None and group.startswith("lit"):
             lit = self.literals[m.group()]
             return Token(lit.kind, start, end, lit.tag)
@@ -280,6 +308,10 @@ class Grammar:
             candidates.add(lo + len(tail.rstrip(window[-1])))
         for m in self._partial_starts.finditer(window, max(lo, n - self.max_literal + 1)):
             candidates.add(m.start())
+        if self._call:
+            call = window.rfind(CALL_PREFIX, lo)
+            if call >= 0:
+                candidates.add(call)
         for i in sorted(candidates):
             if self._could_grow(window, i):
                 return i
@@ -295,6 +327,8 @@ class Grammar:
             return True
         k = text.rfind("<")
         if k >= 0 and match(text, k):
+            return True
+        if self._ends_in_call(text):
             return True
         return any(
             match(text, m.start())
@@ -312,10 +346,19 @@ class Grammar:
             return False
         if match(text, k):
             return False
+        if self._ends_in_call(text):
+            return False
         return not any(
             match(text, m.start())
             for m in self._partial_starts.finditer(text, max(0, len(text) - self.max_literal + 1))
         )
+
+    def _ends_in_call(self, text: str) -> bool:
+        """True when `text` ends in an unfinished Harmony call header."""
+        if not self._call:
+            return False
+        call = text.rfind(CALL_PREFIX, max(0, len(text) - self.max_token))
+        return call >= 0 and self._call_partial.fullmatch(text, call) is not None
 
     def _could_grow(self, window: str, i: int) -> bool:
         tail = window[i:]
@@ -324,6 +367,8 @@ class Grammar:
             return tail.strip(first) == ""
         if tail in self._literal_prefixes:
             return True
+        if self._call and tail.startswith(CALL_PREFIX):
+            return self._call_partial.fullmatch(tail) is not None
         if first == "<" and self.tags:
             m = self._xml_partial.match(tail)
             if m is None:

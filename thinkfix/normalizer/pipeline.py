@@ -19,12 +19,14 @@ class Pipeline:
         start_in_reasoning: bool = False,
         holdback: int | None = None,
         followed_by_tool_call: bool = False,
+        model: str | None = None,
     ) -> None:
         self.scanner = Scanner(
             policy,
             start_in_reasoning=start_in_reasoning,
             holdback=holdback,
             followed_by_tool_call=followed_by_tool_call,
+            model=model,
         )
         self.trimmer = Trimmer(policy.trim)
         self.deduper = Deduper(policy, native)

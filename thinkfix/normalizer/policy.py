@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
@@ -42,8 +43,12 @@ SPECIAL_PAIRS: tuple[tuple[str, str, str], ...] = (
     ("seed", "<seed:think>", "</seed:think>"),
     ("command", "<|START_THINKING|>", "<|END_THINKING|>"),
     ("minimax", "<mm:think>", "</mm:think>"),
-    # Gemma 4's thought channel: the `thought` label belongs to the opener, not the reasoning
+    # Gemma 4's thought channel: the `thought` label belongs to the opener, not the reasoning;
+    # the opener also comes without it (vLLM's tests/reasoning/test_gemma4_reasoning_parser.py)
     ("gemma4", "<|channel>thought", "<channel|>"),
+    ("gemma4", "<|channel>", "<channel|>"),
+    # Apertus' deliberation pair (vLLM's tests/reasoning/test_apertus_reasoning_parser.py)
+    ("apertus", "<|inner_prefix|>", "<|inner_suffix|>"),
 )
 
 # Literal tokens that wrap the answer rather than the reasoning: removed, content kept,
@@ -76,6 +81,16 @@ TOOL_CALL_OPENERS: tuple[str, ...] = (
     "<|python_tag|>",
 )
 
+# Model names of the gpt-oss family, whose detokenised Harmony text (`analysis...assistantfinal`)
+# is read only where the record names one of them: elsewhere `analysis` is an ordinary word.
+_HARMONY_MODELS = re.compile(r"gpt[-_ ]?oss", re.IGNORECASE)
+
+
+def harmony_model(model: str | None) -> bool:
+    """True when `model` names a gpt-oss-family model (evidence for detokenised Harmony)."""
+    return model is not None and _HARMONY_MODELS.search(model) is not None
+
+
 # Granite-style prose delimiters (rule 10), only used when `prose_delimiters` is on.
 PROSE_PAIRS: tuple[tuple[str, str], ...] = (
     ("Here is my thought process:", "Here is my response:"),
@@ -89,8 +104,8 @@ class Policy:
     `tags` are the XML-style names, `special_pairs` the literal token families;
     `answer_pairs` the answer wrappers unwrapped right after a reasoning block;
     `tool_calls` the tool-call openers that end an implicit reasoning block;
-    `harmony` turns on the gpt-oss channel grammar (raw tokens and detokenised
-    `analysis...assistantfinal`).
+    `harmony` turns on the gpt-oss channel grammar (raw tokens and, where the record
+    names a gpt-oss model, detokenised `analysis...assistantfinal`).
     """
 
     tags: tuple[str, ...] = XML_TAG_NAMES

@@ -7,6 +7,7 @@ from __future__ import annotations
 from copy import copy
 
 from thinkfix.normalizer.grammar import Kind, Token
+from thinkfix.normalizer.policy import OrphanClose
 from thinkfix.normalizer.scan_state import (
     NON_WS,
     BlockFinding,
@@ -46,8 +47,19 @@ class Actions(ChunkText):
                     and not self._trimmed_gap(st.visible_from, start)
                 ):
                     # a new run of removed text begins here, after visible text
-                    st.gap_line_start = start == 0 or self.text_at(start - 1, start) == "\n"
+                    st.gap_indent = self._indent_before(start)
                 st.visible_from = end
+
+    def _indent_before(self, i: int) -> int | None:
+        """How many spaces (at most three) stand between the start of its line and offset
+        `i`; None when other text does."""
+        lo = max(i - 4, self._chunk_base)
+        before = self.text_at(lo, i)
+        body = before.rstrip(" ")
+        indent = len(before) - len(body)
+        if indent > 3 or (body and not body.endswith("\n")) or (not body and lo > 0):
+            return None
+        return indent
 
     def _trimmed_gap(self, lo: int, hi: int) -> bool:
         """True when the visible text between two removed runs is blank and rule 7 trims it:
@@ -129,16 +141,35 @@ class Actions(ChunkText):
         self.pos = tok.end
 
     def _end_at_tool_call(self, tok: Token) -> None:
-        """Rule 3: a tool call ends the implicit, template-opened block; it stays visible."""
+        """Rule 3: a tool call ends the leading block, template- or model-opened; it stays
+        visible."""
         self._cut(tok.start)
         st = self.st
-        if st.content or tok.start > 0:
+        opener = st.opener
+        start = opener.start if opener is not None else 0
+        if st.content or tok.start > start:
             kind = LeakKind.UNCLOSED if st.content else LeakKind.EMPTY_BLOCK
-            self._finding(kind, st.opener.tag if st.opener else "", 0, tok.start, st.block)
+            self._finding(kind, opener.tag if opener else "", start, tok.start, st.block)
         st.mode, st.seg, st.depth, st.prose = self._after_removal(), tok.start, 0, 0
         st.opener, st.first_delim, st.window = None, True, None
         self._ck = None
         self.pos = tok.end
+
+    def _splits(self, tok: Token, w: str, off: int, final: bool) -> bool | None:
+        """Rule 4: True when a close outside any block (not prose) is an orphan whose text
+        before it is reasoning, False when it is stray; None while what follows it decides
+        and has not arrived."""
+        st = self.st
+        if st.first_delim or st.window is None or self.policy.orphan_close is OrphanClose.STRIP:
+            return False
+        if self.holdback is not None and tok.start - st.window > self.holdback:
+            return False
+        if self.policy.orphan_close is OrphanClose.SPLIT:
+            return True
+        m = NON_WS.search(w, tok.end - off)
+        if m is None and not final:
+            return None
+        return m is not None or self.followed_by_tool_call
 
     def _orphan_split(self, tok: Token) -> None:
         """Rule 4: everything before the first, glued close tag was reasoning."""
@@ -159,7 +190,7 @@ class Actions(ChunkText):
         st.prose = 0  # a prose opener in the text that became reasoning awaits no close
         # whether a code marker after the removed run starts a line is judged on what stays
         # visible before it, as normalizing the result again will read it
-        st.gap_line_start = window == 0 or self.text_at(window - 1, window) == "\n"
+        st.gap_indent = self._indent_before(window)
         self.pos = tok.end
 
     # -- rule 7 inside an unwrapped answer ------------------------------------------------------

@@ -9,14 +9,23 @@ from functools import lru_cache
 
 from thinkfix.normalizer.grammar import Kind, Token
 from thinkfix.normalizer.scan_actions import Actions
-from thinkfix.normalizer.scan_state import NEWLINE
+from thinkfix.normalizer.scan_state import NEWLINE, RUN_GROUPS, Mode
 
 _TICKS = re.compile(r"`+")
+#: Tags that end a fence when glued to its closing run, inside a reasoning block.
+_FENCE_CLOSERS = frozenset({Kind.CLOSE, Kind.END})
 
 
 @lru_cache(maxsize=32)
 def _fence_closer(fence: str) -> re.Pattern[str]:
     return re.compile(rf"\n[ ]{{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*(?:\r?\n|\Z)")
+
+
+@lru_cache(maxsize=32)
+def _fence_run(fence: str) -> re.Pattern[str]:
+    """A line that starts with a run long enough to close the fence."""
+    c = re.escape(fence[0])
+    return re.compile(rf"\n[ ]{{0,3}}{c}{{{len(fence)},}}(?!{c})")
 
 
 @lru_cache(maxsize=32)
@@ -46,7 +55,8 @@ class CodeRules(Actions):
         elif len(gap) > 3 or gap.strip(" "):
             return tok  # a newline or enough text in between: the original line rules
         else:
-            line_start = st.gap_line_start
+            # up to three spaces of indentation, as a fence line allows (`_at_line_start`)
+            line_start = st.gap_indent is not None and st.gap_indent + len(gap) <= 3
         if line_start and len(tok.tag) >= 3:
             kind = Kind.FENCE
         else:
@@ -71,14 +81,21 @@ class CodeRules(Actions):
         return True
 
     def _in_fence(self, fence: str, w: str, off: int, i: int, final: bool) -> bool:
-        """Skip to the end of the fenced block; False when its end is not in the text yet."""
-        closer = _fence_closer(fence)
+        """Skip to the end of the fenced block; False when its end is not in the text yet.
+
+        Inside a reasoning block a fence also ends at a closing run glued to a close tag
+        (```` ```</think>Answer ````): models close their code and their reasoning on one
+        line, and reading that line as code would hide the answer in the reasoning."""
         eol = w.find("\n", i)
-        m = closer.search(w, eol) if eol >= 0 else None
-        if m is not None and (m.group().endswith("\n") or final):
-            self.pos = m.end() + off
-            self.st.fence = None
-            return True
+        for m in _fence_run(fence).finditer(w, eol) if eol >= 0 else ():
+            end = self._fence_end(fence, m, w, off, final)
+            if end is None:
+                self.pos = m.start() + off  # the line that decides is still arriving
+                return False
+            if end >= 0:
+                self.pos = end + off
+                self.st.fence = None
+                return True
         if final:
             self.pos = len(w) + off
             self.st.fence = None
@@ -89,6 +106,29 @@ class CodeRules(Actions):
         else:
             self.pos = len(w) + off  # this line cannot close the fence: go on from its end
         return False
+
+    def _fence_end(self, fence: str, m: re.Match[str], w: str, off: int, final: bool) -> int | None:
+        """Where the code ends if the closing run `m` ends the fence: -1 when it does not,
+        None while the text that decides has not arrived.
+
+        Inside a reasoning block, a run glued to a tag that closes the block ends the fence
+        too: the tag takes the run out of the visible text. Outside one, the tag stays
+        code: whether it would go (rule 4) depends on what came before it, which a second
+        normalization of the result no longer sees, so it could not decide alike."""
+        line = _fence_closer(fence).match(w, m.start())
+        if line is not None:
+            return line.end() if line.group().endswith("\n") or final else None
+        if self.st.mode is not Mode.IN:
+            return -1
+        j, g = m.end(), self.grammar
+        tm = g.pattern.match(w, j)
+        if tm is None:
+            return None if not final and g.partial_start(w, j) == j else -1
+        if tm.lastgroup in RUN_GROUPS:
+            return -1
+        if not final and (tm.end() == len(w) or g.may_grow(tm, w)):
+            return None
+        return j if g.token(tm, off).kind in _FENCE_CLOSERS else -1
 
     def _code_line(
         self,

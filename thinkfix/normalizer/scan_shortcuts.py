@@ -42,7 +42,7 @@ class PlainChunks(TokenRules):
         return (
             NON_WS.match(chunk) is not None
             and not self.grammar.has_candidate(chunk)
-            and not (self.policy.harmony and chunk[0] == DETOK_OPEN[0])
+            and not (self.detok and chunk[0] == DETOK_OPEN[0])
         )
 
     def open_visible(self) -> None:

@@ -74,7 +74,8 @@ class ScanState:
     fence: str | None = None  # the fence of the code block we are inside
     shown: bool = False  # non-blank visible text precedes the scan position
     visible_from: int = 0  # where the run of visible text before the scan position starts
-    gap_line_start: bool = True  # the visible text before the last removal ended a line
+    # the spaces between a line start and the last removal (None: it was not at a line start)
+    gap_indent: int | None = 0
     after_block: int = -1  # where the last removed reasoning block ended (answer wrappers)
     answer: str | None = None  # the closer of the unwrapped answer we are inside
     guard: int = 0  # tokens starting before this are text (an opener's attribute run may join)
@@ -100,6 +101,7 @@ class ScanBase:
     holdback: int | None
     start_in_reasoning: bool
     followed_by_tool_call: bool
+    detok: bool  # the record names a gpt-oss model: detokenised Harmony may start the text
     st: ScanState
     pos: int  # the scan position: everything before it has been read
     length: int  # how much text was fed
@@ -114,4 +116,4 @@ class ScanBase:
 #: Token kinds that are code or text wherever they stand.
 CODE_KINDS = frozenset({Kind.FENCE, Kind.TICKS, Kind.TEXT})
 #: Token kinds that may close a block.
-CLOSING = frozenset({Kind.CLOSE, Kind.END, Kind.VISIBLE_HEADER})
+CLOSING = frozenset({Kind.CLOSE, Kind.END, Kind.VISIBLE_HEADER, Kind.CALL})

@@ -8,7 +8,6 @@ yet fed leaves `pos` at the token and returns False.
 from __future__ import annotations
 
 from thinkfix.normalizer.grammar import MAX_ATTRS, Kind, Token
-from thinkfix.normalizer.policy import OrphanClose
 from thinkfix.normalizer.scan_code import CodeRules
 from thinkfix.normalizer.scan_state import (
     CODE_KINDS,
@@ -48,7 +47,8 @@ class TokenRules(CodeRules):
             self.pos = tok.end
             return True
         if tok.kind is Kind.TOOL_CALL:
-            if st.mode is Mode.IN and self.start_in_reasoning and st.block == 0:
+            # whoever opened the leading block, the template or the model (rule 3)
+            if st.mode is Mode.IN and st.leading:
                 self._end_at_tool_call(tok)
             else:
                 self.pos = tok.end  # text, and no delimiter: rule 4 still waits for one
@@ -82,6 +82,10 @@ class TokenRules(CodeRules):
             if not prose:
                 self._remove(tok, LeakKind.EMPTY_BLOCK)
             self.pos = tok.end
+            return True
+        if kind is Kind.CALL:
+            self._cut(tok.start)
+            self._open_block(tok, leading=True)  # a special token: never prose, needs no close
             return True
         if kind in _MARKERS:
             return self._outside_marker(tok)
@@ -157,22 +161,15 @@ class TokenRules(CodeRules):
             and tok.start - st.window > self.holdback
         ):
             st.window = None
-        if st.first_delim or st.window is None or self.policy.orphan_close is OrphanClose.STRIP:
-            self._remove(tok, LeakKind.STRAY_CLOSE)
-            return True
-        if self.policy.orphan_close is OrphanClose.AUTO:
-            m = NON_WS.search(w, nxt_i)
-            if m is None and not final:
-                self.pos = tok.start
-                self._await = (NON_WS, self.length)
-                return False
-            follows = m is not None or self.followed_by_tool_call
+        splits = self._splits(tok, w, off, final)
+        if splits is None:
+            self.pos = tok.start
+            self._await = (NON_WS, self.length)
+            return False
+        if splits:
+            self._orphan_split(tok)
         else:
-            follows = True
-        if not follows:
             self._remove(tok, LeakKind.STRAY_CLOSE)
-            return True
-        self._orphan_split(tok)
         return True
 
     def _right_after_block(self, tok: Token, w: str, off: int) -> bool:
@@ -193,6 +190,11 @@ class TokenRules(CodeRules):
             return True
         if kind in (Kind.EMPTY, Kind.MARKER, Kind.ANSWER_OPEN, Kind.ANSWER_CLOSE):
             self.pos = tok.end
+            return True
+        if kind is Kind.CALL:
+            # a new Harmony message: this block ends where the call's own block begins
+            self._close_block(Token(Kind.CLOSE, tok.start, tok.start, tok.tag))
+            self._open_block(tok, leading=True)
             return True
         # CLOSE, END or VISIBLE_HEADER: closes (a level of) the block
         st = self.st

@@ -17,7 +17,7 @@ import re
 from dataclasses import replace
 
 from thinkfix.normalizer.grammar import CONTEXT, DETOK_CLOSE, DETOK_OPEN, Kind, Token, grammar_for
-from thinkfix.normalizer.policy import Policy
+from thinkfix.normalizer.policy import Policy, harmony_model
 from thinkfix.normalizer.scan_shortcuts import PlainChunks
 from thinkfix.normalizer.scan_state import (
     CLOSING,
@@ -45,6 +45,7 @@ _LEAD_KINDS = frozenset(
         Kind.VISIBLE_HEADER,
         Kind.ANSWER_OPEN,
         Kind.ANSWER_CLOSE,
+        Kind.CALL,
     }
 )
 
@@ -59,6 +60,7 @@ class Scanner(PlainChunks):
         start_in_reasoning: bool = False,
         holdback: int | None = None,
         followed_by_tool_call: bool = False,
+        model: str | None = None,
     ) -> None:
         self.policy = policy
         self.grammar = grammar_for(policy)
@@ -69,6 +71,7 @@ class Scanner(PlainChunks):
         self.start_in_reasoning = start_in_reasoning
         # rule 4's evidence from outside the text: a tool call follows it in its message
         self.followed_by_tool_call = followed_by_tool_call
+        self.detok = policy.harmony and harmony_model(model)
         self._ws_start = self._ws_read = 0
         self.spans = []
         self.findings = []
@@ -176,7 +179,7 @@ class Scanner(PlainChunks):
         j = m.start()
         self.pos = off + j
         g = self.grammar
-        if self.policy.harmony and self._overrides.get(self.pos) is not Override.LITERAL:
+        if self.detok and self._overrides.get(self.pos) is not Override.LITERAL:
             tail = w[j : j + len(DETOK_OPEN)]
             if tail == DETOK_OPEN:
                 self._start_detok(Token(Kind.OPEN, off + j, off + j + len(tail), DETOK_OPEN))

@@ -25,7 +25,8 @@ class StreamNormalizer:
     delimiter sets a finite `holdback` (visible text is withheld for at most that
     many characters), and `start_in_reasoning=True` when its chat template opened
     the reasoning block in the prompt. `followed_by_tool_call` (here or at `finish`) is
-    rule 4's evidence from outside the text: a tool call follows it in its message.
+    rule 4's evidence from outside the text: a tool call follows it in its message; `model`
+    the model that wrote it (a gpt-oss model's text may be detokenised Harmony).
 
     `shortcuts=False` turns off the first-chunk, waiting-lane and finish shortcuts (the
     output is the same; tests compare the two), and `delta_cache` replaces the cache of
@@ -40,6 +41,7 @@ class StreamNormalizer:
         holdback: int | None = None,
         native_reasoning: str | None = None,
         followed_by_tool_call: bool = False,
+        model: str | None = None,
         shortcuts: bool = True,
         delta_cache: deltas.DeltaCache | None = None,
     ) -> None:
@@ -49,6 +51,7 @@ class StreamNormalizer:
             start_in_reasoning=start_in_reasoning,
             holdback=holdback,
             followed_by_tool_call=followed_by_tool_call,
+            model=model,
         )
         self._enabled = policy.enabled
         self._last_block: int | None = None
@@ -221,6 +224,7 @@ def normalize_in_chunks(
     native_reasoning: str | None = None,
     start_in_reasoning: bool = False,
     followed_by_tool_call: bool = False,
+    model: str | None = None,
 ) -> tuple[str, tuple[str, ...], tuple[Finding, ...]]:
     """`text` streamed `size` characters at a time: the visible text let through, the
     reasoning (the cleaned native first) and the findings; what `normalize` answers for the
@@ -232,6 +236,7 @@ def normalize_in_chunks(
         holdback=holdback,
         native_reasoning=native_reasoning,
         followed_by_tool_call=followed_by_tool_call,
+        model=model,
     )
     parts = [stream.feed(text[i : i + size]) for i in range(0, len(text), size)]
     parts.append(stream.finish())
