@@ -46,6 +46,8 @@ def test_normalize_stream_chunk_1_equals_batch(case: dict) -> None:
     for key in ("start_in_reasoning", "followed_by_tool_call"):
         if case.get(key):
             args.append("--" + key.replace("_", "-"))
+    if case.get("model"):
+        args += ["--model", case["model"]]
     if case.get("policy", {}).get("enabled") is False:
         pytest.skip("the opt-out is a config knob, not a normalize flag")
     batch = json.loads(run(args, case["text"])[1])

@@ -40,6 +40,12 @@ from thinkfix.normalizer.stream import normalize_in_chunks
     help="A tool call follows the text in its message: evidence for an orphan close.",
 )
 @click.option(
+    "--model",
+    default=None,
+    metavar="NAME",
+    help="The model that wrote the text: a gpt-oss model's may be detokenised Harmony.",
+)
+@click.option(
     "--holdback",
     type=click.IntRange(min=0),
     default=None,
@@ -54,6 +60,7 @@ def normalize_command(
     stream_chunk: int | None,
     start_in_reasoning: bool,
     followed_by_tool_call: bool,
+    model: str | None,
     holdback: int | None,
     quiet: bool,
     **kwargs: Any,
@@ -70,6 +77,7 @@ def normalize_command(
         "native_reasoning": native_text,
         "start_in_reasoning": start_in_reasoning,
         "followed_by_tool_call": followed_by_tool_call,
+        "model": model,
     }
     if stream_chunk is None:
         result = normalize(text, **given)
