@@ -16,7 +16,13 @@ from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
 from thinkfix.engine import sparse, trend
-from thinkfix.engine.findings import CappedFindings, capped_findings, fingerprint, text_hash
+from thinkfix.engine.findings import (
+    TOO_MANY,
+    CappedFindings,
+    capped_findings,
+    fingerprint,
+    text_hash,
+)
 from thinkfix.engine.inputs import InputFile
 from thinkfix.engine.prefilter import delimiter_candidates
 from thinkfix.engine.report import ErrorKind, InputError, LeakFinding
@@ -426,6 +432,8 @@ def bad_kind(error: str) -> ErrorKind:
         return ErrorKind.BAD_SHAPE
     if error.startswith(TOO_LARGE):
         return ErrorKind.TOO_LARGE
+    if error.startswith(TOO_MANY):
+        return ErrorKind.TOO_MANY_FINDINGS
     return ErrorKind.BAD_LINE
 
 

@@ -33,6 +33,9 @@ def fingerprint_of(fmt: str, session: str, message: str, leaked_hash: str) -> st
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+#: How the error of a message over the cap begins (scan reports it; repair leaves the record).
+TOO_MANY = "too many findings"
+
 #: Characters fed to the streaming normalizer at a time on the capped path: small enough
 #: that stopping at the cap costs little, large enough that feeding costs nothing.
 _CAP_CHUNK = 1 << 14
@@ -63,6 +66,12 @@ def normalize(text: str, **kwargs: Any) -> Result:
     return run(text, **kwargs)
 
 
+def may_pass(text: str, policy: Policy, cap: int) -> bool:
+    """False when `text` cannot hold more than `cap` findings (fewer candidate characters
+    than two per finding), or there is no cap: substring counts at C speed."""
+    return cap > 0 and sum(text.count(c) for c in grammar_for(policy).start_chars) > 2 * cap
+
+
 def capped_findings(
     text: str,
     native: str | None,
@@ -83,7 +92,7 @@ def capped_findings(
     from thinkfix.normalizer.stream import StreamNormalizer
 
     evidence = followed_by_tool_call
-    if cap <= 0 or sum(text.count(c) for c in grammar_for(policy).start_chars) <= 2 * cap:
+    if not may_pass(text, policy, cap):
         result = normalize(
             text,
             native_reasoning=native,

@@ -25,6 +25,7 @@ from itertools import accumulate
 from thinkfix.engine import fsio, sparse
 from thinkfix.engine.change import Change
 from thinkfix.engine.file_scan import skippable
+from thinkfix.engine.findings import TOO_MANY, capped_findings, may_pass
 from thinkfix.engine.prefilter import delimiter_candidates, delimiter_test
 from thinkfix.engine.repair_model import RepairOptions
 from thinkfix.engine.scan_options import ScanOptions
@@ -54,6 +55,8 @@ class RepairFinder:
         self.fmt, self.options = fmt, options
         self.may_leak = delimiter_test(options.policy) if options.prefilter else None
         self.may_assist = fmt.may_contain_assistant if options.prefilter else None
+        # (line, error) of the records left as they are: a message past the findings cap
+        self.capped: list[tuple[int, str]] = []
 
     def __call__(self, record: Record) -> list[tuple[Site, Result]]:
         raw = record.raw
@@ -66,6 +69,8 @@ class RepairFinder:
         for site in self.fmt.sites(record):
             if options.model_disabled(site.model):
                 continue
+            if self._past_cap(site):
+                return []  # the record is copied through as it is, and reported
             result = normalize(
                 site.text,
                 native_reasoning=site.native_reasoning,
@@ -76,6 +81,33 @@ class RepairFinder:
             if wanted(result, options.kinds):
                 out.append((site, result))
         return out
+
+    def _past_cap(self, site: Site) -> bool:
+        """True (and the error noted) when the text holds more findings than scan reports.
+
+        Scan's `max-findings` cap bounds repair too: normalizing such a text whole keeps a
+        span, a piece, a token and a finding per block (a line of `</think><think>` took
+        ~100x its size), so it is streamed instead and stops at the cap, as scan's is."""
+        options = self.options
+        cap = options.max_findings
+        if not may_pass(site.text, options.policy, cap):
+            return False
+        capped = capped_findings(
+            site.text,
+            site.native_reasoning,
+            options.policy,
+            cap,
+            followed_by_tool_call=site.followed_by_tool_call,
+            model=site.model,
+        )
+        if not capped.capped:
+            return False
+        error = (
+            f"{TOO_MANY} in one message: more than {cap} at {site.json_path}; not repaired "
+            "(the max-findings setting raises the cap)"
+        )
+        self.capped.append((site.line, error))
+        return True
 
 
 def find_repairs(
@@ -257,6 +289,7 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
     else:
         records = list(fmt.read(_named(stream.read(), source.path)))
         count = survey(records)
+    bad.extend(finder.capped)
     source.check()
     if options.mode.writes:
         source.hashed_through(stream)
