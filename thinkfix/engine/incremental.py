@@ -241,8 +241,15 @@ def _part(
     scan = _FileScan(file, file.session_format(), options)
     raw = ByteRange(fp, start, end) if digest is None else _Hashed(fp, start, end, digest)
     scan.run(io.BufferedReader(raw, buffer_size=1 << 16), start=lines, ctx=ctx, crlf=crlf)
-    assert scan.ctx_after is not None, "a resumable file is read by the line reader"
+    if scan.ctx_after is None:
+        # the reader took the range for one JSON document split across lines (#21 item 3):
+        # no line to go on from, so the file is read whole
+        raise _NotLines
     return scan, lines + scan.records, scan.ctx_after, raw.pos == end
+
+
+class _NotLines(Exception):
+    """A range the line reader did not read by line."""
 
 
 def _resumable(file: InputFile, options: ScanOptions) -> bool:
@@ -296,9 +303,22 @@ def scan_increment(
     try:
         done = None
         if entry is not None and entry.resumable and st.st_size >= entry.size:
-            done = _resume(item, entry, st, options, key, trusted)
+            try:
+                done = _resume(item, entry, st, options, key, trusted)
+            except _NotLines:
+                done = None
         if done is None:
-            done = _full(item, st, options, key)
+            try:
+                done = _full(item, st, options, key)
+            except _NotLines:
+                result = scan_file(item, options)
+                done = Increment(
+                    result,
+                    _stat_entry(key, st, result.format, result),
+                    FULL,
+                    st.st_size,
+                    st.st_size,
+                )
     except OSError:
         # Deleted (or made unreadable) between the walk and the read: reported as a full
         # scan reports it (an unreadable input, never clean), and nothing remembered (#22).
