@@ -21,22 +21,34 @@ provider drops a think part without `encrypted`, so replay there is unaffected.)
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.base import Message, PlacementKind, Record, TextSlot
+from thinkfix.formats.base import (
+    DEFAULT_OPTIONS,
+    ApplyOptions,
+    Edits,
+    Message,
+    Placement,
+    PlacementKind,
+    Record,
+    Repair,
+    TextSlot,
+)
 from thinkfix.formats.common import (
     Draft,
     FormatBase,
     Plan,
     block_reasoning,
+    fmt_path,
     place_nothing,
 )
 from thinkfix.formats.detection import sample, share
 from thinkfix.formats.jsonedit import SetValue
 from thinkfix.formats.locations import env_dir
-from thinkfix.formats.qwen_code import drop_emptied_part
+from thinkfix.formats.qwen_code import drop_emptied_part, place_part
 from thinkfix.formats.turn_shapes import tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
@@ -81,8 +93,16 @@ def _slots(m: dict[str, Any]) -> list[TextSlot]:
     ]
 
 
+#: Where a string content's text is once it became a part list (after its think part).
+_STRING_TEXT = ("content", 1, "text")
+
+
 def _is_think(part: Any) -> bool:
     return isinstance(part, dict) and part.get("type") == "think"
+
+
+def _unsigned_think(part: Any) -> bool:
+    return _is_think(part) and isinstance(part.get("think"), str) and not part.get("encrypted")
 
 
 def _think(text: str) -> dict[str, Any]:
@@ -156,7 +176,31 @@ class KimiCli(FormatBase):
                 block=(site.record_index, ("content",), 0),
             )
             return
-        self.place_blocks(draft, [think], "think part (replayed as reasoning_content)")
+        place_part(
+            self,
+            plan,
+            draft,
+            think,
+            "think",
+            _unsigned_think,
+            "think part (replayed as reasoning_content)",
+        )
+
+    def edits(
+        self,
+        records: Sequence[Record],
+        repairs: Iterable[Repair],
+        options: ApplyOptions = DEFAULT_OPTIONS,
+    ) -> tuple[Edits, list[Placement]]:
+        """As planned, with the text of a string content found where the list put it."""
+        edits, placements = super().edits(records, repairs, options)
+        moved = fmt_path(_STRING_TEXT)
+        return edits, [
+            replace(p, text_path=moved)
+            if p.applied and p.kind is PlacementKind.BLOCK and p.site.path == ("content",)
+            else p
+            for p in placements
+        ]
 
     def plan_emptied(self, plan: Plan, draft: Draft) -> None:
         message = plan.records[draft.site.record_index].data

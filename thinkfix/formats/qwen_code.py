@@ -27,19 +27,20 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from thinkfix.formats.base import Message, Path, Record, TextSlot
+from thinkfix.formats.base import Message, Path, PlacementKind, Record, TextSlot
 from thinkfix.formats.common import (
     Draft,
     FormatBase,
     Plan,
     as_str,
+    fmt_path,
     get_path,
     join_texts,
     place_nothing,
     refusal,
 )
 from thinkfix.formats.detection import base_name, sample
-from thinkfix.formats.jsonedit import RemoveItem
+from thinkfix.formats.jsonedit import RemoveItem, SetValue
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.turn_shapes import output_text, tool_call
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
@@ -128,6 +129,50 @@ def drop_emptied_part(
     fmt.plan_repair(plan, draft)
 
 
+def _unsigned_thought(part: Any) -> bool:
+    return (
+        _thought(part)
+        and isinstance(part.get("text"), str)
+        and not (part.get("thoughtSignature") or part.get("thought_signature"))
+    )
+
+
+def place_part(
+    fmt: FormatBase,
+    plan: Plan,
+    draft: Draft,
+    part: dict[str, Any],
+    key: str,
+    unsigned: Callable[[Any], bool],
+    what: str,
+) -> None:
+    """A reasoning part before the text part, or, when an unsigned reasoning part already
+    stands right before it, the reasoning appended to that one: both runtimes join a turn's
+    reasoning parts with no separator on replay (Qwen Code's `processContent`, kosong's
+    `_convert_message`), and Kimi merges adjacent unsigned think parts itself
+    (`ThinkPart.merge_in_place`)."""
+    site = draft.site
+    array, at = site.path[:-2], site.path[-2]
+    items = get_path(plan.records[site.record_index].data, array)
+    before = items[at - 1] if isinstance(at, int) and at > 0 else None
+    if not unsigned(before):
+        fmt.place_blocks(draft, [part], what)
+        return
+    assert isinstance(at, int) and isinstance(before, dict)
+    path = (*array, at - 1, key)
+    draft.value = part[key]
+
+    def build(drafts: list[Draft]) -> SetValue:
+        return SetValue(path, "\n\n".join([before[key], *(d.value for d in drafts)]))
+
+    plan.shared_edit(draft, site.record_index, path, build)
+    draft.place(
+        PlacementKind.BLOCK,
+        f"appended to the unsigned reasoning part {fmt_path(path[:-1])} before the text",
+        block=(site.record_index, array, at - 1),
+    )
+
+
 class QwenCode(FormatBase):
     id = "qwen-code"
     description = (
@@ -161,7 +206,14 @@ class QwenCode(FormatBase):
         if b'"parts"' not in head:
             return 0.0
         s = sample(head)
-        if s.values and any(_record(o) for o in s.objects[:50]):
+        objects = s.objects[:50]
+        if s.values and any(_record(o) for o in objects):
+            # a Claude Code message (`content`, not `parts`) beside them: the file is Claude
+            # Code's, whose reader reports the records it cannot read
+            if any(
+                isinstance(o.get("message"), dict) and "content" in o["message"] for o in objects
+            ):
+                return 0.0
             return 0.95
         doc = s.doc
         if isinstance(doc, list) and doc and all(_content(m) for m in doc[:200]):
@@ -199,9 +251,13 @@ class QwenCode(FormatBase):
         if not draft.segments:
             place_nothing(draft)
             return
-        self.place_blocks(
+        place_part(
+            self,
+            plan,
             draft,
-            [{"text": "\n\n".join(draft.segments), "thought": True}],
+            {"text": "\n\n".join(draft.segments), "thought": True},
+            "text",
+            _unsigned_thought,
             "thought part (replayed as reasoning_content)",
         )
 

@@ -1,0 +1,37 @@
+"""Gemini CLI keeps sub-agent chats one level deeper (`chats/<parent session id>/<id>.json`,
+`chats/skill-extraction-<id>/<id>.json`): discovery and a scan of the folder find them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tests.formats.support import FIXTURES
+from thinkfix.cli import main
+from thinkfix.engine.discover import discover
+
+CHAT = FIXTURES / "gemini-cli/session-2026-02-03T10-15-4f2a9c1e.json"
+
+
+def test_nested_sub_agent_chats_are_discovered_and_scanned(tmp_path: Path) -> None:
+    chats = tmp_path / ".gemini/tmp/4f2a9c1e/chats"
+    nested = [
+        chats / "4f2a9c1e-parent/agent-7b1c.json",
+        chats / "skill-extraction-91ad/91ad.json",
+    ]
+    for path in nested:
+        path.parent.mkdir(parents=True)
+        shutil.copyfile(CHAT, path)
+    found = discover(env={"PWD": str(tmp_path)}, home=tmp_path)
+    assert found == [str(tmp_path / ".gemini/tmp")]
+    result = CliRunner().invoke(main, ["scan", "--output-format", "json", "--no-progress", *found])
+    report = json.loads(result.stdout)
+    assert sorted(report["summary"]["by_file"]) == sorted(str(p) for p in nested)
+    assert {f["format"] for f in report["summary"]["by_file"].values()} == {"gemini-cli"}
+    where = CliRunner().invoke(
+        main, ["where", "--json"], env={"HOME": str(tmp_path), "PWD": str(tmp_path)}
+    )
+    assert str(tmp_path / ".gemini/tmp") in where.stdout
