@@ -27,6 +27,10 @@ FORMAT_IDS = [
     "continue",
     "copilot-chat",
     "opencode",
+    "qwen-code",
+    "kimi-cli",
+    "copilot-cli",
+    "factory-droid",
 ]
 SUPPORT_MODULES = {
     "base",

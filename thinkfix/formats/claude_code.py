@@ -72,9 +72,12 @@ def _looks_like_entry(o: dict[str, Any]) -> bool:
 
 
 def _conversation(o: dict[str, Any]) -> bool:
+    """A conversation entry: its API message, never a Gemini `Content` (`parts`), which is
+    what Qwen Code writes inside the same envelope."""
     return (
         o.get("type") in ("user", "assistant")
         and isinstance(o.get("message"), dict)
+        and "parts" not in o["message"]
         and ("uuid" in o or "sessionId" in o)
     )
 

@@ -32,6 +32,11 @@ CASES = {
     "copilot_chat.json": "copilot-chat",
     "copilot_chat.jsonl": "copilot-chat",
     "opencode.db": "opencode",
+    "qwen_code.jsonl": "qwen-code",
+    "kimi_cli_context.jsonl": "kimi-cli",
+    "copilot_cli_events.jsonl": "copilot-cli",
+    "copilot_cli_legacy.json": "copilot-cli",
+    "factory_droid.jsonl": "factory-droid",
 }
 
 
