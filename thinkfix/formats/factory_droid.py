@@ -71,9 +71,9 @@ class FactoryDroid(FormatBase):
         "line, then {type: message, message: {role, content: [Anthropic blocks]}})"
     )
     detection = (
-        "a session_start line with id and cwd/owner/title, or message lines whose "
-        "content holds Anthropic blocks (tool_use, signed thinking) under a .factory path "
-        "or without pi's toolCall shapes"
+        "a session_start line with id and cwd/owner/title, or {type: message} lines whose "
+        "content holds Anthropic blocks pi never writes (tool_use, tool_result, a signed "
+        "thinking block), or that lie under a .factory folder"
     )
     placement = (
         "the repair manifest only: Droid replays the blocks to the provider on resume "

@@ -121,8 +121,9 @@ class KimiCli(FormatBase):
         "_checkpoint, _usage) or think parts, or such messages under a .kimi/sessions path"
     )
     placement = (
-        "a {type: think, think, encrypted: null} part before the text part (a string "
-        "content becomes a part list): replayed by the Kimi provider as reasoning_content"
+        "a {type: think, think, encrypted: null} part before the text part (appended to an "
+        "unsigned one right before it; a string content becomes a part list): replayed by "
+        "the Kimi provider as reasoning_content"
     )
     locations_source = (
         "$KIMI_SHARE_DIR, else ~/.kimi (MoonshotAI/kimi-cli src/kimi_cli/share.py "

@@ -186,8 +186,9 @@ class QwenCode(FormatBase):
         "of such Contents (decided by its .qwen path or name)"
     )
     placement = (
-        "a {text, thought: true} part before the text part: Qwen Code's own reasoning "
-        "part, replayed on resume as the message's reasoning_content"
+        "a {text, thought: true} part before the text part (or appended to an unsigned one "
+        "right before it): Qwen Code's own reasoning part, replayed on resume as the "
+        "message's reasoning_content"
     )
     locations_source = (
         "$QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen (QwenLM/qwen-code "
