@@ -26,6 +26,9 @@ def test_qwen_code_is_told_from_claude_code_by_its_content_message() -> None:
         assert found is not None and found[0] is FMT
     claude = (FIXTURES / "claude-code/7f3c2a91-5d4e-4b8a-9c1f-2e6d8a0b4c37.jsonl").read_bytes()
     assert scores(claude)["qwen-code"] == 0.0
+    # ... and Claude Code, which reads no message from them, does not claim them at all
+    for path in (LEAKY, CLEAN):
+        assert scores(path.read_bytes())["claude-code"] < registry.THRESHOLD
     # a Claude Code line beside a Qwen-shaped one: Claude Code's file (its reader reports
     # the line it cannot read), never Qwen Code's
     mixed = claude.splitlines(keepends=True)[2] + DATA.splitlines(keepends=True)[1]

@@ -134,6 +134,8 @@ class ClaudeCode(FormatBase):
             return 0.0
         if any(_conversation(o) for o in objects):
             return 0.95
+        if any(isinstance(o.get("message"), dict) and "parts" in o["message"] for o in objects):
+            return 0.0  # Gemini `Content`s in Claude Code's envelope: Qwen Code's records
         entries = share(objects, _looks_like_entry)
         if entries >= 0.5:
             return 0.8 if extension(path) in ("", ".jsonl") else 0.7
