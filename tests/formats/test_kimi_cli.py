@@ -119,6 +119,33 @@ def test_kimi_cli_all_reasoning_text_with_only_a_think_part_is_refused() -> None
     assert repair(FMT, data, [Repair(site, "", ("y",))]).placements[0].kind is PlacementKind.REFUSED
 
 
+def test_kimi_cli_all_reasoning_string_beside_tool_calls_becomes_a_think_part() -> None:
+    """What Kimi writes when the model thought and then only called a tool."""
+    line = {
+        "role": "assistant",
+        "content": "<think>Read the file first.</think>",
+        "tool_calls": [
+            {
+                "type": "function",
+                "id": "ReadFile:1",
+                "function": {"name": "ReadFile", "arguments": "{}"},
+            }
+        ],
+    }
+    data = json.dumps(line, separators=(",", ":")).encode() + b"\n"
+    out = repair(FMT, data, [Repair(sites(FMT, read(FMT, data))[0], "", ("Read the file first.",))])
+    assert out.after[0].data["content"] == [
+        {"type": "think", "think": "Read the file first.", "encrypted": None}
+    ]
+    assert out.after[0].data["tool_calls"] == line["tool_calls"]
+    assert out.placements[0].applied and out.placements[0].text_path is None
+    # without the calls there would be nothing left to show: refused
+    del line["tool_calls"]
+    data = json.dumps(line, separators=(",", ":")).encode() + b"\n"
+    refused = repair(FMT, data, [Repair(sites(FMT, read(FMT, data))[0], "", ("x",))])
+    assert refused.placements[0].kind is PlacementKind.REFUSED
+
+
 def test_kimi_cli_folders_and_share_dir(tmp_path: Path) -> None:
     home = tmp_path / "home"
     assert FMT.default_locations({}, home) == [home / ".kimi/sessions"]

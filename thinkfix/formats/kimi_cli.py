@@ -198,14 +198,31 @@ class KimiCli(FormatBase):
         moved = fmt_path(_STRING_TEXT)
         return edits, [
             replace(p, text_path=moved)
-            if p.applied and p.kind is PlacementKind.BLOCK and p.site.path == ("content",)
+            if p.applied
+            and p.kind is PlacementKind.BLOCK
+            and p.site.path == ("content",)
+            and p.text_path is not None
             else p
             for p in placements
         ]
 
     def plan_emptied(self, plan: Plan, draft: Draft) -> None:
-        message = plan.records[draft.site.record_index].data
-        drop_emptied_part(self, plan, draft, _is_think, calls=bool(message.get("tool_calls")))
+        """An all-reasoning text. Beside tool calls a message needs no text: a string content
+        becomes the lone think part Kimi writes when the model thought and then called a
+        tool; a text part goes. Otherwise it is refused, as everywhere."""
+        site = draft.site
+        calls = bool(plan.records[site.record_index].data.get("tool_calls"))
+        if site.path == ("content",) and calls and draft.segments:
+            think = _think("\n\n".join(draft.segments))
+            draft.edits = [(site.record_index, SetValue(("content",), [think]))]
+            draft.dropped = True
+            draft.place(
+                PlacementKind.BLOCK,
+                "think part content[0] (the string content became a part list)",
+                block=(site.record_index, ("content",), 0),
+            )
+            return
+        drop_emptied_part(self, plan, draft, _is_think, calls=calls)
 
     def turns(self, record: Record) -> Iterator[Turn]:
         m = record.obj
