@@ -27,6 +27,10 @@ EXPECTED = {
     "continue": "continue",
     "copilot-chat": "copilot-chat",
     "opencode": "opencode",
+    "qwen-code": "qwen-code",
+    "kimi-cli": "kimi-cli",
+    "copilot-cli": "copilot-cli",
+    "factory-droid": "factory-droid",
 }
 #: Roo Code is Cline's fork, Kilo Code Roo's: when neither the storage path nor one of Roo's
 #: own keys says which, the content reads as Cline's (Kilo Code has no key of its own).

@@ -13,7 +13,7 @@ from thinkfix.io.compression import open_read
 #: Minimum confidence for `detect` to claim a file.
 THRESHOLD = 0.5
 #: The most any detector says: a format that says it is certain, and `detect` asks no further
-#: (ties go to registry order anyway), so a Claude Code file costs one detector, not eleven.
+#: (ties go to registry order anyway), so a Claude Code file costs one detector, not every one.
 CERTAIN = 0.95
 
 #: Every format, in detection order: id -> (module, class). tests/formats/test_registry.py
@@ -33,13 +33,19 @@ _WHERE: dict[str, tuple[str, str]] = {
     "continue": ("continue_dev", "Continue"),
     "copilot-chat": ("copilot_chat", "CopilotChat"),
     "opencode": ("opencode", "OpenCode"),
+    # Qwen Code wears Claude Code's envelope around a Gemini `Content`: claude-code scores
+    # its files below certain (no conversation entry), so this detector still gets them
+    "qwen-code": ("qwen_code", "QwenCode"),
+    "kimi-cli": ("kimi_cli", "KimiCli"),
+    "copilot-cli": ("copilot_cli", "CopilotCli"),
+    "factory-droid": ("factory_droid", "FactoryDroid"),
 }
 
 
 class _Formats(MutableMapping[str, SessionFormat]):
     """The format objects by id, each module imported the first time its format is asked
     for: detection stops at the first certain format, so a pre-commit hook's scan of one
-    Claude Code file loads one format module, not eleven (#13 start-up). Tests may add a
+    Claude Code file loads one format module, not all of them (#13 start-up). Tests may add a
     format of their own."""
 
     def __init__(self) -> None:
