@@ -348,6 +348,10 @@ def _resume(
 ) -> Increment | None:
     """Go on from the committed part of `entry` once it is proven the same (hashed again,
     unless `trusted` by its stat), or None: read the file whole."""
+    if entry.offset == 0:
+        # no complete line committed yet: nothing to go on from, and a first line that opens
+        # a document is read as one (file_scan.run), which is no line reader's resume
+        return None
     if (
         st.st_size > entry.size
         and _detection_reads_past(item.real_path, entry.size)
