@@ -118,5 +118,14 @@ def test_a_dask_address_that_cannot_connect_is_an_error_not_a_traceback(command:
     ids=" ".join,
 )
 def test_a_file_option_naming_a_folder_is_a_usage_error(args: list[str]) -> None:
+    """`a-folder` is a folder: a file cannot be written there by that name."""
     result = CliRunner().invoke(main, [*args, "sessions"])
     _assert_usage_error(result.exit_code, result.output, result.stderr, args[-2], "a-folder")
+
+
+def test_a_textfile_in_a_missing_folder_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder" / "thinkfix.prom"
+    result = CliRunner().invoke(
+        main, ["watch", "--poll", "--isolated", "--textfile", str(missing), "sessions"]
+    )
+    _assert_usage_error(result.exit_code, result.output, result.stderr, str(missing), "cannot")

@@ -187,7 +187,7 @@ class Serve:
         if path is not None:
             try:
                 fsio.atomic_write(path, self.prom.generate_latest(self.registry))
-            except OSError as exc:
+            except (OSError, fsio.WriteError) as exc:  # a folder that is not there
                 raise WatchError(f"cannot write {path}: {exc}") from None
 
     def start(self) -> Started:
