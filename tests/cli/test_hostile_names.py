@@ -124,3 +124,12 @@ def test_no_output_carries_a_raw_control_or_an_extra_line(tmp_path: Path, stem: 
         assert not RAW_CONTROL.search(text), what
         if what in LINE_FORMATS or what.startswith(("repair", "diff")):
             assert len(text.splitlines()) == len(plain[what].splitlines()), what
+
+
+def test_where_shows_a_folder_name_on_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["where", "--all"], env={"CODEX_HOME": str(tmp_path / "a\x1b]0;x\x07\nb")}
+    )
+    assert result.exit_code in (0, 1), result.output
+    assert not RAW_CONTROL.search(result.stdout)
+    assert any("a␛]0;x␇␊b/sessions" in line for line in result.stdout.splitlines())

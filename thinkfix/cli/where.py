@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from thinkfix.cli.options import echo_json, exit_zero_option, json_option, quiet_option
+from thinkfix.engine.controls import visible_name
 from thinkfix.engine.discover import locations
 from thinkfix.engine.report import SCHEMA_VERSION
 
@@ -43,7 +44,7 @@ def where_command(show_all: bool, as_json: bool, exit_zero: bool | None, quiet: 
         width = max(len(loc.format) for loc in shown)
         for loc in shown:
             mark = "" if loc.exists else "  (not found)"
-            click.echo(f"{loc.format:<{width}}  {loc.path}{mark}")
+            click.echo(f"{loc.format:<{width}}  {visible_name(loc.path)}{mark}")
     raise SystemExit(0 if exit_zero or any(loc.exists for loc in found) else 1)
 
 
