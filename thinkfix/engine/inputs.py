@@ -60,8 +60,16 @@ ALWAYS_SKIP = (
 )
 
 #: Names a walked file must match (after compression and OpenClaw archive suffixes are
-#: stripped, so `x.jsonl.reset.<ts>` and `x.jsonl.zst` count as `x.jsonl`).
-DEFAULT_INCLUDE = ("*.jsonl", "*.json")
+#: stripped, so `x.jsonl.reset.<ts>` and `x.jsonl.zst` count as `x.jsonl`), and the names
+#: OpenCode and Kilo CLI give their SQLite stores (other `.db` files abound and are not ours).
+DEFAULT_INCLUDE = (
+    "*.jsonl",
+    "*.json",
+    "opencode.db",
+    "opencode-*.db",
+    "kilo.db",
+    "kilo-*.db",
+)
 
 IGNORE_FILES = (".gitignore", ".thinkfixignore")
 

@@ -96,6 +96,16 @@ def is_store_name(path: str) -> bool:
     return name == "opencode.db" or (name.startswith("opencode-") and name.endswith(".db"))
 
 
+def is_kilo_store_name(path: str) -> bool:
+    """Is this a Kilo CLI store: `kilo.db` or `kilo-<channel>.db`, or a channel build's
+    fallback `opencode-<channel>.db` inside Kilo's data folder (`kilo`)?"""
+    name = os.path.basename(path)
+    if name == "kilo.db" or (name.startswith("kilo-") and name.endswith(".db")):
+        return True
+    folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return folder == "kilo" and is_store_name(path)
+
+
 def database_messages(db: Any) -> Iterator[dict[str, Any]]:
     """Every message of the store with its parts in id order (as OpenCode reads them), as
     one JSON object: `{id, sessionID, info, parts}`."""
@@ -537,3 +547,50 @@ def turns(record: Record) -> Iterator[Turn]:
                 record.ctx.model,
                 as_str(doc.get("messageID")),
             )
+
+
+class KiloCli(OpenCode):
+    """Kilo CLI (Kilo-Org/kilo), an OpenCode fork: OpenCode's store under Kilo's names, read,
+    repaired and placed as OpenCode's (as Kilo Code shares Roo Code's module)."""
+
+    id = "kilo"
+    description = (
+        "Kilo CLI (an OpenCode fork) sessions: the SQLite store kilo.db "
+        "(OpenCode's message and part tables)"
+    )
+    detection = (
+        "as OpenCode, told apart by the store's name (kilo.db, kilo-<channel>.db, or "
+        "opencode-<channel>.db in Kilo's data folder kilo/)"
+    )
+    locations_source = (
+        "$KILO_DB (absolute, or relative to the data folder), else "
+        "$XDG_DATA_HOME/kilo (else ~/.local/share/kilo): kilo.db, kilo-<channel>.db, "
+        "opencode-<channel>.db, and the older storage/ (Kilo-Org/kilo "
+        "packages/opencode/src/global/index.ts, app = \"kilo\")"
+    )
+
+    def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        data = FsPath(env.get("XDG_DATA_HOME", "").strip() or home / ".local" / "share")
+        root = data / "kilo"
+        named = env.get("KILO_DB", "").strip()
+        stores = [root / named] if named else []  # an absolute path replaces root
+        stores.append(root / "kilo.db")
+        if root.is_dir():  # a channel build's store, by the names it may have
+            stores += sorted(
+                p for p in root.iterdir() if p.suffix == ".db" and is_kilo_store_name(str(p))
+            )
+        return [*stores, root / "storage"]
+
+    def detect(self, head: bytes, path: str = "") -> float:
+        if not path or not _kilo_path(path):
+            return 0.0
+        return super().detect(head, path)
+
+
+def _kilo_path(path: str) -> bool:
+    """A Kilo store by name, or a file under Kilo's `kilo/storage` file store."""
+    if is_kilo_store_name(path):
+        return True
+    parts = os.path.abspath(path).replace(os.sep, "/").split("/")
+    return any(a == "kilo" and b == "storage" for a, b in zip(parts, parts[1:]))
+
