@@ -52,8 +52,10 @@ def test_kilo_store_is_reported_as_kilo_not_opencode(tmp_path: Path) -> None:
     same = opencode_db.build(tmp_path / "opencode.db", opencode_db.LEAKY)
     assert registry.detect_or_raise(same.read_bytes()[:65536], str(same)).id == "opencode"
     report = scan([str(db)], jobs=1)
-    assert set(report.by_format) == {"kilo"}
-    assert report.by_format["kilo"] == scan([str(same)], jobs=1).by_format["opencode"]
+    assert set(report.summary.by_format) == {"kilo"}
+    assert (
+        report.summary.by_format["kilo"] == scan([str(same)], jobs=1).summary.by_format["opencode"]
+    )
 
 
 def test_a_folder_scan_finds_kilo_and_opencode_stores_by_name(tmp_path: Path) -> None:
@@ -61,8 +63,8 @@ def test_a_folder_scan_finds_kilo_and_opencode_stores_by_name(tmp_path: Path) ->
     opencode_db.build(tmp_path / "opencode.db", opencode_db.LEAKY)
     opencode_db.build(tmp_path / "other.db", opencode_db.LEAKY)  # not a store's name
     report = scan([str(tmp_path)], jobs=1)
-    assert set(report.by_format) == {"kilo", "opencode"}
-    assert report.files_scanned == 2
+    assert set(report.summary.by_format) == {"kilo", "opencode"}
+    assert report.summary.files == 2
 
 
 def test_where_and_discover_name_kilo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,6 +26,7 @@ FORMAT_IDS = [
     "kilo-code",
     "continue",
     "copilot-chat",
+    "kilo",
     "opencode",
     "qwen-code",
     "kimi-cli",

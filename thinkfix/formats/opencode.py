@@ -566,7 +566,7 @@ class KiloCli(OpenCode):
         "$KILO_DB (absolute, or relative to the data folder), else "
         "$XDG_DATA_HOME/kilo (else ~/.local/share/kilo): kilo.db, kilo-<channel>.db, "
         "opencode-<channel>.db, and the older storage/ (Kilo-Org/kilo "
-        "packages/opencode/src/global/index.ts, app = \"kilo\")"
+        'packages/opencode/src/global/index.ts, app = "kilo")'
     )
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
@@ -591,6 +591,4 @@ def _kilo_path(path: str) -> bool:
     """A Kilo store by name, or a file under Kilo's `kilo/storage` file store."""
     if is_kilo_store_name(path):
         return True
-    parts = os.path.abspath(path).replace(os.sep, "/").split("/")
-    return any(a == "kilo" and b == "storage" for a, b in zip(parts, parts[1:]))
-
+    return "/kilo/storage/" in os.path.abspath(path).replace(os.sep, "/")

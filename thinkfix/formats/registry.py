@@ -32,6 +32,8 @@ _WHERE: dict[str, tuple[str, str]] = {
     "kilo-code": ("cline", "KiloCode"),
     "continue": ("continue_dev", "Continue"),
     "copilot-chat": ("copilot_chat", "CopilotChat"),
+    # Kilo CLI's store is OpenCode's under Kilo's names: asked first, it claims only those
+    "kilo": ("opencode", "KiloCli"),
     "opencode": ("opencode", "OpenCode"),
     # Qwen Code wears Claude Code's envelope around a Gemini `Content`: claude-code scores
     # its files below certain (no conversation entry), so this detector still gets them
