@@ -31,9 +31,10 @@ def fixture_files() -> list[Path]:
 
 def session_unit(source: Path) -> Path:
     """What must travel with a fixture file for it to be read right: the file itself, or
-    (OpenCode's file store, whose parts take their role from message files) its store."""
+    (OpenCode's file store and Kilo's, whose parts take their role from message files) its
+    store."""
     parts = source.relative_to(FIXTURES).parts
-    if parts[0] == "opencode" and "storage" in parts:
+    if parts[0] in ("opencode", "kilo") and "storage" in parts:
         return FIXTURES.joinpath(*parts[: parts.index("storage") + 1])
     return source
 
