@@ -20,8 +20,9 @@ from thinkfix.cli import main
 fsspec = pytest.importorskip("fsspec")
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-#: OpenCode keeps a session as a folder of linked files that its reader finds by local path.
-LOCAL_ONLY = ("opencode",)
+#: OpenCode (and Kilo CLI, its fork) keep a session as a folder of linked files that the reader
+#: finds by local path.
+LOCAL_ONLY = ("opencode", "kilo")
 
 
 @pytest.fixture(scope="module")

@@ -85,7 +85,7 @@ def test_dask_repair_of_file_urls_writes_what_a_local_run_does(
     """The workers read the inputs through fsspec too (OpenCode's linked files are found by
     local path only, so its folder is left out)."""
     sessions = tmp_path / "sessions"
-    shutil.copytree(corpus, sessions, ignore=shutil.ignore_patterns("opencode"))
+    shutil.copytree(corpus, sessions, ignore=shutil.ignore_patterns("opencode", "kilo"))
     out = tmp_path / "out"
     local, local_files, _ = run_to(out, "url", "--jobs", "1", sessions.as_uri())
     assert local.exit_code == 0, local.output

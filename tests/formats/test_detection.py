@@ -27,6 +27,7 @@ EXPECTED = {
     "continue": "continue",
     "copilot-chat": "copilot-chat",
     "opencode": "opencode",
+    "kilo": "kilo",
     "qwen-code": "qwen-code",
     "kimi-cli": "kimi-cli",
     "copilot-cli": "copilot-cli",
@@ -37,6 +38,8 @@ EXPECTED = {
 ROO_KEYS = (b'"isSummary"', b'"condenseId"')
 #: Cline's UI log and task metadata are told by their names beside the history.
 COMPANIONS = {"ui_messages.json", "task_metadata.json"}
+#: Kilo CLI's store is OpenCode's, told apart only by where it lies: renamed, it is OpenCode's.
+BY_PATH = {"kilo": "opencode"}
 DATA_EXPECTED = {
     "claude_code_bad_lines.jsonl": "claude-code",
     "claude_code_go_escaped.jsonl": "claude-code",
@@ -55,11 +58,14 @@ def test_detection_fixtures_by_content(path: Path) -> None:
     # the name is not what decided it
     if path.name not in COMPANIONS:
         renamed = registry.detect(data[:HEAD_BYTES], "renamed.bin")
-        told = runtime not in ("roo-code", "kilo-code") or (
+        told = runtime not in ("roo-code", "kilo-code", *BY_PATH) or (
             runtime == "roo-code" and any(k in data for k in ROO_KEYS)
         )
-        assert renamed is not None and renamed[0].id == (fmt.id if told else "cline")
-    others = [v for k, v in scores(data[:HEAD_BYTES]).items() if k != fmt.id]
+        untold = BY_PATH.get(runtime, "cline")
+        assert renamed is not None and renamed[0].id == (fmt.id if told else untold)
+    others = [
+        v for k, v in scores(data[:HEAD_BYTES]).items() if k not in (fmt.id, BY_PATH.get(runtime))
+    ]
     assert score > max(others)
 
 
