@@ -32,6 +32,7 @@ CASES = {
     "copilot_chat.json": "copilot-chat",
     "copilot_chat.jsonl": "copilot-chat",
     "opencode.db": "opencode",
+    "kilo.db": "kilo",
     "qwen_code.jsonl": "qwen-code",
     "kimi_cli_context.jsonl": "kimi-cli",
     "copilot_cli_events.jsonl": "copilot-cli",
