@@ -30,7 +30,14 @@ def _options() -> dict[str, click.Option]:
 def _texts() -> dict[str, str]:
     runner = CliRunner()
     texts = {
-        "formats": runner.invoke(main, ["formats"]).stdout,
+        # the terminal's width decides where the text wraps: the narrowest it allows, and wide
+        # (a wrap at a hyphen once cut `--claude-code-mode` to `--claude` at 80 columns only)
+        **{
+            f"formats at {columns} columns": runner.invoke(
+                main, ["formats"], env={"COLUMNS": str(columns)}
+            ).stdout
+            for columns in (60, 80, 200)
+        },
         "formats --json": runner.invoke(main, ["formats", "--json"]).stdout,
         "--help": runner.invoke(main, ["--help"]).stdout,
     }

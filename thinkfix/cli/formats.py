@@ -14,7 +14,12 @@ from thinkfix.formats.registry import FORMATS
 
 def _wrapped(label: str, text: str, width: int) -> str:
     return textwrap.fill(
-        text, width=width, initial_indent=f"  {label:<11}", subsequent_indent=" " * 13
+        text,
+        width=width,
+        initial_indent=f"  {label:<11}",
+        subsequent_indent=" " * 13,
+        break_on_hyphens=False,  # `--claude-code-mode` split at a hyphen reads as `--claude`
+        break_long_words=False,
     )
 
 
