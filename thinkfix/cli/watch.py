@@ -42,7 +42,10 @@ def _live_line(console: Any, f: LeakFinding) -> None:
         f" {f.leaked_chars} chars: ",
         (snippet, "dim"),
     )
-    console.print(line, no_wrap=True, overflow="ellipsis", soft_wrap=False)
+    if console.is_terminal:  # a person reading: one line each, cut to the window
+        console.print(line, no_wrap=True, overflow="ellipsis", soft_wrap=False)
+    else:  # a log, a pipe: every character, never wrapped or cut (rich would cut at 80)
+        console.file.write(line.plain + "\n")
 
 
 @click.command("watch", cls=SettingsCommand)
