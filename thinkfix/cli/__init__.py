@@ -12,6 +12,7 @@ import click
 from thinkfix._version import __version__
 from thinkfix.cli.options import echo_error
 from thinkfix.engine.report import ExitCode
+from thinkfix.io.remote import RemoteUnavailable
 
 #: Command name -> the `thinkfix.cli` module defining it. Named, not imported: a command's
 #: module is imported only when that command runs (click's lazy-group pattern), so
@@ -123,6 +124,8 @@ class _Main(click.Group):
             raise
         except click.exceptions.ClickException as exc:
             raise _Prefixed(exc) from None
+        except RemoteUnavailable as exc:  # s3:// without s3fs: what to install, exit 2
+            raise _Prefixed(click.UsageError(str(exc))) from None
         except (click.exceptions.Exit, click.exceptions.Abort, SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:  # noqa: BLE001 - the contract's last line of defence

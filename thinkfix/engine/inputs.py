@@ -454,6 +454,8 @@ def _walk_url(
     name rules and excludes as a local folder's, or the one file named."""
     try:
         folder, files = remote.listing(url)
+    except remote.RemoteUnavailable:
+        raise  # a missing package is the run's usage error, not this input's
     except (OSError, ValueError) as exc:
         message = _os_message(exc) if isinstance(exc, OSError) and exc.strerror else str(exc)
         yield _error_file(url, url, ErrorKind.UNREADABLE, message)

@@ -50,9 +50,31 @@ def _fsspec() -> Any:
     return fsspec
 
 
+#: The fsspec backend each common scheme needs, for a message that says what to install.
+BACKENDS = {
+    "s3": "s3fs",
+    "s3a": "s3fs",
+    "gs": "gcsfs",
+    "gcs": "gcsfs",
+    "az": "adlfs",
+    "abfs": "adlfs",
+    "abfss": "adlfs",
+    "hf": "huggingface_hub",
+    "sftp": "paramiko",
+}
+
+
 def filesystem(url: str) -> tuple[Any, str]:
-    """The fsspec filesystem of `url`, and the path on it."""
-    fs, path = _fsspec().core.url_to_fs(url)
+    """The fsspec filesystem of `url`, and the path on it; `RemoteUnavailable`, naming the
+    package to install, when fsspec has no backend for its scheme here."""
+    fsspec = _fsspec()
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+    except ImportError as exc:  # fsspec knows the scheme; its backend is not installed
+        scheme = url.split("://", 1)[0].lower()
+        package = BACKENDS.get(scheme)
+        hint = f"pip install {package}" if package else str(exc)
+        raise RemoteUnavailable(f"reading {scheme}:// URLs needs {package or 'a backend'}: {hint}")
     return fs, path
 
 
