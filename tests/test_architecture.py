@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("engine",),
     ("reporters",),
     ("cli",),
+    ("__main__",),  # `python -m thinkfix`: runs the cli
 )
 
 Edge = tuple[str, str, int]  # importing module, imported module, line

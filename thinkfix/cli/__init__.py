@@ -95,6 +95,9 @@ class _Prefixed(click.ClickException):
 
     def show(self, file: IO[Any] | None = None) -> None:
         ctx = getattr(self.original, "ctx", None)
+        if type(self.original).__name__ == "NoArgsIsHelpError":  # click 8.2+: bare `thinkfix`
+            click.echo(self.original.format_message(), err=True)  # the help, once; exit 2
+            return
         if isinstance(self.original, click.UsageError) and ctx is not None:
             # The usage line and the help hint, as click gives them; then one error line.
             click.echo(ctx.get_usage(), err=True)
