@@ -17,7 +17,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run(
-        [sys.executable, "-m", "thinkfix", *args], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "thinkfix", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
     )
 
 
