@@ -44,6 +44,7 @@ SETTINGS = [
     ("tags", "--tags", "th<ink", '["th<ink"]'),
     ("tags", "--tags", "think,a b", '["think", "a b"]'),
     ("tags", None, None, '[""]'),
+    ("redact", "--redact", "bogus", '"bogus"'),  # #27 item 8: the variable went unnamed
 ]
 
 
@@ -67,7 +68,7 @@ def test_a_hostile_setting_is_a_usage_error_naming_its_source(
     if source == "flag":
         if flag is None:
             pytest.skip("no flag spells this value")
-        args += [flag, str(value)]
+        args.append(f"{flag}={value}")  # one word: `--redact` alone takes no value
         where = flag
     elif source == "env":
         if value is None:

@@ -217,6 +217,11 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         raise ConfigError(
             f"{where} must be auto or one of {', '.join(registry.FORMATS)}, not {value!r}"
         )
+    if name == "redact":  # checked here, where the variable or flag that gave it is known
+        try:
+            Redaction.from_flag(value)
+        except ValueError:
+            raise ConfigError(f"{where} must be one of none, secrets, all, not {value!r}") from None
     return value
 
 
