@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import IO, TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import IO, TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 import click
 from click.core import ParameterSource
@@ -432,10 +433,27 @@ def quiet_option(func: F) -> F:
 
 
 def json_option(document: str) -> Callable[[F], F]:
-    """`--json`: print `document` (its keys) as JSON instead of text; see `echo_json`."""
-    return click.option(
-        "--json", "as_json", is_flag=True, help=f"Print JSON ({document}) instead of text."
-    )
+    """`--output-format text|json`, the spelling of scan and diff, for a command whose only
+    report is text or a JSON `document` (its keys; see `echo_json`); `--json` stays as a hidden
+    alias. The command receives `as_json`."""
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def command(*args: Any, output_format: str | None, json_alias: bool, **kwargs: Any) -> Any:
+            return func(*args, as_json=json_alias or output_format == "json", **kwargs)
+
+        click.option(
+            "--json", "json_alias", is_flag=True, hidden=True, help="--output-format json."
+        )(command)
+        click.option(
+            "--output-format",
+            type=click.Choice(["text", "json"]),
+            default=None,
+            help=f"text (the default), or json: {document}.",
+        )(command)
+        return cast(F, command)
+
+    return decorate
 
 
 def echo_json(document: Any) -> None:

@@ -91,6 +91,17 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
         click.echo(f"backups in: {visible_name(result.backup_dir)}", err=True)
 
 
+def _report_spec(spec: str, report_format: str | None) -> tuple[str, DiffFormat | None]:
+    """`--report FORMAT=PATH` (scan's form) or `--report PATH`; a prefix that names no
+    format is part of the path (`a=b.html`)."""
+    name, sep, path = spec.partition("=")
+    if sep and path and name in {f.value for f in DiffFormat}:
+        if report_format is not None and report_format != name:
+            raise click.UsageError(f"--report {spec} and --report-format {report_format} differ")
+        return path, DiffFormat(name)
+    return spec, DiffFormat(report_format) if report_format else None
+
+
 @click.command("repair", cls=SettingsCommand)
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
@@ -138,7 +149,8 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
     "report_path",
     default=None,
     metavar="FILE",
-    help="Also write the diff report (format from the name: .html, .md, .json, .txt).",
+    help="Also write the diff report: FORMAT=PATH as scan's --report takes it (html, "
+    "markdown, json, text), or PATH alone, the format from its name (.html, .md, .json, .txt).",
 )
 @click.option(
     "--report-format",
@@ -193,11 +205,8 @@ def repair_command(
     if mode is WriteMode.DIFF:
         _print_patch(result, redaction)
     if request.report_path is not None:
-        write_report(
-            request.report_path,
-            repair_run.diff_report(result, redaction),
-            DiffFormat(report_format) if report_format else None,
-        )
+        path, fmt = _report_spec(request.report_path, report_format)
+        write_report(path, repair_run.diff_report(result, redaction), fmt)
     _echo_result(result, quiet)
     sys.exit(int(request.exit_code(result, ignore_changes)))
 

@@ -1,0 +1,65 @@
+"""One spelling of a flag across commands (#27 item 7): every command that prints a report
+takes `--output-format` (scan's and diff's spelling; `--json` stays as a hidden alias), and
+`repair --report` takes scan's `FORMAT=PATH` as well as a bare path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from thinkfix.cli import main
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+CAPTURE = FIXTURES / "streams" / "vllm_qwen3_think_leak.sse"
+
+#: Every command whose report is text or one JSON document, with arguments that give one.
+COMMANDS = {
+    "formats": ([], None),
+    "where": ([], None),
+    "normalize": ([], "<think>plan</think>Answer."),
+    "replay": ([str(CAPTURE)], None),
+}
+
+
+def _invoke(args: list[str], stdin: str | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(main, args, input=stdin, env={"HOME": "/nonexistent-home"})
+    return result.exit_code, result.stdout
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_output_format_json_is_the_json_document(command: str) -> None:
+    args, stdin = COMMANDS[command]
+    code, out = _invoke([command, "--output-format", "json", *args], stdin)
+    alias_code, alias_out = _invoke([command, "--json", *args], stdin)
+    text_code, text_out = _invoke([command, "--output-format", "text", *args], stdin)
+    plain_code, plain_out = _invoke([command, *args], stdin)
+    assert json.loads(out)["schema_version"] >= 1
+    assert (code, out) == (alias_code, alias_out)
+    assert (text_code, text_out) == (plain_code, plain_out) and text_out != out
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_help_names_output_format_and_hides_the_alias(command: str) -> None:
+    _, out = _invoke([command, "--help"])
+    assert "--output-format [text|json]" in out and "--json" not in out
+
+
+@pytest.mark.parametrize("fmt", ["html", "markdown", "json", "text"])
+def test_repair_report_takes_scans_format_equals_path(tmp_path: Path, fmt: str) -> None:
+    session = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
+    spelled = tmp_path / f"spelled-{fmt}.out"
+    named = tmp_path / "named.out"
+    base = ["repair", "--dry-run", "--isolated", str(session)]
+    _invoke([*base, "--report", f"{fmt}={spelled}"])
+    _invoke([*base, "--report", str(named), "--report-format", fmt])
+    assert spelled.read_bytes() == named.read_bytes() != b""
+
+
+def test_a_path_holding_an_equals_sign_is_still_a_path(tmp_path: Path) -> None:
+    session = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
+    odd = tmp_path / "a=b.html"
+    _invoke(["repair", "--dry-run", "--isolated", str(session), "--report", str(odd)])
+    assert odd.read_text("utf-8").startswith("<!DOCTYPE html>")
