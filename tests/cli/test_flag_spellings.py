@@ -63,3 +63,26 @@ def test_a_path_holding_an_equals_sign_is_still_a_path(tmp_path: Path) -> None:
     odd = tmp_path / "a=b.html"
     _invoke(["repair", "--dry-run", "--isolated", str(session), "--report", str(odd)])
     assert odd.read_text("utf-8").startswith("<!DOCTYPE html>")
+
+
+LEAKY = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["scan", "--isolated", str(LEAKY)],
+        ["diff", "--isolated", str(LEAKY)],
+        ["show", "--no-pager", str(LEAKY)],
+    ],
+    ids=lambda a: a[0],
+)
+def test_color_is_one_flag_on_every_command_that_prints_colour(args: list[str]) -> None:
+    """scan alone took --color; diff and show coloured a terminal with no way to force or
+    refuse it (a pipe here: colour only when asked)."""
+    runner = CliRunner()
+    forced = runner.invoke(main, [args[0], "--color", *args[1:]]).stdout
+    refused = runner.invoke(main, [args[0], "--no-color", *args[1:]]).stdout
+    plain = runner.invoke(main, args).stdout
+    assert "\x1b[" in forced
+    assert "\x1b[" not in refused and "\x1b[" not in plain

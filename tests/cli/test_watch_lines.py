@@ -44,9 +44,22 @@ def test_a_line_to_a_pipe_is_never_cut_or_wrapped(path: str, model: str, snippet
     assert "…" not in text
 
 
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
 def test_a_line_to_a_terminal_fits_the_window() -> None:
-    out = io.StringIO()
-    console = Console(file=out, highlight=False, width=80, force_terminal=True, color_system=None)
+    out = _Terminal()
+    console = Console(file=out, highlight=False, width=80, color_system=None)
     _live_line(console, _finding("s" * 200 + ".jsonl", "minimax/minimax-m2.7", "x" * 200))
     lines = out.getvalue().splitlines()
     assert len(lines) == 1 and len(lines[0]) == 80 and lines[0].endswith("…")
+
+
+def test_color_forced_on_a_pipe_keeps_the_whole_line() -> None:
+    out = io.StringIO()
+    console = Console(file=out, highlight=False, width=80, force_terminal=True)
+    _live_line(console, _finding("s" * 200 + ".jsonl", "minimax/minimax-m2.7", "x" * 200))
+    text = out.getvalue()
+    assert text.count("\n") == 1 and "\x1b[" in text and "x" * 200 in text and "…" not in text

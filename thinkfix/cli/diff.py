@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
 import click
 
-from thinkfix.cli.options import SettingsCommand, echo_error, exit_zero_option, quiet_option
+from thinkfix.cli.options import (
+    SettingsCommand,
+    color_option,
+    echo_error,
+    exit_zero_option,
+    quiet_option,
+    wants_color,
+)
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
 from thinkfix.engine import repair_run
 from thinkfix.engine.controls import visible_name
@@ -17,11 +23,8 @@ from thinkfix.reporters.base import RenderOptions
 from thinkfix.reporters.diff import DiffFormat, get_renderer
 
 
-def _color(stream: Any) -> bool:
-    return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
-
-
 @click.command("diff", cls=SettingsCommand)
+@color_option
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
     "--output-format",
@@ -57,6 +60,7 @@ def diff_command(
     max_cards: int | None,
     ignore_changes: bool | None,
     quiet: bool,
+    color_setting: bool | None,
     **kwargs: Any,
 ) -> None:
     """Show, for an auditor, every message a repair would change: before, after, reasoning."""
@@ -70,7 +74,7 @@ def diff_command(
             click.echo(f"wrote {visible_name(report_path)}", err=True)
     else:
         renderer = get_renderer(fmt)
-        color = fmt is DiffFormat.TEXT and _color(sys.stdout)
+        color = fmt is DiffFormat.TEXT and wants_color(color_setting, sys.stdout)
         sys.stdout.buffer.write(
             renderer.render_bytes(report, RenderOptions(color=color, max_findings=max_cards))
         )

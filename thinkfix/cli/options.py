@@ -432,6 +432,29 @@ def quiet_option(func: F) -> F:
     )(func)
 
 
+def wants_color(setting: bool | None, stream: IO[Any]) -> bool:
+    """Colour when `--color` says so; else not under NO_COLOR, yes under FORCE_COLOR
+    (no-color.org, force-color.org), else only on a terminal."""
+    if setting is not None:
+        return setting
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def color_option(func: F) -> F:
+    """`--color/--no-color` for a command that prints colour (scan's is a setting, so a
+    config file may set it; see `wants_color`)."""
+    return click.option(
+        "--color/--no-color",
+        "color_setting",
+        default=None,
+        help="Color the output (default: on a terminal, unless NO_COLOR is set).",
+    )(func)
+
+
 def json_option(document: str) -> Callable[[F], F]:
     """`--output-format text|json`, the spelling of scan and diff, for a command whose only
     report is text or a JSON `document` (its keys; see `echo_json`); `--json` stays as a hidden

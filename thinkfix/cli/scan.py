@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import Any
 
 import click
 
@@ -28,6 +28,7 @@ from thinkfix.cli.options import (
     resolve_settings,
     setting,
     shared_settings,
+    wants_color,
 )
 from thinkfix.cli.progress import progress_for, unless_quiet
 from thinkfix.engine import config, scan_run
@@ -63,16 +64,6 @@ def _output_format(settings: config.Settings) -> OutputFormat:
     # Inside GitHub Actions, annotations on the diff are what a reviewer sees.
     github = os.environ.get("GITHUB_ACTIONS") == "true"
     return _reporter_format(settings.output_format or ("github" if github else "text"))
-
-
-def _color(setting: bool | None, stream: IO[Any]) -> bool:
-    if setting is not None:
-        return setting
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    return bool(getattr(stream, "isatty", lambda: False)())
 
 
 def _notes(run: scan_run.ScanRun, settings: config.Settings, quiet: bool) -> None:
@@ -142,7 +133,7 @@ def _render(
     main = RenderOptions(
         statistics=settings.statistics,
         show_baselined=show_baselined,
-        color=_color(settings.color, sys.stdout)
+        color=wants_color(settings.color, sys.stdout)
         if settings.output is None
         else bool(settings.color),
         width=_terminal_width() if to_terminal else None,

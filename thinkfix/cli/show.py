@@ -10,7 +10,15 @@ from typing import Any
 import click
 from rich.console import Console, RenderableType
 
-from thinkfix.cli.options import RedactCommand, fail, policy_options, pop_policy, quiet_option
+from thinkfix.cli.options import (
+    RedactCommand,
+    color_option,
+    fail,
+    policy_options,
+    pop_policy,
+    quiet_option,
+    wants_color,
+)
 from thinkfix.engine.config import ConfigError, parse_size
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.redact import Redaction
@@ -103,6 +111,7 @@ def _print_plain(console: Console, text: str, pager: bool) -> None:
     help="Records longer than this (0: no limit) are left out as too large, "
     "never read into memory.",
 )
+@color_option
 @quiet_option
 @policy_options
 def show_command(
@@ -115,6 +124,7 @@ def show_command(
     quiet: bool,
     redact: str | None,
     max_record_size: str,
+    color_setting: bool | None,
     **flags: Any,
 ) -> None:
     """Show a session file as a transcript: turns, tool calls, and thinking.
@@ -146,7 +156,12 @@ def show_command(
             click.echo(f"thinkfix show: {visible_name(session)}: no turns to show", err=True)
         return
     view = ThinkingView(thinking)
-    console = Console(width=width, highlight=False)
+    console = Console(
+        width=width,
+        highlight=False,
+        color_system="auto" if wants_color(color_setting, sys.stdout) else None,
+        force_terminal=True if color_setting else None,
+    )
     if view is ThinkingView.DELIMITED:
         text = delimited.render(
             transcript, width or (console.width if console.is_terminal else PLAIN_WIDTH)

@@ -17,9 +17,11 @@ import click
 from thinkfix.cli.options import (
     Failure,
     SettingsCommand,
+    color_option,
     config_options,
     quiet_option,
     resolve_settings,
+    wants_color,
 )
 from thinkfix.engine.report import LeakFinding
 
@@ -42,10 +44,10 @@ def _live_line(console: Any, f: LeakFinding) -> None:
         f" {f.leaked_chars} chars: ",
         (snippet, "dim"),
     )
-    if console.is_terminal:  # a person reading: one line each, cut to the window
+    if getattr(console.file, "isatty", lambda: False)():  # a person: one line, cut to fit
         console.print(line, no_wrap=True, overflow="ellipsis", soft_wrap=False)
-    else:  # a log, a pipe: every character, never wrapped or cut (rich would cut at 80)
-        console.file.write(line.plain + "\n")
+    else:  # a log, a pipe: every character, never wrapped or cut (rich cut at 80 columns)
+        console.print(line, soft_wrap=True)
 
 
 @click.command("watch", cls=SettingsCommand)
@@ -96,6 +98,7 @@ def _live_line(console: Any, f: LeakFinding) -> None:
 )
 @click.option("--poll", is_flag=True, help="Poll instead of using filesystem events.")
 @config_options
+@color_option
 @quiet_option
 def watch_command(
     paths: tuple[str, ...],
@@ -107,6 +110,7 @@ def watch_command(
     interval: float,
     poll: bool,
     quiet: bool,
+    color_setting: bool | None,
     **kwargs: Any,
 ) -> None:
     """Follow session files as agents write them: print each new leak as it lands, and export
@@ -120,7 +124,11 @@ def watch_command(
 
     from thinkfix.engine import config, watch_run
 
-    console = Console(highlight=False)
+    console = Console(
+        highlight=False,
+        color_system="auto" if wants_color(color_setting, sys.stdout) else None,
+        force_terminal=True if color_setting else None,
+    )
     serving = watch_run.Serving(metrics_port, metrics_host, textfile, interval, poll)
     try:
         paths = watch_run.watched_paths(paths, discover)
