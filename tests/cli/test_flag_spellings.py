@@ -86,3 +86,20 @@ def test_color_is_one_flag_on_every_command_that_prints_colour(args: list[str]) 
     plain = runner.invoke(main, args).stdout
     assert "\x1b[" in forced
     assert "\x1b[" not in refused and "\x1b[" not in plain
+
+
+def test_quiet_prints_no_summary_box() -> None:
+    """`-q`'s help promises no summary lines; the box of counts was still printed."""
+    runner = CliRunner()
+    loud = runner.invoke(main, ["scan", "--isolated", str(LEAKY)]).stdout
+    quiet = runner.invoke(main, ["scan", "--isolated", "-q", str(LEAKY)]).stdout
+    assert "Findings" in loud and "Findings" not in quiet
+    assert loud.strip().splitlines()[-1] == quiet.strip().splitlines()[-1]  # the verdict stays
+
+
+@pytest.mark.parametrize("fmt", ["concise", "github"])
+def test_statistics_with_a_one_line_per_finding_output_is_refused(fmt: str) -> None:
+    result = CliRunner().invoke(
+        main, ["scan", "--isolated", "--statistics", "--output-format", fmt, str(LEAKY)]
+    )
+    assert result.exit_code == 2 and "--statistics" in result.stderr and fmt in result.stderr

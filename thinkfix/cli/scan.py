@@ -50,6 +50,10 @@ def _reporter_format(name: str) -> OutputFormat:
         raise Failure(str(exc)) from None
 
 
+#: Outputs of one line per finding, with nowhere to put `--statistics`' tables.
+_LINES_ONLY = frozenset({OutputFormat.CONCISE, OutputFormat.GITHUB})
+
+
 def _report_specs(specs: Sequence[str]) -> list[tuple[OutputFormat, str]]:
     out = []
     for spec in specs:
@@ -128,6 +132,7 @@ def _render(
     output_format: OutputFormat,
     extra_reports: list[tuple[OutputFormat, str]],
     show_baselined: bool,
+    quiet: bool,
 ) -> None:
     to_terminal = settings.output is None and sys.stdout.isatty()
     main = RenderOptions(
@@ -137,6 +142,7 @@ def _render(
         if settings.output is None
         else bool(settings.color),
         width=_terminal_width() if to_terminal else None,
+        summary=not quiet,
     )
     data = get_reporter(output_format).render_bytes(run.report, main)
     for fmt, path in extra_reports:
@@ -313,6 +319,12 @@ def scan_command(
     except (config.ConfigError, ValueError, TypeError) as exc:
         raise Failure(str(exc)) from None
     output_format = _output_format(settings)
+    if settings.statistics and output_format in _LINES_ONLY:
+        raise Failure(  # honoured or refused, never ignored (#27 item 7)
+            f"--statistics adds count tables to the text and markdown reports; the "
+            f"{output_format.value} output is one line per finding and has none (the json "
+            "report always holds every count)"
+        )
     extra_reports = _report_specs(settings.report)
     window = scan_run.Window(
         since, until, by_day=bool({output_format, *(fmt for fmt, _ in extra_reports)} & _BY_DAY)
@@ -330,7 +342,7 @@ def scan_command(
             stdin=sys.stdin.buffer if "-" in paths else None,
         )
         _notes(run, settings, quiet)
-        _render(run, settings, output_format, extra_reports, show_baselined)
+        _render(run, settings, output_format, extra_reports, show_baselined, quiet)
     except scan_run.RunError as exc:
         raise Failure(str(exc)) from None
     if not quiet:

@@ -64,6 +64,7 @@ class RenderOptions:
     # Baselined findings are accepted: the text, concise and github formats leave them out
     # unless asked, so what a person reads is what fails the run.
     show_baselined: bool = False
+    summary: bool = True  # the text report's box of counts; `-q` leaves it out (the verdict stays)
 
 
 DEFAULT_OPTIONS = RenderOptions()

@@ -223,7 +223,9 @@ class TextReporter(Reporter):
             parts.append(_stale(report))
         if options.statistics:
             parts += [[table] for table in _statistics(report)]
-        parts.append([_summary(report), _verdict(report)])
+        parts.append(
+            [_summary(report), _verdict(report)] if options.summary else [_verdict(report)]
+        )
         return parts
 
     def document(self, report: Report, options: RenderOptions) -> str:
