@@ -61,7 +61,7 @@ def test_repair_odd_record_folder_repairs_every_file_with_manifest(
 ) -> None:
     root = folder(tmp_path)
     result = invoke("repair", "--in-place", "--isolated", "--jobs", jobs, str(root))
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # each copy keeps its one refused leak
     assert (root / "zz.jsonl").read_bytes() == b'{"type":[]}\n'
     entries = manifest_of(result)["files"]
     assert len(entries) == 12

@@ -74,7 +74,7 @@ def test_repair_reports_each_file_to_the_progress_sink(tmp_path: Path, jobs: int
 @pytest.mark.parametrize(
     ("args", "setting", "verb", "code"),
     [
-        (["repair", "--dry-run", "--progress"], True, "Checking", 0),
+        (["repair", "--dry-run", "--progress"], True, "Checking", 1),
         (["repair", "--check", "--no-progress"], False, "Checking", 1),
         (["diff"], None, "Checking", 1),
     ],

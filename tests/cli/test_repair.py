@@ -47,7 +47,7 @@ def test_cli_repair_out_then_scan_reports_only_the_refused(tmp_path: Path) -> No
     src = sessions(tmp_path)
     before = tree(src)
     result = invoke("repair", "--out", "repaired", str(src))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr  # the refused leaks remain (#27 item 6)
     assert result.stdout == ""
     # Three messages are all reasoning: an empty text would break the session, so they
     # are refused, each with its reason, and a scan of the repaired copy still reports them.
@@ -89,19 +89,34 @@ def test_cli_repair_check_exits_1_and_writes_nothing(tmp_path: Path) -> None:
     assert tree(tmp_path) == before
 
 
-def test_cli_repair_check_on_repaired_files_exits_0(tmp_path: Path) -> None:
+def test_cli_repair_check_on_repaired_files_exits_1_while_refused_leaks_remain(
+    tmp_path: Path,
+) -> None:
+    """#27 item 6: `repair` and `repair --check` of the repaired folder exited 0 while the
+    three leaks repair refuses were still there (ruff exits 1 when problems remain)."""
     src = sessions(tmp_path)
-    assert invoke("repair", "--in-place", "-q", str(src)).exit_code == 0
+    assert invoke("repair", "--in-place", "-q", str(src)).exit_code == 1
     result = invoke("repair", "--check", str(src))
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert "would repair 0 messages in 0 files" in result.stderr
+    assert "3 messages refused" in result.stderr
+    assert invoke("repair", "--check", "--exit-zero", str(src)).exit_code == 0
+
+
+def test_cli_repair_exits_0_only_when_its_output_scans_clean(tmp_path: Path) -> None:
+    work = tmp_path / PI.name
+    work.write_bytes(PI.read_bytes())
+    assert invoke("repair", "--dry-run", str(work)).exit_code == 1  # nothing written: all remain
+    assert invoke("repair", "--in-place", str(work)).exit_code == 0
+    assert invoke("scan", str(work)).exit_code == 0
+    assert invoke("repair", "--check", str(work)).exit_code == 0
 
 
 def test_cli_repair_diff_prints_unified_diff_on_stdout(tmp_path: Path) -> None:
     work = tmp_path / PI.name
     work.write_bytes(PI.read_bytes())
     result = invoke("repair", "--diff", str(work))
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # a diff writes nothing: the leaks remain
     name = str(work).lstrip("/")
     assert result.stdout.startswith(f"--- a/{name}\n+++ b/{name}\n@@ -5 +5 @@\n-")
     assert "would repair" in result.stderr and "---" not in result.stderr
@@ -114,7 +129,7 @@ def test_cli_repair_in_place_then_undo_restores_bytes(tmp_path: Path) -> None:
     src = sessions(tmp_path)
     before = tree(src)
     result = invoke("repair", "--in-place", str(src))
-    assert result.exit_code == 0 and result.stdout == ""
+    assert result.exit_code == 1 and result.stdout == ""  # 3 refused leaks remain
     assert tree(src) != before
     manifest = result.stderr.split("undo with: thinkfix undo ")[1].split("\n")[0]
     assert "backups in: " in result.stderr
@@ -172,7 +187,7 @@ def test_cli_repair_exit_non_zero_on_fix(tmp_path: Path) -> None:
 def test_cli_repair_report_writes_diff_report(tmp_path: Path) -> None:
     src = sessions(tmp_path)
     result = invoke("repair", "--out", "out", "--report", "audit.json", str(src))
-    assert result.exit_code == 0 and result.stdout == ""
+    assert result.exit_code == 1 and result.stdout == ""  # 3 refused leaks remain
     doc = json.loads((tmp_path / "audit.json").read_text("utf-8"))
     assert doc["schema_version"] == 1 and doc["written"] is True
     assert doc["totals"]["messages"] == fixture_totals().leaking - 3 and doc["manifest"]
@@ -274,7 +289,7 @@ def test_cli_scan_after_repair_says_which_leaks_repair_refuses(
     # Issue 10: the three all-reasoning messages are left as they are by repair; the scan
     # that follows still counts them (exit 1) and every report says why they remain.
     src = sessions(tmp_path)
-    assert invoke("repair", "--out", "repaired", "-q", str(src)).exit_code == 0
+    assert invoke("repair", "--out", "repaired", "-q", str(src)).exit_code == 1
     scanned = invoke("scan", "repaired", "--output-format", output_format)
     assert scanned.exit_code == 1
     out = scanned.stdout

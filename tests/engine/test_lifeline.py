@@ -98,7 +98,7 @@ def test_killed_parent_takes_its_workers_along(tmp_path: Path, command: list[str
             capture_output=True,
             timeout=300,
         )
-        assert result.returncode == 0, result.stderr
+        assert result.returncode == 1, result.stderr  # leaks remain: refused, or left as read
         assert temp_files(root) == []
         assert len({p.read_bytes() for p in root.iterdir()}) == 1
 

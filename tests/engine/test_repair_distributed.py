@@ -70,10 +70,10 @@ def test_dask_repair_writes_and_reports_what_one_process_does(
     root = str(FIXTURES if which == "fixtures" else corpus)
     out = tmp_path / "out"
     local, local_files, local_report = run_to(out, spelled, "--jobs", "1", root)
-    assert local.exit_code == 0, local.output
+    assert local.exit_code == 1, local.output  # the fixtures hold leaks repair refuses
     assert "repaired" in local.stderr and local_files
     got, files, report = run_to(out, spelled, "--dask", dask_address, root)
-    assert got.exit_code == 0, got.output
+    assert got.exit_code == local.exit_code, got.output
     assert got.stderr == local.stderr
     assert files == local_files
     assert report == local_report
@@ -88,9 +88,9 @@ def test_dask_repair_of_file_urls_writes_what_a_local_run_does(
     shutil.copytree(corpus, sessions, ignore=shutil.ignore_patterns("opencode", "kilo"))
     out = tmp_path / "out"
     local, local_files, _ = run_to(out, "url", "--jobs", "1", sessions.as_uri())
-    assert local.exit_code == 0, local.output
+    assert local.exit_code == 1, local.output  # the refused leaks remain
     got, files, _ = run_to(out, "url", "--dask", dask_address, sessions.as_uri())
-    assert got.exit_code == 0, got.output
+    assert got.exit_code == local.exit_code, got.output
     assert (got.stderr, files) == (local.stderr, local_files)
 
 
@@ -98,7 +98,7 @@ def test_dask_repair_never_replaces_an_existing_output(dask_address: str, tmp_pa
     """A cluster's run keeps no backups, so an output that exists is refused, left as it is."""
     out = tmp_path / "out"
     first = repair("--jobs", "1", str(FIXTURES), "--out", str(out))
-    assert first.exit_code == 0, first.output
+    assert first.exit_code == 1, first.output  # the refused leaks remain
     before = tree(out)
     again = repair("--dask", dask_address, str(FIXTURES), "--out", str(out))
     assert again.exit_code == 2, again.output

@@ -71,7 +71,7 @@ def upload(fs: object, local: Path, root: str) -> None:
 def local_run(local: Path, tmp_path: Path) -> tuple[Result, dict[str, bytes]]:
     out = tmp_path / "local-out"
     result = repair("--jobs", "1", str(local), "--out", str(out), "--manifest", str(tmp_path / "m"))
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the fixtures hold leaks repair refuses
     assert "repaired" in result.stderr
     return result, tree(out)
 
@@ -93,7 +93,7 @@ def test_a_memory_url_repaired_to_a_memory_url_writes_what_a_local_out_does(
     expected, files = local_run(local, tmp_path)
     upload(memory, local, "/thinkfix-in")
     got = repair("--jobs", jobs, "memory://thinkfix-in", "--out", "memory://thinkfix-out")
-    assert got.exit_code == 0, got.output
+    assert got.exit_code == expected.exit_code, got.output
     assert memory_tree(memory, "/thinkfix-out") == files
     assert lines(got, ("memory://thinkfix-in", "IN"), ("memory://thinkfix-out", "OUT")) == lines(
         expected, (str(local), "IN"), (str(tmp_path / "local-out"), "OUT")
@@ -103,7 +103,7 @@ def test_a_memory_url_repaired_to_a_memory_url_writes_what_a_local_out_does(
 def test_local_inputs_repaired_to_a_memory_url(local: Path, tmp_path: Path, memory: object) -> None:
     _, files = local_run(local, tmp_path)
     got = repair("--jobs", "1", str(local), "--out", "memory://thinkfix-out/")
-    assert got.exit_code == 0, got.output
+    assert got.exit_code == 1, got.output
     assert memory_tree(memory, "/thinkfix-out") == files
 
 
@@ -115,7 +115,7 @@ def test_a_file_url_output_holds_the_bytes_of_a_local_out(
     out = tmp_path / "url-out"
     source = local.as_uri() if spell_in == "url" else str(local)
     got = repair("--jobs", "2", source, "--out", out.as_uri())
-    assert got.exit_code == 0, got.output
+    assert got.exit_code == 1, got.output
     assert tree(out) == files
     assert not [p for p in out.rglob("*") if fsio.TEMP_SUFFIX in p.name]
 
@@ -208,7 +208,7 @@ def test_undo_removes_the_objects_a_url_output_created_unless_changed(
     out = tmp_path / "url-out"
     manifest = tmp_path / "manifest.json"
     got = repair("--jobs", "1", str(local), "--out", out.as_uri(), "--manifest", str(manifest))
-    assert got.exit_code == 0, got.output
+    assert got.exit_code == 1, got.output
     changed = next(out.rglob("*.jsonl"))
     changed.write_bytes(changed.read_bytes() + b"\n")
     runner = CliRunner()
@@ -281,5 +281,5 @@ def test_a_file_url_output_sweeps_a_dead_runs_temporary_files(local: Path, tmp_p
     stale = out / "pi" / Path(dead).name.replace(f".{os.getpid()}.", ".999999999.")
     stale.write_bytes(b"half a session")
     got = repair("--jobs", "1", str(local), "--out", out.as_uri())
-    assert got.exit_code == 0, got.output
+    assert got.exit_code == 1, got.output
     assert not stale.exists()

@@ -36,21 +36,32 @@ def test_a_bad_combination_is_a_value_error() -> None:
 
 
 class _Result:
-    def __init__(self, changed: bool) -> None:
+    """A run's outcome as the exit code reads it: whether files changed, and the leaks left."""
+
+    def __init__(self, changed: bool, remaining: int) -> None:
         self.changed = changed
+        self.remaining = ("leak",) * remaining
 
     def exit_code(self, *, fail_on_change: bool = False) -> ExitCode:
         return ExitCode.FINDINGS if self.changed and fail_on_change else ExitCode.CLEAN
 
 
 @pytest.mark.parametrize(
-    ("request_", "ignore", "code"),
+    ("request_", "ignore", "remaining", "code"),
     [
-        (repair_run.Request(check=True), None, ExitCode.FINDINGS),
-        (repair_run.Request(exit_non_zero_on_fix=True), None, ExitCode.FINDINGS),
-        (repair_run.Request(check=True), True, ExitCode.CLEAN),
-        (repair_run.Request(dry_run=True), None, ExitCode.CLEAN),
+        (repair_run.Request(check=True), None, 0, ExitCode.FINDINGS),
+        (repair_run.Request(exit_non_zero_on_fix=True), None, 0, ExitCode.FINDINGS),
+        (repair_run.Request(check=True), True, 0, ExitCode.CLEAN),
+        (repair_run.Request(out_dir="o"), None, 0, ExitCode.CLEAN),
+        # a leak left in the sessions (refused, or a run that writes nothing) exits 1 (#27 item 6)
+        (repair_run.Request(out_dir="o"), None, 1, ExitCode.FINDINGS),
+        (repair_run.Request(in_place=True), None, 2, ExitCode.FINDINGS),
+        (repair_run.Request(dry_run=True), None, 1, ExitCode.FINDINGS),
+        (repair_run.Request(dry_run=True), True, 1, ExitCode.CLEAN),
     ],
 )
-def test_exit_code(request_: repair_run.Request, ignore: bool | None, code: ExitCode) -> None:
-    assert request_.exit_code(_Result(changed=True), ignore) is code  # type: ignore[arg-type]
+def test_exit_code(
+    request_: repair_run.Request, ignore: bool | None, remaining: int, code: ExitCode
+) -> None:
+    result = _Result(changed=True, remaining=remaining)
+    assert request_.exit_code(result, ignore) is code  # type: ignore[arg-type]

@@ -182,7 +182,9 @@ def _report_spec(spec: str, report_format: str | None) -> tuple[str, DiffFormat 
     "'thinkfix[dask]'. The report and the files are the same as a local run's.",
 )
 @exit_zero_option(
-    "files were repaired or would change (--check, --exit-non-zero-on-fix)", "ignore_changes"
+    "leaks remain after the run (refused, or not written) or files were repaired "
+    "(--exit-non-zero-on-fix)",
+    "ignore_changes",
 )
 @quiet_option
 @selection_options

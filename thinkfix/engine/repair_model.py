@@ -157,8 +157,21 @@ class RepairResult:
     def changes(self) -> tuple[Change, ...]:
         return tuple(c for f in self.files for c in f.changes)
 
+    @property
+    def remaining(self) -> tuple[Change, ...]:
+        """The leaks still in the sessions after this run, as `scan` would find them: those
+        refused, those in a file left as it was (changed on disk, or its write failed), and,
+        when the run writes nothing, every one."""
+        return tuple(
+            c
+            for f in self.files
+            for c in f.changes
+            if not c.applied or not self.mode.writes or f.status is not FileStatus.REPAIRED
+        )
+
     def exit_code(self, *, fail_on_change: bool = False) -> ExitCode:
-        """2 on any error; 1 when something changed (or would) and that should fail; else 0."""
+        """2 on any error; 1 when something changed (or would) and that should fail; else 0.
+        The command's own code adds the leaks that remain (`repair_run.Request.exit_code`)."""
         if self.all_errors:
             return ExitCode.ERROR
         if (fail_on_change or self.mode is WriteMode.CHECK) and self.changed_files:

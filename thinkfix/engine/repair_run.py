@@ -133,9 +133,13 @@ class Request:
         }
 
     def exit_code(self, result: RepairResult, ignore_changes: bool | None) -> ExitCode:
-        """1 when something changed and --check or --exit-non-zero-on-fix asked to know,
-        unless --exit-zero said not to; errors exit 2 all the same."""
+        """1 when a leak remains in the sessions after the run (refused, in a file left as it
+        was, or every one when nothing is written: ruff's rule after `--fix`), or when files
+        were repaired and --exit-non-zero-on-fix asked to know; --exit-zero makes that 0.
+        Errors exit 2 all the same."""
         code = result.exit_code(fail_on_change=self.exit_non_zero_on_fix or self.check)
+        if code is ExitCode.CLEAN and result.remaining:
+            code = ExitCode.FINDINGS
         if ignore_changes and code is ExitCode.FINDINGS:
             return ExitCode.CLEAN
         return code
