@@ -195,24 +195,119 @@ class Source:
     def state(self) -> fsio.FileState:
         return fsio.FileState(self.path, self.stamp, self.mode, self.stamp.size, self.sha256)
 
-    def line_offsets(self) -> array[int]:
+    def line_offsets(self) -> LineIndex:
         """Where each line starts (a JSONL record is a line, blank ones included)."""
-        starts = array("q")
-        at = 0
-        find = bytes.find
-        while at < self.size:
-            block = self.read(at, min(self.size, at + BLOCK))
+        return LineIndex.build(self)
+
+
+#: The line index keeps a line's start only when it is at least this many bytes past the last
+#: start it kept (the others are found again by reading those bytes): 16 bytes per 256 of the
+#: file at most, however many lines they hold.
+SPACING = 256
+
+
+class LineIndex(Sequence[int]):
+    """Where each line of a Source starts, held in memory bounded by the file's size.
+
+    Eight bytes a line was unbounded: a newline bomb (a few KB of zstd holding hundreds of
+    millions of empty lines, under the bomb limit) made gigabytes of it. A start is kept when
+    it is at least `spacing` bytes past the last one kept, with its line number once lines
+    are skipped; a skipped line's start is found again from the nearest kept one (within
+    `spacing` bytes). A file whose lines are all longer keeps every start, as before.
+    """
+
+    def __init__(self, source: Source, spacing: int) -> None:
+        self.source, self.spacing = source, spacing
+        self.starts = array("q")  # the kept starts...
+        self.lines: array[int] | None = None  # ...and their line numbers, once one is skipped
+        self.total = 0
+        self._window: tuple[int, list[int]] = (-1, [])  # a kept entry and its lines' starts
+
+    @classmethod
+    def build(cls, source: Source, spacing: int = 0) -> LineIndex:
+        """The index of `source`, in one pass of block reads (`bytes.find` and `count` jump
+        over the lines not kept, so an empty line costs no Python step)."""
+        index = cls(source, spacing or SPACING)
+        size, gap = source.size, index.spacing
+        if not size:
+            return index
+        index._keep(0, 0)
+        starts = index.starts
+        keep = starts.append
+        newlines = at = 0
+        want = gap  # the first start that may be kept
+        while at < size:
+            block = source.read(at, min(size, at + BLOCK))
             if not block:
                 break
-            if at == 0:
-                starts.append(0)
-            p = find(block, b"\n")
-            while p >= 0:
-                if at + p + 1 < self.size:
-                    starts.append(at + p + 1)
-                p = find(block, b"\n", p + 1)
-            at += len(block)
-        return starts
+            end = at + len(block)
+            p = max(want - 1, at) - at
+            done = 0  # newlines of this block before `done` are counted
+            while (nl := block.find(b"\n", p)) >= 0 and at + nl + 1 < size:
+                # none in p..nl: only the bytes the search jumped over are counted
+                newlines += block.count(b"\n", done, p) + 1
+                done = nl + 1
+                start = at + done
+                if index.lines is None and newlines == len(starts):
+                    keep(start)  # every line kept so far: no line numbers needed
+                else:
+                    index._keep(start, newlines)
+                want = start + gap
+                if want - 1 >= end:
+                    break
+                p = want - 1 - at
+            newlines += block.count(b"\n", done)
+            at = end
+        index.total = newlines + (0 if source.read(at - 1, at) == b"\n" else 1)
+        if index.lines is None and index.total != len(index.starts):  # the last lines skipped
+            index.lines = array("q", range(len(index.starts)))
+        return index
+
+    def _keep(self, start: int, line: int) -> None:
+        if self.lines is None and line != len(self.starts):
+            self.lines = array("q", range(len(self.starts)))
+        self.starts.append(start)
+        if self.lines is not None:
+            self.lines.append(line)
+
+    def __len__(self) -> int:
+        return self.total
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.total))]
+        if index < 0:
+            index += self.total
+        if not 0 <= index < self.total:
+            raise IndexError(index)
+        if self.lines is None:
+            return self.starts[index]
+        kept = bisect_right(self.lines, index) - 1
+        first = self.lines[kept]
+        if first == index:
+            return self.starts[kept]
+        if self._window[0] != kept:
+            self._window = (kept, self._starts_after(kept))
+        return self._window[1][index - first - 1]
+
+    def _starts_after(self, kept: int) -> list[int]:
+        """The starts of the lines skipped after kept entry `kept`: all within `spacing`
+        bytes of it."""
+        start, lines = self.starts[kept], cast("array[int]", self.lines)
+        after = lines[kept + 1] if kept + 1 < len(lines) else self.total
+        block = self.source.read(start, min(self.source.size, start + self.spacing))
+        out: list[int] = []
+        p = block.find(b"\n")
+        while p >= 0 and len(out) < after - lines[kept] - 1:
+            out.append(start + p + 1)
+            p = block.find(b"\n", p + 1)
+        return out
 
 
 def _fetch(url: str) -> int:

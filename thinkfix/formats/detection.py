@@ -119,7 +119,8 @@ def read_head(
 @lru_cache(maxsize=4)  # heads may be megabytes; every format asks about the same one in a row
 def sample(head: bytes) -> HeadSample:
     """Parse a head once for all formats."""
-    first, newline, _ = head.partition(b"\n")
+    end = head.find(b"\n")  # not `partition`: that copies the rest (a bomb's 32 MB)
+    first, newline = (head, False) if end < 0 else (head[:end], True)
     pretty = is_pretty_opener(first)
     doc = None
     values: list[Any] = []
@@ -136,9 +137,18 @@ def sample(head: bytes) -> HeadSample:
             if error is not None:
                 doc = None
     else:
-        pieces = head.split(b"\n")
+        # Only the first MAX_LINES lines are looked at: never a list of every line (32 MB of
+        # empty lines, a newline bomb's head, made a list of 32 million).
+        cut = -1
+        for _ in range(MAX_LINES):
+            cut = head.find(b"\n", cut + 1)
+            if cut < 0:
+                break
+        pieces = head.split(b"\n") if cut < 0 else head[:cut].split(b"\n")
         complete = pieces if len(pieces) == 1 else pieces[:-1]
-        if len(pieces) > 1 and pieces[-1].strip():
+        if cut >= 0:
+            complete = pieces  # MAX_LINES complete lines; the rest is never looked at
+        elif len(pieces) > 1 and pieces[-1].strip():
             value, error = parse_json(pieces[-1])
             if error is None:
                 complete = pieces
