@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import gzip
 import os
-import subprocess
-import sys
 import tracemalloc
 from pathlib import Path
 
@@ -18,18 +16,12 @@ import orjson
 import pytest
 import zstandard
 
+from tests.engine.memory_probe import thinkfix_peak
 from thinkfix.formats.detection import MAX_LINES, sample
 
 #: Empty lines in the bomb: 48 Mi of them, 48 MiB decompressed (8 bytes a line was 384 MiB).
 NEWLINES = 48 << 20
 LIMIT_MB = 150  # the interpreter and its imports take ~45-90 MB of it
-
-_PROBE = (
-    "import resource, subprocess, sys\n"
-    "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-    "sys.stderr.write(done.stdout + done.stderr)\n"
-    "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-)
 
 _LEAK = (
     orjson.dumps(
@@ -70,16 +62,7 @@ def _bomb(path: Path, kind: str) -> Path:
 
 def _run(tmp: Path, *args: str) -> tuple[int, float, str]:
     """Exit code, peak RSS (MB) and output of `thinkfix ARGS` in a fresh process."""
-    env = {**os.environ, "THINKFIX_STATE_DIR": str(tmp / "state")}
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, sys.executable, "-m", "thinkfix.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    code, peak = done.stdout.split()
-    return int(code), int(peak) / 1024, done.stderr  # Linux: KiB
+    return thinkfix_peak(*args, env={**os.environ, "THINKFIX_STATE_DIR": str(tmp / "state")})
 
 
 @pytest.fixture(scope="module", params=["gzip", "zstd"])

@@ -12,22 +12,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
 
+from tests.engine.memory_probe import thinkfix_peak
+
 BIG_MB = float(os.environ.get("THINKFIX_BIG_MB", "130"))
 LIMIT_MB = 100  # the interpreter, click, orjson and rich take ~45 MB of it
 LEAKS = (3, 5_000, -4)  # which blocks of the session get a leaking record
-
-_PROBE = (
-    "import resource, subprocess, sys\n"
-    "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-    "sys.stderr.write(done.stdout + done.stderr)\n"
-    "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-)
 
 
 def _line(n: int, kind: str, message: dict[str, object]) -> bytes:
@@ -122,15 +116,8 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _repair(*args: str, env: dict[str, str], command: str = "repair") -> tuple[int, float]:
     """Exit code and peak RSS (MB) of `thinkfix repair ARGS` in a fresh process."""
     more = ("--isolated", "--jobs", "1") if command == "repair" else ()
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, sys.executable, "-m", "thinkfix.cli", command, *more, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    code, peak = done.stdout.split()
-    return int(code), int(peak) / 1024  # Linux: KiB
+    code, peak, _ = thinkfix_peak(command, *more, *args, env=env)
+    return code, peak
 
 
 def test_repair_streams_a_session_larger_than_its_memory(big: Path, tmp_path: Path) -> None:

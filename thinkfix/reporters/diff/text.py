@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from thinkfix.engine.audit import DiffReport, MessageDiff
+from thinkfix.engine.audit import DiffReport, FileDiff, MessageDiff
+from thinkfix.engine.repair_model import FileStatus
 from thinkfix.reporters.base import RenderOptions, label, plural
 from thinkfix.reporters.console import report_console, report_table
 from thinkfix.reporters.controls import visible_strings
@@ -74,7 +77,7 @@ def _files(report: DiffReport) -> Table:
         ("chars removed", "right"),
         ("kinds", "left"),
     )
-    for f in report.files:
+    for f in listed(report):
         table.add_row(
             Text(f.path),
             Text(label(f.format)),
@@ -85,6 +88,15 @@ def _files(report: DiffReport) -> Table:
             Text(kinds_cell(f.by_kind)),
         )
     return table
+
+
+def listed(report: DiffReport) -> Iterator[FileDiff]:
+    """The files the text view's table lists: those with something to show. A clean file
+    (or one copied as it is) is only counted: the table is what a reader scans for changes."""
+    return (f for f in report.files if f.messages or f.refused or f.status not in _UNLISTED)
+
+
+_UNLISTED = frozenset({FileStatus.CLEAN.value, FileStatus.COPIED.value})
 
 
 def _totals(report: DiffReport) -> Table:
@@ -129,8 +141,19 @@ class TextDiffRenderer(DiffRenderer):
                 )
             console.print(Text("Errors", style="bold red"))
             console.print(Padding(errors, (0, 0, 1, 2)))
-        if report.files:
+        if any(True for _ in listed(report)):
             console.print(_files(report))
+        unlisted = len(report.files) - sum(1 for _ in listed(report))
+        if unlisted:
+            # rich lays a table out whole (~7 KB a row): 100,000 clean rows took 700 MB.
+            console.print(
+                Text(
+                    f"{plural(unlisted, 'file')} with nothing to repair not listed "
+                    "(the json view lists every file).",
+                    style="dim",
+                )
+            )
+        if report.files:
             console.print()
         console.print(_totals(report))
         console.print()
