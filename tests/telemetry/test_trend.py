@@ -106,12 +106,37 @@ def test_days_add_up_to_the_totals_in_every_format(fixture: str) -> None:
     )
 
 
-def test_messages_without_a_time_take_the_file_time(tmp_path: Path) -> None:
+def test_messages_without_a_time_are_undated_never_on_a_guessed_day(tmp_path: Path) -> None:
+    """#27 item 4: undated messages went on the file's modification day (on a fresh clone,
+    25 of 55 on today, the tallest bar); they get their own labelled bucket."""
     path = tmp_path / "session-1775200000000-0.jsonl"
     path.write_bytes((FIXTURES / "claw-code/session-1775200000000-0.jsonl").read_bytes())
     stamp = trend.parse_bound("2026-01-05T12:00:00Z")
     os.utime(path, (stamp, stamp))
-    assert list(scan([str(path)], DAYS, jobs=1).summary.by_day) == ["2026-01-05"]
+    assert list(scan([str(path)], DAYS, jobs=1).summary.by_day) == [trend.UNDATED]
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "inside"),
+    [("2026-01-01", None, True), ("2026-02-01", None, False), (None, "2026-01-05", False)],
+)
+def test_a_window_judges_an_undated_message_by_its_files_time(
+    tmp_path: Path, since: str | None, until: str | None, inside: bool
+) -> None:
+    """The file's time is still the only sign of when an undated message was written, so a
+    --since/--until window keeps or drops it by that; it is counted as undated either way."""
+    path = tmp_path / "session-1775200000000-0.jsonl"
+    path.write_bytes((FIXTURES / "claw-code/session-1775200000000-0.jsonl").read_bytes())
+    stamp = trend.parse_bound("2026-01-05T12:00:00Z")
+    os.utime(path, (stamp, stamp))
+    options = ScanOptions(
+        by_day=True,
+        since=trend.parse_bound(since) if since else None,
+        until=trend.parse_bound(until) if until else None,
+    )
+    summary = scan([str(path)], options, jobs=1).summary
+    assert list(summary.by_day) == ([trend.UNDATED] if inside else [])
+    assert (summary.assistant_messages > 0) is inside
 
 
 DAY = st.sampled_from(["2026-02-27", "2026-02-28", "2026-03-01", "2026-03-02"])

@@ -231,19 +231,23 @@ class _FileScan:
             self.assistant += 1
 
     def _day(self, record: Record, message_path: Any) -> str | None:
-        """The message's UTC day, or None when it falls outside the time window."""
+        """The message's UTC day, `trend.UNDATED` for a message with no time of its own, or
+        None when it falls outside the time window (which an undated message is judged by
+        its file's modification time: the only sign of when it was written)."""
         when = trend.message_time(record.data, message_path) if message_path is not None else None
-        if when is None:
-            if self._file_time is None:
-                try:
-                    real = self.file.real_path
-                    self._file_time = (
-                        remote.modified(real) if remote.is_url(real) else os.stat(real).st_mtime
-                    )
-                except OSError:
-                    self._file_time = 0.0
-            when = self._file_time
-        return self._in_window(when)
+        if when is not None:
+            return self._in_window(when)
+        if self.options.since is None and self.options.until is None:
+            return trend.UNDATED
+        if self._file_time is None:
+            try:
+                real = self.file.real_path
+                self._file_time = (
+                    remote.modified(real) if remote.is_url(real) else os.stat(real).st_mtime
+                )
+            except OSError:
+                self._file_time = 0.0
+        return None if self._in_window(self._file_time) is None else trend.UNDATED
 
     def _in_window(self, when: float) -> str | None:
         """The UTC day of a time, or None when it falls outside the time window."""

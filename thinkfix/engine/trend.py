@@ -80,6 +80,11 @@ def message_time(data: Any, message_path: Sequence[str | int]) -> float | None:
     return None
 
 
+#: The by-day bucket of messages that carry no time of their own: counted under this label,
+#: never on a guessed day (the file's modification time put them on the day of a checkout).
+UNDATED = "undated"
+
+
 def day(seconds: float) -> str:
     """The UTC calendar day of a time."""
     return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%Y-%m-%d")
