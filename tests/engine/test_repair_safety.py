@@ -26,6 +26,7 @@ from thinkfix.engine import fsio, repair_one, repair_write
 from thinkfix.engine import manifest as mf
 from thinkfix.engine import repair as repair_mod
 from thinkfix.engine.repair import FileStatus, WriteMode
+from thinkfix.engine.repair_write import SIDECAR_SUFFIX
 from thinkfix.engine.report import ErrorKind, ExitCode
 
 PI = next(p for p in sorted((FIXTURES / "pi").iterdir()) if p.suffix == ".jsonl")
@@ -224,5 +225,31 @@ def test_repair_worker_killed_mid_write_is_redone_and_fully_undoable(
     sessions = {e["target"] for e in doc["files"] if e["role"] == "session"}
     # every replaced file (each leaking fixture) is in the manifest
     assert len(sessions) == len(leaking_fixtures())
+    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert tree_bytes(src) == before
+
+
+def test_worker_killed_between_a_sidecar_and_its_file_leaves_nothing_after_undo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sidecar is written before the file it belongs to is renamed into place. A worker
+    killed between the two left the sidecar behind; the redo read it as what was there
+    before, so undo kept it (seen once in a loaded run of the test above, where the pool's
+    shutdown killed the other worker at that point)."""
+    src = copy_fixtures(tmp_path)
+    before = tree_bytes(src)
+    parent = os.getpid()
+    real_publish = fsio._publish
+
+    def die_after_the_sidecar(temp: str, target: str) -> None:
+        session = target.endswith(".json") and not target.endswith(SIDECAR_SUFFIX)
+        if os.getpid() != parent and session and target.startswith(str(src / "claw-code")):
+            os.kill(os.getpid(), signal.SIGKILL)  # its sidecar is written, it is not
+        real_publish(temp, target)
+
+    monkeypatch.setattr(fsio, "_publish", die_after_the_sidecar)
+    result = run([src], WriteMode.IN_PLACE, tmp_path, jobs=2)
+    assert result.exit_code() is ExitCode.CLEAN, result.all_errors
+    assert result.manifest_path is not None
     assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert tree_bytes(src) == before

@@ -773,25 +773,65 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
             results.append(UndoFile(target, status))
             continue
         try:
-            if entry.get("before") is None:
-                fsio.remove_verified(target, entry["after"]["sha256"])
-                results.append(UndoFile(target, UndoStatus.REMOVED))
-                continue
-            produce = previous_bytes(entry, now)
-            # Permission bits only: never setuid, setgid or sticky, whatever was recorded.
-            mode = int(entry["before"].get("mode", "0o644"), 8) & 0o777
-            fsio.atomic_write_stream(
-                target,
-                produce,
-                mode=mode,
-                watch=(now.path, now.stamp),
-                verify=_expect(entry["before"]["sha256"]),
-            )
-            results.append(UndoFile(target, UndoStatus.RESTORED))
+            results.append(UndoFile(target, _restore(entry, now)))
         except fsio.WriteError as exc:
             status = UndoStatus.CHANGED if exc.kind is ErrorKind.CHANGED else UndoStatus.FAILED
             results.append(UndoFile(target, status, str(exc)))
     return UndoResult(tuple(reversed(results)))
+
+
+def _restore(entry: dict[str, Any], now: fsio.FileState) -> UndoStatus:
+    """Put a local file that holds the bytes the repair wrote back as it was (removed when
+    the repair created it). Raises `fsio.WriteError`."""
+    target = entry["target"]
+    if entry.get("before") is None:
+        fsio.remove_verified(target, entry["after"]["sha256"])
+        return UndoStatus.REMOVED
+    # Permission bits only: never setuid, setgid or sticky, whatever was recorded.
+    mode = int(entry["before"].get("mode", "0o644"), 8) & 0o777
+    fsio.atomic_write_stream(
+        target,
+        previous_bytes(entry, now),
+        mode=mode,
+        watch=(now.path, now.stamp),
+        verify=_expect(entry["before"]["sha256"]),
+    )
+    return UndoStatus.RESTORED
+
+
+def roll_back_unfinished(journal_dir: str) -> None:
+    """Put back the sidecars of files a dead worker journaled but never replaced.
+
+    A file's sidecar is written after its journal entry and before the file itself is
+    renamed into place; a worker killed between the two leaves a sidecar for a file that
+    still holds its leak. The run is then redone, and the redo would read that sidecar as
+    what was there before (so undo would keep it). Called before the redo."""
+    try:
+        entries = _journal_entries(journal_dir)
+    except ManifestError:
+        return
+    replaced = {
+        e["path"]
+        for e in entries
+        if e.get("role") == "session"
+        and isinstance(e.get("target"), str)
+        and not remote.is_url(e["target"])
+        and _sha256_or_none(e["target"]) == e["after"]["sha256"]
+    }
+    for entry in entries:
+        if entry.get("role") != "sidecar" or entry.get("path") in replaced:
+            continue
+        status, _, now = _classify(entry)
+        if status is UndoStatus.WOULD_RESTORE and now is not None:
+            with contextlib.suppress(fsio.WriteError):
+                _restore(entry, now)
+
+
+def _sha256_or_none(target: str) -> str | None:
+    try:
+        return _sha256(target)
+    except fsio.WriteError:
+        return None
 
 
 def _expect(sha: str) -> Callable[[str], None]:

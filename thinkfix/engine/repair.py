@@ -280,6 +280,8 @@ def _run(
             # alone. The pool has joined its workers by now, so their temporary files go too.
             if jobs[0].options.mode is WriteMode.IN_PLACE:
                 _sweep(jobs)
+            if jobs[0].journal_dir is not None:  # a sidecar whose file was never replaced
+                mf.roll_back_unfinished(jobs[0].journal_dir)
             return [repair_file(j) for j in jobs], True
     finally:
         progress.finish()
