@@ -39,7 +39,8 @@ def test_text_lists_every_finding_under_its_file(full: Report) -> None:
     for f in full.findings:
         heading = lines.index(f.path)
         rows = lines[heading + 1 : lines.index("", heading)]
-        assert any(row.split()[:2] == ["line", str(f.line)] and f.json_path in row for row in rows)
+        assert rows[0].split() == ["line", "field", "kind", "tag", "model", "leaked"]
+        assert any(row.split()[0] == str(f.line) and f.json_path in row for row in rows[1:])
     assert "Input errors" in lines and "Stale baseline entries (they match no finding)" in lines
 
 
@@ -52,10 +53,26 @@ def test_text_keeps_baselined_findings_apart_after_new_ones(full: Report) -> Non
     assert "Covered by the baseline" not in _render(only_new)
 
 
-def test_text_never_truncates_with_an_ellipsis(full: Report) -> None:
-    text = _render(full, RenderOptions(width=60))
+def test_text_to_a_file_or_pipe_never_truncates(full: Report) -> None:
+    text = _render(full)  # no width: a file or a pipe, where long values fold
     assert "…" not in text
-    assert max(len(line) for line in text.splitlines()) <= 60
+    for f in full.new_findings:
+        assert f.json_path in text
+
+
+@pytest.mark.parametrize("width", [60, 80, 100])
+def test_text_in_a_terminal_fits_its_width_with_headers(full: Report, width: int) -> None:
+    """#27 item 5: at 80 columns the model folded into `clau`/`de-s`/`onne` and the table had
+    no headers. The field and the model are cut with an ellipsis, one line per finding."""
+    long_model = replace(full.findings[0], model="anthropic/claude-opus-4-5-20251101")
+    text = _render(replace(full, findings=(long_model,)), RenderOptions(width=width))
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= width
+    header = lines.index(long_model.path) + 1
+    assert lines[header].split() == ["line", "field", "kind", "tag", "model", "leaked"]
+    row = lines[header + 1].split()
+    assert row[0] == str(long_model.line) and row[-2:] == [str(long_model.leaked_chars), "chars"]
+    assert long_model.kind in row and long_model.tag in row
 
 
 def test_text_statistics_add_the_counts_tables(full: Report) -> None:

@@ -44,6 +44,7 @@ from thinkfix.reporters.layout import (
 # line, JSON path, kind, tag, model, chars. Only the model may wrap at spaces, so a narrow
 # terminal squeezes it before it breaks a JSON path or a tag in two; fold, never an
 # ellipsis: a report written to a file keeps every value whole.
+#: A finding's columns in a file or pipe: every character kept (long values fold).
 _FINDING_COLUMNS = (
     Column("right", no_wrap=True, overflow="fold"),
     Column("left", no_wrap=True, overflow="fold"),
@@ -52,9 +53,20 @@ _FINDING_COLUMNS = (
     Column("left", overflow="fold"),
     Column("right", no_wrap=True, overflow="fold"),
 )
+#: In a terminal the field and the model give way, cut with an ellipsis on one line each
+#: (they folded into `clau`/`de-s`/`onne` at 80 columns); line, kind, tag and size show whole.
+_FITTED_COLUMNS = (
+    Column("right", no_wrap=True, overflow="fold", keep=True),
+    Column("left", overflow="ellipsis"),
+    Column("left", no_wrap=True, overflow="fold", keep=True),
+    Column("left", no_wrap=True, overflow="fold", keep=True),
+    Column("left", overflow="ellipsis"),
+    Column("right", no_wrap=True, overflow="fold", keep=True),
+)
+_FINDING_HEADER = ("line", "field", "kind", "tag", "model", "leaked")
 
 
-def _by_file(findings: Sequence[LeakFinding], style: str) -> list[Block]:
+def _by_file(findings: Sequence[LeakFinding], style: str, fitted: bool) -> list[Block]:
     # Grouped by file, like eslint's "stylish": a session path is often longer than a terminal
     # is wide, so it gets a line of its own and the columns keep their width for the findings.
     by_path: dict[str, list[LeakFinding]] = {}
@@ -62,10 +74,11 @@ def _by_file(findings: Sequence[LeakFinding], style: str) -> list[Block]:
         by_path.setdefault(f.path, []).append(f)
     out: list[Block] = []
     for path, group in by_path.items():
-        grid = Grid(_FINDING_COLUMNS)
+        grid = Grid(_FITTED_COLUMNS if fitted else _FINDING_COLUMNS)
+        grid.add_row(*((name, "dim") for name in _FINDING_HEADER), style=style)
         for f in group:
             grid.add_row(
-                (f"line {f.line}", ""),
+                (str(f.line), ""),
                 (f.json_path, ""),
                 (f.kind, style or "bold red"),
                 (f.tag, ""),
@@ -81,14 +94,15 @@ def _findings(report: Report, options: RenderOptions, limit: int | None) -> list
     shown, hidden = capped(listing_order(shown_findings(report, options)), limit)
     new = [f for f in shown if not f.baselined]
     old = [f for f in shown if f.baselined]
+    fitted = options.width is not None  # a terminal's width: cut to fit, not fold
     out: list[Block] = []
     if new:
-        out += [Paragraph("Leaked reasoning", "bold"), *_by_file(new, "")]
+        out += [Paragraph("Leaked reasoning", "bold"), *_by_file(new, "", fitted)]
     if old:
         # Apart from the new ones, so what fails the run is never mixed with what does not.
         if out:
             out.append(Paragraph(""))
-        out += [Paragraph("Covered by the baseline", "bold"), *_by_file(old, "dim")]
+        out += [Paragraph("Covered by the baseline", "bold"), *_by_file(old, "dim", fitted)]
     if hidden:
         out += [Paragraph(""), Paragraph(f"... and {plural(hidden, 'more finding')}", "dim")]
     unlisted = len(report.findings) - len(shown_findings(report, options))
