@@ -42,7 +42,14 @@ from thinkfix.engine.redact import Redaction
 from thinkfix.engine.scan_options import ScanOptions, select_kinds
 from thinkfix.formats import registry
 from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
-from thinkfix.normalizer.policy import DEFAULT, NativeMode, OrphanClose, Policy
+from thinkfix.normalizer.policy import (
+    DEFAULT,
+    TAG_NAMES_RULE,
+    NativeMode,
+    OrphanClose,
+    Policy,
+    bad_tag,
+)
 
 ENV_PREFIX = "THINKFIX_"
 CONFIG_NAMES = ("thinkfix.toml", "pyproject.toml")
@@ -163,8 +170,6 @@ _UNITS = {
 _PATHS = {"output", "baseline", "write_baseline"}
 #: The settings whose value is a file thinkfix writes: a config file keeps them inside its folder.
 WRITES = ("output", "write_baseline", "report")
-#: What a tag name may be: letters first, then letters, digits, `-`, `_`, `.` or `:` (`mm:think`).
-_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]*\Z")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 _INTERNAL = {"config_file"}
@@ -244,12 +249,9 @@ def parse_size(value: Any, where: str = "size") -> int:
 def tag_names(values: Any, where: str) -> tuple[str, ...]:
     """The tag names of a `tags` setting; ConfigError naming `where` for one that no tag
     could have (an empty one, one with a space or `<`)."""
-    for tag in values:
-        if not _TAG_NAME.match(tag):
-            raise ConfigError(
-                f"{where} must be tag names such as think (a letter, then letters, digits, "
-                f"-, _, . or :), not {tag!r}"
-            )
+    bad = bad_tag(values)
+    if bad is not None:
+        raise ConfigError(f"{where} must be {TAG_NAMES_RULE}, not {bad!r}")
     return tuple(values)
 
 

@@ -91,6 +91,17 @@ def harmony_model(model: str | None) -> bool:
     return model is not None and _HARMONY_MODELS.search(model) is not None
 
 
+#: What a tag name may be: letters first, then letters, digits, `-`, `_`, `.` or `:` (`mm:think`).
+TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]*\Z")
+#: How a setting of tag names is described when a value is not one.
+TAG_NAMES_RULE = "tag names such as think (a letter, then letters, digits, -, _, . or :)"
+
+
+def bad_tag(tags: Any) -> str | None:
+    """The first of `tags` that is not a tag name (`TAG_NAME`), else None."""
+    return next((t for t in tags if not isinstance(t, str) or not TAG_NAME.match(t)), None)
+
+
 # Granite-style prose delimiters (rule 10), only used when `prose_delimiters` is on.
 PROSE_PAIRS: tuple[tuple[str, str], ...] = (
     ("Here is my thought process:", "Here is my response:"),
@@ -121,6 +132,7 @@ class Policy:
     enabled: bool = True  # the per-model / per-file opt-out of rule 10
 
     def __post_init__(self) -> None:
+        _check(self)
         object.__setattr__(
             self, "tags", tuple(sorted({t.lower() for t in self.tags}, key=lambda t: (-len(t), t)))
         )
@@ -134,6 +146,25 @@ class Policy:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly view, for reports and config dumps."""
         return record(self)
+
+
+def _check(policy: Policy) -> None:
+    """ValueError naming the setting for a delimiter no text can hold (an empty tag, opener,
+    closer or tool call), which the grammar would otherwise fail on at the first text
+    (TypeError for tags given as one string, which would read as one-letter tags)."""
+    if isinstance(policy.tags, str):
+        raise TypeError(f"Policy tags must be a tuple of {TAG_NAMES_RULE}, not a string")
+    bad = bad_tag(policy.tags)
+    if bad is not None:
+        raise ValueError(f"Policy tags must be {TAG_NAMES_RULE}, not {bad!r}")
+    delimiters = {
+        "special_pairs": [d for _, *pair in policy.special_pairs for d in pair],
+        "answer_pairs": [d for pair in policy.answer_pairs for d in pair],
+        "tool_calls": list(policy.tool_calls),
+    }
+    for name, values in delimiters.items():
+        if not all(isinstance(d, str) and d for d in values):
+            raise ValueError(f"Policy {name} must hold non-empty strings: a delimiter has text")
 
 
 DEFAULT = Policy()
