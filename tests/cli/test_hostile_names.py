@@ -38,6 +38,7 @@ SCAN_FORMATS = (
     "junit",
     "html",
 )
+DIFF_FORMATS = ("text", "markdown", "html", "json")
 #: One line per item: a name may add none.
 LINE_FORMATS = ("text", "concise", "github", "markdown", "openmetrics", "jsonl")
 
@@ -65,13 +66,14 @@ def _session(folder: Path, name: str) -> Path:
 
 def _outputs(folder: Path) -> dict[str, str]:
     """Every output a person or a tool reads for the session in `folder`: scan's formats on
-    stdout, repair's diff on stdout, and what `--dry-run` and `diff` say."""
+    stdout, repair's diff on stdout, what `--dry-run` says, and `diff` in each of its formats."""
     out = {fmt: _invoke(folder, "scan", "--output-format", fmt).stdout for fmt in SCAN_FORMATS}
     diff = _invoke(folder, "repair", "--diff")
     out["repair --diff"] = diff.stdout
     out["repair --diff stderr"] = diff.stderr
     out["repair --dry-run"] = _invoke(folder, "repair", "--dry-run").stderr
-    out["diff"] = _invoke(folder, "diff").stdout
+    for fmt in DIFF_FORMATS:
+        out[f"diff {fmt}"] = _invoke(folder, "diff", "--output-format", fmt).stdout
     return out
 
 

@@ -14,6 +14,7 @@ import hashlib
 from thinkfix.engine.audit import DiffReport, MessageDiff
 from thinkfix.engine.report import SCHEMA_VERSION
 from thinkfix.reporters.base import RenderOptions, label, plural
+from thinkfix.reporters.controls import visible_strings
 from thinkfix.reporters.diff.base import (
     SEGMENT_LABELS,
     DiffFormat,
@@ -242,6 +243,7 @@ class HtmlDiffRenderer(DiffRenderer):
     suffix = ".html"
 
     def document(self, report: DiffReport, options: RenderOptions) -> str:
+        report = visible_strings(report)  # HTML allows no control character; <pre> keeps lines
         t = report.totals
         meta = [f"mode {report.mode}", "changes written" if report.written else "nothing written"]
         if report.redaction != "none":

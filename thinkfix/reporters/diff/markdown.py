@@ -10,6 +10,7 @@ import re
 
 from thinkfix.engine.audit import DiffReport, MessageDiff
 from thinkfix.reporters.base import RenderOptions, label, plural
+from thinkfix.reporters.controls import visible_strings
 from thinkfix.reporters.diff.base import (
     DiffFormat,
     DiffRenderer,
@@ -95,6 +96,7 @@ class MarkdownDiffRenderer(DiffRenderer):
     suffix = ".md"
 
     def document(self, report: DiffReport, options: RenderOptions) -> str:
+        report = visible_strings(report)  # names on one line; text never drives a terminal
         out = ["# thinkfix diff", "", md_text(headline(report)), ""]
         if report.redaction != "none":
             out += [f"_Session text redacted ({md_text(report.redaction)})._", ""]

@@ -1,0 +1,87 @@
+"""A file name or a session's text is data in every diff output, never a terminal command or a
+line of its own (#22 item 5, the diff formats; tests/reporters/test_hostile_names.py holds scan's).
+
+`diff --output-format markdown` and `html` passed ESC, BEL, CR and newlines from file names
+raw (the text view already spelled them with `visible_strings`). Now the human formats show a
+name as `visible_name` spells it (the document is the one for the escaped name), session text
+keeps only its newlines, and json carries both exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import orjson
+from hypothesis import HealthCheck, given, settings
+
+from thinkfix.engine.audit import DiffReport
+from thinkfix.engine.controls import visible_name
+from thinkfix.reporters.base import RenderOptions
+from thinkfix.reporters.diff import RENDERERS, DiffFormat
+
+from ..test_hostile_names import NAMES, RAW_CONTROL
+from .cases import full_report
+
+OLD = "sessions/a b/<odd>.jsonl"
+#: Shown as `visible_name` spells a name.
+ESCAPED = (DiffFormat.TEXT, DiffFormat.MARKDOWN, DiffFormat.HTML)
+OPTIONS = RenderOptions(color=False)
+
+
+def renamed(report: DiffReport, old: str, new: str, text: str = "") -> DiffReport:
+    """`report` with every mention of the file `old` naming `new`, and `text` (a terminal
+    command) before the text of each of its messages."""
+
+    def swap(value: Any) -> Any:
+        return dataclasses.replace(value, path=new) if value.path == old else value
+
+    def prefixed(m: Any) -> Any:
+        segments = (("thinking", text), *m.segments) if m.segments else ()
+        return dataclasses.replace(m, path=new, before=text + m.before, segments=segments)
+
+    messages = tuple(prefixed(m) if m.path == old else m for m in report.messages)
+    return dataclasses.replace(
+        report,
+        messages=messages,
+        files=tuple(swap(f) for f in report.files),
+        errors=tuple(swap(e) for e in report.errors),
+        manifest=new,
+    )
+
+
+def _render(report: DiffReport, fmt: DiffFormat) -> str:
+    return RENDERERS[fmt].render(report, OPTIONS)
+
+
+def test_the_issue_names_in_markdown_and_html_send_no_control_and_split_no_line() -> None:
+    name = "a\x1b]0;owned\x07b\nc\r.jsonl"
+    report = renamed(full_report(), OLD, name)
+    for fmt in (DiffFormat.MARKDOWN, DiffFormat.HTML):
+        out = _render(report, fmt)
+        assert not RAW_CONTROL.search(out), fmt
+        assert "a␛]0;owned␇b␊c␍.jsonl" in out, fmt
+        assert out.count("\n") == _render(renamed(full_report(), OLD, OLD), fmt).count("\n")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=NAMES)
+def test_no_diff_format_sends_a_control_character_or_splits_a_line(name: str) -> None:
+    report = renamed(full_report(), OLD, name, "\x1b[2J\x07\x9b")
+    shown = renamed(full_report(), OLD, visible_name(name), "\x1b[2J\x07\x9b")
+    plain = renamed(full_report(), OLD, OLD, "\x1b[2J\x07\x9b")
+    assert set(RENDERERS) == set(DiffFormat)
+    for fmt in DiffFormat:
+        out = _render(report, fmt)
+        assert not RAW_CONTROL.search(out), fmt
+        if fmt in ESCAPED:
+            assert out == _render(shown, fmt), fmt
+            assert "␛[2J␇\\x9b" in out, fmt  # the session's text, shown
+            if fmt is not DiffFormat.TEXT:  # rich wraps a long name in the text view
+                assert out.count("\n") == _render(plain, fmt).count("\n"), fmt
+        else:
+            assert fmt is DiffFormat.JSON
+            doc = orjson.loads(out)
+            assert doc["manifest"] == name
+            assert {f["path"] for f in doc["files"]} >= {name}
+            assert any(m["before"].startswith("\x1b[2J\x07\x9b") for m in doc["messages"])
