@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -83,3 +84,19 @@ def dask_address() -> Iterator[str]:
         n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
         yield cluster.scheduler_address
+
+
+@pytest.fixture
+def memory() -> Iterator[Any]:
+    """fsspec's memory filesystem (this process's), emptied of `/thinkfix-in` and
+    `/thinkfix-out` after the test; skipped without fsspec."""
+    fs = pytest.importorskip("fsspec").filesystem("memory")
+    yield fs
+    for top in ("/thinkfix-in", "/thinkfix-out"):
+        if fs.exists(top):
+            fs.rm(top, recursive=True)
+
+
+def memory_tree(fs: Any, root: str) -> dict[str, bytes]:
+    """Every file under `root` on `fs`, by its path below `root`."""
+    return {p[len(root) + 1 :]: fs.cat_file(p) for p in fs.find(root)}

@@ -22,6 +22,7 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.engine.conftest import memory_tree
 from tests.engine.test_repair_properties import TEXTS, _claude
 from thinkfix.cli import main
 from thinkfix.engine import fsio, urlio
@@ -41,25 +42,12 @@ def local(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def memory() -> object:
-    fs = fsspec.filesystem("memory")
-    yield fs
-    for top in ("/thinkfix-in", "/thinkfix-out"):
-        if fs.exists(top):
-            fs.rm(top, recursive=True)
-
-
 def repair(*args: str) -> Result:
     return CliRunner().invoke(main, ["repair", "--isolated", "--no-progress", *args])
 
 
 def tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
-def memory_tree(fs: object, root: str) -> dict[str, bytes]:
-    return {p[len(root) + 1 :]: fs.cat(p) for p in fs.find(root)}  # type: ignore[attr-defined]
 
 
 def upload(fs: object, local: Path, root: str) -> None:

@@ -167,19 +167,21 @@ def atomic_write_stream(
     except BaseException:
         with contextlib.suppress(Exception):
             if fs.exists(temp):
-                fs.rm(temp)
+                fs.rm_file(temp)
         if published:  # our move ran (or may have): what it left is not a verified copy
             with contextlib.suppress(Exception):
-                fs.rm(path)
+                fs.rm_file(path)
         raise
     return written
 
 
 def _move(fs: Any, temp: str, path: str, local: bool) -> None:
     """Give `temp` the name `path`: on a local disk a link (which refuses an existing name)
-    then the temporary name's removal; elsewhere the filesystem's own move."""
+    then the temporary name's removal; elsewhere a copy and a removal of those two paths
+    (fsspec's `mv` and `rm` read `*`, `?` and `[x]` in a name as a glob)."""
     if not local:
-        fs.mv(temp, path)
+        fs.cp_file(temp, path)
+        fs.rm_file(temp)
         return
     try:
         os.link(temp, path)
@@ -219,7 +221,7 @@ def write_bytes(target: str, data: bytes) -> fsio.Written:
 def remove(url: str) -> None:
     """Remove the object at `url` (a write this run made and must take back)."""
     fs, path = remote.filesystem(url)
-    fs.rm(path)
+    fs.rm_file(path)  # never `rm`, which reads a name's `*`, `?` or `[x]` as a glob
 
 
 def sha256(url: str) -> str | None:

@@ -64,12 +64,26 @@ BACKENDS = {
 }
 
 
+#: A `::` that begins another URL chains filesystems (`zip://a.jsonl::s3://bucket/a.zip`).
+#: No file name holds `//`, so a name's `::` (`a::memory:.jsonl`) never reads as a chain.
+_CHAIN = re.compile(r"::(?=[A-Za-z][A-Za-z0-9+.-]*://)")
+#: Stands for `::` while fsspec strips the scheme (memory:// leaves a path holding `::`
+#: unrooted); no URL nor file name holds NUL.
+_COLONS = "\0\0"
+
+
 def filesystem(url: str) -> tuple[Any, str]:
-    """The fsspec filesystem of `url`, and the path on it; `RemoteUnavailable`, naming the
+    """The fsspec filesystem of `url`, and the path on it, every character of a name taken
+    literally (`url_to_fs` reads any `::` as a chain); `RemoteUnavailable`, naming the
     package to install, when fsspec has no backend for its scheme here."""
     fsspec = _fsspec()
     try:
-        fs, path = fsspec.core.url_to_fs(url)
+        if _CHAIN.search(url):
+            fs, path = fsspec.core.url_to_fs(url)
+        else:
+            cls = fsspec.get_filesystem_class(url.split("://", 1)[0].lower())
+            fs = cls(**cls._get_kwargs_from_urls(url))
+            path = cls._strip_protocol(url.replace("::", _COLONS)).replace(_COLONS, "::")
     except ImportError as exc:  # fsspec knows the scheme; its backend is not installed
         scheme = url.split("://", 1)[0].lower()
         package = BACKENDS.get(scheme)
