@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from tests.formats.support import fixture_totals, leaking_fixtures
+from tests.formats.support import fixture_totals, leaking_fixtures, tree_content
 from thinkfix.cli import main
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -125,18 +125,18 @@ def test_cli_repair_diff_prints_unified_diff_on_stdout(tmp_path: Path) -> None:
     assert checked.exit_code == 1 and checked.stdout == result.stdout
 
 
-def test_cli_repair_in_place_then_undo_restores_bytes(tmp_path: Path) -> None:
+def test_cli_repair_in_place_then_undo_restores_every_file(tmp_path: Path) -> None:
     src = sessions(tmp_path)
-    before = tree(src)
+    before = tree_content(src)
     result = invoke("repair", "--in-place", str(src))
     assert result.exit_code == 1 and result.stdout == ""  # 3 refused leaks remain
-    assert tree(src) != before
+    assert tree_content(src) != before
     manifest = result.stderr.split("undo with: thinkfix undo ")[1].split("\n")[0]
     assert "backups in: " in result.stderr
     undone = invoke("undo", manifest)
     assert undone.exit_code == 0, undone.stderr
     assert undone.stdout == "" and "restored " in undone.stderr
-    assert tree(src) == before
+    assert tree_content(src) == before
 
 
 def test_cli_repair_no_backup_is_explicit_and_still_undoable(tmp_path: Path) -> None:

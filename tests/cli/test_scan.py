@@ -20,7 +20,7 @@ from tests.formats.long_records import (
     claude_code_long_prompt,
     write_chat_exports,
 )
-from tests.formats.support import fixture_totals
+from tests.formats.support import fixture_totals, session_files
 from thinkfix.cli import main
 from thinkfix.reporters import OutputFormat
 
@@ -311,13 +311,10 @@ def test_scan_pre_commit_hook_and_action_definitions() -> None:
     (hook,) = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "thinkfix-scan" and hook["entry"].startswith("thinkfix scan")
     files = re.compile(hook["files"])
-    sessions = [
-        p
-        for p in FIXTURES.rglob("*")
-        if p.is_file() and p.parent.name != "streams" and p.name != "README.md"
-    ]
+    sessions = session_files(FIXTURES)  # a database store's name included
     assert sessions and all(files.search(p.as_posix()) for p in sessions)
     assert not files.search("fixtures/README.md") and not files.search("a.sse")
+    assert files.search("project/.crush/crush.db")  # a store kept in the project
     action = yaml.safe_load((root / "action.yml").read_text())
     script = " ".join(step.get("run", "") for step in action["runs"]["steps"])
     assert action["runs"]["using"] == "composite"

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tests.formats.support import ids
+from tests.formats.support import ids, is_store, session_files, side_files
 from thinkfix.engine.repair import RepairOptions, RepairResult, WriteMode, repair_paths
 from thinkfix.engine.scan import scan
 from thinkfix.engine.scan_options import ScanOptions
@@ -21,12 +21,9 @@ FIXTURES = REPO / "fixtures"
 
 
 def fixture_files() -> list[Path]:
-    """Every fixture session file (the streams folder and READMEs are not sessions)."""
-    return sorted(
-        p
-        for p in FIXTURES.rglob("*")
-        if p.is_file() and p.name != "README.md" and "streams" not in p.relative_to(FIXTURES).parts
-    )
+    """Every fixture session file (the streams folder, READMEs and a store's side files are
+    not sessions of their own)."""
+    return session_files(FIXTURES)
 
 
 def session_unit(source: Path) -> Path:
@@ -44,7 +41,8 @@ def copy_unit(source: Path, dest: Path) -> Path:
     unit = session_unit(source)
     if unit == source:
         target = dest / source.name
-        target.write_bytes(source.read_bytes())
+        for part in [source, *side_files(source)]:  # a store's -wal holds rows too
+            (dest / part.name).write_bytes(part.read_bytes())
         return target
     shutil.copytree(unit, dest / unit.name)
     return dest / unit.name / source.relative_to(unit)
@@ -56,7 +54,8 @@ def copy_fixtures(dest: Path) -> Path:
     for p in fixture_files():
         target = root / p.relative_to(FIXTURES)
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(p, target)
+        for part in [p, *side_files(p)]:
+            shutil.copy2(part, target.with_name(part.name))
     return root
 
 
@@ -71,7 +70,12 @@ def run(paths: list[Path | str], mode: WriteMode, tmp: Path, **kw: Any) -> Repai
 
 
 def records(path: Path, fmt_id: str, data: bytes | None = None) -> list[Record]:
+    """The records of a session file (or of `data`); a database store's from the file
+    itself, through the store layer (a store is never read as a stream)."""
     fmt = registry.get(fmt_id)
+    if data is None and is_store(path):
+        with open(path, "rb") as fp:
+            return list(fmt.read(fp))
     return list(fmt.read(io.BytesIO(path.read_bytes() if data is None else data)))
 
 

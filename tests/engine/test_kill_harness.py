@@ -24,11 +24,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import zstandard
 
-from tests.engine.repair_helpers import copy_fixtures, temp_files, tree_bytes
+from tests.engine.repair_helpers import copy_fixtures, temp_files
+from tests.formats.support import is_store, store_content, store_of, tree_content
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
 from thinkfix.engine.report import ExitCode
@@ -53,19 +55,20 @@ def read_bytes(path: Path) -> bytes:
         return fp.read()
 
 
-def contents(root: Path) -> dict[str, bytes]:
-    """Each file's decompressed content (a repaired .gz may differ only in its header)."""
+def contents(root: Path) -> dict[str, Any]:
+    """Each file's decompressed content (a repaired .gz may differ only in its header; a
+    database store is its rows and schema, whatever SQLite did to its pages)."""
     return {
-        str(p.relative_to(root)): read_bytes(p)
+        str(p.relative_to(root)): store_content(p) if is_store(p) else read_bytes(p)
         for p in sorted(root.rglob("*"))
-        if p.is_file() and ".thinkfix" not in p.name
+        if p.is_file() and ".thinkfix" not in p.name and store_of(p) is None
     }
 
 
 @pytest.fixture(scope="module")
 def reference(
     tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[Path, dict[str, bytes], dict[str, bytes], float]:
+) -> tuple[Path, dict[str, Any], dict[str, Any], float]:
     """The pristine corpus, its contents before and after one full repair, and its run time."""
     base = tmp_path_factory.mktemp("kill-reference")
     pristine = corpus(base / "pristine")
@@ -81,14 +84,14 @@ def reference(
 
 
 def _trial(
-    n: int, tmp: Path, reference: tuple[Path, dict[str, bytes], dict[str, bytes], float]
+    n: int, tmp: Path, reference: tuple[Path, dict[str, Any], dict[str, Any], float]
 ) -> None:
     pristine, before, after, elapsed = reference
     rng = random.Random(SEED * 100003 + n)
     work = tmp / f"trial-{n}"
     root = work / "fixtures"
     shutil.copytree(pristine, root)
-    original = tree_bytes(root)
+    original = tree_content(root)
     jobs = rng.choice(["1", "2"])
     killed_run = work / "killed"
     env = dict(os.environ, THINKFIX_ACTIVE_SECONDS="0")  # same state folder: same undo key
@@ -150,7 +153,7 @@ def _trial(
                 assert "no sealed run.header" in str(exc), exc
                 continue
             assert undone.exit_code() is ExitCode.CLEAN, undone.files
-    assert tree_bytes(root) == original, f"trial {n}: undo is not exact"
+    assert tree_content(root) == original, f"trial {n}: undo is not exact"
     assert temp_files(root) == []
     shutil.rmtree(work)
 
@@ -158,6 +161,6 @@ def _trial(
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs POSIX signals")
 @pytest.mark.parametrize("n", range(KILLS))
 def test_repair_killed_at_random_instant_is_whole_and_undoable(
-    tmp_path: Path, reference: tuple[Path, dict[str, bytes], dict[str, bytes], float], n: int
+    tmp_path: Path, reference: tuple[Path, dict[str, Any], dict[str, Any], float], n: int
 ) -> None:
     _trial(n, tmp_path, reference)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine.repair_helpers import FIXTURES, copy_fixtures, run, tree_bytes
+from tests.formats.support import tree_content
 from thinkfix.engine import fsio
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.repair import WriteMode
@@ -77,14 +78,14 @@ def test_manifest_undo_refuses_when_a_file_changed_and_restores_nothing(tmp_path
 
 def test_manifest_undo_skip_changed_restores_the_others(tmp_path: Path) -> None:
     src = copy_fixtures(tmp_path)
-    original = tree_bytes(src)
+    original = tree_content(src)
     result = run([src], WriteMode.IN_PLACE, tmp_path)
     victim = min(src.rglob("*.jsonl"))
     victim.write_bytes(victim.read_bytes() + b"\n")
     assert result.manifest_path is not None
     undone = mf.undo(result.manifest_path, skip_changed=True)
     assert not undone.refused and undone.exit_code() is ExitCode.ERROR
-    now = tree_bytes(src)
+    now = tree_content(src)
     rel = str(victim.relative_to(src))
     assert {k: v for k, v in now.items() if k != rel} == {
         k: v for k, v in original.items() if k != rel

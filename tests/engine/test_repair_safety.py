@@ -19,9 +19,8 @@ from tests.engine.repair_helpers import (
     leaking_lines,
     run,
     temp_files,
-    tree_bytes,
 )
-from tests.formats.support import leaking_fixtures
+from tests.formats.support import leaking_fixtures, tree_content
 from thinkfix.engine import fsio, repair_one, repair_write
 from thinkfix.engine import manifest as mf
 from thinkfix.engine import repair as repair_mod
@@ -206,7 +205,7 @@ def test_repair_worker_killed_mid_write_is_redone_and_fully_undoable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     src = copy_fixtures(tmp_path)
-    before = tree_bytes(src)
+    before = tree_content(src)
     parent = os.getpid()
     real_publish = fsio._publish
 
@@ -222,11 +221,11 @@ def test_repair_worker_killed_mid_write_is_redone_and_fully_undoable(
     assert temp_files(tmp_path) == []
     assert result.manifest_path is not None
     doc = mf.load_manifest(result.manifest_path)
-    sessions = {e["target"] for e in doc["files"] if e["role"] == "session"}
-    # every replaced file (each leaking fixture) is in the manifest
+    sessions = {e["target"] for e in doc["files"] if e["role"] in ("session", "database")}
+    # every replaced file and changed store (each leaking fixture) is in the manifest
     assert len(sessions) == len(leaking_fixtures())
     assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
-    assert tree_bytes(src) == before
+    assert tree_content(src) == before
 
 
 def test_worker_killed_between_a_sidecar_and_its_file_leaves_nothing_after_undo(
@@ -237,7 +236,7 @@ def test_worker_killed_between_a_sidecar_and_its_file_leaves_nothing_after_undo(
     before, so undo kept it (seen once in a loaded run of the test above, where the pool's
     shutdown killed the other worker at that point)."""
     src = copy_fixtures(tmp_path)
-    before = tree_bytes(src)
+    before = tree_content(src)
     parent = os.getpid()
     real_publish = fsio._publish
 
@@ -252,4 +251,4 @@ def test_worker_killed_between_a_sidecar_and_its_file_leaves_nothing_after_undo(
     assert result.exit_code() is ExitCode.CLEAN, result.all_errors
     assert result.manifest_path is not None
     assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
-    assert tree_bytes(src) == before
+    assert tree_content(src) == before

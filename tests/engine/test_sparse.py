@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.engine.conftest import FIXTURES
+from tests.formats.support import is_store, session_files
 from thinkfix.engine import sparse
 from thinkfix.formats import registry
 from thinkfix.formats.common import FormatBase
@@ -33,14 +34,8 @@ def _sparse(fmt: FormatBase, data: bytes, block: int) -> tuple[list[tuple], int]
     return got, reader.records
 
 
-JSONL = [
-    p
-    for p in FIXTURES.rglob("*")
-    if p.is_file()
-    and p.parent.name != "streams"
-    and p.name != "README.md"
-    and not p.name.endswith(".json")
-]
+# line files only: a database store is read through the store layer, never line by line
+JSONL = [p for p in session_files(FIXTURES) if not p.name.endswith(".json") and not is_store(p)]
 
 
 @pytest.mark.parametrize("path", JSONL, ids=lambda p: p.parent.name + "/" + p.name[:12])

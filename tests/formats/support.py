@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from thinkfix.formats import registry
+from thinkfix.formats import registry, sqlite_store
 from thinkfix.formats.base import (
     DEFAULT_OPTIONS,
     ApplyOptions,
@@ -89,12 +89,89 @@ _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 
 
 def session_files(root: Path) -> list[Path]:
-    """Every session file under `root` (READMEs and captured streams excluded)."""
+    """Every session file under `root` (READMEs, captured streams and a store's side files
+    excluded: a `-wal` is part of its database, read with it)."""
     return sorted(
         p
         for p in root.rglob("*")
-        if p.is_file() and p.name != "README.md" and "streams" not in p.relative_to(root).parts
+        if p.is_file()
+        and p.name != "README.md"
+        and "streams" not in p.relative_to(root).parts
+        and store_of(p) is None
     )
+
+
+# --- fixtures that are databases -----------------------------------------------------------
+# A session store that is a SQLite file (OpenCode's opencode.db, Zed's threads.db, ...) is
+# read through the store layer, never as a stream of records, and compared row by row: a
+# repair and its undo change rows, and SQLite moves its change counter and pages on every
+# write, so the bytes after an exact undo differ while every row and the schema are back.
+
+#: The files SQLite keeps beside a database, which travel with it.
+SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
+
+
+def is_store(path: Path) -> bool:
+    """Is this session file a database store (SQLite's magic bytes)?"""
+    return sqlite_store.is_database(str(path))
+
+
+def store_of(path: Path) -> Path | None:
+    """The database whose side file (`-wal`, `-shm`, `-journal`) `path` is, else None."""
+    for suffix in SIDE_SUFFIXES:
+        if path.name.endswith(suffix):
+            base = path.with_name(path.name[: -len(suffix)])
+            if base.is_file() and is_store(base):
+                return base
+    return None
+
+
+def side_files(store: Path) -> list[Path]:
+    """The side files a store has now (they hold rows the file alone lacks: copy them too)."""
+    return [
+        store.with_name(store.name + s)
+        for s in SIDE_SUFFIXES
+        if store.with_name(store.name + s).is_file()
+    ]
+
+
+def store_content(path: Path) -> dict[str, Any]:
+    """What undo must give back: the schema (every table, index, view and trigger with its
+    SQL, and the user_version and application_id a runtime's migrations read) and every
+    table's rows with their rowids, read without a trace (newest rows in `-wal` included)."""
+    with sqlite_store.snapshot(str(path)) as db:
+        schema = db.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+        ).fetchall()
+        tables: dict[str, list[Any]] = {}
+        for kind, name, _, sql in schema:
+            if kind != "table":
+                continue
+            quoted = '"' + name.replace('"', '""') + '"'
+            rowid = "" if "WITHOUT ROWID" in (sql or "").upper() else "rowid, "
+            rows = db.execute(f"SELECT {rowid}* FROM {quoted}").fetchall()
+            tables[name] = sorted(rows, key=repr)
+        versions = [
+            db.execute(f"PRAGMA {pragma}").fetchone()[0]
+            for pragma in ("user_version", "application_id")
+        ]
+    return {"schema": schema, "tables": tables, "versions": versions}
+
+
+def content(path: Path) -> Any:
+    """A session file as a test compares it: a store's rows and schema, any other file's
+    bytes."""
+    return store_content(path) if is_store(path) else path.read_bytes()
+
+
+def tree_content(root: Path) -> dict[str, Any]:
+    """Every file under `root` by relative path, as `content` gives it (a store's side files
+    are part of its content, not entries of their own)."""
+    return {
+        str(p.relative_to(root)): content(p)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and store_of(p) is None
+    }
 
 
 def fixture(name: str) -> Path:
