@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
 from thinkfix.engine import sparse, trend
+from thinkfix.engine.evidence import awaits_call, called
 from thinkfix.engine.findings import (
     TOO_MANY,
     CappedFindings,
@@ -95,13 +96,26 @@ class _FileScan:
         # (message id, findings start, end, all reasoning) of emptied texts whose refusal
         # waits for the rest of the file (formats that spread a message over records)
         self.spread: list[tuple[str, int, int, bool]] = []
+        # records whose text awaits rule 4's evidence from a later record (`evidence`):
+        # judged at the file's end, after one more read that only they cause
+        self.awaiting: list[Record] = []
+        # set when they could not be judged: a byte range scanned apart (engine/split.py)
+        self.unsettled = False
 
     def run(
-        self, fp: BinaryIO, *, start: int = 0, ctx: Context = EMPTY_CONTEXT, crlf: bool = False
+        self,
+        fp: BinaryIO,
+        *,
+        start: int = 0,
+        ctx: Context = EMPTY_CONTEXT,
+        crlf: bool = False,
+        numbered: bool = True,
     ) -> None:
         """Scan the records of `fp`. An incremental scan hands a stream that begins at line
         `start` of a JSONL file, with the context the lines before it left (`ctx`, `crlf`);
-        the reader's context after the last line is then kept in `ctx_after`."""
+        the reader's context after the last line is then kept in `ctx_after`. `numbered`:
+        the records' indices are their places in the whole file (not so for a byte range
+        scanned apart, whose texts awaiting evidence are then left `unsettled`)."""
         fmt, options = self.fmt, self.options
         candidates = delimiter_candidates(options.policy) if options.prefilter else None
         batches: Iterable[list[Record]]
@@ -138,6 +152,8 @@ class _FileScan:
         if reader is not None:
             self.records = reader.records - start
             self.ctx_after, self.crlf_after = reader.ctx, reader.crlf
+        if self.awaiting:
+            self._settle_awaiting(numbered)
         if self.spread:
             self._settle_spread()
 
@@ -273,10 +289,17 @@ class _FileScan:
             for m in fmt.checked_messages(record, texts=True)
         ]
 
-    def _record(self, record: Record) -> None:
+    def _record(self, record: Record, followed: bool | None = None) -> None:
+        """Count and check one parsed record. A text that awaits rule 4's evidence from a
+        later record defers the whole record to the file's end (`_settle_awaiting`), which
+        judges it again with `followed` known (True: its message calls a tool later)."""
         messages = self._messages(record)
         if record.error is not None:  # the format rejected a field's type
             self._bad(record)
+            return
+        judged = self._judged(record, messages, followed)
+        if judged is None:
+            self.awaiting.append(record)
             return
         by_model, by_day = self.by_model, self.by_day
         counted = 0
@@ -290,18 +313,11 @@ class _FileScan:
         self.assistant += counted
         if not counted:
             return
-        owner = {path: i for i, (_, paths, _) in enumerate(messages) for path in paths}
         leaking: dict[int, int] = {}
         emptied: list[tuple[Site, int, int, bool]] = []  # all-reasoning texts, their findings
-        for site in self.fmt.sites(record):
-            i = owner.get(site.path, 0)
-            if i < len(messages) and messages[i][2] is None:
-                continue  # outside the time window
-            model = messages[i][0] if i < len(messages) else site.model or UNKNOWN_MODEL
-            if self.options.model_disabled(model):
-                continue
+        for site, i, model, capped in judged:
             start = len(self.findings)
-            found, text = self._site(site, model or None)
+            found, text = self._site(site, model or None, capped)
             if found:
                 leaking[i] = leaking.get(i, 0) + found
                 if text.visible_empty:  # (None: not examined to its end, so not known)
@@ -320,6 +336,56 @@ class _FileScan:
                 day_tally[2] += found
             self.leaking += 1
 
+    def _judged(
+        self,
+        record: Record,
+        messages: list[tuple[str, list[Any], str | None]],
+        followed: bool | None,
+    ) -> list[tuple[Site, int, str, CappedFindings]] | None:
+        """(site, its message's place, model, findings) of each text to check; None when one
+        awaits evidence from a later record (`evidence.awaits_call`) not yet known."""
+        owner = {path: i for i, (_, paths, _) in enumerate(messages) for path in paths}
+        options = self.options
+        out = []
+        for site in self.fmt.sites(record):
+            i = owner.get(site.path, 0)
+            if i < len(messages) and messages[i][2] is None:
+                continue  # outside the time window
+            model = messages[i][0] if i < len(messages) else site.model or UNKNOWN_MODEL
+            if options.model_disabled(model):
+                continue
+            if followed:
+                site = called(site)
+            capped = capped_findings(
+                site.text,
+                site.native_reasoning,
+                options.policy,
+                options.max_findings,
+                followed_by_tool_call=site.followed_by_tool_call,
+                model=model or None,
+            )
+            if followed is None and awaits_call(self.fmt, site, capped.findings):
+                return None
+            out.append((site, i, model, capped))
+        return out
+
+    def _settle_awaiting(self, numbered: bool) -> None:
+        """The records whose texts waited for rule 4's evidence (`_record`), judged now that
+        the file has been read: one more read finds which messages call a tool after their
+        text (`SessionFormat.calls_after`), only when such a text was found (rare)."""
+        pending, self.awaiting = self.awaiting, []
+        calls: frozenset[int] = frozenset()
+        if numbered:
+            try:
+                with self.file.open() as fp:
+                    calls = self.fmt.calls_after(self.fmt.read(fp), {r.index for r in pending})
+            except (OSError, ValueError, EOFError):
+                pass
+        else:
+            self.unsettled = True
+        for record in pending:
+            self._record(record, record.index in calls)
+
     def _mark_refused(self, record: Record, emptied: list[tuple[Site, int, int, bool]]) -> None:
         """Say which leaks `thinkfix repair` refuses: all reasoning, and the message shows
         nothing else (the same rule repair applies), so a scan after a repair explains them."""
@@ -327,6 +393,8 @@ class _FileScan:
         for site, start, end, reasoning in emptied:
             if keeps_visible(record.data, site, paths):
                 continue
+            if site.followed_by_tool_call and self.fmt.calls_later:
+                continue  # its message shows its tool call, on a later record
             if self.fmt.spread and site.message_id is not None and site.path[-1] == "text":
                 # its message may call a tool on a later record: known at the file's end
                 self.spread.append((site.message_id, start, end, reasoning))
@@ -352,17 +420,11 @@ class _FileScan:
             if message_id not in called:
                 self._refuse(start, end, reasoning)
 
-    def _site(self, site: Site, model: str | None) -> tuple[int, CappedFindings]:
+    def _site(
+        self, site: Site, model: str | None, capped: CappedFindings
+    ) -> tuple[int, CappedFindings]:
         """The findings of one text, appended; how many were reported, and what was found."""
         options = self.options
-        capped = capped_findings(
-            site.text,
-            site.native_reasoning,
-            options.policy,
-            options.max_findings,
-            followed_by_tool_call=site.followed_by_tool_call,
-            model=model,
-        )
         findings = capped.findings
         if capped.capped:
             rest = (

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
 
-from thinkfix.engine import fsio, sparse
+from thinkfix.engine import evidence, fsio, sparse
 from thinkfix.engine.change import Change
+from thinkfix.engine.evidence import awaits_call
 from thinkfix.engine.file_scan import skippable
 from thinkfix.engine.findings import TOO_MANY, capped_findings, may_pass
 from thinkfix.engine.prefilter import delimiter_candidates, delimiter_test
@@ -71,14 +72,38 @@ class RepairFinder:
                 continue
             if self._past_cap(site):
                 return []  # the record is copied through as it is, and reported
-            result = normalize(
-                site.text,
-                native_reasoning=site.native_reasoning,
-                policy=options.policy,
-                followed_by_tool_call=site.followed_by_tool_call,
-                model=site.model,
-            )
-            if wanted(result, options.kinds):
+            result = self.result(site)
+            if wanted(result, options.kinds) or awaits_call(self.fmt, site, result.findings):
+                out.append((site, result))
+        return out
+
+    def result(self, site: Site) -> Result:
+        """The site's text normalized as scan normalizes it."""
+        result: Result = normalize(
+            site.text,
+            native_reasoning=site.native_reasoning,
+            policy=self.options.policy,
+            followed_by_tool_call=site.followed_by_tool_call,
+            model=site.model,
+        )
+        return result
+
+    def settled(
+        self, found: list[tuple[Site, Result]], records: Iterable[Record]
+    ) -> list[tuple[Site, Result]]:
+        """`found` with rule 4's evidence from later records: a text that awaited it
+        (`evidence.awaits_call`) is normalized again when its message calls a tool after it
+        (one more pass over `records`, the whole file, only when such a text was found);
+        then only the texts that need a repair are kept."""
+        fmt, kinds = self.fmt, self.options.kinds
+        waiting = [site for site, result in found if awaits_call(fmt, site, result.findings)]
+        calls = evidence.followed(fmt, records, waiting) if waiting else frozenset()
+        out = []
+        for site, result in found:
+            if site.record_index in calls and not site.followed_by_tool_call:
+                site = evidence.called(site)
+                result = self.result(site)
+            if wanted(result, kinds):
                 out.append((site, result))
         return out
 
@@ -113,10 +138,11 @@ class RepairFinder:
 def find_repairs(
     fmt: SessionFormat, records: Iterable[Record], options: ScanOptions
 ) -> Iterator[tuple[Site, Result]]:
-    """Every assistant text of `records` that the normalizer would change (`RepairFinder`)."""
+    """Every assistant text of `records` that the normalizer would change (`RepairFinder`),
+    each record judged alone (`plan_file` adds rule 4's evidence from later records)."""
     finder = RepairFinder(fmt, options)
     for record in records:
-        yield from finder(record)
+        yield from (hit for hit in finder(record) if wanted(hit[1], options.kinds))
 
 
 def bad_records(
@@ -310,6 +336,9 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
         if len(plan.offsets) != count:
             raise fsio.FileChanged(f"{path}: changed while it was being read; skipped")
         plan.originals = FileRecords(source, fmt, plan.offsets, known)
+    found = finder.settled(found, plan.originals)
+    if not found:
+        return plan
     repairs = [Repair(site, result.visible, result.extracted) for site, result in found]
     plan.edits, placements = fmt.edits(plan.originals, repairs, options.apply)
     keep = options.keep_texts

@@ -202,11 +202,25 @@ def scan_piece(piece: Piece, options: ScanOptions) -> PieceResult:
             ctx, first = (context(piece.ctx) if piece.ctx is not None else opened), BASE
         if end < 0:
             end = raw.seek(0, io.SEEK_END)
-        scan.run(cast(BinaryIO, ByteRange(raw, start, end)), start=first, ctx=ctx, crlf=crlf)
+        scan.run(
+            cast(BinaryIO, ByteRange(raw, start, end)),
+            start=first,
+            ctx=ctx,
+            crlf=crlf,
+            numbered=first == 0,
+        )
     result = replace(scan.result(), size=file.size)
     after = scan.ctx_after if scan.ctx_after is not None else ctx
     return PieceResult(
-        piece, result, start, end, portable(ctx), portable(after), tuple(scan.positional)
+        piece,
+        result,
+        start,
+        end,
+        portable(ctx),
+        portable(after),
+        tuple(scan.positional),
+        # a text awaiting rule 4's evidence is judged by the whole file's records (`merge`)
+        failed=scan.unsettled,
     )
 
 

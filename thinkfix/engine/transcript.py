@@ -10,6 +10,7 @@ from typing import BinaryIO
 
 import zstandard
 
+from thinkfix.engine import evidence
 from thinkfix.formats import registry
 from thinkfix.formats.base import Path, Record, SessionFormat, Site, set_record_limit, wrong_types
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
@@ -73,14 +74,20 @@ def _read(
     turns: list[Turn] = []
     problems: list[str] = []
     records = 0
-    for record in fmt.read(fp):
+    read: Iterable[Record] = fmt.read(fp)
+    calls: frozenset[int] = frozenset()
+    if normalized and fmt.calls_later:
+        # rule 4's evidence may be on a later record: the session is held whole anyway
+        read = list(read)
+        calls = _later_calls(fmt, read, policy)
+    for record in read:
         if record.blank:
             continue
         records += 1
         if record.error is not None:
             problems.append(f"line {record.line}: {record.error}")
             continue
-        sites = _sites(fmt, record) if normalized else {}
+        sites = _sites(fmt, record, record.index in calls) if normalized else {}
         found: list[Turn] = []
         try:
             found = list(adapter(record))
@@ -98,8 +105,31 @@ def _read(
     return turns, problems
 
 
-def _sites(fmt: SessionFormat, record: Record) -> dict[Path, Site]:
-    return {site.path: site for site in fmt.sites(record)}
+def _sites(fmt: SessionFormat, record: Record, followed: bool = False) -> dict[Path, Site]:
+    return {site.path: evidence.called(site) if followed else site for site in fmt.sites(record)}
+
+
+def _later_calls(fmt: SessionFormat, records: list[Record], policy: Policy) -> frozenset[int]:
+    """The records whose texts await rule 4's evidence (`evidence.awaits_call`) and whose
+    message calls a tool on a later record, as scan and repair judge them."""
+    waiting = [
+        site
+        for record in records
+        if not record.blank and record.error is None
+        for site in fmt.sites(record)
+        if not site.signed
+        and evidence.awaits_call(
+            fmt,
+            site,
+            normalize(
+                site.text,
+                native_reasoning=site.native_reasoning,
+                policy=policy,
+                model=site.model,
+            ).findings,
+        )
+    ]
+    return evidence.followed(fmt, records, waiting) if waiting else frozenset()
 
 
 def normalized_turn(turn: Turn, sites: Mapping[Path, Site], policy: Policy = DEFAULT) -> Turn:

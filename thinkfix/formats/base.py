@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from itertools import accumulate
@@ -541,6 +541,45 @@ class SessionFormat(ABC):
             for m in self.checked_messages(r)
             if m.message_id is not None and m.calls
         )
+
+    #: A message's tool call may sit on a record after its text's (Claude Code's sibling
+    #: records, Codex's `function_call` items): rule 4's evidence comes from `calls_after`.
+    calls_later: bool = False
+    #: Literal bytes one of which a record holding a tool call has (`calls_after` parses no
+    #: other record while a text waits; empty: every record may hold one).
+    call_markers: tuple[bytes, ...] = ()
+
+    def calls_after(self, records: Iterable[Record], indices: Collection[int]) -> frozenset[int]:
+        """Of the records at `indices` (each holds a text with no tool call after it in its
+        own record), those whose message calls a tool on a later record: rule 4's evidence
+        (`Site.followed_by_tool_call`) where a runtime writes a message's tool calls on
+        records of their own. Here, for a format that `spread`s a message over records
+        sharing `message_id`: a later record of that message holding a call
+        (`Message.calls`, as `called` reads it). One pass over `records` in order, holding
+        only the texts still waiting; it ends once none waits past the last of `indices`."""
+        if not self.spread or not indices:
+            return frozenset()
+        waiting: dict[str, list[int]] = {}
+        found: set[int] = set()
+        last, markers = max(indices), self.call_markers
+        for r in records:
+            i = r.index
+            if i > last and not waiting:
+                break
+            if i not in indices and not (
+                waiting and (not markers or any(m in r.raw for m in markers))
+            ):
+                continue
+            if r.error is not None or r.data is None:
+                continue
+            for m in self.checked_messages(r):
+                if m.message_id is None:
+                    continue
+                if m.calls:
+                    found.update(waiting.pop(m.message_id, ()))
+                if i in indices:
+                    waiting.setdefault(m.message_id, []).append(i)
+        return frozenset(found)
 
     def context_markers_for(self, ctx: Context) -> tuple[bytes, ...]:
         """The markers that matter while the carried context is `ctx`: a record holding none of

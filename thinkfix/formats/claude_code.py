@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.base import ClaudeCodeMode, Context, Message, PlacementKind, Record
 from thinkfix.formats.common import (
+    TOOL_CALL_BLOCKS,
     Draft,
     FormatBase,
     Plan,
@@ -112,6 +113,9 @@ class ClaudeCode(FormatBase):
     jsonl_only = True
     # One API message is written as several lines sharing `message.id` (#21 item 3).
     spread = True
+    # ... so its tool_use may follow its text on the next line: rule 4's evidence
+    calls_later = True
+    call_markers = tuple(f'"{t}"'.encode() for t in TOOL_CALL_BLOCKS)
     # Older builds write each block on its own line: a thinking block's text is the native
     # reasoning of the text blocks that follow with the same message.id.
     context_markers = (b'"thinking"',)

@@ -12,7 +12,7 @@ Codex writes beside reasoning it displays (viewers read that, never `content`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -24,6 +24,7 @@ from thinkfix.formats.base import (
     Path,
     PlacementKind,
     Record,
+    Site,
     TextSlot,
 )
 from thinkfix.formats.common import (
@@ -36,11 +37,12 @@ from thinkfix.formats.common import (
     fmt_path,
     get_path,
     join_texts,
+    keeps_visible,
     place_elsewhere,
     place_nothing,
 )
 from thinkfix.formats.detection import sample
-from thinkfix.formats.jsonedit import InsertItems
+from thinkfix.formats.jsonedit import InsertItems, SetValue
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.quick import one_model, one_object
 from thinkfix.formats.turn_shapes import args_text, exit_failed, text_parts, tool_result
@@ -191,6 +193,23 @@ def _equal_strings(value: Any, target: str, path: Path) -> Iterator[Path]:
     elif isinstance(value, list):
         for i, v in enumerate(value):
             yield from _equal_strings(v, target, path + (i,))
+
+
+def _copies(plan: Plan, site: Site) -> Iterator[tuple[int, Path]]:
+    """(record, path) of each event copy of the site's text (agent_message, task_complete,
+    ...): the event lines near the message, up to the next message or turn."""
+    records = plan.records
+    for step in (1, -1):
+        j = site.record_index + step
+        while 0 <= j < len(records) and abs(j - site.record_index) <= _WINDOW:
+            o = records[j].obj
+            if o is not None:
+                if _boundary(o):
+                    break
+                if o.get("type") == "event_msg":
+                    for path in _equal_strings(o.get("payload"), site.text, ("payload",)):
+                        yield j, path
+            j += step
 
 
 def _reasoning_item(segments: tuple[str, ...]) -> dict[str, Any]:
@@ -420,15 +439,81 @@ class Codex(FormatBase):
             + (" (and its agent_reasoning event)" if site.path[:1] == ("payload",) else ""),
         )
 
+    # A response's text and its tool calls are separate items: `calls_after` pairs them.
+    calls_later = True
+
+    def calls_after(self, records: Iterable[Record], indices: Collection[int]) -> frozenset[int]:
+        """The assistant messages (records at `indices`) followed by a tool call item
+        (`function_call`, `custom_tool_call`, `local_shell_call`, ...: codex-rs
+        protocol/src/models.rs `ResponseItem`) before the next message or turn: Codex writes
+        a response's output items in order, the text's message item before its calls. The
+        look-ahead ends at the first record past the last of `indices` with none waiting."""
+        found: set[int] = set()
+        waiting: list[int] = []
+        last = max(indices, default=-1)
+        for r in records:
+            i = r.index
+            if i > last and not waiting:
+                break
+            if (i not in indices and not waiting) or r.obj is None:
+                continue
+            o = r.obj
+            item, _ = _turn_item(o)
+            if item is not None and item.get("type") in _CALL_ITEMS:
+                found.update(waiting)
+                waiting = []
+            elif _boundary(o) or o.get("type") == "compacted":
+                waiting = []
+            if i in indices:
+                waiting.append(i)
+        return frozenset(found)
+
     def plan_emptied(self, plan: Plan, draft: Draft) -> None:
         """As for every format; and an output_text dropped beside other parts must not leave
         an `agent_message` copy empty (the copy equal to it alone): that is refused too."""
+        if self._becomes_reasoning(plan, draft):
+            return
         super().plan_emptied(plan, draft)
         if draft.failure is None and draft.dropped and draft.mirrors:
             draft.failure = (
                 f"{REFUSED} its event copy ({fmt_path(draft.mirrors[0][1])}) "
                 "holds only this text and would be left empty"
             )
+
+    def _becomes_reasoning(self, plan: Plan, draft: Draft) -> bool:
+        """A message that was only reasoning before its tool call (rule 4's evidence from the
+        call item after it) becomes the reasoning item Codex itself writes when a response
+        has no text: its line holds the reasoning item, and its `agent_message` event copy
+        becomes the `agent_reasoning` event. Only where reasoning items are inserted."""
+        site = draft.site
+        base = site.path[:-3]
+        mode = plan.options.codex_mode
+        if (
+            not site.followed_by_tool_call
+            or not draft.segments
+            or site.path[-1:] != ("text",)
+            or site.path[-3:-2] != ("content",)
+            or base not in ((), ("payload",))
+            or mode is CodexMode.SIDECAR
+            or (mode is CodexMode.AUTO and self._hosted(plan))
+            or keeps_visible(plan.records[site.record_index].data, site)
+        ):
+            return False
+        draft.edit(site.record_index, SetValue(base, _reasoning_item(draft.segments)))
+        events = iter(_reasoning_events(("\n\n".join(draft.segments),)))
+        for j, path in _copies(plan, site):
+            event = next(events, None) if path == ("payload", "message") else None
+            if event is not None:
+                draft.edit(j, SetValue(("payload",), event))
+            else:
+                draft.mirror(j, path, draft.repair.visible)
+        draft.dropped = True
+        draft.place(
+            PlacementKind.RECORD,
+            "the message's line became its reasoning item (the message held only reasoning "
+            "before its tool call)",
+        )
+        return True
 
     @staticmethod
     def _hosted(plan: Plan) -> bool:
@@ -444,19 +529,8 @@ class Codex(FormatBase):
     @staticmethod
     def _fix_copies(plan: Plan, draft: Draft) -> None:
         """Fix the event copies of the message text (agent_message, task_complete, ...)."""
-        site = draft.site
-        records = plan.records
-        for step in (1, -1):
-            j = site.record_index + step
-            while 0 <= j < len(records) and abs(j - site.record_index) <= _WINDOW:
-                o = records[j].obj
-                if o is not None:
-                    if _boundary(o):
-                        break
-                    if o.get("type") == "event_msg":
-                        for path in _equal_strings(o.get("payload"), site.text, ("payload",)):
-                            draft.mirror(j, path, draft.repair.visible)
-                j += step
+        for j, path in _copies(plan, draft.site):
+            draft.mirror(j, path, draft.repair.visible)
 
     def turns(self, record: Record) -> Iterator[Turn]:
         """The record as the turns `show` prints (module-level `turns`)."""
@@ -494,6 +568,8 @@ _CALLS = {
     "tool_search_call": ("tool_search", "arguments"),
     "image_generation_call": ("image_generation", "revised_prompt"),
 }
+#: The items that call a tool (rule 4's evidence for the message before them).
+_CALL_ITEMS = frozenset({"function_call", *_CALLS})
 _OUTPUTS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
 
 

@@ -303,9 +303,11 @@ class FormatBase(SessionFormat):
             in plan.fact(_CALLED, lambda: self.called(plan.records_with(self.assistant_marker)))
         ):
             # the message's tool call is on another of its records: it shows without the text
-            # (a record's only block leaves its content list empty: the record stays)
+            # (a record's only block leaves its content list empty: the record stays; unless
+            # the reasoning goes into the list as a block of its own)
             blocks = get_path(data, site.path[:-2])
             only = isinstance(blocks, list) and len(blocks) == 1
+            only = only and not (draft.segments and self.archives(plan, draft))
             edit = jsonedit.SetValue(site.path[:-2], []) if only else None
             draft.edit(site.record_index, edit or jsonedit.RemoveItem(site.path[:-2], at))
             draft.dropped = True
