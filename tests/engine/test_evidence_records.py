@@ -289,3 +289,28 @@ def test_claude_code_log_sees_the_same_messages_and_usage_after_the_evidence_rep
         return totals, ids
 
     assert seen(repaired) == seen(source)
+
+
+def test_legacy_codex_bare_message_then_function_call(tmp_path: Path) -> None:
+    """Rollouts before the envelope write bare items: the evidence holds there too, but a
+    bare message's line cannot become a reasoning item (its whole line would be replaced),
+    so an all-reasoning one is still refused, and scan says so."""
+    lines = [
+        {"id": "0199a1b2-c3d4", "timestamp": "2025-05-01T10:00:00Z", "instructions": None},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "ls"}]},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": LEAK}],
+        },
+        {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"},
+        {"type": "function_call_output", "call_id": "c1", "output": "a.txt"},
+        {"record_type": "state"},
+    ]
+    source = _write(tmp_path / "rollout-2025-05-01-0199a1b2.jsonl", lines)
+    assert [(line, kind, note is not None) for line, kind, note in _kinds(source)] == [
+        (3, "orphan_close", True)
+    ]
+    assert _recovered(source) == [PLAN]
+    dry = _repair(tmp_path, source, WriteMode.DRY_RUN, codex_mode=CodexMode.INSERT)
+    assert [c.applied for c in dry.files[0].changes] == [False]

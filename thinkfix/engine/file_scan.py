@@ -393,7 +393,7 @@ class _FileScan:
         for site, start, end, reasoning in emptied:
             if keeps_visible(record.data, site, paths):
                 continue
-            if site.followed_by_tool_call and self.fmt.calls_later:
+            if self.fmt.shown_by_later_call(site):
                 continue  # its message shows its tool call, on a later record
             if self.fmt.spread and site.message_id is not None and site.path[-1] == "text":
                 # its message may call a tool on a later record: known at the file's end

@@ -549,6 +549,12 @@ class SessionFormat(ABC):
     #: other record while a text waits; empty: every record may hold one).
     call_markers: tuple[bytes, ...] = ()
 
+    def shown_by_later_call(self, site: Site) -> bool:
+        """Does an all-reasoning text's message still show once the text goes, by the tool
+        call on a later record that gave it rule 4's evidence? Then the repair removes the
+        text (`plan_emptied`) and scan's refusal note says so."""
+        return self.calls_later and site.followed_by_tool_call
+
     def calls_after(self, records: Iterable[Record], indices: Collection[int]) -> frozenset[int]:
         """Of the records at `indices` (each holds a text with no tool call after it in its
         own record), those whose message calls a tool on a later record: rule 4's evidence

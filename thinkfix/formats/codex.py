@@ -480,6 +480,16 @@ class Codex(FormatBase):
                 "holds only this text and would be left empty"
             )
 
+    def shown_by_later_call(self, site: Site) -> bool:
+        """An enveloped message's `output_text` (the line can become a reasoning item); a
+        bare item of a legacy rollout is still refused."""
+        return (
+            super().shown_by_later_call(site)
+            and site.path[:2] == ("payload", "content")
+            and site.path[-1:] == ("text",)
+            and len(site.path) == 4
+        )
+
     def _becomes_reasoning(self, plan: Plan, draft: Draft) -> bool:
         """A message that was only reasoning before its tool call (rule 4's evidence from the
         call item after it) becomes the reasoning item Codex itself writes when a response
@@ -489,11 +499,8 @@ class Codex(FormatBase):
         base = site.path[:-3]
         mode = plan.options.codex_mode
         if (
-            not site.followed_by_tool_call
+            not self.shown_by_later_call(site)
             or not draft.segments
-            or site.path[-1:] != ("text",)
-            or site.path[-3:-2] != ("content",)
-            or base not in ((), ("payload",))
             or mode is CodexMode.SIDECAR
             or (mode is CodexMode.AUTO and self._hosted(plan))
             or keeps_visible(plan.records[site.record_index].data, site)
