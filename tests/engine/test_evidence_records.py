@@ -314,3 +314,23 @@ def test_legacy_codex_bare_message_then_function_call(tmp_path: Path) -> None:
     assert _recovered(source) == [PLAN]
     dry = _repair(tmp_path, source, WriteMode.DRY_RUN, codex_mode=CodexMode.INSERT)
     assert [c.applied for c in dry.files[0].changes] == [False]
+
+
+def test_incremental_scan_sees_a_tool_use_appended_after_the_text(tmp_path: Path) -> None:
+    """The text's line was scanned before its tool_use line was written: once it is, an
+    incremental scan finds what a full scan finds (the file is read whole again)."""
+    from thinkfix.engine.incremental import scan_incremental
+
+    lines = _claude_lines(LEAK)
+    root = tmp_path / "sessions"
+    root.mkdir()
+    source = _write(root / "7e1d0c52-3b4a-4f6e-9d8c-1a2b3c4d5e6f.jsonl", lines[:2])
+    state = str(tmp_path / "state.json")
+    first, _ = scan_incremental([str(root)], ScanOptions(), state)
+    assert [f.kind.value for f in first.findings] == ["stray_close"]
+    with source.open("a") as fp:
+        fp.write("".join(json.dumps(line) + "\n" for line in lines[2:]))
+    report, _ = scan_incremental([str(root)], ScanOptions(), state)
+    expected = scan([str(root)], ScanOptions(), jobs=1)
+    assert [f.kind.value for f in expected.findings] == ["orphan_close"]
+    assert report.to_dict() == expected.to_dict()

@@ -48,10 +48,11 @@ from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.engine.scan_report import build_report, require_sessions
 from thinkfix.engine.scan_state import Entry, State
 from thinkfix.formats import registry
-from thinkfix.formats.base import EMPTY_CONTEXT, Context
+from thinkfix.formats.base import EMPTY_CONTEXT, Context, SessionFormat
 from thinkfix.formats.detection import read_head
 from thinkfix.io.compression import Compression
 from thinkfix.io.ranges import ByteRange
+from thinkfix.normalizer import LeakKind
 
 #: A file modified this close to the moment it was read may change again within the same
 #: clock tick without its size or times changing ("racily clean", as git calls it): such an
@@ -360,6 +361,8 @@ def _resume(
         return None  # detection saw less than a full head last time, and now decides otherwise
     # The state file names the format by its id: this is where it becomes the object again.
     fmt = None if entry.format is None else registry.get(entry.format)
+    if st.st_size > entry.size and fmt is not None and _may_await_call(fmt, entry, options):
+        return None  # a text already read may get rule 4's evidence from a line added since
     file = InputFile(item.path, item.real_path, fmt=fmt, size=st.st_size, explicit=item.explicit)
     with open(item.real_path, "rb") as fp:
         digest, hashed = None, 0
@@ -408,6 +411,18 @@ def _resume(
     mode = UNCHANGED if st.st_size == entry.size else APPENDED
     return Increment(
         dataclasses.replace(total, size=st.st_size), new, mode, hashed + parsed, parsed
+    )
+
+
+def _may_await_call(fmt: SessionFormat, entry: Entry, options: ScanOptions) -> bool:
+    """Could a line appended after the committed part give a text in it rule 4's evidence
+    (`engine/evidence`: its tool call on a later record)? Only a text judged without it, a
+    `stray_close`, can change; when such findings are not reported, any text might."""
+    if not fmt.calls_later:
+        return False
+    stray = LeakKind.STRAY_CLOSE
+    return stray.value not in options.kinds or any(
+        f.kind == stray for f in entry.committed.findings
     )
 
 
