@@ -378,7 +378,8 @@ class _FileScan:
         if numbered:
             try:
                 with self.file.open() as fp:
-                    calls = self.fmt.calls_after(self.fmt.read(fp), {r.index for r in pending})
+                    records = self.fmt.read_bare(fp)
+                    calls = self.fmt.calls_after(records, {r.index for r in pending})
             except (OSError, ValueError, EOFError):
                 pass
         else:

@@ -628,6 +628,11 @@ class SessionFormat(ABC):
     def read(self, fp: BinaryIO) -> Iterator[Record]:
         """Stream the file's records; memory is bounded by the largest record."""
 
+    def read_bare(self, fp: BinaryIO) -> Iterator[Record]:
+        """`read` without the carried context (no record is parsed to follow it): for a pass
+        that reads only fields of the records themselves (`calls_after`)."""
+        return self.read(fp)
+
     @property
     def line_records(self) -> bool:
         """True when `read` is the shared line reader (`formats.reader`): then a record is one

@@ -173,6 +173,11 @@ class FormatBase(SessionFormat):
             markers=self.context_markers,
         )
 
+    def read_bare(self, fp: BinaryIO) -> Iterator[Record]:
+        if self.jsonl_only:
+            return iter_jsonl(bounded_lines(fp), shapes=self.shapes)
+        return self.read(fp)
+
     @property
     def line_records(self) -> bool:
         # a subclass that reads its own way (a database, one document) makes no line promise
