@@ -17,8 +17,8 @@ from thinkfix.engine import manifest as mf
 from thinkfix.engine.repair import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import scan
-from thinkfix.formats import sqlite_store
-from thinkfix.formats.opencode import id_before
+from thinkfix.formats import registry, sqlite_store
+from thinkfix.formats.opencode import OpenCode, id_before
 
 LEAKY_TEXT = "prt_95e0f3d71005Pp3qQ4rR5sS6tT"
 
@@ -372,3 +372,77 @@ def test_store_locked_exclusively_is_left_alone_as_in_use(
     assert file.status is FileStatus.SKIPPED and result.exit_code() is ExitCode.ERROR
     assert "in use" in file.errors[0].message
     assert not scan([str(db)], jobs=1).errors
+
+
+_QUIET = (  # fired by no write of a repair or undo of OpenCode's store
+    (
+        "CREATE TRIGGER stamp AFTER UPDATE OF time_created ON part BEGIN "
+        "UPDATE session SET time_updated = 0; END"
+    ),
+    "CREATE TRIGGER renamed AFTER UPDATE ON session BEGIN UPDATE part SET data = '{}'; END",
+)
+
+
+def test_store_triggers_the_repair_does_not_fire_do_not_block_it(tmp_path: Path) -> None:
+    """#24: only a trigger the planned write would fire refuses the store. A repair of
+    OpenCode inserts, updates (`data` only) and deletes parts: `AFTER UPDATE OF time_created
+    ON part` and a trigger on a table it never writes stay quiet, in the repair and its undo."""
+    db = _store(tmp_path)
+    for sql in _QUIET:
+        _plant(db, sql)
+    before = _dump(db)
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    assert [f.status for f in result.files] == [FileStatus.REPAIRED], result.all_errors
+    assert not scan([str(db)], jobs=1).findings
+    assert result.manifest_path is not None
+    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert _dump(db) == before
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE TRIGGER spread AFTER UPDATE OF time_created, data ON part BEGIN SELECT 1; END",
+        "CREATE TRIGGER spread BEFORE INSERT ON part BEGIN SELECT 1; END",
+        "CREATE TRIGGER spread AFTER DELETE ON part BEGIN SELECT 1; END",
+    ],
+)
+def test_store_a_trigger_the_planned_write_fires_refuses_it(tmp_path: Path, sql: str) -> None:
+    """`UPDATE OF` a column the repair sets, an insert trigger where it inserts a reasoning
+    part, a delete trigger where it drops an emptied text part: refused, the store as it was."""
+    db = _store(tmp_path)
+    _plant(db, sql)
+    before = _dump(db)
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    (file,) = result.files
+    assert file.status is FileStatus.FAILED and "spread ON part" in file.errors[0].message
+    assert _dump(db) == before
+
+
+_OWN = (
+    "CREATE TRIGGER IF NOT EXISTS touch\nAFTER UPDATE ON part\nBEGIN\n"
+    "UPDATE part SET time_updated = 0 WHERE id = new.id;\nEND;"
+)
+
+
+def test_store_a_runtimes_own_trigger_is_kept_from_firing_in_repair_and_undo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trigger the format names as its runtime's own (the migration's text) does not
+    refuse the store: it is dropped and made again around the writes, in the same
+    transaction, so it fires on none of them (total_changes() is the plan's) and is there
+    afterwards; undo does the same and gives back every row."""
+    fmt = OpenCode()
+    fmt.own_triggers = (_OWN,)  # type: ignore[attr-defined]
+    monkeypatch.setitem(registry.FORMATS, "opencode", fmt)
+    db = _store(tmp_path)
+    _plant(db, _OWN)
+    before = _dump(db)
+    result = run([db], WriteMode.IN_PLACE, tmp_path)
+    assert [f.status for f in result.files] == [FileStatus.REPAIRED], result.all_errors
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("SELECT count(*) FROM part WHERE time_updated = 0").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'touch'").fetchone()
+    assert result.manifest_path is not None
+    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert sorted(_dump(db)) == sorted(before)  # the trigger made again is listed last

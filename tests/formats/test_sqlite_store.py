@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.formats import crush_db
 from thinkfix.formats import sqlite_store
 from thinkfix.formats.sqlite_store import RowChanges
 
@@ -93,6 +96,122 @@ def test_change_set_revert_restores_its_rows_and_keeps_every_later_write(
                 if sqlite_store.read_row(copy, "t", {"id": key}) != was:
                     assert sqlite_store.conflicts(copy, record)
         assert sqlite_store.conflicts(db, record) == []
-        assert sqlite_store.revert(db, record) == len(record)
+        made = db.total_changes
+        written = sqlite_store.revert(db, record)  # what undo counts total_changes() against
+        assert written == db.total_changes - made <= len(record)
         assert _rows(db) == _rows(expected)
         assert sqlite_store.already_undone(db, record)
+
+
+# --- triggers: a write fires none (#22 item 2, #24) ------------------------------------------
+
+COLUMNS = ["a", "b", "c"]
+
+
+def _trigger_sql(timing: str, event: str, of: list[str], style: int) -> str:
+    """A CREATE TRIGGER statement on `t` in one of several spellings SQLite accepts."""
+    name = ['"update""log"', "[t-log]", "main.tlog", "`x`"][style % 4]
+    head = f"CREATE TRIGGER {'IF NOT EXISTS ' if style & 1 else ''}{name}"
+    if of:
+        columns = ", ".join(f'"{c}"' if style & 2 else c.upper() for c in of)
+        event = f"{event} /* which columns */ OF {columns}"
+    return (
+        f"{head} {timing} {event}\n-- fires on\n ON {'main.' if style & 4 else ''}t "
+        "FOR EACH ROW BEGIN INSERT INTO log VALUES ('on t'); END"
+    )
+
+
+@given(
+    st.sampled_from(["", "BEFORE", "AFTER"]),
+    st.sampled_from(["INSERT", "UPDATE", "DELETE"]),
+    st.lists(st.sampled_from(COLUMNS), unique=True, max_size=3),
+    st.integers(0, 7),
+    st.sampled_from(["insert", "update", "delete"]),
+    st.lists(st.sampled_from(COLUMNS), unique=True, min_size=1, max_size=3),
+)
+def test_trigger_fires_exactly_when_sqlite_fires_it(
+    timing: str, event: str, of: list[str], style: int, op: str, written: list[str]
+) -> None:
+    """What `Trigger.fires` reads from a trigger's text is what SQLite does with it: fired
+    by the same writes (an UPDATE OF trigger only when the update sets one of its columns)."""
+    of = of if event == "UPDATE" else []
+    with closing(sqlite3.connect(":memory:", isolation_level=None)) as db:
+        db.execute("CREATE TABLE t (id PRIMARY KEY, a, b, c)")
+        db.execute("CREATE TABLE log (what)")
+        db.execute("INSERT INTO t VALUES (1, 1, 1, 1)")
+        db.execute(_trigger_sql(timing, event, of, style))
+        (trigger,) = sqlite_store.triggers_on(db, ["T"])
+        if op == "insert":
+            db.execute("INSERT INTO t (id) VALUES (2)")
+        elif op == "update":
+            db.execute(f"UPDATE t SET {', '.join(f'{c} = 2' for c in written)} WHERE id = 1")
+        else:
+            db.execute("DELETE FROM t WHERE id = 1")
+        fired = db.execute("SELECT count(*) FROM log").fetchone()[0] > 0
+        assert trigger.fires(op, [c.upper() for c in written]) is fired
+
+
+def test_a_trigger_whose_text_is_not_read_fires_on_every_write() -> None:
+    odd = sqlite_store.Trigger("odd", "t", "CREATE TRIGGER odd AFTER UPSERT ON t BEGIN END")
+    assert all(odd.fires(op, ["a"]) for op in ("insert", "update", "delete"))
+
+
+def _crush_store(path: Path) -> Path:
+    return crush_db.build(
+        path,
+        [
+            ("m-user", "user", [{"type": "text", "data": {"text": "hi"}}]),
+            ("m-bot", "assistant", [{"type": "text", "data": {"text": "<think>x</think>hi"}}]),
+        ],
+    )
+
+
+def _schema(db: sqlite3.Connection) -> list[tuple[str, str]]:
+    return sorted(db.execute("SELECT name, sql FROM sqlite_master WHERE sql NOT NULL"))
+
+
+UPDATED_AT = "update_messages_updated_at"
+
+
+def test_crush_own_updated_at_trigger_is_kept_from_firing_and_kept(tmp_path: Path) -> None:
+    """Crush's migrations ship `AFTER UPDATE ON messages` (updated_at) and count triggers on
+    insert and delete: a repair's update of `parts` fires none of them (updated_at and the
+    session's message_count stay), the trigger is there again, same text, after the write."""
+    with closing(sqlite3.connect(_crush_store(tmp_path / "crush.db"), isolation_level=None)) as db:
+        schema, sessions = _schema(db), list(db.execute("SELECT * FROM sessions"))
+        before = dict(sqlite_store.read_row(db, "messages", {"id": "m-bot"}) or ())
+        db.execute("BEGIN IMMEDIATE")
+        triggers = sqlite_store.Triggers(db, [crush_db.trigger_statement(UPDATED_AT)])
+        made = db.total_changes
+        RowChanges(db, triggers).update("messages", {"id": "m-bot"}, {"parts": "[]"})
+        assert [t.name for t in triggers.dropped] == [UPDATED_AT]
+        triggers.restore()
+        db.execute("COMMIT")
+        assert db.total_changes - made == 1
+        after = dict(sqlite_store.read_row(db, "messages", {"id": "m-bot"}) or ())
+        assert after == {**before, "parts": "[]"}
+        assert list(db.execute("SELECT * FROM sessions")) == sessions
+        assert _schema(db) == schema
+        db.execute("UPDATE messages SET parts = '[1]' WHERE id = 'm-user'")  # as Crush does
+        stamped = db.execute("SELECT updated_at FROM messages WHERE id = 'm-user'").fetchone()
+        assert stamped[0] != before["updated_at"], "the trigger Crush relies on still fires"
+
+
+def test_an_altered_runtime_trigger_is_not_its_own(tmp_path: Path) -> None:
+    """Only a trigger whose text is the migration's is dropped and made again: one changed
+    since (same name, other body) is a stranger, and the write is refused before it runs."""
+    with closing(sqlite3.connect(_crush_store(tmp_path / "crush.db"), isolation_level=None)) as db:
+        own = crush_db.trigger_statement(UPDATED_AT)
+        db.execute(f"DROP TRIGGER {UPDATED_AT}")
+        db.execute(own.replace("WHERE id = new.id", "WHERE id != new.id"))
+        triggers = sqlite_store.Triggers(db, [own])
+        with pytest.raises(sqlite_store.TriggerFires, match=f"{UPDATED_AT} ON messages"):
+            RowChanges(db, triggers).update("messages", {"id": "m-bot"}, {"parts": "[]"})
+        assert db.execute("SELECT parts FROM messages WHERE id = 'm-bot'").fetchone()[0] != "[]"
+
+
+def test_stored_sql_is_the_text_a_migration_leaves_in_the_schema(tmp_path: Path) -> None:
+    with closing(sqlite3.connect(_crush_store(tmp_path / "crush.db"))) as db:
+        for name in (UPDATED_AT, "update_session_message_count_on_insert"):
+            (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+            assert sqlite_store.stored_sql(crush_db.trigger_statement(name)) == sql

@@ -7,9 +7,11 @@ whole row before and a hash of the row after; the manifest keeps that change set
 `undo` puts back exactly those rows (deleting the parts the repair inserted), in one
 `BEGIN IMMEDIATE` transaction held from its check to its last write, leaving every row the
 runtime wrote since as it is. A row the repair wrote that changed since makes undo refuse
-that store. Both refuse a store with triggers on the tables they write, and both prove
-with `total_changes()` that no row other than those planned changed (a trigger, a foreign
-key action), rolling back otherwise. Before the first write the store is also copied with
+that store. Neither fires a trigger: one their writes would fire refuses the store,
+unless it is the runtime's own (Crush's `updated_at` trigger, its text the same as in the
+runtime's migrations), which is dropped and created again around the writes in the same
+transaction; both prove with `total_changes()` that no row other than those planned
+changed (a foreign key action, a trigger not seen), rolling back otherwise. Before the first write the store is also copied with
 SQLite's online backup API into the run's backup folder, a copy kept for the user. Dry
 runs apply the same row edits to an in-memory copy, so what they report is what a write
 would do.
@@ -25,9 +27,16 @@ from typing import Any
 
 from thinkfix.engine import fsio
 from thinkfix.engine.report import ErrorKind
-from thinkfix.formats import sqlite_store
+from thinkfix.formats import registry, sqlite_store
 from thinkfix.formats.base import Placement, Repair, SessionFormat
-from thinkfix.formats.sqlite_store import RowChange, RowChanges, StoreChanged, StoreInUse
+from thinkfix.formats.sqlite_store import (
+    RowChange,
+    RowChanges,
+    StoreChanged,
+    StoreInUse,
+    TriggerFires,
+    Triggers,
+)
 
 #: How long a write waits for the runtime's lock: not at all (busy means "in use, refuse").
 BUSY_TIMEOUT = 0.0
@@ -69,24 +78,37 @@ def _transaction(path: str) -> Iterator[sqlite3.Connection]:
             raise
 
 
-WriteDone = tuple[int, Sequence[str]]  # rows a write meant to change, and the tables it wrote
+def own_triggers(fmt: SessionFormat | None) -> tuple[str, ...]:
+    """The CREATE TRIGGER statements of a runtime's own migrations, which its format lists
+    (`own_triggers`, Crush's `updated_at` trigger) so that a write may keep them from
+    firing; none for every other format."""
+    found = getattr(fmt, "own_triggers", ())
+    return tuple(s for s in found if isinstance(s, str))
 
 
-def _guarded(path: str, db: sqlite3.Connection, write: Callable[[], WriteDone]) -> None:
-    """Run `write` inside the caller's transaction and keep it only when the store has no
-    trigger on the tables it wrote and no row other than those it planned changed (a
-    trigger, a foreign key action): StoreRefused otherwise, for the caller to roll back."""
+def _guarded(
+    path: str,
+    db: sqlite3.Connection,
+    write: Callable[[Triggers], int],
+    fmt: SessionFormat | None,
+) -> None:
+    """Run `write` (the number of rows it meant to change) inside the caller's transaction,
+    firing no trigger: the runtime's own are dropped and created again around it, any other
+    it would fire refuses it before it runs. Kept only when no row other than those planned
+    changed (total_changes(), the proof: a foreign key action, a trigger not seen):
+    StoreRefused otherwise, for the caller to roll back."""
+    triggers = Triggers(db, own_triggers(fmt))
     start = db.total_changes
-    planned, tables = write()
-    made = db.total_changes - start
-    triggers = sqlite_store.triggers_on(db, tables)
-    if triggers:
+    try:
+        planned = write(triggers)
+    except TriggerFires as exc:
         raise StoreRefused(
-            f"{path}: has triggers on the tables a repair or undo writes "
-            f"({', '.join(triggers)}); writing would fire them and change rows nobody "
-            "planned; rolled back, left as it is",
+            f"{path}: has triggers that the rows a repair or undo writes would fire "
+            f"({exc}); writing would change rows nobody planned; rolled back, left as it is",
             ErrorKind.WRITE_FAILED,
-        )
+        ) from None
+    triggers.restore()
+    made = db.total_changes - start
     if made != planned:
         raise StoreRefused(
             f"{path}: {made} rows changed where {planned} were planned (a foreign key "
@@ -99,15 +121,17 @@ def _apply_checked(
     fmt: SessionFormat, path: str, db: sqlite3.Connection, repairs: list[Repair]
 ) -> tuple[list[Placement], list[RowChange]]:
     """The format's row edits, recorded, kept only as `_guarded` allows."""
-    recorder = RowChanges(db)
     placements: list[Placement] = []
+    changes: list[RowChange] = []
 
-    def write() -> WriteDone:
+    def write(triggers: Triggers) -> int:
+        recorder = RowChanges(db, triggers)
         placements.extend(fmt.apply_database(recorder, repairs))
-        return len(recorder.changes), recorder.tables
+        changes.extend(recorder.changes)
+        return len(recorder.changes)
 
-    _guarded(path, db, write)
-    return placements, recorder.changes
+    _guarded(path, db, write, fmt)
+    return placements, changes
 
 
 def rehearse(fmt: SessionFormat, path: str, repairs: list[Repair]) -> list[Placement]:
@@ -222,13 +246,13 @@ def revert(entry: dict[str, Any]) -> None:
     """Put back exactly the rows the repair changed, in one transaction held from the check
     to the last write; every other row stays as it is now."""
     target, changes = entry["target"], rows(entry) or []
-    tables = sorted({str(c.get("table")) for c in changes})
+    fmt = registry.FORMATS.get(str(entry.get("format")))
     try:
         with _transaction(target) as db:
             stale = sqlite_store.conflicts(db, changes)
             if stale:
                 raise fsio.WriteError(_changed(target, stale), ErrorKind.CHANGED)
-            _guarded(target, db, lambda: (sqlite_store.revert(db, changes), tables))
+            _guarded(target, db, lambda triggers: sqlite_store.revert(db, changes, triggers), fmt)
     except StoreChanged as exc:
         raise fsio.WriteError(f"{target}: cannot undo: {exc}", ErrorKind.WRITE_FAILED) from None
 

@@ -11,7 +11,9 @@ which rows hold a session and how a repair changes them:
 - `RowChanges`: the row edits of one repair, each with the whole row before and a hash of
   the row after, which is what `undo` puts back (and checks) row by row, leaving every row
   the runtime wrote since as it is.
-- `triggers_on`: triggers a repair or its undo would fire on the tables it writes.
+- `Triggers`: keeps every write of a repair or its undo from firing a trigger: the
+  runtime's own triggers (matched against its migrations' text) are dropped and created
+  again in the same transaction, any other trigger the write would fire refuses it.
 
 How the read stays traceless (measured with SQLite 3.40 on Linux: tests/formats/test_opencode.py):
 a plain `mode=ro` connection to a WAL store creates `-shm` (and an empty `-wal` when there
@@ -27,7 +29,9 @@ there. Locks are probed with `F_GETLK`, which takes none.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -311,10 +315,12 @@ class RowChange:
 
 class RowChanges:
     """A store's connection, through which a repair makes its row edits: each is recorded
-    with the whole row before and after, and must touch exactly one row."""
+    with the whole row before and after, must touch exactly one row, and fires no trigger
+    (`triggers`: the caller restores the runtime's own triggers it kept from firing)."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, triggers: Triggers | None = None) -> None:
         self.db = db
+        self.triggers = triggers or Triggers(db)
         self.changes: list[RowChange] = []
 
     def execute(self, sql: str, params: Sequence[Value] = ()) -> sqlite3.Cursor:
@@ -328,6 +334,7 @@ class RowChanges:
     def insert(self, table: str, row: Mapping[str, Value], key: Sequence[str]) -> None:
         names = ", ".join(quote(k) for k in row)
         marks = ", ".join("?" for _ in row)
+        self.triggers.before(table, "insert")
         self.db.execute(
             f"INSERT INTO {quote(table)} ({names}) VALUES ({marks})", list(row.values())
         )
@@ -337,6 +344,7 @@ class RowChanges:
         before = self._existing(table, key)
         where, params = _where(key)
         sets = ", ".join(f"{quote(k)} = ?" for k in values)
+        self.triggers.before(table, "update", values)
         self.db.execute(
             f"UPDATE {quote(table)} SET {sets} WHERE {where}", [*values.values(), *params]
         )
@@ -350,6 +358,7 @@ class RowChanges:
             rowid = found.fetchone()[0]
         except sqlite3.OperationalError:  # a WITHOUT ROWID table
             rowid = None
+        self.triggers.before(table, "delete")
         self.db.execute(f"DELETE FROM {quote(table)} WHERE {where}", params)
         self._record(table, dict(key), before, rowid)
 
@@ -425,28 +434,48 @@ def already_undone(db: sqlite3.Connection, changes: Sequence[dict[str, Any]]) ->
     return True
 
 
-def revert(db: sqlite3.Connection, changes: Sequence[dict[str, Any]]) -> int:
+def revert(
+    db: sqlite3.Connection, changes: Sequence[dict[str, Any]], triggers: Triggers | None = None
+) -> int:
     """Put every row back as it was before the repair, last change first, inside the caller's
-    transaction; the number of rows written. StoreChanged when a row is not what the repair
-    left (nothing should be committed then)."""
+    transaction, firing no trigger (`triggers`, restored at the end); the number of rows
+    written. An update sets only the columns that differ, so a trigger `UPDATE OF` another
+    column stays quiet. StoreChanged when a row is not what the repair left (nothing
+    should be committed then)."""
     stale = conflicts(db, changes)
     if stale:
         raise StoreChanged(", ".join(stale))
+    guard = triggers or Triggers(db)
+    written = 0
     for change in reversed(changes):
         table, key, before = _planned(change)
         where, params = _where(key)
         if before is None:
+            guard.before(table, "delete")
             cursor = db.execute(f"DELETE FROM {quote(table)} WHERE {where}", params)
         elif change.get("after_sha256") is None:
+            guard.before(table, "insert")
             cursor = _insert_back(db, table, before, change.get("rowid"))
         else:
-            sets = ", ".join(f"{quote(k)} = ?" for k in before)
+            now = dict(read_row(db, table, key) or ())
+            differ = {k: v for k, v in before.items() if k not in now or not _same(now[k], v)}
+            if not differ:
+                continue
+            sets = ", ".join(f"{quote(k)} = ?" for k in differ)
+            guard.before(table, "update", differ)
             cursor = db.execute(
-                f"UPDATE {quote(table)} SET {sets} WHERE {where}", [*before.values(), *params]
+                f"UPDATE {quote(table)} SET {sets} WHERE {where}", [*differ.values(), *params]
             )
         if cursor.rowcount != 1:
             raise StoreChanged(f"{table}: {cursor.rowcount} rows matched the key {key}")
-    return len(changes)
+        written += 1
+    guard.restore()
+    return written
+
+
+def _same(a: Value, b: Value) -> bool:
+    """The same column value to SQLite: of one type (1 and 1.0 are not) and equal."""
+    return type(a) is type(b) and encode(a) == encode(b)
 
 
 def _insert_back(
@@ -465,15 +494,187 @@ def _insert_back(
     return db.execute(f"INSERT INTO {quote(table)} ({names}) VALUES ({marks})", list(row.values()))
 
 
-def triggers_on(db: sqlite3.Connection, tables: Iterable[str]) -> list[str]:
-    """The triggers that fire on writes to these tables (`name ON table`), sorted."""
+# --- triggers: a write fires none --------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""\s+|--[^\n]*|/\*.*?(?:\*/|\Z)
+    |(?P<quoted>"(?:[^"]|"")*"|\[[^\]]*\]|`(?:[^`]|``)*`|'(?:[^']|'')*')
+    |(?P<word>[A-Za-z_][A-Za-z0-9_$]*)
+    |(?P<mark>.)""",
+    re.DOTALL | re.VERBOSE,
+)
+_EVENTS = ("insert", "update", "delete")
+
+
+def _tokens(sql: str) -> Iterator[tuple[str, str]]:
+    """(kind, text) of the SQL's tokens, comments and spaces left out; a word lower-cased,
+    a quoted name unquoted (kind "name"), so that a quoted `"update"` is never a keyword."""
+    for m in _TOKEN.finditer(sql):
+        if m.group("word"):
+            yield "word", m.group("word").lower()
+        elif m.group("quoted"):
+            q = m.group("quoted")
+            kind = "string" if q[0] == "'" else "name"
+            yield kind, q[1:-1].replace(q[0] * 2, q[0]) if q[0] != "[" else q[1:-1]
+        elif m.group("mark"):
+            yield "mark", m.group("mark")
+
+
+#: The tokens a trigger's head (CREATE ... ON table) may take; a longer one is not read.
+_HEAD_TOKENS = 4096
+
+
+@dataclass(frozen=True)
+class _Head:
+    """When a CREATE TRIGGER statement fires, as its text says."""
+
+    event: str | None  # insert, update or delete; None when the text is not one we read
+    columns: frozenset[str] | None  # UPDATE OF these (lower case); None: any column
+    table: str | None
+
+
+def _head(sql: str) -> _Head:
+    """Read a CREATE TRIGGER statement's head (up to `ON table`); anything else is unread."""
+    toks = list(itertools.islice(_tokens(sql), _HEAD_TOKENS))
+    unread = _Head(None, None, None)
+
+    def at(i: int, *words: str) -> bool:
+        return i < len(toks) and toks[i][0] == "word" and toks[i][1] in words
+
+    def name(i: int) -> tuple[str | None, int]:
+        """A possibly schema-qualified name at `i`: (its last part, the index after it)."""
+        if i >= len(toks) or toks[i][0] not in ("word", "name"):
+            return None, i
+        if (
+            i + 2 < len(toks)
+            and toks[i + 1] == ("mark", ".")
+            and toks[i + 2][0] in ("word", "name")
+        ):
+            return toks[i + 2][1], i + 3
+        return toks[i][1], i + 1
+
+    if not at(0, "create"):
+        return unread
+    i = 2 if at(1, "temp", "temporary") else 1
+    if not at(i, "trigger"):
+        return unread
+    i += 1
+    if at(i, "if") and at(i + 1, "not") and at(i + 2, "exists"):
+        i += 3
+    trigger, i = name(i)
+    if trigger is None:
+        return unread
+    if at(i, "before", "after"):
+        i += 1
+    elif at(i, "instead") and at(i + 1, "of"):
+        i += 2
+    if not at(i, *_EVENTS):
+        return unread
+    event, columns = toks[i][1], None
+    i += 1
+    if event == "update" and at(i, "of"):
+        found: set[str] = set()
+        while True:
+            column, i = name(i + 1)
+            if column is None:
+                return unread
+            found.add(column.lower())
+            if toks[i : i + 1] != [("mark", ",")]:
+                break
+        columns = frozenset(found)
+    if not at(i, "on"):
+        return unread
+    table, _ = name(i + 1)
+    return _Head(event, columns, table) if table is not None else unread
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """A trigger of the store and when it fires (read from its text)."""
+
+    name: str
+    table: str
+    sql: str
+
+    def fires(self, op: str, columns: Iterable[str] = ()) -> bool:
+        """Would a write (`op` insert, update or delete; an update setting `columns`) fire it?
+        Yes for a trigger whose text we cannot read; a WHEN clause is taken to hold."""
+        head = _head(self.sql)
+        if head.event is None:
+            return True
+        if head.event != op:
+            return False
+        return head.columns is None or bool(head.columns & {c.lower() for c in columns})
+
+    def __str__(self) -> str:
+        return f"{self.name} ON {self.table}"
+
+
+def triggers_on(db: sqlite3.Connection, tables: Iterable[str]) -> list[Trigger]:
+    """The triggers on these tables, in the order the store keeps them."""
     wanted = sorted({t.lower() for t in tables})
     if not wanted:
         return []
     marks = ", ".join("?" for _ in wanted)
     rows = db.execute(
-        "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' "
-        f"AND lower(tbl_name) IN ({marks}) ORDER BY name",
+        "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' "
+        f"AND lower(tbl_name) IN ({marks}) ORDER BY rowid",
         wanted,
     )
-    return [f"{name} ON {table}" for name, table in rows]
+    return [Trigger(name, table, sql or "") for name, table, sql in rows]
+
+
+@functools.lru_cache(maxsize=64)
+def stored_sql(statement: str) -> str:
+    """A CREATE TRIGGER statement as SQLite keeps it in `sqlite_master` (its own normalising:
+    IF NOT EXISTS and leading space dropped, ...): made on a scratch database and read back."""
+    table = _head(statement).table
+    if table is None:
+        raise ValueError(f"not a CREATE TRIGGER statement: {statement[:60]!r}")
+    with closing(sqlite3.connect(":memory:")) as scratch:
+        scratch.execute(f"CREATE TABLE {_quote_any(table)} (x)")
+        scratch.execute(statement)
+        (sql,) = scratch.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger'").fetchone()
+    return str(sql)
+
+
+def _quote_any(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class TriggerFires(StoreChanged):
+    """A write would fire triggers that are not the runtime's own: it was not made."""
+
+    def __init__(self, fired: Sequence[Trigger]) -> None:
+        self.fired = list(fired)
+        super().__init__(", ".join(str(t) for t in fired))
+
+
+class Triggers:
+    """Keeps every write of a repair or its undo from firing a trigger. Before each write,
+    the triggers it would fire (its table's, for its operation and, for an update, the
+    columns it sets) are looked up: the runtime's own (`own`: the CREATE TRIGGER statements
+    of its migrations, matched as SQLite stores them, so an altered one is not its own) are
+    dropped until `restore` creates them again from their own text, in the same
+    transaction; any other refuses the write before it runs (TriggerFires)."""
+
+    def __init__(self, db: sqlite3.Connection, own: Iterable[str] = ()) -> None:
+        self.db = db
+        self.own = frozenset(stored_sql(s) for s in own)
+        self.dropped: list[Trigger] = []
+
+    def before(self, table: str, op: str, columns: Iterable[str] = ()) -> None:
+        names = list(columns)
+        fired = [t for t in triggers_on(self.db, [table]) if t.fires(op, names)]
+        strangers = [t for t in fired if t.sql not in self.own]
+        if strangers:
+            raise TriggerFires(strangers)
+        for trigger in fired:
+            self.db.execute(f"DROP TRIGGER {_quote_any(trigger.name)}")
+            self.dropped.append(trigger)
+
+    def restore(self) -> None:
+        """Create the dropped triggers again, in the order the store kept them."""
+        for trigger in self.dropped:
+            self.db.execute(trigger.sql)
+        self.dropped.clear()
