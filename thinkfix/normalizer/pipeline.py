@@ -31,7 +31,8 @@ class Pipeline:
         self.trimmer = Trimmer(policy.trim)
         self.deduper = Deduper(policy, native)
         self.native = native
-        self.pieces: list[Piece] = []  # batch mode keeps everything; streaming drains it
+        self.spans: list[Span] = []  # what batch mode keeps (`keep`); streaming drains it
+        self._in_order = True
         self.finished = False
 
     def feed(self, chunk: str) -> list[Piece]:
@@ -118,10 +119,29 @@ class Pipeline:
             out.append(f)
         return tuple(sorted(out, key=lambda f: (f.start, f.end)))
 
+    def keep(self, pieces: list[Piece]) -> None:
+        """Batch mode: add `pieces` to the result's spans, each merged into the last it
+        continues, so a text of many tokens keeps a few spans, not a piece per token."""
+        spans = self.spans
+        for p in pieces:
+            if p.end <= p.start:
+                continue
+            last = spans[-1] if spans else None
+            if last is not None and last.end == p.start:
+                if last.label is p.label and last.block == p.block:
+                    spans[-1] = Span(last.start, p.end, p.label, p.block)
+                    continue
+            elif last is not None:
+                self._in_order = False
+            spans.append(Span(p.start, p.end, p.label, p.block))
+
     def result(self, text: str) -> Result:
-        pieces = sorted(self.pieces, key=lambda p: p.start)
-        spans = _merge(Span(p.start, p.end, p.label, p.block) for p in pieces)
-        return Result(text, spans, self.findings(), self.native)
+        spans = self.spans if self._in_order else _merge(sorted(self.spans, key=_start))
+        return Result(text, tuple(spans), self.findings(), self.native)
+
+
+def _start(span: Span) -> int:
+    return span.start
 
 
 def _merge(spans) -> tuple[Span, ...]:  # type: ignore[no-untyped-def]

@@ -1,0 +1,58 @@
+"""Repair's memory on a record of many tokens and few findings (#22 item 9, its caveat).
+
+The findings cap bounds a message of many findings (test_repair_record_memory.py); a message
+of one leak followed by millions of prose mentions (`<think>step</think>answer `, repeated)
+stays under it and is normalized whole. `normalize` fed the whole text to the pipeline at
+once, so the scanner's raw spans and the pipeline's pieces (one per token, each with its
+text) all lived together before they were merged into a few spans: ~14x the text (a 64 MB
+record took 1.46 GB). It now feeds the pipeline 64 KB at a time and merges the pieces into
+spans as they come.
+
+What is left is repair's own: the record read, parsed and rewritten (~13x the record; the
+issue's 10x is not reached there, engine/repair_plan.py and repair_one.py being another
+helper's). Memory is the peak RSS of a fresh process (tests/engine/memory_probe.py), never time; the
+interpreter's own share is taken out by a run on a small record of the same shape.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.engine.memory_probe import thinkfix_peak
+from tests.engine.test_repair_record_memory import _session
+
+UNIT = "<think>step</think>answer "
+RECORD_MB = 2
+#: The issue asks for 10x; the normalizer's share is now ~1x, and the record's reading,
+#: parsing and rewriting in repair take the rest (~13x of the record at 2 and 8 MB).
+#: Before, the whole took ~28x (57 MB for this 2 MB record).
+PER_RECORD_MB = 20 * RECORD_MB
+
+
+def _record(folder: Path, mb: float) -> Path:
+    folder.mkdir()
+    return _session(folder, mb, UNIT)
+
+
+def _dry_run(session: Path, tmp_path: Path) -> tuple[float, str]:
+    env = {**os.environ, "THINKFIX_STATE_DIR": str(tmp_path / "state")}
+    args = ("repair", "--isolated", "--no-progress", "--dry-run")
+    code, peak, output = thinkfix_peak(*args, str(session), env=env)
+    assert code == 1, output  # leaks remain: nothing was written
+    return peak, output
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB")
+def test_repair_of_a_record_of_many_tokens_and_one_leak_is_bounded_by_the_record(
+    tmp_path: Path,
+) -> None:
+    base, small = _dry_run(_record(tmp_path / "small", 0.01), tmp_path)
+    peak, big = _dry_run(_record(tmp_path / "big", RECORD_MB), tmp_path)
+    for output in (small, big):  # both leaks found, none capped
+        assert "would repair 2 messages in 1 file (1 file read)." in output, output
+        assert "too many findings" not in output
+    assert peak - base < PER_RECORD_MB, (peak, base)
