@@ -207,6 +207,15 @@ def full_report() -> Report:
             ODD: _counts(3, 1, 1, "pi"),
             CODEX: _counts(5, 2, 2, "codex"),
         },
+        by_format_and_model={
+            "claude-code": {
+                "": _counts(2, 0, 0),
+                "deepseek-r1": _counts(3, 1, 1),
+                "qwen3-32b": _counts(3, 1, 1),
+            },
+            "codex": {"": _counts(2, 1, 1), "kimi-k2": _counts(3, 1, 1)},
+            "pi": {"gpt-oss-120b": _counts(4, 1, 1), WEIRD_MODEL: _counts(3, 1, 1)},
+        },
         by_day={
             "2026-03-01": {
                 "deepseek-r1": _counts(3, 1, 1),
@@ -239,6 +248,10 @@ def clean_report() -> Report:
         by_format={"claude-code": _counts(4, 0, 0), "pi": _counts(2, 0, 0)},
         by_model={"claude-sonnet-4": _counts(4, 0, 0), "deepseek-r1": _counts(2, 0, 0)},
         by_file={CLEAN: _counts(4, 0, 0, "claude-code"), PI: _counts(2, 0, 0, "pi")},
+        by_format_and_model={
+            "claude-code": {"claude-sonnet-4": _counts(4, 0, 0)},
+            "pi": {"deepseek-r1": _counts(2, 0, 0)},
+        },
     )
     return Report(summary=summary, tool_version=TOOL_VERSION)
 

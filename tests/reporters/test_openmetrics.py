@@ -58,22 +58,31 @@ def test_openmetrics_every_line_parses(any_report: Report) -> None:
     assert _samples(any_report)
 
 
-def test_openmetrics_leaks_by_kind_and_format_add_up_to_the_findings(full: Report) -> None:
+def test_openmetrics_findings_by_kind_format_and_model_add_up_to_the_findings(
+    full: Report,
+) -> None:
     samples = _samples(full)
-    leaks = _values(samples, "thinkfix_leaks_total")
-    assert sum(leaks.values()) == len(full.findings)
-    assert leaks[(("kind", "block"), ("format", "codex"))] == 1
+    found = _values(samples, "thinkfix_findings_total")
+    assert sum(found.values()) == len(full.findings)
+    assert found[(("kind", "block"), ("format", "codex"), ("model", "kimi-k2"))] == 1
     chars = _values(samples, "thinkfix_leaked_chars_total")
     assert sum(chars.values()) == full.summary.leaked_chars
 
 
-def test_openmetrics_messages_by_format_and_by_model(full: Report) -> None:
+def test_openmetrics_messages_by_format_and_model_sum_to_each_breakdown(full: Report) -> None:
     samples = _samples(full)
-    by_format = _values(samples, "thinkfix_assistant_messages")
-    assert sum(by_format.values()) == full.summary.assistant_messages
-    assert (
-        sum(_values(samples, "thinkfix_leaking_messages").values()) == full.summary.leaking_messages
-    )
+    for family, field in (
+        ("thinkfix_assistant_messages_total", "assistant_messages"),
+        ("thinkfix_leaking_messages_total", "leaking_messages"),
+    ):
+        pairs = _values(samples, family)
+        assert sum(pairs.values()) == getattr(full.summary, field)
+        for fmt, counts in full.summary.by_format.items():
+            in_format = [v for k, v in pairs.items() if dict(k)["format"] == fmt]
+            assert sum(in_format) == getattr(counts, field)
+        for model, counts in full.summary.by_model.items():
+            of_model = [v for k, v in pairs.items() if dict(k)["model"] == model]
+            assert sum(of_model) == getattr(counts, field)
     by_model = _values(samples, "thinkfix_leaking_messages_by_model")
     assert {dict(k)["model"] for k in by_model} == set(full.summary.by_model)
     assert sum(by_model.values()) == full.summary.leaking_messages

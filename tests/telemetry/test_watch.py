@@ -15,8 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from tests.telemetry import sessions
+from thinkfix.cli import main
+from thinkfix.engine.metrics import COUNTERS
 from thinkfix.engine.scan import scan
 from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.engine.watch import Watcher
@@ -213,8 +216,33 @@ def test_textfile_is_openmetrics_replaced_atomically(watched: tuple[Path, Path])
         assert parse(text) == want
         assert text.endswith("# EOF\n") and "# TYPE thinkfix_findings counter" in text
         assert [p.name for p in textfile.parent.iterdir() if "prom" in p.name] == ["thinkfix.prom"]
+        # #27 item 3: the cron route (scan --output-format openmetrics) exports these counters
+        # under the same names, types and labels, with the same values, read by
+        # prometheus_client's own parser, so one query serves both routes.
+        cron = (
+            CliRunner()
+            .invoke(main, ["scan", "--isolated", "--output-format", "openmetrics", str(root)])
+            .stdout
+        )
+        assert _counter_families(cron) == _counter_families(text)
+        assert set(_counter_families(text)) == {f.name for f in COUNTERS}
     finally:
         watch.stop()
+
+
+def _counter_families(text: str) -> dict[str, tuple[str, frozenset[tuple[tuple[str, str], float]]]]:
+    """Each counter family of the shared set (engine/metrics.py): its type and samples."""
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+    names = {f.name for f in COUNTERS}
+    return {
+        family.name: (
+            family.type,
+            frozenset((tuple(sorted(s.labels.items())), s.value) for s in family.samples),
+        )
+        for family in text_string_to_metric_families(text)
+        if family.name in names
+    }
 
 
 def test_metrics_server_binds_to_loopback_by_default(watched: tuple[Path, Path]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum, IntEnum
 from typing import Any
 
@@ -163,11 +163,19 @@ class Summary:
     by_file: dict[str, MessageCounts] = field(default_factory=dict)
     # day (UTC, YYYY-MM-DD) -> model -> counts: the trend, when the scan was asked for days
     by_day: dict[str, dict[str, MessageCounts]] = field(default_factory=dict)
+    # format -> model -> counts: the metrics' labels (engine/metrics.py); not in the JSON
+    # report, whose by_format and by_model already sum to the same totals
+    by_format_and_model: dict[str, dict[str, MessageCounts]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return record(
-            self, by_day={day: _day_dict(models) for day, models in sorted(self.by_day.items())}
+            self,
+            [n for n in _SUMMARY_KEYS if n != "by_format_and_model"],
+            by_day={day: _day_dict(models) for day, models in sorted(self.by_day.items())},
         )
+
+
+_SUMMARY_KEYS = tuple(f.name for f in fields(Summary))
 
 
 def _day_dict(models: dict[str, MessageCounts]) -> dict[str, Any]:

@@ -46,6 +46,7 @@ def build_report(results: Iterable[ScannedFile], tool_version: str = "") -> Repo
     by_model: dict[str, _Tally] = {}
     by_file: dict[str, MessageCounts] = {}
     by_day: dict[str, dict[str, _Tally]] = {}
+    by_format_and_model: dict[str, dict[str, _Tally]] = {}
     for r in results:
         errors.extend(r.errors)
         if r.skipped is not None:
@@ -63,12 +64,15 @@ def build_report(results: Iterable[ScannedFile], tool_version: str = "") -> Repo
         fmt.leaking += r.leaking_messages
         fmt.findings += len(r.findings)
         for model, a, lk, n in r.by_model:
-            tally = by_model.setdefault(model, _Tally())
-            tally.assistant, tally.leaking, tally.findings = (
-                tally.assistant + a,
-                tally.leaking + lk,
-                tally.findings + n,
-            )
+            for tally in (
+                by_model.setdefault(model, _Tally()),
+                by_format_and_model.setdefault(r.format, {}).setdefault(model, _Tally()),
+            ):
+                tally.assistant, tally.leaking, tally.findings = (
+                    tally.assistant + a,
+                    tally.leaking + lk,
+                    tally.findings + n,
+                )
         by_file[r.path] = MessageCounts(
             r.assistant_messages, r.leaking_messages, len(r.findings), r.format
         )
@@ -98,13 +102,8 @@ def build_report(results: Iterable[ScannedFile], tool_version: str = "") -> Repo
             for k, t in sorted(by_model.items())
         },
         by_file=dict(sorted(by_file.items())),
-        by_day={
-            day: {
-                m: MessageCounts(t.assistant, t.leaking, t.findings)
-                for m, t in sorted(models.items())
-            }
-            for day, models in sorted(by_day.items())
-        },
+        by_day=_nested(by_day),
+        by_format_and_model=_nested(by_format_and_model),
     )
     return Report(
         summary=summary,
@@ -113,6 +112,16 @@ def build_report(results: Iterable[ScannedFile], tool_version: str = "") -> Repo
         skipped=tuple(sorted(skipped)),
         tool_version=tool_version,
     )
+
+
+def _nested(tallies: dict[str, dict[str, _Tally]]) -> dict[str, dict[str, MessageCounts]]:
+    """Two levels of tallies (day or format, then model) as counts, both levels sorted."""
+    return {
+        key: {
+            m: MessageCounts(t.assistant, t.leaking, t.findings) for m, t in sorted(inner.items())
+        }
+        for key, inner in sorted(tallies.items())
+    }
 
 
 def require_sessions(report: Report, paths: Sequence[str], options: ScanOptions) -> Report:

@@ -19,6 +19,7 @@ from typing import Any
 
 from thinkfix.engine import fsio
 from thinkfix.engine.incremental import default_state_path
+from thinkfix.engine.metrics import ASSISTANT_MESSAGES, COUNTERS, FINDINGS, LEAKING_MESSAGES
 from thinkfix.engine.report import LeakFinding
 from thinkfix.engine.scan_options import ScanOptions
 from thinkfix.engine.scan_state import StateError
@@ -52,28 +53,16 @@ def _collector(watcher: Watcher, prom: Any) -> Any:
     class ThinkfixCollector(prom.Collector):  # type: ignore[misc]
         def collect(self) -> Any:
             totals = watcher.snapshot()
-            messages = CounterMetricFamily(
-                "thinkfix_assistant_messages",
-                "Assistant messages seen, by format and model.",
-                labels=["format", "model"],
-            )
-            leaking = CounterMetricFamily(
-                "thinkfix_leaking_messages",
-                "Assistant messages with leaked reasoning, by format and model.",
-                labels=["format", "model"],
-            )
-            findings = CounterMetricFamily(
-                "thinkfix_findings",
-                "Leaks found, by leak kind, format and model.",
-                labels=["kind", "format", "model"],
-            )
-            for (fmt, model), value in sorted(totals.messages.items()):
-                messages.add_metric([fmt, model], value)
-            for (fmt, model), value in sorted(totals.leaking.items()):
-                leaking.add_metric([fmt, model], value)
-            for (kind, fmt, model), value in sorted(totals.findings.items()):
-                findings.add_metric([kind, fmt, model], value)
-            yield from (messages, leaking, findings)
+            samples = {
+                ASSISTANT_MESSAGES: totals.messages,
+                LEAKING_MESSAGES: totals.leaking,
+                FINDINGS: totals.findings,
+            }
+            for family in COUNTERS:  # the names the cron route writes too (engine/metrics.py)
+                metric = CounterMetricFamily(family.name, family.help, labels=list(family.labels))
+                for labels, value in sorted(samples[family].items()):
+                    metric.add_metric(list(labels), value)
+                yield metric
 
     return ThinkfixCollector()
 

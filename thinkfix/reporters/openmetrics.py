@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+from thinkfix.engine.metrics import ASSISTANT_MESSAGES, FINDINGS, LEAKING_MESSAGES, Family
 from thinkfix.engine.report import SCHEMA_VERSION, ErrorKind, Report, Summary
 from thinkfix.reporters.base import (
     TOOL_NAME,
@@ -47,20 +48,10 @@ def _by(key: str, counts: Mapping[str, int]) -> list[tuple[Labels, int]]:
     return [(((key, name),), value) for name, value in counts.items()]
 
 
-#: The message-count families, in order: (name, help, breakdown, MessageCounts field).
+#: The message-count gauges beside the shared counters, in order: (name, help, breakdown,
+#: MessageCounts field). By model alone, for a pipeline that does not sum over formats, and
+#: by day, for the trend.
 _MESSAGE_FAMILIES = (
-    (
-        "thinkfix_assistant_messages",
-        "Assistant messages scanned, by session format.",
-        "format",
-        "assistant_messages",
-    ),
-    (
-        "thinkfix_leaking_messages",
-        "Assistant messages with leaked reasoning, by session format.",
-        "format",
-        "leaking_messages",
-    ),
     (
         "thinkfix_assistant_messages_by_model",
         "Assistant messages scanned, by model.",
@@ -89,15 +80,35 @@ _MESSAGE_FAMILIES = (
 
 
 def _message_counts(s: Summary, breakdown: str, field: str) -> list[tuple[Labels, int]]:
-    """One count of every format, model, or (day, model) of the summary."""
+    """One count of every model, or (day, model) of the summary."""
     if breakdown == "day":
         return [
             ((("day", day), ("model", model)), getattr(counts, field))
             for day, models in s.by_day.items()
             for model, counts in models.items()
         ]
-    by = s.by_format if breakdown == "format" else s.by_model
-    return _by(breakdown, {k: getattr(v, field) for k, v in by.items()})
+    return _by(breakdown, {k: getattr(v, field) for k, v in s.by_model.items()})
+
+
+def _counters(report: Report) -> dict[Family, list[tuple[Labels, int]]]:
+    """The samples of the counter families `watch` exports too (engine/metrics.py)."""
+    by_pair = report.summary.by_format_and_model
+    findings: Counter[Labels] = Counter(
+        (("kind", f.kind), ("format", f.format), ("model", f.model or "")) for f in report.findings
+    )
+    return {
+        ASSISTANT_MESSAGES: [
+            ((("format", fmt), ("model", model)), c.assistant_messages)
+            for fmt, models in by_pair.items()
+            for model, c in models.items()
+        ],
+        LEAKING_MESSAGES: [
+            ((("format", fmt), ("model", model)), c.leaking_messages)
+            for fmt, models in by_pair.items()
+            for model, c in models.items()
+        ],
+        FINDINGS: list(findings.items()),
+    }
 
 
 class OpenMetricsReporter(Reporter):
@@ -109,12 +120,9 @@ class OpenMetricsReporter(Reporter):
     def document(self, report: Report, options: RenderOptions) -> str:
         report = visible_strings(report, one_line=True)  # a label value is one line of text
         s = report.summary
-        leaks: Counter[Labels] = Counter()
         chars: Counter[Labels] = Counter()
         for f in report.findings:
-            labels = (("kind", f.kind), ("format", f.format))
-            leaks[labels] += 1
-            chars[labels] += f.leaked_chars
+            chars[(("kind", f.kind), ("format", f.format))] += f.leaked_chars
         # Every error kind is present, at 0 when clean, so an alert on it never sees "no data".
         errors: Counter[str] = Counter({k.value: 0 for k in ErrorKind})
         errors.update(e.kind for e in report.errors)
@@ -130,14 +138,10 @@ class OpenMetricsReporter(Reporter):
         lines += _family(
             "thinkfix_records", "gauge", "Records (lines or documents) read.", [((), s.records)]
         )
+        for family, samples in _counters(report).items():
+            lines += _family(family.name, "counter", family.help, samples)
         for name, help_text, breakdown, field in _MESSAGE_FAMILIES:
             lines += _family(name, "gauge", help_text, _message_counts(s, breakdown, field))
-        lines += _family(
-            "thinkfix_leaks",
-            "counter",
-            "Leaks found, by leak kind and session format.",
-            leaks.items(),
-        )
         lines += _family(
             "thinkfix_leaked_chars",
             "counter",
