@@ -89,7 +89,7 @@ def test_enum_kinds_render_as_their_values(fmt: OutputFormat) -> None:
 
 def test_headline_for_new_and_baselined_findings_and_errors() -> None:
     assert base.headline(full_report()) == (
-        "Reasoning leaked in 6 of 20 assistant messages across 6 files: 6 findings, 5 new, "
+        "Reasoning leaked in 6 of 20 assistant messages in 4 of 6 files: 6 findings, 5 new, "
         "1 covered by the baseline. 2 input errors: those inputs were not fully read. "
         "3 files skipped (1 empty, 1 not a known session format, 1 thinkfix repair sidecar)."
     )

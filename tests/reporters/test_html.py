@@ -74,3 +74,15 @@ def test_html_long_breakdowns_chart_the_top_and_table_all() -> None:
     page = _render(replace(report, summary=replace(report.summary, by_model=models)))
     assert "(top 25 of 40; the table lists all)" in page
     assert all(f"<td>model-{i:03d}</td>" in page for i in range(40))
+
+
+def test_html_headline_shows_code_as_code() -> None:
+    """#27 item 8: the headline showed literal backticks around `thinkfix repair`."""
+    report = full_report()
+    refused = replace(report.findings[0], refused="all reasoning")
+    html = REPORTERS[OutputFormat.HTML].render(
+        replace(report, findings=(refused, *report.findings[1:])), DEFAULT_OPTIONS
+    )
+    headline = re.search(r'<p class="headline">(.*?)</p>', html, re.DOTALL)
+    assert headline is not None
+    assert "<code>thinkfix repair</code>" in headline[1] and "`" not in headline[1]

@@ -279,9 +279,10 @@ def headline(report: Report) -> str:
     new = len(report.new_findings)
     if total:
         messages = plural(s.assistant_messages, "assistant message")
+        leaking_files = len({f.path for f in report.findings})  # "across 30 files" hid that 16 leak
         text = (
             f"Reasoning leaked in {s.leaking_messages} of {messages}"
-            f" across {plural(s.files, 'file')}: {plural(total, 'finding')}"
+            f" in {leaking_files} of {plural(s.files, 'file')}: {plural(total, 'finding')}"
         )
         if new == total:
             text += "."

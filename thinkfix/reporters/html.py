@@ -26,7 +26,7 @@ from thinkfix.reporters.base import (
     sorted_by_kind,
 )
 from thinkfix.reporters.controls import visible_strings
-from thinkfix.reporters.htmlpage import CHART_CSS, bar_chart, cards, e, page
+from thinkfix.reporters.htmlpage import CHART_CSS, bar_chart, cards, e, page, prose
 
 _CHART_ROWS = 25  # bars per chart; the table below each lists every row
 _CHART_DAYS = 62  # about two months of days in the trend chart, the latest
@@ -208,7 +208,7 @@ class HtmlReporter(Reporter):
             f"<h1>{e(TOOL_NAME)} scan</h1>",
             (
                 f'<p class="headline"><span class="status {"error" if failing else "repaired"}">'
-                f"{'fail' if failing else 'pass'}</span> {e(headline(report))}</p>"
+                f"{'fail' if failing else 'pass'}</span> {prose(headline(report))}</p>"
             ),
             _cards(report),
         ]

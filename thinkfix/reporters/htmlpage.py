@@ -7,6 +7,7 @@ inline SVG that prints and reads offline.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from html import escape
 
@@ -106,6 +107,12 @@ _BAR_W = 260  # px for the longest bar
 def e(value: object) -> str:
     """HTML text or attribute value: escaped, quotes included."""
     return escape(str(value), quote=True)
+
+
+def prose(value: str) -> str:
+    """A sentence of ours as HTML: escaped, its `code` spans as <code> (the headline showed
+    literal backticks)."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", e(value))
 
 
 def cards(items: Sequence[tuple[str, int]]) -> str:

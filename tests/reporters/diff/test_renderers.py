@@ -299,3 +299,15 @@ def test_html_after_marks_give_no_size_when_redaction_changed_the_lengths() -> N
         "cut",
         ("removed here: delimiter removed, whitespace trimmed, reasoning moved out of the text"),
     )
+
+
+def test_the_headline_speaks_of_several_refusals_in_the_plural() -> None:
+    """#27 item 8: "3 leaking messages were left as it was: the format could not change it"."""
+    from click.testing import CliRunner
+
+    from thinkfix.cli import main
+
+    fixtures = Path(__file__).resolve().parents[3] / "fixtures"
+    out = CliRunner().invoke(main, ["diff", "--isolated", str(fixtures)]).stdout
+    text = " ".join(out.split())
+    assert "3 leaking messages were left as they were: the format could not change them" in text

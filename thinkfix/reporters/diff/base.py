@@ -94,10 +94,11 @@ def headline(report: DiffReport) -> str:
     else:
         text = "No session files found."
     if t.refused:
-        was = "was" if t.refused == 1 else "were"
+        one = t.refused == 1
         text += (
-            f" {plural(t.refused, 'leaking message')} {was} left as it was: the format "
-            "could not change it safely."
+            f" {plural(t.refused, 'leaking message')} {'was' if one else 'were'} left as "
+            f"{'it was' if one else 'they were'}: the format could not change "
+            f"{'it' if one else 'them'} safely."
         )
     if report.errors:
         text += f" {plural(len(report.errors), 'error')}: those files were not fully processed."

@@ -27,7 +27,7 @@ from thinkfix.reporters.diff.base import (
     placement_words,
     verb,
 )
-from thinkfix.reporters.htmlpage import CHART_CSS, bar_chart, cards, page
+from thinkfix.reporters.htmlpage import CHART_CSS, bar_chart, cards, page, prose
 from thinkfix.reporters.htmlpage import e as _e
 
 DEFAULT_MAX_CARDS = 500  # message cards on one page; past it, counts and the JSON report
@@ -250,7 +250,7 @@ class HtmlDiffRenderer(DiffRenderer):
             meta.append(f"session text redacted ({report.redaction})")
         body = [
             "<h1>thinkfix diff</h1>",
-            f'<p class="headline">{_e(headline(report))}</p>',
+            f'<p class="headline">{prose(headline(report))}</p>',
             f'<p class="meta">{_e(" · ".join(meta))}</p>',
             _cards(report),
         ]
