@@ -42,6 +42,18 @@ PRIVATE_KEY = (
 )
 SLACK = "xoxb-2048613593-4096735812-Wq8Zr3Tk6Vm9Lp2Nx5Hb"
 PASSWORD = "hunter2-correct-horse"
+# Issue 22 item 11: shapes that passed unmasked (in 30 of 57 outputs) before gitleaks' rules.
+STS_SECRET = "R3wM5F49sCh2iRmjW9wYCoef12FcOR+nq4ReyZ9I"
+SECRET_KEY = "Zr8Qp2Lw9Xk4Tn7Bv1Mc6Hd"
+BASIC = "ZGVwbG95LWJvdDpXcThacjNUazZWbTlMcDJO"  # deploy-bot:Wq8Zr3Tk6Vm9Lp2N
+BARE_AWS_SECRET = "j4pe3RmvENaAkdHLXp2/ywyY3dotLuO2Mt3OHWR6"
+#: Each new shape as it appears in the wild, keyed by the name CORES gives its secret.
+NEW_SHAPES = {
+    "sts-json": f'"SecretAccessKey": "{STS_SECRET}"',
+    "secret_key": f"secret_key={SECRET_KEY}",
+    "basic-auth": f"Authorization: Basic {BASIC}",
+    "bare-aws-secret": BARE_AWS_SECRET,
+}
 
 #: The part of each secret that must never be shown (prefixes like `ghp_` may be).
 CORES = {
@@ -53,6 +65,10 @@ CORES = {
     "private-key": KEY_BODY,
     "slack": SLACK[5:],
     "password": PASSWORD,
+    "sts-json": STS_SECRET,
+    "secret_key": SECRET_KEY,
+    "basic-auth": BASIC,
+    "bare-aws-secret": BARE_AWS_SECRET,
 }
 WINDOW = 10  # no 10 characters in a row of a secret's core may appear anywhere
 
@@ -79,6 +95,13 @@ def _leaky_text() -> str:
         + PASSWORD
     )
     return f"<think>{reasoning}</think>The deploy is fixed; I used {GITHUB} and\n{AWS}."
+
+
+def _new_shapes_text() -> str:
+    """The four new shapes at the start of leaked reasoning (so in every scan snippet) and in
+    the visible answer."""
+    shapes = " ".join(NEW_SHAPES.values())
+    return f"<think>{shapes}\nthen retry</think>Retried with {shapes}."
 
 
 def _claude(tmp: Path) -> Path:
@@ -125,6 +148,21 @@ def _claude(tmp: Path) -> Path:
                 "content": [{"type": "text", "text": _leaky_text()}],
             },
         },
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "sessionId": "s1",
+            "parentUuid": "a1",
+            "isSidechain": False,
+            "timestamp": "2026-03-01T10:00:03.000Z",
+            "message": {
+                "id": "msg_a2",
+                "type": "message",
+                "role": "assistant",
+                "model": "qwen3-32b",
+                "content": [{"type": "text", "text": _new_shapes_text()}],
+            },
+        },
     ]
     path = tmp / "sessions" / "claude" / "session.jsonl"
     path.parent.mkdir(parents=True)
@@ -139,6 +177,8 @@ def _chat(tmp: Path) -> Path:
         "messages": [
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": _leaky_text()},
+            {"role": "user", "content": "again"},
+            {"role": "assistant", "content": _new_shapes_text()},
         ]
     }
     path.write_bytes(gzip.compress(orjson.dumps(record) + b"\n"))
@@ -284,3 +324,23 @@ def test_replay_masks_secrets_in_a_captured_stream(tmp_path: Path) -> None:
         assert shown.exit_code in (0, 1) and not _leaks(shown.output), shown.output
         assert "[REDACTED:" in shown.output
         assert _leaks(_invoke("replay", "--redact", "none", *args, str(capture)).output)
+
+
+@pytest.mark.parametrize("fmt", list(OutputFormat))
+@pytest.mark.parametrize("shape", sorted(NEW_SHAPES))
+def test_each_new_shape_is_masked_in_every_scan_format(
+    shape: str, fmt: OutputFormat, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One shape alone in a leaked reasoning's snippet (no other rule near it to hide it)."""
+    monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.delenv("THINKFIX_CONFIG", raising=False)
+    session = tmp_path / "chat.jsonl"
+    text = f"<think>so {NEW_SHAPES[shape]} works</think>Done."
+    record = {
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": text}]
+    }
+    session.write_bytes(orjson.dumps(record) + b"\n")
+    args = ("scan", "--select", "all", "--output-format", fmt.value, str(session))
+    assert _leaks(_everything(_invoke(*args))) == []
+    if fmt is OutputFormat.JSON:  # shows the snippet whole: the shape reached the report
+        assert _leaks(_everything(_invoke(*args, "--redact", "none")))

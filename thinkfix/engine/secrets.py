@@ -38,11 +38,30 @@ _B = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrtbf/])|(?<=\\u[0-9a-fA-F]{4}))"
 #: A quote as it appears in text or in escaped JSON (`\\"`).
 _Q = r"(?:\\?[\"'])?"
 
-# (name, pattern, group to mask: 0 is the whole match). Kept specific: a false positive
+
+def _random_key(text: str) -> bool:
+    """Upper and lower case and a digit, and over 4.25 bits of entropy a character."""
+    from thinkfix.engine.gitleaks import entropy
+
+    return (
+        any(c.isupper() for c in text)
+        and any(c.islower() for c in text)
+        and any(c.isdigit() for c in text)
+        and entropy(text) > 4.25
+    )
+
+
+# The hand rules, run beside gitleaks' maintained rules (`engine.gitleaks`), each for a shape
+# gitleaks misses: a key right after a JSON escape (`\\nAKIA...`: gitleaks' `\b` sees a word
+# before it), a quoted JSON key (`\\"password\\": ...`), shorter or longer variants
+# (`ghp_` under 36 characters, `sk-proj-`, AWS's own `...EXAMPLE` keys, which gitleaks
+# allowlists), `Authorization: Basic`, a URL's password, and a bare 40-character AWS secret.
+# They also name the kinds reports have always shown. (name, pattern, flags, group to mask:
+# 0 is the whole match, check on the masked text or None). Kept specific: a false positive
 # only hides a few characters, but a broad pattern would make an auditor's report unreadable.
 # Compiled on first use (`_secret_patterns`): a scan that finds nothing masks nothing, and
 # compiling them costs a few ms of every start-up.
-_SECRET_SOURCES: tuple[tuple[str, str, int, int], ...] = (
+_SECRET_SOURCES: tuple[tuple[str, str, int, int, Callable[[str], bool] | None], ...] = (
     (
         "private-key",
         (
@@ -51,37 +70,62 @@ _SECRET_SOURCES: tuple[tuple[str, str, int, int], ...] = (
         ),
         re.DOTALL,
         0,
+        None,
     ),
     # Prefixes distinctive enough to need no boundary (a key glued to a word is still a key).
-    ("api-key", r"sk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_\-]{16,}", 0, 0),
-    ("api-key", _B + r"(?:sk|rk|pk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_\-]{16,}", 0, 0),
-    ("stripe-key", _B + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, 0),
-    ("github-token", r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})", 0, 0),
-    ("gitlab-token", _B + r"glpat-[A-Za-z0-9_\-]{20,}", 0, 0),
-    ("huggingface-token", _B + r"hf_[A-Za-z0-9]{30,}", 0, 0),
-    ("npm-token", _B + r"npm_[A-Za-z0-9]{36}", 0, 0),
+    ("api-key", r"sk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_\-]{16,}", 0, 0, None),
+    ("api-key", _B + r"(?:sk|rk|pk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_\-]{16,}", 0, 0, None),
+    ("stripe-key", _B + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, 0, None),
+    ("github-token", r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})", 0, 0, None),
+    ("gitlab-token", _B + r"glpat-[A-Za-z0-9_\-]{20,}", 0, 0, None),
+    ("huggingface-token", _B + r"hf_[A-Za-z0-9]{30,}", 0, 0, None),
+    ("npm-token", _B + r"npm_[A-Za-z0-9]{36}", 0, 0, None),
     (
         "aws-access-key",
         _B + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}(?![0-9A-Za-z])",
         0,
         0,
+        None,
     ),
     (
         "aws-secret",
         r"(?i)(aws_?secret_?access_?key" + _Q + r"\s*[:=]\s*" + _Q + r")([A-Za-z0-9/+=]{40})",
         0,
         2,
+        None,
     ),
-    ("google-api-key", _B + r"AIza[0-9A-Za-z_\-]{35}", 0, 0),
-    ("slack-token", _B + r"xox[abposr]-[A-Za-z0-9\-]{10,}", 0, 0),
-    ("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{20,}", 0, 0),
-    ("jwt", _B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, 0),
-    ("bearer-token", r"(?i)(" + _B + r"Bearer\s+)([A-Za-z0-9._~+/\-]{12,}=*)", 0, 2),
+    # A bare secret access key: 40 characters of base64 standing alone, with upper and lower
+    # case and a digit, as random as a key (gitleaks' floor for AWS keys is 3; 200,000 random
+    # keys had at least 4.15 bits a character; a git hash has no upper case).
+    (
+        "aws-secret",
+        (
+            r"(?:(?<![A-Za-z0-9/+=_\-])|(?<=\\[nrtbf/])|(?<=\\u[0-9a-fA-F]{4}))"
+            r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_\-])"
+        ),
+        0,
+        0,
+        _random_key,
+    ),
+    ("google-api-key", _B + r"AIza[0-9A-Za-z_\-]{35}", 0, 0, None),
+    ("slack-token", _B + r"xox[abposr]-[A-Za-z0-9\-]{10,}", 0, 0, None),
+    ("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{20,}", 0, 0, None),
+    ("jwt", _B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, 0, None),
+    ("bearer-token", r"(?i)(" + _B + r"Bearer\s+)([A-Za-z0-9._~+/\-]{12,}=*)", 0, 2, None),
     (
         "url-password",
         r"(" + _B + r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>\\]+:)([^\s@/\"'<>\\]+)(@)",
         0,
         2,
+        None,
+    ),
+    (
+        "basic-auth",
+        r"(?i)(" + _B + r"Authorization" + _Q + r"\s*[:=]\s*" + _Q + r"\s*Basic\s+)"
+        r"([A-Za-z0-9+/]{8,}={0,2})",
+        0,
+        2,
+        None,
     ),
     (
         "password",
@@ -93,6 +137,7 @@ _SECRET_SOURCES: tuple[tuple[str, str, int, int], ...] = (
         + r")([^\s\"',;\\]{6,})",
         0,
         2,
+        None,
     ),
 )
 
@@ -112,29 +157,51 @@ def snippet(text: str, chars: int, mode: Redaction) -> str:
 
 
 def mask_secrets(text: str) -> str:
-    """`text` with every likely credential replaced by `[REDACTED:<kind>]`."""
-    for name, pattern, group in _secret_patterns():
-        text = pattern.sub(_masker(name, group), text)
-    return text
+    """`text` with every likely credential replaced by `[REDACTED:<kind>]`: what the hand
+    rules and gitleaks' rules find, overlapping finds masked as one (the first one's kind)."""
+    from thinkfix.engine import gitleaks
+
+    found: list[tuple[int, int, str]] = []
+    for name, pattern, group, check in _secret_patterns():
+        for m in pattern.finditer(text):
+            start, end = m.span(group)
+            if start < end and (check is None or check(m.group(group))):
+                found.append((start, end, name))
+    found.extend(gitleaks.find(text))
+    return _mask(text, found) if found else text
 
 
-def _masker(name: str, group: int) -> Callable[[re.Match[str]], str]:
-    mask = f"[REDACTED:{name}]"
+#: A mask already in the text (reports are masked again when shown): never masked inside.
+_MASKED = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 
-    def sub(m: re.Match[str]) -> str:
-        if m.group(group).startswith("[REDACTED:"):
-            return m.group(0)
-        start, end = m.start(group) - m.start(), m.end(group) - m.start()
-        whole = m.group(0)
-        return whole[:start] + mask + whole[end:]
 
-    return sub
+def _mask(text: str, found: list[tuple[int, int, str]]) -> str:
+    """`text` with each span replaced by its kind's mask; overlapping spans merge, the one
+    starting first (the first rule on a tie) naming the mask."""
+    kept = [m.span() for m in _MASKED.finditer(text)] if "[REDACTED:" in text else []
+    order = sorted(
+        (s for s in found if not any(a < s[1] and s[0] < b for a, b in kept)),
+        key=lambda s: s[0],
+    )
+    out, done, i = [], 0, 0
+    while i < len(order):
+        start, end, name = order[i]
+        i += 1
+        while i < len(order) and order[i][0] < end:
+            end = max(end, order[i][1])
+            i += 1
+        out += [text[done:start], f"[REDACTED:{name}]"]
+        done = end
+    return "".join(out) + text[done:]
 
 
 @cache
-def _secret_patterns() -> tuple[tuple[str, re.Pattern[str], int], ...]:
+def _secret_patterns() -> tuple[
+    tuple[str, re.Pattern[str], int, Callable[[str], bool] | None], ...
+]:
     return tuple(
-        (name, re.compile(source, flags), group) for name, source, flags, group in _SECRET_SOURCES
+        (name, re.compile(source, flags), group, check)
+        for name, source, flags, group, check in _SECRET_SOURCES
     )
 
 
