@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from thinkfix.engine import gitleaks
+from thinkfix.engine.gitleaks.build import build, load_toml, translate
 from thinkfix.engine.secrets import mask_secrets
 
 EXAMPLES: dict[str, dict[str, list[str]]] = json.loads(
@@ -53,8 +54,8 @@ def test_gitleaks_false_positive_is_not(rule_id: str, text: str) -> None:
 def test_every_rule_compiles_and_only_path_rules_are_skipped() -> None:
     for rule in gitleaks.rules():
         assert rule.pattern.pattern
-        assert rule.allowlists is not None
-    assert gitleaks.SKIPPED.keys() == {
+        assert all(a.regexes for a in rule.allowlists if a.sources)
+    assert gitleaks.skipped().keys() == {
         "freemius-secret-key",
         "hashicorp-tf-password",
         "kubernetes-secret-yaml",
@@ -76,18 +77,20 @@ def test_every_rule_compiles_and_only_path_rules_are_skipped() -> None:
     ],
 )
 def test_go_patterns_translate(go: str, python: str) -> None:
-    assert gitleaks.translate(go) == python
+    assert translate(go) == python
     re.compile(python)
 
 
 def test_a_mid_pattern_flag_means_what_it_means_in_go() -> None:
-    pattern = re.compile(gitleaks.translate(r"^(ab(?i)cd|ef)$"))
+    pattern = re.compile(translate(r"^(ab(?i)cd|ef)$"))
     assert pattern.match("abCD") and pattern.match("EF")
     assert not pattern.match("ABcd")
 
 
 def test_keyword_prescreen_skips_rules_whose_keyword_is_absent() -> None:
     ids = {r.id for r in gitleaks.candidates("just prose, nothing to see")}
+    assert "anthropic-api-key" in {r.id for r in gitleaks.candidates("sk-ant-api03-x")}
+    assert "generic-api-key" in {r.id for r in gitleaks.candidates("sk-ant-api03-x")}
     assert ids == {r.id for r in gitleaks.rules() if not r.keywords}
     assert "github-pat" in {r.id for r in gitleaks.candidates("a GHP_ token")}
 
@@ -100,14 +103,20 @@ def test_entropy_floor_and_allowlists_apply() -> None:
 
 
 def test_vendored_file_is_upstreams_with_its_licence_and_commit() -> None:
-    here = Path(gitleaks.__file__).parent
-    assert (
-        (here / "gitleaks.toml")
-        .read_text("utf-8")
-        .startswith("# This file has been auto-generated")
-    )
+    here = gitleaks.HERE
+    toml = (here / "gitleaks.toml").read_text("utf-8")
+    assert toml.startswith("# This file has been auto-generated")
     assert "MIT License" in (here / "LICENSE").read_text("utf-8")
-    assert re.search(r"commit [0-9a-f]{40} ", (here / "UPSTREAM").read_text("utf-8"))
+    upstream = (here / "UPSTREAM").read_text("utf-8").splitlines()[1]
+    assert re.search(r"commit [0-9a-f]{40} ", upstream)
+
+
+def test_rules_json_is_what_the_vendored_toml_translates_to() -> None:
+    """rules.json is derived, never edited: rebuilding it from the TOML gives the same rules."""
+    doc = json.loads(gitleaks.RULES_JSON.read_text("utf-8"))
+    again = build(load_toml(gitleaks.HERE / "gitleaks.toml"), doc["upstream"])
+    assert again == doc
+    assert doc["upstream"] == (gitleaks.HERE / "UPSTREAM").read_text("utf-8").splitlines()[1]
 
 
 def test_go_example_lists_are_read_literally(tmp_path: Path) -> None:

@@ -3,7 +3,8 @@
     git clone --depth 1 https://github.com/gitleaks/gitleaks /tmp/gitleaks
     python -m thinkfix.engine.gitleaks /tmp/gitleaks [--examples tests/data/gitleaks_examples.json]
 
-Copies `config/gitleaks.toml` and `LICENSE`, records the commit in `UPSTREAM`, and writes
+Copies `config/gitleaks.toml` and `LICENSE`, records the commit in `UPSTREAM`, translates the
+rules into `rules.json` (`build`; a regex Python cannot compile stops the update), and writes
 each rule's plain-string examples (the `tps`/`fps` lists of `cmd/generate/config/rules/*.go`,
 the ones gitleaks validates its rules on) for `tests/engine/test_gitleaks_rules.py`. Examples
 built by Go calls (`utils.GenerateSampleSecret(...)`) are left out: only literals are read.
@@ -19,7 +20,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from thinkfix.engine.gitleaks import HERE
+from thinkfix.engine.gitleaks import HERE, RULES_JSON
+from thinkfix.engine.gitleaks.build import build, load_toml
 
 _RULE_ID = re.compile(r'RuleID:\s*"([^"]+)"')
 _LIST = re.compile(r"\b(tps|fps)\s*:?=\s*\[\]string\{")
@@ -93,6 +95,15 @@ def examples(checkout: Path) -> dict[str, dict[str, list[str]]]:
     return out
 
 
+def write_rules(upstream: str) -> None:
+    """`rules.json` from the vendored TOML (one rule a line, so an update's diff reads)."""
+    doc = build(load_toml(HERE / "gitleaks.toml"), upstream)
+    lines = ",\n".join(json.dumps(rule, sort_keys=True) for rule in doc["rules"])
+    head = {k: v for k, v in doc.items() if k != "rules"}
+    text = json.dumps(head, sort_keys=True, indent=1)[:-2] + ',\n "rules": [\n' + lines + "\n]}\n"
+    RULES_JSON.write_text(text, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", type=Path, help="a gitleaks git checkout")
@@ -110,11 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     tag = subprocess.run(
         ["git", "-C", str(src), "describe", "--tags"], capture_output=True, text=True, check=False
     ).stdout.strip()
+    upstream = f"gitleaks {tag or 'untagged'}, commit {commit[0]} ({commit[1]})"
     (HERE / "UPSTREAM").write_text(
         "https://github.com/gitleaks/gitleaks config/gitleaks.toml and LICENSE (MIT)\n"
-        f"commit {commit[0]} ({tag or 'untagged'}, {commit[1]})\n",
+        + upstream
+        + "\n",
         encoding="utf-8",
     )
+    write_rules(upstream)
     found = examples(src)
     args.examples.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"{len(found)} rules' examples -> {args.examples}; rules from {commit[0]}")
