@@ -42,7 +42,11 @@ def cli(tree: Path, corpus: Path, *extra: str) -> tuple[float, float]:
     args += [*extra, str(corpus)]  # the default corpus sits in a gitignored folder
     wall, cpu = time.perf_counter(), _cpu()
     subprocess.run(
-        [sys.executable, "-m", "thinkfix.cli", *args], env=env, capture_output=True, check=False
+        [sys.executable, "-m", "thinkfix.cli", *args],
+        env=env,
+        cwd=tree,  # `-m` puts the working folder first on sys.path, before PYTHONPATH
+        capture_output=True,
+        check=False,
     )
     return time.perf_counter() - wall, _cpu() - cpu
 
@@ -62,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         stamp.write_text("")
     mb = sum(f.stat().st_size for f in corpus.rglob("*.jsonl")) / 1e6
 
-    runs = {"after: masking on": (TREE, ())}
+    runs: dict[str, tuple[Path, tuple[str, ...]]] = {"after: masking on": (TREE, ())}
     runs["after: --redact none"] = (TREE, ("--redact", "none"))
     if args.before:
         runs["before: masking on"] = (args.before, ())
@@ -80,8 +84,13 @@ def main(argv: list[str] | None = None) -> int:
     opts = ScanOptions(redaction=Redaction.NONE, snippet_chars=200 + SNIPPET_MARGIN)
     texts = [f.snippet for f in scan([str(corpus)], opts, jobs=1).findings]
     t0 = time.perf_counter()
-    masked = sum(mask_secrets(t) != t for t in texts)
-    alone = time.perf_counter() - t0
+    mask_secrets(texts[0] if texts else "")
+    first = time.perf_counter() - t0
+    alone = float("inf")
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        masked = sum(mask_secrets(t) != t for t in texts)
+        alone = min(alone, time.perf_counter() - t0)
 
     print(
         f"corpus {corpus}: {mb:.1f} MB, {(corpus / 'LEAKS').read_text().strip()} leaking "
@@ -90,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, (wall, cpu) in best.items():
         print(f"  scan CLI --jobs 1, {name:<22} {wall:7.3f} s wall {cpu:7.3f} s CPU")
     print(
-        f"  mask_secrets alone over {len(texts)} snippets ({masked} changed): "
-        f"{alone * 1000:.1f} ms (first call loads and compiles the rules it needs)"
+        f"  mask_secrets alone: first call {first * 1000:.1f} ms (loads the rules, compiles the "
+        f"ones it needs), then all {len(texts)} snippets {alone * 1000:.1f} ms ({masked} changed)"
     )
     return 0
 

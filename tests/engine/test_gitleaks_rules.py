@@ -8,8 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from thinkfix.engine import gitleaks
+from thinkfix.engine import gitleaks, secrets
 from thinkfix.engine.gitleaks.build import build, load_toml, translate
 from thinkfix.engine.secrets import mask_secrets
 
@@ -167,3 +169,30 @@ OLD_CASES = [
 def test_previously_masked_shapes_stay_masked(text: str, kind: str) -> None:
     for shown in (text, "\\n" + text, f"see {text} now"):
         assert f"[REDACTED:{kind}]" in mask_secrets(shown), shown
+
+
+_PIECES = st.sampled_from(
+    [text for text, _ in OLD_CASES]
+    + [
+        '"SecretAccessKey": "R3wM5F49sCh2iRmjW9wYCoef12FcOR+nq4ReyZ9I"',
+        "secret_key=Zr8Qp2Lw9Xk4Tn7Bv1Mc6Hd",
+        "Authorization: Basic ZGVwbG95LWJvdDpXcThacjNUazZWbTlMcDJO",
+        "j4pe3RmvENaAkdHLXp2/ywyY3dotLuO2Mt3OHWR6",
+        "\\n",
+        '\\"',
+        " ",
+        "=",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=12)), max_size=8))
+def test_keyword_prescreens_change_nothing(pieces: list[str]) -> None:
+    """The hand rules' keywords and gitleaks' only skip rules that could not match."""
+    text = "".join(pieces)
+    masked = mask_secrets(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(secrets, "_HAND_KEYWORDS", {})
+        mp.setattr(gitleaks, "candidates", lambda _text: list(gitleaks.rules()))
+        assert mask_secrets(text) == masked
