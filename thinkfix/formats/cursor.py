@@ -279,8 +279,8 @@ class Cursor(FormatBase):
             text = bubble.get("text")
             slots = (
                 [TextSlot(path + ("text",), text, tool_after=_tool(bubble) is not None)]
-                if isinstance(text, str)
-                else []
+                if isinstance(text, str) and text
+                else []  # an empty text (a tool call's bubble) holds nothing to find
             )
             yield Message(
                 path,
