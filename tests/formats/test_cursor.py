@@ -329,3 +329,13 @@ def test_cursor_show_turns_follow_the_conversation(tmp_path: Path) -> None:
         turns = [t for r in fmt.read(fp) for t in fmt.turns(r)]
     assert [t.role.value for t in turns] == ["user", "assistant", "assistant", "tool", "assistant"]
     assert turns[2].parts[0].name == "edit_file" and turns[3].parts[0].call_id == "toolu_01"
+
+
+def test_cursor_folder_scan_takes_the_store_and_not_its_backup(tmp_path: Path) -> None:
+    folder = tmp_path / "Cursor" / "User" / "globalStorage"
+    folder.mkdir(parents=True)
+    db = cursor_db.build(folder / "state.vscdb", cursor_db.LEAKY)
+    (folder / "state.vscdb.backup").write_bytes(db.read_bytes())
+    report = scan([str(tmp_path)], jobs=1)
+    assert not report.errors
+    assert {Path(f.path).name for f in report.findings} == {"state.vscdb"}
