@@ -69,6 +69,7 @@ DEFAULT_INCLUDE = (
     "opencode-*.db",
     "kilo.db",
     "kilo-*.db",
+    "state.vscdb",
 )
 
 IGNORE_FILES = (".gitignore", ".thinkfixignore")

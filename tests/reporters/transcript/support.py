@@ -38,6 +38,7 @@ CASES = {
     "copilot_cli_events.jsonl": "copilot-cli",
     "copilot_cli_legacy.json": "copilot-cli",
     "factory_droid.jsonl": "factory-droid",
+    "cursor_state.vscdb": "cursor",
 }
 
 
