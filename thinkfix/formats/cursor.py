@@ -106,11 +106,13 @@ def records(db: Any) -> Iterator[Record]:
     composer lists, in key order. A value that is not JSON is a record with an error."""
     n = 0
     seen: set[str] = set()
-    composers = db.execute(
-        f"SELECT key, value FROM {TABLE} WHERE key >= ? AND key < ? ORDER BY key",
+    keys = db.execute(
+        f"SELECT key FROM {TABLE} WHERE key >= ? AND key < ? ORDER BY key",
         (COMPOSER, _after(COMPOSER)),
     )
-    for key, value in composers.fetchall():
+    for (key,) in keys:  # one composer's value at a time: each holds its files' old states
+        row = db.execute(f"SELECT value FROM {TABLE} WHERE key = ?", (key,)).fetchone()
+        value = row[0] if row is not None else None
         composer_id = key[len(COMPOSER) :]
         try:
             composer = _loads(value)
