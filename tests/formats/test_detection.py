@@ -32,6 +32,7 @@ EXPECTED = {
     "kimi-cli": "kimi-cli",
     "copilot-cli": "copilot-cli",
     "factory-droid": "factory-droid",
+    "cursor": "cursor",
 }
 #: Roo Code is Cline's fork, Kilo Code Roo's: when neither the storage path nor one of Roo's
 #: own keys says which, the content reads as Cline's (Kilo Code has no key of its own).
@@ -50,14 +51,17 @@ DATA_EXPECTED = {
 
 
 @pytest.mark.parametrize("path", session_files(FIXTURES), ids=lambda p: p.name[:40])
-def test_detection_fixtures_by_content(path: Path) -> None:
+def test_detection_fixtures_by_content(path: Path, tmp_path: Path) -> None:
     data = path.read_bytes()
     fmt, score = registry.detect(data[:HEAD_BYTES], str(path))
     runtime = path.relative_to(FIXTURES).parts[0]
     assert fmt.id == EXPECTED[runtime]
-    # the name is not what decided it
+    # the name is not what decided it (a database is told by its tables: a renamed copy)
     if path.name not in COMPANIONS:
-        renamed = registry.detect(data[:HEAD_BYTES], "renamed.bin")
+        other = tmp_path / "renamed.bin"
+        other.write_bytes(data)
+        store = data.startswith(b"SQLite format 3\x00")
+        renamed = registry.detect(data[:HEAD_BYTES], str(other) if store else "renamed.bin")
         told = runtime not in ("roo-code", "kilo-code", *BY_PATH) or (
             runtime == "roo-code" and any(k in data for k in ROO_KEYS)
         )
