@@ -21,8 +21,8 @@ fsspec = pytest.importorskip("fsspec")
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 #: OpenCode (and Kilo CLI, its fork) keep a session as a folder of linked files that the reader
-#: finds by local path.
-LOCAL_ONLY = ("opencode", "kilo")
+#: finds by local path; Cursor's store is a SQLite database, which SQLite opens by local path.
+LOCAL_ONLY = ("opencode", "kilo", "cursor")
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ fsspec = pytest.importorskip("fsspec")
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 #: OpenCode keeps a session as a folder of linked files that its reader finds by local path.
-LOCAL_ONLY = ("opencode", "kilo")
+LOCAL_ONLY = ("opencode", "kilo", "cursor")  # Cursor: a SQLite store, opened by local path
 
 
 @pytest.fixture
