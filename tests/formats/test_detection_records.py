@@ -135,7 +135,7 @@ def _fixture_bytes(path: Path, grow: bool) -> bytes:
 
 @settings(max_examples=40, deadline=None)
 @given(
-    path=st.sampled_from(session_files(FIXTURES)),
+    path=st.sampled_from(LINE_FILES),
     sizes=st.lists(
         st.one_of(st.integers(1, 64), st.integers(4096, 70_000)), min_size=1, max_size=8
     ).filter(lambda xs: sum(xs) >= 4096),
