@@ -383,7 +383,7 @@ def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
         target = entry.get("target")
         if not isinstance(target, str) or target in known:
             continue
-        if entry.get("role") == "database":  # committed when its rows are the repair's
+        if _is_store(entry):  # committed when its rows are the repair's
             if store.state(entry)[0] == "after":
                 out.append(entry)
             continue
@@ -566,7 +566,7 @@ def _current(target: str) -> fsio.FileState | None:
 
 
 def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.FileState | None]:
-    if entry["role"] == "database":
+    if _is_store(entry):
         status, message = _classify_store(entry)
         return status, message, None
     target = entry["target"]
@@ -617,6 +617,12 @@ def _classify_url(target: str, after: str) -> tuple[UndoStatus, str]:
             f"{after[:16]}...); removing it would lose those changes"
         ),
     )
+
+
+def _is_store(entry: dict[str, Any]) -> bool:
+    """A store undone row by row; a store's --out copy at a URL is an object like any other
+    URL output (removed while it holds the bytes written)."""
+    return entry.get("role") == "database" and not remote.is_url(str(entry.get("target")))
 
 
 def _classify_store(entry: dict[str, Any]) -> tuple[UndoStatus, str]:
@@ -755,7 +761,7 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
     # Sidecars and inserted files last-in first-out, so a file is restored after its sidecar.
     for entry, status, message, now in reversed(checked):
         target = entry["target"]
-        if entry["role"] == "database":
+        if _is_store(entry):
             results.append(_undo_store(entry, status, message, dry_run))
             continue
         if remote.is_url(target) and status is UndoStatus.WOULD_RESTORE and not dry_run:

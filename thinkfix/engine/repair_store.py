@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
+import tempfile
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, BinaryIO
 
-from thinkfix.engine import fsio, store
+from thinkfix.engine import fsio, store, urlio
 from thinkfix.engine import manifest as mf
 from thinkfix.engine.change import Change
 from thinkfix.engine.repair_model import (
@@ -25,6 +28,7 @@ from thinkfix.engine.repair_plan import bad_records, find_repairs
 from thinkfix.engine.report import ErrorKind, InputError
 from thinkfix.formats.base import Placement, Repair, SessionFormat
 from thinkfix.formats.sqlite_store import RowChange, StoreInUse
+from thinkfix.io import remote
 from thinkfix.io.regular import open_regular
 
 
@@ -78,6 +82,16 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
         in_place = options.mode is WriteMode.IN_PLACE
         target = real if in_place else job.output
         assert target is not None
+        if not in_place and remote.is_url(target):
+            placements, entry = _to_url(job, path, real, fmt, repairs, target, changes)
+            done = changes(placements)
+            return replace(
+                base,
+                changes=done,
+                output=target,
+                manifest_entries=(entry,),
+                status=FileStatus.REPAIRED if any(c.applied for c in done) else FileStatus.CLEAN,
+            )
         if not in_place:
             store.copy_store(real, target)
             created = target
@@ -130,3 +144,47 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
         manifest_entries=tuple(entries),
         status=FileStatus.REPAIRED if any(c.applied for c in done) else FileStatus.CLEAN,
     )
+
+
+def _to_url(
+    job: Job,
+    path: str,
+    real: str,
+    fmt: SessionFormat,
+    repairs: list[Repair],
+    target: str,
+    changes: Callable[[list[Placement]], tuple[Change, ...]],
+) -> tuple[list[Placement], dict[str, Any]]:
+    """An --out copy at a URL: SQLite needs a local file, so the copy is repaired in a private
+    folder and then published at the URL like any repaired file (never over something there);
+    its manifest entry is the object's hash, which undo checks before removing it."""
+    folder = tempfile.mkdtemp(prefix="thinkfix-store-")
+    try:
+        local = os.path.join(folder, "store.db")
+        store.copy_store(real, local)
+        placements, rows = store.apply(fmt, local, repairs, backup=None)
+        mode = os.stat(real).st_mode & 0o777
+        entry = store.entry(
+            path=path,
+            target=target,
+            fmt=fmt.id,
+            mode=mode,
+            in_place=False,
+            changes=rows,
+            backup=None,
+            repairs=[mf.change_entry(c) for c in changes(placements)],
+        )
+
+        def journal(written: fsio.Written) -> None:
+            entry["after"] = {"sha256": written.sha256, "size": written.size, "mode": oct(mode)}
+            if job.journal_dir is not None:
+                mf.journal(job.journal_dir, job.index, [entry])
+
+        def produce(out: BinaryIO) -> None:
+            with open(local, "rb") as fp:
+                shutil.copyfileobj(fp, out, fsio.BLOCK)
+
+        urlio.atomic_write_stream(target, produce, before_publish=journal)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return placements, entry
