@@ -33,6 +33,7 @@ EXPECTED = {
     "copilot-cli": "copilot-cli",
     "factory-droid": "factory-droid",
     "cursor": "cursor",
+    "zed": "zed",
 }
 #: Roo Code is Cline's fork, Kilo Code Roo's: when neither the storage path nor one of Roo's
 #: own keys says which, the content reads as Cline's (Kilo Code has no key of its own).

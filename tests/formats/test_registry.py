@@ -32,6 +32,7 @@ FORMAT_IDS = [
     "kimi-cli",
     "copilot-cli",
     "factory-droid",
+    "zed",
     "cursor",
 ]
 SUPPORT_MODULES = {

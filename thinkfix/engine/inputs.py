@@ -70,6 +70,7 @@ DEFAULT_INCLUDE = (
     "kilo.db",
     "kilo-*.db",
     "state.vscdb",
+    "threads.db",
 )
 
 IGNORE_FILES = (".gitignore", ".thinkfixignore")

@@ -41,6 +41,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "kimi-cli": ("kimi_cli", "KimiCli"),
     "copilot-cli": ("copilot_cli", "CopilotCli"),
     "factory-droid": ("factory_droid", "FactoryDroid"),
+    "zed": ("zed", "Zed"),
     # SQLite files with a cursorDiskKV table only: asked last, it answers others at once
     "cursor": ("cursor", "Cursor"),
 }

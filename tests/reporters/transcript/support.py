@@ -39,6 +39,7 @@ CASES = {
     "copilot_cli_legacy.json": "copilot-cli",
     "factory_droid.jsonl": "factory-droid",
     "cursor_state.vscdb": "cursor",
+    "zed_threads.db": "zed",
 }
 
 
