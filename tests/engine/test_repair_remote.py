@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from tests.engine.conftest import memory_tree
 from tests.engine.test_repair_properties import TEXTS, _claude
+from tests.formats.support import is_store
 from thinkfix.cli import main
 from thinkfix.engine import fsio, urlio
 from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
@@ -35,10 +36,16 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 LOCAL_ONLY = ("opencode", "kilo", "cursor")  # Cursor: a SQLite store, opened by local path
 
 
+def _local_only(folder: str, names: list[str]) -> list[str]:
+    """OpenCode's file stores, and every database store (SQLite reads a local file only; a
+    store's --out to a URL is tested in tests/formats/test_zed.py)."""
+    return [n for n in names if n in LOCAL_ONLY or is_store(Path(folder) / n)]
+
+
 @pytest.fixture
 def local(tmp_path: Path) -> Path:
     root = tmp_path / "sessions"
-    shutil.copytree(FIXTURES, root, ignore=shutil.ignore_patterns(*LOCAL_ONLY))
+    shutil.copytree(FIXTURES, root, ignore=_local_only)
     return root
 
 
