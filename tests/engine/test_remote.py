@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from tests.formats.support import is_store
 from thinkfix.cli import main
 
 fsspec = pytest.importorskip("fsspec")
@@ -28,7 +29,12 @@ LOCAL_ONLY = ("opencode", "kilo", "cursor")
 @pytest.fixture(scope="module")
 def local(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("local") / "sessions"
-    shutil.copytree(FIXTURES, root, ignore=shutil.ignore_patterns(*LOCAL_ONLY))
+    # every database store too: SQLite reads a store by local path only
+    shutil.copytree(
+        FIXTURES,
+        root,
+        ignore=lambda d, names: [n for n in names if n in LOCAL_ONLY or is_store(Path(d) / n)],
+    )
     return root
 
 
