@@ -34,7 +34,7 @@ class Paragraph:
 class Column:
     """A grid column: how its cells align and what happens when they do not fit."""
 
-    __slots__ = ("justify", "keep", "no_wrap", "overflow", "style")
+    __slots__ = ("justify", "no_wrap", "overflow", "style")
 
     def __init__(
         self,
@@ -43,10 +43,8 @@ class Column:
         no_wrap: bool = False,
         overflow: Overflow = "ellipsis",
         style: str = "",
-        keep: bool = False,
     ) -> None:
         self.justify, self.no_wrap, self.overflow, self.style = justify, no_wrap, overflow, style
-        self.keep = keep  # never narrower than its widest cell: the other columns give way
 
 
 #: A cell: its text, and a style of its own ("" for none).

@@ -6,7 +6,6 @@ Used for what `plainwriter` does not draw; it imports rich, so it is imported on
 from __future__ import annotations
 
 from rich import box
-from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.panel import Panel as RichPanel
@@ -20,15 +19,8 @@ from thinkfix.reporters.layout import Block, Document, Grid, Panel, Paragraph
 
 def _grid(grid: Grid) -> RichTable:
     table = RichTable.grid(padding=(0, 2))
-    for i, c in enumerate(grid.columns):
-        kept = max((cell_len(cells[i][0]) for cells, _ in grid.rows), default=0) if c.keep else None
-        table.add_column(
-            justify=c.justify,
-            no_wrap=c.no_wrap,
-            overflow=c.overflow,
-            style=c.style,
-            min_width=kept,
-        )
+    for c in grid.columns:
+        table.add_column(justify=c.justify, no_wrap=c.no_wrap, overflow=c.overflow, style=c.style)
     for cells, style in grid.rows:
         # Text() keeps data literal: no rich markup or emoji codes from file names or tags.
         table.add_row(*(Text(text, style=cell_style) for text, cell_style in cells), style=style)

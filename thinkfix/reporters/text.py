@@ -53,20 +53,10 @@ _FINDING_COLUMNS = (
     Column("left", overflow="fold"),
     Column("right", no_wrap=True, overflow="fold"),
 )
-#: In a terminal the field and the model give way, cut with an ellipsis on one line each
-#: (they folded into `clau`/`de-s`/`onne` at 80 columns); line, kind, tag and size show whole.
-_FITTED_COLUMNS = (
-    Column("right", no_wrap=True, overflow="fold", keep=True),
-    Column("left", overflow="ellipsis"),
-    Column("left", no_wrap=True, overflow="fold", keep=True),
-    Column("left", no_wrap=True, overflow="fold", keep=True),
-    Column("left", overflow="ellipsis"),
-    Column("right", no_wrap=True, overflow="fold", keep=True),
-)
 _FINDING_HEADER = ("line", "field", "kind", "tag", "model", "leaked")
 
 
-def _by_file(findings: Sequence[LeakFinding], style: str, fitted: bool) -> list[Block]:
+def _by_file(findings: Sequence[LeakFinding], style: str, width: int | None) -> list[Block]:
     # Grouped by file, like eslint's "stylish": a session path is often longer than a terminal
     # is wide, so it gets a line of its own and the columns keep their width for the findings.
     by_path: dict[str, list[LeakFinding]] = {}
@@ -74,35 +64,65 @@ def _by_file(findings: Sequence[LeakFinding], style: str, fitted: bool) -> list[
         by_path.setdefault(f.path, []).append(f)
     out: list[Block] = []
     for path, group in by_path.items():
-        grid = Grid(_FITTED_COLUMNS if fitted else _FINDING_COLUMNS)
+        rows = [
+            [
+                str(f.line),
+                f.json_path,
+                f.kind,
+                f.tag,
+                label(f.model),
+                plural(f.leaked_chars, "char"),
+            ]
+            for f in group
+        ]
+        if width is not None:
+            _fit(rows, width - 2)
+        grid = Grid(_FINDING_COLUMNS)
         grid.add_row(*((name, "dim") for name in _FINDING_HEADER), style=style)
-        for f in group:
+        for row in rows:
             grid.add_row(
-                (str(f.line), ""),
-                (f.json_path, ""),
-                (f.kind, style or "bold red"),
-                (f.tag, ""),
-                (label(f.model), ""),  # the one word for a missing model, as in every format
-                (plural(f.leaked_chars, "char"), ""),
+                (row[0], ""),
+                (row[1], ""),
+                (row[2], style or "bold red"),
+                (row[3], ""),
+                (row[4], ""),  # the one word for a missing model, as in every format
+                (row[5], ""),
                 style=style,
             )
         out += [Paragraph(""), Paragraph(path, style or "bold cyan"), grid]
     return out
 
 
+def _fit(rows: list[list[str]], width: int) -> None:
+    """Cut the field and the model (columns 1 and 4) with an ellipsis so each finding is one
+    line of a terminal `width` wide; the line, kind, tag and size always show whole. Done here,
+    not by the table, so every writer (and every rich version) draws the same line (at 80
+    columns the model folded into `clau`/`de-s`/`onne`, one column of characters a line)."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_FINDING_HEADER)]
+    room = width - 2 * (len(widths) - 1) - sum(w for i, w in enumerate(widths) if i not in (1, 4))
+    field, model = widths[1], widths[4]
+    if field + model <= room:
+        return
+    model = min(model, max(len(_FINDING_HEADER[4]), room * 2 // 5))
+    field = max(len(_FINDING_HEADER[1]), room - model)
+    for row in rows:
+        for i, most in ((1, field), (4, model)):
+            if len(row[i]) > most:
+                row[i] = row[i][: most - 1] + "…"
+
+
 def _findings(report: Report, options: RenderOptions, limit: int | None) -> list[Block]:
     shown, hidden = capped(listing_order(shown_findings(report, options)), limit)
     new = [f for f in shown if not f.baselined]
     old = [f for f in shown if f.baselined]
-    fitted = options.width is not None  # a terminal's width: cut to fit, not fold
     out: list[Block] = []
     if new:
-        out += [Paragraph("Leaked reasoning", "bold"), *_by_file(new, "", fitted)]
+        out += [Paragraph("Leaked reasoning", "bold"), *_by_file(new, "", options.width)]
     if old:
         # Apart from the new ones, so what fails the run is never mixed with what does not.
         if out:
             out.append(Paragraph(""))
-        out += [Paragraph("Covered by the baseline", "bold"), *_by_file(old, "dim", fitted)]
+        out += [Paragraph("Covered by the baseline", "bold"), *_by_file(old, "dim", options.width)]
     if hidden:
         out += [Paragraph(""), Paragraph(f"... and {plural(hidden, 'more finding')}", "dim")]
     unlisted = len(report.findings) - len(shown_findings(report, options))
