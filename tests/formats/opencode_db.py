@@ -11,7 +11,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -91,15 +91,23 @@ db.close()
 """
 
 
-@contextmanager
 def runtime(
     path: Path, messages: list[Message], *, end: str = "hold", exclusive: bool = False
-) -> Iterator[None]:
+) -> AbstractContextManager[None]:
     """While the block runs, `messages` live only in the store's `-wal`, written by another
     process that holds the store open (`end="hold"`, exclusively locked with `exclusive`)
     or died without closing it (`end="crash"`: `-wal` and `-shm` left behind)."""
+    return holding(path, rows(messages), end=end, exclusive=exclusive)
+
+
+@contextmanager
+def holding(
+    path: Path, rows: list[tuple[str, list[Any]]], *, end: str = "hold", exclusive: bool = False
+) -> Iterator[None]:
+    """`runtime` for any store: `rows` (table, every column's value) written by the other
+    process."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", _RUNTIME, str(path), _js(rows(messages)), end, "01"[exclusive]],
+        [sys.executable, "-c", _RUNTIME, str(path), _js(rows), end, "01"[exclusive]],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
