@@ -20,6 +20,7 @@ from tests.formats import crush_db, opencode_db
 from tests.formats.crush_db import finish, reasoning, text, tool_call
 from tests.formats.support import FIXTURES
 from thinkfix.engine import manifest as mf
+from thinkfix.engine.discover import discover
 from thinkfix.engine.repair import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import scan
@@ -302,3 +303,15 @@ def test_crush_locations_are_the_projects_crush_lists(tmp_path: Path, variable: 
         Path("/src/shop/.crush/crush.db"),
         Path("/src/blog/.crush/crush.db"),
     ]
+
+
+def test_crush_store_is_discovered_from_projects_json(tmp_path: Path) -> None:
+    """`--discover` and `where` reach a project's store through Crush's list, which also
+    passes over the `.crush/.gitignore` (`*`) Crush writes beside it."""
+    store = _store(tmp_path / "src" / "shop")
+    (store.parent / ".gitignore").write_text("*\n")
+    listed = {"projects": [{"path": str(store.parent.parent), "data_dir": str(store.parent)}]}
+    data = tmp_path / ".local" / "share" / "crush"
+    data.mkdir(parents=True)
+    (data / "projects.json").write_text(json.dumps(listed))
+    assert discover(env={"PWD": str(tmp_path)}, home=tmp_path) == [str(store)]
