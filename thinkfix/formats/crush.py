@@ -27,6 +27,7 @@ it from stamping the repaired message, so undo gives every row back.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -39,6 +40,7 @@ import orjson
 from thinkfix.formats import sqlite_store
 from thinkfix.formats.base import Message, Placement, PlacementKind, Record, Repair, TextSlot
 from thinkfix.formats.common import Draft, FormatBase, Plan, as_str, join_texts, place_elsewhere
+from thinkfix.formats.reader import read_auto
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
 from thinkfix.formats.turn_shapes import args_text, iso
@@ -192,8 +194,10 @@ class Crush(FormatBase):
 
     def read(self, fp: BinaryIO) -> Iterator[Record]:
         path = getattr(fp, "name", None)
-        if fp.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
-            raise ValueError("not a SQLite database: Crush keeps its sessions in crush.db")
+        head = fp.read(len(SQLITE_MAGIC))
+        if head != SQLITE_MAGIC:  # not a store: read as records like any file, claimed by none
+            yield from read_auto(io.BytesIO(head + fp.read()), shapes=self.shapes)
+            return
         if not isinstance(path, str) or not os.path.isfile(path):
             raise ValueError("Crush's store is read from the file on disk, not a stream")
         with snapshot(path) as db:
