@@ -61,7 +61,7 @@ ALWAYS_SKIP = (
 
 #: Names a walked file must match (after compression and OpenClaw archive suffixes are
 #: stripped, so `x.jsonl.reset.<ts>` and `x.jsonl.zst` count as `x.jsonl`), and the names
-#: OpenCode and Kilo CLI give their SQLite stores (other `.db` files abound and are not ours).
+#: OpenCode, Kilo CLI and Crush give their SQLite stores (other `.db` files abound and are not ours).
 DEFAULT_INCLUDE = (
     "*.jsonl",
     "*.json",
@@ -69,6 +69,7 @@ DEFAULT_INCLUDE = (
     "opencode-*.db",
     "kilo.db",
     "kilo-*.db",
+    "crush.db",
     "state.vscdb",
     "threads.db",
 )

@@ -35,6 +35,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     # Kilo CLI's store is OpenCode's under Kilo's names: asked first, it claims only those
     "kilo": ("opencode", "KiloCli"),
     "opencode": ("opencode", "OpenCode"),
+    "crush": ("crush", "Crush"),
     # Qwen Code wears Claude Code's envelope around a Gemini `Content`: claude-code scores
     # its files below certain (no conversation entry), so this detector still gets them
     "qwen-code": ("qwen_code", "QwenCode"),
