@@ -40,6 +40,7 @@ CASES = {
     "factory_droid.jsonl": "factory-droid",
     "cursor_state.vscdb": "cursor",
     "zed_threads.db": "zed",
+    "crush.db": "crush",
 }
 
 
