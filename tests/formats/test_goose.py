@@ -262,11 +262,6 @@ def test_goose_store_out_and_dry_run_leave_the_store_untouched(tmp_path: Path) -
     assert [c["type"] for c in _content(copy, 2)] == ["thinking", "text", "toolRequest"]
 
 
-@pytest.mark.xfail(
-    reason="the store layer still refuses any trigger on a table a repair writes; the rule "
-    "that refuses only triggers the write fires (#24, crush's) makes this pass",
-    strict=False,
-)
 def test_goose_store_repair_fires_no_counter_trigger(tmp_path: Path) -> None:
     """#24: Goose 1.x stores carry three counter triggers on `messages`. The repair writes
     only `content_json`, which none of them fires on (INSERT, DELETE, UPDATE OF metadata_json,
