@@ -28,6 +28,7 @@ EXPECTED = {
     "copilot-chat": "copilot-chat",
     "opencode": "opencode",
     "kilo": "kilo",
+    "goose": "goose",
     "crush": "crush",
     "qwen-code": "qwen-code",
     "kimi-cli": "kimi-cli",

@@ -28,6 +28,7 @@ FORMAT_IDS = [
     "copilot-chat",
     "kilo",
     "opencode",
+    "goose",
     "crush",
     "qwen-code",
     "kimi-cli",

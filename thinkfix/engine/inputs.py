@@ -72,6 +72,7 @@ DEFAULT_INCLUDE = (
     "crush.db",
     "state.vscdb",
     "threads.db",
+    "sessions.db",  # Goose's store: a generic name, claimed only by its tables
 )
 
 IGNORE_FILES = (".gitignore", ".thinkfixignore")

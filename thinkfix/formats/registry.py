@@ -35,6 +35,9 @@ _WHERE: dict[str, tuple[str, str]] = {
     # Kilo CLI's store is OpenCode's under Kilo's names: asked first, it claims only those
     "kilo": ("opencode", "KiloCli"),
     "opencode": ("opencode", "OpenCode"),
+    # Goose's store is claimed by its tables (sessions.db is a generic name), its legacy
+    # JSONL by its metadata line or its camelCase item tags
+    "goose": ("goose", "Goose"),
     "crush": ("crush", "Crush"),
     # Qwen Code wears Claude Code's envelope around a Gemini `Content`: claude-code scores
     # its files below certain (no conversation entry), so this detector still gets them

@@ -38,6 +38,8 @@ CASES = {
     "copilot_cli_events.jsonl": "copilot-cli",
     "copilot_cli_legacy.json": "copilot-cli",
     "factory_droid.jsonl": "factory-droid",
+    "goose.db": "goose",
+    "goose_legacy.jsonl": "goose",
     "cursor_state.vscdb": "cursor",
     "zed_threads.db": "zed",
     "crush.db": "crush",
