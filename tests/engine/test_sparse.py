@@ -35,7 +35,14 @@ def _sparse(fmt: FormatBase, data: bytes, block: int) -> tuple[list[tuple], int]
 
 
 # line files only: a database store is read through the store layer, never line by line
-JSONL = [p for p in session_files(FIXTURES) if not p.name.endswith(".json") and not is_store(p)]
+# (and of formats the sparse reader takes: Goose reads its legacy lines with its store's reader)
+JSONL = [
+    p
+    for p in session_files(FIXTURES)
+    if not p.name.endswith(".json")
+    and not is_store(p)
+    and sparse.supports(registry.detect_file(str(p)))  # type: ignore[arg-type]
+]
 
 
 @pytest.mark.parametrize("path", JSONL, ids=lambda p: p.parent.name + "/" + p.name[:12])
