@@ -39,7 +39,7 @@ def _sparse(fmt: FormatBase, data: bytes, block: int) -> tuple[list[tuple], int]
 JSONL = [
     p
     for p in session_files(FIXTURES)
-    if not p.name.endswith(".json")
+    if not p.name.endswith((".json", ".md"))  # documents, and Aider's Markdown
     and not is_store(p)
     and sparse.supports(registry.detect_file(str(p)))  # type: ignore[arg-type]
 ]

@@ -36,6 +36,7 @@ EXPECTED = {
     "factory-droid": "factory-droid",
     "cursor": "cursor",
     "zed": "zed",
+    "aider": "aider",
 }
 #: Roo Code is Cline's fork, Kilo Code Roo's: when neither the storage path nor one of Roo's
 #: own keys says which, the content reads as Cline's (Kilo Code has no key of its own).

@@ -61,7 +61,9 @@ def _detected(tmp_path: Path, name: str, data: bytes) -> tuple[str, str | None]:
 
 
 #: Record-per-line files: a database store (rows, not lines) has no first record to grow.
-LINE_FILES = [p for p in session_files(FIXTURES) if not is_store(p)]
+# records of JSON only: a store holds rows, and an Aider history is Markdown whose run header
+# opens the file whatever follows (tests/formats/test_aider.py grows a reply past 1 MB)
+LINE_FILES = [p for p in session_files(FIXTURES) if not is_store(p) and p.suffix != ".md"]
 
 
 @pytest.mark.parametrize("path", LINE_FILES, ids=lambda p: p.name[:40])
@@ -130,7 +132,7 @@ def test_a_first_record_past_the_cap_falls_back_to_key_patterns() -> None:
 @cache
 def _fixture_bytes(path: Path, grow: bool) -> bytes:
     data = path.read_bytes()
-    return grow_first_record(data, 200_000) if grow else data
+    return grow_first_record(data, 200_000) if grow and path.suffix != ".md" else data
 
 
 @settings(max_examples=40, deadline=None)

@@ -36,6 +36,7 @@ FORMAT_IDS = [
     "factory-droid",
     "zed",
     "cursor",
+    "aider",
 ]
 SUPPORT_MODULES = {
     "base",

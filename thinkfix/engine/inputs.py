@@ -73,6 +73,7 @@ DEFAULT_INCLUDE = (
     "state.vscdb",
     "threads.db",
     "sessions.db",  # Goose's store: a generic name, claimed only by its tables
+    ".aider.chat.history.md",
 )
 
 IGNORE_FILES = (".gitignore", ".thinkfixignore")

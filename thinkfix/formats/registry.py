@@ -48,6 +48,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "zed": ("zed", "Zed"),
     # SQLite files with a cursorDiskKV table only: asked last, it answers others at once
     "cursor": ("cursor", "Cursor"),
+    "aider": ("aider", "Aider"),
 }
 
 

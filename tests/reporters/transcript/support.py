@@ -43,6 +43,7 @@ CASES = {
     "cursor_state.vscdb": "cursor",
     "zed_threads.db": "zed",
     "crush.db": "crush",
+    "aider.chat.history.md": "aider",
 }
 
 
