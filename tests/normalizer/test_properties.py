@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import sys
 from collections.abc import Callable
 
@@ -126,7 +127,8 @@ def _operations(run: Callable[[], object]) -> int:
     """The Python lines and calls `run` executes: a count, not a time, so a loaded machine cannot
     change it (the wall-clock doubling checks live in bench/linearity.py). A rescan per token,
     the quadratic these tests guard against, multiplies this count as it multiplies the time."""
-    run()  # first use compiles the grammar's patterns: not the input's cost
+    run()  # first use compiles the grammar's patterns and fills caches: not the input's cost
+    run()
     count = 0
 
     def tracer(frame: object, event: str, arg: object) -> object:
@@ -134,11 +136,14 @@ def _operations(run: Callable[[], object]) -> int:
         count += 1
         return tracer
 
+    gc.collect()
+    gc.disable()  # a collection may run finalizers' Python code inside the traced call
     sys.settrace(tracer)  # type: ignore[arg-type]
     try:
         run()
     finally:
         sys.settrace(None)
+        gc.enable()
     return count
 
 
