@@ -90,23 +90,13 @@ def day(seconds: float) -> str:
     return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%Y-%m-%d")
 
 
-_UTC_DAYS: dict[str, str | None] = {}
-
-
 def utc_day(value: str) -> str | None:
     """`day(epoch(value))` of a valid ISO time in UTC ending in `Z` (`quick.record_time`'s
-    shape), or None where `epoch` refuses it (a date that does not exist). Such a time's day
-    depends on its date alone, so the answer is computed once per date and kept."""
-    date = value[:10]
-    try:
-        return _UTC_DAYS[date]
-    except KeyError:
-        pass
-    if len(_UTC_DAYS) > 4096:  # a file of made-up dates holds no more memory than this
-        _UTC_DAYS.clear()
+    shape), or None where `epoch` refuses it (a date or time that does not exist). Not
+    cached by date: whether a stamp is valid depends on its time too, and a cache made the
+    answer depend on which stamps came before (a flaky property on the lowest pins)."""
     seconds = epoch(value)
-    found = _UTC_DAYS[date] = day(seconds) if seconds is not None else None
-    return found
+    return day(seconds) if seconds is not None else None
 
 
 def parse_bound(text: str, *, end: bool = False) -> float:
