@@ -26,8 +26,8 @@ from typing import Any
 
 import orjson
 
-from thinkfix.engine.incremental import scan_incremental
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.telemetry.incremental import scan_incremental
 
 LEAK = "<think>the user wants a list, so I will reason first</think>Here is the list."
 CLEAN = "Here is the list."

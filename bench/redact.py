@@ -77,9 +77,9 @@ def main(argv: list[str] | None = None) -> int:
             wall, cpu = cli(tree, corpus, *extra)
             best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
 
-    from thinkfix.engine.scan import scan
-    from thinkfix.engine.scan_options import ScanOptions
-    from thinkfix.engine.secrets import SNIPPET_MARGIN, Redaction, mask_secrets
+    from thinkfix.engine.scan.options import ScanOptions
+    from thinkfix.engine.scan.runner import scan
+    from thinkfix.engine.secrets.rules import SNIPPET_MARGIN, Redaction, mask_secrets
 
     opts = ScanOptions(redaction=Redaction.NONE, snippet_chars=200 + SNIPPET_MARGIN)
     texts = [f.snippet for f in scan([str(corpus)], opts, jobs=1).findings]

@@ -30,8 +30,8 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scan as corpus_gen
 
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
 
 HERE = Path(__file__).resolve().parent
 FORMATS = ("claude", "pi", "codex")
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         ratio = f"{(size / seconds) / base:6.2f}x floor" if base else ""
         print(f"  {name:<34} {seconds:8.3f} s {size / seconds:8.1f} MB/s  {ratio}")
 
-    print("per format, one process (in-process thinkfix.engine.scan.scan, and the CLI):")
+    print("per format, one process (in-process thinkfix.engine.scan.runner.scan, and the CLI):")
     for fmt in FORMATS:
         sub = sorted((corpus / fmt).glob("*.jsonl"))
         size = sum(f.stat().st_size for f in sub) / 1e6

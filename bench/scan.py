@@ -34,7 +34,7 @@ from pathlib import Path
 
 import orjson
 
-from thinkfix.engine.scan import scan
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
 
 HERE = Path(__file__).resolve().parent

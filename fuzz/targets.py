@@ -14,12 +14,12 @@ import os
 import tempfile
 from collections.abc import Callable
 
-from thinkfix.engine.inputs import InputOptions
-from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
-from thinkfix.engine.report import ErrorKind
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.inputs.files import InputOptions
+from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats.registry import FORMATS
+from thinkfix.io.errors import ErrorKind
 
 Target = Callable[[bytes], None]
 _TMP = tempfile.mkdtemp(prefix="thinkfix-fuzz-")

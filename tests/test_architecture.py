@@ -76,7 +76,7 @@ def imports(root: Path) -> Iterator[Edge]:
 
 
 def room(module: str) -> str:
-    """`thinkfix.engine.scan` -> `engine`; the facade `thinkfix` -> ``."""
+    """`thinkfix.engine.scan.runner` -> `engine`; the facade `thinkfix` -> ``."""
     return module.split(".")[1] if "." in module else ""
 
 

@@ -45,7 +45,7 @@ def _json(*args: str) -> str:
 @pytest.fixture(scope="module")
 def huge(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One session of each line format far larger than the rest: with a small piece size the
-    pool scans each in byte ranges (engine/split.py), beside a few whole files."""
+    pool scans each in byte ranges (engine/scan/split.py), beside a few whole files."""
     root = tmp_path_factory.mktemp("huge")
     for source in sorted(p for p in FIXTURES.rglob("*.jsonl*") if p.is_file()):
         (root / f"big-{source.parent.name}-{source.name}").write_bytes(source.read_bytes() * 150)
@@ -58,7 +58,7 @@ def huge(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_scan_json_report_is_byte_identical_when_large_files_are_split(
     huge: Path, jobs: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from thinkfix.engine import split
+    from thinkfix.engine.scan import split
 
     monkeypatch.setattr(split, "share", lambda total, workers: 64 << 10)  # every big file
     monkeypatch.setattr(split, "WINDOW", 2048)  # small: some pieces guess wrong and are redone

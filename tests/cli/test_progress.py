@@ -10,7 +10,7 @@ import pytest
 
 from thinkfix.cli.progress import RichProgress, progress_for, wanted
 from thinkfix.engine.progress import NULL_PROGRESS
-from thinkfix.engine.repair import WriteMode, repair_paths
+from thinkfix.engine.repair.driver import WriteMode, repair_paths
 
 
 class _Tty(io.StringIO):

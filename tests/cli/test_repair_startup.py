@@ -31,7 +31,7 @@ def _loaded(args: list[str]) -> list[str]:
 
 def test_repair_dry_run_imports_no_diff_renderer_nor_rich() -> None:
     modules = _loaded(["repair", "-q", "--dry-run", str(_PI)])
-    assert "thinkfix.engine.repair" in modules
+    assert "thinkfix.engine.repair.driver" in modules
     assert [
         m
         for m in modules

@@ -16,7 +16,8 @@ from click.testing import CliRunner
 from tests.engine.conftest import FIXTURES
 from thinkfix.cli import main
 from thinkfix.cli import options as cli_options
-from thinkfix.engine import config, repair_run
+from thinkfix.engine.commands import repair as repair_run
+from thinkfix.engine.settings import config
 
 
 @pytest.fixture(autouse=True)

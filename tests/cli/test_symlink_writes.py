@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from thinkfix.cli import main
-from thinkfix.engine import fsio
+from thinkfix.io import fsio
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 LEAKING = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
@@ -74,7 +74,8 @@ def test_scan_writes_replace_a_link_instead_of_its_target(
 def test_watch_textfile_and_state_replace_links_instead_of_their_targets(
     planted: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    from thinkfix.engine import config, watch_run
+    from thinkfix.engine.commands import watch as watch_run
+    from thinkfix.engine.settings import config
 
     sessions, target = planted
     textfile = _link(tmp_path / "thinkfix.prom", target)

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.formats.support import ids, is_store, session_files, side_files
-from thinkfix.engine.repair import RepairOptions, RepairResult, WriteMode, repair_paths
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.repair.driver import RepairOptions, RepairResult, WriteMode, repair_paths
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
 from thinkfix.formats.base import Record
 

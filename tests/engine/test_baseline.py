@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.engine.conftest import FIXTURES, claude_line
-from thinkfix.engine.baseline import (
+from thinkfix.engine.scan.runner import scan
+from thinkfix.engine.telemetry.baseline import (
     BaselineError,
     apply,
     dumps,
@@ -17,7 +18,6 @@ from thinkfix.engine.baseline import (
     load,
     loads,
 )
-from thinkfix.engine.scan import scan
 
 
 def _write(tmp_path: Path, name: str, report_root: Path) -> Path:

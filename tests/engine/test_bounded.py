@@ -15,13 +15,13 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thinkfix.engine.findings import capped_findings
-from thinkfix.engine.inputs import InputOptions
-from thinkfix.engine.repair import RepairOptions, WriteMode, describe, repair_paths
+from thinkfix.engine.inputs.files import InputOptions
+from thinkfix.engine.repair.driver import RepairOptions, WriteMode, describe, repair_paths
 from thinkfix.engine.report import MessageCounts, Report, Summary
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
-from thinkfix.engine.sparse import SparseReader
+from thinkfix.engine.scan.findings import capped_findings
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
+from thinkfix.engine.scan.sparse import SparseReader
 from thinkfix.formats.base import DEFAULT_RECORD_LIMIT, set_record_limit
 from thinkfix.formats.registry import FORMATS
 from thinkfix.normalizer import DEFAULT, normalize
@@ -202,7 +202,7 @@ def test_a_hostile_message_is_never_normalized_whole(
 ) -> None:
     """A later check (does the text show anything once repaired?) normalized every leaking
     text a second time, whole, which undid the cap: a 50 MB hostile line took 158 s."""
-    import thinkfix.engine.findings as engine
+    import thinkfix.engine.scan.findings as engine
 
     real = engine.normalize
 

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from thinkfix.cli import main
-from thinkfix.engine import config as config_module
-from thinkfix.engine.config import (
+from thinkfix.engine.settings import config as config_module
+from thinkfix.engine.settings.config import (
     ConfigError,
     Settings,
     find_config,

@@ -14,12 +14,12 @@ import orjson
 import pytest
 
 from tests.conftest import FakeFormat, FakeReporter
-from thinkfix.engine import sparse
-from thinkfix.engine.inputs import InputOptions
-from thinkfix.engine.repair import FileStatus, RepairOptions, WriteMode, repair_paths
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
-from thinkfix.engine.transcript import load
+from thinkfix.engine.inputs.files import InputOptions
+from thinkfix.engine.repair.driver import FileStatus, RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.scan import sparse
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
+from thinkfix.engine.scan.transcript import load
 from thinkfix.formats import registry
 from thinkfix.formats.base import (
     DEFAULT_OPTIONS,

@@ -14,12 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.engine.test_refusal_repairs import _claude_lines
-from thinkfix.engine import manifest as mf
-from thinkfix.engine import transcript
-from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.scan import transcript
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats.base import ApplyOptions, ClaudeCodeMode, CodexMode
 
 PLAN = "I will run ls to see the files."
@@ -319,7 +319,7 @@ def test_legacy_codex_bare_message_then_function_call(tmp_path: Path) -> None:
 def test_incremental_scan_sees_a_tool_use_appended_after_the_text(tmp_path: Path) -> None:
     """The text's line was scanned before its tool_use line was written: once it is, an
     incremental scan finds what a full scan finds (the file is read whole again)."""
-    from thinkfix.engine.incremental import scan_incremental
+    from thinkfix.engine.telemetry.incremental import scan_incremental
 
     lines = _claude_lines(LEAK)
     root = tmp_path / "sessions"

@@ -10,8 +10,8 @@ from typing import BinaryIO
 
 import pytest
 
-from thinkfix.engine import fsio
-from thinkfix.engine.report import ErrorKind
+from thinkfix.io import fsio
+from thinkfix.io.errors import ErrorKind
 
 
 def _listing(folder: Path) -> list[str]:

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thinkfix.engine import gitleaks, secrets
-from thinkfix.engine.gitleaks.build import build, load_toml, translate
-from thinkfix.engine.secrets import mask_secrets
+from thinkfix.engine.secrets import gitleaks
+from thinkfix.engine.secrets import rules as secrets
+from thinkfix.engine.secrets.gitleaks.build import build, load_toml, translate
+from thinkfix.engine.secrets.rules import mask_secrets
 
 EXAMPLES: dict[str, dict[str, list[str]]] = json.loads(
     (Path(__file__).resolve().parents[1] / "data" / "gitleaks_examples.json").read_text("utf-8")
@@ -122,7 +123,7 @@ def test_rules_json_is_what_the_vendored_toml_translates_to() -> None:
 
 
 def test_go_example_lists_are_read_literally(tmp_path: Path) -> None:
-    from thinkfix.engine.gitleaks.__main__ import examples
+    from thinkfix.engine.secrets.gitleaks.__main__ import examples
 
     rules = tmp_path / "cmd" / "generate" / "config" / "rules"
     rules.mkdir(parents=True)

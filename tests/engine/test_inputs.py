@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from thinkfix.engine.inputs import (
+from thinkfix.engine.inputs.files import (
     InputFile,
     InputOptions,
     UnknownPolicy,

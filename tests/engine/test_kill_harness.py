@@ -31,8 +31,8 @@ import zstandard
 
 from tests.engine.repair_helpers import copy_fixtures, temp_files
 from tests.formats.support import is_store, store_content, store_of, tree_content
-from thinkfix.engine import manifest as mf
-from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
 from thinkfix.engine.report import ExitCode
 from thinkfix.io.compression import open_read
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine.repair_helpers import temp_files
-from thinkfix.engine import lifeline
+from thinkfix.io import lifeline
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
@@ -106,7 +106,7 @@ def test_killed_parent_takes_its_workers_along(tmp_path: Path, command: list[str
 def test_die_with_parent_ends_a_worker_whose_parent_is_gone(tmp_path: Path) -> None:
     """The start-up check: a parent already gone (or never ours) ends the worker at once."""
     code = (
-        "import sys; from thinkfix.engine.lifeline import die_with_parent; "
+        "import sys; from thinkfix.io.lifeline import die_with_parent; "
         "die_with_parent(int(sys.argv[1])); print('survived')"
     )
     gone = subprocess.Popen([sys.executable, "-c", "pass"])

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thinkfix.engine import source as source_module
-from thinkfix.engine.source import LineIndex, Source
+from thinkfix.engine.repair import source as source_module
+from thinkfix.engine.repair.source import LineIndex, Source
 
 
 def _starts(data: bytes) -> list[int]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from thinkfix.engine.repair import FileStatus, RepairOptions, WriteMode, repair_paths
-from thinkfix.engine.report import ErrorKind, ExitCode
+from thinkfix.engine.repair.driver import FileStatus, RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.report import ExitCode
+from thinkfix.io.errors import ErrorKind
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 LEAKY = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"

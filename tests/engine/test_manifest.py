@@ -11,11 +11,11 @@ import pytest
 
 from tests.engine.repair_helpers import FIXTURES, copy_fixtures, run, tree_bytes
 from tests.formats.support import tree_content
-from thinkfix.engine import fsio
-from thinkfix.engine import manifest as mf
-from thinkfix.engine.repair import WriteMode
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair.driver import WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.formats import registry
+from thinkfix.io import fsio
 
 CODEX = next((FIXTURES / "codex").glob("rollout-2026-*.jsonl"))  # the enveloped rollout
 

@@ -1,10 +1,10 @@
-"""engine/parallel.py's `run_or_here`: the pool's results, and what a dead worker left, done here."""
+"""engine/parallel/pool.py's `run_or_here`: the pool's results, and what a dead worker left, done here."""
 
 from __future__ import annotations
 
 import os
 
-from thinkfix.engine import parallel
+from thinkfix.engine.parallel import pool as parallel
 
 
 def _times_ten_but_die_on_three(parent: int, task: int) -> int:

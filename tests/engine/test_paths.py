@@ -9,8 +9,9 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from thinkfix.engine.paths import display_path, with_display_paths
 from thinkfix.engine.report import InputError, LeakFinding, MessageCounts, Report, Summary
+from thinkfix.engine.scan.report import with_display_paths
+from thinkfix.io.paths import display_path
 
 CWD = "/work/repo"
 

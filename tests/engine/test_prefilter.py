@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from thinkfix.engine.prefilter import delimiter_candidates, delimiter_test
+from thinkfix.engine.scan.prefilter import delimiter_candidates, delimiter_test
 from thinkfix.normalizer import DEFAULT, Policy, normalize
 
 PIECES = [
@@ -167,7 +167,7 @@ def test_prefilter_batch_equals_one_by_one(
 def test_a_check_is_compiled_only_when_its_anchor_occurs() -> None:
     """#13 start-up: compiling every anchor's check cost a few ms of each run, and most
     anchors occur in no clean session."""
-    from thinkfix.engine.prefilter import _compile
+    from thinkfix.engine.scan.prefilter import _compile
 
     policy = Policy(tags=("think", "reasoning"))
     candidates = delimiter_candidates(policy)

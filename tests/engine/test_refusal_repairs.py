@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
 
 #: The issue's repro: an assistant message whose string content is only reasoning, beside
 #: `tool_calls` (the model emitted `<think>` and then called a tool).
@@ -93,7 +93,7 @@ SPLIT = (
 
 @pytest.mark.parametrize("forced", [None, "openai-chat"])
 def test_scan_reads_a_document_split_across_lines(tmp_path: Path, forced: str | None) -> None:
-    from thinkfix.engine.inputs import InputOptions
+    from thinkfix.engine.inputs.files import InputOptions
 
     source = tmp_path / "split.json"
     source.write_bytes(SPLIT)
@@ -121,7 +121,7 @@ def test_scan_jsonl_with_a_broken_first_line_is_still_read_by_line(tmp_path: Pat
         b'{"role": "assistant", "content": "<think>x</think>Hello"}\n'
         b'{"role": "user", "content": "more"}\n'
     )
-    from thinkfix.engine.inputs import InputOptions
+    from thinkfix.engine.inputs.files import InputOptions
 
     report = scan([str(source)], ScanOptions(inputs=InputOptions(format="openai-chat")))
     assert [(e.line, e.kind.value) for e in report.errors] == [(1, "bad_line")]

@@ -101,7 +101,7 @@ def test_a_failed_write_of_a_glob_name_leaves_no_temporary_object(
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise OSError("refused by the test")
 
-    monkeypatch.setattr("thinkfix.engine.urlio._move", refuse)
+    monkeypatch.setattr("thinkfix.io.urlwrite._move", refuse)
     got = repair(str(folder), "--out", "memory://thinkfix-out")
     assert got.exit_code == 2, got.output
     assert memory.find("/thinkfix-out") == []

@@ -28,19 +28,19 @@ from tests.engine.repair_helpers import (
     tree_bytes,
 )
 from tests.formats.support import content, fixture_totals, is_store, leaking_fixtures, store_content
-from thinkfix.engine import manifest as mf
-from thinkfix.engine import repair as repair_mod
-from thinkfix.engine import repair_diff
-from thinkfix.engine.repair import (
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair import diff as repair_diff
+from thinkfix.engine.repair import driver as repair_mod
+from thinkfix.engine.repair.driver import (
     SIDECAR_SUFFIX,
     FileStatus,
     WriteMode,
     repair_paths,
 )
+from thinkfix.engine.repair.source import Source
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
-from thinkfix.engine.source import Source
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, PlacementKind
 

@@ -149,7 +149,7 @@ def test_a_task_the_cluster_lost_is_an_error_for_its_file(
 ) -> None:
     """Workers that died under a task (distributed's KilledWorker) fail that file, exit 2;
     the others' results are kept in job order."""
-    from thinkfix.engine import distributed as cluster
+    from thinkfix.engine.parallel import dask as cluster
 
     def run_tasks(fn, tasks, dask_address, sizes=()):  # type: ignore[no-untyped-def]
         for i in reversed(range(len(tasks))):

@@ -17,9 +17,9 @@ import pytest
 
 from tests.engine.conftest import chained_claude_line
 from tests.engine.repair_helpers import run
-from thinkfix.engine import manifest as mf
-from thinkfix.engine import repair_write
-from thinkfix.engine.repair import FileStatus, WriteMode
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair import write as repair_write
+from thinkfix.engine.repair.driver import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 
 FILES = 4

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.engine.repair_helpers import run
-from thinkfix.engine import manifest as mf
-from thinkfix.engine.repair import FileStatus, WriteMode
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair.driver import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 
 FRAGMENTS = [

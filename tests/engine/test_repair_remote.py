@@ -26,8 +26,9 @@ from tests.engine.conftest import memory_tree
 from tests.engine.test_repair_properties import TEXTS, _claude
 from tests.formats.support import is_store
 from thinkfix.cli import main
-from thinkfix.engine import fsio, urlio
-from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
+from thinkfix.io import fsio
+from thinkfix.io import urlwrite as urlio
 
 fsspec = pytest.importorskip("fsspec")
 
@@ -164,7 +165,7 @@ def test_an_unreachable_url_is_an_error_and_nothing_is_written(local: Path, tmp_
 def test_a_failed_write_leaves_nothing_at_the_final_name_nor_a_temporary_object(
     local: Path, memory: object, monkeypatch: pytest.MonkeyPatch, step: str
 ) -> None:
-    from thinkfix.engine import repair_write
+    from thinkfix.engine.repair import write as repair_write
 
     def fail(*_: object, **__: object) -> None:
         raise fsio.VerifyError("injected failure")
@@ -219,8 +220,9 @@ def test_undo_removes_the_objects_a_url_output_created_unless_changed(
 def test_a_file_error_and_its_bad_lines_sort_together() -> None:
     """A file with bad lines whose write was refused has errors with and without a line;
     sorting them crashed the run (None < int) after its files were written."""
-    from thinkfix.engine.repair import FileResult, FileStatus, RepairResult, WriteMode
-    from thinkfix.engine.report import ErrorKind, InputError
+    from thinkfix.engine.repair.driver import FileResult, FileStatus, RepairResult, WriteMode
+    from thinkfix.engine.report import InputError
+    from thinkfix.io.errors import ErrorKind
 
     refused = InputError("a.jsonl", None, ErrorKind.WRITE_FAILED, "a.jsonl: already exists")
     bad = InputError("a.jsonl", 3, ErrorKind.BAD_LINE, "line 3: not JSON")

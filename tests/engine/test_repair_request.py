@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from thinkfix.engine import repair_run
-from thinkfix.engine.repair import WriteMode
+from thinkfix.engine.commands import repair as repair_run
+from thinkfix.engine.repair.driver import WriteMode
 from thinkfix.engine.report import ExitCode
 
 

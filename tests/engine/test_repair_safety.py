@@ -21,12 +21,15 @@ from tests.engine.repair_helpers import (
     temp_files,
 )
 from tests.formats.support import leaking_fixtures, tree_content
-from thinkfix.engine import fsio, repair_one, repair_write
-from thinkfix.engine import manifest as mf
-from thinkfix.engine import repair as repair_mod
-from thinkfix.engine.repair import FileStatus, WriteMode
-from thinkfix.engine.repair_write import SIDECAR_SUFFIX
-from thinkfix.engine.report import ErrorKind, ExitCode
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair import driver as repair_mod
+from thinkfix.engine.repair import one_file as repair_one
+from thinkfix.engine.repair import write as repair_write
+from thinkfix.engine.repair.driver import FileStatus, WriteMode
+from thinkfix.engine.repair.write import SIDECAR_SUFFIX
+from thinkfix.engine.report import ExitCode
+from thinkfix.io import fsio
+from thinkfix.io.errors import ErrorKind
 
 PI = next(p for p in sorted((FIXTURES / "pi").iterdir()) if p.suffix == ".jsonl")
 APPENDED = (
@@ -156,8 +159,8 @@ def test_repair_verification_failure_leaves_original(
 
 _KILL_SCRIPT = textwrap.dedent("""
     import os, signal, sys
-    from thinkfix.engine import fsio
-    from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
+    from thinkfix.io import fsio
+    from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
 
     publish = fsio._publish
 

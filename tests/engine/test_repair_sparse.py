@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from tests.engine.conftest import chained_claude_line
 from tests.engine.repair_helpers import options
-from thinkfix.engine import source as source_module
-from thinkfix.engine import sparse
-from thinkfix.engine.repair_model import WriteMode
-from thinkfix.engine.repair_plan import FilePlan, plan_file
-from thinkfix.engine.source import FileRecords, Source
+from thinkfix.engine.repair import source as source_module
+from thinkfix.engine.repair.model import WriteMode
+from thinkfix.engine.repair.plan import FilePlan, plan_file
+from thinkfix.engine.repair.source import FileRecords, Source
+from thinkfix.engine.scan import sparse
 from thinkfix.formats import registry
 from thinkfix.formats.jsonedit import Style
 

@@ -9,7 +9,7 @@ record took 1.46 GB). It now feeds the pipeline 64 KB at a time and merges the p
 spans as they come.
 
 What is left is repair's own: the record read, parsed and rewritten (~13x the record; the
-issue's 10x is not reached there, engine/repair_plan.py and repair_one.py being another
+issue's 10x is not reached there, engine/repair/plan.py and repair_one.py being another
 helper's). Memory is the peak RSS of a fresh process (tests/engine/memory_probe.py), never time; the
 interpreter's own share is taken out by a run on a small record of the same shape.
 """

@@ -15,10 +15,10 @@ import pytest
 
 from tests.engine.conftest import FIXTURES, claude_line, fixtures_leaking_total
 from tests.formats.support import fixture_totals
-from thinkfix.engine.inputs import InputOptions, walk
-from thinkfix.engine.scan import scan, scan_file
-from thinkfix.engine.scan_options import DEFAULT_KINDS, ScanOptions, select_kinds
-from thinkfix.engine.scan_report import build_report
+from thinkfix.engine.inputs.files import InputOptions, walk
+from thinkfix.engine.scan.options import DEFAULT_KINDS, ScanOptions, select_kinds
+from thinkfix.engine.scan.report import build_report
+from thinkfix.engine.scan.runner import scan, scan_file
 from thinkfix.reporters.sarif import to_sarif
 
 

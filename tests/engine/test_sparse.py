@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.engine.conftest import FIXTURES
 from tests.formats.support import is_store, session_files
-from thinkfix.engine import sparse
+from thinkfix.engine.scan import sparse
 from thinkfix.formats import registry
 from thinkfix.formats.common import FormatBase
 from thinkfix.formats.strangers import names_turn

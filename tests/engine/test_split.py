@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.formats.support import FIXTURES
-from thinkfix.engine import sparse, split
-from thinkfix.engine.file_scan import ScannedFile
-from thinkfix.engine.inputs import Candidate, resolve
-from thinkfix.engine.scan import scan_file, scan_files
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.inputs.files import Candidate, resolve
+from thinkfix.engine.scan import sparse, split
+from thinkfix.engine.scan.one_file import ScannedFile
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan_file, scan_files
 from thinkfix.formats import registry
 
 # the files a scan may split: line files of formats the sparse reader takes (Goose reads its
@@ -107,7 +107,7 @@ def test_a_scan_whose_worker_dies_finishes_the_files_itself(
     missing in its own process, and the results are the ones a one-process run gives."""
     import os
 
-    from thinkfix.engine import scan as scan_module
+    from thinkfix.engine.scan import runner as scan_module
 
     items = [
         _big(tmp_path / str(n), source, 2)

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from tests.engine.repair_helpers import run
 from tests.formats import opencode_db
-from thinkfix.engine import manifest as mf
-from thinkfix.engine.repair import FileStatus, WriteMode
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair.driver import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.scan import scan
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry, sqlite_store
 from thinkfix.formats.opencode import OpenCode, id_before
 
@@ -310,9 +310,9 @@ def test_a_file_that_claims_to_be_a_database_but_is_not_is_unreadable_not_a_bug(
     """Found by the fuzzer: SQLite's magic bytes in front of JSON, read as OpenCode. Repair
     called it an internal error; like scan, it is an input that cannot be read, left as it
     is."""
-    from thinkfix.engine.inputs import InputOptions
-    from thinkfix.engine.report import ErrorKind
-    from thinkfix.engine.scan_options import ScanOptions
+    from thinkfix.engine.inputs.files import InputOptions
+    from thinkfix.engine.scan.options import ScanOptions
+    from thinkfix.io.errors import ErrorKind
 
     bad = tmp_path / "opencode.db"
     data = b'SQLite format 3\x00:":[f1c-2d7e5b0a3c68",\n  "projectHash": "9d2c"}\n'

@@ -18,9 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thinkfix.engine.report import ErrorKind, ExitCode
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.report import ExitCode
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
+from thinkfix.io.errors import ErrorKind
 from thinkfix.reporters.base import OutputFormat
 from thinkfix.reporters.registry import get_reporter
 
@@ -102,7 +103,7 @@ def test_scan_stranger_turn_in_a_pretty_document(tmp_path: Path) -> None:
 
 
 def _forced(name: str):  # type: ignore[no-untyped-def]
-    from thinkfix.engine.inputs import InputOptions
+    from thinkfix.engine.inputs.files import InputOptions
 
     return InputOptions(format=name)
 

@@ -9,7 +9,7 @@ import pytest
 import zstandard
 
 from tests.reporters.transcript.support import DATA, data
-from thinkfix.engine.transcript import TranscriptError, load, merge
+from thinkfix.engine.scan.transcript import TranscriptError, load, merge
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 from thinkfix.normalizer import DEFAULT
 

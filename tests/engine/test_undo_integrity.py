@@ -21,10 +21,10 @@ from click.testing import CliRunner
 
 from tests.engine.repair_helpers import FIXTURES, run
 from thinkfix.cli import main
-from thinkfix.engine import fsio, integrity
-from thinkfix.engine import manifest as mf
-from thinkfix.engine.repair import WriteMode
-from thinkfix.io import jsontext
+from thinkfix.engine.ledger import integrity
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair.driver import WriteMode
+from thinkfix.io import fsio, jsontext
 
 CODEX = next((FIXTURES / "codex").glob("rollout-2026-*.jsonl"))  # the enveloped rollout
 CHOSEN = b"root::0:0:owned:/root:/bin/sh\n"

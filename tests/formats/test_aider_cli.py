@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 from tests.formats.aider_history import FIXTURES, History
 from tests.formats.support import FIXTURES as ROOT
 from thinkfix.cli import main
-from thinkfix.engine.discover import discover
+from thinkfix.engine.inputs.discover import discover
 from thinkfix.formats.registry import detect_file
 
 NAME = ".aider.chat.history.md"

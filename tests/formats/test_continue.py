@@ -161,7 +161,7 @@ def test_continue_turns_show_thinking_items_tool_results_and_reasoning() -> None
 
 
 def test_continue_is_discovered_in_its_folder_and_under_its_override(tmp_path: Path) -> None:
-    from thinkfix.engine.discover import discover, locations
+    from thinkfix.engine.inputs.discover import discover, locations
 
     home = tmp_path / "home"
     (home / ".continue" / "sessions").mkdir(parents=True)

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests.formats.support import FIXTURES
-from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
 from thinkfix.normalizer import normalize
 
 CN = os.environ.get("THINKFIX_CN") or shutil.which("cn")

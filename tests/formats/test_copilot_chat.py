@@ -202,7 +202,7 @@ def test_copilot_chat_locations_are_chat_folders_never_all_of_workspace_storage(
     assert f"{insiders}/emptyWindowChatSessions" in found
     assert ".vscode-server/data/User/globalStorage/emptyWindowChatSessions" in found
     assert not any(p.endswith("workspaceStorage") for p in found)
-    from thinkfix.engine.discover import discover
+    from thinkfix.engine.inputs.discover import discover
 
     assert discover(env={"PWD": str(tmp_path)}, home=tmp_path) == [
         str(user / "workspaceStorage" / "a1b2" / "chatSessions")

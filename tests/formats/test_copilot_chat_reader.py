@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.formats.support import FIXTURES
-from thinkfix.engine.repair import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
 from thinkfix.normalizer import normalize
 
 exporter = pytest.importorskip("copilotexport.exporter")

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from tests.formats.support import FIXTURES, read, repair, scores, site_at, sites
 from thinkfix.cli import main
-from thinkfix.engine.discover import discover
+from thinkfix.engine.inputs.discover import discover
 from thinkfix.formats import registry
 from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.registry import get

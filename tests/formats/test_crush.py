@@ -19,11 +19,11 @@ from tests.engine.repair_helpers import run
 from tests.formats import crush_db, opencode_db
 from tests.formats.crush_db import finish, reasoning, text, tool_call
 from tests.formats.support import FIXTURES
-from thinkfix.engine import manifest as mf
-from thinkfix.engine.discover import discover
-from thinkfix.engine.repair import FileStatus, WriteMode
+from thinkfix.engine.inputs.discover import discover
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair.driver import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.scan import scan
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
 from thinkfix.formats.crush import UPDATED_AT_TRIGGER, Crush, go_json
 

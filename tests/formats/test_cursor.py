@@ -16,10 +16,10 @@ import pytest
 from tests.engine.repair_helpers import run
 from tests.formats import cursor_db
 from tests.formats.cursor_db import COMPOSER, LEAK, assistant, js, user
-from thinkfix.engine import manifest as mf
-from thinkfix.engine.repair import FileStatus, WriteMode
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair.driver import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.scan import scan
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
 from thinkfix.formats.base import PlacementKind
 from thinkfix.formats.cursor import Cursor, is_store_name

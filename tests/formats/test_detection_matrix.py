@@ -17,9 +17,9 @@ import pytest
 
 from tests.formats.support import DATA, FIXTURES, read, session_files, sites
 from tests.formats.test_detection import DATA_EXPECTED
-from thinkfix.engine.inputs import UNKNOWN
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.inputs.files import UNKNOWN
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.detection import read_head

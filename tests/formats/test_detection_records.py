@@ -24,7 +24,7 @@ from tests.formats.long_records import (
 )
 from tests.formats.support import FIXTURES, is_store, session_files
 from tests.formats.test_detection import EXPECTED
-from thinkfix.engine.inputs import Candidate, resolve
+from thinkfix.engine.inputs.files import Candidate, resolve
 from thinkfix.formats import registry
 from thinkfix.formats.detection import HEAD_BYTES, MIN_RECORDS, read_head, sample
 

@@ -27,10 +27,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.formats.support import DATA, FIXTURES
-from thinkfix.engine import sparse, trend
-from thinkfix.engine.inputs import InputOptions
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.inputs.files import InputOptions
+from thinkfix.engine.scan import sparse, trend
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
 from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, SessionFormat
 from thinkfix.formats.quick import record_time

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from tests.formats.support import FIXTURES
 from thinkfix.cli import main
-from thinkfix.engine.discover import discover
+from thinkfix.engine.inputs.discover import discover
 
 CHAT = FIXTURES / "gemini-cli/session-2026-02-03T10-15-4f2a9c1e.json"
 LOG = FIXTURES / "gemini-cli/session-2026-05-11T14-02-7a0c3e5f.jsonl"

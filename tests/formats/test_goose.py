@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from tests.engine.repair_helpers import run
 from tests.formats import goose_db
 from tests.formats.support import FIXTURES
-from thinkfix.engine import manifest as mf
-from thinkfix.engine.repair import FileStatus, WriteMode
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair.driver import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.scan import scan
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry, sqlite_store
 from thinkfix.formats.base import Repair, Site
 from thinkfix.formats.goose import Goose, apply_database, is_store_path

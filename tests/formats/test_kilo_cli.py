@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from tests.formats import opencode_db
 from thinkfix.cli import main
-from thinkfix.engine.discover import discover
-from thinkfix.engine.scan import scan
+from thinkfix.engine.inputs.discover import discover
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
 from thinkfix.formats.opencode import is_kilo_store_name
 

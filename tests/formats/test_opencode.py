@@ -12,7 +12,7 @@ import pytest
 from tests.formats import opencode_db
 from tests.formats.support import FIXTURES
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.scan import scan
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry, sqlite_store
 from thinkfix.formats.opencode import OpenCode
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.formats.support import FIXTURES, fixture, read, repair, scores, site_at, sites
-from thinkfix.engine.discover import discover
+from thinkfix.engine.inputs.discover import discover
 from thinkfix.formats import registry
 from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.registry import get

@@ -26,9 +26,9 @@ from tests.formats.support import (
     store_of,
     tree_content,
 )
-from thinkfix.engine import store
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.ledger import rows as store
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
 
 STORES = [p for p in session_files(FIXTURES) if is_store(p)]

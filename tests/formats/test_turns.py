@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.reporters.transcript.support import CASES, DATA, GOLDEN, check_golden, data, dump
-from thinkfix.engine.transcript import load
+from thinkfix.engine.scan.transcript import load
 from thinkfix.formats import registry
 from thinkfix.formats.turns import PartKind, Role
 

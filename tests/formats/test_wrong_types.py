@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.formats.support import FIXTURES, is_store, scores, session_files
-from thinkfix.engine import transcript as build
+from thinkfix.engine.scan import transcript as build
 from thinkfix.formats import registry
 from thinkfix.formats.base import Record, Repair
 from thinkfix.io.compression import open_read

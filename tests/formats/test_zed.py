@@ -14,11 +14,11 @@ import pytest
 from tests.engine.repair_helpers import run
 from tests.formats import zed_db
 from tests.formats.support import content
-from thinkfix.engine import manifest as mf
-from thinkfix.engine.repair import FileStatus, WriteMode
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair.driver import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
 from thinkfix.formats.zed import Zed, decode_blob
 

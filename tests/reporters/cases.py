@@ -15,8 +15,8 @@ from thinkfix.engine.report import (
     StaleEntry,
     Summary,
 )
-from thinkfix.engine.scan_options import ScanOptions
-from thinkfix.engine.scan_report import require_sessions
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.report import require_sessions
 
 TOOL_VERSION = "0.0.0-test"  # fixed, so a release does not rewrite every golden file
 

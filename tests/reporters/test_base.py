@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from thinkfix.engine.report import ErrorKind, InputError, Report
+from thinkfix.engine.report import InputError, Report
+from thinkfix.io.errors import ErrorKind
 from thinkfix.normalizer import LeakKind
 from thinkfix.reporters import (
     REPORTERS,

@@ -8,7 +8,8 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from thinkfix.engine.report import ErrorKind, Report
+from thinkfix.engine.report import Report
+from thinkfix.io.errors import ErrorKind
 from thinkfix.reporters import REPORTERS, OutputFormat
 from thinkfix.reporters.openmetrics import escape_label_value
 

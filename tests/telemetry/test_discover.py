@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from thinkfix.cli import main
-from thinkfix.engine.discover import discover, locations
+from thinkfix.engine.inputs.discover import discover, locations
 from thinkfix.formats.registry import FORMATS
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -12,14 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.telemetry import sessions
-from thinkfix.engine import incremental
-from thinkfix.engine.file_scan import ScannedFile
-from thinkfix.engine.incremental import scan_incremental
-from thinkfix.engine.inputs import walk
-from thinkfix.engine.scan import scan, scan_file
-from thinkfix.engine.scan_options import ScanOptions
-from thinkfix.engine.scan_state import State
-from thinkfix.engine.watch import Totals, Watcher, counts
+from thinkfix.engine.inputs.files import walk
+from thinkfix.engine.scan.one_file import ScannedFile
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan, scan_file
+from thinkfix.engine.telemetry import incremental
+from thinkfix.engine.telemetry.incremental import scan_incremental
+from thinkfix.engine.telemetry.state import State
+from thinkfix.engine.telemetry.watch import Totals, Watcher, counts
 
 OPTIONS = ScanOptions()
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.telemetry import sessions
-from thinkfix.engine import incremental
-from thinkfix.engine.file_scan import ScannedFile
-from thinkfix.engine.incremental import scan_incremental
-from thinkfix.engine.inputs import walk
-from thinkfix.engine.scan import scan, scan_file
-from thinkfix.engine.scan_options import ScanOptions
-from thinkfix.engine.watch import Watcher, counts
+from thinkfix.engine.inputs.files import walk
+from thinkfix.engine.scan.one_file import ScannedFile
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan, scan_file
+from thinkfix.engine.telemetry import incremental
+from thinkfix.engine.telemetry.incremental import scan_incremental
+from thinkfix.engine.telemetry.watch import Watcher, counts
 
 OPTIONS = ScanOptions()
 OLD_NS = 1_600_000_000_000_000_000

@@ -10,11 +10,11 @@ import orjson
 import pytest
 
 from tests.telemetry import sessions
-from thinkfix.engine.incremental import scan_increment, scan_incremental
-from thinkfix.engine.inputs import walk
-from thinkfix.engine.scan_options import ScanOptions
-from thinkfix.engine.scan_state import STATE_VERSION, State
-from thinkfix.engine.watch import WatchState
+from thinkfix.engine.inputs.files import walk
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.telemetry.incremental import scan_increment, scan_incremental
+from thinkfix.engine.telemetry.state import STATE_VERSION, State
+from thinkfix.engine.telemetry.watch import WatchState
 
 OPTIONS = ScanOptions()
 

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from tests.telemetry import sessions
 from thinkfix.cli import main
-from thinkfix.engine import trend
-from thinkfix.engine.incremental import scan_incremental
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
+from thinkfix.engine.scan import trend
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
+from thinkfix.engine.telemetry.incremental import scan_incremental
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 DAYS = ScanOptions(by_day=True)

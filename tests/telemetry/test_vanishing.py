@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from tests.telemetry import sessions
-from thinkfix.engine import incremental
-from thinkfix.engine.incremental import scan_incremental
-from thinkfix.engine.report import ErrorKind
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
-from thinkfix.engine.scan_state import State
-from thinkfix.engine.watch import Watcher
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
+from thinkfix.engine.telemetry import incremental
+from thinkfix.engine.telemetry.incremental import scan_incremental
+from thinkfix.engine.telemetry.state import State
+from thinkfix.engine.telemetry.watch import Watcher
+from thinkfix.io.errors import ErrorKind
 
 OPTIONS = ScanOptions()
 REPO = Path(__file__).resolve().parents[2]

@@ -19,10 +19,10 @@ from click.testing import CliRunner
 
 from tests.telemetry import sessions
 from thinkfix.cli import main
-from thinkfix.engine.metrics import COUNTERS
-from thinkfix.engine.scan import scan
-from thinkfix.engine.scan_options import ScanOptions
-from thinkfix.engine.watch import Watcher
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.runner import scan
+from thinkfix.engine.telemetry.metrics import COUNTERS
+from thinkfix.engine.telemetry.watch import Watcher
 
 pytest.importorskip("prometheus_client")
 pytest.importorskip("watchdog")
@@ -231,7 +231,7 @@ def test_textfile_is_openmetrics_replaced_atomically(watched: tuple[Path, Path])
 
 
 def _counter_families(text: str) -> dict[str, tuple[str, frozenset[tuple[tuple[str, str], float]]]]:
-    """Each counter family of the shared set (engine/metrics.py): its type and samples."""
+    """Each counter family of the shared set (engine/telemetry/metrics.py): its type and samples."""
     from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
     names = {f.name for f in COUNTERS}
@@ -341,7 +341,7 @@ def test_core_commands_do_not_import_the_watch_extra() -> None:
 
 
 def test_watch_names_a_state_in_another_layout(tmp_path: Path) -> None:
-    from thinkfix.engine.watch_run import Serve, Serving
+    from thinkfix.engine.commands.watch import Serve, Serving
 
     root = tmp_path / "s"
     root.mkdir()

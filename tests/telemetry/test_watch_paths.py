@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from thinkfix.engine import watch_run
+from thinkfix.engine.commands import watch as watch_run
 
 
 def test_watched_paths_need_one_path_or_discovery() -> None:

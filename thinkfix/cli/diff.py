@@ -16,9 +16,9 @@ from thinkfix.cli.options import (
     wants_color,
 )
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
-from thinkfix.engine import repair_run
+from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_name
-from thinkfix.engine.repair import WriteMode
+from thinkfix.engine.repair.driver import WriteMode
 from thinkfix.reporters.base import RenderOptions
 from thinkfix.reporters.diff import DiffFormat, get_renderer
 

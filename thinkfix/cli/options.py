@@ -14,7 +14,7 @@ from click.core import ParameterSource
 from thinkfix.normalizer.policy import DEFAULT, NativeMode, OrphanClose, Policy
 
 if TYPE_CHECKING:
-    from thinkfix.engine.config import Origin, Settings
+    from thinkfix.engine.settings.config import Origin, Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -88,7 +88,7 @@ def pop_policy(kwargs: dict[str, Any], base: Policy = DEFAULT) -> Policy:
         if value is None:
             continue
         if key == "tags":
-            from thinkfix.engine.config import ConfigError, tag_names
+            from thinkfix.engine.settings.config import ConfigError, tag_names
 
             try:
                 value = tag_names(tuple(t.strip() for t in value.split(",") if t.strip()), "--tags")
@@ -167,7 +167,7 @@ class ConfigOnly(_Setting):
 def _shared_flags() -> dict[str, tuple[tuple[str, ...], dict[str, Any]]]:
     """The flags of the settings that scan, repair and diff share, each declared once: what
     it takes and its help where the words hold for every command."""
-    from thinkfix.engine.secrets import Redaction
+    from thinkfix.engine.secrets.rules import Redaction
 
     many_globs = {"multiple": True, "metavar": "GLOB"}
     return {
@@ -262,7 +262,7 @@ def _read_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     seen[param.name] = value
     if len(seen) < 2 or ctx.resilient_parsing:
         return value
-    from thinkfix.engine import config
+    from thinkfix.engine.settings import config
 
     try:
         path, values = config.config_values(seen["config_file"], isolated=seen["isolated"])
@@ -308,8 +308,8 @@ def resolve_settings(kwargs: dict[str, Any]) -> tuple[Settings, dict[str, str]]:
     `--show-settings` prints): click has picked each setting's value (flag, else
     `THINKFIX_*`, else the config file, else the default); each is taken out of `kwargs`.
     Raises `config.ConfigError` (a `ValueError`)."""
-    from thinkfix.engine import config
-    from thinkfix.engine.config import Origin
+    from thinkfix.engine.settings import config
+    from thinkfix.engine.settings.config import Origin
 
     ctx = click.get_current_context()
     if _CONFIG_ERROR in ctx.meta:
@@ -327,7 +327,7 @@ def resolve_settings(kwargs: dict[str, Any]) -> tuple[Settings, dict[str, str]]:
 
 def _source(ctx: click.Context, param: _Setting, config_file: str | None) -> tuple[Origin, str]:
     """Where click took the value from, as an `Origin` and as `--show-settings` says it."""
-    from thinkfix.engine.config import Origin
+    from thinkfix.engine.settings.config import Origin
 
     source = ctx.get_parameter_source(param.name or "")
     if source is ParameterSource.COMMANDLINE and isinstance(param, click.Option):
@@ -370,7 +370,7 @@ class SettingsCommand(RedactCommand):
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
         if not self._complete:  # on first use: `engine.config` is not imported before
-            from thinkfix.engine.config import SETTING_NAMES
+            from thinkfix.engine.settings.config import SETTING_NAMES
 
             flags = {p.name for p in self.params}
             self.params.extend(ConfigOnly(name) for name in sorted(SETTING_NAMES - flags))

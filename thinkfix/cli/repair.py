@@ -19,10 +19,10 @@ from thinkfix.cli.options import (
     quiet_option,
 )
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
-from thinkfix.engine import repair_run
+from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_controls, visible_name
-from thinkfix.engine.redact import Redaction, redact_lines
-from thinkfix.engine.repair import FileResult, FileStatus, RepairResult, WriteMode
+from thinkfix.engine.repair.driver import FileResult, FileStatus, RepairResult, WriteMode
+from thinkfix.engine.settings.redact import Redaction, redact_lines
 from thinkfix.formats.base import PlacementKind
 from thinkfix.reporters.base import plural
 from thinkfix.reporters.diff import DiffFormat

@@ -22,11 +22,14 @@ from thinkfix.cli.options import (
     stacked,
 )
 from thinkfix.cli.progress import progress_for, unless_quiet
-from thinkfix.engine import audit, config, fsio, repair_run
-from thinkfix.engine.redact import Redaction
-from thinkfix.engine.repair import RepairOptions, RepairResult, WriteMode
+from thinkfix.engine.commands import repair as repair_run
+from thinkfix.engine.repair import audit
+from thinkfix.engine.repair.driver import RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.report import ExitCode
+from thinkfix.engine.settings import config
+from thinkfix.engine.settings.redact import Redaction
 from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
+from thinkfix.io import fsio
 from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions
 from thinkfix.reporters.diff import DiffFormat, get_renderer
 

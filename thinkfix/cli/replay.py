@@ -12,9 +12,9 @@ from thinkfix.cli.options import (
     json_option,
     quiet_option,
 )
-from thinkfix.engine import replay_run
+from thinkfix.engine.commands import replay as replay_run
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.secrets import Redaction, mask_secrets
+from thinkfix.engine.secrets.rules import Redaction, mask_secrets
 from thinkfix.providers.accumulator import AssembledMessage, Block, BlockType
 from thinkfix.providers.capture import Capture
 from thinkfix.providers.registry import ADAPTERS, Resolution

@@ -31,10 +31,11 @@ from thinkfix.cli.options import (
     wants_color,
 )
 from thinkfix.cli.progress import progress_for, unless_quiet
-from thinkfix.engine import config, scan_run
+from thinkfix.engine.commands import scan as scan_run
 from thinkfix.engine.controls import visible_name
-from thinkfix.engine.scan_options import ALL_KINDS
-from thinkfix.engine.scan_report import name_some
+from thinkfix.engine.scan.options import ALL_KINDS
+from thinkfix.engine.scan.report import name_some
+from thinkfix.engine.settings import config
 from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
 from thinkfix.reporters.base import plural
 
@@ -109,7 +110,7 @@ def _closing_notes(run: scan_run.ScanRun) -> None:
 def _with_discovered(paths: tuple[str, ...], discover: bool) -> tuple[str, ...]:
     """The named paths plus, with --discover, the session folders found here."""
     if discover:
-        from thinkfix.engine.discover import discover as find
+        from thinkfix.engine.inputs.discover import discover as find
 
         found = find()
         if not found and not paths:

@@ -19,10 +19,10 @@ from thinkfix.cli.options import (
     quiet_option,
     wants_color,
 )
-from thinkfix.engine.config import ConfigError, parse_size
 from thinkfix.engine.controls import visible_name
-from thinkfix.engine.redact import Redaction
-from thinkfix.engine.transcript import TranscriptError, load
+from thinkfix.engine.scan.transcript import TranscriptError, load
+from thinkfix.engine.settings.config import ConfigError, parse_size
+from thinkfix.engine.settings.redact import Redaction
 from thinkfix.formats import registry
 from thinkfix.reporters.controls import visible_strings
 from thinkfix.reporters.transcript import delimited, terminal

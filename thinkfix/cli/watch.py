@@ -122,7 +122,8 @@ def watch_command(
     """
     from rich.console import Console
 
-    from thinkfix.engine import config, watch_run
+    from thinkfix.engine.commands import watch as watch_run
+    from thinkfix.engine.settings import config
 
     console = Console(
         highlight=False,

@@ -6,7 +6,7 @@ import click
 
 from thinkfix.cli.options import echo_json, exit_zero_option, json_option, quiet_option
 from thinkfix.engine.controls import visible_name
-from thinkfix.engine.discover import locations
+from thinkfix.engine.inputs.discover import locations
 from thinkfix.engine.report import SCHEMA_VERSION
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from enum import Enum, IntEnum
+from enum import IntEnum
 from typing import Any
 
 from thinkfix._serialize import Plain, plain, record
+from thinkfix.io.errors import ErrorKind
 from thinkfix.normalizer.spans import LeakKind
 
 SCHEMA_VERSION = 1
@@ -30,34 +31,6 @@ class ExitCode(IntEnum):
 def document_head(tool_version: str) -> dict[str, Any]:
     """The keys every report document starts with: its schema, and the tool that wrote it."""
     return {"schema_version": SCHEMA_VERSION, "tool": {"name": "thinkfix", "version": tool_version}}
-
-
-class ErrorKind(str, Enum):
-    """Why a file or line could not be read (or written); shown and serialized as its value."""
-
-    def __str__(self) -> str:  # `f"{kind}"` is `unreadable` on every Python, as in the JSON
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
-
-    UNREADABLE = "unreadable"  # the file could not be opened or decompressed
-    UNKNOWN_FORMAT = "unknown_format"  # no format claims the file
-    BAD_LINE = (
-        "bad_line"  # a line that is not JSON, not UTF-8, or truncated: copied through untouched
-    )
-    BAD_SHAPE = "bad_shape"  # valid JSON of a shape the format does not know
-    CHANGED = "changed"  # the file changed while it was being repaired
-    WRITE_FAILED = "write_failed"
-    NO_SESSIONS = "no_sessions"  # the paths held no file any format claims: nothing was checked
-    LINKED = "linked"  # a hard-linked file, or a symlink out of the named paths: not rewritten
-    INTERNAL = "internal_error"  # a bug met on this file: reported, the run goes on
-    # One message held more findings than `--max-findings`: the first ones are reported, the
-    # rest of its text was not examined (a hostile record must not stall a run).
-    TOO_MANY_FINDINGS = "too_many_findings"
-    # A record longer than `--max-record-size` (or a decompressed stream past it): reported,
-    # copied through untouched, never held in memory whole.
-    TOO_LARGE = "too_large"
 
 
 @dataclass(frozen=True, order=True)
@@ -163,7 +136,7 @@ class Summary:
     by_file: dict[str, MessageCounts] = field(default_factory=dict)
     # day (UTC, YYYY-MM-DD) -> model -> counts: the trend, when the scan was asked for days
     by_day: dict[str, dict[str, MessageCounts]] = field(default_factory=dict)
-    # format -> model -> counts: the metrics' labels (engine/metrics.py); not in the JSON
+    # format -> model -> counts: the metrics' labels (engine/telemetry/metrics.py); not in the JSON
     # report, whose by_format and by_model already sum to the same totals
     by_format_and_model: dict[str, dict[str, MessageCounts]] = field(default_factory=dict)
 

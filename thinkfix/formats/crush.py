@@ -161,7 +161,7 @@ class Crush(FormatBase):
     )
     shapes = (dict,)
     assistant_marker = b'"role":"assistant"'
-    #: Crush's own triggers, which the engine keeps from firing (`engine/store.py`).
+    #: Crush's own triggers, which the engine keeps from firing (`engine/ledger/rows.py`).
     own_triggers = (UPDATED_AT_TRIGGER,)
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:

@@ -18,7 +18,7 @@ The SQLite store is read through `sqlite_store.snapshot`, which leaves its folde
 in `opencode.db-wal` while it runs) and reports a store locked exclusively as in use.
 
 Placement: a new `reasoning` part whose id sorts right before the text part
-(`engine/store.py` writes it, through `RowChanges` so undo puts back exactly these rows,
+(`engine/ledger/rows.py` writes it, through `RowChanges` so undo puts back exactly these rows,
 in one transaction after an online backup). In the file store a new part would be a new
 file, so the reasoning stays in the repair manifest.
 """

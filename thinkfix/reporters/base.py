@@ -15,7 +15,6 @@ from enum import Enum
 from typing import ClassVar, Generic, TypeVar
 
 from thinkfix.engine.report import (
-    ErrorKind,
     InputError,
     LeakFinding,
     MessageCounts,
@@ -24,6 +23,7 @@ from thinkfix.engine.report import (
     Summary,
 )
 from thinkfix.io import jsontext
+from thinkfix.io.errors import ErrorKind
 from thinkfix.normalizer import LeakKind
 
 E = TypeVar("E", bound=Enum)

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from thinkfix.engine.metrics import ASSISTANT_MESSAGES, FINDINGS, LEAKING_MESSAGES, Family
-from thinkfix.engine.report import SCHEMA_VERSION, ErrorKind, Report, Summary
+from thinkfix.engine.report import SCHEMA_VERSION, Report, Summary
+from thinkfix.engine.telemetry.metrics import ASSISTANT_MESSAGES, FINDINGS, LEAKING_MESSAGES, Family
+from thinkfix.io.errors import ErrorKind
 from thinkfix.reporters.base import (
     TOOL_NAME,
     OutputFormat,
@@ -91,7 +92,7 @@ def _message_counts(s: Summary, breakdown: str, field: str) -> list[tuple[Labels
 
 
 def _counters(report: Report) -> dict[Family, list[tuple[Labels, int]]]:
-    """The samples of the counter families `watch` exports too (engine/metrics.py)."""
+    """The samples of the counter families `watch` exports too (engine/telemetry/metrics.py)."""
     by_pair = report.summary.by_format_and_model
     findings: Counter[Labels] = Counter(
         (("kind", f.kind), ("format", f.format), ("model", f.model or "")) for f in report.findings

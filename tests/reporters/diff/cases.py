@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from thinkfix.engine.audit import DiffReport, FileDiff, MessageDiff
+from thinkfix.engine.repair.audit import DiffReport, FileDiff, MessageDiff
 from thinkfix.engine.report import InputError
 
 HOSTILE = "</pre><script>alert(1)</script> & `code` | pipe"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from thinkfix.engine.audit import DiffReport
-from thinkfix.engine.redact import Redaction, redact_diff
+from thinkfix.engine.repair.audit import DiffReport
+from thinkfix.engine.settings.redact import Redaction, redact_diff
 from thinkfix.reporters.diff import RENDERERS, DiffFormat
 
 from .cases import clean_report, full_report

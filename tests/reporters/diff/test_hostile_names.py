@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 from hypothesis import HealthCheck, given, settings
 
-from thinkfix.engine.audit import DiffReport
 from thinkfix.engine.controls import visible_name
+from thinkfix.engine.repair.audit import DiffReport
 from thinkfix.reporters.base import RenderOptions
 from thinkfix.reporters.diff import RENDERERS, DiffFormat
 

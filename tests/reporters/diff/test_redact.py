@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from thinkfix.engine.redact import (
+from thinkfix.engine.report import LeakFinding, Report, Summary
+from thinkfix.engine.settings.redact import (
     Redaction,
     length_and_hash,
     mask_secrets,
@@ -12,7 +13,6 @@ from thinkfix.engine.redact import (
     redact_lines,
     redact_report,
 )
-from thinkfix.engine.report import LeakFinding, Report, Summary
 from thinkfix.reporters.diff import RENDERERS, DiffFormat
 
 from .cases import SECRET, full_report
@@ -144,7 +144,7 @@ def test_redact_from_flag(flag: str | None, mode: Redaction) -> None:
 
 def test_snippets_are_masked_before_they_are_cut() -> None:
     """Cut first, a token straddling the cut kept its first 20 characters unmasked."""
-    from thinkfix.engine.redact import snippet
+    from thinkfix.engine.settings.redact import snippet
 
     token = "sk-proj-" + "Q7wE9rT2yU4iO6pA8sD0fG1hJ3kL5zX7cV9bN2m"
     text = "x" * 180 + token + " and more"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from thinkfix.engine.transcript import Transcript
+from thinkfix.engine.scan.transcript import Transcript
 from thinkfix.formats.common import fmt_path
 from thinkfix.formats.turns import Part, Turn
 

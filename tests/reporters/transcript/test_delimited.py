@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from thinkfix.engine.transcript import Transcript
+from thinkfix.engine.scan.transcript import Transcript
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 from thinkfix.reporters.transcript.contract import CLOSE, OPEN
 from thinkfix.reporters.transcript.delimited import render

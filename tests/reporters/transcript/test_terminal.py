@@ -7,7 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
-from thinkfix.engine.transcript import Transcript, load
+from thinkfix.engine.scan.transcript import Transcript, load
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 from thinkfix.reporters.transcript.terminal import renderables
 from thinkfix.reporters.transcript.view import ThinkingView

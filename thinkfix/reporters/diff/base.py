@@ -11,7 +11,7 @@ import os
 from enum import Enum
 from typing import ClassVar
 
-from thinkfix.engine.audit import DiffReport, MessageDiff
+from thinkfix.engine.repair.audit import DiffReport, MessageDiff
 from thinkfix.formats.base import PlacementKind
 from thinkfix.reporters.base import DEFAULT_OPTIONS, Renderer, RenderOptions, plural
 

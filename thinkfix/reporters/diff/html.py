@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-from thinkfix.engine.audit import DiffReport, MessageDiff
+from thinkfix.engine.repair.audit import DiffReport, MessageDiff
 from thinkfix.engine.report import SCHEMA_VERSION
 from thinkfix.reporters.base import RenderOptions, label, plural
 from thinkfix.reporters.controls import visible_strings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from thinkfix.engine.audit import DiffReport
+from thinkfix.engine.repair.audit import DiffReport
 from thinkfix.reporters.base import RenderOptions, pretty_json
 from thinkfix.reporters.diff.base import DiffFormat, DiffRenderer
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from thinkfix.engine.audit import DiffReport, MessageDiff
+from thinkfix.engine.repair.audit import DiffReport, MessageDiff
 from thinkfix.reporters.base import RenderOptions, label, plural
 from thinkfix.reporters.controls import visible_strings
 from thinkfix.reporters.diff.base import (

@@ -9,8 +9,8 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from thinkfix.engine.audit import DiffReport, FileDiff, MessageDiff
-from thinkfix.engine.repair_model import FileStatus
+from thinkfix.engine.repair.audit import DiffReport, FileDiff, MessageDiff
+from thinkfix.engine.repair.model import FileStatus
 from thinkfix.reporters.base import RenderOptions, label, plural
 from thinkfix.reporters.console import report_console, report_table
 from thinkfix.reporters.controls import visible_strings

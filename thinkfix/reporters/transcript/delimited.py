@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from thinkfix.engine.transcript import Transcript
+from thinkfix.engine.scan.transcript import Transcript
 from thinkfix.formats.turns import PartKind, Role, Turn
 from thinkfix.reporters.transcript.contract import DelimitedRenderer, Item, Kind
 from thinkfix.reporters.transcript.view import call_line, header, result_line

@@ -12,7 +12,7 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 
-from thinkfix.engine.transcript import Transcript
+from thinkfix.engine.scan.transcript import Transcript
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 from thinkfix.reporters.transcript.view import (
     Gist,

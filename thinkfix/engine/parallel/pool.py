@@ -1,0 +1,155 @@
+"""The one process pool scan, incremental scan and repair share.
+
+Work is a function of (shared, task): `shared` (the options, and what they compiled) reaches
+each worker once, inherited through fork where that is safe and pickled to each worker
+otherwise; tasks travel in chunks and results come back as chunks finish. Every worker
+dies with the process that started it (`lifeline.die_with_parent`: a worker that outlived
+a killed run would go on working for nobody), and a pool whose worker died raises
+`BrokenProcessPool` instead of hanging (`_never_wait_for_a_dead_reader`), so the caller
+can redo what is missing in its own process. Callers merge results in a fixed order, so
+what the pool's order is never shows in a report.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+__all__ = ["BrokenProcessPool", "chunk_size", "default_jobs", "run", "run_or_here", "start_method"]
+
+S = TypeVar("S")
+T = TypeVar("T")
+R = TypeVar("R")
+
+_shared: Any = None  # what the work function gets besides its task, in a worker
+
+
+def __getattr__(name: str) -> Any:
+    """`BrokenProcessPool`, imported when a caller first needs it: multiprocessing is not
+    worth loading for a run that starts no pool (a pre-commit hook's scan of one file)."""
+    if name == "BrokenProcessPool":
+        from concurrent.futures.process import BrokenProcessPool
+
+        return BrokenProcessPool
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def default_jobs() -> int:
+    """All cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def start_method() -> str:
+    """fork where it is cheap and safe (nothing but the tasks is pickled), else the default."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and os.name == "posix" and sys.platform != "darwin":
+        return "fork"  # macOS system frameworks are not fork-safe
+    return multiprocessing.get_start_method(allow_none=False)
+
+
+def chunk_size(tasks: int, workers: int, most: int = 32) -> int:
+    """Tasks per chunk: small enough that the tail balances, large enough to amortise."""
+    return max(1, min(most, tasks // (workers * 8)))
+
+
+def _start(shared: Any, parent: int) -> None:
+    """A worker's start: it dies with `parent`, and keeps `shared` unless forked with it."""
+    from thinkfix.io.lifeline import die_with_parent
+
+    global _shared
+    die_with_parent(parent)
+    if shared is not None:
+        _shared = shared
+
+
+def _call(fn: Callable[[Any, Any], Any], chunk: Sequence[Any]) -> list[Any]:
+    return [fn(_shared, task) for task in chunk]
+
+
+def run(
+    fn: Callable[[S, T], R],
+    tasks: Sequence[T],
+    shared: S,
+    workers: int,
+    *,
+    chunk: int | None = None,
+) -> Iterator[R]:
+    """`fn(shared, task)` for every task in `workers` processes, yielding results as their
+    chunks finish (tasks start in the order given: put the longest first).
+
+    `fn` must be a module-level function (it is sent by name). Raises `BrokenProcessPool`
+    when a worker dies; the results yielded before that are sound."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+    global _shared
+    method = start_method()
+    size = chunk or chunk_size(len(tasks), workers)
+    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+    _shared = shared  # a forked worker inherits it (and whatever it compiled) from here
+    try:
+        with ProcessPoolExecutor(
+            max_workers=max(1, min(workers, len(chunks))),
+            mp_context=multiprocessing.get_context(method),
+            initializer=_start,
+            initargs=(None if method == "fork" else shared, os.getpid()),
+        ) as pool:
+            _never_wait_for_a_dead_reader(pool)
+            pending: set[Future[list[R]]] = {pool.submit(_call, fn, c) for c in chunks}
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield from future.result()
+    finally:
+        _shared = None
+
+
+def run_or_here(
+    fn: Callable[[S, T], R],
+    tasks: Sequence[T],
+    shared: S,
+    workers: int,
+    *,
+    key: Callable[[T], Hashable],
+    result_key: Callable[[R], Hashable],
+    chunk: int | None = None,
+) -> Iterator[R]:
+    """`run`, and when a worker dies, every task whose result did not come back (`key` of the
+    task equal to `result_key` of its result) is done in this process instead: each task's
+    result once, in the order they finish."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    done: set[Hashable] = set()
+    try:
+        for out in run(fn, tasks, shared, workers, chunk=chunk):
+            done.add(result_key(out))
+            yield out
+    except BrokenProcessPool:
+        for task in tasks:  # a worker died: what did not come back is done here
+            if key(task) not in done:
+                yield fn(shared, task)
+
+
+def _never_wait_for_a_dead_reader(pool: ProcessPoolExecutor) -> None:
+    """Let a broken pool shut down although a killed worker never read its last task.
+
+    Before Python 3.12 (CPython gh-94777) the pool's feeder thread stays blocked writing
+    to the dead worker's pipe, and shutting the broken pool down waits for that thread
+    for ever: `repair --jobs N` hung after a worker was killed. Not waiting for the call
+    queue's feeder is CPython's own fix; every task is sent before results are read, so
+    nothing the run needs is in that queue when the pool breaks.
+    """
+    queue = getattr(pool, "_call_queue", None)
+    if queue is not None:
+        queue.cancel_join_thread()

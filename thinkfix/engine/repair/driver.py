@@ -1,0 +1,328 @@
+"""Repair leaked reasoning in session files: plan per file, prove, then write safely.
+
+One file is one unit of work (`repair_one.repair_file`: read, plan, prove, write), so
+`--jobs N` runs files in worker processes and the result is the same whatever order they
+finish in. This module is the driver of a whole run: the output paths, the journal, the
+manifest, the worker pool. The rooms it uses: `repair_one` (one file end to end),
+`repair_model` (options and results), `repair_plan`, `repair_verify`, `repair_diff`
+(`--diff`), `repair_write` (the write transaction), `repair_store` (database stores),
+`repair_journal` (the run's journal into its sealed manifest).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+
+from thinkfix.engine.inputs.files import STDIN, walk
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.parallel import pool as parallel
+from thinkfix.engine.progress import NULL_PROGRESS, Progress
+from thinkfix.engine.repair.diff import unified_diff
+from thinkfix.engine.repair.journal import finalise
+from thinkfix.engine.repair.model import (
+    ACTIVE_SECONDS,
+    FileResult,
+    FileStatus,
+    Job,
+    RepairOptions,
+    RepairResult,
+    WriteMode,
+    describe,
+    failed,
+)
+from thinkfix.engine.repair.one_file import repair_file
+from thinkfix.engine.repair.plan import FilePlan, bad_records, find_repairs, plan_file, wanted
+from thinkfix.engine.repair.source import DECOMPRESSED_RECORDS, TooLarge
+from thinkfix.engine.repair.verify import verify
+from thinkfix.engine.repair.write import SIDECAR_SUFFIX, inside
+from thinkfix.io import fsio, remote
+from thinkfix.io.errors import ErrorKind
+
+__all__ = [
+    "ACTIVE_SECONDS",
+    "DECOMPRESSED_RECORDS",
+    "SIDECAR_SUFFIX",
+    "FilePlan",
+    "FileResult",
+    "FileStatus",
+    "Job",
+    "RepairOptions",
+    "RepairResult",
+    "TooLarge",
+    "WriteMode",
+    "bad_records",
+    "check_paths",
+    "describe",
+    "find_repairs",
+    "new_run_id",
+    "out_paths",
+    "plan_file",
+    "repair_paths",
+    "unified_diff",
+    "verify",
+    "wanted",
+]
+
+_inside = inside
+
+
+# --- a whole run -----------------------------------------------------------------------------
+
+
+def out_paths(paths: Sequence[str], out_dir: str) -> tuple[str, str]:
+    """The folder inputs are mirrored from (their common ancestor) and the output root; for
+    URLs (io/remote.py), the longest common URL prefix and the output URL. ValueError for
+    inputs that are not all local paths or all URLs of one scheme."""
+    out = out_dir.rstrip("/") if remote.is_url(out_dir) else os.path.abspath(out_dir)
+    if not any(remote.is_url(p) for p in paths):
+        roots = [os.path.abspath(p) for p in paths]
+        bases = [r if os.path.isdir(r) else os.path.dirname(r) for r in roots]
+        return os.path.commonpath(bases) if bases else os.getcwd(), out
+    if not all(remote.is_url(p) for p in paths):
+        raise ValueError("--out: name the inputs all as local paths or all as URLs")
+    try:
+        folders = [
+            p.rstrip("/") if remote.isdir(p) else p.rstrip("/").rsplit("/", 1)[0] for p in paths
+        ]
+    except (OSError, ImportError) as exc:  # no fsspec, no backend for the scheme
+        raise ValueError(f"{paths[0]}: {exc}") from None
+    parts = [folder.split("/") for folder in folders]
+    common = parts[0]
+    for other in parts[1:]:
+        n = 0
+        while n < min(len(common), len(other)) and common[n] == other[n]:
+            n += 1
+        common = common[:n]
+    if not common or common[0] != parts[0][0]:
+        raise ValueError("--out: the input URLs must share one scheme (s3://, gs://, file://…)")
+    return "/".join(common), out
+
+
+def output_path(path: str, base: str, out: str) -> str:
+    """Where `--out` writes the repaired copy of the input `path` (`out_paths`' base, out)."""
+    if remote.is_url(path):
+        rel = path[len(base) :].lstrip("/").split("/")
+    else:
+        rel = os.path.relpath(os.path.abspath(path), base).split(os.sep)
+    return "/".join([out, *rel]) if remote.is_url(out) else os.path.join(out, *rel)
+
+
+def _within(path: str, folder: str) -> bool:
+    """Is `path` `folder` or inside it, either spelt as a local path or a URL?"""
+    (scheme, at), (where, root) = remote.location(path), remote.location(folder)
+    return scheme == where and (at == root or at.startswith(root.rstrip("/") + "/"))
+
+
+def check_paths(paths: Sequence[str], options: RepairOptions) -> None:
+    """ValueError for path combinations a writing mode (or a cluster) must refuse."""
+    if options.dask:
+        for p in [*paths, options.out_dir or ""]:
+            if remote.process_local(p):
+                raise ValueError(
+                    f"{p}: a memory:// filesystem lives in this process only; the cluster's "
+                    "workers cannot read or write it (--dask)"
+                )
+    if not options.mode.writes:
+        return
+    if STDIN in paths:
+        raise ValueError("stdin ('-') can only be checked or diffed, not repaired")
+    if options.mode is WriteMode.OUT:
+        assert options.out_dir is not None
+        base, out = out_paths(paths, options.out_dir)
+        if remote.is_url(out) or remote.is_url(base):
+            try:
+                held = any(_within(p, out) for p in paths)
+                itself = remote.location(base) == remote.location(out)
+            except (OSError, ImportError, ValueError) as exc:  # no fsspec, backend or scheme
+                raise ValueError(f"--out {options.out_dir}: {exc}") from None
+        else:
+            held = any(
+                _inside(os.path.abspath(p), out) or _inside(os.path.realpath(p), out) for p in paths
+            )
+            itself = out == base
+        if held:
+            raise ValueError(f"--out {options.out_dir} must not be an input or hold one")
+        if itself:
+            raise ValueError(f"--out {options.out_dir} is the input folder itself")
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+def repair_paths(
+    paths: Sequence[str],
+    options: RepairOptions,
+    *,
+    tool_version: str = "",
+    progress: Progress = NULL_PROGRESS,
+) -> RepairResult:
+    """Repair every session file under `paths`; the library entry point behind the CLI."""
+    check_paths(paths, options)
+    run_dir = manifest_path = journal_dir = backup_dir = None
+    if options.mode.writes:
+        run_id = new_run_id()
+        run_dir = options.run_dir or mf.default_run_dir(run_id)
+        manifest_path = options.manifest_path or os.path.join(run_dir, mf.MANIFEST_NAME)
+        if not options.dask:  # a cluster's workers cannot reach this machine's run folder
+            journal_dir = manifest_path + mf.JOURNAL_SUFFIX
+            backup_dir = os.path.join(run_dir, "backup") if options.backup else None
+    roots = mf.run_roots(paths, options.out_dir)
+    if journal_dir is not None:
+        # Sealed before any file changes: undo follows only entries inside these roots.
+        mf.start_journal(journal_dir, roots=roots, mode=options.mode.value, backup_dir=backup_dir)
+    base = out = None
+    if options.mode is WriteMode.OUT:
+        assert options.out_dir is not None
+        base, out = out_paths(paths, options.out_dir)
+    jobs: list[Job] = []
+    named = tuple(os.path.realpath(p) for p in paths if p != STDIN)
+    urls = base is not None and out is not None and (remote.is_url(base) or remote.is_url(out))
+    for n, item in enumerate(walk(paths, options.scan.inputs)):
+        output = None
+        if base is not None and out is not None:
+            if _within(item.path, out) if urls else _inside(os.path.abspath(item.path), out):
+                continue  # an earlier run's output inside a walked folder
+            output = output_path(item.path, base, out)
+        jobs.append(
+            Job(
+                item,
+                n,
+                options,
+                output,
+                backup_dir,
+                journal_dir,
+                named,
+                fresh_only=options.dask is not None,
+            )
+        )
+    if options.mode is WriteMode.OUT and not any(_taken(j.output) for j in jobs):
+        # Nothing there to replace: the run writes only where nothing is, so its journal
+        # needs no sync (`manifest.journal`).
+        jobs = [replace(j, fresh_only=True) for j in jobs]
+    if options.mode is WriteMode.IN_PLACE:
+        # Temporary files of a run that was killed go first, even from folders where this run
+        # then finds nothing left to write (the killed run may have finished them).
+        _sweep(jobs)
+    results: list[FileResult] = []
+    try:
+        # A worker process would read and write its own, empty memory:// filesystem.
+        local = any(remote.process_local(p) for p in [*paths, options.out_dir or ""])
+        results, _ = _run(jobs, 1 if local else options.jobs, progress, options.dask)
+    finally:
+        # Whatever stopped the run (an interrupt, a bug), every file already replaced is
+        # journaled: the manifest is written for them before the exception goes on.
+        errors, written = finalise(
+            results,
+            options=options,
+            manifest_path=manifest_path,
+            journal_dir=journal_dir,
+            run_dir=run_dir,
+            backup_dir=backup_dir,
+            tool_version=tool_version,
+            roots=roots,
+        )
+    files = tuple(sorted((r for r in results if r.skipped_reason is None), key=lambda r: r.path))
+    backups = backup_dir if backup_dir is not None and os.path.isdir(backup_dir) else None
+    return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
+
+
+def _taken(output: str | None) -> bool:
+    """Is there something at an output path (or its sidecar's) that a write would replace?"""
+    return output is not None and (
+        os.path.lexists(output) or os.path.lexists(output + SIDECAR_SUFFIX)
+    )
+
+
+def _sweep(jobs: Sequence[Job]) -> None:
+    """Remove dead processes' temporary files from every folder holding an input."""
+    for folder in sorted(
+        {
+            os.path.dirname(fsio.real_path(j.candidate.real_path))
+            for j in jobs
+            if j.candidate.real_path != STDIN and not remote.is_url(j.candidate.real_path)
+        }
+    ):
+        fsio.sweep_stale(folder)
+
+
+def _run(
+    jobs: list[Job],
+    workers: int,
+    progress: Progress = NULL_PROGRESS,
+    dask: str | None = None,
+) -> tuple[list[FileResult], bool]:
+    """Every job's result, and whether a worker died (the run was then redone here)."""
+    progress.start(len(jobs), sum(_size(j) for j in jobs))
+    try:
+        if dask:
+            return _run_dask(jobs, dask, progress), False
+        if workers <= 1 or len(jobs) <= 1:
+            return [_done(progress, j, repair_file(j)) for j in jobs], False
+        try:
+            got: dict[int, FileResult] = {}
+            for i, result in parallel.run(
+                _repair_task,
+                list(enumerate(jobs)),
+                None,
+                min(workers, len(jobs)),
+                chunk=_chunk(len(jobs), workers),
+            ):
+                got[i] = _done(progress, jobs[i], result)
+            return [got[i] for i in range(len(jobs))], False
+        except parallel.BrokenProcessPool:
+            # A worker died (killed, out of memory) mid-file. Which files it finished is
+            # unknown, so every file is redone here: a repaired file is clean now and is left
+            # alone. The pool has joined its workers by now, so their temporary files go too.
+            if jobs[0].options.mode is WriteMode.IN_PLACE:
+                _sweep(jobs)
+            if jobs[0].journal_dir is not None:  # a sidecar whose file was never replaced
+                mf.roll_back_unfinished(jobs[0].journal_dir)
+            return [repair_file(j) for j in jobs], True
+    finally:
+        progress.finish()
+
+
+def _run_dask(jobs: list[Job], address: str, progress: Progress) -> list[FileResult]:
+    """Every job repaired on the Dask cluster at `address`, in job order whatever order they
+    finish in. A task the cluster lost (its workers died) is an error for its file: its
+    output, if one was published, is complete (written only where nothing was), so nothing
+    is redone here."""
+    from thinkfix.engine.parallel import dask as distributed
+
+    got: dict[int, FileResult] = {}
+    for i, outcome in distributed.run_tasks(repair_file, jobs, address, [_size(j) for j in jobs]):
+        result = outcome if isinstance(outcome, FileResult) else _lost(jobs[i], outcome)
+        got[i] = _done(progress, jobs[i], result)
+    return [got[i] for i in range(len(jobs))]
+
+
+def _lost(job: Job, exc: BaseException) -> FileResult:
+    path = getattr(job.candidate, "path", "?")
+    why = (
+        f"{path}: the cluster lost this file's task ({describe(exc)}); its input is as it "
+        "was; an output it may have published is complete but not in the undo manifest"
+    )
+    return failed(path, None, ErrorKind.INTERNAL, why, FileStatus.FAILED)
+
+
+def _repair_task(_: None, task: tuple[int, Job]) -> tuple[int, FileResult]:
+    """A worker's unit (engine/parallel/pool.py): one file, numbered so results keep job order."""
+    return task[0], repair_file(task[1])
+
+
+def _size(job: Job) -> int:
+    return max(0, getattr(job.candidate, "size", 0) or 0)
+
+
+def _done(progress: Progress, job: Job, result: FileResult) -> FileResult:
+    progress.advance(result.path, _size(job))
+    return result
+
+
+def _chunk(n: int, workers: int) -> int:
+    return max(1, min(64, n // (workers * 8)))

@@ -1,0 +1,80 @@
+"""The end of a repair run: its journal becomes the sealed undo manifest.
+
+Entries are journaled one file at a time before each file is replaced
+(`repair_write`); whatever stopped the run, the driver calls `finalise` in a
+`finally`, so every file already replaced is in a manifest undo can follow.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.repair.model import FileResult, RepairOptions
+from thinkfix.engine.report import InputError
+from thinkfix.io import fsio
+from thinkfix.io.errors import ErrorKind
+
+
+def finalise(
+    results: Sequence[FileResult],
+    *,
+    options: RepairOptions,
+    manifest_path: str | None,
+    journal_dir: str | None,
+    run_dir: str | None,
+    backup_dir: str | None,
+    tool_version: str,
+    roots: Sequence[str] = (),
+) -> tuple[tuple[InputError, ...], list[dict[str, Any]]]:
+    """Turn the journal into the run's manifest (or remove it when nothing was replaced).
+
+    Results may be missing (a worker died, the run was interrupted, a file met a bug
+    after its rename), so the journal's entries of files that now hold the bytes the
+    repair wrote count too.
+    """
+    errors: tuple[InputError, ...] = ()
+    written = [e for r in results for e in r.manifest_entries]
+    if journal_dir is not None:
+        written += mf.recover_journal(journal_dir, {e["target"] for e in written})
+    if manifest_path is not None and written:
+        try:
+            mf.write_manifest(
+                manifest_path,
+                mf.manifest_document(
+                    written,
+                    mode=options.mode.value,
+                    policy=options.scan.policy,
+                    apply=options.apply,
+                    backup_dir=backup_dir,
+                    tool_version=tool_version,
+                    roots=roots,
+                ),
+            )
+            if journal_dir is not None:
+                mf.remove_journal(journal_dir)
+        except (OSError, fsio.WriteError) as exc:
+            errors = (
+                InputError(
+                    manifest_path,
+                    None,
+                    ErrorKind.WRITE_FAILED,
+                    f"the undo manifest could not be written ({exc}); its entries "
+                    f"are kept in {journal_dir}",
+                ),
+            )
+    elif journal_dir is not None:
+        mf.remove_journal(journal_dir)  # nothing was replaced: nothing to undo
+        if run_dir is not None and options.run_dir is None:
+            _remove_empty(run_dir)
+    return errors, written
+
+
+def _remove_empty(folder: str) -> None:
+    """Remove `folder` and its empty subfolders; anything left in it stays."""
+    for root, _, _ in sorted(os.walk(folder), key=lambda w: -len(w[0])):
+        with contextlib.suppress(OSError):
+            os.rmdir(root)

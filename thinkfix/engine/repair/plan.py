@@ -1,0 +1,370 @@
+"""Plan a file's repair in one streamed pass: find what leaks, let the format draft the edits.
+
+Pass one reads the file as scan does (the sparse reader jumps to assistant lines)
+and keeps only the records holding a repair. The format then plans against a
+lazy view of the file (`source.FileRecords`: any record by index, read from disk,
+or all of them in one pass) and answers with the records that change (`Edits`).
+The plan is those edits laid over the original bytes as `segments`: runs copied
+from the original and new records, which is all the writer, the verifier and the
+manifest need. Memory: the records that change, plus a line index (8 bytes a line).
+
+Documents (one pretty-printed JSON value) and formats with their own reader are
+read whole (bounded by the record limit for a document): their plan needs every
+record at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import accumulate
+
+from thinkfix.engine.ledger.change import Change
+from thinkfix.engine.repair.model import RepairOptions
+from thinkfix.engine.repair.source import FileRecords, Source, record_span
+from thinkfix.engine.scan import evidence, sparse
+from thinkfix.engine.scan.evidence import awaits_call
+from thinkfix.engine.scan.findings import TOO_MANY, capped_findings, may_pass
+from thinkfix.engine.scan.one_file import skippable
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.prefilter import delimiter_candidates, delimiter_test
+from thinkfix.formats.base import Context, Edits, Placement, Record, Repair, SessionFormat, Site
+from thinkfix.formats.quick import one_object
+from thinkfix.io import compression, fsio
+from thinkfix.normalizer import Result, normalize
+
+
+def wanted(result: Result, kinds: frozenset[str]) -> bool:
+    """Does a normalized text need a repair: a text-changing finding of a selected kind."""
+    return result.changed and any(
+        f.kind.changes_text and f.kind.value in kinds for f in result.findings
+    )
+
+
+class RepairFinder:
+    """The texts of one record that the normalizer would change, as scan sees them; its byte
+    tests are built once per file, so a file can be searched a record at a time.
+
+    Byte tests first (scan's rule): a record without the format's assistant marker, or
+    without anything that could be a delimiter, is never parsed.
+    """
+
+    def __init__(self, fmt: SessionFormat, options: ScanOptions) -> None:
+        self.fmt, self.options = fmt, options
+        self.may_leak = delimiter_test(options.policy) if options.prefilter else None
+        self.may_assist = fmt.may_contain_assistant if options.prefilter else None
+        # (line, error) of the records left as they are: a message past the findings cap
+        self.capped: list[tuple[int, str]] = []
+
+    def __call__(self, record: Record) -> list[tuple[Site, Result]]:
+        raw = record.raw
+        if self.may_assist is not None and not self.may_assist(raw):
+            return []
+        if self.may_leak is not None and not self.may_leak(raw):
+            return []
+        options = self.options
+        out = []
+        for site in self.fmt.sites(record):
+            if options.model_disabled(site.model):
+                continue
+            if self._past_cap(site):
+                return []  # the record is copied through as it is, and reported
+            result = self.result(site)
+            if wanted(result, options.kinds) or awaits_call(self.fmt, site, result.findings):
+                out.append((site, result))
+        return out
+
+    def result(self, site: Site) -> Result:
+        """The site's text normalized as scan normalizes it."""
+        result: Result = normalize(
+            site.text,
+            native_reasoning=site.native_reasoning,
+            policy=self.options.policy,
+            followed_by_tool_call=site.followed_by_tool_call,
+            model=site.model,
+        )
+        return result
+
+    def settled(
+        self, found: list[tuple[Site, Result]], records: Iterable[Record]
+    ) -> list[tuple[Site, Result]]:
+        """`found` with rule 4's evidence from later records: a text that awaited it
+        (`evidence.awaits_call`) is normalized again when its message calls a tool after it
+        (one more pass over `records`, the whole file, only when such a text was found);
+        then only the texts that need a repair are kept."""
+        fmt, kinds = self.fmt, self.options.kinds
+        waiting = [site for site, result in found if awaits_call(fmt, site, result.findings)]
+        calls = evidence.followed(fmt, records, waiting) if waiting else frozenset()
+        out = []
+        for site, result in found:
+            if site.record_index in calls and not site.followed_by_tool_call:
+                site = evidence.called(site)
+                result = self.result(site)
+            if wanted(result, kinds):
+                out.append((site, result))
+        return out
+
+    def _past_cap(self, site: Site) -> bool:
+        """True (and the error noted) when the text holds more findings than scan reports.
+
+        Scan's `max-findings` cap bounds repair too: normalizing such a text whole keeps a
+        span, a piece, a token and a finding per block (a line of `</think><think>` took
+        ~100x its size), so it is streamed instead and stops at the cap, as scan's is."""
+        options = self.options
+        cap = options.max_findings
+        if not may_pass(site.text, options.policy, cap):
+            return False
+        capped = capped_findings(
+            site.text,
+            site.native_reasoning,
+            options.policy,
+            cap,
+            followed_by_tool_call=site.followed_by_tool_call,
+            model=site.model,
+        )
+        if not capped.capped:
+            return False
+        error = (
+            f"{TOO_MANY} in one message: more than {cap} at {site.json_path}; not repaired "
+            "(the max-findings setting raises the cap)"
+        )
+        self.capped.append((site.line, error))
+        return True
+
+
+def find_repairs(
+    fmt: SessionFormat, records: Iterable[Record], options: ScanOptions
+) -> Iterator[tuple[Site, Result]]:
+    """Every assistant text of `records` that the normalizer would change (`RepairFinder`),
+    each record judged alone (`plan_file` adds rule 4's evidence from later records)."""
+    finder = RepairFinder(fmt, options)
+    for record in records:
+        yield from (hit for hit in finder(record) if wanted(hit[1], options.kinds))
+
+
+def bad_records(
+    fmt: SessionFormat, records: Iterable[Record], options: ScanOptions
+) -> Iterator[Record]:
+    """Records that cannot be parsed, among those scan parses.
+
+    Scan's rule (`skippable`): a line with no assistant marker in its bytes holds no
+    assistant text, so it is not parsed. Repair adds one condition: the line must also look
+    like a whole object, so a line that is plainly not JSON is reported before the file is
+    rewritten around it; it is copied through as it is either way.
+    """
+    for record in records:
+        raw = record.raw
+        if not raw and record.error is not None:
+            yield record  # a line too long to keep (the sparse reader read past it)
+            continue
+        if not raw or raw.isspace():
+            continue
+        if options.prefilter and skippable(fmt, record) and raw[:1] == b"{" and raw[-1:] == b"}":
+            continue
+        if record.error is not None:
+            yield record
+
+
+@dataclass(frozen=True)
+class Copy:
+    """Original bytes start..end (decompressed), copied through unchanged."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class New:
+    """A record the repair writes: a changed one (`original` is its index) or an inserted one."""
+
+    data: bytes  # raw + eol
+    record: Record
+    original: int | None
+
+
+Segment = Copy | New
+
+
+@dataclass
+class FilePlan:
+    """One file's repair, planned but not written: the edits and where they go."""
+
+    path: str
+    fmt: SessionFormat
+    source: Source
+    originals: Sequence[Record]  # lazy (`FileRecords`) for line files; a list for documents
+    offsets: Sequence[int]  # where each original record starts
+    edits: Edits
+    changes: list[Change] = field(default_factory=list)
+    bad: tuple[tuple[int, str], ...] = ()  # (line, error) of records that cannot be used
+    count: int = 0  # records in the original
+    covers: bool = True  # the records tile the file exactly
+    lines: bool = True  # one record per line (so a record's line is its index + 1)
+
+    @property
+    def compression(self) -> compression.Compression:
+        return self.source.compression
+
+    @property
+    def planned(self) -> bool:
+        """Did anything need a repair (even one the format then refused)?"""
+        return bool(self.changes)
+
+    def span(self, index: int) -> tuple[int, int]:
+        return record_span(self.offsets, index, self.source.size)
+
+    @cached_property
+    def segments(self) -> list[Segment]:
+        """The repaired file as runs of original bytes and new records, in order."""
+        out: list[Segment] = []
+        pos, edits = 0, self.edits
+        for i in sorted(set(edits.inserted) | set(edits.replaced)):
+            start, end = self.span(i) if i < len(self.offsets) else (self.source.size,) * 2
+            if start > pos:
+                out.append(Copy(pos, start))
+            pos = max(pos, start)
+            out.extend(New(r.raw + r.eol, r, None) for r in edits.inserted.get(i, ()))
+            new = edits.replaced.get(i)
+            if new is not None:
+                out.append(New(new.raw + new.eol, new, i))
+                pos = end
+        if pos < self.source.size:
+            out.append(Copy(pos, self.source.size))
+        return out
+
+    @cached_property
+    def changed(self) -> bool:
+        """Do the repaired bytes differ from the original ones?"""
+        for seg in self.segments:
+            if isinstance(seg, New) and (
+                seg.original is None or seg.data != self.source.read(*self.span(seg.original))
+            ):
+                return True
+        return False
+
+    def blocks(self) -> Iterator[bytes]:
+        """The repaired (decompressed) bytes, a block or a record at a time."""
+        for seg in self.segments:
+            if isinstance(seg, Copy):
+                yield from self.source.blocks(seg.start, seg.end)
+            else:
+                yield seg.data
+
+    @property
+    def content(self) -> bytes:
+        """The whole original (decompressed): for documents' diffs and tests only."""
+        return self.source.read(0, self.source.size)
+
+    @property
+    def new_content(self) -> bytes:
+        """The whole repaired content: for documents' diffs and tests only."""
+        return b"".join(self.blocks()) if self.changed else self.content
+
+    @cached_property
+    def new_sha256(self) -> str:
+        digest = hashlib.sha256()
+        for block in self.blocks():
+            digest.update(block)
+        return digest.hexdigest()
+
+
+def _named(content: bytes, path: str) -> io.BytesIO:
+    """The file's bytes as a stream that knows the file's name, as an open file does
+    (OpenCode's file store reads a part's role from the message file beside it)."""
+    stream = io.BytesIO(content)
+    stream.name = path
+    return stream
+
+
+def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOptions) -> FilePlan:
+    """Plan one file's repair: what changes, where the reasoning goes (see the module doc)."""
+    scan = options.scan
+    known: dict[int, Record] = {}
+    found: list[tuple[Site, Result]] = []
+    bad: list[tuple[int, str]] = []
+
+    finder = RepairFinder(fmt, scan)
+
+    def survey(records: Iterable[Record]) -> int:
+        n = 0
+        for record in records:
+            n += 1
+            hits = finder(record)
+            if hits:
+                known[record.index] = record
+                found.extend(hits)
+            # After the sites were asked for: a record whose fields the format rejected is bad.
+            bad.extend((r.line, r.error or "") for r in bad_records(fmt, (record,), scan))
+        return n
+
+    # A writing mode needs the content's hash: taken as the survey reads, not in a read of its own.
+    stream = source.stream(hashed=options.mode.writes)
+    lines = fmt.line_records and not sparse.is_document(stream)
+    records: list[Record] | None = None
+    if lines and scan.prefilter and sparse.supports(fmt):
+        reader = sparse.SparseReader(
+            fmt, stream, candidates=delimiter_candidates(scan.policy), quick=_sound
+        )
+        survey(reader)
+        count = reader.records
+    elif lines:
+        count = survey(fmt.read(stream))
+    else:
+        records = list(fmt.read(_named(stream.read(), source.path)))
+        count = survey(records)
+    bad.extend(finder.capped)
+    source.check()
+    if options.mode.writes:
+        source.hashed_through(stream)
+    empty = Edits(count, {}, {})
+    if records is not None:
+        offsets: Sequence[int] = [0, *accumulate(len(r.raw) + len(r.eol) for r in records)][:-1]
+        covers = sum(len(r.raw) + len(r.eol) for r in records) == source.size
+        originals: Sequence[Record] = records
+    else:
+        offsets, covers, originals = [], True, []
+    plan = FilePlan(
+        path, fmt, source, originals, offsets, empty, [], tuple(bad), count, covers, lines
+    )
+    if not found:
+        return plan
+    if records is None:
+        plan.offsets = source.line_offsets()
+        if len(plan.offsets) != count:
+            raise fsio.FileChanged(f"{path}: changed while it was being read; skipped")
+        plan.originals = FileRecords(source, fmt, plan.offsets, known)
+    found = finder.settled(found, plan.originals)
+    if not found:
+        return plan
+    repairs = [Repair(site, result.visible, result.extracted) for site, result in found]
+    plan.edits, placements = fmt.edits(plan.originals, repairs, options.apply)
+    keep = options.keep_texts
+    plan.changes = [
+        Change(
+            site,
+            result.findings,
+            site.text if keep else "",
+            _written(result.visible, placement) if keep else "",
+            result.extracted,
+            placement,
+            tuple((s.start, s.end, s.label.value) for s in result.spans) if keep else (),
+        )
+        for (site, result), placement in zip(found, placements, strict=True)
+    ]
+    return plan
+
+
+def _sound(raw: bytes, ctx: Context) -> bool:
+    """The sparse reader's test for an assistant line its delimiter test proved clean: one
+    that looks like one compact object in UTF-8 (scan's `quick.one_object` rule) holds nothing
+    to repair or report, so it is neither parsed nor walked and is copied through as it is;
+    anything else is parsed, so a line that is plainly not JSON is still reported."""
+    return one_object(raw)
+
+
+def _written(visible: str, placement: Placement) -> str:
+    """The visible text the file gets: the repaired one, or the archive placeholder."""
+    return visible if placement.placeholder is None else placement.placeholder

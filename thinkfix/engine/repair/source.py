@@ -1,0 +1,491 @@
+"""A session file opened for repair: its decompressed bytes, read in blocks or by record.
+
+Repair reads a file several times (to plan, to write, to verify) and never holds
+it whole. A plain file is read where it lies, through its open descriptor (so a
+rename by someone else cannot swap the bytes under a repair); a .gz or .zst file
+is decompressed once, as it streams, into an anonymous temporary file (gone with
+the process, even a killed one), its size checked against the bomb limit as it
+grows. `FileRecords` gives the format's planner the records by index (from a
+line index built in one pass) or in one pass, without a list of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import stat
+import tempfile
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
+from typing import Any, BinaryIO, cast, overload
+
+from thinkfix.formats.base import EMPTY_CONTEXT, Record, SessionFormat, record_limit, too_large
+from thinkfix.io import compression, fsio, remote
+from thinkfix.io.errors import ErrorKind
+from thinkfix.io.regular import open_regular
+
+BLOCK = fsio.BLOCK
+#: A compressed file may decompress to this many times the record limit at most (1 GiB by
+#: default), checked as it streams, so a gzip or zstd bomb is an error for its file.
+DECOMPRESSED_RECORDS = 16
+#: The permission bits of a repaired copy of a file read from a URL (fsspec has none).
+URL_MODE = 0o644
+
+
+class TooLarge(Exception):
+    """An input past a size limit: an error for its file, with what happened."""
+
+
+class _Reader(io.RawIOBase):
+    """A read-only stream over a descriptor by `pread`, with its own position (several
+    readers may share one descriptor)."""
+
+    def __init__(self, fd: int, size: int, digest: Any = None) -> None:
+        super().__init__()
+        self.fd, self.size, self.at = fd, size, 0
+        self.digest = digest  # a hash of every byte read, in order (or None)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        want = min(len(view), self.size - self.at)
+        if want <= 0:
+            return 0
+        data = os.pread(self.fd, want, self.at)
+        view[: len(data)] = data
+        if self.digest is not None:
+            self.digest.update(data)
+        self.at += len(data)
+        return len(data)
+
+
+class Source:
+    """One input file's decompressed bytes (`size` of them), readable any number of times."""
+
+    def __init__(
+        self,
+        path: str,
+        fd: int,
+        stamp: fsio.Stamp,
+        mode: int,
+        kind: compression.Compression,
+        content_fd: int,
+        size: int,
+    ) -> None:
+        self.path = path  # the real path
+        self.fd = fd  # the file as opened
+        self.stamp = stamp
+        self.mode = mode
+        self.compression = kind
+        self.content_fd = content_fd  # the decompressed bytes (`fd` itself for a plain file)
+        self.size = size
+        self.read_digest: str | None = None  # the content's hash, taken as it was read
+
+    @classmethod
+    def open(cls, path: str, limit: int = 0) -> Source:
+        """Open `path` (symlinks resolved); a compressed file is decompressed to a temporary
+        file, at most `limit` bytes (0: no limit), else TooLarge."""
+        if remote.is_url(path):
+            real, fd, mode = path, _fetch(path), URL_MODE
+        else:
+            real = fsio.real_path(path)
+            try:
+                fp = open_regular(real)
+            except OSError as exc:
+                raise fsio.WriteError(
+                    f"cannot read: {exc.strerror or exc}", ErrorKind.UNREADABLE
+                ) from exc
+            fd = os.dup(fp.fileno())
+            fp.close()
+            mode = None
+        try:
+            st = os.fstat(fd)
+            stamp = fsio.Stamp.of(st)
+            mode = stat.S_IMODE(st.st_mode) if mode is None else mode
+            kind = compression.sniff(os.pread(fd, 4, 0))
+            if kind is compression.Compression.NONE:
+                return cls(real, fd, stamp, mode, kind, fd, stamp.size)
+            content, size = _decompress(fd, stamp.size, kind, limit)
+            source = cls(real, fd, stamp, mode, kind, content, size)
+            source.check()
+            return source
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def close(self) -> None:
+        if self.content_fd != self.fd:
+            os.close(self.content_fd)
+        os.close(self.fd)
+
+    def check(self) -> None:
+        """FileChanged unless the file still has the stamp it had when opened."""
+        now = fsio.Stamp.of(os.fstat(self.fd))
+        if now != self.stamp:
+            raise fsio.FileChanged(
+                f"{self.path}: changed since it was read "
+                f"({self.stamp.describe_change(now)}); skipped, left as it is"
+            )
+
+    def stream(self, *, hashed: bool = False) -> BinaryIO:
+        """The decompressed bytes from the start, buffered. A `hashed` stream hashes what it
+        reads, so once read to its end it gives `content_sha256` (`hashed_through`) without
+        a read of its own."""
+        digest = hashlib.sha256() if hashed else None
+        return cast(BinaryIO, io.BufferedReader(_Reader(self.content_fd, self.size, digest), BLOCK))
+
+    def hashed_through(self, stream: BinaryIO) -> None:
+        """Keep the hash of a `stream(hashed=True)` that was read to its end: `content_sha256`
+        (and, for a plain file, `sha256`) then need no read of their own."""
+        raw = getattr(stream, "raw", None)
+        if isinstance(raw, _Reader) and raw.digest is not None and raw.at == self.size:
+            self.read_digest = raw.digest.hexdigest()
+
+    def raw_stream(self) -> BinaryIO:
+        """The file's own bytes (compressed, if it is) from the start."""
+        return cast(BinaryIO, io.BufferedReader(_Reader(self.fd, self.stamp.size), BLOCK))
+
+    def read(self, start: int, end: int) -> bytes:
+        return os.pread(self.content_fd, end - start, start) if end > start else b""
+
+    def blocks(self, start: int, end: int) -> Iterator[bytes]:
+        """The decompressed bytes start..end, a block at a time."""
+        while start < end:
+            block = self.read(start, min(end, start + BLOCK))
+            if not block:
+                raise fsio.FileChanged(f"{self.path}: shorter than when it was read; skipped")
+            start += len(block)
+            yield block
+
+    @cached_property
+    def sha256(self) -> str:
+        """The hash of the file's own bytes, read in blocks (then the stamp is checked)."""
+        if self.read_digest is not None and self.content_fd == self.fd:
+            self.check()
+            return self.read_digest
+        digest = hashlib.sha256()
+        at = 0
+        while at < self.stamp.size:
+            block = os.pread(self.fd, min(BLOCK, self.stamp.size - at), at)
+            if not block:
+                break
+            digest.update(block)
+            at += len(block)
+        self.check()
+        return digest.hexdigest()
+
+    @cached_property
+    def content_sha256(self) -> str:
+        """The hash of the decompressed bytes (the file's own, for a plain file)."""
+        if self.content_fd == self.fd:
+            return self.sha256
+        if self.read_digest is not None:
+            return self.read_digest
+        digest = hashlib.sha256()
+        for block in self.blocks(0, self.size):
+            digest.update(block)
+        return digest.hexdigest()
+
+    def state(self) -> fsio.FileState:
+        return fsio.FileState(self.path, self.stamp, self.mode, self.stamp.size, self.sha256)
+
+    def line_offsets(self) -> LineIndex:
+        """Where each line starts (a JSONL record is a line, blank ones included)."""
+        return LineIndex.build(self)
+
+
+#: The line index keeps a line's start only when it is at least this many bytes past the last
+#: start it kept (the others are found again by reading those bytes): 16 bytes per 256 of the
+#: file at most, however many lines they hold.
+SPACING = 256
+
+
+class LineIndex(Sequence[int]):
+    """Where each line of a Source starts, held in memory bounded by the file's size.
+
+    Eight bytes a line was unbounded: a newline bomb (a few KB of zstd holding hundreds of
+    millions of empty lines, under the bomb limit) made gigabytes of it. A start is kept when
+    it is at least `spacing` bytes past the last one kept, with its line number once lines
+    are skipped; a skipped line's start is found again from the nearest kept one (within
+    `spacing` bytes). A file whose lines are all longer keeps every start, as before.
+    """
+
+    def __init__(self, source: Source, spacing: int) -> None:
+        self.source, self.spacing = source, spacing
+        self.starts = array("q")  # the kept starts...
+        self.lines: array[int] | None = None  # ...and their line numbers, once one is skipped
+        self.total = 0
+        self._window: tuple[int, list[int]] = (-1, [])  # a kept entry and its lines' starts
+
+    @classmethod
+    def build(cls, source: Source, spacing: int = 0) -> LineIndex:
+        """The index of `source`, in one pass of block reads (`bytes.find` and `count` jump
+        over the lines not kept, so an empty line costs no Python step)."""
+        index = cls(source, spacing or SPACING)
+        size, gap = source.size, index.spacing
+        if not size:
+            return index
+        index._keep(0, 0)
+        starts = index.starts
+        keep = starts.append
+        newlines = at = 0
+        want = gap  # the first start that may be kept
+        while at < size:
+            block = source.read(at, min(size, at + BLOCK))
+            if not block:
+                break
+            end = at + len(block)
+            p = max(want - 1, at) - at
+            done = 0  # newlines of this block before `done` are counted
+            while (nl := block.find(b"\n", p)) >= 0 and at + nl + 1 < size:
+                # none in p..nl: only the bytes the search jumped over are counted
+                newlines += block.count(b"\n", done, p) + 1
+                done = nl + 1
+                start = at + done
+                if index.lines is None and newlines == len(starts):
+                    keep(start)  # every line kept so far: no line numbers needed
+                else:
+                    index._keep(start, newlines)
+                want = start + gap
+                if want - 1 >= end:
+                    break
+                p = want - 1 - at
+            newlines += block.count(b"\n", done)
+            at = end
+        index.total = newlines + (0 if source.read(at - 1, at) == b"\n" else 1)
+        if index.lines is None and index.total != len(index.starts):  # the last lines skipped
+            index.lines = array("q", range(len(index.starts)))
+        return index
+
+    def _keep(self, start: int, line: int) -> None:
+        if self.lines is None and line != len(self.starts):
+            self.lines = array("q", range(len(self.starts)))
+        self.starts.append(start)
+        if self.lines is not None:
+            self.lines.append(line)
+
+    def __len__(self) -> int:
+        return self.total
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.total))]
+        if index < 0:
+            index += self.total
+        if not 0 <= index < self.total:
+            raise IndexError(index)
+        if self.lines is None:
+            return self.starts[index]
+        kept = bisect_right(self.lines, index) - 1
+        first = self.lines[kept]
+        if first == index:
+            return self.starts[kept]
+        if self._window[0] != kept:
+            self._window = (kept, self._starts_after(kept))
+        return self._window[1][index - first - 1]
+
+    def _starts_after(self, kept: int) -> list[int]:
+        """The starts of the lines skipped after kept entry `kept`: all within `spacing`
+        bytes of it."""
+        start, lines = self.starts[kept], cast("array[int]", self.lines)
+        after = lines[kept + 1] if kept + 1 < len(lines) else self.total
+        block = self.source.read(start, min(self.source.size, start + self.spacing))
+        out: list[int] = []
+        p = block.find(b"\n")
+        while p >= 0 and len(out) < after - lines[kept] - 1:
+            out.append(start + p + 1)
+            p = block.find(b"\n", p + 1)
+        return out
+
+
+def _fetch(url: str) -> int:
+    """A file named by an fsspec URL, copied once as it streams into an anonymous temporary
+    file (gone with the process): the bytes planned, verified and written are the ones read,
+    whatever happens to the object meanwhile. Its descriptor, or WriteError."""
+    try:
+        with remote.open_url(url) as fp, tempfile.TemporaryFile() as out:
+            while block := fp.read(BLOCK):
+                out.write(block)
+            out.flush()
+            return os.dup(out.fileno())
+    except (OSError, ValueError, ImportError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise fsio.WriteError(
+            f"cannot read: {why or type(exc).__name__}", ErrorKind.UNREADABLE
+        ) from exc
+
+
+def _decompress(
+    fd: int,
+    raw_size: int,
+    kind: compression.Compression,
+    limit: int,
+) -> tuple[int, int]:
+    """A temporary file holding the decompressed bytes, and their size."""
+    with (
+        tempfile.TemporaryFile() as out,
+        compression.wrap_reader(io.BufferedReader(_Reader(fd, raw_size)), kind) as fp,
+    ):
+        size = 0
+        while block := fp.read(BLOCK):
+            out.write(block)
+            size += len(block)
+            if limit and size > limit:
+                raise TooLarge(
+                    f"decompresses to more than {limit:,} bytes ({kind.value} file of "
+                    f"{raw_size:,} bytes; the limit is {DECOMPRESSED_RECORDS} x "
+                    "--max-record-size): a compression bomb or a file too large to repair"
+                )
+        out.flush()
+        return os.dup(out.fileno()), size
+
+
+def record_span(offsets: Sequence[int], index: int, size: int) -> tuple[int, int]:
+    """Where record `index` starts and ends in a file of `size` bytes whose records start at
+    `offsets`: the next one's start, or the end of the file."""
+    end = offsets[index + 1] if index + 1 < len(offsets) else size
+    return offsets[index], end
+
+
+class FileRecords(Sequence[Record]):
+    """A line-record file's records by index (read from disk on demand) or in one pass.
+
+    `known` holds records already read (with their context), returned as they are.
+    A record past the record limit comes back empty, with its error, never read.
+    """
+
+    def __init__(
+        self,
+        source: Source,
+        fmt: SessionFormat,
+        offsets: Sequence[int],
+        known: Mapping[int, Record],
+    ) -> None:
+        self.source, self.fmt, self.offsets, self.known = source, fmt, offsets, known
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def span(self, index: int) -> tuple[int, int]:
+        """Record `index`'s bytes in the decompressed file, its terminator included."""
+        return record_span(self.offsets, index, self.source.size)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Record]: ...
+
+    def __getitem__(self, index: int | slice) -> Record | Sequence[Record]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        known = self.known.get(index)
+        if known is not None:
+            return known
+        start, end = self.span(index)
+        limit = record_limit()
+        if limit and end - start > limit + 2:
+            return Record(
+                index,
+                index + 1,
+                b"",
+                b"\n",
+                EMPTY_CONTEXT,
+                self.fmt.shapes,
+                data=None,
+                error=too_large(end - start, limit),
+            )
+        return self._record(index, self.source.read(start, end))
+
+    def __iter__(self) -> Iterator[Record]:
+        """Every record in order, read a block at a time and cut at the line index; like those
+        read by index they carry no context (a format's file-wide facts look at bytes and
+        data), except the known ones, returned as they are."""
+        size, limit = self.source.size, record_limit()
+        buf, at = b"", 0  # buf holds the decompressed bytes at..at+len(buf)
+        for index in range(len(self.offsets)):
+            known = self.known.get(index)
+            if known is not None:
+                yield known
+                continue
+            start, end = self.span(index)
+            if limit and end - start > limit + 2:
+                yield self[index]  # too large: never read
+                continue
+            if end > at + len(buf) or start < at:
+                at = start
+                buf = self.source.read(start, max(end, min(size, start + BLOCK)))
+            yield self._record(index, buf[start - at : end - at])
+
+    def raws(self) -> Iterator[bytes]:
+        """Every line's bytes (terminators included) in file order, several whole lines to a
+        chunk, as `__iter__` reads them but without making records: what a file-wide byte
+        test (the escape style) needs, at C speed. A line past the record limit is left out
+        (it is never read)."""
+        size, limit = self.source.size, record_limit()
+        offsets, count = self.offsets, len(self.offsets)
+        at = 0
+        while at < count:
+            start = offsets[at]
+            block_end = min(size, start + BLOCK)
+            # lines at..last-1 end inside the block
+            last = count if block_end >= size else max(at, bisect_right(offsets, block_end, at) - 1)
+            if last == at:  # one line longer than a block
+                end = offsets[at + 1] if at + 1 < count else size
+                if not (limit and end - start > limit + 2):
+                    yield self.source.read(start, end)
+                at += 1
+                continue
+            yield self.source.read(start, offsets[last] if last < count else size)
+            at = last
+
+    def containing(self, needle: bytes) -> Iterator[Record]:
+        """The records whose bytes hold `needle`, in order, found a block at a time with
+        `bytes.find` (the rest are never cut out or made into records): a file-wide fact
+        that only such lines can hold costs a byte search, not a pass over every record."""
+        offsets, count = self.offsets, len(self.offsets)
+        size, at = self.source.size, 0
+        while at < count:
+            start = offsets[at]
+            block_end = min(size, start + BLOCK)
+            last = count if block_end >= size else max(at, bisect_right(offsets, block_end, at) - 1)
+            if last == at:  # one line longer than a block: read by index (or never, if too long)
+                record = self[at]
+                if needle in record.raw:
+                    yield record
+                at += 1
+                continue
+            buf = self.source.read(start, offsets[last] if last < count else size)
+            find, pos = buf.find, buf.find(needle)
+            while pos >= 0:
+                index = bisect_right(offsets, start + pos, at, last) - 1
+                lo = offsets[index] - start
+                hi = (offsets[index + 1] if index + 1 < count else size) - start
+                known = self.known.get(index)
+                yield known if known is not None else self._record(index, buf[lo:hi])
+                pos = find(needle, hi)
+            at = last
+
+    def _record(self, index: int, line: bytes) -> Record:
+        if line.endswith(b"\r\n"):
+            raw, eol = line[:-2], b"\r\n"
+        elif line.endswith(b"\n"):
+            raw, eol = line[:-1], b"\n"
+        else:
+            raw, eol = line, b""
+        return Record(index, index + 1, raw, eol, EMPTY_CONTEXT, self.fmt.shapes)

@@ -1,0 +1,202 @@
+"""gitleaks' maintained secret rules (vendored `gitleaks.toml`, MIT), run from Python.
+
+A hand-kept list of credential shapes always lags the services that mint them; gitleaks'
+rule file is maintained upstream with each rule's keywords, entropy floor and allowlists.
+It is written for Go's RE2: `build` translates it once, when it is updated, into
+`rules.json` beside it (the rules session text cannot use are listed there, under
+`skipped`, with the reason). A scan reads the JSON, and compiles a rule's regex the first
+time one of its keywords occurs: a scan that masks nothing never loads them.
+
+The version vendored is in `UPSTREAM`; `python -m thinkfix.engine.secrets.gitleaks CHECKOUT`
+updates the TOML, the JSON and the tests' examples from a gitleaks checkout.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+RULES_JSON = HERE / "rules.json"
+
+
+@dataclass(frozen=True, eq=False)
+class Allowlist:
+    """What makes a match not a secret: a regex on the secret, the match or the line, or a
+    stopword inside the secret; `every` (gitleaks' `condition = "AND"`) needs all it names."""
+
+    sources: tuple[str, ...]
+    stopwords: tuple[str, ...]
+    target: str  # "secret", "match" or "line"
+    every: bool
+
+    @cached_property
+    def regexes(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(s, re.ASCII) for s in self.sources)
+
+    def allows(self, secret: str, match: str, line: str) -> bool:
+        target = {"match": match, "line": line}.get(self.target, secret)
+        checks = []
+        if self.sources:
+            checks.append(any(r.search(target) for r in self.regexes))
+        if self.stopwords:
+            lowered = secret.lower()
+            checks.append(any(w in lowered for w in self.stopwords))
+        return all(checks) if self.every else any(checks)
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> Allowlist:
+        return cls(tuple(raw["regexes"]), tuple(raw["stopwords"]), raw["target"], raw["every"])
+
+
+@dataclass(frozen=True, eq=False)
+class Rule:
+    """One gitleaks rule; its regex is compiled the first time its keyword occurs
+    (compiling all 217 costs ~190 ms, a run needs a handful)."""
+
+    id: str
+    source: str  # Python `re` source, translated from the Go regex
+    keywords: tuple[str, ...]  # lower case; empty: always run
+    entropy: float  # the secret must exceed it (0: no floor)
+    secret_group: int  # 0: the first group that matched text, or the whole match
+    allowlists: tuple[Allowlist, ...]
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.source, re.ASCII)
+
+    def spans(self, text: str, found: list[tuple[int, int, str]]) -> None:
+        """Append `(start, end, id)` of each secret this rule finds in `text` (gitleaks'
+        `detectRule`: the secret group, the entropy floor, then the allowlists)."""
+        for m in self.pattern.finditer(text):
+            start, end = _secret_span(m, self.secret_group)
+            if start == end:
+                continue
+            secret = text[start:end]
+            if self.entropy and entropy(secret) <= self.entropy:
+                continue
+            line = _line(text, m.start(), m.end())
+            lists = (*_global_allowlists(), *self.allowlists)
+            if any(a.allows(secret, m.group(0), line) for a in lists):
+                continue
+            found.append((start, end, self.id))
+
+
+def _secret_span(m: re.Match[str], group: int) -> tuple[int, int]:
+    """gitleaks' secret: `secretGroup`, else the first group that matched text, else all."""
+    if group:
+        return m.span(group)
+    for g in range(1, m.re.groups + 1):
+        if m.start(g) < m.end(g):
+            return m.span(g)
+    return m.span()
+
+
+def _line(text: str, start: int, end: int) -> str:
+    stop = text.find("\n", end)
+    return text[text.rfind("\n", 0, start) + 1 : len(text) if stop < 0 else stop]
+
+
+def entropy(text: str) -> float:
+    """Shannon entropy in bits per character (gitleaks' `shannonEntropy`)."""
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in Counter(text).values()) if n else 0.0
+
+
+@cache
+def _document() -> dict[str, Any]:
+    import orjson
+
+    doc: dict[str, Any] = orjson.loads(RULES_JSON.read_bytes())
+    return doc
+
+
+@cache
+def _global_allowlists() -> tuple[Allowlist, ...]:
+    return tuple(map(Allowlist.of, _document()["allowlists"]))
+
+
+@cache
+def rules() -> tuple[Rule, ...]:
+    """Every gitleaks rule that applies to text, in file order."""
+    return tuple(
+        Rule(
+            id=raw["id"],
+            source=raw["regex"],
+            keywords=tuple(raw["keywords"]),
+            entropy=raw["entropy"],
+            secret_group=raw["group"],
+            allowlists=tuple(map(Allowlist.of, raw["allowlists"])),
+        )
+        for raw in _document()["rules"]
+    )
+
+
+def skipped() -> dict[str, str]:
+    """The rules not run, and why (each needs a file path, which session text has not)."""
+    return dict(_document()["skipped"])
+
+
+def _trie(words: list[str]) -> str:
+    """One regex matching any of `words`, as a trie (`a(?:3-|dafruit|...)|b...`): `re` tries
+    a flat alternation's 241 words one by one at every position, ~25x slower."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(root)
+
+
+@cache
+def _prescreen() -> tuple[re.Pattern[str], tuple[Rule, ...]]:
+    """Every keyword in one pattern, and the rules that always run (no keywords). The
+    pattern reports the longest keyword at each position (a lookahead, so overlapping ones
+    are all seen); a keyword inside it (`api` in `sk-ant-api03`) is there too, so a found
+    keyword lets run the rules of every keyword it contains (`_rules_for`)."""
+    words = sorted({k for r in rules() for k in r.keywords})
+    always = tuple(r for r in rules() if not r.keywords)
+    return re.compile(f"(?=({_trie(words)}))"), always
+
+
+@cache
+def _rules_for(word: str) -> frozenset[Rule]:
+    return frozenset(r for r in rules() if any(k in word for k in r.keywords))
+
+
+def candidates(text: str) -> list[Rule]:
+    """The rules worth running on `text`, in file order: those with no keywords, and those
+    with a keyword occurring in it (case-insensitive, as gitleaks prefilters)."""
+    pattern, always = _prescreen()
+    found = {m.group(1) for m in pattern.finditer(text.lower())}
+    if not found:
+        return list(always)
+    chosen = set(always).union(*map(_rules_for, found))
+    return [r for r in rules() if r in chosen]
+
+
+def find(text: str) -> list[tuple[int, int, str]]:
+    """`(start, end, rule id)` of every secret gitleaks' rules find in `text`.
+
+    Diffs show records as stored, so a quote may be escaped (`\\"`), which no rule expects
+    around a value: the rules read a view of the same length with `\\"` as ` "`.
+    """
+    view = text.replace('\\"', ' "') if '\\"' in text else text
+    found: list[tuple[int, int, str]] = []
+    for rule in candidates(view):
+        rule.spans(view, found)
+    return found

@@ -1,0 +1,250 @@
+"""Likely credentials in session text, and how much of that text an output may show.
+
+The pattern side of `--redact` (`engine.redact` applies it to whole reports): no
+imports from the rest of the engine but its rule data (`engine.gitleaks`), so the
+scanner can mask a finding's snippet before cutting it. Two rule sets run side by
+side: gitleaks' maintained rules, and the hand rules below for the shapes gitleaks
+misses; where their finds overlap, one mask covers both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from enum import Enum
+from functools import cache
+
+
+class Redaction(str, Enum):
+    """How much session text an output may show."""
+
+    NONE = "none"
+    SECRETS = "secrets"  # likely credentials masked
+    ALL = "all"  # every text replaced by its length and hash
+
+    @classmethod
+    def from_flag(cls, value: str | None) -> Redaction:
+        """Absent or `--redact` alone means secrets (reports are handed to auditors, so
+        credentials are masked by default); `--redact none` opts out; `--redact all`."""
+        if value is None or value == "":
+            return cls.SECRETS
+        if value in ("secrets", "1", "true", "yes"):
+            return cls.SECRETS
+        return cls(value)
+
+
+#: Where a secret may start: after a non-word character, or right after a JSON escape
+#: (`\\n`, `\\u0020`...), since diffs and some reports show records as stored, escaped:
+#: in `"see\\nAKIA..."` no word boundary precedes the key.
+_B = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrtbf/])|(?<=\\u[0-9a-fA-F]{4}))"
+#: A quote as it appears in text or in escaped JSON (`\\"`).
+_Q = r"(?:\\?[\"'])?"
+
+
+def _random_key(text: str) -> bool:
+    """Upper and lower case and a digit, and over 4.25 bits of entropy a character."""
+    from thinkfix.engine.secrets.gitleaks import entropy
+
+    return (
+        any(c.isupper() for c in text)
+        and any(c.islower() for c in text)
+        and any(c.isdigit() for c in text)
+        and entropy(text) > 4.25
+    )
+
+
+# The hand rules, run beside gitleaks' maintained rules (`engine.gitleaks`), each for a shape
+# gitleaks misses: a key right after a JSON escape (`\\nAKIA...`: gitleaks' `\b` sees a word
+# before it), a quoted JSON key (`\\"password\\": ...`), shorter or longer variants
+# (`ghp_` under 36 characters, `sk-proj-`, AWS's own `...EXAMPLE` keys, which gitleaks
+# allowlists), `Authorization: Basic`, a URL's password, and a bare 40-character AWS secret.
+# They also name the kinds reports have always shown. (name, pattern, flags, group to mask:
+# 0 is the whole match, check on the masked text or None). Kept specific: a false positive
+# only hides a few characters, but a broad pattern would make an auditor's report unreadable.
+# Compiled on first use (`_secret_patterns`): a scan that finds nothing masks nothing, and
+# compiling them costs a few ms of every start-up.
+_SECRET_SOURCES: tuple[tuple[str, str, int, int, Callable[[str], bool] | None], ...] = (
+    (
+        "private-key",
+        (
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
+            r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)"
+        ),
+        re.DOTALL,
+        0,
+        None,
+    ),
+    # Prefixes distinctive enough to need no boundary (a key glued to a word is still a key).
+    ("api-key", r"sk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_\-]{16,}", 0, 0, None),
+    ("api-key", _B + r"(?:sk|rk|pk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_\-]{16,}", 0, 0, None),
+    ("stripe-key", _B + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, 0, None),
+    ("github-token", r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})", 0, 0, None),
+    ("gitlab-token", _B + r"glpat-[A-Za-z0-9_\-]{20,}", 0, 0, None),
+    ("huggingface-token", _B + r"hf_[A-Za-z0-9]{30,}", 0, 0, None),
+    ("npm-token", _B + r"npm_[A-Za-z0-9]{36}", 0, 0, None),
+    (
+        "aws-access-key",
+        _B + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}(?![0-9A-Za-z])",
+        0,
+        0,
+        None,
+    ),
+    (
+        "aws-secret",
+        r"(?i)(aws_?secret_?access_?key" + _Q + r"\s*[:=]\s*" + _Q + r")([A-Za-z0-9/+=]{40})",
+        0,
+        2,
+        None,
+    ),
+    # A bare secret access key: 40 characters of base64 standing alone, with upper and lower
+    # case and a digit, as random as a key (gitleaks' floor for AWS keys is 3; 200,000 random
+    # keys had at least 4.15 bits a character; a git hash has no upper case).
+    (
+        "aws-secret",
+        (
+            r"(?:(?<![A-Za-z0-9/+=_\-])|(?<=\\[nrtbf/])|(?<=\\u[0-9a-fA-F]{4}))"
+            r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_\-])"
+        ),
+        0,
+        0,
+        _random_key,
+    ),
+    ("google-api-key", _B + r"AIza[0-9A-Za-z_\-]{35}", 0, 0, None),
+    ("slack-token", _B + r"xox[abposr]-[A-Za-z0-9\-]{10,}", 0, 0, None),
+    ("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{20,}", 0, 0, None),
+    ("jwt", _B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, 0, None),
+    ("bearer-token", r"(?i)(" + _B + r"Bearer\s+)([A-Za-z0-9._~+/\-]{12,}=*)", 0, 2, None),
+    (
+        "url-password",
+        r"(" + _B + r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>\\]+:)([^\s@/\"'<>\\]+)(@)",
+        0,
+        2,
+        None,
+    ),
+    (
+        "basic-auth",
+        r"(?i)(" + _B + r"Authorization" + _Q + r"\s*[:=]\s*" + _Q + r"\s*Basic\s+)"
+        r"([A-Za-z0-9+/]{8,}={0,2})",
+        0,
+        2,
+        None,
+    ),
+    (
+        "password",
+        r"(?i)(" + _B + r"(?:password|passwd|pwd|secret|api[_-]?key"
+        r"|access[_-]?token|auth[_-]?token|client[_-]?secret)"
+        + _Q
+        + r"\s*[:=]\s*"
+        + _Q
+        + r")([^\s\"',;\\]{6,})",
+        0,
+        2,
+        None,
+    ),
+)
+
+#: Words (lower case) one of which a text must hold for that kind's hand rules to run, as
+#: gitleaks' keywords prefilter its rules: most rules start with a lookbehind, which `re`
+#: tries at every position, so running them all cost ~0.15 ms a snippet. `aws-secret` (the
+#: bare key has no word) always runs.
+_HAND_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "private-key": ("private key",),
+    "api-key": ("sk-", "rk-", "pk-"),
+    "stripe-key": ("_live_", "_test_"),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab-token": ("glpat-",),
+    "huggingface-token": ("hf_",),
+    "npm-token": ("npm_",),
+    "aws-access-key": ("akia", "asia", "agpa", "aida", "aroa", "aipa", "anpa", "anva"),
+    "google-api-key": ("aiza",),
+    "slack-token": ("xox",),
+    "slack-webhook": ("hooks.slack.com",),
+    "jwt": ("eyj",),
+    "bearer-token": ("bearer",),
+    "url-password": ("://",),
+    "basic-auth": ("basic",),
+    "password": ("passw", "pwd", "secret", "api", "token"),
+}
+
+#: Characters past a snippet's end still masked with it: a secret cut by the snippet's end
+#: is recognised whole (a private key block is masked from its BEGIN line even when cut).
+SNIPPET_MARGIN = 256
+
+
+def snippet(text: str, chars: int, mode: Redaction) -> str:
+    """The first `chars` characters of `text` as a report may show them: masked, then cut,
+    so no prefix of a secret survives the cut."""
+    if mode is Redaction.NONE:
+        return text[:chars]
+    if mode is Redaction.ALL:
+        return length_and_hash(text)
+    return mask_secrets(text[: chars + SNIPPET_MARGIN])[:chars]
+
+
+def mask_secrets(text: str) -> str:
+    """`text` with every likely credential replaced by `[REDACTED:<kind>]`: what the hand
+    rules and gitleaks' rules find, overlapping finds masked as one (the first one's kind)."""
+    from thinkfix.engine.secrets import gitleaks
+
+    found: list[tuple[int, int, str]] = []
+    lowered = text.lower()
+    for name, pattern, group, check in _secret_patterns():
+        words = _HAND_KEYWORDS.get(name)
+        if words and not any(w in lowered for w in words):
+            continue
+        for m in pattern.finditer(text):
+            start, end = m.span(group)
+            if start < end and (check is None or check(m.group(group))):
+                found.append((start, end, name))
+    found.extend(gitleaks.find(text))
+    return _mask(text, found) if found else text
+
+
+#: A mask already in the text (reports are masked again when shown): never masked inside.
+_MASKED = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+
+
+def _mask(text: str, found: list[tuple[int, int, str]]) -> str:
+    """`text` with each span replaced by its kind's mask; overlapping spans merge, the one
+    starting first (the first rule on a tie) naming the mask."""
+    kept = [m.span() for m in _MASKED.finditer(text)] if "[REDACTED:" in text else []
+    order = sorted(
+        (s for s in found if not any(a < s[1] and s[0] < b for a, b in kept)),
+        key=lambda s: s[0],
+    )
+    out, done, i = [], 0, 0
+    while i < len(order):
+        start, end, name = order[i]
+        i += 1
+        while i < len(order) and order[i][0] < end:
+            end = max(end, order[i][1])
+            i += 1
+        out += [text[done:start], f"[REDACTED:{name}]"]
+        done = end
+    return "".join(out) + text[done:]
+
+
+@cache
+def _secret_patterns() -> tuple[
+    tuple[str, re.Pattern[str], int, Callable[[str], bool] | None], ...
+]:
+    return tuple(
+        (name, re.compile(source, flags), group, check)
+        for name, source, flags, group, check in _SECRET_SOURCES
+    )
+
+
+def length_and_hash(text: str) -> str:
+    """What `ALL` leaves of a text: its length and a short hash, the same for equal texts."""
+    import hashlib
+
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"[redacted: {len(text)} chars, sha256 {digest}]"
+
+
+def redact_text(text: str, mode: Redaction) -> str:
+    if mode is Redaction.NONE or not text:
+        return text
+    if mode is Redaction.SECRETS:
+        return mask_secrets(text)
+    return length_and_hash(text)

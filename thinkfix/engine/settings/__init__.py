@@ -1,0 +1,1 @@
+"""Settings: the config file read and checked, flags and environment resolved, redaction chosen."""

@@ -1,0 +1,1 @@
+"""Scans that run every day: incremental state, watch, baselines, the metric families."""

@@ -1,0 +1,294 @@
+"""The state file of `scan --incremental` and `watch`: what they remember of each file.
+
+Layout version 3 is compact (#22 item 10: version 2 wrote one JSON object per file, its
+keys, its path twice and its option key spelled out each time: 68 MB for 100,000 one-record
+sessions). Each file is one array, by position, under its folder; what repeats from file
+to file (the option key, format ids, model names) is written once, in a table:
+
+    {"version": 3, "options": [KEY, ...], "formats": [ID, ...], "models": [NAME, ...],
+     "dirs": {"FOLDER/": {"NAME": ROW, ...}, ...}}
+
+    ROW       = [options, dev, ino, size, mtime_ns, ctime_ns - mtime_ns, flags, format,
+                 offset, check, lines, ctx, COMMITTED]         flags: 1 resumable, 2 crlf,
+                                                               4 settled
+    COMMITTED = [path or null, format, size, records, assistant_messages, leaking_messages,
+                 by_model, findings, errors, skipped, by_day]  (trailing empty ones left out)
+
+Tables are indexes into the lists above (`format` null: none). Findings and errors are
+their fields' tuples with the file's path as 0 when it is the entry's own. A state in any
+other layout (an older thinkfix's, a newer one's) is not reused: the run reads every file
+whole, says so (`State.note`), and writes this layout.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from thinkfix.engine.report import InputError, LeakFinding
+from thinkfix.engine.scan.one_file import ScannedFile
+from thinkfix.io.fsio import atomic_write
+
+STATE_VERSION = 3
+
+
+@dataclass
+class Entry:
+    """What the state remembers of one file."""
+
+    options: str
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    format: str | None
+    committed: ScannedFile  # the counts of bytes [0, offset)
+    offset: int = 0  # end of the last complete line read
+    check: str = ""  # the hash of bytes [0, offset), as they were parsed
+    resumable: bool = False  # JSONL through the line reader, uncompressed: can go on at offset
+    lines: int = 0  # lines in [0, offset)
+    ctx: dict[str, Any] | None = None  # the format's context after offset
+    crlf: bool = False
+    # The file was last changed well before it was read, so the same size and times mean
+    # the same bytes (set by the reader, which knows when it read).
+    settled: bool = False
+
+    def same_stat(self, st: os.stat_result) -> bool:
+        """Is `st` the file this entry was read from, untouched since (when `settled`)?"""
+        return (self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns) == (
+            st.st_dev,
+            st.st_ino,
+            st.st_size,
+            st.st_mtime_ns,
+            st.st_ctime_ns,
+        )
+
+
+class StateError(Exception):
+    """The state file cannot be written."""
+
+
+# --- the compact layout --------------------------------------------------------------------
+
+_RESUMABLE, _CRLF, _SETTLED = 1, 2, 4
+_CTX_KEYS = ("session_id", "model", "extra")
+_CTX_EMPTY: tuple[Any, ...] = (None, None, {})
+
+
+class _Table:
+    """Values written once, referred to by their index."""
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self._index: dict[Hashable, int] = {}
+
+    def __call__(self, value: Hashable) -> int:
+        i = self._index.get(value)
+        if i is None:
+            i = self._index[value] = len(self.values)
+            self.values.append(value)
+        return i
+
+
+def _trimmed(row: list[Any], empty: Iterable[Any]) -> list[Any]:
+    """`row` without the trailing values that equal their `empty` (read back as those)."""
+    empties = list(empty)
+    end = len(row)
+    while end and row[end - 1] == empties[end - 1]:
+        end -= 1
+    return row[:end]
+
+
+def _padded(row: list[Any], empty: Iterable[Any]) -> list[Any]:
+    """`row` with its trailing empty values put back (fresh ones: they may be changed)."""
+    empties = list(empty)
+    return list(row) + [
+        type(v)() if isinstance(v, (list, dict)) else v for v in empties[len(row) :]
+    ]
+
+
+def _own(path: str, value: str) -> Any:
+    return 0 if value == path else value
+
+
+def _from_own(path: str, value: Any) -> str:
+    return path if value == 0 else str(value)
+
+
+_COMMITTED_EMPTY: tuple[Any, ...] = (None, None, 0, 0, 0, 0, [], [], [], None, [])
+
+
+def _committed_row(path: str, r: ScannedFile, formats: _Table, models: _Table) -> list[Any]:
+    row = [
+        None if r.path == path else r.path,
+        None if r.format is None else formats(r.format),
+        r.size,
+        r.records,
+        r.assistant_messages,
+        r.leaking_messages,
+        [[models(m), a, lk, n] for m, a, lk, n in r.by_model],
+        [[_own(path, f.path), *dataclasses.astuple(f)[1:]] for f in r.findings],
+        [[_own(path, e.path), *dataclasses.astuple(e)[1:]] for e in r.errors],
+        r.skipped,
+        [[day, models(m), a, lk, n] for day, m, a, lk, n in r.by_day],
+    ]
+    return _trimmed(row, _COMMITTED_EMPTY)
+
+
+def _committed(path: str, row: list[Any], formats: list[str], models: list[str]) -> ScannedFile:
+    own, fmt, size, records, assistant, leaking, by_model, findings, errors, skipped, by_day = (
+        _padded(row, _COMMITTED_EMPTY)
+    )
+    return ScannedFile(
+        path if own is None else own,
+        None if fmt is None else formats[fmt],
+        size,
+        records,
+        assistant,
+        leaking,
+        tuple(LeakFinding(_from_own(path, f[0]), *f[1:]) for f in findings),
+        tuple(InputError(_from_own(path, e[0]), *e[1:]) for e in errors),
+        tuple((models[m], a, lk, n) for m, a, lk, n in by_model),
+        skipped,
+        tuple((day, models[m], a, lk, n) for day, m, a, lk, n in by_day),
+    )
+
+
+def encode(entries: Mapping[str, Entry]) -> dict[str, Any]:
+    """The entries in layout 3 (the document's keys besides `version`)."""
+    options, formats, models = _Table(), _Table(), _Table()
+    dirs: dict[str, dict[str, list[Any]]] = {}
+    for path, e in sorted(entries.items()):
+        folder, sep, name = path.rpartition("/")
+        flags = (
+            (_RESUMABLE if e.resumable else 0)
+            | (_CRLF if e.crlf else 0)
+            | (_SETTLED if e.settled else 0)
+        )
+        ctx = None if e.ctx is None else _trimmed([e.ctx.get(k) for k in _CTX_KEYS], _CTX_EMPTY)
+        dirs.setdefault(folder + sep, {})[name] = [
+            options(e.options),
+            e.dev,
+            e.ino,
+            e.size,
+            e.mtime_ns,
+            e.ctime_ns - e.mtime_ns,
+            flags,
+            None if e.format is None else formats(e.format),
+            e.offset,
+            e.check,
+            e.lines,
+            ctx,
+            _committed_row(path, e.committed, formats, models),
+        ]
+    return {
+        "options": options.values,
+        "formats": formats.values,
+        "models": models.values,
+        "dirs": dirs,
+    }
+
+
+def decode(data: Mapping[str, Any]) -> dict[str, Entry]:
+    """The entries of a layout-3 document (any malformed part raises)."""
+    options, formats, models = data["options"], data["formats"], data["models"]
+    out: dict[str, Entry] = {}
+    for folder, files in data["dirs"].items():
+        for name, row in files.items():
+            path = folder + name
+            opt, dev, ino, size, mtime, ctime, flags, fmt, offset, check, lines, ctx, com = row
+            out[path] = Entry(
+                options[opt],
+                dev,
+                ino,
+                size,
+                mtime,
+                mtime + ctime,
+                None if fmt is None else formats[fmt],
+                _committed(path, com, formats, models),
+                offset=offset,
+                check=check,
+                resumable=bool(flags & _RESUMABLE),
+                lines=lines,
+                ctx=None if ctx is None else dict(zip(_CTX_KEYS, _padded(ctx, _CTX_EMPTY))),
+                crlf=bool(flags & _CRLF),
+                settled=bool(flags & _SETTLED),
+            )
+    return out
+
+
+# --- reading and writing -------------------------------------------------------------------
+
+
+def read_document(path: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The layout-3 document saved at `path`, or None and why it is not reused (None when
+    there is simply no state yet)."""
+    why = "every file is read whole, and the state written anew"
+    try:
+        with open(path, "rb") as fp:
+            data = orjson.loads(fp.read())
+    except FileNotFoundError:
+        return None, None
+    except (OSError, ValueError) as exc:
+        return None, f"the state file {path} cannot be read ({exc}): {why}"
+    version = data.get("version") if isinstance(data, dict) else None
+    if version != STATE_VERSION:
+        return None, (
+            f"the state file {path} is in layout {version!r}, this thinkfix reads layout "
+            f"{STATE_VERSION}: {why}"
+        )
+    return data, None
+
+
+def decoded(
+    path: str, data: Mapping[str, Any], parse: Callable[[Mapping[str, Any]], Any]
+) -> tuple[Any, str | None]:
+    """`parse(data)`, or None and why the state is not reused when it does not parse."""
+    try:
+        return parse(data), None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        return None, (
+            f"the state file {path} is damaged ({type(exc).__name__}): every file is read "
+            "whole, and the state written anew"
+        )
+
+
+def write_document(path: str, entries: Mapping[str, Entry], **more: Any) -> None:
+    """Save `entries` (and `more` keys) at `path` atomically, or `StateError`."""
+    data = orjson.dumps({"version": STATE_VERSION, **encode(entries), **more})
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        atomic_write(path, data)
+    except OSError as exc:
+        raise StateError(f"cannot write the state file {path}: {exc}") from None
+
+
+@dataclass
+class State:
+    """Entries by display path. Entries of files this run did not name are kept, so runs
+    over different folders can share one state file; entries of deleted files are dropped.
+    `note` says why a state file that was there is not reused."""
+
+    entries: dict[str, Entry] = field(default_factory=dict)
+    note: str | None = None
+
+    @classmethod
+    def load(cls, path: str) -> State:
+        """The state saved at `path`; an empty one when it is missing, unreadable or in
+        another layout (the next run is then a full scan, never a wrong one)."""
+        data, note = read_document(path)
+        if data is None:
+            return cls(note=note)
+        entries, note = decoded(path, data, decode)
+        return cls(entries or {}, note)
+
+    def save(self, path: str) -> None:
+        for p in [p for p in self.entries if not os.path.exists(p)]:
+            del self.entries[p]
+        write_document(path, self.entries)

@@ -1,0 +1,648 @@
+"""Safe writes: a file is replaced only by a complete, verified copy, or not at all.
+
+`atomic_write` writes a temporary file in the target's own folder (so the final
+`os.replace` is a rename on one filesystem), flushes and fsyncs it, reads it
+back and hands the bytes to the caller's `verify`, checks that the watched
+source still has the size, mtime and inode it had when it was read (a live
+agent may be appending to it), and only then renames it over the target. The
+file's permission bits are kept. On any failure the temporary file is removed
+and the target is left as it was.
+
+A final symlink is never followed by `atomic_write` (a report, a state file, a
+metrics textfile, a manifest): the rename replaces the link itself, so a link
+planted where thinkfix writes (a group-writable textfile-collector folder, a
+checkout) cannot redirect the write onto its target. Repair, which rewrites a
+session through a link named on purpose, asks for it (`follow_links=True`): the
+target is replaced and the link kept.
+
+A process killed between writing and renaming cannot remove its temporary
+file; temporary names carry the host and pid, so `sweep_stale` (run before
+every write into a folder) removes those of processes that no longer exist.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import io
+import os
+import re
+import secrets
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import Any, BinaryIO, cast
+
+from thinkfix.io.errors import ErrorKind
+from thinkfix.io.regular import open_regular
+
+TEMP_SUFFIX = ".thinkfix-tmp"
+
+
+@lru_cache(maxsize=1)
+def _host() -> str:
+    """This machine's name as temporary file names carry it (socket loads on first use: a
+    scan never writes)."""
+    import socket
+
+    return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
+
+
+_TEMP_NAME = re.compile(
+    r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9-]+)\.(?P<pid>\d+)\.[0-9a-f]+"
+    + re.escape(TEMP_SUFFIX)
+    + r"$"
+)
+
+
+class WriteError(Exception):
+    """A write that did not happen; the target is untouched. `kind` is an `ErrorKind` value."""
+
+    def __init__(self, message: str, kind: ErrorKind = ErrorKind.WRITE_FAILED) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class FileChanged(WriteError):
+    """The file changed after it was read (a live agent appending): skipped, never truncated."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ErrorKind.CHANGED)
+
+
+class VerifyError(WriteError):
+    """The written copy did not prove to be what was meant; nothing was replaced."""
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What identifies one state of a file without reading it."""
+
+    size: int
+    mtime_ns: int
+    ino: int
+    dev: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> Stamp:
+        return cls(st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+
+    def describe_change(self, now: Stamp) -> str:
+        if (now.ino, now.dev) != (self.ino, self.dev):
+            return "it was replaced by another file"
+        if now.size > self.size:
+            return f"it grew from {self.size} to {now.size} bytes (a live session is appending)"
+        if now.size != self.size:
+            return f"its size changed from {self.size} to {now.size} bytes"
+        return "its modification time changed"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A file's bytes as read, with the stamp they belong to and their hash."""
+
+    path: str  # the real path (symlinks resolved)
+    data: bytes
+    stamp: Stamp
+    mode: int  # permission bits
+
+    @cached_property
+    def sha256(self) -> str:
+        return sha256(self.data)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def real_path(path: str) -> str:
+    """Where a (possibly symlinked) path really is: the file a repair must replace."""
+    return os.path.realpath(path)
+
+
+def read_snapshot(path: str) -> Snapshot:
+    """Read a whole file, proving nothing was appended while it was read.
+
+    The stamp comes from the open descriptor before reading; a second fstat
+    after reading must agree, else the bytes may be a torn mix (FileChanged).
+    """
+    real = real_path(path)
+    try:
+        with open_regular(real) as fp:
+            before = Stamp.of(os.fstat(fp.fileno()))
+            data = fp.read()
+            st = os.fstat(fp.fileno())
+    except OSError as exc:
+        raise WriteError(f"cannot read: {exc.strerror or exc}", ErrorKind.UNREADABLE) from exc
+    after = Stamp.of(st)
+    if after != before or len(data) != after.size:
+        raise FileChanged(f"{path}: changed while it was being read; skipped")
+    return Snapshot(real, data, after, stat.S_IMODE(st.st_mode))
+
+
+@dataclass(frozen=True)
+class FileState:
+    """A file's identity and hash, read in blocks (a `Snapshot` without the bytes)."""
+
+    path: str  # the real path (symlinks resolved)
+    stamp: Stamp
+    mode: int  # permission bits
+    size: int
+    sha256: str
+
+    def read(self) -> bytes:
+        """The whole file, proven to be the state's bytes (for the rare caller that must embed
+        them)."""
+        snap = read_snapshot(self.path)
+        if snap.sha256 != self.sha256:
+            raise FileChanged(f"{self.path}: changed since it was read; skipped")
+        return snap.data
+
+
+def file_state(path: str) -> FileState:
+    """A file's state, hashed in blocks, proving nothing was appended while it was read."""
+    real = real_path(path)
+    digest = hashlib.sha256()
+    try:
+        with open_regular(real) as fp:
+            before = Stamp.of(os.fstat(fp.fileno()))
+            while block := fp.read(BLOCK):
+                digest.update(block)
+            st = os.fstat(fp.fileno())
+    except OSError as exc:
+        raise WriteError(f"cannot read: {exc.strerror or exc}", ErrorKind.UNREADABLE) from exc
+    after = Stamp.of(st)
+    if after != before:
+        raise FileChanged(f"{path}: changed while it was being read; skipped")
+    return FileState(real, after, stat.S_IMODE(st.st_mode), after.size, digest.hexdigest())
+
+
+def check_unchanged(path: str, expected: Stamp) -> None:
+    """FileChanged unless `path` still has the stamp it had when it was read."""
+    try:
+        now = Stamp.of(os.stat(path))
+    except FileNotFoundError as exc:
+        raise FileChanged(f"{path}: removed since it was read; skipped") from exc
+    if now != expected:
+        raise FileChanged(
+            f"{path}: changed since it was read ({expected.describe_change(now)}); "
+            "skipped, left as it is"
+        )
+
+
+def temp_name(target: str) -> str:
+    """A temporary name beside `target` that names this host and process (see `sweep_stale`)."""
+    folder, name = os.path.split(target)
+    token = secrets.token_hex(4)
+    return os.path.join(folder, f".{name}.{_host()}.{os.getpid()}.{token}{TEMP_SUFFIX}")
+
+
+def alive(pid: int) -> bool:
+    """Is process `pid` running (a zombie counts as dead: it will never act again)?"""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A killed worker whose parent died too stays a zombie wherever nobody reaps orphans
+    # (a container's init): it answers signals, but it will never finish its write.
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fp:
+            stat_line = fp.read()
+        return stat_line[stat_line.rindex(b")") + 2 :][:1] not in (b"Z", b"X")
+    except (OSError, ValueError):
+        return True
+
+
+def sweep_stale(folder: str) -> list[str]:
+    """Remove temporary files left in `folder` by thinkfix processes of this host that died."""
+    removed: list[str] = []
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return removed
+    for name in names:
+        m = _TEMP_NAME.match(name)
+        if m is None or m["host"] != _host() or alive(int(m["pid"])):
+            continue
+        path = os.path.join(folder, name)
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+            removed.append(path)
+    return removed
+
+
+def _fsync_dir(folder: str) -> None:
+    # A rename is durable only once the folder entry is; some filesystems refuse, which is fine.
+    try:
+        fd = os.open(folder or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _publish(temp: str, target: str) -> None:
+    """The one step that changes what `target` names."""
+    os.replace(temp, target)
+
+
+@dataclass(frozen=True)
+class Written:
+    """A completed write: where, how many bytes, and their hash."""
+
+    path: str
+    size: int
+    sha256: str
+
+
+BLOCK = 1 << 20  # bytes read or written at a time by the streaming helpers
+
+
+def atomic_write(
+    target: str,
+    data: bytes,
+    *,
+    mode: int | None = None,
+    verify: Callable[[bytes], None] | None = None,
+    watch: tuple[str, Stamp] | None = None,
+    make_dirs: bool = False,
+    durable: bool = True,
+    follow_links: bool = False,
+) -> Written:
+    """Replace `target` by `data`, or leave it untouched; a symlink at `target` is itself
+    replaced unless `follow_links` (then its target is, and the link kept).
+
+    `verify` gets the bytes read back from disk and raises (any exception) to
+    refuse them. `watch` is a (path, stamp) that must still hold just before the
+    rename. `mode` defaults to the target's current permission bits, else 0o644
+    less the umask. Small files only (manifests, sidecars): `atomic_write_stream`
+    writes session files without holding them.
+    """
+
+    def check(temp: str) -> None:
+        if verify is not None:
+            with open(temp, "rb") as fp:
+                verify(fp.read())
+
+    return atomic_write_stream(
+        target,
+        lambda fp: fp.write(data),
+        mode=mode,
+        verify=check if verify is not None else None,
+        watch=watch,
+        make_dirs=make_dirs,
+        durable=durable,
+        follow_links=follow_links,
+    )
+
+
+class _Sink(io.RawIOBase):
+    """A write-only view of a descriptor that hashes and counts what goes through it; closing
+    it leaves the descriptor open (compressing writers close what they wrap)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+        self.size = 0
+        self.hash = hashlib.sha256()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        self.hash.update(view)
+        n = len(view)
+        while view:
+            view = view[os.write(self.fd, view) :]
+        self.size += n
+        return n
+
+    def close(self) -> None:  # the descriptor belongs to atomic_write_stream
+        self.flush()
+        super().close()
+
+
+def hash_file(path: str) -> tuple[int, str]:
+    """Size and sha256 of a file, read in blocks."""
+    digest, size = hashlib.sha256(), 0
+    with open(path, "rb") as fp:
+        while block := fp.read(BLOCK):
+            digest.update(block)
+            size += len(block)
+    return size, digest.hexdigest()
+
+
+class _HashingReader(io.RawIOBase):
+    """A read-only stream over a file that hashes and counts every byte read through it."""
+
+    def __init__(self, fp: BinaryIO) -> None:
+        super().__init__()
+        self.fp = fp
+        self.size = 0
+        self.hash = hashlib.sha256()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        data = self.fp.read(len(view))
+        n = len(data)
+        view[:n] = data
+        self.hash.update(data)
+        self.size += n
+        return n
+
+    def drain(self) -> tuple[int, str]:
+        """Read what the reader left, then the size and hash of everything read."""
+        while block := self.fp.read(BLOCK):
+            self.hash.update(block)
+            self.size += len(block)
+        return self.size, self.hash.hexdigest()
+
+
+def atomic_write_stream(
+    target: str,
+    produce: Callable[[BinaryIO], object],
+    *,
+    mode: int | None = None,
+    verify: Callable[[str], None] | None = None,
+    read_back: Callable[[BinaryIO], None] | None = None,
+    before_publish: Callable[[Written], None] | None = None,
+    watch: tuple[str, Stamp] | None = None,
+    make_dirs: bool = False,
+    durable: bool = True,
+    follow_links: bool = True,
+) -> Written:
+    """`atomic_write` for bytes that are never held whole: `produce` writes them to a stream.
+
+    The temporary file is read back in blocks and must hash as it was written;
+    `verify` then gets its path (to re-read it as it likes) and raises to refuse
+    it. `read_back` proves the same in the same read: it gets the temporary file as
+    a stream that hashes what it reads (the rest is read after it), so one read
+    back from disk proves both the hash and what `read_back` checks. `before_publish`
+    runs last before the rename (a journal entry must be durable before the file it
+    describes changes), then the watch checks.
+
+    `durable`: the bytes and the rename are synced to disk (the file, then its folder)
+    before this returns. Only a file whose loss in a power cut loses nothing (a journal
+    entry of a file that was created, not replaced) is written with `durable=False`: a
+    killed process leaves it whole all the same (the rename is atomic).
+
+    `follow_links` (repair's session files, undo): a symlink at `target` is resolved and its
+    target replaced. Without it the link itself is replaced by the new file, which takes
+    neither the mode nor the owner of whatever the link pointed at.
+    """
+    real = real_path(target) if follow_links else _beside(target)
+    folder = os.path.dirname(real)
+    if make_dirs and folder:
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as exc:
+            raise WriteError(f"{target}: cannot create {folder}: {exc.strerror or exc}") from exc
+    sweep_stale(folder)
+    link = os.path.islink(real)  # only without follow_links: `real` is resolved otherwise
+    if mode is None:
+        mode = _default_mode() if link else _current_mode(real)
+    temp = temp_name(real)
+    try:
+        try:
+            fd = os.open(
+                temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600
+            )
+        except OSError as exc:
+            raise WriteError(
+                f"{target}: cannot create a temporary file in {folder or '.'}: "
+                f"{exc.strerror or exc}"
+            ) from exc
+        try:
+            sink = _Sink(fd)
+            produce(cast(BinaryIO, sink))
+            if durable:
+                os.fsync(fd)
+            os.fchmod(fd, mode)
+            if not link:
+                _keep_owner(fd, real)
+        finally:
+            os.close(fd)
+        written = Written(real, sink.size, sink.hash.hexdigest())
+        if read_back is None:
+            if hash_file(temp) != (written.size, written.sha256):
+                raise VerifyError(f"{target}: the temporary file did not read back as written")
+        else:
+            _verified(target, lambda: _read_back(target, temp, read_back, written))
+        if verify is not None:
+            _verified(target, lambda: verify(temp))
+        if before_publish is not None:
+            before_publish(written)
+        old: _OldInode | None = None
+        if watch is not None:
+            check_unchanged(*watch)
+            if real_path(watch[0]) == real:  # replacing the very file read: a live writer?
+                old = _OldInode.hold(target, real, watch[1])
+        try:
+            _publish(temp, real)
+        except OSError as exc:
+            if old is not None:
+                old.release()
+            raise WriteError(f"{target}: cannot rename into place: {exc.strerror or exc}") from exc
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    if durable:
+        _fsync_dir(folder)
+    if old is not None:
+        old.settle()
+    return written
+
+
+def _verified(target: str, check: Callable[[], None]) -> None:
+    """Run a verification: anything it raises but a WriteError becomes a VerifyError."""
+    try:
+        check()
+    except WriteError:
+        raise
+    except Exception as exc:
+        raise VerifyError(f"{target}: verification failed: {exc}") from exc
+
+
+def _read_back(target: str, temp: str, check: Callable[[BinaryIO], None], written: Written) -> None:
+    """One read of the temporary file: `check` reads it through a hashing stream, then the
+    rest is read and everything read must be what was written."""
+    with open(temp, "rb", buffering=0) as fp:
+        reader = _HashingReader(cast(BinaryIO, fp))
+        check(cast(BinaryIO, io.BufferedReader(reader, BLOCK)))
+        if reader.drain() != (written.size, written.sha256):
+            raise VerifyError(f"{target}: the temporary file did not read back as written")
+
+
+class _OldInode:
+    """The replaced file's inode, held across the rename to catch a writer that raced it.
+
+    Before the rename: a process holding the file open for writing (a live agent)
+    is refused outright, the old inode is kept open, and a second name (a hard
+    link, swept like a temporary file if this process dies) keeps it reachable.
+    After the rename: if the old inode grew or its mtime moved, a writer appended
+    between the last check and the rename; the second name is renamed back, so the
+    file is exactly what that writer wrote to (every line kept) and the repair is
+    reported as not done. Where no hard link can be made, the appended bytes are
+    copied onto the end of the new file instead.
+    """
+
+    def __init__(self, target: str, real: str, stamp: Stamp, fd: int, keep: str | None) -> None:
+        self.target, self.real, self.stamp, self.fd, self.keep = target, real, stamp, fd, keep
+
+    @classmethod
+    def hold(cls, target: str, real: str, stamp: Stamp) -> _OldInode:
+        from thinkfix.io.livewriters import open_writers
+
+        writers = open_writers(real)
+        if writers:
+            raise FileChanged(
+                f"{target}: held open for writing by "
+                f"{', '.join(str(w) for w in writers)} (a live session); "
+                "skipped, left as it is"
+            )
+        try:
+            fd = os.open(real, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            raise FileChanged(
+                f"{target}: cannot hold it open ({exc.strerror or exc}); skipped"
+            ) from exc
+        if Stamp.of(os.fstat(fd)) != stamp:  # it changed just now, before the hold
+            os.close(fd)
+            raise FileChanged(f"{target}: changed since it was read; skipped, left as it is")
+        name = temp_name(real)
+        try:
+            os.link(real, name)
+            keep: str | None = name
+        except OSError:
+            keep = None  # no hard links here: the tail is copied instead (see settle)
+        return cls(target, real, stamp, fd, keep)
+
+    def release(self) -> None:
+        if self.keep is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.keep)
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+    def settle(self) -> None:
+        """After the rename: FileChanged (with the file put back) if a writer raced it."""
+        try:
+            now = Stamp.of(os.fstat(self.fd))
+            if (now.size, now.mtime_ns) == (self.stamp.size, self.stamp.mtime_ns):
+                return
+            if self.keep is not None:
+                os.replace(self.keep, self.real)
+                self.keep = None
+                _fsync_dir(os.path.dirname(self.real))
+                raise FileChanged(
+                    f"{self.target}: a live writer appended to it while it was being replaced "
+                    f"({self.stamp.describe_change(now)}); put back as that writer left it, "
+                    "every line kept; not repaired"
+                )
+            # No second name to put back: the appended bytes go onto the end of the new file,
+            # so no line is lost; its hash then differs from the manifest's, so undo refuses
+            # it rather than drop those lines, and the backup stays.
+            tail = os.pread(self.fd, max(0, now.size - self.stamp.size), self.stamp.size)
+            with open(self.real, "ab") as fp:
+                fp.write(tail)
+                fp.flush()
+                os.fsync(fp.fileno())
+        finally:
+            self.release()
+
+
+def _beside(target: str) -> str:
+    """`target` with its folders resolved and its last component kept as named: what a
+    rename replaces when a final symlink must not be followed."""
+    folder, name = os.path.split(os.path.abspath(target))
+    return os.path.join(real_path(folder), name)
+
+
+def _current_mode(path: str) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return _default_mode()
+
+
+def _default_mode() -> int:
+    """A new file's mode: 0o644 less the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o644 & ~umask
+
+
+def _keep_owner(fd: int, path: str) -> None:
+    # Only root can give a file away; for everyone else the new file is theirs, as before.
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    if hasattr(os, "fchown") and (st.st_uid != os.geteuid() or st.st_gid != os.getegid()):
+        try:
+            os.fchown(fd, st.st_uid, st.st_gid)
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.EACCES):
+                raise
+
+
+def copy_verified(source: Snapshot | FileState, destination: str) -> Written:
+    """Write an exact copy of a file (a backup), in blocks, proven by its hash on disk."""
+    if isinstance(source, Snapshot):
+        return atomic_write(destination, source.data, mode=source.mode, make_dirs=True)
+
+    def produce(out: BinaryIO) -> None:
+        with open_regular(source.path) as fp:
+            while block := fp.read(BLOCK):
+                out.write(block)
+
+    def same(written: Written) -> None:
+        if (written.size, written.sha256) != (source.size, source.sha256):
+            raise FileChanged(f"{source.path}: changed while it was being backed up; skipped")
+
+    return atomic_write_stream(
+        destination,
+        produce,
+        mode=source.mode,
+        before_publish=same,
+        make_dirs=True,
+        follow_links=False,
+    )
+
+
+def remove_verified(path: str, expected_sha256: str) -> None:
+    """Delete a file only if it still holds the bytes we wrote (undo of a created file)."""
+    snap = file_state(path)
+    if snap.sha256 != expected_sha256:
+        raise FileChanged(f"{path}: changed since it was written; not removed")
+    os.unlink(snap.path)
+    _fsync_dir(os.path.dirname(snap.path))
+
+
+def write_output(target: str, data: bytes) -> None:
+    """Write a report the user named: a regular file (or a new one) is replaced atomically,
+    a symlink by a new file (never its target); anything else (/dev/null, a FIFO,
+    /dev/stdout) is written straight into, since a rename would replace the device or pipe
+    itself (`/dev/stdout` links to whatever stdout is, a file or a pipe)."""
+    device = os.path.abspath(target).startswith(("/dev/", "/proc/"))
+    if device or (os.path.exists(target) and not os.path.isfile(target)):
+        try:
+            with open(target, "wb") as fp:
+                fp.write(data)
+        except OSError as exc:
+            raise WriteError(f"{target}: {exc.strerror or exc}") from exc
+        return
+    atomic_write(target, data, make_dirs=True)
