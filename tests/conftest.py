@@ -36,9 +36,9 @@ from thinkfix.formats.base import (
     Site,
     TextSlot,
 )
-from thinkfix.formats.common import fmt_path
 from thinkfix.formats.reader import iter_jsonl
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.values import fmt_path
 from thinkfix.reporters.base import OutputFormat, RenderOptions, Reporter
 
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)

@@ -21,11 +21,28 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """The normalizer's names, imported on first use: a command that never normalizes text
-    (a scan of clean sessions) does not pay for compiling its grammar (#13 start-up)."""
-    if name in __all__ and name != "__version__":
-        from thinkfix import normalizer
+#: Where each public name is defined, imported on first use: a command that never normalizes
+#: text (a scan of clean sessions) does not pay for compiling its grammar (#13 start-up).
+_DEFINED_IN = {
+    "DEFAULT": "thinkfix.normalizer.policy",
+    "NativeMode": "thinkfix.normalizer.policy",
+    "OrphanClose": "thinkfix.normalizer.policy",
+    "Policy": "thinkfix.normalizer.policy",
+    "Delta": "thinkfix.normalizer.spans",
+    "Finding": "thinkfix.normalizer.spans",
+    "Label": "thinkfix.normalizer.spans",
+    "LeakKind": "thinkfix.normalizer.spans",
+    "Result": "thinkfix.normalizer.spans",
+    "Span": "thinkfix.normalizer.spans",
+    "normalize": "thinkfix.normalizer.batch",
+    "StreamNormalizer": "thinkfix.normalizer.stream",
+}
 
-        return getattr(normalizer, name)
-    raise AttributeError(f"module 'thinkfix' has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    module = _DEFINED_IN.get(name)
+    if module is None:
+        raise AttributeError(f"module 'thinkfix' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 from thinkfix.cli import main
 from thinkfix.engine.repair import driver as repair_engine
 from thinkfix.engine.repair import one_file as repair_one
-from thinkfix.engine.scan import runner as scan_engine
+from thinkfix.engine.scan import task as scan_engine
 from thinkfix.formats import registry
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from thinkfix.cli.progress import RichProgress, progress_for, wanted
+from thinkfix.cli.progress import progress_for, wanted
+from thinkfix.cli.richbar import RichProgress
 from thinkfix.engine.progress import NULL_PROGRESS
-from thinkfix.engine.repair.driver import WriteMode, repair_paths
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import WriteMode
 
 
 class _Tty(io.StringIO):

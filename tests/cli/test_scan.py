@@ -22,7 +22,7 @@ from tests.formats.long_records import (
 )
 from tests.formats.support import fixture_totals, session_files
 from thinkfix.cli import main
-from thinkfix.reporters import OutputFormat
+from thinkfix.reporters.base import OutputFormat
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 ENV_KEYS = ("GITHUB_ACTIONS", "CI", "NO_COLOR", "FORCE_COLOR")

@@ -23,8 +23,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from thinkfix.cli import main
-from thinkfix.reporters import OutputFormat
-from thinkfix.reporters.diff import DiffFormat
+from thinkfix.reporters.base import OutputFormat
+from thinkfix.reporters.diff.base import DiffFormat
 from thinkfix.reporters.transcript.view import ThinkingView
 
 AWS = "AKIAQ3EGUW7QZXB4NR5T"

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.formats.support import ids, is_store, session_files, side_files
-from thinkfix.engine.repair.driver import RepairOptions, RepairResult, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry

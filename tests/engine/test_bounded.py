@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from thinkfix.engine.inputs.files import InputOptions
-from thinkfix.engine.repair.driver import RepairOptions, WriteMode, describe, repair_paths
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import RepairOptions, WriteMode, describe
 from thinkfix.engine.report import MessageCounts, Report, Summary
 from thinkfix.engine.scan.findings import capped_findings
 from thinkfix.engine.scan.options import ScanOptions
@@ -24,8 +25,10 @@ from thinkfix.engine.scan.runner import scan
 from thinkfix.engine.scan.sparse import SparseReader
 from thinkfix.formats.base import DEFAULT_RECORD_LIMIT, set_record_limit
 from thinkfix.formats.registry import FORMATS
-from thinkfix.normalizer import DEFAULT, normalize
-from thinkfix.reporters import RenderOptions, get_reporter
+from thinkfix.normalizer.batch import normalize
+from thinkfix.normalizer.policy import DEFAULT
+from thinkfix.reporters.base import RenderOptions
+from thinkfix.reporters.registry import get_reporter
 
 HOSTILE = "</think><think>"
 CHAT = InputOptions(format="openai-chat")

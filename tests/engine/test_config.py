@@ -23,7 +23,7 @@ from thinkfix.engine.settings.config import (
     read_config,
     scan_options,
 )
-from thinkfix.normalizer import DEFAULT, OrphanClose
+from thinkfix.normalizer.policy import DEFAULT, OrphanClose
 
 Resolve = Callable[..., Settings]
 

@@ -15,7 +15,8 @@ import pytest
 
 from tests.conftest import FakeFormat, FakeReporter
 from thinkfix.engine.inputs.files import InputOptions
-from thinkfix.engine.repair.driver import FileStatus, RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import FileStatus, RepairOptions, WriteMode
 from thinkfix.engine.scan import sparse
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan

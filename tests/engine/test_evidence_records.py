@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from tests.engine.test_refusal_repairs import _claude_lines
 from thinkfix.engine.ledger import manifest as mf
-from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import RepairOptions, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import transcript
 from thinkfix.engine.scan.options import ScanOptions

@@ -32,7 +32,8 @@ import zstandard
 from tests.engine.repair_helpers import copy_fixtures, temp_files
 from tests.formats.support import is_store, store_content, store_of, tree_content
 from thinkfix.engine.ledger import manifest as mf
-from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import RepairOptions, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.io.compression import open_read
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from thinkfix.engine.repair.driver import FileStatus, RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import FileStatus, RepairOptions, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.io.errors import ErrorKind
 

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.engine.repair_helpers import temp_files
-from thinkfix.engine.repair.driver import FileStatus, RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import FileStatus, RepairOptions, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.io import fsio, livewriters
 from thinkfix.io.errors import ErrorKind

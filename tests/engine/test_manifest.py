@@ -12,7 +12,7 @@ import pytest
 from tests.engine.repair_helpers import FIXTURES, copy_fixtures, run, tree_bytes
 from tests.formats.support import tree_content
 from thinkfix.engine.ledger import manifest as mf
-from thinkfix.engine.repair.driver import WriteMode
+from thinkfix.engine.repair.model import WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.formats import registry
 from thinkfix.io import fsio

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine.repair_helpers import findings, run
-from thinkfix.engine.repair.driver import WriteMode
+from thinkfix.engine.repair.model import WriteMode
 
 TEXT = "analysisWe need to answer 2+2.assistantfinalfour"
 

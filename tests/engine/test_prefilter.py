@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from thinkfix.engine.scan.prefilter import delimiter_candidates, delimiter_test
-from thinkfix.normalizer import DEFAULT, Policy, normalize
+from thinkfix.normalizer.batch import normalize
+from thinkfix.normalizer.policy import DEFAULT, Policy
 
 PIECES = [
     "<think>",

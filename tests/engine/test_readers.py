@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.engine.repair_helpers import FIXTURES
-from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import RepairOptions, WriteMode
 from thinkfix.formats.base import ApplyOptions
 
 CLAUDE_CODE = sorted((FIXTURES / "claude-code").glob("*.jsonl"))

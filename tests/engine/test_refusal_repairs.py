@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import RepairOptions, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan

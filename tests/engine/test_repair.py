@@ -31,13 +31,10 @@ from tests.formats.support import content, fixture_totals, is_store, leaking_fix
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair import diff as repair_diff
 from thinkfix.engine.repair import driver as repair_mod
-from thinkfix.engine.repair.driver import (
-    SIDECAR_SUFFIX,
-    FileStatus,
-    WriteMode,
-    repair_paths,
-)
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.repair.source import Source
+from thinkfix.engine.repair.write import SIDECAR_SUFFIX
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan

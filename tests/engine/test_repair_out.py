@@ -19,7 +19,7 @@ from tests.engine.conftest import chained_claude_line
 from tests.engine.repair_helpers import run
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair import write as repair_write
-from thinkfix.engine.repair.driver import FileStatus, WriteMode
+from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 
 FILES = 4

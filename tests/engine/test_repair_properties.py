@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.engine.repair_helpers import run
 from thinkfix.engine.ledger import manifest as mf
-from thinkfix.engine.repair.driver import FileStatus, WriteMode
+from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 
 FRAGMENTS = [

@@ -19,7 +19,7 @@ import pytest
 
 from tests.engine.repair_helpers import run
 from tests.engine.test_repair_memory import _line, _repair
-from thinkfix.engine.repair.driver import WriteMode
+from thinkfix.engine.repair.model import WriteMode
 
 LINE_MB = 8
 # The interpreter, click, orjson and rich take ~45 MB; the record is read, parsed and held

@@ -26,7 +26,8 @@ from tests.engine.conftest import memory_tree
 from tests.engine.test_repair_properties import TEXTS, _claude
 from tests.formats.support import is_store
 from thinkfix.cli import main
-from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import RepairOptions, WriteMode
 from thinkfix.io import fsio
 from thinkfix.io import urlwrite as urlio
 
@@ -220,7 +221,7 @@ def test_undo_removes_the_objects_a_url_output_created_unless_changed(
 def test_a_file_error_and_its_bad_lines_sort_together() -> None:
     """A file with bad lines whose write was refused has errors with and without a line;
     sorting them crashed the run (None < int) after its files were written."""
-    from thinkfix.engine.repair.driver import FileResult, FileStatus, RepairResult, WriteMode
+    from thinkfix.engine.repair.model import FileResult, FileStatus, RepairResult, WriteMode
     from thinkfix.engine.report import InputError
     from thinkfix.io.errors import ErrorKind
 

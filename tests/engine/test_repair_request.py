@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from thinkfix.engine.commands import repair as repair_run
-from thinkfix.engine.repair.driver import WriteMode
+from thinkfix.engine.repair.model import WriteMode
 from thinkfix.engine.report import ExitCode
 
 

@@ -25,7 +25,7 @@ from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair import driver as repair_mod
 from thinkfix.engine.repair import one_file as repair_one
 from thinkfix.engine.repair import write as repair_write
-from thinkfix.engine.repair.driver import FileStatus, WriteMode
+from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.repair.write import SIDECAR_SUFFIX
 from thinkfix.engine.report import ExitCode
 from thinkfix.io import fsio
@@ -160,7 +160,8 @@ def test_repair_verification_failure_leaves_original(
 _KILL_SCRIPT = textwrap.dedent("""
     import os, signal, sys
     from thinkfix.io import fsio
-    from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
+    from thinkfix.engine.repair.model import RepairOptions, WriteMode
+    from thinkfix.engine.repair.driver import repair_paths
 
     publish = fsio._publish
 

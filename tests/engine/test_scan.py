@@ -18,7 +18,8 @@ from tests.formats.support import fixture_totals
 from thinkfix.engine.inputs.files import InputOptions, walk
 from thinkfix.engine.scan.options import DEFAULT_KINDS, ScanOptions, select_kinds
 from thinkfix.engine.scan.report import build_report
-from thinkfix.engine.scan.runner import scan, scan_file
+from thinkfix.engine.scan.runner import scan
+from thinkfix.engine.scan.task import scan_file
 from thinkfix.reporters.sarif import to_sarif
 
 

@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from tests.formats.support import FIXTURES
 from thinkfix.engine.inputs.files import Candidate, resolve
 from thinkfix.engine.scan import sparse, split
-from thinkfix.engine.scan.one_file import ScannedFile
 from thinkfix.engine.scan.options import ScanOptions
-from thinkfix.engine.scan.runner import scan_file, scan_files
+from thinkfix.engine.scan.result import ScannedFile
+from thinkfix.engine.scan.runner import scan_files
+from thinkfix.engine.scan.task import scan_file
 from thinkfix.formats import registry
 
 # the files a scan may split: line files of formats the sparse reader takes (Goose reads its

@@ -11,7 +11,7 @@ import zstandard
 from tests.reporters.transcript.support import DATA, data
 from thinkfix.engine.scan.transcript import TranscriptError, load, merge
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
-from thinkfix.normalizer import DEFAULT
+from thinkfix.normalizer.policy import DEFAULT
 
 
 def text(value: str, **kw: object) -> Part:

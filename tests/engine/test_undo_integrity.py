@@ -23,7 +23,7 @@ from tests.engine.repair_helpers import FIXTURES, run
 from thinkfix.cli import main
 from thinkfix.engine.ledger import integrity
 from thinkfix.engine.ledger import manifest as mf
-from thinkfix.engine.repair.driver import WriteMode
+from thinkfix.engine.repair.model import WriteMode
 from thinkfix.io import fsio, jsontext
 
 CODEX = next((FIXTURES / "codex").glob("rollout-2026-*.jsonl"))  # the enveloped rollout

@@ -16,7 +16,7 @@ from tests.formats.support import read, write
 from thinkfix.formats.aider import REASONING_TAG, Aider, split_reply
 from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.turns import Role
-from thinkfix.normalizer import normalize
+from thinkfix.normalizer.batch import normalize
 
 FMT = Aider()
 

@@ -11,7 +11,7 @@ from thinkfix.formats import continue_dev, registry
 from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.detection import HEAD_BYTES
 from thinkfix.formats.registry import get
-from thinkfix.normalizer import normalize
+from thinkfix.normalizer.batch import normalize
 
 FMT = get("continue")
 SESSIONS = FIXTURES / "continue" / "sessions"

@@ -23,8 +23,9 @@ from typing import Any
 import pytest
 
 from tests.formats.support import FIXTURES
-from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
-from thinkfix.normalizer import normalize
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import RepairOptions, WriteMode
+from thinkfix.normalizer.batch import normalize
 
 CN = os.environ.get("THINKFIX_CN") or shutil.which("cn")
 pytestmark = pytest.mark.skipif(CN is None, reason="Continue's CLI (cn) is not installed")

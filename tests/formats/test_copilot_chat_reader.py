@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.formats.support import FIXTURES
-from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
-from thinkfix.normalizer import normalize
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import RepairOptions, WriteMode
+from thinkfix.normalizer.batch import normalize
 
 exporter = pytest.importorskip("copilotexport.exporter")
 

@@ -21,7 +21,7 @@ from tests.formats.crush_db import finish, reasoning, text, tool_call
 from tests.formats.support import FIXTURES
 from thinkfix.engine.inputs.discover import discover
 from thinkfix.engine.ledger import manifest as mf
-from thinkfix.engine.repair.driver import FileStatus, WriteMode
+from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry

@@ -17,7 +17,7 @@ from tests.engine.repair_helpers import run
 from tests.formats import cursor_db
 from tests.formats.cursor_db import COMPOSER, LEAK, assistant, js, user
 from thinkfix.engine.ledger import manifest as mf
-from thinkfix.engine.repair.driver import FileStatus, WriteMode
+from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry

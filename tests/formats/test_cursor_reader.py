@@ -16,7 +16,7 @@ import pytest
 
 from tests.engine.repair_helpers import run
 from tests.formats import cursor_db
-from thinkfix.engine.repair.driver import WriteMode
+from thinkfix.engine.repair.model import WriteMode
 from thinkfix.engine.report import ExitCode
 
 parser = pytest.importorskip("mycursordata.parser")

@@ -35,7 +35,7 @@ def test_fixtures_format_and_assistant_message_count(name: str) -> None:
 
 
 def _normalize():  # type: ignore[no-untyped-def]
-    from thinkfix.normalizer import normalize
+    from thinkfix.normalizer.batch import normalize
 
     try:
         normalize("x")

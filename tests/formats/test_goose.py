@@ -19,7 +19,7 @@ from tests.engine.repair_helpers import run
 from tests.formats import goose_db
 from tests.formats.support import FIXTURES
 from thinkfix.engine.ledger import manifest as mf
-from thinkfix.engine.repair.driver import FileStatus, WriteMode
+from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry, sqlite_store

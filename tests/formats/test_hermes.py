@@ -9,7 +9,7 @@ from thinkfix.formats import registry
 from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.detection import HEAD_BYTES
 from thinkfix.formats.registry import get
-from thinkfix.normalizer import normalize
+from thinkfix.normalizer.batch import normalize
 
 FMT = get("hermes")
 LEAKY = fixture("session_20260412_093015_a1b2c3")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.formats.support import dump_like, read, repair, sites, write
 from thinkfix.formats.base import ApplyOptions, PlacementKind, Repair
-from thinkfix.formats.common import new_segments
+from thinkfix.formats.planner import new_segments
 from thinkfix.formats.registry import get
 
 TEXT = st.text(st.characters(codec="utf-8"), max_size=20) | st.sampled_from(

@@ -15,7 +15,7 @@ from tests.engine.repair_helpers import run
 from tests.formats import zed_db
 from tests.formats.support import content
 from thinkfix.engine.ledger import manifest as mf
-from thinkfix.engine.repair.driver import FileStatus, WriteMode
+from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thinkfix.normalizer import LeakKind, NativeMode, Policy
+from thinkfix.normalizer.policy import NativeMode, Policy
+from thinkfix.normalizer.spans import LeakKind
 from thinkfix.providers.accumulator import Accumulator, AssembledMessage, Block, BlockType, Source
 from thinkfix.providers.base import Channel, Phase, ReasoningChunk
 
@@ -298,7 +299,7 @@ def test_accumulator_without_a_tool_call_the_text_stays_visible() -> None:
 
 
 def test_accumulator_message_agrees_with_a_whole_text_normalized_with_its_evidence() -> None:
-    from thinkfix.normalizer import normalize
+    from thinkfix.normalizer.batch import normalize
 
     chunks = segment("visible", THOUGHT) + segment("tool_call", "{}", index=1, name="f")
     _, message = feed_all(chunks)

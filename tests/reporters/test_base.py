@@ -8,16 +8,10 @@ import pytest
 
 from thinkfix.engine.report import InputError, Report
 from thinkfix.io.errors import ErrorKind
-from thinkfix.normalizer import LeakKind
-from thinkfix.reporters import (
-    REPORTERS,
-    OutputFormat,
-    RenderOptions,
-    Reporter,
-    base,
-    get_reporter,
-    registry,
-)
+from thinkfix.normalizer.spans import LeakKind
+from thinkfix.reporters import base, registry
+from thinkfix.reporters.base import OutputFormat, RenderOptions, Reporter
+from thinkfix.reporters.registry import REPORTERS, get_reporter
 
 from .cases import FINDINGS, clean_report, empty_report, full_report, unread_report
 

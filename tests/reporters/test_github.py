@@ -9,8 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from thinkfix.engine.report import Report
-from thinkfix.reporters import REPORTERS, OutputFormat, RenderOptions
+from thinkfix.reporters.base import OutputFormat, RenderOptions
 from thinkfix.reporters.github import command, escape_data, escape_property
+from thinkfix.reporters.registry import REPORTERS
 
 COMMAND = re.compile(r"^::(?P<level>error|warning|notice)(?: (?P<props>[^:]*))?::(?P<message>.*)$")
 

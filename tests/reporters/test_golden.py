@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from thinkfix.engine.report import Report
-from thinkfix.reporters import REPORTERS, OutputFormat, RenderOptions
+from thinkfix.reporters.base import OutputFormat, RenderOptions
+from thinkfix.reporters.registry import REPORTERS
 
 from .cases import clean_report, empty_report, full_report, unread_report
 

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.report import Report
-from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
+from thinkfix.reporters.base import OutputFormat, RenderOptions
+from thinkfix.reporters.registry import get_reporter
 
 from .cases import CLAUDE, full_report
 

@@ -6,7 +6,8 @@ import re
 from dataclasses import replace
 
 from thinkfix.engine.report import MessageCounts, Report, SkippedFile
-from thinkfix.reporters import DEFAULT_OPTIONS, REPORTERS, OutputFormat, RenderOptions
+from thinkfix.reporters.base import DEFAULT_OPTIONS, OutputFormat, RenderOptions
+from thinkfix.reporters.registry import REPORTERS
 
 from .cases import full_report
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from thinkfix.engine.report import SCHEMA_VERSION, Report
-from thinkfix.reporters import REPORTERS, OutputFormat, RenderOptions
+from thinkfix.reporters.base import OutputFormat, RenderOptions
+from thinkfix.reporters.registry import REPORTERS
 
 
 def test_json_parses_to_report_to_dict(any_report: Report) -> None:

@@ -6,7 +6,8 @@ import json
 from collections import Counter
 
 from thinkfix.engine.report import SCHEMA_VERSION, Report
-from thinkfix.reporters import REPORTERS, OutputFormat
+from thinkfix.reporters.base import OutputFormat
+from thinkfix.reporters.registry import REPORTERS
 
 
 def _lines(report: Report) -> list[dict[str, object]]:

@@ -6,8 +6,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 from thinkfix.engine.report import Report
-from thinkfix.reporters import REPORTERS, OutputFormat
+from thinkfix.reporters.base import OutputFormat
 from thinkfix.reporters.junit import xml_safe
+from thinkfix.reporters.registry import REPORTERS
 
 
 def _root(report: Report) -> ET.Element:

@@ -6,8 +6,9 @@ import re
 from dataclasses import replace
 
 from thinkfix.engine.report import Report
-from thinkfix.reporters import DEFAULT_OPTIONS, REPORTERS, OutputFormat, RenderOptions
+from thinkfix.reporters.base import DEFAULT_OPTIONS, OutputFormat, RenderOptions
 from thinkfix.reporters.markdown import md_code, md_text
+from thinkfix.reporters.registry import REPORTERS
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 

@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from thinkfix.engine.report import Report
 from thinkfix.io.errors import ErrorKind
-from thinkfix.reporters import REPORTERS, OutputFormat
+from thinkfix.reporters.base import OutputFormat
 from thinkfix.reporters.openmetrics import escape_label_value
+from thinkfix.reporters.registry import REPORTERS
 
 NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
 LABEL_VALUE = r'"(?:[^"\\\n]|\\[\\n"])*"'

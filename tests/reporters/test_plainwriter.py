@@ -17,9 +17,11 @@ from rich.cells import cell_len
 
 from tests.reporters.cases import clean_report, empty_report, full_report, unread_report
 from thinkfix.engine.report import Report
-from thinkfix.reporters import REPORTERS, OutputFormat, RenderOptions, plainwriter, richwriter
+from thinkfix.reporters import plainwriter, richwriter
+from thinkfix.reporters.base import OutputFormat, RenderOptions
 from thinkfix.reporters.controls import visible_strings
 from thinkfix.reporters.layout import Column, Document, Grid, Panel, Paragraph, Table
+from thinkfix.reporters.registry import REPORTERS
 from thinkfix.reporters.text import TextReporter
 
 

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from thinkfix.engine.report import Report
-from thinkfix.normalizer import LeakKind
-from thinkfix.reporters import REPORTERS, OutputFormat
+from thinkfix.normalizer.spans import LeakKind
+from thinkfix.reporters.base import OutputFormat
+from thinkfix.reporters.registry import REPORTERS
 from thinkfix.reporters.sarif import FINGERPRINT_KEY, artifact_uri
 
 # The parts of the SARIF 2.1.0 schema this reporter uses, with the constraints code-scanning

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from thinkfix.reporters import REPORTERS, OutputFormat
+from thinkfix.reporters.base import OutputFormat
+from thinkfix.reporters.registry import REPORTERS
 
 from .cases import clean_report, empty_report, full_report
 

@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 
 from thinkfix.engine.report import Report
-from thinkfix.reporters import DEFAULT_OPTIONS, REPORTERS, OutputFormat, RenderOptions
+from thinkfix.reporters.base import DEFAULT_OPTIONS, OutputFormat, RenderOptions
+from thinkfix.reporters.registry import REPORTERS
 
 
 def _render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:

@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from tests.telemetry import sessions
 from thinkfix.engine.inputs.files import walk
-from thinkfix.engine.scan.one_file import ScannedFile
 from thinkfix.engine.scan.options import ScanOptions
-from thinkfix.engine.scan.runner import scan, scan_file
+from thinkfix.engine.scan.result import ScannedFile
+from thinkfix.engine.scan.runner import scan
+from thinkfix.engine.scan.task import scan_file
 from thinkfix.engine.telemetry import incremental
 from thinkfix.engine.telemetry.incremental import scan_incremental
 from thinkfix.engine.telemetry.state import State

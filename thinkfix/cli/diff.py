@@ -18,9 +18,10 @@ from thinkfix.cli.options import (
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_name
-from thinkfix.engine.repair.driver import WriteMode
+from thinkfix.engine.repair.model import WriteMode
 from thinkfix.reporters.base import RenderOptions
-from thinkfix.reporters.diff import DiffFormat, get_renderer
+from thinkfix.reporters.diff import get_renderer
+from thinkfix.reporters.diff.base import DiffFormat
 
 
 @click.command("diff", cls=SettingsCommand)

@@ -9,7 +9,7 @@ import click
 
 from thinkfix.cli.options import echo_json, json_option, policy_options, pop_policy, quiet_option
 from thinkfix.engine.report import SCHEMA_VERSION
-from thinkfix.normalizer import normalize
+from thinkfix.normalizer.batch import normalize
 from thinkfix.normalizer.stream import normalize_in_chunks
 
 

@@ -18,14 +18,6 @@ def wanted(stream: IO[Any], setting: bool | None, environ: Mapping[str, str] = o
     return bool(getattr(stream, "isatty", lambda: False)()) and not environ.get("CI")
 
 
-def __getattr__(name: str) -> Any:
-    if name == "RichProgress":  # kept importable from here; imported (with rich) on demand
-        from thinkfix.cli.richbar import RichProgress
-
-        return RichProgress
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def unless_quiet(setting: bool | None, quiet: bool) -> bool | None:
     """The bar setting under `--quiet`: no bar, unless `--progress` asks for one."""
     return False if quiet and setting is None else setting

@@ -21,11 +21,12 @@ from thinkfix.cli.options import (
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_controls, visible_name
-from thinkfix.engine.repair.driver import FileResult, FileStatus, RepairResult, WriteMode
-from thinkfix.engine.settings.redact import Redaction, redact_lines
+from thinkfix.engine.repair.model import FileResult, FileStatus, RepairResult, WriteMode
+from thinkfix.engine.secrets.rules import Redaction
+from thinkfix.engine.settings.redact import redact_lines
 from thinkfix.formats.base import PlacementKind
 from thinkfix.reporters.base import plural
-from thinkfix.reporters.diff import DiffFormat
+from thinkfix.reporters.diff.base import DiffFormat
 
 
 def _describe(f: FileResult, mode: WriteMode) -> str | None:

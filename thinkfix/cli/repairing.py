@@ -24,14 +24,15 @@ from thinkfix.cli.options import (
 from thinkfix.cli.progress import progress_for, unless_quiet
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.repair import audit
-from thinkfix.engine.repair.driver import RepairOptions, RepairResult, WriteMode
+from thinkfix.engine.repair.model import RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.report import ExitCode
+from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.engine.settings import config
-from thinkfix.engine.settings.redact import Redaction
 from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.io import fsio
 from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions
-from thinkfix.reporters.diff import DiffFormat, get_renderer
+from thinkfix.reporters.diff import get_renderer
+from thinkfix.reporters.diff.base import DiffFormat
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -16,7 +16,7 @@ from thinkfix.engine.commands import replay as replay_run
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.secrets.rules import Redaction, mask_secrets
 from thinkfix.providers.accumulator import AssembledMessage, Block, BlockType
-from thinkfix.providers.capture import Capture
+from thinkfix.providers.capture import Capture, CaptureError
 from thinkfix.providers.registry import ADAPTERS, Resolution
 
 _SNIPPET = 60
@@ -112,7 +112,7 @@ def replay_command(
     """
     try:
         replay = replay_run.run(capture, provider)
-    except replay_run.CaptureError as exc:
+    except CaptureError as exc:
         fail(str(exc))
         return
     message = replay.message

@@ -36,8 +36,8 @@ from thinkfix.engine.controls import visible_name
 from thinkfix.engine.scan.options import ALL_KINDS
 from thinkfix.engine.scan.report import name_some
 from thinkfix.engine.settings import config
-from thinkfix.reporters import OutputFormat, RenderOptions, get_reporter
-from thinkfix.reporters.base import plural
+from thinkfix.reporters.base import OutputFormat, RenderOptions, plural
+from thinkfix.reporters.registry import get_reporter
 
 _KINDS_HELP = ", ".join(sorted(ALL_KINDS))
 #: Outputs that carry counts by day (the others do not pay for reading each message's time).

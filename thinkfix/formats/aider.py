@@ -42,9 +42,8 @@ from thinkfix.formats.base import (
     record_limit,
     too_large,
 )
-from thinkfix.formats.common import REFUSED
 from thinkfix.formats.locations import env_dir, working_dir
-from thinkfix.formats.planner import new_segments
+from thinkfix.formats.planner import REFUSED, new_segments
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
 if TYPE_CHECKING:

@@ -13,22 +13,20 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from thinkfix.formats.base import AnthropicMode, Message, Path, PlacementKind, Record
+from thinkfix.formats.base import AnthropicMode, Message, PlacementKind, Record
 from thinkfix.formats.common import (
-    Draft,
     FormatBase,
-    Plan,
     as_str,
     block_reasoning,
     content_slots,
-    fmt_path,
-    get_path,
     place_elsewhere,
 )
 from thinkfix.formats.detection import has_keys, sample
 from thinkfix.formats.openai_chat import ANTHROPIC_BLOCKS
+from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.turn_shapes import block_parts, output_text, split_results
-from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
+from thinkfix.formats.values import fmt_path, get_path
 
 # Request keys only the Messages API has (`max_tokens` alone is shared with Chat Completions).
 _REQUEST_KEYS = ("system", "anthropic_version", "thinking", "stop_sequences")

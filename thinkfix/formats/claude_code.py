@@ -18,9 +18,7 @@ from typing import TYPE_CHECKING, Any
 from thinkfix.formats.base import ClaudeCodeMode, Context, Message, PlacementKind, Record
 from thinkfix.formats.common import (
     TOOL_CALL_BLOCKS,
-    Draft,
     FormatBase,
-    Plan,
     as_str,
     block_reasoning,
     content_slots,
@@ -31,6 +29,7 @@ from thinkfix.formats.common import (
 from thinkfix.formats.detection import extension, sample, share
 from thinkfix.formats.jsonedit import SetKey
 from thinkfix.formats.locations import env_dir
+from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.quick import nested_message_model, one_object
 from thinkfix.formats.turn_shapes import block_parts, split_results, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn

@@ -17,19 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.base import Context, Message, PlacementKind, Record
 from thinkfix.formats.common import (
-    Draft,
     FormatBase,
-    Plan,
     as_str,
     block_reasoning,
     block_slots,
-    fmt_path,
     place_elsewhere,
 )
 from thinkfix.formats.detection import sample, share
 from thinkfix.formats.locations import working_dir
+from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.turn_shapes import block_parts, split_results
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.values import fmt_path
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up

@@ -17,25 +17,11 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.base import (
-    CodexMode,
-    Context,
-    Message,
-    Path,
-    PlacementKind,
-    Record,
-    Site,
-    TextSlot,
-)
+from thinkfix.formats.base import CodexMode, Context, Message, PlacementKind, Record, Site, TextSlot
 from thinkfix.formats.common import (
-    REFUSED,
-    Draft,
     FormatBase,
-    Plan,
     as_str,
     block_slots,
-    fmt_path,
-    get_path,
     join_texts,
     keeps_visible,
     place_elsewhere,
@@ -44,9 +30,11 @@ from thinkfix.formats.common import (
 from thinkfix.formats.detection import sample
 from thinkfix.formats.jsonedit import InsertItems, SetValue
 from thinkfix.formats.locations import env_dir
+from thinkfix.formats.planner import REFUSED, Draft, Plan
 from thinkfix.formats.quick import one_model, one_object
 from thinkfix.formats.turn_shapes import args_text, exit_failed, text_parts, tool_result
-from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
+from thinkfix.formats.values import fmt_path, get_path
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up

@@ -19,7 +19,6 @@ from thinkfix.formats.base import (
     Context,
     Edits,
     Message,
-    Path,
     Placement,
     PlacementKind,
     Record,
@@ -37,6 +36,7 @@ from thinkfix.formats.planner import Plan as Plan  # noqa: PLC0414
 from thinkfix.formats.planner import new_segments as new_segments  # noqa: PLC0414
 from thinkfix.formats.reader import bounded_lines, iter_jsonl, read_auto
 from thinkfix.formats.strangers import names_turn
+from thinkfix.formats.turns import Path
 from thinkfix.formats.values import fmt_path as fmt_path  # noqa: PLC0414
 from thinkfix.formats.values import get_path as get_path  # noqa: PLC0414
 

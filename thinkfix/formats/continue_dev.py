@@ -29,23 +29,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.base import Message, Path, PlacementKind, Record, TextSlot
-from thinkfix.formats.common import (
-    Draft,
-    FormatBase,
-    Plan,
-    as_str,
-    block_slots,
-    fmt_path,
-    get_path,
-    join_texts,
-    place_nothing,
-)
+from thinkfix.formats.base import Message, PlacementKind, Record, TextSlot
+from thinkfix.formats.common import FormatBase, as_str, block_slots, join_texts, place_nothing
 from thinkfix.formats.detection import base_name, has_keys, sample
 from thinkfix.formats.jsonedit import SetKey, SetValue
 from thinkfix.formats.locations import env_dir
+from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.turn_shapes import output_text, text_parts, tool_call, tool_result
-from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
+from thinkfix.formats.values import fmt_path, get_path
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up

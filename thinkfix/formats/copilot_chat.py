@@ -42,22 +42,15 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.base import Context, Message, Path, PlacementKind, Record, TextSlot
-from thinkfix.formats.common import (
-    Draft,
-    FormatBase,
-    Plan,
-    as_str,
-    fmt_path,
-    join_texts,
-    place_elsewhere,
-    place_nothing,
-)
+from thinkfix.formats.base import Context, Message, PlacementKind, Record, TextSlot
+from thinkfix.formats.common import FormatBase, as_str, join_texts, place_elsewhere, place_nothing
 from thinkfix.formats.detection import has_keys, sample
 from thinkfix.formats.jsonedit import SetValue
 from thinkfix.formats.locations import VSCODE_EDITORS, editor_users
+from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.turn_shapes import args_text
-from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
+from thinkfix.formats.values import fmt_path
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up

@@ -37,7 +37,6 @@ import orjson
 from thinkfix.formats import jsonedit, sqlite_store
 from thinkfix.formats.base import (
     Message,
-    Path,
     Placement,
     PlacementKind,
     Record,
@@ -45,12 +44,13 @@ from thinkfix.formats.base import (
     TextSlot,
     UnsafeEdit,
 )
-from thinkfix.formats.common import Draft, FormatBase, Plan, as_str, place_elsewhere
+from thinkfix.formats.common import FormatBase, as_str, place_elsewhere
 from thinkfix.formats.locations import editor_users
+from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
 from thinkfix.formats.turn_shapes import iso, tool_call, tool_result
-from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 
 TABLE = "cursorDiskKV"
 _TABLES = {TABLE: {"key", "value"}}

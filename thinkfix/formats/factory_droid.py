@@ -21,15 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.base import Context, Message, PlacementKind, Record
 from thinkfix.formats.common import (
-    Draft,
     FormatBase,
-    Plan,
     as_str,
     block_reasoning,
     content_slots,
     place_elsewhere,
 )
 from thinkfix.formats.detection import sample, share
+from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.turn_shapes import block_parts, split_results
 from thinkfix.formats.turns import Role, Turn
 

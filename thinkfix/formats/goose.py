@@ -46,7 +46,6 @@ import orjson
 from thinkfix.formats import jsonedit, sqlite_store
 from thinkfix.formats.base import (
     Message,
-    Path,
     Placement,
     PlacementKind,
     Record,
@@ -54,13 +53,14 @@ from thinkfix.formats.base import (
     TextSlot,
     UnsafeEdit,
 )
-from thinkfix.formats.common import Draft, FormatBase, Plan, as_str, join_texts
+from thinkfix.formats.common import FormatBase, as_str, join_texts
 from thinkfix.formats.detection import sample, share
+from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.reader import bounded_lines, iter_jsonl
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
 from thinkfix.formats.turn_shapes import args_text, output_text
-from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up

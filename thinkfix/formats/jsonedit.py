@@ -19,7 +19,8 @@ from typing import Any
 
 import orjson
 
-from thinkfix.formats.base import Path, UnsafeEdit, parse_json
+from thinkfix.formats.base import UnsafeEdit, parse_json
+from thinkfix.formats.turns import Path
 
 _DECODER = json.JSONDecoder()
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]

@@ -37,20 +37,15 @@ from thinkfix.formats.base import (
     Repair,
     TextSlot,
 )
-from thinkfix.formats.common import (
-    Draft,
-    FormatBase,
-    Plan,
-    block_reasoning,
-    fmt_path,
-    place_nothing,
-)
+from thinkfix.formats.common import FormatBase, block_reasoning, place_nothing
 from thinkfix.formats.detection import sample, share
 from thinkfix.formats.jsonedit import SetValue
 from thinkfix.formats.locations import env_dir
+from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.qwen_code import drop_emptied_part, place_part
 from thinkfix.formats.turn_shapes import tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.values import fmt_path
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up

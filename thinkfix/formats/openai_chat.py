@@ -13,21 +13,14 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from thinkfix.formats.base import Message, Path, PlacementKind, Record, TextSlot
-from thinkfix.formats.common import (
-    Draft,
-    FormatBase,
-    Plan,
-    as_str,
-    block_slots,
-    fmt_path,
-    get_path,
-    join_texts,
-)
+from thinkfix.formats.base import Message, PlacementKind, Record, TextSlot
+from thinkfix.formats.common import FormatBase, as_str, block_slots, join_texts
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.jsonedit import SetKey
+from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.turn_shapes import text_parts, tool_call, tool_result
-from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
+from thinkfix.formats.values import fmt_path, get_path
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 _ROLES = {"system", "developer", "user", "assistant", "tool", "function"}

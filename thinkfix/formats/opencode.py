@@ -38,20 +38,20 @@ from thinkfix.formats import sqlite_store
 from thinkfix.formats.base import (
     Context,
     Message,
-    Path,
     Placement,
     PlacementKind,
     Record,
     Repair,
     TextSlot,
 )
-from thinkfix.formats.common import Draft, FormatBase, Plan, as_str, join_texts, place_elsewhere
+from thinkfix.formats.common import FormatBase, as_str, join_texts, place_elsewhere
 from thinkfix.formats.detection import sample
+from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.reader import read_auto
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
 from thinkfix.formats.turn_shapes import args_text, iso, output_text
-from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 
 #: Tables (and their columns) OpenCode's SQLite store has; anything else is not ours.
 _TABLES = {

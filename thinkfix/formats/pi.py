@@ -18,17 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.base import Context, Message, PlacementKind, Record
 from thinkfix.formats.common import (
-    Draft,
     FormatBase,
-    Plan,
     as_str,
     block_reasoning,
     content_slots,
-    get_path,
     place_elsewhere,
 )
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.locations import env_dir
+from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.quick import nested_message_model, once, one_object
 from thinkfix.formats.turn_shapes import (
     Signed,
@@ -39,6 +37,7 @@ from thinkfix.formats.turn_shapes import (
     tool_result,
 )
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.values import get_path
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up

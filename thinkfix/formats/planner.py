@@ -20,7 +20,6 @@ from thinkfix.formats import jsonedit
 from thinkfix.formats.base import (
     ApplyOptions,
     Edits,
-    Path,
     Placement,
     PlacementKind,
     Record,
@@ -28,6 +27,7 @@ from thinkfix.formats.base import (
     Site,
     UnsafeEdit,
 )
+from thinkfix.formats.turns import Path
 from thinkfix.formats.values import fmt_path, get_path
 from thinkfix.normalizer.spans import squash_whitespace
 

@@ -12,9 +12,8 @@ from typing import Any
 
 import orjson
 
-from thinkfix.formats.base import Path
 from thinkfix.formats.common import as_str
-from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 from thinkfix.io import jsontext
 
 IMAGE = "[image]"

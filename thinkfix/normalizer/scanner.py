@@ -23,15 +23,12 @@ from thinkfix.normalizer.scan_state import (
     CLOSING,
     NON_WS,
     RUN_GROUPS,
-    BlockFinding,
     Mode,
     Override,
     RawSpan,
     ScanState,
 )
 from thinkfix.normalizer.spans import LeakKind
-
-__all__ = ["BlockFinding", "Mode", "RawSpan", "Scanner"]
 
 _RESCAN_SLACK = 1 << 16
 #: Kinds that may start the text as delimiters (anything else there is visible text).

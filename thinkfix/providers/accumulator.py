@@ -21,17 +21,10 @@ from enum import Enum
 from typing import Any
 
 from thinkfix._serialize import Plain, record
-from thinkfix.normalizer import (
-    DEFAULT,
-    Delta,
-    Label,
-    LeakKind,
-    OrphanClose,
-    Policy,
-    Result,
-    StreamNormalizer,
-    normalize,
-)
+from thinkfix.normalizer.batch import normalize
+from thinkfix.normalizer.policy import DEFAULT, OrphanClose, Policy
+from thinkfix.normalizer.spans import Delta, Label, LeakKind, Result
+from thinkfix.normalizer.stream import StreamNormalizer
 from thinkfix.providers.base import Channel, Phase, ReasoningChunk, StreamAdapter
 
 

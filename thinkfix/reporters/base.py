@@ -24,7 +24,7 @@ from thinkfix.engine.report import (
 )
 from thinkfix.io import jsontext
 from thinkfix.io.errors import ErrorKind
-from thinkfix.normalizer import LeakKind
+from thinkfix.normalizer.spans import LeakKind
 
 E = TypeVar("E", bound=Enum)
 R = TypeVar("R")

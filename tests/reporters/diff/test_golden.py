@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from thinkfix.engine.repair.audit import DiffReport
-from thinkfix.engine.settings.redact import Redaction, redact_diff
-from thinkfix.reporters.diff import RENDERERS, DiffFormat
+from thinkfix.engine.secrets.rules import Redaction
+from thinkfix.engine.settings.redact import redact_diff
+from thinkfix.reporters.diff import RENDERERS
+from thinkfix.reporters.diff.base import DiffFormat
 
 from .cases import clean_report, full_report
 

@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.repair.audit import DiffReport
 from thinkfix.reporters.base import RenderOptions
-from thinkfix.reporters.diff import RENDERERS, DiffFormat
+from thinkfix.reporters.diff import RENDERERS
+from thinkfix.reporters.diff.base import DiffFormat
 
 from ..test_hostile_names import NAMES, RAW_CONTROL
 from .cases import full_report

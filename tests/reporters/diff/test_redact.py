@@ -5,15 +5,10 @@ from __future__ import annotations
 import pytest
 
 from thinkfix.engine.report import LeakFinding, Report, Summary
-from thinkfix.engine.settings.redact import (
-    Redaction,
-    length_and_hash,
-    mask_secrets,
-    redact_diff,
-    redact_lines,
-    redact_report,
-)
-from thinkfix.reporters.diff import RENDERERS, DiffFormat
+from thinkfix.engine.secrets.rules import Redaction, length_and_hash, mask_secrets
+from thinkfix.engine.settings.redact import redact_diff, redact_lines, redact_report
+from thinkfix.reporters.diff import RENDERERS
+from thinkfix.reporters.diff.base import DiffFormat
 
 from .cases import SECRET, full_report
 
@@ -144,7 +139,7 @@ def test_redact_from_flag(flag: str | None, mode: Redaction) -> None:
 
 def test_snippets_are_masked_before_they_are_cut() -> None:
     """Cut first, a token straddling the cut kept its first 20 characters unmasked."""
-    from thinkfix.engine.settings.redact import snippet
+    from thinkfix.engine.secrets.rules import snippet
 
     token = "sk-proj-" + "Q7wE9rT2yU4iO6pA8sD0fG1hJ3kL5zX7cV9bN2m"
     text = "x" * 180 + token + " and more"

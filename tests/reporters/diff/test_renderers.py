@@ -13,9 +13,11 @@ import pytest
 from tests.formats.support import fixture_totals
 from thinkfix.engine.repair import audit
 from thinkfix.engine.repair.audit import DiffReport
-from thinkfix.engine.repair.driver import RepairOptions, WriteMode, repair_paths
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import RepairOptions, WriteMode
 from thinkfix.reporters.base import RenderOptions
-from thinkfix.reporters.diff import RENDERERS, DiffFormat, get_renderer
+from thinkfix.reporters.diff import RENDERERS, get_renderer
+from thinkfix.reporters.diff.base import DiffFormat
 
 from .cases import HOSTILE, clean_report, fenced_message, full_report, leaky_message
 
@@ -288,7 +290,8 @@ def test_html_after_side_is_plain_when_segments_do_not_rebuild_it() -> None:
 
 def test_html_after_marks_give_no_size_when_redaction_changed_the_lengths() -> None:
     # Redacted segments are shorter than what was removed: a mark, but never a wrong count.
-    from thinkfix.engine.settings.redact import Redaction, redact_message
+    from thinkfix.engine.secrets.rules import Redaction
+    from thinkfix.engine.settings.redact import redact_message
 
     m = redact_message(leaky_message(), Redaction.SECRETS)
     assert sum(len(t) for k, t in m.segments if k != "visible") != m.removed_chars

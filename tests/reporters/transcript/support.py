@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from thinkfix.engine.scan.transcript import Transcript
-from thinkfix.formats.common import fmt_path
 from thinkfix.formats.turns import Part, Turn
+from thinkfix.formats.values import fmt_path
 
 REPO = Path(__file__).resolve().parents[3]
 DATA = REPO / "tests" / "data" / "transcript"

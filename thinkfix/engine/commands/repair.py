@@ -15,17 +15,13 @@ from typing import Any
 from thinkfix._version import __version__
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.repair import audit
-from thinkfix.engine.repair.driver import (
-    ACTIVE_SECONDS,
-    RepairOptions,
-    RepairResult,
-    WriteMode,
-    repair_paths,
-)
+from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import ACTIVE_SECONDS, RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import default_jobs
+from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.engine.settings import config
-from thinkfix.engine.settings.redact import Redaction, redact_diff
+from thinkfix.engine.settings.redact import redact_diff
 from thinkfix.formats.base import ApplyOptions
 
 

@@ -13,8 +13,6 @@ from thinkfix.providers.accumulator import AssembledMessage, replay_events
 from thinkfix.providers.capture import Capture, CaptureError, detect, read_capture
 from thinkfix.providers.registry import Resolution
 
-__all__ = ["CaptureError", "Replay", "redact_strings", "run"]
-
 
 @dataclass(frozen=True)
 class Replay:

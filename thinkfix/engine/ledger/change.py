@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thinkfix.formats.base import Placement, Site
-from thinkfix.normalizer import Finding
+from thinkfix.normalizer.spans import Finding
 
 
 @dataclass(frozen=True)

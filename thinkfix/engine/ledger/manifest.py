@@ -44,7 +44,7 @@ from thinkfix.formats.base import ApplyOptions, Record, record_limit, set_record
 from thinkfix.io import fsio, jsontext, remote
 from thinkfix.io import urlwrite as urlio
 from thinkfix.io.errors import ErrorKind
-from thinkfix.normalizer import Policy
+from thinkfix.normalizer.policy import Policy
 
 if TYPE_CHECKING:
     from thinkfix.engine.ledger.change import Change

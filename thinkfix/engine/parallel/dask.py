@@ -1,9 +1,9 @@
 """Scan and repair past one machine: the same per-file work, run on a Dask distributed cluster.
 
-The engine's unit of work is one file (`scan_file`) and its result a mergeable value, and
-`build_report` sorts everything, so a cluster returns the report a single process would
-(DESIGN.md "Speed and scale"); repair merges its per-file results by index the same way
-(`run_tasks`). Files are listed here and read and written by the workers, so the workers
+The engine's unit of work is one file and its result a mergeable value: scan hands
+`run_tasks` its `scan_file` and `build_report` sorts everything, so a cluster returns the
+report a single process would (DESIGN.md "Speed and scale"); repair merges its per-file
+results by index the same way. This module knows neither: it runs the function it is given. Files are listed here and read and written by the workers, so the workers
 must see the same paths (a shared filesystem, or fsspec URLs). `distributed` is an optional
 extra (`pip install 'thinkfix[dask]'`), imported only when `--dask` is given.
 """
@@ -12,12 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
-
-from thinkfix.engine.inputs.files import Candidate, InputFile
-from thinkfix.engine.progress import NULL_PROGRESS, Progress
-from thinkfix.engine.scan.one_file import ScannedFile
-from thinkfix.engine.scan.options import ScanOptions
-from thinkfix.engine.scan.runner import scan_file
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -50,17 +44,27 @@ def _client(address: str) -> tuple[Any, Any]:
 
 
 def run_tasks(
-    fn: Callable[[T], R], tasks: Sequence[T], address: str, sizes: Sequence[int] = ()
+    fn: Callable[..., R],
+    tasks: Sequence[T],
+    address: str,
+    sizes: Sequence[int] = (),
+    shared: object = None,
 ) -> Iterator[tuple[int, R | BaseException]]:
     """`fn(task)` for every task, each a task on the cluster at `address`, yielding (the
     task's index, its result or the exception that ended it) as they finish: callers merge
     by index, so the order they finish in never shows. Largest first (`sizes`), so one big
-    file started last does not leave the other workers idle. `fn` must be importable by
-    the workers (a module-level function of an installed package)."""
+    file started last does not leave the other workers idle. `shared`, when given, is sent
+    once to every worker and passed as `fn(task, shared)`. `fn` must be importable by the
+    workers (a module-level function of an installed package)."""
     client, as_completed = _client(address)
     try:
         order = sorted(range(len(tasks)), key=lambda i: -sizes[i] if sizes else 0)
-        futures = client.map(fn, [tasks[i] for i in order], pure=False)
+        ordered = [tasks[i] for i in order]
+        if shared is None:
+            futures = client.map(fn, ordered, pure=False)
+        else:
+            handle = client.scatter(shared, broadcast=True)
+            futures = client.map(fn, ordered, [handle] * len(ordered), pure=False)
         index = {f.key: i for f, i in zip(futures, order, strict=True)}
         for future in as_completed(futures):
             try:
@@ -69,29 +73,4 @@ def run_tasks(
                 outcome = exc
             yield index[future.key], outcome
     finally:
-        client.close()
-
-
-def scan_files_dask(
-    items: Sequence[Candidate | InputFile],
-    options: ScanOptions,
-    address: str,
-    progress: Progress = NULL_PROGRESS,
-) -> Iterator[ScannedFile]:
-    """Scan every item as one task on the cluster at `address`, yielding results as they
-    finish (largest files submitted first, so one big file started last does not leave the
-    other workers idle). The options travel once, scattered to every worker."""
-    client, as_completed = _client(address)
-    total = sum(max(0, getattr(i, "size", 0)) for i in items)
-    order = sorted(items, key=lambda i: -max(0, getattr(i, "size", 0)))
-    progress.start(len(items), total)
-    try:
-        shared = client.scatter(options, broadcast=True)
-        futures = client.map(scan_file, order, options=shared, pure=False)
-        for future in as_completed(futures):
-            result: ScannedFile = future.result()
-            progress.advance(result.path, result.size)
-            yield result
-    finally:
-        progress.finish()
         client.close()

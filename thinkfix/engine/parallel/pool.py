@@ -19,9 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
 
-__all__ = ["BrokenProcessPool", "chunk_size", "default_jobs", "run", "run_or_here", "start_method"]
 
 S = TypeVar("S")
 T = TypeVar("T")

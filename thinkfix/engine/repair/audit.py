@@ -14,7 +14,7 @@ from typing import Any
 from thinkfix._serialize import Plain, record
 from thinkfix._version import __version__
 from thinkfix.engine.ledger.change import Change
-from thinkfix.engine.repair.driver import FileResult, FileStatus, RepairResult
+from thinkfix.engine.repair.model import FileResult, FileStatus, RepairResult
 from thinkfix.engine.report import MESSAGE_PLACE_KEYS, ExitCode, InputError, document_head
 
 

@@ -21,10 +21,8 @@ from thinkfix.engine.inputs.files import STDIN, walk
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.parallel import pool as parallel
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
-from thinkfix.engine.repair.diff import unified_diff
 from thinkfix.engine.repair.journal import finalise
 from thinkfix.engine.repair.model import (
-    ACTIVE_SECONDS,
     FileResult,
     FileStatus,
     Job,
@@ -35,40 +33,9 @@ from thinkfix.engine.repair.model import (
     failed,
 )
 from thinkfix.engine.repair.one_file import repair_file
-from thinkfix.engine.repair.plan import FilePlan, bad_records, find_repairs, plan_file, wanted
-from thinkfix.engine.repair.source import DECOMPRESSED_RECORDS, TooLarge
-from thinkfix.engine.repair.verify import verify
 from thinkfix.engine.repair.write import SIDECAR_SUFFIX, inside
 from thinkfix.io import fsio, remote
 from thinkfix.io.errors import ErrorKind
-
-__all__ = [
-    "ACTIVE_SECONDS",
-    "DECOMPRESSED_RECORDS",
-    "SIDECAR_SUFFIX",
-    "FilePlan",
-    "FileResult",
-    "FileStatus",
-    "Job",
-    "RepairOptions",
-    "RepairResult",
-    "TooLarge",
-    "WriteMode",
-    "bad_records",
-    "check_paths",
-    "describe",
-    "find_repairs",
-    "new_run_id",
-    "out_paths",
-    "plan_file",
-    "repair_paths",
-    "unified_diff",
-    "verify",
-    "wanted",
-]
-
-_inside = inside
-
 
 # --- a whole run -----------------------------------------------------------------------------
 
@@ -141,7 +108,7 @@ def check_paths(paths: Sequence[str], options: RepairOptions) -> None:
                 raise ValueError(f"--out {options.out_dir}: {exc}") from None
         else:
             held = any(
-                _inside(os.path.abspath(p), out) or _inside(os.path.realpath(p), out) for p in paths
+                inside(os.path.abspath(p), out) or inside(os.path.realpath(p), out) for p in paths
             )
             itself = out == base
         if held:
@@ -185,7 +152,7 @@ def repair_paths(
     for n, item in enumerate(walk(paths, options.scan.inputs)):
         output = None
         if base is not None and out is not None:
-            if _within(item.path, out) if urls else _inside(os.path.abspath(item.path), out):
+            if _within(item.path, out) if urls else inside(os.path.abspath(item.path), out):
                 continue  # an earlier run's output inside a walked folder
             output = output_path(item.path, base, out)
         jobs.append(

@@ -34,7 +34,8 @@ from thinkfix.engine.scan.prefilter import delimiter_candidates, delimiter_test
 from thinkfix.formats.base import Context, Edits, Placement, Record, Repair, SessionFormat, Site
 from thinkfix.formats.quick import one_object
 from thinkfix.io import compression, fsio
-from thinkfix.normalizer import Result, normalize
+from thinkfix.normalizer.batch import normalize
+from thinkfix.normalizer.spans import Result
 
 
 def wanted(result: Result, kinds: frozenset[str]) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from thinkfix.formats.base import Record, SessionFormat, Site
-from thinkfix.normalizer import Finding, LeakKind
+from thinkfix.normalizer.spans import Finding, LeakKind
 
 
 def awaits_call(fmt: SessionFormat, site: Site, findings: Sequence[Finding]) -> bool:

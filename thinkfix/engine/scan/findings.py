@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from thinkfix.normalizer import Finding, Policy, Result
 from thinkfix.normalizer.grammar import grammar_for
+from thinkfix.normalizer.policy import Policy
+from thinkfix.normalizer.spans import Finding, Result
 
 
 def fingerprint(fmt: str, session: str, message: str, leaked: str) -> str:

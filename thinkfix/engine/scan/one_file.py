@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, BinaryIO
 
 from thinkfix.engine.inputs.files import InputFile
@@ -28,6 +28,7 @@ from thinkfix.engine.scan.findings import (
 )
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.prefilter import delimiter_candidates
+from thinkfix.engine.scan.result import UNKNOWN_MODEL, ScannedFile
 from thinkfix.engine.secrets.rules import snippet as redacted_snippet
 from thinkfix.formats.base import EMPTY_CONTEXT, TOO_LARGE, Context, Record, SessionFormat, Site
 from thinkfix.formats.common import keeps_visible, refusal_note
@@ -36,31 +37,6 @@ from thinkfix.formats.quick import record_time
 from thinkfix.formats.strangers import names_turn
 from thinkfix.io import remote
 from thinkfix.io.errors import ErrorKind
-
-UNKNOWN_MODEL = ""  # the by_model key for messages whose model is not recorded
-
-
-@dataclass(frozen=True)
-class ScannedFile:
-    """What one file contributed: counts, findings, errors; merged by `build_report`."""
-
-    path: str
-    format: str | None = None
-    size: int = 0
-    records: int = 0
-    assistant_messages: int = 0
-    leaking_messages: int = 0
-    findings: tuple[LeakFinding, ...] = ()
-    errors: tuple[InputError, ...] = ()
-    by_model: tuple[tuple[str, int, int, int], ...] = ()  # (model, assistant, leaking, findings)
-    skipped: str | None = None
-    # (day, model, assistant, leaking, findings), when the options ask for days
-    by_day: tuple[tuple[str, str, int, int, int], ...] = ()
-
-    @property
-    def read(self) -> bool:
-        """The file was opened and read as a session (possibly with bad lines)."""
-        return self.format is not None and self.skipped is None
 
 
 def _session_key(site: Site, path: str) -> str:

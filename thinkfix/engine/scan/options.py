@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from thinkfix.engine.inputs.files import InputOptions, glob_match
 from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.formats.base import DEFAULT_RECORD_LIMIT
-from thinkfix.normalizer import DEFAULT, LeakKind, Policy
+from thinkfix.normalizer.policy import DEFAULT, Policy
+from thinkfix.normalizer.spans import LeakKind
 
 #: Kinds reported unless `--select` says otherwise: every kind that changes the text.
 #: `unclosed_inline` is a notice (the opener stays visible); select it to see it.

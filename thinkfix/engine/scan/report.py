@@ -18,8 +18,8 @@ from thinkfix.engine.report import (
     SkippedFile,
     Summary,
 )
-from thinkfix.engine.scan.one_file import ScannedFile
 from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.formats import registry
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.paths import display_path

@@ -14,69 +14,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, BinaryIO
 
 from thinkfix._version import __version__
-from thinkfix.engine.inputs.files import DISABLED, Candidate, InputFile, WalkStats, resolve, walk
+from thinkfix.engine.inputs.files import Candidate, InputFile, WalkStats, walk
+from thinkfix.engine.parallel import dask
 from thinkfix.engine.parallel import pool as parallel
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
-from thinkfix.engine.report import InputError, Report
-from thinkfix.engine.scan.one_file import ScannedFile, _FileScan
+from thinkfix.engine.report import Report
+from thinkfix.engine.scan import split
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.report import build_report, require_sessions, with_display_paths
-from thinkfix.formats.base import set_record_limit
-from thinkfix.io.errors import ErrorKind
-
-
-def scan_file(item: Candidate | InputFile, options: ScanOptions = ScanOptions()) -> ScannedFile:
-    """Detect (if needed) and scan one file. Never raises for a bad file: errors are values,
-    and an unexpected exception (a bug met on this file) is an error for this file alone."""
-    set_record_limit(options.max_record_size)
-    try:
-        return _scan_file(item, options)
-    except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
-        path = getattr(item, "path", "?")
-        return ScannedFile(
-            path,
-            None,
-            max(0, getattr(item, "size", 0) or 0),
-            errors=(
-                InputError(
-                    path,
-                    None,
-                    ErrorKind.INTERNAL,
-                    f"cannot scan: internal error ({type(exc).__name__}: {exc})",
-                ),
-            ),
-        )
-
-
-def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile:
-    file = resolve(item, options.inputs)
-    if file.error is not None:
-        return ScannedFile(file.path, file.format, file.size, errors=(file.error,))
-    if file.skipped is not None:
-        return ScannedFile(file.path, file.format, file.size, skipped=file.skipped)
-    if options.path_disabled(file.path):
-        return ScannedFile(file.path, file.format, file.size, skipped=DISABLED)
-    scan = _FileScan(file, file.session_format(), options)
-    try:
-        with file.open() as fp:
-            scan.run(fp)
-    except (OSError, EOFError, ValueError) as exc:
-        scan.errors.append(
-            InputError(
-                file.path,
-                None,
-                ErrorKind.UNREADABLE,
-                f"read failed after {scan.records} records: {exc}",
-            )
-        )
-    except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
-        scan.errors.append(
-            InputError(
-                file.path, None, ErrorKind.UNREADABLE, f"read failed: {type(exc).__name__}: {exc}"
-            )
-        )
-    return scan.result()
-
+from thinkfix.engine.scan.result import ScannedFile
+from thinkfix.engine.scan.task import scan_file
 
 #: Below this many bytes of input, the default `jobs` scans in-process.
 POOL_MIN_BYTES = 8 << 20
@@ -89,17 +36,9 @@ def default_jobs() -> int:
 
 def _task(options: ScanOptions, task: Any) -> Any:
     """A worker's unit: a whole file, or a piece of a large one (engine/scan/split.py)."""
-    split = _split()
     if isinstance(task, split.Piece):
         return split.scan_piece_safely(task, options)
     return scan_file(task, options)
-
-
-def _split() -> Any:
-    """engine.split, found at run time (it builds on this module, not the reverse)."""
-    import importlib
-
-    return importlib.import_module("thinkfix.engine.scan.split")
 
 
 def scan_files(
@@ -123,9 +62,8 @@ def scan_files(
         workers = 1
     progress.start(len(items), total)
     try:
-        split = _split() if workers > 1 and items else None
-        tasks = split.plan(items, options, workers) if split is not None else []
-        if split is None or len(tasks) <= 1:  # one process reads them all, in order
+        tasks = split.plan(items, options, workers) if workers > 1 and items else []
+        if len(tasks) <= 1:  # one process reads them all, in order
             for item in items:
                 result = scan_file(item, options)
                 progress.advance(result.path, result.size)
@@ -179,10 +117,16 @@ def scan(
 def _dask_runner(
     items: Sequence[Candidate | InputFile], options: ScanOptions, address: str, progress: Progress
 ) -> Iterator[ScannedFile]:
-    """engine.distributed's runner, found at run time (it imports this module, not the
-    reverse, so the layers stay acyclic)."""
-    import importlib
-
-    runner = importlib.import_module("thinkfix.engine.parallel.dask").scan_files_dask
-    results: Iterator[ScannedFile] = runner(items, options, address, progress)
-    return results
+    """Every item scanned as one task on the Dask cluster at `address`, yielded as they finish;
+    the options travel once, scattered to every worker."""
+    total = sum(max(0, getattr(i, "size", 0)) for i in items)
+    sizes = [max(0, getattr(i, "size", 0)) for i in items]
+    progress.start(len(items), total)
+    try:
+        for _, result in dask.run_tasks(scan_file, items, address, sizes, shared=options):
+            if isinstance(result, BaseException):
+                raise result
+            progress.advance(result.path, result.size)
+            yield result
+    finally:
+        progress.finish()

@@ -31,9 +31,10 @@ from typing import Any, BinaryIO, cast
 from thinkfix.engine.inputs.files import Candidate, InputFile, resolve
 from thinkfix.engine.scan import sparse
 from thinkfix.engine.scan.findings import fingerprint_of
-from thinkfix.engine.scan.one_file import ScannedFile, _FileScan
+from thinkfix.engine.scan.one_file import _FileScan
 from thinkfix.engine.scan.options import ScanOptions
-from thinkfix.engine.scan.runner import scan_file
+from thinkfix.engine.scan.result import ScannedFile
+from thinkfix.engine.scan.task import scan_file
 from thinkfix.formats.base import EMPTY_CONTEXT, Context, record_limit, set_record_limit
 from thinkfix.io import remote
 from thinkfix.io.compression import Compression

@@ -12,10 +12,11 @@ import zstandard
 
 from thinkfix.engine.scan import evidence
 from thinkfix.formats import registry
-from thinkfix.formats.base import Path, Record, SessionFormat, Site, set_record_limit, wrong_types
-from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.base import Record, SessionFormat, Site, set_record_limit, wrong_types
+from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 from thinkfix.io.compression import open_read
-from thinkfix.normalizer import DEFAULT, Policy, normalize
+from thinkfix.normalizer.batch import normalize
+from thinkfix.normalizer.policy import DEFAULT, Policy
 
 
 class TranscriptError(Exception):

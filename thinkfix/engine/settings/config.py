@@ -39,7 +39,7 @@ from typing import Any
 
 from thinkfix.engine.inputs.files import InputOptions, UnknownPolicy
 from thinkfix.engine.scan.options import ScanOptions, select_kinds
-from thinkfix.engine.settings.redact import Redaction
+from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.formats import registry
 from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.normalizer.policy import (

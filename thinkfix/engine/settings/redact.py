@@ -14,26 +14,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from thinkfix.engine.secrets.rules import (
-    SNIPPET_MARGIN,
     Redaction,
-    length_and_hash,
-    mask_secrets,
     redact_text,
-    snippet,
 )
-
-__all__ = [
-    "SNIPPET_MARGIN",
-    "Redaction",
-    "length_and_hash",
-    "mask_secrets",
-    "redact_diff",
-    "redact_lines",
-    "redact_message",
-    "redact_report",
-    "redact_text",
-    "snippet",
-]
 
 if TYPE_CHECKING:
     from thinkfix.engine.repair.audit import DiffReport, MessageDiff

@@ -42,17 +42,19 @@ from thinkfix.engine.parallel import pool as parallel
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import Report
 from thinkfix.engine.scan import sparse
-from thinkfix.engine.scan.one_file import ScannedFile, _FileScan
+from thinkfix.engine.scan.one_file import _FileScan
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.report import build_report, require_sessions, with_display_paths
-from thinkfix.engine.scan.runner import POOL_MIN_BYTES, default_jobs, scan_file
+from thinkfix.engine.scan.result import ScannedFile
+from thinkfix.engine.scan.runner import POOL_MIN_BYTES, default_jobs
+from thinkfix.engine.scan.task import scan_file
 from thinkfix.engine.telemetry.state import Entry, State
 from thinkfix.formats import registry
 from thinkfix.formats.base import EMPTY_CONTEXT, Context, SessionFormat
 from thinkfix.formats.detection import read_head
 from thinkfix.io.compression import Compression
 from thinkfix.io.ranges import ByteRange
-from thinkfix.normalizer import LeakKind
+from thinkfix.normalizer.spans import LeakKind
 
 #: A file modified this close to the moment it was read may change again within the same
 #: clock tick without its size or times changing ("racily clean", as git calls it): such an

@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 
 from thinkfix.engine.report import InputError, LeakFinding
-from thinkfix.engine.scan.one_file import ScannedFile
+from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.io.fsio import atomic_write
 
 STATE_VERSION = 3

@@ -25,8 +25,8 @@ from typing import Any
 
 from thinkfix.engine.inputs.files import InputFile, walk
 from thinkfix.engine.report import LeakFinding
-from thinkfix.engine.scan.one_file import ScannedFile
 from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.engine.telemetry.incremental import options_key, scan_increment
 from thinkfix.engine.telemetry.state import (
     Entry,

@@ -6,8 +6,6 @@ that writes no report imports none of them, nor the rich the text renderer uses.
 
 from __future__ import annotations
 
-from typing import Any
-
 from thinkfix.reporters.base import LazyTable, by_name
 from thinkfix.reporters.diff.base import DiffFormat, DiffRenderer
 
@@ -24,22 +22,6 @@ RENDERERS: LazyTable[DiffFormat, DiffRenderer] = LazyTable(
 )
 
 
-def __getattr__(name: str) -> Any:
-    return RENDERERS.class_named(__name__, name)
-
-
 def get_renderer(name: str | DiffFormat) -> DiffRenderer:
     """The renderer for a format name; ValueError naming the choices otherwise."""
     return by_name(RENDERERS, DiffFormat, name, "diff format")
-
-
-__all__ = [
-    "RENDERERS",
-    "DiffFormat",
-    "DiffRenderer",
-    "HtmlDiffRenderer",
-    "JsonDiffRenderer",
-    "MarkdownDiffRenderer",
-    "TextDiffRenderer",
-    "get_renderer",
-]

@@ -13,9 +13,7 @@ from typing import ClassVar
 
 from thinkfix.engine.repair.audit import DiffReport, MessageDiff
 from thinkfix.formats.base import PlacementKind
-from thinkfix.reporters.base import DEFAULT_OPTIONS, Renderer, RenderOptions, plural
-
-__all__ = ["DEFAULT_OPTIONS", "DiffFormat", "DiffRenderer", "RenderOptions"]
+from thinkfix.reporters.base import Renderer, plural
 
 
 class DiffFormat(str, Enum):

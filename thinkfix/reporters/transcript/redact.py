@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from thinkfix.engine.scan.transcript import Transcript
-from thinkfix.engine.settings.redact import Redaction, redact_text
+from thinkfix.engine.secrets.rules import Redaction, redact_text
 
 
 def redact_transcript(transcript: Transcript, mode: Redaction) -> Transcript:

@@ -1,0 +1,32 @@
+"""What one file's scan contributes to a report: a value that merges in any order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from thinkfix.engine.report import InputError, LeakFinding
+
+UNKNOWN_MODEL = ""  # the by_model key for messages whose model is not recorded
+
+
+@dataclass(frozen=True)
+class ScannedFile:
+    """What one file contributed: counts, findings, errors; merged by `build_report`."""
+
+    path: str
+    format: str | None = None
+    size: int = 0
+    records: int = 0
+    assistant_messages: int = 0
+    leaking_messages: int = 0
+    findings: tuple[LeakFinding, ...] = ()
+    errors: tuple[InputError, ...] = ()
+    by_model: tuple[tuple[str, int, int, int], ...] = ()  # (model, assistant, leaking, findings)
+    skipped: str | None = None
+    # (day, model, assistant, leaking, findings), when the options ask for days
+    by_day: tuple[tuple[str, str, int, int, int], ...] = ()
+
+    @property
+    def read(self) -> bool:
+        """The file was opened and read as a session (possibly with bad lines)."""
+        return self.format is not None and self.skipped is None

@@ -1,0 +1,68 @@
+"""A scan's unit of work: one whole file, detected, opened and read; never raising.
+
+The pool, split pieces too small to split, incremental scans and Dask workers all run this
+one function, so a file's result is the same wherever it is scanned.
+"""
+
+from __future__ import annotations
+
+from thinkfix.engine.inputs.files import DISABLED, Candidate, InputFile, resolve
+from thinkfix.engine.report import InputError
+from thinkfix.engine.scan.one_file import _FileScan
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.result import ScannedFile
+from thinkfix.formats.base import set_record_limit
+from thinkfix.io.errors import ErrorKind
+
+
+def scan_file(item: Candidate | InputFile, options: ScanOptions = ScanOptions()) -> ScannedFile:
+    """Detect (if needed) and scan one file. Never raises for a bad file: errors are values,
+    and an unexpected exception (a bug met on this file) is an error for this file alone."""
+    set_record_limit(options.max_record_size)
+    try:
+        return _scan_file(item, options)
+    except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
+        path = getattr(item, "path", "?")
+        return ScannedFile(
+            path,
+            None,
+            max(0, getattr(item, "size", 0) or 0),
+            errors=(
+                InputError(
+                    path,
+                    None,
+                    ErrorKind.INTERNAL,
+                    f"cannot scan: internal error ({type(exc).__name__}: {exc})",
+                ),
+            ),
+        )
+
+
+def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile:
+    file = resolve(item, options.inputs)
+    if file.error is not None:
+        return ScannedFile(file.path, file.format, file.size, errors=(file.error,))
+    if file.skipped is not None:
+        return ScannedFile(file.path, file.format, file.size, skipped=file.skipped)
+    if options.path_disabled(file.path):
+        return ScannedFile(file.path, file.format, file.size, skipped=DISABLED)
+    scan = _FileScan(file, file.session_format(), options)
+    try:
+        with file.open() as fp:
+            scan.run(fp)
+    except (OSError, EOFError, ValueError) as exc:
+        scan.errors.append(
+            InputError(
+                file.path,
+                None,
+                ErrorKind.UNREADABLE,
+                f"read failed after {scan.records} records: {exc}",
+            )
+        )
+    except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
+        scan.errors.append(
+            InputError(
+                file.path, None, ErrorKind.UNREADABLE, f"read failed: {type(exc).__name__}: {exc}"
+            )
+        )
+    return scan.result()
