@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.engine.test_refusal_repairs import _claude_lines
-from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair.driver import repair_paths
 from thinkfix.engine.repair.model import RepairOptions, WriteMode
 from thinkfix.engine.report import ExitCode
@@ -157,7 +157,7 @@ def test_claude_code_sibling_evidence_in_place_then_undo(tmp_path: Path) -> None
     result = _repair(tmp_path, source, WriteMode.IN_PLACE)  # resumable: the manifest only
     assert json.loads(source.read_text().splitlines()[1])["message"]["content"] == []
     assert scan([str(source)], ScanOptions()).exit_code() is ExitCode.CLEAN
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert source.read_bytes() == original
 
 
@@ -211,7 +211,7 @@ def test_codex_call_evidence_repair_places_a_reasoning_item_then_undo(tmp_path: 
     assert scan([str(tmp_path / "o" / source.name)], ScanOptions()).exit_code() is ExitCode.CLEAN
     result = _repair(tmp_path, source, WriteMode.IN_PLACE, codex_mode=CodexMode.INSERT)
     assert scan([str(source)], ScanOptions()).exit_code() is ExitCode.CLEAN
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert source.read_bytes() == original
 
 

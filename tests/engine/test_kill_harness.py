@@ -32,6 +32,7 @@ import zstandard
 from tests.engine.repair_helpers import copy_fixtures, temp_files
 from tests.formats.support import is_store, store_content, store_of, tree_content
 from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair.driver import repair_paths
 from thinkfix.engine.repair.model import RepairOptions, WriteMode
 from thinkfix.engine.report import ExitCode
@@ -147,7 +148,7 @@ def _trial(
         manifest = run / mf.MANIFEST_NAME
         if manifest.exists() or (run / (mf.MANIFEST_NAME + mf.JOURNAL_SUFFIX)).is_dir():
             try:
-                undone = mf.undo(str(manifest))
+                undone = restore.undo(str(manifest))
             except mf.ManifestError as exc:
                 # Killed before the journal's sealed header: no file had been replaced yet
                 # (the header comes first), which the tree comparison below proves.

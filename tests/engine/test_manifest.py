@@ -11,7 +11,9 @@ import pytest
 
 from tests.engine.repair_helpers import FIXTURES, copy_fixtures, run, tree_bytes
 from tests.formats.support import tree_content
+from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair.model import WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.formats import registry
@@ -26,7 +28,7 @@ def _repaired(tmp_path: Path, source: Path = CODEX, **kw: object) -> tuple[Path,
     work.write_bytes(source.read_bytes())
     result = run([work], WriteMode.IN_PLACE, tmp_path, **kw)
     assert result.manifest_path is not None
-    return work, mf.load_manifest(result.manifest_path)
+    return work, ledger_journal.load_manifest(result.manifest_path)
 
 
 def test_manifest_records_hashes_locations_and_extracted_reasoning(tmp_path: Path) -> None:
@@ -65,9 +67,9 @@ def test_manifest_undo_refuses_when_a_file_changed_and_restores_nothing(tmp_path
     with open(victim, "ab") as fp:
         fp.write(b'{"type":"user"}\n')  # the session went on after the repair
     assert result.manifest_path is not None
-    undone = mf.undo(result.manifest_path)
+    undone = restore.undo(result.manifest_path)
     assert undone.refused and undone.exit_code() is ExitCode.ERROR
-    changed = [f for f in undone.files if f.status is mf.UndoStatus.CHANGED]
+    changed = [f for f in undone.files if f.status is restore.UndoStatus.CHANGED]
     assert [f.path for f in changed] == [str(victim)]
     assert "changed since the repair" in changed[0].message
     after = tree_bytes(src)
@@ -83,7 +85,7 @@ def test_manifest_undo_skip_changed_restores_the_others(tmp_path: Path) -> None:
     victim = min(src.rglob("*.jsonl"))
     victim.write_bytes(victim.read_bytes() + b"\n")
     assert result.manifest_path is not None
-    undone = mf.undo(result.manifest_path, skip_changed=True)
+    undone = restore.undo(result.manifest_path, skip_changed=True)
     assert not undone.refused and undone.exit_code() is ExitCode.ERROR
     now = tree_content(src)
     rel = str(victim.relative_to(src))
@@ -95,25 +97,25 @@ def test_manifest_undo_skip_changed_restores_the_others(tmp_path: Path) -> None:
 def test_manifest_undo_twice_is_harmless(tmp_path: Path) -> None:
     work, _ = _repaired(tmp_path)
     path = str(tmp_path / "run" / mf.MANIFEST_NAME)
-    assert mf.undo(path).exit_code() is ExitCode.CLEAN
-    again = mf.undo(path)
+    assert restore.undo(path).exit_code() is ExitCode.CLEAN
+    again = restore.undo(path)
     assert again.exit_code() is ExitCode.CLEAN
-    assert {f.status for f in again.files} == {mf.UndoStatus.ALREADY}
+    assert {f.status for f in again.files} == {restore.UndoStatus.ALREADY}
     assert work.read_bytes() == CODEX.read_bytes()
 
 
 def test_manifest_undo_dry_run_changes_nothing(tmp_path: Path) -> None:
     work, _ = _repaired(tmp_path)
     repaired = work.read_bytes()
-    result = mf.undo(str(tmp_path / "run" / mf.MANIFEST_NAME), dry_run=True)
-    assert [f.status for f in result.files] == [mf.UndoStatus.WOULD_RESTORE]
+    result = restore.undo(str(tmp_path / "run" / mf.MANIFEST_NAME), dry_run=True)
+    assert [f.status for f in result.files] == [restore.UndoStatus.WOULD_RESTORE]
     assert work.read_bytes() == repaired
 
 
 def test_manifest_undo_uses_record_bytes_when_backup_is_gone(tmp_path: Path) -> None:
     work, doc = _repaired(tmp_path)
     os.unlink(doc["files"][0]["before"]["backup"])
-    assert mf.undo(str(tmp_path / "run" / mf.MANIFEST_NAME)).exit_code() is ExitCode.CLEAN
+    assert restore.undo(str(tmp_path / "run" / mf.MANIFEST_NAME)).exit_code() is ExitCode.CLEAN
     assert work.read_bytes() == CODEX.read_bytes()
 
 
@@ -123,7 +125,7 @@ def test_manifest_undo_ignores_an_altered_backup_and_rebuilds(tmp_path: Path) ->
     entry = next(e for e in doc["files"] if e["role"] == "session")
     Path(entry["before"]["backup"]).write_bytes(b"tampered")
     # The backup's hash is wrong, so the changed records rebuild the file instead.
-    assert mf.undo(str(tmp_path / "run" / mf.MANIFEST_NAME)).exit_code() is ExitCode.CLEAN
+    assert restore.undo(str(tmp_path / "run" / mf.MANIFEST_NAME)).exit_code() is ExitCode.CLEAN
     assert work.read_bytes() == source.read_bytes()
 
 
@@ -136,9 +138,9 @@ def test_manifest_undo_fails_cleanly_without_an_intact_copy(tmp_path: Path) -> N
     assert "bytes" not in entry["before"] and not entry["content"]["rebuildable"]
     Path(entry["before"]["backup"]).write_bytes(b"tampered")
     repaired = work.read_bytes()
-    result = mf.undo(str(tmp_path / "run" / mf.MANIFEST_NAME))
+    result = restore.undo(str(tmp_path / "run" / mf.MANIFEST_NAME))
     assert result.exit_code() is ExitCode.ERROR
-    assert result.files[0].status is mf.UndoStatus.FAILED
+    assert result.files[0].status is restore.UndoStatus.FAILED
     assert "no intact copy" in result.files[0].message
     assert work.read_bytes() == repaired
 
@@ -147,7 +149,7 @@ def test_manifest_rebuild_drops_inserted_records_and_restores_originals(tmp_path
     work, doc = _repaired(tmp_path, backup=False)
     (entry,) = doc["files"]
     out = io.BytesIO()
-    mf.rebuild(entry, str(work), out)  # record by record, from the file on disk
+    restore.rebuild(entry, str(work), out)  # record by record, from the file on disk
     assert out.getvalue() == CODEX.read_bytes()
     fmt = registry.get("codex")
     assert len(list(fmt.read(io.BytesIO(work.read_bytes())))) == entry["content"]["after_records"]
@@ -158,14 +160,14 @@ def test_manifest_journal_alone_can_undo_a_run_that_died(tmp_path: Path) -> None
     path = tmp_path / "run" / mf.MANIFEST_NAME
     journal = Path(str(path) + mf.JOURNAL_SUFFIX)
     # Journaled as a run does it (sealed: undo follows no journal thinkfix did not write).
-    mf.start_journal(
+    ledger_journal.start_journal(
         str(journal), roots=doc["roots"], mode=doc["mode"], backup_dir=doc["backup_dir"]
     )
-    mf.journal(str(journal), 0, doc["files"])
+    ledger_journal.journal(str(journal), 0, doc["files"])
     path.unlink()  # the run died before writing its manifest
-    loaded = mf.load_manifest(str(path))
+    loaded = ledger_journal.load_manifest(str(path))
     assert loaded["journal"] and loaded["files"] == doc["files"]
-    assert mf.undo(str(path)).exit_code() is ExitCode.CLEAN
+    assert restore.undo(str(path)).exit_code() is ExitCode.CLEAN
     assert work.read_bytes() == CODEX.read_bytes()
 
 
@@ -173,9 +175,9 @@ def test_manifest_out_run_undo_removes_created_copies(tmp_path: Path) -> None:
     result = run([FIXTURES / "pi"], WriteMode.OUT, tmp_path, out_dir=str(tmp_path / "out"))
     created = tree_bytes(tmp_path / "out")
     assert created and result.manifest_path is not None
-    doc = mf.load_manifest(result.manifest_path)
+    doc = ledger_journal.load_manifest(result.manifest_path)
     assert all(e["before"] is None for e in doc["files"])
-    mf.undo(result.manifest_path)
+    restore.undo(result.manifest_path)
     assert tree_bytes(tmp_path / "out") == {}
 
 
@@ -193,7 +195,7 @@ def test_manifest_load_rejects_foreign_documents(
     path = tmp_path / "m.json"
     path.write_bytes(content)
     with pytest.raises(mf.ManifestError, match=message):
-        mf.load_manifest(str(path))
+        ledger_journal.load_manifest(str(path))
 
 
 def test_manifest_backup_path_mirrors_the_absolute_path(tmp_path: Path) -> None:

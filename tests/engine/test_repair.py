@@ -28,7 +28,7 @@ from tests.engine.repair_helpers import (
     tree_bytes,
 )
 from tests.formats.support import content, fixture_totals, is_store, leaking_fixtures, store_content
-from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import journal, restore
 from thinkfix.engine.repair import diff as repair_diff
 from thinkfix.engine.repair import driver as repair_mod
 from thinkfix.engine.repair.driver import repair_paths
@@ -126,7 +126,7 @@ def test_repair_in_place_then_undo_restores_original_bytes(tmp_path: Path, sourc
     assert result.exit_code() is ExitCode.CLEAN
     assert content(work) != content(source)
     assert result.manifest_path is not None
-    undone = mf.undo(result.manifest_path)
+    undone = restore.undo(result.manifest_path)
     assert undone.exit_code() is ExitCode.CLEAN, undone
     assert content(work) == content(source)
     assert not work.with_name(work.name + SIDECAR_SUFFIX).exists()
@@ -219,7 +219,7 @@ def test_repair_claude_code_resumable_keeps_reasoning_only_in_manifest(tmp_path:
     # No thinking block was added: Claude Code would replay it unsigned and fail.
     assert work.read_bytes().count(b'"thinking"') == source.read_bytes().count(b'"thinking"')
     assert result.manifest_path is not None
-    doc = mf.load_manifest(result.manifest_path)
+    doc = journal.load_manifest(result.manifest_path)
     (entry,) = doc["files"]
     placed = [r for r in entry["repairs"] if r["placement"]["kind"] == "manifest"]
     assert placed and all(r["extracted"] for r in placed)
@@ -265,7 +265,7 @@ def test_repair_claw_code_legacy_writes_sidecar_and_undo_removes_it(tmp_path: Pa
     ]
     assert not work.read_bytes().endswith(b"\n")  # legacy files have no trailing newline
     assert result.manifest_path is not None
-    mf.undo(result.manifest_path)
+    restore.undo(result.manifest_path)
     assert not sidecar.exists() and work.read_bytes() == source.read_bytes()
 
 
@@ -288,7 +288,7 @@ def test_repair_compressed_file_stays_compressed_and_undo_without_backup(
     assert data[:2] == b"\x1f\x8b" if suffix == ".gz" else data[:4] == b"\x28\xb5\x2f\xfd"
     assert findings([work]) == 0
     assert result.manifest_path is not None and result.backup_dir is None
-    mf.undo(result.manifest_path)
+    restore.undo(result.manifest_path)
     assert work.read_bytes() == packed  # the original compressed bytes, not a recompression
 
 
@@ -298,11 +298,11 @@ def test_repair_in_place_without_backup_undo_rebuilds_from_records(tmp_path: Pat
     work.write_bytes(source.read_bytes())
     result = run([work], WriteMode.IN_PLACE, tmp_path, backup=False)
     assert result.manifest_path is not None
-    entry = mf.load_manifest(result.manifest_path)["files"][0]
+    entry = journal.load_manifest(result.manifest_path)["files"][0]
     assert entry["before"]["backup"] is None and "bytes" not in entry["before"]
     assert entry["content"]["rebuildable"]
     assert not (tmp_path / "run" / "backup").exists()
-    mf.undo(result.manifest_path)
+    restore.undo(result.manifest_path)
     assert work.read_bytes() == source.read_bytes()
 
 
@@ -318,7 +318,7 @@ def test_repair_symlink_replaces_target_and_keeps_link(tmp_path: Path) -> None:
     assert link.is_symlink() and os.readlink(link) == str(real)
     assert findings([real]) == 0
     assert result.manifest_path is not None
-    mf.undo(result.manifest_path)
+    restore.undo(result.manifest_path)
     assert link.is_symlink() and real.read_bytes() == source.read_bytes()
 
 

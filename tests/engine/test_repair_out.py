@@ -17,7 +17,7 @@ import pytest
 
 from tests.engine.conftest import chained_claude_line
 from tests.engine.repair_helpers import run
-from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair import write as repair_write
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
@@ -61,7 +61,7 @@ def test_out_into_a_fresh_folder_syncs_each_output_and_its_folder_only(
     # (each with its folder), and the undo key the first time one is made.
     assert len(synced) <= 2 * FILES + 5
     assert result.manifest_path is not None
-    undone = mf.undo(result.manifest_path)
+    undone = restore.undo(result.manifest_path)
     assert len(undone.files) == FILES and not any(out.rglob("*.jsonl"))
 
 
@@ -77,7 +77,7 @@ def test_out_over_an_earlier_output_keeps_the_synced_journal(
     # Each entry and its seal are synced with their folder before the output is renamed.
     assert len(synced) >= 6 * FILES
     assert result.manifest_path is not None
-    mf.undo(result.manifest_path)
+    restore.undo(result.manifest_path)
     assert (out / "s0.jsonl").read_bytes() == b"an earlier output\n"
 
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.engine.repair_helpers import run
-from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 
@@ -99,5 +99,5 @@ def test_repair_then_undo_is_exact_and_second_repair_is_a_no_op(
         # The user line and every tool input are untouched by construction of the repair.
         assert repaired.split(b"\n", 1)[0] == original.split(b"\n", 1)[0]
         assert first.manifest_path is not None
-        assert mf.undo(first.manifest_path).exit_code() is ExitCode.CLEAN
+        assert restore.undo(first.manifest_path).exit_code() is ExitCode.CLEAN
         assert work.read_bytes() == original

@@ -21,7 +21,9 @@ from tests.engine.repair_helpers import (
     temp_files,
 )
 from tests.formats.support import leaking_fixtures, tree_content
+from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair import driver as repair_mod
 from thinkfix.engine.repair import one_file as repair_one
 from thinkfix.engine.repair import write as repair_write
@@ -202,7 +204,7 @@ def test_repair_killed_after_temp_file_leaves_original_and_next_run_sweeps(tmp_p
     assert temp_files(tmp_path) == []
     assert sorted(os.listdir(work.parent)) == [PI.name]
     # The journal of the killed run survives, so even that run could be undone.
-    assert mf.load_manifest(str(tmp_path / "run" / mf.MANIFEST_NAME))["journal"]
+    assert ledger_journal.load_manifest(str(tmp_path / "run" / mf.MANIFEST_NAME))["journal"]
 
 
 def test_repair_worker_killed_mid_write_is_redone_and_fully_undoable(
@@ -224,11 +226,11 @@ def test_repair_worker_killed_mid_write_is_redone_and_fully_undoable(
     assert leaking_lines([src]) == REFUSED  # only the refused all-reasoning messages
     assert temp_files(tmp_path) == []
     assert result.manifest_path is not None
-    doc = mf.load_manifest(result.manifest_path)
+    doc = ledger_journal.load_manifest(result.manifest_path)
     sessions = {e["target"] for e in doc["files"] if e["role"] in ("session", "database")}
     # every replaced file and changed store (each leaking fixture) is in the manifest
     assert len(sessions) == len(leaking_fixtures())
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert tree_content(src) == before
 
 
@@ -254,5 +256,5 @@ def test_worker_killed_between_a_sidecar_and_its_file_leaves_nothing_after_undo(
     result = run([src], WriteMode.IN_PLACE, tmp_path, jobs=2)
     assert result.exit_code() is ExitCode.CLEAN, result.all_errors
     assert result.manifest_path is not None
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert tree_content(src) == before

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from tests.engine.repair_helpers import run
 from tests.formats import opencode_db
-from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import journal
+from thinkfix.engine.ledger import restore as restore_mod
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
@@ -69,9 +70,9 @@ def test_store_undo_restores_every_row_and_the_schema(tmp_path: Path) -> None:
     before = _dump(db)
     result = run([db], WriteMode.IN_PLACE, tmp_path)
     assert result.manifest_path is not None and _dump(db) != before
-    (entry,) = mf.load_manifest(result.manifest_path)["files"]
+    (entry,) = journal.load_manifest(result.manifest_path)["files"]
     assert entry["role"] == "database" and Path(entry["before"]["backup"]).exists()
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore_mod.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert _dump(db) == before
 
 
@@ -121,9 +122,9 @@ def test_store_undo_puts_back_only_the_repaired_rows_and_keeps_what_came_since(
     assert result.manifest_path is not None and _dump(db) != _dump(expected)
     _runtime_writes(db)
     _runtime_writes(expected)
-    undone = mf.undo(result.manifest_path)
+    undone = restore_mod.undo(result.manifest_path)
     assert undone.exit_code() is ExitCode.CLEAN, undone
-    assert [f.status for f in undone.files] == [mf.UndoStatus.RESTORED]
+    assert [f.status for f in undone.files] == [restore_mod.UndoStatus.RESTORED]
     assert _dump(db) == _dump(expected)
 
 
@@ -138,7 +139,7 @@ def test_store_undo_refuses_when_a_row_it_wrote_changed_since(tmp_path: Path) ->
         conn.commit()
     after_edit = _dump(db)
     assert result.manifest_path is not None
-    undone = mf.undo(result.manifest_path)
+    undone = restore_mod.undo(result.manifest_path)
     assert undone.exit_code() is ExitCode.ERROR and "changed since" in str(undone)
     assert LEAKY_TEXT in str(undone)
     assert _dump(db) == after_edit
@@ -151,15 +152,15 @@ def test_store_undo_holds_the_write_lock_from_its_check_to_its_last_write(
     db = _store(tmp_path)
     result = run([db], WriteMode.IN_PLACE, tmp_path)
     assert result.manifest_path is not None
-    checked = mf._classify  # the check undo runs before it writes
+    checked = restore_mod._classify  # the check undo runs before it writes
 
     def check_then_runtime_writes(entry: dict[str, Any]) -> Any:
         verdict = checked(entry)
         _runtime_writes(db)
         return verdict
 
-    monkeypatch.setattr(mf, "_classify", check_then_runtime_writes)
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    monkeypatch.setattr(restore_mod, "_classify", check_then_runtime_writes)
+    assert restore_mod.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     with closing(sqlite3.connect(db)) as conn:
         assert conn.execute("SELECT body FROM todo").fetchall() == [("ship it",)]
         assert conn.execute("SELECT count(*) FROM session").fetchone() == (2,)
@@ -170,12 +171,12 @@ def test_store_old_manifest_without_rows_is_refused_clearly(tmp_path: Path) -> N
     db = _store(tmp_path)
     result = run([db], WriteMode.IN_PLACE, tmp_path)
     assert result.manifest_path is not None
-    doc = mf.load_manifest(result.manifest_path)
+    doc = journal.load_manifest(result.manifest_path)
     del doc["files"][0]["rows"]
     doc.pop("integrity", None)
-    mf.write_manifest(result.manifest_path, doc)
+    journal.write_manifest(result.manifest_path, doc)
     repaired = _dump(db)
-    undone = mf.undo(result.manifest_path)
+    undone = restore_mod.undo(result.manifest_path)
     assert undone.exit_code() is ExitCode.ERROR and "older thinkfix" in str(undone)
     assert _dump(db) == repaired
 
@@ -227,7 +228,7 @@ def test_store_undo_refuses_a_trigger_planted_since(tmp_path: Path) -> None:
     assert result.manifest_path is not None
     _plant(db)
     repaired = _dump(db)
-    undone = mf.undo(result.manifest_path)
+    undone = restore_mod.undo(result.manifest_path)
     assert undone.exit_code() is ExitCode.ERROR and "spread ON part" in str(undone)
     assert _dump(db) == repaired
 
@@ -259,7 +260,7 @@ def test_store_dry_run_and_out_leave_the_store_untouched(tmp_path: Path) -> None
     ]
     assert not scan([str(copy)], jobs=1).findings
     assert out.manifest_path is not None
-    assert mf.undo(out.manifest_path).exit_code() is ExitCode.CLEAN and not copy.exists()
+    assert restore_mod.undo(out.manifest_path).exit_code() is ExitCode.CLEAN and not copy.exists()
 
 
 def test_store_all_reasoning_message_is_refused_and_unchanged(tmp_path: Path) -> None:
@@ -395,7 +396,7 @@ def test_store_triggers_the_repair_does_not_fire_do_not_block_it(tmp_path: Path)
     assert [f.status for f in result.files] == [FileStatus.REPAIRED], result.all_errors
     assert not scan([str(db)], jobs=1).findings
     assert result.manifest_path is not None
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore_mod.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert _dump(db) == before
 
 
@@ -444,5 +445,5 @@ def test_store_a_runtimes_own_trigger_is_kept_from_firing_in_repair_and_undo(
         assert conn.execute("SELECT count(*) FROM part WHERE time_updated = 0").fetchone()[0] == 0
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'touch'").fetchone()
     assert result.manifest_path is not None
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore_mod.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert sorted(_dump(db)) == sorted(before)  # the trigger made again is listed last

@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from tests.engine.repair_helpers import FIXTURES, run
 from thinkfix.cli import main
 from thinkfix.engine.ledger import integrity
+from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import WriteMode
 from thinkfix.io import fsio, jsontext
@@ -224,7 +225,9 @@ def test_a_journal_thinkfix_did_not_write_is_refused(tmp_path: Path, state: Path
     journal.mkdir(parents=True)
     (journal / "00000000.json").write_bytes(orjson.dumps([_overwrite_entry(victim)]))
     _refused(_undo(str(tmp_path / "gone" / "manifest.json")), "not a journal thinkfix wrote")
-    mf.start_journal(str(journal), roots=[str(victim)], mode="in-place", backup_dir=None)
+    ledger_journal.start_journal(
+        str(journal), roots=[str(victim)], mode="in-place", backup_dir=None
+    )
     _refused(_undo(str(tmp_path / "gone" / "manifest.json")), "not sealed by thinkfix")
     assert victim.read_bytes() == b"original victim bytes\n"
 

@@ -20,7 +20,7 @@ from tests.formats import crush_db, opencode_db
 from tests.formats.crush_db import finish, reasoning, text, tool_call
 from tests.formats.support import FIXTURES
 from thinkfix.engine.inputs.discover import discover
-from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import journal, restore
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
@@ -184,10 +184,10 @@ def test_crush_undo_gives_back_every_row_and_the_schema(tmp_path: Path) -> None:
     before = _dump(store)
     result = run([store], WriteMode.IN_PLACE, tmp_path)
     assert result.manifest_path is not None and _dump(store) != before
-    (entry,) = mf.load_manifest(result.manifest_path)["files"]
+    (entry,) = journal.load_manifest(result.manifest_path)["files"]
     assert entry["role"] == "database" and entry["format"] == "crush"
     assert [r["table"] for r in entry["rows"]] == ["messages", "messages"]
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert _dump(store) == before
 
 

@@ -16,7 +16,7 @@ import pytest
 from tests.engine.repair_helpers import run
 from tests.formats import cursor_db
 from tests.formats.cursor_db import COMPOSER, LEAK, assistant, js, user
-from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import journal, restore
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
@@ -151,9 +151,9 @@ def test_cursor_undo_restores_the_exact_values(tmp_path: Path) -> None:
     before = cursor_db.all_rows(db)
     result = run([db], WriteMode.IN_PLACE, tmp_path)
     assert result.manifest_path is not None and cursor_db.all_rows(db) != before
-    (entry,) = mf.load_manifest(result.manifest_path)["files"]
+    (entry,) = journal.load_manifest(result.manifest_path)["files"]
     assert entry["role"] == "database" and [r["table"] for r in entry["rows"]] == ["cursorDiskKV"]
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert cursor_db.all_rows(db) == before
 
 
@@ -170,7 +170,7 @@ def test_cursor_blob_values_stay_blobs(tmp_path: Path) -> None:
     result = run([db], WriteMode.IN_PLACE, tmp_path / "again")
     assert not result.files[0].changes
     assert first.manifest_path is not None
-    assert mf.undo(first.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore.undo(first.manifest_path).exit_code() is ExitCode.CLEAN
     assert cursor_db.all_rows(db) == before
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from tests.engine.repair_helpers import run
 from tests.formats import goose_db
 from tests.formats.support import FIXTURES
-from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import journal, restore
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
@@ -243,9 +243,9 @@ def test_goose_store_undo_restores_every_row_and_the_schema(tmp_path: Path) -> N
     before = _rows(db)
     result = run([db], WriteMode.IN_PLACE, tmp_path)
     assert result.manifest_path is not None and _rows(db) != before
-    (entry,) = mf.load_manifest(result.manifest_path)["files"]
+    (entry,) = journal.load_manifest(result.manifest_path)["files"]
     assert entry["role"] == "database" and [r["table"] for r in entry["rows"]] == ["messages"] * 2
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert _rows(db) == before
 
 
@@ -272,7 +272,7 @@ def test_goose_store_repair_fires_no_counter_trigger(tmp_path: Path) -> None:
     assert [f.status for f in result.files] == [FileStatus.REPAIRED], result.all_errors
     after = _rows(db)
     assert after["sessions"] == before["sessions"] and after["schema"] == before["schema"]
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN  # type: ignore[arg-type]
+    assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN  # type: ignore[arg-type]
     assert _rows(db) == before
 
 
@@ -367,5 +367,5 @@ def test_goose_legacy_repair_splices_a_thinking_item_and_keeps_every_other_byte(
     }
     assert line["content"][1]["type"] == "text" and "<think>" not in line["content"][1]["text"]
     assert not scan([str(copy)], jobs=1).findings
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN  # type: ignore[arg-type]
+    assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN  # type: ignore[arg-type]
     assert copy.read_bytes() == LEGACY.read_bytes()

@@ -14,7 +14,7 @@ import pytest
 from tests.engine.repair_helpers import run
 from tests.formats import zed_db
 from tests.formats.support import content
-from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.options import ScanOptions
@@ -85,7 +85,7 @@ def test_zed_repair_puts_a_thinking_item_before_the_text_and_undo_restores_the_b
             "SELECT data_type FROM threads WHERE id = ?", (zed_db.THREAD,)
         ).fetchone() == ("zstd",)
     assert result.manifest_path is not None
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert _dump(db) == original
 
 
@@ -124,7 +124,7 @@ def test_zed_repair_out_writes_a_repaired_copy_and_leaves_the_store(tmp_path: Pa
     got, want = content(out), content(db)
     assert got["schema"] == want["schema"] and got["tables"] != want["tables"]
     assert result.manifest_path is not None
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert not out.exists() and db.read_bytes() == before
 
 
@@ -142,7 +142,7 @@ def test_zed_repair_out_to_a_url_publishes_the_repaired_copy(tmp_path: Path) -> 
     assert _thread(out)["messages"][1]["Agent"]["content"][1]["Thinking"]["signature"] is None
     assert not [p for p in tmp_path.rglob("*") if "thinkfix-store-" in str(p)]
     assert result.manifest_path is not None
-    assert mf.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert not out.exists()
 
 

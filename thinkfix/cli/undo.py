@@ -8,7 +8,8 @@ import click
 
 from thinkfix.cli.options import echo_error, quiet_option
 from thinkfix.engine.controls import visible_name
-from thinkfix.engine.ledger.manifest import ManifestError, UndoStatus, undo
+from thinkfix.engine.ledger.manifest import ManifestError
+from thinkfix.engine.ledger.restore import UndoStatus, undo
 from thinkfix.engine.report import ExitCode
 from thinkfix.reporters.base import plural
 

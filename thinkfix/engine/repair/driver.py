@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from thinkfix.engine.inputs.files import STDIN, walk
+from thinkfix.engine.ledger import integrity, restore
+from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.parallel import pool as parallel
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
@@ -138,10 +140,12 @@ def repair_paths(
         if not options.dask:  # a cluster's workers cannot reach this machine's run folder
             journal_dir = manifest_path + mf.JOURNAL_SUFFIX
             backup_dir = os.path.join(run_dir, "backup") if options.backup else None
-    roots = mf.run_roots(paths, options.out_dir)
+    roots = integrity.run_roots(paths, options.out_dir)
     if journal_dir is not None:
         # Sealed before any file changes: undo follows only entries inside these roots.
-        mf.start_journal(journal_dir, roots=roots, mode=options.mode.value, backup_dir=backup_dir)
+        ledger_journal.start_journal(
+            journal_dir, roots=roots, mode=options.mode.value, backup_dir=backup_dir
+        )
     base = out = None
     if options.mode is WriteMode.OUT:
         assert options.out_dir is not None
@@ -248,7 +252,7 @@ def _run(
             if jobs[0].options.mode is WriteMode.IN_PLACE:
                 _sweep(jobs)
             if jobs[0].journal_dir is not None:  # a sidecar whose file was never replaced
-                mf.roll_back_unfinished(jobs[0].journal_dir)
+                restore.roll_back_unfinished(jobs[0].journal_dir)
             return [repair_file(j) for j in jobs], True
     finally:
         progress.finish()

@@ -12,6 +12,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import FileResult, RepairOptions
 from thinkfix.engine.report import InputError
@@ -39,10 +40,10 @@ def finalise(
     errors: tuple[InputError, ...] = ()
     written = [e for r in results for e in r.manifest_entries]
     if journal_dir is not None:
-        written += mf.recover_journal(journal_dir, {e["target"] for e in written})
+        written += ledger_journal.recover_journal(journal_dir, {e["target"] for e in written})
     if manifest_path is not None and written:
         try:
-            mf.write_manifest(
+            ledger_journal.write_manifest(
                 manifest_path,
                 mf.manifest_document(
                     written,
@@ -55,7 +56,7 @@ def finalise(
                 ),
             )
             if journal_dir is not None:
-                mf.remove_journal(journal_dir)
+                ledger_journal.remove_journal(journal_dir)
         except (OSError, fsio.WriteError) as exc:
             errors = (
                 InputError(
@@ -67,7 +68,7 @@ def finalise(
                 ),
             )
     elif journal_dir is not None:
-        mf.remove_journal(journal_dir)  # nothing was replaced: nothing to undo
+        ledger_journal.remove_journal(journal_dir)  # nothing was replaced: nothing to undo
         if run_dir is not None and options.run_dir is None:
             _remove_empty(run_dir)
     return errors, written

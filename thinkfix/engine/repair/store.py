@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, BinaryIO
 
+from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.ledger import rows as store
 from thinkfix.engine.ledger.change import Change
@@ -119,7 +120,7 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
                 )
             )
             if job.journal_dir is not None:
-                mf.journal(job.journal_dir, job.index, entries)
+                ledger_journal.journal(job.journal_dir, job.index, entries)
 
         placements, _ = store.apply(fmt, target, repairs, backup=backup, journal=journal)
     except (fsio.WriteError, sqlite3.Error, OSError) as exc:
@@ -180,7 +181,7 @@ def _to_url(
         def journal(written: fsio.Written) -> None:
             entry["after"] = {"sha256": written.sha256, "size": written.size, "mode": oct(mode)}
             if job.journal_dir is not None:
-                mf.journal(job.journal_dir, job.index, [entry])
+                ledger_journal.journal(job.journal_dir, job.index, [entry])
 
         def produce(out: BinaryIO) -> None:
             with open(local, "rb") as fp:

@@ -17,6 +17,7 @@ import os
 from dataclasses import replace
 from typing import Any, BinaryIO, cast
 
+from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import FileResult, FileStatus, Job, WriteMode
 from thinkfix.engine.repair.plan import Copy, FilePlan
@@ -120,7 +121,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                 )
             )
         if job.journal_dir is not None:
-            mf.journal(job.journal_dir, job.index, entries, durable=not job.fresh_only)
+            ledger_journal.journal(job.journal_dir, job.index, entries, durable=not job.fresh_only)
         if sidecar is not None:
             side.append(side_before)
             if remote.is_url(sidecar[0]):
@@ -160,7 +161,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
             with contextlib.suppress(OSError):
                 os.unlink(path)
         if job.journal_dir is not None and entries:
-            mf.unjournal(job.journal_dir, job.index)
+            ledger_journal.unjournal(job.journal_dir, job.index)
         raise
     status = FileStatus.REPAIRED if plan.changed else FileStatus.COPIED
     return replace(base, status=status, output=target, manifest_entries=tuple(entries))

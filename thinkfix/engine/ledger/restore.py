@@ -1,0 +1,346 @@
+"""Undo: put back exactly what a repair changed, from a manifest read and checked by `journal`.
+
+Every file must still hold the bytes the repair wrote (by hash), or undo refuses it, naming
+it; then each is restored atomically and its result's hash checked. A database store gets its
+changed rows back (`rows`), leaving every row the runtime wrote since as it is."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, BinaryIO
+
+from thinkfix.engine.ledger import integrity
+from thinkfix.engine.ledger import rows as store
+from thinkfix.engine.ledger.journal import journal_entries, load_manifest
+from thinkfix.engine.ledger.manifest import (
+    ManifestError,
+    current_sha256,
+    current_state,
+    is_store_entry,
+    unblob,
+)
+from thinkfix.engine.report import ExitCode, InputError
+from thinkfix.formats import registry
+from thinkfix.formats.base import record_limit, set_record_limit
+from thinkfix.io import fsio, remote
+from thinkfix.io import urlwrite as urlio
+from thinkfix.io.errors import ErrorKind
+
+# --- undo ------------------------------------------------------------------------------------
+
+
+class UndoStatus(str, Enum):
+    RESTORED = "restored"
+    REMOVED = "removed"  # a file the repair created (an --out copy, a sidecar)
+    ALREADY = "already"  # already holds the bytes from before the repair
+    CHANGED = "changed"  # changed since the repair: refused
+    FAILED = "failed"
+    WOULD_RESTORE = "would-restore"  # dry run
+
+
+@dataclass(frozen=True)
+class UndoFile:
+    path: str  # the file restored (the real path the repair wrote)
+    status: UndoStatus
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    files: tuple[UndoFile, ...]
+    refused: bool = False  # nothing was restored because some file changed since the repair
+
+    @property
+    def errors(self) -> tuple[InputError, ...]:
+        kinds = {UndoStatus.CHANGED: ErrorKind.CHANGED, UndoStatus.FAILED: ErrorKind.WRITE_FAILED}
+        return tuple(
+            InputError(f.path, None, kinds[f.status], f.message)
+            for f in self.files
+            if f.status in kinds
+        )
+
+    def exit_code(self) -> ExitCode:
+        return ExitCode.ERROR if self.errors or self.refused else ExitCode.CLEAN
+
+
+def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.FileState | None]:
+    if is_store_entry(entry):
+        status, message = _classify_store(entry)
+        return status, message, None
+    target = entry["target"]
+    before, after = entry.get("before"), entry["after"]
+    unsafe = integrity.safe_target(target)
+    if unsafe is not None:
+        return UndoStatus.FAILED, unsafe, None
+    if remote.is_url(target):
+        status, message = _classify_url(target, after["sha256"])
+        return status, message, None
+    try:
+        now = current_state(target)
+    except fsio.WriteError as exc:
+        return UndoStatus.FAILED, str(exc), None
+    if now is None:
+        if before is None:
+            return UndoStatus.ALREADY, "already removed", None
+        return UndoStatus.CHANGED, f"{target}: missing (removed since the repair)", None
+    if now.sha256 == after["sha256"]:
+        return UndoStatus.WOULD_RESTORE, "", now
+    if before is not None and now.sha256 == before["sha256"]:
+        return UndoStatus.ALREADY, "already holds the bytes from before the repair", now
+    return (
+        UndoStatus.CHANGED,
+        (
+            f"{target}: changed since the repair (sha256 {now.sha256[:16]}..., the repair wrote "
+            f"{after['sha256'][:16]}...); restoring it would lose those changes"
+        ),
+        now,
+    )
+
+
+def _classify_url(target: str, after: str) -> tuple[UndoStatus, str]:
+    """An output the repair created at a URL (it never replaces one there): removable while
+    it holds the bytes written."""
+    try:
+        now = urlio.sha256(target)
+    except fsio.WriteError as exc:
+        return UndoStatus.FAILED, str(exc)
+    if now is None:
+        return UndoStatus.ALREADY, "already removed"
+    if now == after:
+        return UndoStatus.WOULD_RESTORE, ""
+    return (
+        UndoStatus.CHANGED,
+        (
+            f"{target}: changed since the repair (sha256 {now[:16]}..., the repair wrote "
+            f"{after[:16]}...); removing it would lose those changes"
+        ),
+    )
+
+
+def _classify_store(entry: dict[str, Any]) -> tuple[UndoStatus, str]:
+    """A database store is judged by the rows the repair changed (its change set), never by
+    the rest of the store, which its runtime may have written since."""
+    target = entry["target"]
+    unsafe = integrity.safe_target(target)
+    if unsafe is not None:
+        return UndoStatus.FAILED, unsafe
+    if not os.path.lexists(target):
+        if entry.get("before") is None:
+            return UndoStatus.ALREADY, "already removed"
+        return UndoStatus.CHANGED, f"{target}: missing (removed since the repair)"
+    where, message = store.state(entry)
+    if where == "after":
+        return UndoStatus.WOULD_RESTORE, ""
+    if where == "before" and entry.get("before") is not None:
+        return UndoStatus.ALREADY, "already holds the rows from before the repair"
+    if where == "failed":
+        return UndoStatus.FAILED, message
+    return UndoStatus.CHANGED, message or f"{target}: rows the repair wrote changed since"
+
+
+def _undo_store(entry: dict[str, Any], status: UndoStatus, message: str, dry_run: bool) -> UndoFile:
+    target = entry["target"]
+    if status is not UndoStatus.WOULD_RESTORE or dry_run:
+        return UndoFile(target, status, message)
+    try:
+        if entry.get("before") is None:  # an --out copy the repair made
+            os.unlink(target)
+            return UndoFile(target, UndoStatus.REMOVED)
+        store.revert(entry)
+        return UndoFile(target, UndoStatus.RESTORED)
+    except (fsio.WriteError, sqlite3.Error, OSError) as exc:
+        kind = getattr(exc, "kind", None)
+        return UndoFile(
+            target, UndoStatus.CHANGED if kind is ErrorKind.CHANGED else UndoStatus.FAILED, str(exc)
+        )
+
+
+Producer = Callable[[BinaryIO], object]
+
+
+def previous_bytes(entry: dict[str, Any], now: fsio.FileState) -> Producer:
+    """A writer of the bytes a file held before the repair, from the first source whose hash
+    proves it (a backup, bytes embedded in the manifest, or the file rebuilt from its changed
+    records); each is read in blocks or by record, never whole."""
+    before = entry["before"]
+    want = before["sha256"]
+    backup = before.get("backup")
+    if backup and os.path.exists(backup) and fsio.hash_file(backup)[1] == want:
+        return lambda out: _copy(backup, out)
+    if "bytes" in before:
+        data = unblob(before["bytes"])
+        if fsio.sha256(data) == want:
+            return lambda out: out.write(data)
+    if entry.get("content", {}).get("rebuildable"):
+        digest = _Digest()
+        try:
+            rebuild(entry, now.path, digest)
+        except fsio.WriteError:
+            pass
+        else:
+            if digest.hash.hexdigest() == want:
+                return lambda out: rebuild(entry, now.path, out)
+    raise fsio.WriteError(
+        f"{entry['target']}: no intact copy of the previous bytes (backup "
+        "missing or altered, and the records cannot rebuild them)"
+    )
+
+
+class _Digest:
+    """A sink that only hashes what is written to it."""
+
+    def __init__(self) -> None:
+        self.hash = hashlib.sha256()
+
+    def write(self, data: bytes) -> int:
+        self.hash.update(data)
+        return len(data)
+
+
+def _copy(path: str, out: BinaryIO | _Digest) -> None:
+    with open(path, "rb") as fp:
+        while block := fp.read(fsio.BLOCK):
+            out.write(block)
+
+
+def rebuild(entry: dict[str, Any], current: str, out: BinaryIO | _Digest) -> None:
+    """The original file from the repaired one at `current`, record by record: drop inserted
+    records, put originals back."""
+    fmt = registry.get(entry["format"])
+    inserted = {r["after"]["index"] for r in entry["records"] if r["inserted"]}
+    replaced = {
+        r["after"]["index"]: unblob(r["before"]) for r in entry["records"] if not r["inserted"]
+    }
+    count = 0
+    limit = record_limit()
+    set_record_limit(0)  # every record's bytes are needed, however long (the hash proves them)
+    try:
+        with open(current, "rb") as fp:
+            for k, rec in enumerate(fmt.read(fp)):
+                count += 1
+                if k in inserted:
+                    continue
+                out.write(replaced.get(k, rec.raw))
+                out.write(rec.eol)
+    finally:
+        set_record_limit(limit)
+    if count != entry["content"]["after_records"]:
+        raise fsio.WriteError(f"{entry['target']}: record count differs from the manifest")
+
+
+def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> UndoResult:
+    """Restore every file a repair wrote, exactly, or refuse before touching any.
+
+    With `skip_changed`, files changed since the repair are left alone and the
+    others restored.
+    """
+    doc = load_manifest(path)
+    entries = list(doc["files"])
+    checked = [(e, *_classify(e)) for e in entries]
+    blocked = [
+        UndoFile(e["target"], status, msg)
+        for e, status, msg, _ in checked
+        if status in (UndoStatus.CHANGED, UndoStatus.FAILED)
+    ]
+    if blocked and not skip_changed:
+        others = [
+            UndoFile(e["target"], status, msg)
+            for e, status, msg, _ in checked
+            if status not in (UndoStatus.CHANGED, UndoStatus.FAILED)
+        ]
+        return UndoResult(tuple(blocked + others), refused=True)
+    results: list[UndoFile] = []
+    # Sidecars and inserted files last-in first-out, so a file is restored after its sidecar.
+    for entry, status, message, now in reversed(checked):
+        target = entry["target"]
+        if is_store_entry(entry):
+            results.append(_undo_store(entry, status, message, dry_run))
+            continue
+        if remote.is_url(target) and status is UndoStatus.WOULD_RESTORE and not dry_run:
+            try:
+                urlio.remove_verified(target, entry["after"]["sha256"])
+                results.append(UndoFile(target, UndoStatus.REMOVED))
+            except fsio.WriteError as exc:
+                why = UndoStatus.CHANGED if exc.kind is ErrorKind.CHANGED else UndoStatus.FAILED
+                results.append(UndoFile(target, why, str(exc)))
+            continue
+        if status is not UndoStatus.WOULD_RESTORE or now is None:
+            results.append(UndoFile(target, status, message))
+            continue
+        if dry_run:
+            results.append(UndoFile(target, status))
+            continue
+        try:
+            results.append(UndoFile(target, _restore(entry, now)))
+        except fsio.WriteError as exc:
+            status = UndoStatus.CHANGED if exc.kind is ErrorKind.CHANGED else UndoStatus.FAILED
+            results.append(UndoFile(target, status, str(exc)))
+    return UndoResult(tuple(reversed(results)))
+
+
+def _restore(entry: dict[str, Any], now: fsio.FileState) -> UndoStatus:
+    """Put a local file that holds the bytes the repair wrote back as it was (removed when
+    the repair created it). Raises `fsio.WriteError`."""
+    target = entry["target"]
+    if entry.get("before") is None:
+        fsio.remove_verified(target, entry["after"]["sha256"])
+        return UndoStatus.REMOVED
+    # Permission bits only: never setuid, setgid or sticky, whatever was recorded.
+    mode = int(entry["before"].get("mode", "0o644"), 8) & 0o777
+    fsio.atomic_write_stream(
+        target,
+        previous_bytes(entry, now),
+        mode=mode,
+        watch=(now.path, now.stamp),
+        verify=_expect(entry["before"]["sha256"]),
+    )
+    return UndoStatus.RESTORED
+
+
+def roll_back_unfinished(journal_dir: str) -> None:
+    """Put back the sidecars of files a dead worker journaled but never replaced.
+
+    A file's sidecar is written after its journal entry and before the file itself is
+    renamed into place; a worker killed between the two leaves a sidecar for a file that
+    still holds its leak. The run is then redone, and the redo would read that sidecar as
+    what was there before (so undo would keep it). Called before the redo."""
+    try:
+        entries = journal_entries(journal_dir)
+    except ManifestError:
+        return
+    replaced = {
+        e["path"]
+        for e in entries
+        if e.get("role") == "session"
+        and isinstance(e.get("target"), str)
+        and not remote.is_url(e["target"])
+        and _sha256_or_none(e["target"]) == e["after"]["sha256"]
+    }
+    for entry in entries:
+        if entry.get("role") != "sidecar" or entry.get("path") in replaced:
+            continue
+        status, _, now = _classify(entry)
+        if status is UndoStatus.WOULD_RESTORE and now is not None:
+            with contextlib.suppress(fsio.WriteError):
+                _restore(entry, now)
+
+
+def _sha256_or_none(target: str) -> str | None:
+    try:
+        return current_sha256(target)
+    except fsio.WriteError:
+        return None
+
+
+def _expect(sha: str) -> Callable[[str], None]:
+    def check(temp: str) -> None:
+        if fsio.hash_file(temp)[1] != sha:
+            raise fsio.VerifyError("restored bytes do not match the hash from before the repair")
+
+    return check
