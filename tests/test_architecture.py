@@ -280,7 +280,6 @@ STILL_LONG = {
     "formats/jsonedit.py",
     "formats/opencode.py",
     "formats/sqlite_store.py",
-    "io/fsio.py",
     "providers/accumulator.py",
 }
 

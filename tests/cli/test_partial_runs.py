@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 from thinkfix.cli import main
 from thinkfix.engine.repair import driver as repair_engine
 from thinkfix.engine.repair import one_file as repair_one
+from thinkfix.engine.scan import runner as scan_runner
 from thinkfix.engine.scan import task as scan_engine
 from thinkfix.formats import registry
 
@@ -134,7 +135,7 @@ def test_cli_crash_exits_2_not_1(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
         raise TypeError("unhashable type: 'list'")
 
     monkeypatch.setattr("thinkfix.cli.scan.scan", boom, raising=False)
-    monkeypatch.setattr(scan_engine, "build_report", boom)
+    monkeypatch.setattr(scan_runner, "build_report", boom)
     root = folder(tmp_path, 1)
     result = invoke("scan", "--exit-zero", "--isolated", str(root))
     assert result.exit_code == 2, result.output

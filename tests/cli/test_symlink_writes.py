@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from thinkfix.cli import main
-from thinkfix.io import fsio
+from thinkfix.io import safewrite
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 LEAKING = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
@@ -104,7 +104,7 @@ def test_atomic_write_takes_no_mode_from_the_link_target(tmp_path: Path) -> None
     target.write_bytes(SECRET)
     target.chmod(0o755)
     link = _link(tmp_path / "link", target)
-    fsio.atomic_write(str(link), b"new")
+    safewrite.atomic_write(str(link), b"new")
     assert link.read_bytes() == b"new" and not link.is_symlink()
     assert os.stat(link).st_mode & 0o111 == 0
     assert target.read_bytes() == SECRET
@@ -114,11 +114,11 @@ def test_atomic_write_follows_a_link_only_when_asked(tmp_path: Path) -> None:
     target = tmp_path / "session.jsonl"
     target.write_bytes(SECRET)
     link = _link(tmp_path / "named.jsonl", target)
-    fsio.atomic_write(str(link), b"repaired\n", follow_links=True)
+    safewrite.atomic_write(str(link), b"repaired\n", follow_links=True)
     assert link.is_symlink() and target.read_bytes() == b"repaired\n"
 
 
 def test_a_link_to_a_device_is_still_written_into(tmp_path: Path) -> None:
     link = _link(tmp_path / "null", Path(os.devnull))
-    fsio.write_output(str(link), b"report")
+    safewrite.write_output(str(link), b"report")
     assert link.is_symlink()

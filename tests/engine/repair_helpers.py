@@ -1,4 +1,4 @@
-"""Helpers for the repair, fsio and manifest tests: fixture copies and independent checks."""
+"""Helpers for the repair, safe-write and manifest tests: fixture copies and independent checks."""
 
 from __future__ import annotations
 

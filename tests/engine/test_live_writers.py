@@ -22,7 +22,7 @@ from tests.engine.repair_helpers import temp_files
 from thinkfix.engine.repair.driver import repair_paths
 from thinkfix.engine.repair.model import FileStatus, RepairOptions, WriteMode
 from thinkfix.engine.report import ExitCode
-from thinkfix.io import fsio, livewriters
+from thinkfix.io import livewriters, safewrite
 from thinkfix.io.errors import ErrorKind
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -121,14 +121,14 @@ def test_append_between_check_and_rename_is_put_back(
     session = tmp_path / "s.jsonl"
     original = LEAKY.read_bytes()
     session.write_bytes(original)
-    real_publish = fsio._publish
+    real_publish = safewrite._publish
 
     def racing(temp: str, target: str) -> None:
         with open(target, "ab") as fp:
             fp.write(live_line(0))
         real_publish(temp, target)
 
-    monkeypatch.setattr(fsio, "_publish", racing)
+    monkeypatch.setattr(safewrite, "_publish", racing)
     result = repair_paths([str(session)], options(tmp_path))
     assert session.read_bytes() == original + live_line(0)
     [f] = result.files
@@ -177,7 +177,7 @@ def test_without_hard_links_appended_bytes_follow_into_the_new_file(
 ) -> None:
     session = tmp_path / "s.jsonl"
     session.write_bytes(LEAKY.read_bytes())
-    real_publish = fsio._publish
+    real_publish = safewrite._publish
 
     def racing(temp: str, target: str) -> None:
         with open(target, "ab") as fp:
@@ -187,7 +187,7 @@ def test_without_hard_links_appended_bytes_follow_into_the_new_file(
     def no_link(*args: object, **kw: object) -> None:
         raise OSError(1, "Operation not permitted")
 
-    monkeypatch.setattr(fsio, "_publish", racing)
+    monkeypatch.setattr(safewrite, "_publish", racing)
     monkeypatch.setattr(os, "link", no_link)
     repair_paths([str(session)], options(tmp_path))
     after = session.read_bytes()

@@ -17,7 +17,7 @@ from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair.model import WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.formats import registry
-from thinkfix.io import fsio
+from thinkfix.io import filestate
 
 CODEX = next((FIXTURES / "codex").glob("rollout-2026-*.jsonl"))  # the enveloped rollout
 
@@ -38,8 +38,8 @@ def test_manifest_records_hashes_locations_and_extracted_reasoning(tmp_path: Pat
     (entry,) = doc["files"]
     original, new = CODEX.read_bytes(), work.read_bytes()
     assert entry["target"] == str(work) and entry["format"] == "codex"
-    assert entry["before"]["sha256"] == fsio.sha256(original)
-    assert entry["after"]["sha256"] == fsio.sha256(new)
+    assert entry["before"]["sha256"] == filestate.sha256(original)
+    assert entry["after"]["sha256"] == filestate.sha256(new)
     assert entry["before"]["backup"] and Path(entry["before"]["backup"]).read_bytes() == original
     # Every changed record: where its original bytes were, their hash, and the bytes.
     changed = [r for r in entry["records"] if not r["inserted"]]
@@ -48,9 +48,9 @@ def test_manifest_records_hashes_locations_and_extracted_reasoning(tmp_path: Pat
     for r in changed:
         b, a = r["before"], r["after"]
         raw = original[b["offset"] : b["offset"] + b["length"]]
-        assert raw.decode("utf-8") == b["text"] and fsio.sha256(raw) == b["sha256"]
+        assert raw.decode("utf-8") == b["text"] and filestate.sha256(raw) == b["sha256"]
         assert original.splitlines()[b["line"] - 1] == raw
-        assert fsio.sha256(new[a["offset"] : a["offset"] + a["length"]]) == a["sha256"]
+        assert filestate.sha256(new[a["offset"] : a["offset"] + a["length"]]) == a["sha256"]
     # Every repaired message: where, what kind, and the reasoning that left the text.
     repairs = {r["line"]: r for r in entry["repairs"]}
     assert sorted(repairs) == [6, 11, 19]

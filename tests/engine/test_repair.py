@@ -30,7 +30,7 @@ from tests.engine.repair_helpers import (
 from tests.formats.support import content, fixture_totals, is_store, leaking_fixtures, store_content
 from thinkfix.engine.ledger import journal, restore
 from thinkfix.engine.repair import diff as repair_diff
-from thinkfix.engine.repair import driver as repair_mod
+from thinkfix.engine.repair import plan as repair_plan
 from thinkfix.engine.repair.driver import repair_paths
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.repair.source import Source
@@ -379,7 +379,7 @@ def test_repair_diff_hunks_from_the_plan_match_a_line_diff(source: Path) -> None
     fmt = registry.detect_file(str(source))
     opened = Source.open(str(source))
     try:
-        plan = repair_mod.plan_file(str(source), fmt, opened, options(WriteMode.DIFF, FIXTURES))
+        plan = repair_plan.plan_file(str(source), fmt, opened, options(WriteMode.DIFF, FIXTURES))
         old, new = repair_diff._lines(plan.content), repair_diff._lines(plan.new_content)
         ours = [(g[0][1], g[-1][2], g[0][3], g[-1][4]) for g in repair_diff._hunks(plan, old, new)]
     finally:

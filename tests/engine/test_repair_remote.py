@@ -28,7 +28,7 @@ from tests.formats.support import is_store
 from thinkfix.cli import main
 from thinkfix.engine.repair.driver import repair_paths
 from thinkfix.engine.repair.model import RepairOptions, WriteMode
-from thinkfix.io import fsio
+from thinkfix.io import filestate
 from thinkfix.io import urlwrite as urlio
 
 fsspec = pytest.importorskip("fsspec")
@@ -114,7 +114,7 @@ def test_a_file_url_output_holds_the_bytes_of_a_local_out(
     got = repair("--jobs", "2", source, "--out", out.as_uri())
     assert got.exit_code == 1, got.output
     assert tree(out) == files
-    assert not [p for p in out.rglob("*") if fsio.TEMP_SUFFIX in p.name]
+    assert not [p for p in out.rglob("*") if filestate.TEMP_SUFFIX in p.name]
 
 
 def test_an_existing_object_is_never_overwritten(local: Path, memory: object) -> None:
@@ -169,7 +169,7 @@ def test_a_failed_write_leaves_nothing_at_the_final_name_nor_a_temporary_object(
     from thinkfix.engine.repair import write as repair_write
 
     def fail(*_: object, **__: object) -> None:
-        raise fsio.VerifyError("injected failure")
+        raise filestate.VerifyError("injected failure")
 
     if step == "produce":
         monkeypatch.setattr(repair_write.compression, "wrap_writer", fail)
@@ -191,7 +191,7 @@ def test_a_failed_write_leaves_nothing_at_the_final_name_nor_a_temporary_object(
     got = repair("--jobs", "1", str(local), "--out", "memory://thinkfix-out")
     assert got.exit_code == 2, got.output
     left = memory.find("/thinkfix-out") if memory.exists("/thinkfix-out") else []  # type: ignore[attr-defined]
-    assert not [p for p in left if fsio.TEMP_SUFFIX in p]
+    assert not [p for p in left if filestate.TEMP_SUFFIX in p]
     repaired = {p for p in left if not p.endswith((".thinkfix.json",))}
     # only files copied unchanged (no repair to verify) may be there, never a failed one
     for path in repaired:
@@ -274,7 +274,7 @@ def test_a_url_output_always_holds_the_bytes_of_a_local_out(
 def test_a_file_url_output_sweeps_a_dead_runs_temporary_files(local: Path, tmp_path: Path) -> None:
     out = tmp_path / "url-out"
     (out / "pi").mkdir(parents=True)
-    dead = fsio.temp_name(str(out / "pi" / "x.jsonl"))
+    dead = filestate.temp_name(str(out / "pi" / "x.jsonl"))
     # this host's name, a pid no process has (past any pid_max)
     stale = out / "pi" / Path(dead).name.replace(f".{os.getpid()}.", ".999999999.")
     stale.write_bytes(b"half a session")

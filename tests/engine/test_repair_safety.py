@@ -24,13 +24,13 @@ from tests.formats.support import leaking_fixtures, tree_content
 from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.ledger import restore
-from thinkfix.engine.repair import driver as repair_mod
 from thinkfix.engine.repair import one_file as repair_one
+from thinkfix.engine.repair import plan as repair_plan
 from thinkfix.engine.repair import write as repair_write
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.repair.write import SIDECAR_SUFFIX
 from thinkfix.engine.report import ExitCode
-from thinkfix.io import fsio
+from thinkfix.io import filestate, safewrite
 from thinkfix.io.errors import ErrorKind
 
 PI = next(p for p in sorted((FIXTURES / "pi").iterdir()) if p.suffix == ".jsonl")
@@ -53,7 +53,7 @@ def test_repair_skips_a_file_appended_to_between_read_and_rename(
     work = _work(tmp_path)
     real_plan = repair_one.plan_file
 
-    def plan_then_agent_appends(*args: object, **kwargs: object) -> repair_mod.FilePlan:
+    def plan_then_agent_appends(*args: object, **kwargs: object) -> repair_plan.FilePlan:
         plan = real_plan(*args, **kwargs)  # type: ignore[arg-type]
         with open(work, "ab") as fp:  # a live agent writes its next line
             fp.write(APPENDED)
@@ -76,15 +76,15 @@ def test_repair_skips_a_file_replaced_between_read_and_rename(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     work = _work(tmp_path)
-    real_check = fsio.check_unchanged
+    real_check = filestate.check_unchanged
 
-    def replaced_first(path: str, expected: fsio.Stamp) -> None:
+    def replaced_first(path: str, expected: filestate.Stamp) -> None:
         other = work.with_suffix(".new")
         other.write_bytes(PI.read_bytes())
         os.replace(other, work)  # same size, new inode: an editor's save
         real_check(path, expected)
 
-    monkeypatch.setattr(fsio, "check_unchanged", replaced_first)
+    monkeypatch.setattr(safewrite, "check_unchanged", replaced_first)
     result = run([work], WriteMode.IN_PLACE, tmp_path)
     assert result.files[0].status is FileStatus.SKIPPED
     assert work.read_bytes() == PI.read_bytes()
@@ -96,7 +96,7 @@ def test_repair_error_after_temp_file_is_written_leaves_original_and_no_stray_fi
     work = _work(tmp_path)
     seen: list[str] = []
 
-    real_publish = fsio._publish
+    real_publish = safewrite._publish
 
     def fail(temp: str, target: str) -> None:
         if target != str(work):  # the backup is written first, and may go through
@@ -106,7 +106,7 @@ def test_repair_error_after_temp_file_is_written_leaves_original_and_no_stray_fi
         assert Path(temp).read_bytes() != PI.read_bytes()  # the repaired copy is complete
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(fsio, "_publish", fail)
+    monkeypatch.setattr(safewrite, "_publish", fail)
     result = run([work], WriteMode.IN_PLACE, tmp_path)
     (file,) = result.files
     assert seen and file.status is FileStatus.FAILED
@@ -125,14 +125,14 @@ def test_repair_sidecar_is_put_back_when_its_session_cannot_be_replaced(
     work = tmp_path / "s" / source.name
     work.parent.mkdir()
     work.write_bytes(source.read_bytes())
-    real_publish = fsio._publish
+    real_publish = safewrite._publish
 
     def session_fails(temp: str, target: str) -> None:
         if target == str(work):
             raise OSError(5, "Input/output error")
         real_publish(temp, target)
 
-    monkeypatch.setattr(fsio, "_publish", session_fails)
+    monkeypatch.setattr(safewrite, "_publish", session_fails)
     result = run([work], WriteMode.IN_PLACE, tmp_path)
     assert result.files[0].status is FileStatus.FAILED
     assert sorted(os.listdir(work.parent)) == [source.name]  # no orphan sidecar
@@ -145,9 +145,9 @@ def test_repair_verification_failure_leaves_original(
     work = _work(tmp_path)
     seen: list[bytes] = []
 
-    def read_back_differs(plan: repair_mod.FilePlan, written: BinaryIO, options: object) -> None:
+    def read_back_differs(plan: repair_plan.FilePlan, written: BinaryIO, options: object) -> None:
         seen.append(written.read())  # the bytes read back from the temporary file
-        raise fsio.VerifyError("simulated: re-read bytes differ")
+        raise filestate.VerifyError("simulated: re-read bytes differ")
 
     monkeypatch.setattr(repair_write, "verify", read_back_differs)
     result = run([work], WriteMode.IN_PLACE, tmp_path)
@@ -161,11 +161,11 @@ def test_repair_verification_failure_leaves_original(
 
 _KILL_SCRIPT = textwrap.dedent("""
     import os, signal, sys
-    from thinkfix.io import fsio
+    from thinkfix.io import safewrite
     from thinkfix.engine.repair.model import RepairOptions, WriteMode
     from thinkfix.engine.repair.driver import repair_paths
 
-    publish = fsio._publish
+    publish = safewrite._publish
 
     def die(temp, target):
         if target != sys.argv[1]:  # the backup goes through; the session rename never happens
@@ -174,7 +174,7 @@ _KILL_SCRIPT = textwrap.dedent("""
         sys.stdout.flush()
         os.kill(os.getpid(), signal.SIGKILL)
 
-    fsio._publish = die
+    safewrite._publish = die
     repair_paths([sys.argv[1]], RepairOptions(mode=WriteMode.IN_PLACE, run_dir=sys.argv[2]))
 """)
 
@@ -213,14 +213,14 @@ def test_repair_worker_killed_mid_write_is_redone_and_fully_undoable(
     src = copy_fixtures(tmp_path)
     before = tree_content(src)
     parent = os.getpid()
-    real_publish = fsio._publish
+    real_publish = safewrite._publish
 
     def first_worker_dies(temp: str, target: str) -> None:
         if os.getpid() != parent and target.startswith(str(src / "claude-code")):
             os.kill(os.getpid(), signal.SIGKILL)
         real_publish(temp, target)
 
-    monkeypatch.setattr(fsio, "_publish", first_worker_dies)
+    monkeypatch.setattr(safewrite, "_publish", first_worker_dies)
     result = run([src], WriteMode.IN_PLACE, tmp_path, jobs=2)
     assert result.exit_code() is ExitCode.CLEAN, result.all_errors
     assert leaking_lines([src]) == REFUSED  # only the refused all-reasoning messages
@@ -244,7 +244,7 @@ def test_worker_killed_between_a_sidecar_and_its_file_leaves_nothing_after_undo(
     src = copy_fixtures(tmp_path)
     before = tree_content(src)
     parent = os.getpid()
-    real_publish = fsio._publish
+    real_publish = safewrite._publish
 
     def die_after_the_sidecar(temp: str, target: str) -> None:
         session = target.endswith(".json") and not target.endswith(SIDECAR_SUFFIX)
@@ -252,7 +252,7 @@ def test_worker_killed_between_a_sidecar_and_its_file_leaves_nothing_after_undo(
             os.kill(os.getpid(), signal.SIGKILL)  # its sidecar is written, it is not
         real_publish(temp, target)
 
-    monkeypatch.setattr(fsio, "_publish", die_after_the_sidecar)
+    monkeypatch.setattr(safewrite, "_publish", die_after_the_sidecar)
     result = run([src], WriteMode.IN_PLACE, tmp_path, jobs=2)
     assert result.exit_code() is ExitCode.CLEAN, result.all_errors
     assert result.manifest_path is not None

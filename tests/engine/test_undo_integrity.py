@@ -25,7 +25,7 @@ from thinkfix.engine.ledger import integrity
 from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import WriteMode
-from thinkfix.io import fsio, jsontext
+from thinkfix.io import filestate, jsontext
 
 CODEX = next((FIXTURES / "codex").glob("rollout-2026-*.jsonl"))  # the enveloped rollout
 CHOSEN = b"root::0:0:owned:/root:/bin/sh\n"
@@ -67,13 +67,13 @@ def _overwrite_entry(victim: Path, mode: str = "0o4777") -> dict[str, Any]:
         "format": "codex",
         "compression": "none",
         "before": {
-            "sha256": fsio.sha256(CHOSEN),
+            "sha256": filestate.sha256(CHOSEN),
             "size": len(CHOSEN),
             "mode": mode,
             "backup": None,
             "bytes": {"text": CHOSEN.decode()},
         },
-        "after": {"sha256": fsio.sha256(now), "size": len(now), "mode": "0o644"},
+        "after": {"sha256": filestate.sha256(now), "size": len(now), "mode": "0o644"},
         "content": {"rebuildable": False},
         "records": [],
         "repairs": [],

@@ -29,7 +29,7 @@ from thinkfix.engine.report import ExitCode
 from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.engine.settings import config
 from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
-from thinkfix.io import fsio
+from thinkfix.io import filestate, safewrite
 from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions
 from thinkfix.reporters.diff import get_renderer
 from thinkfix.reporters.diff.base import DiffFormat
@@ -145,6 +145,6 @@ def write_report(
     renderer = get_renderer(fmt or DiffFormat.for_path(path))
     data = renderer.render_bytes(report, options)
     try:
-        fsio.write_output(path, data)
-    except fsio.WriteError as exc:
+        safewrite.write_output(path, data)
+    except filestate.WriteError as exc:
         raise click.ClickException(str(exc)) from exc

@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 
-from thinkfix.io.fsio import alive
+from thinkfix.io.filestate import alive
 
 _PR_SET_PDEATHSIG = 1
 _POLL_SECONDS = 0.25

@@ -1,6 +1,6 @@
 """Safe writes to an fsspec URL (`repair --out s3://…`): a complete, verified copy, or nothing.
 
-`fsio` replaces local files; this is its counterpart for a filesystem named by a URL,
+`safewrite` replaces local files; this is its counterpart for a filesystem named by a URL,
 where there may be no rename, no fsync and no permission bits. The same promise holds: the
 bytes are written to a temporary name beside the target, read back and hashed, handed to
 the caller's `verify` (the same check a local write gets), and only then moved to the final
@@ -12,7 +12,7 @@ where a name exists, so even a racing writer's file is never replaced).
 
 A run killed between writing and moving leaves its temporary object (named
 `.<name>.<host>.<pid>.<token>.thinkfix-tmp`, never a session file name, so no walk reads
-it); on `file://` the next write into that folder sweeps it (`fsio.sweep_stale`), but a
+it); on `file://` the next write into that folder sweeps it (`filestate.sweep_stale`), but a
 remote filesystem cannot tell whether that process is alive, so there it is left for a
 person to remove.
 """
@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable
 from typing import Any, BinaryIO, cast
 
-from thinkfix.io import fsio, remote
+from thinkfix.io import filestate, remote, safewrite
 
 
 class _Sink:
@@ -54,7 +54,7 @@ def _hash(fs: Any, path: str) -> tuple[int, str]:
     """Size and sha256 of the object at `path`, read in blocks."""
     digest, size = hashlib.sha256(), 0
     with fs.open(path, "rb") as fp:
-        while block := fp.read(fsio.BLOCK):
+        while block := fp.read(filestate.BLOCK):
             digest.update(block)
             size += len(block)
     return size, digest.hexdigest()
@@ -66,7 +66,7 @@ def exists(url: str) -> bool:
         fs, path = remote.filesystem(url)
         return bool(fs.exists(path))
     except (OSError, ValueError, ImportError) as exc:
-        raise fsio.WriteError(f"{url}: cannot reach: {_why(exc)}") from exc
+        raise filestate.WriteError(f"{url}: cannot reach: {_why(exc)}") from exc
 
 
 def _why(exc: BaseException) -> str:
@@ -86,8 +86,8 @@ def _refuse_existing(fs: Any, path: str, target: str) -> None:
         raise _exists(target)
 
 
-def _exists(target: str) -> fsio.WriteError:
-    return fsio.WriteError(
+def _exists(target: str) -> filestate.WriteError:
+    return filestate.WriteError(
         f"{target}: already exists; not overwritten (a URL output is only written where "
         "nothing is: an object store cannot replace it atomically nor keep a backup to undo "
         "from; choose an empty --out)"
@@ -99,21 +99,21 @@ def atomic_write_stream(
     produce: Callable[[BinaryIO], object],
     *,
     verify: Callable[[str], None] | None = None,
-    before_publish: Callable[[fsio.Written], None] | None = None,
-    watch: tuple[str, fsio.Stamp] | None = None,
-) -> fsio.Written:
-    """`fsio.atomic_write_stream` for the URL `target`, which must not exist yet.
+    before_publish: Callable[[safewrite.Written], None] | None = None,
+    watch: tuple[str, filestate.Stamp] | None = None,
+) -> safewrite.Written:
+    """`safewrite.atomic_write_stream` for the URL `target`, which must not exist yet.
 
     `verify` gets the temporary object's URL (open it with `open_written`);
     `before_publish` runs last before the move; `watch` is a local (path, stamp) that must
-    still hold just before it. Raises `fsio.WriteError` (nothing at `target`) on failure.
+    still hold just before it. Raises `filestate.WriteError` (nothing at `target`) on failure.
     """
     try:
         fs, path = remote.filesystem(target)
     except (OSError, ValueError, ImportError) as exc:
-        raise fsio.WriteError(f"{target}: cannot reach: {_why(exc)}") from exc
+        raise filestate.WriteError(f"{target}: cannot reach: {_why(exc)}") from exc
     folder = path.rsplit("/", 1)[0] if "/" in path else ""
-    temp = fsio.temp_name(path)
+    temp = filestate.temp_name(path)
     local = remote.is_local(fs)
     published = False
     try:
@@ -122,31 +122,33 @@ def atomic_write_stream(
             if folder:
                 fs.makedirs(folder, exist_ok=True)
             if local and folder:  # here a dead process can be told: its temporaries go
-                fsio.sweep_stale(folder)
+                filestate.sweep_stale(folder)
             with fs.open(temp, "wb") as fp:
                 sink = _Sink(fp)
                 produce(cast(BinaryIO, sink))
             if local:
                 _fsync(temp)
             got = _hash(fs, temp)
-        except fsio.WriteError:
+        except filestate.WriteError:
             raise
         except (OSError, ValueError) as exc:
-            raise fsio.WriteError(f"{target}: cannot write: {_why(exc)}") from exc
-        written = fsio.Written(target, sink.size, sink.hash.hexdigest())
+            raise filestate.WriteError(f"{target}: cannot write: {_why(exc)}") from exc
+        written = safewrite.Written(target, sink.size, sink.hash.hexdigest())
         if got != (written.size, written.sha256):
-            raise fsio.VerifyError(f"{target}: the temporary object did not read back as written")
+            raise filestate.VerifyError(
+                f"{target}: the temporary object did not read back as written"
+            )
         if verify is not None:
             try:
                 verify(fs.unstrip_protocol(temp))
-            except fsio.WriteError:
+            except filestate.WriteError:
                 raise
             except Exception as exc:
-                raise fsio.VerifyError(f"{target}: verification failed: {exc}") from exc
+                raise filestate.VerifyError(f"{target}: verification failed: {exc}") from exc
         if before_publish is not None:
             before_publish(written)
         if watch is not None:
-            fsio.check_unchanged(*watch)
+            filestate.check_unchanged(*watch)
         try:
             _refuse_existing(fs, path, target)
             published = True  # from here on, what is at `path` may be ours
@@ -154,13 +156,13 @@ def atomic_write_stream(
             if local and folder:
                 _fsync_dir(folder)
             final = _hash(fs, path)
-        except fsio.WriteError:
+        except filestate.WriteError:
             published = False  # someone else's object: never removed
             raise
         except (OSError, ValueError) as exc:
-            raise fsio.WriteError(f"{target}: cannot move into place: {_why(exc)}") from exc
+            raise filestate.WriteError(f"{target}: cannot move into place: {_why(exc)}") from exc
         if final != got:
-            raise fsio.VerifyError(
+            raise filestate.VerifyError(
                 f"{target}: the object did not read back as written after the move"
             )
     except BaseException:
@@ -185,7 +187,7 @@ def _move(fs: Any, temp: str, path: str, local: bool) -> None:
     try:
         os.link(temp, path)
     except FileExistsError as exc:
-        raise fsio.WriteError(
+        raise filestate.WriteError(
             f"{path}: appeared while it was being written; not overwritten"
         ) from exc
     except OSError:  # a filesystem without hard links: the name was free a moment ago
@@ -212,7 +214,7 @@ def open_written(path: str) -> BinaryIO:
     return remote.open_url(path) if remote.is_url(path) else open(path, "rb")
 
 
-def write_bytes(target: str, data: bytes) -> fsio.Written:
+def write_bytes(target: str, data: bytes) -> safewrite.Written:
     """`atomic_write_stream` of small bytes (a sidecar)."""
     return atomic_write_stream(target, lambda fp: fp.write(data))
 
@@ -232,15 +234,15 @@ def sha256(url: str) -> str | None:
             return None
         return _hash(fs, path)[1]
     except (OSError, ValueError, ImportError) as exc:
-        raise fsio.WriteError(f"{url}: cannot read: {_why(exc)}") from exc
+        raise filestate.WriteError(f"{url}: cannot read: {_why(exc)}") from exc
 
 
 def remove_verified(url: str, expected_sha256: str) -> None:
-    """`fsio.remove_verified` for a URL: remove the object only if it still holds the bytes
+    """`safewrite.remove_verified` for a URL: remove the object only if it still holds the bytes
     the repair wrote (undo of an output it created)."""
     if sha256(url) != expected_sha256:
-        raise fsio.FileChanged(f"{url}: changed since it was written; not removed")
+        raise filestate.FileChanged(f"{url}: changed since it was written; not removed")
     try:
         remove(url)
     except (OSError, ValueError) as exc:
-        raise fsio.WriteError(f"{url}: cannot remove: {_why(exc)}") from exc
+        raise filestate.WriteError(f"{url}: cannot remove: {_why(exc)}") from exc

@@ -60,11 +60,11 @@ class Window:
 
 def write(path: str, data: bytes) -> None:
     """Write an output file (a report, a baseline), or say why not as a `RunError`."""
-    from thinkfix.io import fsio  # only a run that writes a file pays for its import
+    from thinkfix.io import filestate, safewrite  # only a run that writes a file pays for them
 
     try:
-        fsio.write_output(path, data)
-    except fsio.WriteError as exc:
+        safewrite.write_output(path, data)
+    except filestate.WriteError as exc:
         raise RunError(f"cannot write {exc}") from None
 
 

@@ -28,7 +28,7 @@ from thinkfix.engine.telemetry.metrics import (
 )
 from thinkfix.engine.telemetry.state import StateError
 from thinkfix.engine.telemetry.watch import Watcher
-from thinkfix.io import fsio
+from thinkfix.io import filestate, safewrite
 
 
 class WatchError(ValueError):
@@ -182,8 +182,8 @@ class Serve:
         path = self.serving.textfile
         if path is not None:
             try:
-                fsio.atomic_write(path, self.prom.generate_latest(self.registry))
-            except (OSError, fsio.WriteError) as exc:  # a folder that is not there
+                safewrite.atomic_write(path, self.prom.generate_latest(self.registry))
+            except (OSError, filestate.WriteError) as exc:  # a folder that is not there
                 raise WatchError(f"cannot write {path}: {exc}") from None
 
     def start(self) -> Started:

@@ -54,7 +54,7 @@ ALWAYS_SKIP = (
     ".svn",
     ".tox",
     ".venv",
-    # thinkfix's own temporary files (fsio.TEMP_SUFFIX), which a killed run leaves
+    # thinkfix's own temporary files (filestate.TEMP_SUFFIX), which a killed run leaves
     # and the next run sweeps: `.x.jsonl.reset.<ts>.<host>.<pid>.<hex>.thinkfix-tmp`
     # would otherwise pass as an OpenClaw archive name.
     "*.thinkfix-tmp",

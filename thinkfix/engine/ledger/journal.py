@@ -20,7 +20,7 @@ from thinkfix.engine.ledger.manifest import (
     is_store_entry,
     state_dir,
 )
-from thinkfix.io import fsio, jsontext, remote
+from thinkfix.io import filestate, jsontext, remote, safewrite
 from thinkfix.io import urlwrite as urlio
 
 HEADER_NAME = "run.header"  # a journal's sealed note of where its run may write
@@ -30,7 +30,7 @@ def _key(*, create: bool) -> bytes:
     try:
         return integrity.load_key(state_dir(), create=create)
     except OSError as exc:
-        raise fsio.WriteError(
+        raise filestate.WriteError(
             f"{state_dir()}: cannot make the undo key: {exc.strerror or exc}"
         ) from exc
 
@@ -46,7 +46,7 @@ def start_journal(
         "backup_dir": backup_dir,
         "cwd": os.getcwd(),
     }
-    fsio.atomic_write(
+    safewrite.atomic_write(
         os.path.join(journal_dir, HEADER_NAME),
         integrity.seal_document(document_bytes(header), _key(create=True)),
         mode=0o600,
@@ -67,14 +67,14 @@ def journal(
     """
     path = os.path.join(journal_dir, f"{index:08d}.json")
     data = document_bytes(list(entries))
-    fsio.atomic_write(
+    safewrite.atomic_write(
         path + integrity.MAC_SUFFIX,
         integrity.seal_bytes(data, _key(create=True)),
         mode=0o600,
         make_dirs=True,
         durable=durable,
     )
-    fsio.atomic_write(path, data, mode=0o600, make_dirs=True, durable=durable)
+    safewrite.atomic_write(path, data, mode=0o600, make_dirs=True, durable=durable)
 
 
 def unjournal(journal_dir: str, index: int) -> None:
@@ -102,7 +102,7 @@ def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
             continue
         try:
             now = urlio.sha256(target) if remote.is_url(target) else current_sha256(target)
-        except fsio.WriteError:
+        except filestate.WriteError:
             continue
         if now is not None and now == entry["after"]["sha256"]:
             out.append(entry)
@@ -188,7 +188,7 @@ def remove_journal(journal_dir: str) -> None:
 
 def write_manifest(path: str, doc: dict[str, Any]) -> None:
     """The finished manifest, sealed with the state folder's key so undo can trust it."""
-    fsio.atomic_write(
+    safewrite.atomic_write(
         path,
         integrity.seal_document(document_bytes(doc), _key(create=True)),
         mode=0o600,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from thinkfix._version import __version__
 from thinkfix.formats.base import ApplyOptions, Record
-from thinkfix.io import fsio, jsontext, remote
+from thinkfix.io import filestate, jsontext, remote, safewrite
 from thinkfix.normalizer.policy import Policy
 
 if TYPE_CHECKING:
@@ -84,11 +84,11 @@ def unblob(blob: dict[str, Any]) -> bytes:
 
 
 def _state(
-    snapshot: fsio.Snapshot | fsio.FileState | None, backup: str | None, embed: bool
+    snapshot: filestate.Snapshot | filestate.FileState | None, backup: str | None, embed: bool
 ) -> dict[str, Any] | None:
     if snapshot is None:
         return None
-    size = len(snapshot.data) if isinstance(snapshot, fsio.Snapshot) else snapshot.size
+    size = len(snapshot.data) if isinstance(snapshot, filestate.Snapshot) else snapshot.size
     out: dict[str, Any] = {
         "sha256": snapshot.sha256,
         "size": size,
@@ -97,7 +97,7 @@ def _state(
     }
     if embed:  # no backup and no way to rebuild: the bytes themselves
         out["bytes"] = _blob(
-            snapshot.data if isinstance(snapshot, fsio.Snapshot) else snapshot.read()
+            snapshot.data if isinstance(snapshot, filestate.Snapshot) else snapshot.read()
         )
     return out
 
@@ -116,7 +116,7 @@ def change_entry(change: Change) -> dict[str, Any]:
         "findings": [f.to_dict() for f in change.findings],
         "applied": p.applied,
         "reason": p.reason,
-        "text_before_sha256": fsio.sha256(site.text.encode("utf-8", "surrogatepass")),
+        "text_before_sha256": filestate.sha256(site.text.encode("utf-8", "surrogatepass")),
         "extracted": list(change.extracted),
         "placement": {
             "kind": p.kind.value,
@@ -139,9 +139,9 @@ def file_entry(
     fmt: str,
     compression: str,
     mode: int,
-    before: fsio.FileState | None,
+    before: filestate.FileState | None,
     backup: str | None,
-    written: fsio.Written,
+    written: safewrite.Written,
     content_sha256: tuple[str, str],
     record_counts: tuple[int, int],
     records: list[dict[str, Any]],
@@ -187,7 +187,7 @@ def record_entry(
         "line": new.line,
         "offset": new_offset,
         "length": len(new.raw),
-        "sha256": fsio.sha256(new.raw),
+        "sha256": filestate.sha256(new.raw),
     }
     if old is None:
         return {"inserted": True, "before": None, "after": after}
@@ -199,7 +199,7 @@ def record_entry(
             "line": rec.line,
             "offset": offset,
             "length": len(rec.raw),
-            "sha256": fsio.sha256(rec.raw),
+            "sha256": filestate.sha256(rec.raw),
             **_blob(rec.raw),
         },
         "after": after,
@@ -207,7 +207,7 @@ def record_entry(
 
 
 def sidecar_entry(
-    path: str, target: str, before: fsio.Snapshot | None, backup: str | None, data: bytes
+    path: str, target: str, before: filestate.Snapshot | None, backup: str | None, data: bytes
 ) -> dict[str, Any]:
     """The manifest entry of a sidecar file (reasoning a format had no place for)."""
     return {
@@ -220,7 +220,7 @@ def sidecar_entry(
         "compression": "none",
         "before": _state(before, backup, embed=backup is None),
         "after": {
-            "sha256": fsio.sha256(data),
+            "sha256": filestate.sha256(data),
             "size": len(data),
             "mode": oct(before.mode if before else 0o644),
         },
@@ -293,10 +293,10 @@ def document_bytes(value: Any) -> bytes:
     return jsontext.dumps(value, indent=True, newline=True)
 
 
-def current_state(target: str) -> fsio.FileState | None:
+def current_state(target: str) -> filestate.FileState | None:
     if not os.path.lexists(target):
         return None
-    return fsio.file_state(target)
+    return filestate.file_state(target)
 
 
 def current_sha256(target: str) -> str | None:

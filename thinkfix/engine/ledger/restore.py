@@ -28,7 +28,7 @@ from thinkfix.engine.ledger.manifest import (
 from thinkfix.engine.report import ExitCode, InputError
 from thinkfix.formats import registry
 from thinkfix.formats.base import record_limit, set_record_limit
-from thinkfix.io import fsio, remote
+from thinkfix.io import filestate, remote, safewrite
 from thinkfix.io import urlwrite as urlio
 from thinkfix.io.errors import ErrorKind
 
@@ -69,7 +69,7 @@ class UndoResult:
         return ExitCode.ERROR if self.errors or self.refused else ExitCode.CLEAN
 
 
-def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.FileState | None]:
+def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, filestate.FileState | None]:
     if is_store_entry(entry):
         status, message = _classify_store(entry)
         return status, message, None
@@ -83,7 +83,7 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, fsio.FileState | 
         return status, message, None
     try:
         now = current_state(target)
-    except fsio.WriteError as exc:
+    except filestate.WriteError as exc:
         return UndoStatus.FAILED, str(exc), None
     if now is None:
         if before is None:
@@ -108,7 +108,7 @@ def _classify_url(target: str, after: str) -> tuple[UndoStatus, str]:
     it holds the bytes written."""
     try:
         now = urlio.sha256(target)
-    except fsio.WriteError as exc:
+    except filestate.WriteError as exc:
         return UndoStatus.FAILED, str(exc)
     if now is None:
         return UndoStatus.ALREADY, "already removed"
@@ -154,7 +154,7 @@ def _undo_store(entry: dict[str, Any], status: UndoStatus, message: str, dry_run
             return UndoFile(target, UndoStatus.REMOVED)
         store.revert(entry)
         return UndoFile(target, UndoStatus.RESTORED)
-    except (fsio.WriteError, sqlite3.Error, OSError) as exc:
+    except (filestate.WriteError, sqlite3.Error, OSError) as exc:
         kind = getattr(exc, "kind", None)
         return UndoFile(
             target, UndoStatus.CHANGED if kind is ErrorKind.CHANGED else UndoStatus.FAILED, str(exc)
@@ -164,29 +164,29 @@ def _undo_store(entry: dict[str, Any], status: UndoStatus, message: str, dry_run
 Producer = Callable[[BinaryIO], object]
 
 
-def previous_bytes(entry: dict[str, Any], now: fsio.FileState) -> Producer:
+def previous_bytes(entry: dict[str, Any], now: filestate.FileState) -> Producer:
     """A writer of the bytes a file held before the repair, from the first source whose hash
     proves it (a backup, bytes embedded in the manifest, or the file rebuilt from its changed
     records); each is read in blocks or by record, never whole."""
     before = entry["before"]
     want = before["sha256"]
     backup = before.get("backup")
-    if backup and os.path.exists(backup) and fsio.hash_file(backup)[1] == want:
+    if backup and os.path.exists(backup) and safewrite.hash_file(backup)[1] == want:
         return lambda out: _copy(backup, out)
     if "bytes" in before:
         data = unblob(before["bytes"])
-        if fsio.sha256(data) == want:
+        if filestate.sha256(data) == want:
             return lambda out: out.write(data)
     if entry.get("content", {}).get("rebuildable"):
         digest = _Digest()
         try:
             rebuild(entry, now.path, digest)
-        except fsio.WriteError:
+        except filestate.WriteError:
             pass
         else:
             if digest.hash.hexdigest() == want:
                 return lambda out: rebuild(entry, now.path, out)
-    raise fsio.WriteError(
+    raise filestate.WriteError(
         f"{entry['target']}: no intact copy of the previous bytes (backup "
         "missing or altered, and the records cannot rebuild them)"
     )
@@ -205,7 +205,7 @@ class _Digest:
 
 def _copy(path: str, out: BinaryIO | _Digest) -> None:
     with open(path, "rb") as fp:
-        while block := fp.read(fsio.BLOCK):
+        while block := fp.read(filestate.BLOCK):
             out.write(block)
 
 
@@ -231,7 +231,7 @@ def rebuild(entry: dict[str, Any], current: str, out: BinaryIO | _Digest) -> Non
     finally:
         set_record_limit(limit)
     if count != entry["content"]["after_records"]:
-        raise fsio.WriteError(f"{entry['target']}: record count differs from the manifest")
+        raise filestate.WriteError(f"{entry['target']}: record count differs from the manifest")
 
 
 def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> UndoResult:
@@ -266,7 +266,7 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
             try:
                 urlio.remove_verified(target, entry["after"]["sha256"])
                 results.append(UndoFile(target, UndoStatus.REMOVED))
-            except fsio.WriteError as exc:
+            except filestate.WriteError as exc:
                 why = UndoStatus.CHANGED if exc.kind is ErrorKind.CHANGED else UndoStatus.FAILED
                 results.append(UndoFile(target, why, str(exc)))
             continue
@@ -278,22 +278,22 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
             continue
         try:
             results.append(UndoFile(target, _restore(entry, now)))
-        except fsio.WriteError as exc:
+        except filestate.WriteError as exc:
             status = UndoStatus.CHANGED if exc.kind is ErrorKind.CHANGED else UndoStatus.FAILED
             results.append(UndoFile(target, status, str(exc)))
     return UndoResult(tuple(reversed(results)))
 
 
-def _restore(entry: dict[str, Any], now: fsio.FileState) -> UndoStatus:
+def _restore(entry: dict[str, Any], now: filestate.FileState) -> UndoStatus:
     """Put a local file that holds the bytes the repair wrote back as it was (removed when
-    the repair created it). Raises `fsio.WriteError`."""
+    the repair created it). Raises `filestate.WriteError`."""
     target = entry["target"]
     if entry.get("before") is None:
-        fsio.remove_verified(target, entry["after"]["sha256"])
+        safewrite.remove_verified(target, entry["after"]["sha256"])
         return UndoStatus.REMOVED
     # Permission bits only: never setuid, setgid or sticky, whatever was recorded.
     mode = int(entry["before"].get("mode", "0o644"), 8) & 0o777
-    fsio.atomic_write_stream(
+    safewrite.atomic_write_stream(
         target,
         previous_bytes(entry, now),
         mode=mode,
@@ -327,20 +327,22 @@ def roll_back_unfinished(journal_dir: str) -> None:
             continue
         status, _, now = _classify(entry)
         if status is UndoStatus.WOULD_RESTORE and now is not None:
-            with contextlib.suppress(fsio.WriteError):
+            with contextlib.suppress(filestate.WriteError):
                 _restore(entry, now)
 
 
 def _sha256_or_none(target: str) -> str | None:
     try:
         return current_sha256(target)
-    except fsio.WriteError:
+    except filestate.WriteError:
         return None
 
 
 def _expect(sha: str) -> Callable[[str], None]:
     def check(temp: str) -> None:
-        if fsio.hash_file(temp)[1] != sha:
-            raise fsio.VerifyError("restored bytes do not match the hash from before the repair")
+        if safewrite.hash_file(temp)[1] != sha:
+            raise filestate.VerifyError(
+                "restored bytes do not match the hash from before the repair"
+            )
 
     return check

@@ -35,14 +35,14 @@ from thinkfix.formats.sqlite_store import (
     TriggerFires,
     Triggers,
 )
-from thinkfix.io import fsio
+from thinkfix.io import filestate
 from thinkfix.io.errors import ErrorKind
 
 #: How long a write waits for the runtime's lock: not at all (busy means "in use, refuse").
 BUSY_TIMEOUT = 0.0
 
 
-class StoreBusy(fsio.WriteError):
+class StoreBusy(filestate.WriteError):
     """The runtime holds the store's write lock: nothing was written."""
 
     def __init__(self, path: str) -> None:
@@ -53,7 +53,7 @@ class StoreBusy(fsio.WriteError):
         )
 
 
-class StoreRefused(fsio.WriteError):
+class StoreRefused(filestate.WriteError):
     """A write that would touch rows it did not plan (a trigger), or rows changed since:
     rolled back, nothing written."""
 
@@ -251,10 +251,12 @@ def revert(entry: dict[str, Any]) -> None:
         with _transaction(target) as db:
             stale = sqlite_store.conflicts(db, changes)
             if stale:
-                raise fsio.WriteError(_changed(target, stale), ErrorKind.CHANGED)
+                raise filestate.WriteError(_changed(target, stale), ErrorKind.CHANGED)
             _guarded(target, db, lambda triggers: sqlite_store.revert(db, changes, triggers), fmt)
     except StoreChanged as exc:
-        raise fsio.WriteError(f"{target}: cannot undo: {exc}", ErrorKind.WRITE_FAILED) from None
+        raise filestate.WriteError(
+            f"{target}: cannot undo: {exc}", ErrorKind.WRITE_FAILED
+        ) from None
 
 
 def entry(

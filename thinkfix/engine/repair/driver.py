@@ -36,7 +36,7 @@ from thinkfix.engine.repair.model import (
 )
 from thinkfix.engine.repair.one_file import repair_file
 from thinkfix.engine.repair.write import SIDECAR_SUFFIX, inside
-from thinkfix.io import fsio, remote
+from thinkfix.io import filestate, remote
 from thinkfix.io.errors import ErrorKind
 
 # --- a whole run -----------------------------------------------------------------------------
@@ -213,12 +213,12 @@ def _sweep(jobs: Sequence[Job]) -> None:
     """Remove dead processes' temporary files from every folder holding an input."""
     for folder in sorted(
         {
-            os.path.dirname(fsio.real_path(j.candidate.real_path))
+            os.path.dirname(filestate.real_path(j.candidate.real_path))
             for j in jobs
             if j.candidate.real_path != STDIN and not remote.is_url(j.candidate.real_path)
         }
     ):
-        fsio.sweep_stale(folder)
+        filestate.sweep_stale(folder)
 
 
 def _run(

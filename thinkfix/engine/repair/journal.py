@@ -16,7 +16,7 @@ from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import FileResult, RepairOptions
 from thinkfix.engine.report import InputError
-from thinkfix.io import fsio
+from thinkfix.io import filestate
 from thinkfix.io.errors import ErrorKind
 
 
@@ -57,7 +57,7 @@ def finalise(
             )
             if journal_dir is not None:
                 ledger_journal.remove_journal(journal_dir)
-        except (OSError, fsio.WriteError) as exc:
+        except (OSError, filestate.WriteError) as exc:
             errors = (
                 InputError(
                     manifest_path,

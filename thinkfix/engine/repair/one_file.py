@@ -34,7 +34,7 @@ from thinkfix.engine.repair.verify import verify
 from thinkfix.engine.repair.write import refuse_links, write
 from thinkfix.engine.report import InputError
 from thinkfix.formats.base import SessionFormat, set_record_limit
-from thinkfix.io import fsio, remote
+from thinkfix.io import filestate, remote
 from thinkfix.io.errors import ErrorKind
 
 
@@ -75,7 +75,7 @@ def _repair_file(job: Job) -> FileResult:
         return repair_store(job, path, found.real_path, fmt)
     try:
         source = Source.open(found.real_path, options.scan.max_record_size * DECOMPRESSED_RECORDS)
-    except fsio.WriteError as exc:
+    except filestate.WriteError as exc:
         return _write_failed(path, fmt, exc)
     except Exception as exc:  # noqa: BLE001 - a corrupt stream: this file only
         return _unreadable(path, fmt, exc)
@@ -85,7 +85,7 @@ def _repair_file(job: Job) -> FileResult:
         source.close()
 
 
-def _write_failed(path: str, fmt: SessionFormat, exc: fsio.WriteError) -> FileResult:
+def _write_failed(path: str, fmt: SessionFormat, exc: filestate.WriteError) -> FileResult:
     """The file changed under us (skipped: nothing touched) or could not be read or written."""
     status = FileStatus.SKIPPED if exc.kind is ErrorKind.CHANGED else FileStatus.ERROR
     return failed(path, fmt.id, exc.kind, str(exc), status)
@@ -102,7 +102,7 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
     try:
         _refuse_active(path, source.stamp, options)
         plan = plan_file(path, fmt, source, options)
-    except fsio.WriteError as exc:
+    except filestate.WriteError as exc:
         return _write_failed(path, fmt, exc)
     except Exception as exc:  # noqa: BLE001 - a corrupt stream or a format bug: this file only
         return _unreadable(path, fmt, exc)
@@ -120,7 +120,7 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
     try:
         if plan.changed and not options.mode.writes:  # a write proves the bytes read back
             verify(plan, None, options.scan)
-    except fsio.WriteError as exc:
+    except filestate.WriteError as exc:
         return replace(
             base,
             status=FileStatus.FAILED,
@@ -135,7 +135,7 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
     try:
         refuse_links(path, source.path, job)
         return write(job, plan, base)
-    except fsio.WriteError as exc:
+    except filestate.WriteError as exc:
         status = (
             FileStatus.SKIPPED
             if exc.kind in (ErrorKind.CHANGED, ErrorKind.LINKED)
@@ -153,13 +153,13 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
         )
 
 
-def _refuse_active(path: str, stamp: fsio.Stamp, options: RepairOptions) -> None:
+def _refuse_active(path: str, stamp: filestate.Stamp, options: RepairOptions) -> None:
     """FileChanged for a file written to moments ago, when it would be replaced in place."""
     if options.mode is not WriteMode.IN_PLACE or options.active_seconds <= 0:
         return
     age = time.time() - stamp.mtime_ns / 1e9
     if age < options.active_seconds:
-        raise fsio.FileChanged(
+        raise filestate.FileChanged(
             f"{path}: modified {max(age, 0):.1f}s ago, so a live session may still be writing "
             "it; skipped, left as it is (--include-active repairs it anyway)"
         )

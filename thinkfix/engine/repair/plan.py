@@ -33,7 +33,7 @@ from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.prefilter import delimiter_candidates, delimiter_test
 from thinkfix.formats.base import Context, Edits, Placement, Record, Repair, SessionFormat, Site
 from thinkfix.formats.quick import one_object
-from thinkfix.io import compression, fsio
+from thinkfix.io import compression, filestate
 from thinkfix.normalizer.batch import normalize
 from thinkfix.normalizer.spans import Result
 
@@ -335,7 +335,7 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
     if records is None:
         plan.offsets = source.line_offsets()
         if len(plan.offsets) != count:
-            raise fsio.FileChanged(f"{path}: changed while it was being read; skipped")
+            raise filestate.FileChanged(f"{path}: changed while it was being read; skipped")
         plan.originals = FileRecords(source, fmt, plan.offsets, known)
     found = finder.settled(found, plan.originals)
     if not found:

@@ -23,11 +23,11 @@ from functools import cached_property
 from typing import Any, BinaryIO, cast, overload
 
 from thinkfix.formats.base import EMPTY_CONTEXT, Record, SessionFormat, record_limit, too_large
-from thinkfix.io import compression, fsio, remote
+from thinkfix.io import compression, filestate, remote
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.regular import open_regular
 
-BLOCK = fsio.BLOCK
+BLOCK = filestate.BLOCK
 #: A compressed file may decompress to this many times the record limit at most (1 GiB by
 #: default), checked as it streams, so a gzip or zstd bomb is an error for its file.
 DECOMPRESSED_RECORDS = 16
@@ -71,7 +71,7 @@ class Source:
         self,
         path: str,
         fd: int,
-        stamp: fsio.Stamp,
+        stamp: filestate.Stamp,
         mode: int,
         kind: compression.Compression,
         content_fd: int,
@@ -93,11 +93,11 @@ class Source:
         if remote.is_url(path):
             real, fd, mode = path, _fetch(path), URL_MODE
         else:
-            real = fsio.real_path(path)
+            real = filestate.real_path(path)
             try:
                 fp = open_regular(real)
             except OSError as exc:
-                raise fsio.WriteError(
+                raise filestate.WriteError(
                     f"cannot read: {exc.strerror or exc}", ErrorKind.UNREADABLE
                 ) from exc
             fd = os.dup(fp.fileno())
@@ -105,7 +105,7 @@ class Source:
             mode = None
         try:
             st = os.fstat(fd)
-            stamp = fsio.Stamp.of(st)
+            stamp = filestate.Stamp.of(st)
             mode = stat.S_IMODE(st.st_mode) if mode is None else mode
             kind = compression.sniff(os.pread(fd, 4, 0))
             if kind is compression.Compression.NONE:
@@ -125,9 +125,9 @@ class Source:
 
     def check(self) -> None:
         """FileChanged unless the file still has the stamp it had when opened."""
-        now = fsio.Stamp.of(os.fstat(self.fd))
+        now = filestate.Stamp.of(os.fstat(self.fd))
         if now != self.stamp:
-            raise fsio.FileChanged(
+            raise filestate.FileChanged(
                 f"{self.path}: changed since it was read "
                 f"({self.stamp.describe_change(now)}); skipped, left as it is"
             )
@@ -158,7 +158,7 @@ class Source:
         while start < end:
             block = self.read(start, min(end, start + BLOCK))
             if not block:
-                raise fsio.FileChanged(f"{self.path}: shorter than when it was read; skipped")
+                raise filestate.FileChanged(f"{self.path}: shorter than when it was read; skipped")
             start += len(block)
             yield block
 
@@ -191,8 +191,8 @@ class Source:
             digest.update(block)
         return digest.hexdigest()
 
-    def state(self) -> fsio.FileState:
-        return fsio.FileState(self.path, self.stamp, self.mode, self.stamp.size, self.sha256)
+    def state(self) -> filestate.FileState:
+        return filestate.FileState(self.path, self.stamp, self.mode, self.stamp.size, self.sha256)
 
     def line_offsets(self) -> LineIndex:
         """Where each line starts (a JSONL record is a line, blank ones included)."""
@@ -321,7 +321,7 @@ def _fetch(url: str) -> int:
             return os.dup(out.fileno())
     except (OSError, ValueError, ImportError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise fsio.WriteError(
+        raise filestate.WriteError(
             f"cannot read: {why or type(exc).__name__}", ErrorKind.UNREADABLE
         ) from exc
 

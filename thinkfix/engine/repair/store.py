@@ -29,7 +29,7 @@ from thinkfix.engine.repair.plan import bad_records, find_repairs
 from thinkfix.engine.report import InputError
 from thinkfix.formats.base import Placement, Repair, SessionFormat
 from thinkfix.formats.sqlite_store import RowChange, StoreInUse
-from thinkfix.io import fsio, remote
+from thinkfix.io import filestate, remote, safewrite
 from thinkfix.io import urlwrite as urlio
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.regular import open_regular
@@ -110,7 +110,7 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
             entries.append(
                 store.entry(
                     path=path,
-                    target=fsio.real_path(target),
+                    target=filestate.real_path(target),
                     fmt=fmt.id,
                     mode=mode,
                     in_place=in_place,
@@ -123,16 +123,16 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
                 ledger_journal.journal(job.journal_dir, job.index, entries)
 
         placements, _ = store.apply(fmt, target, repairs, backup=backup, journal=journal)
-    except (fsio.WriteError, sqlite3.Error, OSError) as exc:
+    except (filestate.WriteError, sqlite3.Error, OSError) as exc:
         if created is not None:  # an --out copy the refused repair leaves no trace of
             with contextlib.suppress(OSError):
                 os.unlink(created)
         busy = isinstance(exc, (store.StoreBusy, StoreInUse))
         status = FileStatus.SKIPPED if busy else FileStatus.FAILED
-        ours = isinstance(exc, (fsio.WriteError, StoreInUse))
+        ours = isinstance(exc, (filestate.WriteError, StoreInUse))
         kind = (
             exc.kind
-            if isinstance(exc, fsio.WriteError)
+            if isinstance(exc, filestate.WriteError)
             else ErrorKind.CHANGED
             if busy
             else ErrorKind.WRITE_FAILED
@@ -178,14 +178,14 @@ def _to_url(
             repairs=[mf.change_entry(c) for c in changes(placements)],
         )
 
-        def journal(written: fsio.Written) -> None:
+        def journal(written: safewrite.Written) -> None:
             entry["after"] = {"sha256": written.sha256, "size": written.size, "mode": oct(mode)}
             if job.journal_dir is not None:
                 ledger_journal.journal(job.journal_dir, job.index, [entry])
 
         def produce(out: BinaryIO) -> None:
             with open(local, "rb") as fp:
-                shutil.copyfileobj(fp, out, fsio.BLOCK)
+                shutil.copyfileobj(fp, out, filestate.BLOCK)
 
         urlio.atomic_write_stream(target, produce, before_publish=journal)
     finally:

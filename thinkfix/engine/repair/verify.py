@@ -16,7 +16,7 @@ from typing import BinaryIO
 from thinkfix.engine.repair.plan import Copy, FilePlan, New, _named, find_repairs
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.formats.base import Record
-from thinkfix.io import fsio
+from thinkfix.io import filestate
 
 
 def _read(fp: BinaryIO, n: int) -> bytes:
@@ -36,21 +36,21 @@ def verify(plan: FilePlan, written: BinaryIO | None, options: ScanOptions) -> No
     None in a read-only mode, where only the new records are re-read) is the planned repair."""
     fmt, name = plan.fmt, plan.path
     if not plan.covers:
-        raise fsio.VerifyError(f"{name}: the records do not cover the file exactly")
+        raise filestate.VerifyError(f"{name}: the records do not cover the file exactly")
     if written is not None:
         for seg in plan.segments:
             if isinstance(seg, Copy):
                 at = seg.start
                 for block in plan.source.blocks(seg.start, seg.end):
                     if _read(written, len(block)) != block:
-                        raise fsio.VerifyError(
+                        raise filestate.VerifyError(
                             f"{name}: an untouched record changed near byte {at}"
                         )
                     at += len(block)
             elif _read(written, len(seg.data)) != seg.data:
-                raise fsio.VerifyError(f"{name}: the new bytes are not the planned ones")
+                raise filestate.VerifyError(f"{name}: the new bytes are not the planned ones")
         if written.read(1):
-            raise fsio.VerifyError(
+            raise filestate.VerifyError(
                 f"{name}: the new bytes are not the planned ones (more than planned)"
             )
     reread: list[Record] = []
@@ -59,12 +59,14 @@ def verify(plan: FilePlan, written: BinaryIO | None, options: ScanOptions) -> No
             continue
         got = list(fmt.read(_named(seg.data, plan.source.path)))
         if len(got) != 1 or got[0].raw + got[0].eol != seg.data:
-            raise fsio.VerifyError(f"{name}: a repaired record does not read back as one record")
+            raise filestate.VerifyError(
+                f"{name}: a repaired record does not read back as one record"
+            )
         reread.append(got[0])
     refused = Counter(c.site.text for c in plan.changes if not c.applied)
     dirty = Counter(site.text for site, _ in find_repairs(fmt, reread, options))
     left = dirty - refused
     if left:
-        raise fsio.VerifyError(
+        raise filestate.VerifyError(
             f"{name}: {sum(left.values())} repaired text(s) still leak on a re-scan"
         )

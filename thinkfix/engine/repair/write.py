@@ -4,7 +4,7 @@ The order matters: the backup is made first; the repaired bytes are streamed to 
 temporary file beside the target (compressed as the original was) and proven by
 reading them back (`repair_verify`); only then is the manifest entry journaled
 (durable before the file it describes changes), the sidecar written, and the
-file renamed into place, after the live-writer checks in `fsio`. A failure at any
+file renamed into place, after the live-writer checks in `io.safewrite`. A failure at any
 step leaves the file as it was (a sidecar written for it is put back, backups of
 it are removed, its journal entry dropped).
 """
@@ -23,7 +23,7 @@ from thinkfix.engine.repair.model import FileResult, FileStatus, Job, WriteMode
 from thinkfix.engine.repair.plan import Copy, FilePlan
 from thinkfix.engine.repair.verify import verify
 from thinkfix.formats.base import PlacementKind, Record
-from thinkfix.io import compression, fsio, remote
+from thinkfix.io import compression, filestate, remote, safewrite
 from thinkfix.io import urlwrite as urlio
 from thinkfix.io.errors import ErrorKind
 
@@ -58,13 +58,13 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
     backup = _backup(job, before, made)
     sidecar = _sidecar(plan, target, job.fresh_only)
     entries: list[dict[str, Any]] = []
-    side: list[fsio.Snapshot | None] = []  # the sidecar's previous state, once it is written
+    side: list[filestate.Snapshot | None] = []  # the sidecar's previous state, once it is written
     content = hashlib.sha256()
 
     def produce(out: BinaryIO) -> None:
         if not plan.changed:  # copied as it is, compressed or not
             with source.raw_stream() as fp:
-                while block := fp.read(fsio.BLOCK):
+                while block := fp.read(filestate.BLOCK):
                     out.write(block)
             return
         if plan.compression is compression.Compression.NONE:
@@ -83,7 +83,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
     def check(temp: str) -> None:  # a URL's temporary file, read back from its filesystem
         proven(urlio.open_written(temp))
 
-    def commit(written: fsio.Written) -> None:
+    def commit(written: safewrite.Written) -> None:
         before_sha = source.content_sha256
         after_sha = (
             written.sha256
@@ -127,7 +127,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
             if remote.is_url(sidecar[0]):
                 urlio.write_bytes(sidecar[0], sidecar[1])
             else:
-                fsio.atomic_write(sidecar[0], sidecar[1], mode=source.mode, make_dirs=True)
+                safewrite.atomic_write(sidecar[0], sidecar[1], mode=source.mode, make_dirs=True)
 
     try:
         try:
@@ -142,8 +142,8 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                     watch=watch,
                 )
             else:
-                # One read back proves the hash and the plan (`fsio.atomic_write_stream`).
-                fsio.atomic_write_stream(
+                # One read back proves the hash and the plan (`safewrite.atomic_write_stream`).
+                safewrite.atomic_write_stream(
                     target,
                     produce,
                     mode=source.mode,
@@ -192,32 +192,34 @@ def _original(plan: FilePlan, index: int, start: int, end: int) -> Record:
     return Record(index, index + 1, line[: len(line) - len(eol)], eol)
 
 
-def _backup(job: Job, state: fsio.Snapshot | fsio.FileState | None, made: list[str]) -> str | None:
+def _backup(
+    job: Job, state: filestate.Snapshot | filestate.FileState | None, made: list[str]
+) -> str | None:
     """A verified copy of a file about to be replaced, under the run's backup folder."""
     if state is None or not job.options.backup or job.backup_dir is None:
         return None
     path = mf.backup_path(job.backup_dir, state.path)
-    fsio.copy_verified(state, path)
+    safewrite.copy_verified(state, path)
     made.append(path)
     return path
 
 
-def _put_back(path: str, previous: fsio.Snapshot | None) -> None:
+def _put_back(path: str, previous: filestate.Snapshot | None) -> None:
     """Undo a sidecar write whose session file could not be replaced."""
     if remote.is_url(path):  # a URL sidecar is only ever created (`_fresh`)
         with contextlib.suppress(Exception):
             urlio.remove(path)
         return
-    with contextlib.suppress(OSError, fsio.WriteError):
+    with contextlib.suppress(OSError, filestate.WriteError):
         if previous is None:
             os.unlink(path)
         else:
-            fsio.atomic_write(path, previous.data, mode=previous.mode)
+            safewrite.atomic_write(path, previous.data, mode=previous.mode)
 
 
 def _real(path: str) -> str:
     """Where a written file lies, as the manifest records it: a URL as it is."""
-    return path if remote.is_url(path) else fsio.real_path(path)
+    return path if remote.is_url(path) else filestate.real_path(path)
 
 
 def _fresh(path: str, fresh_only: bool) -> bool:
@@ -229,7 +231,7 @@ def _fresh(path: str, fresh_only: bool) -> bool:
     if not os.path.lexists(path):
         return True
     if fresh_only:
-        raise fsio.WriteError(
+        raise filestate.WriteError(
             f"{path}: already exists; not overwritten (this run writes only where nothing is: "
             "a run on a cluster keeps no backups, and a run into an --out folder that held none "
             "of its outputs does not sync its undo journal; choose an empty --out)"
@@ -237,16 +239,16 @@ def _fresh(path: str, fresh_only: bool) -> bool:
     return False
 
 
-def _existing(path: str, fresh_only: bool = False) -> fsio.FileState | None:
+def _existing(path: str, fresh_only: bool = False) -> filestate.FileState | None:
     if _fresh(path, fresh_only):
         return None
-    return fsio.file_state(path)
+    return filestate.file_state(path)
 
 
-def _existing_snapshot(path: str, fresh_only: bool = False) -> fsio.Snapshot | None:
+def _existing_snapshot(path: str, fresh_only: bool = False) -> filestate.Snapshot | None:
     if _fresh(path, fresh_only):
         return None
-    return fsio.read_snapshot(path)
+    return filestate.read_snapshot(path)
 
 
 def _sidecar(plan: FilePlan, target: str, fresh_only: bool = False) -> tuple[str, bytes] | None:
@@ -281,7 +283,7 @@ def refuse_links(path: str, source_path: str, job: Job) -> None:
         return
     links = os.stat(source_path).st_nlink
     if links > 1:
-        raise fsio.WriteError(
+        raise filestate.WriteError(
             f"{path}: has {links} hard links; replacing it would split them (the other names "
             "would keep the old bytes); skipped, left as it is",
             ErrorKind.LINKED,
@@ -289,7 +291,7 @@ def refuse_links(path: str, source_path: str, job: Job) -> None:
     if options.follow_links or not job.roots or not os.path.islink(path):
         return
     if not any(inside(source_path, root) for root in job.roots):
-        raise fsio.WriteError(
+        raise filestate.WriteError(
             f"{path}: a symlink to {source_path}, outside the paths named; skipped, left as "
             "it is (--follow-links repairs link targets anywhere)",
             ErrorKind.LINKED,

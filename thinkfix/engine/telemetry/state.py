@@ -32,7 +32,7 @@ import orjson
 
 from thinkfix.engine.report import InputError, LeakFinding
 from thinkfix.engine.scan.result import ScannedFile
-from thinkfix.io.fsio import atomic_write
+from thinkfix.io.safewrite import atomic_write
 
 STATE_VERSION = 3
 

@@ -1,4 +1,4 @@
-"""fsio: a file is replaced by a verified complete copy, or left exactly as it was."""
+"""io.safewrite: a file is replaced by a verified complete copy, or left exactly as it was."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import BinaryIO
 
 import pytest
 
-from thinkfix.io import fsio
+from thinkfix.io import filestate, safewrite
 from thinkfix.io.errors import ErrorKind
 
 
@@ -22,16 +22,16 @@ def test_fsio_atomic_write_replaces_content_and_keeps_mode(tmp_path: Path) -> No
     target = tmp_path / "s.jsonl"
     target.write_bytes(b"old\n")
     os.chmod(target, 0o600)
-    written = fsio.atomic_write(str(target), b"new\n")
+    written = safewrite.atomic_write(str(target), b"new\n")
     assert target.read_bytes() == b"new\n"
     assert os.stat(target).st_mode & 0o7777 == 0o600
-    assert written == fsio.Written(str(target), 4, fsio.sha256(b"new\n"))
+    assert written == safewrite.Written(str(target), 4, filestate.sha256(b"new\n"))
     assert _listing(tmp_path) == ["s.jsonl"]
 
 
 def test_fsio_atomic_write_explicit_mode_and_new_folders(tmp_path: Path) -> None:
     target = tmp_path / "a" / "b" / "s.jsonl"
-    fsio.atomic_write(str(target), b"x", mode=0o640, make_dirs=True)
+    safewrite.atomic_write(str(target), b"x", mode=0o640, make_dirs=True)
     assert target.read_bytes() == b"x" and os.stat(target).st_mode & 0o7777 == 0o640
 
 
@@ -41,7 +41,7 @@ def test_fsio_symlink_target_is_replaced_and_link_kept(tmp_path: Path) -> None:
     real.write_bytes(b"old")
     link = tmp_path / "link.jsonl"
     link.symlink_to(real)
-    fsio.atomic_write(str(link), b"new", follow_links=True)  # repair's way: asked for
+    safewrite.atomic_write(str(link), b"new", follow_links=True)  # repair's way: asked for
     assert link.is_symlink() and real.read_bytes() == b"new"
     assert _listing(real.parent) == ["s.jsonl"]
 
@@ -55,8 +55,8 @@ def test_fsio_refused_verification_leaves_target_and_no_temp(tmp_path: Path) -> 
         seen.append(data)
         raise ValueError("not what was meant")
 
-    with pytest.raises(fsio.VerifyError, match="not what was meant"):
-        fsio.atomic_write(str(target), b"new", verify=refuse)
+    with pytest.raises(filestate.VerifyError, match="not what was meant"):
+        safewrite.atomic_write(str(target), b"new", verify=refuse)
     assert seen == [b"new"]  # verify saw the bytes read back from disk
     assert target.read_bytes() == b"old" and _listing(tmp_path) == ["s.jsonl"]
 
@@ -64,11 +64,11 @@ def test_fsio_refused_verification_leaves_target_and_no_temp(tmp_path: Path) -> 
 def test_fsio_watched_file_that_grew_is_not_replaced(tmp_path: Path) -> None:
     target = tmp_path / "s.jsonl"
     target.write_bytes(b"line 1\n")
-    snap = fsio.read_snapshot(str(target))
+    snap = filestate.read_snapshot(str(target))
     with open(target, "ab") as fp:
         fp.write(b"line 2\n")
-    with pytest.raises(fsio.FileChanged, match="grew from 7 to 14 bytes") as info:
-        fsio.atomic_write(str(target), b"repaired\n", watch=(snap.path, snap.stamp))
+    with pytest.raises(filestate.FileChanged, match="grew from 7 to 14 bytes") as info:
+        safewrite.atomic_write(str(target), b"repaired\n", watch=(snap.path, snap.stamp))
     assert info.value.kind is ErrorKind.CHANGED
     assert target.read_bytes() == b"line 1\nline 2\n"
     assert _listing(tmp_path) == ["s.jsonl"]
@@ -77,10 +77,10 @@ def test_fsio_watched_file_that_grew_is_not_replaced(tmp_path: Path) -> None:
 def test_fsio_watched_file_touched_is_not_replaced(tmp_path: Path) -> None:
     target = tmp_path / "s.jsonl"
     target.write_bytes(b"a")
-    snap = fsio.read_snapshot(str(target))
+    snap = filestate.read_snapshot(str(target))
     os.utime(target, ns=(snap.stamp.mtime_ns + 10**9, snap.stamp.mtime_ns + 10**9))
-    with pytest.raises(fsio.FileChanged, match="modification time"):
-        fsio.atomic_write(str(target), b"b", watch=(snap.path, snap.stamp))
+    with pytest.raises(filestate.FileChanged, match="modification time"):
+        safewrite.atomic_write(str(target), b"b", watch=(snap.path, snap.stamp))
     assert target.read_bytes() == b"a"
 
 
@@ -93,9 +93,9 @@ def test_fsio_interrupt_during_write_removes_temp(
     def interrupted(temp: str, final: str) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(fsio, "_publish", interrupted)
+    monkeypatch.setattr(safewrite, "_publish", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        fsio.atomic_write(str(target), b"new")
+        safewrite.atomic_write(str(target), b"new")
     assert target.read_bytes() == b"old" and _listing(tmp_path) == ["s.jsonl"]
 
 
@@ -107,16 +107,16 @@ def test_fsio_unwritable_folder_is_a_write_error(tmp_path: Path) -> None:
     (folder / "s.jsonl").write_bytes(b"old")
     os.chmod(folder, 0o500)
     try:
-        with pytest.raises(fsio.WriteError, match="temporary file"):
-            fsio.atomic_write(str(folder / "s.jsonl"), b"new")
+        with pytest.raises(filestate.WriteError, match="temporary file"):
+            safewrite.atomic_write(str(folder / "s.jsonl"), b"new")
     finally:
         os.chmod(folder, 0o700)
     assert (folder / "s.jsonl").read_bytes() == b"old"
 
 
 def test_fsio_read_snapshot_missing_file_is_unreadable(tmp_path: Path) -> None:
-    with pytest.raises(fsio.WriteError) as info:
-        fsio.read_snapshot(str(tmp_path / "nope.jsonl"))
+    with pytest.raises(filestate.WriteError) as info:
+        filestate.read_snapshot(str(tmp_path / "nope.jsonl"))
     assert info.value.kind is ErrorKind.UNREADABLE
 
 
@@ -129,30 +129,30 @@ def test_fsio_sweep_removes_temps_of_dead_processes_only(tmp_path: Path) -> None
         check=True,
     )
     dead_pid = int(dead.stdout)
-    mine = fsio.temp_name(target)
+    mine = filestate.temp_name(target)
     theirs = mine.replace(f".{os.getpid()}.", f".{dead_pid}.")
-    other_host = mine.replace(f".{os.getpid()}.", ".1.").replace(fsio._host(), "elsewhere")
+    other_host = mine.replace(f".{os.getpid()}.", ".1.").replace(filestate._host(), "elsewhere")
     for name in (mine, theirs, other_host):
         Path(name).write_bytes(b"partial")
     (tmp_path / "unrelated.jsonl").write_bytes(b"keep")
-    assert fsio.sweep_stale(str(tmp_path)) == [theirs]
+    assert filestate.sweep_stale(str(tmp_path)) == [theirs]
     assert sorted(os.listdir(tmp_path)) == sorted(
         os.path.basename(p) for p in (mine, other_host, str(tmp_path / "unrelated.jsonl"))
     )
 
 
 def test_fsio_temp_names_are_hidden_and_not_session_names(tmp_path: Path) -> None:
-    name = os.path.basename(fsio.temp_name(str(tmp_path / "a.jsonl")))
-    assert name.startswith(".a.jsonl.") and name.endswith(fsio.TEMP_SUFFIX)
+    name = os.path.basename(filestate.temp_name(str(tmp_path / "a.jsonl")))
+    assert name.startswith(".a.jsonl.") and name.endswith(filestate.TEMP_SUFFIX)
 
 
 def test_fsio_remove_verified_refuses_changed_file(tmp_path: Path) -> None:
     path = tmp_path / "x"
     path.write_bytes(b"ours")
-    with pytest.raises(fsio.FileChanged):
-        fsio.remove_verified(str(path), fsio.sha256(b"something else"))
+    with pytest.raises(filestate.FileChanged):
+        safewrite.remove_verified(str(path), filestate.sha256(b"something else"))
     assert path.exists()
-    fsio.remove_verified(str(path), fsio.sha256(b"ours"))
+    safewrite.remove_verified(str(path), filestate.sha256(b"ours"))
     assert not path.exists()
 
 
@@ -169,7 +169,7 @@ def test_fsio_write_output_writes_into_a_fifo_and_keeps_it(tmp_path: Path) -> No
     fifo = tmp_path / "report.pipe"
     os.mkfifo(fifo)
     reader, got = _read_fifo_in_background(fifo)
-    fsio.write_output(str(fifo), b"report\n")
+    safewrite.write_output(str(fifo), b"report\n")
     reader.join(timeout=10)  # type: ignore[attr-defined]
     assert got == [b"report\n"]
     assert fifo.is_fifo() and _listing(tmp_path) == ["report.pipe"]
@@ -177,16 +177,16 @@ def test_fsio_write_output_writes_into_a_fifo_and_keeps_it(tmp_path: Path) -> No
 
 def test_fsio_write_output_replaces_a_regular_file_atomically(tmp_path: Path) -> None:
     target = tmp_path / "out" / "report.html"
-    fsio.write_output(str(target), b"one")
-    fsio.write_output(str(target), b"two")
+    safewrite.write_output(str(target), b"one")
+    safewrite.write_output(str(target), b"two")
     assert target.read_bytes() == b"two" and _listing(target.parent) == ["report.html"]
 
 
 def test_fsio_write_output_names_the_target_when_it_fails(tmp_path: Path) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("a file where a folder is needed")
-    with pytest.raises(fsio.WriteError, match="report.json"):
-        fsio.write_output(str(blocker / "report.json"), b"x")
+    with pytest.raises(filestate.WriteError, match="report.json"):
+        safewrite.write_output(str(blocker / "report.json"), b"x")
     assert blocker.read_text() == "a file where a folder is needed"
 
 
@@ -199,7 +199,7 @@ def test_fsio_read_back_proves_the_hash_of_every_byte_in_the_same_read(tmp_path:
     def reads_the_head(fp: BinaryIO) -> None:
         seen.append(fp.read(3))
 
-    fsio.atomic_write_stream(
+    safewrite.atomic_write_stream(
         str(target), lambda fp: fp.write(b"new bytes"), read_back=reads_the_head
     )
     assert target.read_bytes() == b"new bytes" and seen == [b"new"]
@@ -209,8 +209,8 @@ def test_fsio_read_back_proves_the_hash_of_every_byte_in_the_same_read(tmp_path:
         temp.write_bytes(b"new bytez")  # the disk returns something else past the head
         seen.append(fp.read(3))
 
-    with pytest.raises(fsio.VerifyError, match="did not read back as written"):
-        fsio.atomic_write_stream(
+    with pytest.raises(filestate.VerifyError, match="did not read back as written"):
+        safewrite.atomic_write_stream(
             str(target), lambda fp: fp.write(b"new BYTES"), read_back=tail_flips_then_reads_the_head
         )
     assert target.read_bytes() == b"new bytes" and _listing(tmp_path) == ["s.jsonl"]
@@ -224,8 +224,8 @@ def test_fsio_a_read_back_that_refuses_leaves_the_target(tmp_path: Path) -> None
         assert fp.read() == b"new"
         raise ValueError("not what was meant")
 
-    with pytest.raises(fsio.VerifyError, match="not what was meant"):
-        fsio.atomic_write_stream(str(target), lambda fp: fp.write(b"new"), read_back=refuse)
+    with pytest.raises(filestate.VerifyError, match="not what was meant"):
+        safewrite.atomic_write_stream(str(target), lambda fp: fp.write(b"new"), read_back=refuse)
     assert target.read_bytes() == b"old" and _listing(tmp_path) == ["s.jsonl"]
 
 
@@ -235,8 +235,8 @@ def test_fsio_durable_writes_sync_the_file_and_its_folder(
     synced: list[int] = []
     real = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd)))
-    fsio.atomic_write(str(tmp_path / "a"), b"x")
+    safewrite.atomic_write(str(tmp_path / "a"), b"x")
     assert len(synced) == 2
-    fsio.atomic_write(str(tmp_path / "b"), b"x", durable=False)
+    safewrite.atomic_write(str(tmp_path / "b"), b"x", durable=False)
     assert len(synced) == 2 and (tmp_path / "b").read_bytes() == b"x"
     assert _listing(tmp_path) == ["a", "b"]

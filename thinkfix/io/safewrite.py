@@ -13,12 +13,7 @@ metrics textfile, a manifest): the rename replaces the link itself, so a link
 planted where thinkfix writes (a group-writable textfile-collector folder, a
 checkout) cannot redirect the write onto its target. Repair, which rewrites a
 session through a link named on purpose, asks for it (`follow_links=True`): the
-target is replaced and the link kept.
-
-A process killed between writing and renaming cannot remove its temporary
-file; temporary names carry the host and pid, so `sweep_stale` (run before
-every write into a folder) removes those of processes that no longer exist.
-"""
+target is replaced and the link kept."""
 
 from __future__ import annotations
 
@@ -27,212 +22,26 @@ import errno
 import hashlib
 import io
 import os
-import re
-import secrets
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
 from typing import Any, BinaryIO, cast
 
-from thinkfix.io.errors import ErrorKind
-from thinkfix.io.regular import open_regular
-
-TEMP_SUFFIX = ".thinkfix-tmp"
-
-
-@lru_cache(maxsize=1)
-def _host() -> str:
-    """This machine's name as temporary file names carry it (socket loads on first use: a
-    scan never writes)."""
-    import socket
-
-    return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
-
-
-_TEMP_NAME = re.compile(
-    r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9-]+)\.(?P<pid>\d+)\.[0-9a-f]+"
-    + re.escape(TEMP_SUFFIX)
-    + r"$"
+from thinkfix.io.filestate import (
+    BLOCK,
+    FileChanged,
+    FileState,
+    Snapshot,
+    Stamp,
+    VerifyError,
+    WriteError,
+    check_unchanged,
+    file_state,
+    real_path,
+    sweep_stale,
+    temp_name,
 )
-
-
-class WriteError(Exception):
-    """A write that did not happen; the target is untouched. `kind` is an `ErrorKind` value."""
-
-    def __init__(self, message: str, kind: ErrorKind = ErrorKind.WRITE_FAILED) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-class FileChanged(WriteError):
-    """The file changed after it was read (a live agent appending): skipped, never truncated."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, ErrorKind.CHANGED)
-
-
-class VerifyError(WriteError):
-    """The written copy did not prove to be what was meant; nothing was replaced."""
-
-
-@dataclass(frozen=True)
-class Stamp:
-    """What identifies one state of a file without reading it."""
-
-    size: int
-    mtime_ns: int
-    ino: int
-    dev: int
-
-    @classmethod
-    def of(cls, st: os.stat_result) -> Stamp:
-        return cls(st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
-
-    def describe_change(self, now: Stamp) -> str:
-        if (now.ino, now.dev) != (self.ino, self.dev):
-            return "it was replaced by another file"
-        if now.size > self.size:
-            return f"it grew from {self.size} to {now.size} bytes (a live session is appending)"
-        if now.size != self.size:
-            return f"its size changed from {self.size} to {now.size} bytes"
-        return "its modification time changed"
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """A file's bytes as read, with the stamp they belong to and their hash."""
-
-    path: str  # the real path (symlinks resolved)
-    data: bytes
-    stamp: Stamp
-    mode: int  # permission bits
-
-    @cached_property
-    def sha256(self) -> str:
-        return sha256(self.data)
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def real_path(path: str) -> str:
-    """Where a (possibly symlinked) path really is: the file a repair must replace."""
-    return os.path.realpath(path)
-
-
-def read_snapshot(path: str) -> Snapshot:
-    """Read a whole file, proving nothing was appended while it was read.
-
-    The stamp comes from the open descriptor before reading; a second fstat
-    after reading must agree, else the bytes may be a torn mix (FileChanged).
-    """
-    real = real_path(path)
-    try:
-        with open_regular(real) as fp:
-            before = Stamp.of(os.fstat(fp.fileno()))
-            data = fp.read()
-            st = os.fstat(fp.fileno())
-    except OSError as exc:
-        raise WriteError(f"cannot read: {exc.strerror or exc}", ErrorKind.UNREADABLE) from exc
-    after = Stamp.of(st)
-    if after != before or len(data) != after.size:
-        raise FileChanged(f"{path}: changed while it was being read; skipped")
-    return Snapshot(real, data, after, stat.S_IMODE(st.st_mode))
-
-
-@dataclass(frozen=True)
-class FileState:
-    """A file's identity and hash, read in blocks (a `Snapshot` without the bytes)."""
-
-    path: str  # the real path (symlinks resolved)
-    stamp: Stamp
-    mode: int  # permission bits
-    size: int
-    sha256: str
-
-    def read(self) -> bytes:
-        """The whole file, proven to be the state's bytes (for the rare caller that must embed
-        them)."""
-        snap = read_snapshot(self.path)
-        if snap.sha256 != self.sha256:
-            raise FileChanged(f"{self.path}: changed since it was read; skipped")
-        return snap.data
-
-
-def file_state(path: str) -> FileState:
-    """A file's state, hashed in blocks, proving nothing was appended while it was read."""
-    real = real_path(path)
-    digest = hashlib.sha256()
-    try:
-        with open_regular(real) as fp:
-            before = Stamp.of(os.fstat(fp.fileno()))
-            while block := fp.read(BLOCK):
-                digest.update(block)
-            st = os.fstat(fp.fileno())
-    except OSError as exc:
-        raise WriteError(f"cannot read: {exc.strerror or exc}", ErrorKind.UNREADABLE) from exc
-    after = Stamp.of(st)
-    if after != before:
-        raise FileChanged(f"{path}: changed while it was being read; skipped")
-    return FileState(real, after, stat.S_IMODE(st.st_mode), after.size, digest.hexdigest())
-
-
-def check_unchanged(path: str, expected: Stamp) -> None:
-    """FileChanged unless `path` still has the stamp it had when it was read."""
-    try:
-        now = Stamp.of(os.stat(path))
-    except FileNotFoundError as exc:
-        raise FileChanged(f"{path}: removed since it was read; skipped") from exc
-    if now != expected:
-        raise FileChanged(
-            f"{path}: changed since it was read ({expected.describe_change(now)}); "
-            "skipped, left as it is"
-        )
-
-
-def temp_name(target: str) -> str:
-    """A temporary name beside `target` that names this host and process (see `sweep_stale`)."""
-    folder, name = os.path.split(target)
-    token = secrets.token_hex(4)
-    return os.path.join(folder, f".{name}.{_host()}.{os.getpid()}.{token}{TEMP_SUFFIX}")
-
-
-def alive(pid: int) -> bool:
-    """Is process `pid` running (a zombie counts as dead: it will never act again)?"""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A killed worker whose parent died too stays a zombie wherever nobody reaps orphans
-    # (a container's init): it answers signals, but it will never finish its write.
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fp:
-            stat_line = fp.read()
-        return stat_line[stat_line.rindex(b")") + 2 :][:1] not in (b"Z", b"X")
-    except (OSError, ValueError):
-        return True
-
-
-def sweep_stale(folder: str) -> list[str]:
-    """Remove temporary files left in `folder` by thinkfix processes of this host that died."""
-    removed: list[str] = []
-    try:
-        names = os.listdir(folder or ".")
-    except OSError:
-        return removed
-    for name in names:
-        m = _TEMP_NAME.match(name)
-        if m is None or m["host"] != _host() or alive(int(m["pid"])):
-            continue
-        path = os.path.join(folder, name)
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-            removed.append(path)
-    return removed
+from thinkfix.io.regular import open_regular
 
 
 def _fsync_dir(folder: str) -> None:
@@ -261,9 +70,6 @@ class Written:
     path: str
     size: int
     sha256: str
-
-
-BLOCK = 1 << 20  # bytes read or written at a time by the streaming helpers
 
 
 def atomic_write(
