@@ -15,8 +15,8 @@ import tempfile
 from collections.abc import Callable
 
 from thinkfix.engine.inputs.files import InputOptions
-from thinkfix.engine.repair.model import RepairOptions, WriteMode
 from thinkfix.engine.repair.driver import repair_paths
+from thinkfix.engine.repair.model import RepairOptions, WriteMode
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats.registry import FORMATS

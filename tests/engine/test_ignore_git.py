@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from thinkfix.engine.inputs.files import InputOptions, WalkStats, walk
+from thinkfix.engine.inputs.files import InputOptions
+from thinkfix.engine.inputs.walk import WalkStats, walk
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -12,17 +12,9 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from thinkfix.engine.inputs.files import (
-    InputFile,
-    InputOptions,
-    UnknownPolicy,
-    glob_match,
-    ignored,
-    is_session_name,
-    parse_ignore,
-    resolve,
-    walk,
-)
+from thinkfix.engine.inputs.files import InputFile, InputOptions, UnknownPolicy, resolve
+from thinkfix.engine.inputs.ignore import glob_match, ignored, parse_ignore
+from thinkfix.engine.inputs.walk import is_session_name, walk
 from thinkfix.formats import registry
 from thinkfix.io.compression import Compression
 

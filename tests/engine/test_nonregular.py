@@ -83,7 +83,7 @@ def test_walk_never_lists_thinkfix_temporary_files(tmp_path: Path) -> None:
     """A killed run's temporary file of an OpenClaw archive (`.x.jsonl.reset.<ts>.<host>.
     <pid>.<hex>.thinkfix-tmp`) looked like a session name to the walk; the kill harness
     caught the next run reporting it unreadable once it had swept it."""
-    from thinkfix.engine.inputs.files import walk
+    from thinkfix.engine.inputs.walk import walk
 
     (tmp_path / "a.jsonl.reset.2026-03-24T19-52-10.004Z").write_bytes(b"{}\n")
     (tmp_path / ".a.jsonl.reset.2026-03-24T19-52-10.004Z.vm.123.ab12cd34.thinkfix-tmp").write_bytes(

@@ -15,7 +15,8 @@ import pytest
 
 from tests.engine.conftest import FIXTURES, claude_line, fixtures_leaking_total
 from tests.formats.support import fixture_totals
-from thinkfix.engine.inputs.files import InputOptions, walk
+from thinkfix.engine.inputs.files import InputOptions
+from thinkfix.engine.inputs.walk import walk
 from thinkfix.engine.scan.options import DEFAULT_KINDS, ScanOptions, select_kinds
 from thinkfix.engine.scan.report import build_report
 from thinkfix.engine.scan.runner import scan

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.telemetry import sessions
-from thinkfix.engine.inputs.files import walk
+from thinkfix.engine.inputs.walk import walk
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.engine.scan.runner import scan

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.telemetry import sessions
-from thinkfix.engine.inputs.files import walk
+from thinkfix.engine.inputs.walk import walk
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.engine.scan.runner import scan

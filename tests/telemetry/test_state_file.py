@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from tests.telemetry import sessions
-from thinkfix.engine.inputs.files import walk
+from thinkfix.engine.inputs.walk import walk
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.telemetry.incremental import scan_increment, scan_incremental
 from thinkfix.engine.telemetry.state import STATE_VERSION, State

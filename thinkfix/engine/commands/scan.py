@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from thinkfix.engine.inputs.files import WalkStats
+from thinkfix.engine.inputs.walk import WalkStats
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import Report
 from thinkfix.engine.scan.options import ScanOptions

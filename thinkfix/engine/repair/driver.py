@@ -17,7 +17,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
-from thinkfix.engine.inputs.files import STDIN, walk
+from thinkfix.engine.inputs.files import STDIN
+from thinkfix.engine.inputs.walk import walk
 from thinkfix.engine.ledger import integrity, restore
 from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf

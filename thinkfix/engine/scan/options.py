@@ -13,7 +13,8 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from thinkfix.engine.inputs.files import InputOptions, glob_match
+from thinkfix.engine.inputs.files import InputOptions
+from thinkfix.engine.inputs.ignore import glob_match
 from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.formats.base import DEFAULT_RECORD_LIMIT
 from thinkfix.normalizer.policy import DEFAULT, Policy

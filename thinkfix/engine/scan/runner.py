@@ -14,7 +14,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, BinaryIO
 
 from thinkfix._version import __version__
-from thinkfix.engine.inputs.files import Candidate, InputFile, WalkStats, walk
+from thinkfix.engine.inputs.files import Candidate, InputFile
+from thinkfix.engine.inputs.walk import WalkStats, walk
 from thinkfix.engine.parallel import dask
 from thinkfix.engine.parallel import pool as parallel
 from thinkfix.engine.progress import NULL_PROGRESS, Progress

@@ -37,7 +37,8 @@ from typing import Any, BinaryIO
 import orjson
 
 from thinkfix._version import __version__
-from thinkfix.engine.inputs.files import STDIN, Candidate, InputFile, resolve, walk
+from thinkfix.engine.inputs.files import STDIN, Candidate, InputFile, resolve
+from thinkfix.engine.inputs.walk import walk
 from thinkfix.engine.parallel import pool as parallel
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import Report

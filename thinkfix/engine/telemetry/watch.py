@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from thinkfix.engine.inputs.files import InputFile, walk
+from thinkfix.engine.inputs.files import InputFile
+from thinkfix.engine.inputs.walk import walk
 from thinkfix.engine.report import LeakFinding
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.result import ScannedFile

@@ -1,0 +1,283 @@
+"""Turn the paths a user names into candidate session files (stat only, no reads).
+
+Named files are always candidates; folders are walked in sorted order, skipping `.git`,
+`node_modules`, `__pycache__`, `*.lock`, anything git or a `.thinkfixignore` ignores
+(`ignore`), what `exclude` names, and names that do not look like session files (see
+`files.DEFAULT_INCLUDE`). `-` spools stdin to a temp file. Order is deterministic: roots in
+the order given, files under a folder sorted by path, duplicates (the same real file twice)
+dropped."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import stat
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from thinkfix.engine.inputs.files import (
+    ALWAYS_SKIP,
+    DEFAULT_INCLUDE,
+    IGNORE_FILES,
+    STDIN,
+    Candidate,
+    InputFile,
+    InputOptions,
+    _os_message,
+)
+from thinkfix.engine.inputs.ignore import (
+    IgnoreRule,
+    _ancestor_rules,
+    _inside_ignored_folder,
+    _posix,
+    _read_ignore_rules,
+    _spec,
+    glob_match,
+    ignored,
+)
+from thinkfix.engine.report import InputError
+from thinkfix.formats.detection import base_name
+from thinkfix.io import remote
+from thinkfix.io.errors import ErrorKind
+from thinkfix.io.regular import kind_of
+
+
+@dataclass
+class WalkStats:
+    """What a walk saw that a report does not carry: which exclude patterns matched anything,
+    so a pattern that matched nothing (a typo, quotes kept by a shell) can be named."""
+
+    excluded_by: dict[str, int] = field(default_factory=dict)
+
+    def unmatched(self, patterns: Iterable[str]) -> list[str]:
+        return [p for p in patterns if not self.excluded_by.get(p)]
+
+
+# --- walking ---------------------------------------------------------------------------------
+
+
+def is_session_name(rel_path: str, include: Sequence[str] = ()) -> bool:
+    """Does a walked file (path relative to the walked folder) look like a session file?
+
+    Matched on the name without compression and OpenClaw archive suffixes, so
+    `a.jsonl.deleted.<ts>` and `a.jsonl.gz` pass the default `*.jsonl`. User
+    patterns replace the default and are tried on the relative path, the name
+    and the stripped name.
+    """
+    name = rel_path.replace(os.sep, "/").rsplit("/", 1)[-1]
+    stripped = base_name(name)
+    if include:
+        return any(glob_match(p, rel_path) or glob_match(p, stripped) for p in include)
+    return _spec(DEFAULT_INCLUDE).match_file(stripped)
+
+
+_spooled: list[str] = []
+
+
+def spool_stdin(stream: BinaryIO | None = None) -> str:
+    """Copy stdin to a temp file (removed at exit), so it is read like any other file."""
+    import tempfile
+
+    source = stream if stream is not None else sys.stdin.buffer
+    fd, path = tempfile.mkstemp(prefix="thinkfix-stdin-")
+    with os.fdopen(fd, "wb") as out:
+        import shutil
+
+        shutil.copyfileobj(source, out, 1 << 20)
+    if not _spooled:
+        atexit.register(_remove_spooled)
+    _spooled.append(path)
+    return path
+
+
+def _remove_spooled() -> None:
+    for path in _spooled:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    _spooled.clear()
+
+
+def walk(
+    paths: Iterable[str],
+    options: InputOptions = InputOptions(),
+    *,
+    stdin: BinaryIO | None = None,
+    stats: WalkStats | None = None,
+) -> Iterator[Candidate | InputFile]:
+    """Candidates in deterministic order; a path that does not exist yields an error `InputFile`.
+
+    Nothing is read here except folder listings and ignore files. `stats`, when given,
+    records which exclude patterns matched something.
+    """
+    seen: set[str] = set()
+    excluder = _Excluder(options, stats)
+    for given in paths:
+        if remote.is_url(given):
+            yield from _walk_url(given, options, excluder)
+            continue
+        if given == STDIN:
+            spooled = spool_stdin(stdin)
+            yield Candidate(STDIN, spooled, True, os.path.getsize(spooled))
+            continue
+        try:
+            st = os.stat(given) if options.follow_symlinks else os.lstat(given)
+        except OSError as exc:
+            yield _error_file(given, given, ErrorKind.UNREADABLE, _os_message(exc))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            yield from _walk_folder(given, options, seen, excluder)
+        elif excluder.excluded(given, os.path.basename(given)):
+            continue
+        elif not stat.S_ISREG(st.st_mode):
+            # A FIFO would block the read forever, a device never end: refused, by name.
+            yield _error_file(
+                given,
+                given,
+                ErrorKind.UNREADABLE,
+                f"{kind_of(st.st_mode)}, not a regular file; only regular files "
+                "(and stdin, as '-') are read",
+            )
+        else:
+            key = _identity(given, st)
+            if key not in seen:
+                seen.add(key)
+                yield Candidate(given, given, True, st.st_size)
+
+
+def _walk_url(
+    url: str,
+    options: InputOptions,
+    excluder: _Excluder,
+) -> Iterator[Candidate | InputFile]:
+    """The files an fsspec URL names (io/remote.py): a folder's session files, by the same
+    name rules and excludes as a local folder's, or the one file named."""
+    try:
+        folder, files = remote.listing(url)
+    except remote.RemoteUnavailable:
+        raise  # a missing package is the run's usage error, not this input's
+    except (OSError, ValueError) as exc:
+        message = _os_message(exc) if isinstance(exc, OSError) and exc.strerror else str(exc)
+        yield _error_file(url, url, ErrorKind.UNREADABLE, message)
+        return
+    for full, rel, size in files:
+        if excluder.excluded(rel, rel) or (folder and not is_session_name(rel, options.include)):
+            continue
+        yield Candidate(full, full, not folder, size)
+
+
+def _identity(path: str, st: os.stat_result) -> str:
+    return f"{st.st_dev}:{st.st_ino}" if st.st_ino else os.path.realpath(path)
+
+
+class _Excluder:
+    """`--exclude` / `exclude` patterns, matched gitignore-style against the path relative to
+    the anchor folder (or, for a file outside it, relative to the folder being walked)."""
+
+    def __init__(self, options: InputOptions, stats: WalkStats | None) -> None:
+        self.patterns = tuple(p for p in options.exclude if p.strip())
+        self.anchor = os.path.abspath(options.anchor) if options.anchor else None
+        self.stats = stats
+
+    def excluded(self, path: str, fallback: str, is_dir: bool = False) -> bool:
+        """Is `path` (as walked) excluded? `fallback`: its path relative to the walked root."""
+        if not self.patterns:
+            return False
+        rel = fallback
+        if self.anchor is not None:
+            anchored = os.path.relpath(os.path.abspath(path), self.anchor)
+            if anchored != os.pardir and not anchored.startswith(os.pardir + os.sep):
+                rel = anchored
+        rel = _posix(rel) + ("/" if is_dir else "")
+        if not _spec(self.patterns).match_file(rel):
+            return False
+        if self.stats is not None:
+            for pattern in self.patterns:
+                if _spec((pattern,)).match_file(rel):
+                    self.stats.excluded_by[pattern] = self.stats.excluded_by.get(pattern, 0) + 1
+        return True
+
+
+def _walk_folder(
+    root: str, options: InputOptions, seen: set[str], excluder: _Excluder
+) -> Iterator[Candidate | InputFile]:
+    rules_at: dict[str, list[IgnoreRule]] = {}
+    above = _ancestor_rules(root) if options.respect_ignore else []
+    if options.respect_ignore and _inside_ignored_folder(root):
+        return
+
+    def rules_for(rel: str) -> list[IgnoreRule]:
+        return rules_at.get(rel, [])
+
+    stack: list[str] = [""]  # relative folders still to list, processed in sorted order
+    visited: set[str] = set()
+    while stack:
+        rel_dir = stack.pop()
+        folder = os.path.join(root, rel_dir) if rel_dir else root
+        try:
+            real = os.path.realpath(folder)
+            if real in visited:  # a symlink loop
+                continue
+            visited.add(real)
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            yield _dir_error(folder, exc)
+            continue
+        inherited = rules_for(_parent(rel_dir)) if rel_dir else above
+        rules = inherited + (_read_ignore_rules(folder, rel_dir) if options.respect_ignore else [])
+        rules_at[rel_dir] = rules
+        subdirs: list[str] = []
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=options.follow_symlinks)
+            except OSError:
+                is_dir = False
+            if _spec(ALWAYS_SKIP).match_file(entry.name):
+                continue
+            if entry.name in IGNORE_FILES:
+                continue
+            if rules and ignored(rules, rel, is_dir):
+                continue
+            if excluder.excluded(os.path.join(root, rel), rel, is_dir):
+                continue
+            if is_dir:
+                subdirs.append(rel)
+                continue
+            if not is_session_name(rel, options.include):
+                continue
+            try:
+                st = entry.stat(follow_symlinks=options.follow_symlinks)
+            except OSError as exc:
+                yield _error_file(
+                    os.path.join(root, rel),
+                    os.path.join(root, rel),
+                    ErrorKind.UNREADABLE,
+                    _os_message(exc),
+                )
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            key = _identity(entry.path, st)
+            if key in seen:
+                continue
+            seen.add(key)
+            path = os.path.join(root, rel)
+            yield Candidate(path, path, False, st.st_size)
+        # Files of a folder come before its subfolders' files, both sorted by name.
+        stack.extend(reversed(subdirs))
+
+
+def _parent(rel: str) -> str:
+    return rel.rsplit("/", 1)[0] if "/" in rel else ""
+
+
+def _dir_error(folder: str, exc: OSError) -> InputFile:
+    return _error_file(folder, folder, ErrorKind.UNREADABLE, _os_message(exc))
+
+
+def _error_file(path: str, real_path: str, kind: ErrorKind, message: str) -> InputFile:
+    return InputFile(path, real_path, error=InputError(path, None, kind, message))
