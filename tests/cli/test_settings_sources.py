@@ -17,7 +17,7 @@ from tests.engine.conftest import FIXTURES
 from thinkfix.cli import main
 from thinkfix.cli import options as cli_options
 from thinkfix.engine.commands import repair as repair_run
-from thinkfix.engine.settings import config
+from thinkfix.engine.settings import config, values
 
 
 @pytest.fixture(autouse=True)
@@ -159,11 +159,11 @@ def test_a_setting_with_no_flag_still_reaches_the_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
     """repair, diff and watch have no --max-findings, yet the file and the variable set it."""
-    seen: list[config.Settings] = []
+    seen: list[values.Settings] = []
 
-    def capture(settings: config.Settings, *args: object, **kwargs: object) -> object:
+    def capture(settings: values.Settings, *args: object, **kwargs: object) -> object:
         seen.append(settings)
-        raise config.ConfigError("captured")
+        raise values.ConfigError("captured")
 
     monkeypatch.setattr(repair_run, "options", capture)
     monkeypatch.setattr(config, "scan_options", capture)
@@ -189,5 +189,5 @@ def test_scans_settings_do_not_reach_options_of_the_same_name_elsewhere(tmp_path
 
 
 def test_the_cli_and_the_engine_name_the_same_variables() -> None:
-    assert cli_options.ENV_PREFIX == config.ENV_PREFIX
+    assert cli_options.ENV_PREFIX == values.ENV_PREFIX
     assert config.env_name("output_format") == "THINKFIX_OUTPUT_FORMAT"

@@ -75,7 +75,7 @@ def test_watch_textfile_and_state_replace_links_instead_of_their_targets(
     planted: tuple[Path, Path], tmp_path: Path
 ) -> None:
     from thinkfix.engine.commands import watch as watch_run
-    from thinkfix.engine.settings import config
+    from thinkfix.engine.settings import config, values
 
     sessions, target = planted
     textfile = _link(tmp_path / "thinkfix.prom", target)
@@ -84,7 +84,7 @@ def test_watch_textfile_and_state_replace_links_instead_of_their_targets(
     try:
         serve = watch_run.Serve.watching(
             [str(sessions)],
-            config.scan_options(config.Settings()),
+            config.scan_options(values.Settings()),
             str(state),
             watch_run.Serving(textfile=str(textfile), poll=True),
             on_finding=lambda f: None,

@@ -15,14 +15,8 @@ from click.testing import CliRunner
 
 from thinkfix.cli import main
 from thinkfix.engine.settings import config as config_module
-from thinkfix.engine.settings.config import (
-    ConfigError,
-    Settings,
-    find_config,
-    policy,
-    read_config,
-    scan_options,
-)
+from thinkfix.engine.settings.config import find_config, policy, read_config, scan_options
+from thinkfix.engine.settings.values import ConfigError, Settings
 from thinkfix.normalizer.policy import DEFAULT, OrphanClose
 
 Resolve = Callable[..., Settings]

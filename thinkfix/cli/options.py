@@ -14,7 +14,8 @@ from click.core import ParameterSource
 from thinkfix.normalizer.policy import DEFAULT, NativeMode, OrphanClose, Policy
 
 if TYPE_CHECKING:
-    from thinkfix.engine.settings.config import Origin, Settings
+    from thinkfix.engine.settings.config import Origin
+    from thinkfix.engine.settings.values import Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -88,7 +89,7 @@ def pop_policy(kwargs: dict[str, Any], base: Policy = DEFAULT) -> Policy:
         if value is None:
             continue
         if key == "tags":
-            from thinkfix.engine.settings.config import ConfigError, tag_names
+            from thinkfix.engine.settings.values import ConfigError, tag_names
 
             try:
                 value = tag_names(tuple(t.strip() for t in value.split(",") if t.strip()), "--tags")
@@ -263,10 +264,11 @@ def _read_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     if len(seen) < 2 or ctx.resilient_parsing:
         return value
     from thinkfix.engine.settings import config
+    from thinkfix.engine.settings import values as values_mod
 
     try:
         path, values = config.config_values(seen["config_file"], isolated=seen["isolated"])
-    except config.ConfigError as exc:
+    except values_mod.ConfigError as exc:
         ctx.meta[_CONFIG_ERROR] = exc
         return value
     ctx.meta[_CONFIG_FILE] = path
@@ -307,7 +309,7 @@ def resolve_settings(kwargs: dict[str, Any]) -> tuple[Settings, dict[str, str]]:
     """The settings of the running command, and where each came from (what
     `--show-settings` prints): click has picked each setting's value (flag, else
     `THINKFIX_*`, else the config file, else the default); each is taken out of `kwargs`.
-    Raises `config.ConfigError` (a `ValueError`)."""
+    Raises `values_mod.ConfigError` (a `ValueError`)."""
     from thinkfix.engine.settings import config
     from thinkfix.engine.settings.config import Origin
 
@@ -370,7 +372,7 @@ class SettingsCommand(RedactCommand):
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
         if not self._complete:  # on first use: `engine.config` is not imported before
-            from thinkfix.engine.settings.config import SETTING_NAMES
+            from thinkfix.engine.settings.values import SETTING_NAMES
 
             flags = {p.name for p in self.params}
             self.params.extend(ConfigOnly(name) for name in sorted(SETTING_NAMES - flags))

@@ -27,7 +27,7 @@ from thinkfix.engine.repair import audit
 from thinkfix.engine.repair.model import RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.secrets.rules import Redaction
-from thinkfix.engine.settings import config
+from thinkfix.engine.settings import values
 from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.io import filestate, safewrite
 from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions
@@ -117,7 +117,7 @@ def engine_options(
     try:
         settings, _ = resolve_settings(kwargs)
         return (*repair_run.options(settings, mode, **extra), settings.progress)
-    except (config.ConfigError, ValueError, TypeError) as exc:
+    except (values.ConfigError, ValueError, TypeError) as exc:
         raise click.UsageError(str(exc)) from exc
 
 

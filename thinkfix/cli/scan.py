@@ -35,7 +35,7 @@ from thinkfix.engine.commands import scan as scan_run
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.scan.options import ALL_KINDS
 from thinkfix.engine.scan.report import name_some
-from thinkfix.engine.settings import config
+from thinkfix.engine.settings import config, values
 from thinkfix.reporters.base import OutputFormat, RenderOptions, plural
 from thinkfix.reporters.registry import get_reporter
 
@@ -65,13 +65,13 @@ def _report_specs(specs: Sequence[str]) -> list[tuple[OutputFormat, str]]:
     return out
 
 
-def _output_format(settings: config.Settings) -> OutputFormat:
+def _output_format(settings: values.Settings) -> OutputFormat:
     # Inside GitHub Actions, annotations on the diff are what a reviewer sees.
     github = os.environ.get("GITHUB_ACTIONS") == "true"
     return _reporter_format(settings.output_format or ("github" if github else "text"))
 
 
-def _notes(run: scan_run.ScanRun, settings: config.Settings, quiet: bool) -> None:
+def _notes(run: scan_run.ScanRun, settings: values.Settings, quiet: bool) -> None:
     """What a person should know about the reading: on stderr, one line each."""
     if run.incremental is not None and not quiet:
         i = run.incremental
@@ -129,7 +129,7 @@ def _terminal_width() -> int:
 
 def _render(
     run: scan_run.ScanRun,
-    settings: config.Settings,
+    settings: values.Settings,
     output_format: OutputFormat,
     extra_reports: list[tuple[OutputFormat, str]],
     show_baselined: bool,
@@ -317,7 +317,7 @@ def scan_command(
             click.echo(config.describe(settings, sources), nl=False)
             return
         options = config.scan_options(settings)
-    except (config.ConfigError, ValueError, TypeError) as exc:
+    except (values.ConfigError, ValueError, TypeError) as exc:
         raise Failure(str(exc)) from None
     output_format = _output_format(settings)
     if settings.statistics and output_format in _LINES_ONLY:

@@ -22,7 +22,7 @@ from thinkfix.cli.options import (
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.scan.transcript import TranscriptError, load
 from thinkfix.engine.secrets.rules import Redaction
-from thinkfix.engine.settings.config import ConfigError, parse_size
+from thinkfix.engine.settings.values import ConfigError, parse_size
 from thinkfix.formats import registry
 from thinkfix.reporters.controls import visible_strings
 from thinkfix.reporters.transcript import delimited, terminal

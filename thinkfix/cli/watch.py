@@ -123,7 +123,7 @@ def watch_command(
     from rich.console import Console
 
     from thinkfix.engine.commands import watch as watch_run
-    from thinkfix.engine.settings import config
+    from thinkfix.engine.settings import config, values
 
     console = Console(
         highlight=False,
@@ -155,7 +155,7 @@ def watch_command(
             )
         sys.stdout.flush()
         serve.loop(after_findings=sys.stdout.flush)
-    except (config.ConfigError, ValueError, TypeError) as exc:
+    except (values.ConfigError, ValueError, TypeError) as exc:
         raise Failure(str(exc)) from None
     if not quiet:
         click.echo("thinkfix: watch stopped; state saved to " + serve.watcher.state_path, err=True)

@@ -20,7 +20,7 @@ from thinkfix.engine.repair.model import ACTIVE_SECONDS, RepairOptions, RepairRe
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import default_jobs
 from thinkfix.engine.secrets.rules import Redaction
-from thinkfix.engine.settings import config
+from thinkfix.engine.settings import config, values
 from thinkfix.engine.settings.redact import redact_diff
 from thinkfix.formats.base import ApplyOptions
 
@@ -58,10 +58,10 @@ def active_seconds(environ: Mapping[str, str] = os.environ) -> float:
 
 
 def options(
-    settings: config.Settings, mode: WriteMode, **extra: Any
+    settings: values.Settings, mode: WriteMode, **extra: Any
 ) -> tuple[RepairOptions, Redaction]:
     """The engine's options for `mode` and the redaction of what is shown; `extra` are
-    `RepairOptions` fields the command sets itself. Raises `config.ConfigError`."""
+    `RepairOptions` fields the command sets itself. Raises `values.ConfigError`."""
     apply = ApplyOptions(
         claude_code_mode=settings.claude_code_mode,
         codex_mode=settings.codex_mode,

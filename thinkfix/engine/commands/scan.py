@@ -20,7 +20,7 @@ from thinkfix.engine.report import Report
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.report import with_display_paths
 from thinkfix.engine.scan.runner import scan
-from thinkfix.engine.settings import config
+from thinkfix.engine.settings import config, values
 
 
 class RunError(ValueError):
@@ -111,7 +111,7 @@ def _incremental(
 
 def run(
     paths: Sequence[str],
-    settings: config.Settings,
+    settings: values.Settings,
     options: ScanOptions | None = None,
     *,
     window: Window = Window(),
@@ -128,7 +128,7 @@ def run(
     if options is None:
         try:
             options = config.scan_options(settings)
-        except config.ConfigError as exc:
+        except values.ConfigError as exc:
             raise RunError(str(exc)) from None
     options = _windowed(options, window)
     baseline = None

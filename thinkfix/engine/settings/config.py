@@ -23,8 +23,7 @@ Example:
     select = ["block", "orphan_close", "unclosed"]
     baseline = "thinkfix-baseline.json"
     orphan-close = "strip"
-    disable = {paths = ["datasets/**"], models = ["minimax-*"]}
-"""
+    disable = {paths = ["datasets/**"], models = ["minimax-*"]}"""
 
 from __future__ import annotations
 
@@ -33,226 +32,31 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import replace
 from enum import Enum
 from typing import Any
 
 from thinkfix.engine.inputs.files import InputOptions, UnknownPolicy
 from thinkfix.engine.scan.options import ScanOptions, select_kinds
 from thinkfix.engine.secrets.rules import Redaction
-from thinkfix.formats import registry
-from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
+from thinkfix.engine.settings.values import (
+    CONFIG_NAMES,
+    ENV_PREFIX,
+    FIELDS,
+    INTERNAL,
+    LISTS,
+    PATHS,
+    SETTING_NAMES,
+    WRITES,
+    ConfigError,
+    Settings,
+    coerce,
+    setting_key,
+)
 from thinkfix.normalizer.policy import (
     DEFAULT,
-    TAG_NAMES_RULE,
-    NativeMode,
-    OrphanClose,
     Policy,
-    bad_tag,
 )
-
-ENV_PREFIX = "THINKFIX_"
-CONFIG_NAMES = ("thinkfix.toml", "pyproject.toml")
-
-
-class ConfigError(ValueError):
-    """A config file, environment variable or flag value that cannot be used."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Every scan option and policy knob, after defaults, file, environment and flags."""
-
-    format: str = "auto"
-    output_format: str | None = None  # None: text, or github inside GitHub Actions
-    output: str | None = None
-    report: tuple[str, ...] = ()  # FORMAT=PATH
-    statistics: bool = False
-    exit_zero: bool = False
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    jobs: int | None = None  # None or 0: all cores
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    respect_gitignore: bool = True
-    unknown_format: str = UnknownPolicy.AUTO.value
-    allow_no_sessions: bool = False  # a run with no session file to read is not an error
-    parse_all: bool = False
-    baseline: str | None = None
-    write_baseline: str | None = None
-    color: bool | None = None  # None: when stdout is a terminal and NO_COLOR is unset
-    progress: bool | None = None  # None: when stderr is a terminal outside CI
-    redact: str | None = None
-    max_findings: int = 1000  # per message; 0: no cap
-    max_record_size: int = 64 << 20  # bytes; "64MB" in files and flags; 0: no limit
-    # normalizer policy (None: the default policy's value)
-    tags: tuple[str, ...] | None = None
-    orphan_close: str | None = None
-    native_mode: str | None = None
-    protect_code: bool | None = None
-    trim: bool | None = None
-    harmony: bool | None = None
-    prose_delimiters: bool | None = None
-    # opt-outs for applications whose own prompts use <think> as an annotation
-    disable_paths: tuple[str, ...] = ()
-    disable_models: tuple[str, ...] = ()
-    # repair: where each format puts the extracted reasoning (`thinkfix formats` says more)
-    claude_code_mode: ClaudeCodeMode = ClaudeCodeMode.RESUMABLE
-    codex_mode: CodexMode = CodexMode.AUTO
-    anthropic_mode: AnthropicMode = AnthropicMode.AUTO
-    # where the file-level settings came from
-    config_file: str | None = None
-
-    @property
-    def config_root(self) -> str | None:
-        return os.path.dirname(self.config_file) if self.config_file else None
-
-    @property
-    def pattern_anchor(self) -> str:
-        """The folder `exclude` and `disable.paths` patterns are relative to, wherever they
-        were given: the config file's folder, else the working folder (ruff's rule)."""
-        return self.config_root or os.getcwd()
-
-
-_FIELDS = {f.name: f for f in fields(Settings)}
-_LISTS = {
-    "report",
-    "select",
-    "ignore",
-    "include",
-    "exclude",
-    "tags",
-    "disable_paths",
-    "disable_models",
-}
-_BOOLS = {
-    "statistics",
-    "exit_zero",
-    "respect_gitignore",
-    "parse_all",
-    "color",
-    "progress",
-    "allow_no_sessions",
-    "protect_code",
-    "trim",
-    "harmony",
-    "prose_delimiters",
-}
-_INTS = {"jobs", "max_findings"}
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "orphan_close": tuple(m.value for m in OrphanClose),
-    "native_mode": tuple(m.value for m in NativeMode),
-    "unknown_format": tuple(m.value for m in UnknownPolicy),
-    "claude_code_mode": tuple(m.value for m in ClaudeCodeMode),
-    "codex_mode": tuple(m.value for m in CodexMode),
-    "anthropic_mode": tuple(m.value for m in AnthropicMode),
-}
-#: Placement modes: held as their enum, given by name.
-_PLACEMENTS: dict[str, type[Enum]] = {
-    "claude_code_mode": ClaudeCodeMode,
-    "codex_mode": CodexMode,
-    "anthropic_mode": AnthropicMode,
-}
-_SIZES = {"max_record_size"}
-_UNITS = {
-    "": 1,
-    "b": 1,
-    "k": 1 << 10,
-    "kb": 1 << 10,
-    "kib": 1 << 10,
-    "m": 1 << 20,
-    "mb": 1 << 20,
-    "mib": 1 << 20,
-    "g": 1 << 30,
-    "gb": 1 << 30,
-    "gib": 1 << 30,
-}
-_PATHS = {"output", "baseline", "write_baseline"}
-#: The settings whose value is a file thinkfix writes: a config file keeps them inside its folder.
-WRITES = ("output", "write_baseline", "report")
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-_INTERNAL = {"config_file"}
-#: The settings a flag, a config key or a `THINKFIX_*` variable may set.
-SETTING_NAMES = frozenset(_FIELDS) - _INTERNAL
-
-
-def _key(name: str) -> str:
-    return name.strip().replace("-", "_").lower()
-
-
-def _coerce(name: str, value: Any, source: str) -> Any:
-    """A value of the field's type, from TOML (typed) or an environment variable (text)."""
-    where = f"{source}: {name}"
-    if name in _LISTS:
-        if isinstance(value, str):
-            value = [v for v in (p.strip() for p in value.split(",")) if v]
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{where} must be a list of strings")
-        if name == "tags":
-            return tag_names(value, where)
-        return tuple(value)
-    if name in _BOOLS:
-        if isinstance(value, str):
-            low = value.strip().lower()
-            if low in _TRUE:
-                return True
-            if low in _FALSE:
-                return False
-        if not isinstance(value, bool):
-            raise ConfigError(f"{where} must be true or false, not {value!r}")
-        return value
-    if name in _SIZES:
-        return parse_size(value, where)
-    if name in _INTS:
-        try:
-            number = int(value)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{where} must be a whole number, not {value!r}") from None
-        if number < 0 or isinstance(value, bool):
-            raise ConfigError(f"{where} must be 0 or more, not {value!r}")
-        return number
-    if not isinstance(value, str):
-        raise ConfigError(f"{where} must be a string, not {value!r}")
-    if name in _CHOICES and value not in _CHOICES[name]:
-        raise ConfigError(f"{where} must be one of {', '.join(_CHOICES[name])}, not {value!r}")
-    if name in _PLACEMENTS:
-        return _PLACEMENTS[name](value)
-    if name == "format" and value != "auto" and value not in registry.FORMATS:
-        raise ConfigError(
-            f"{where} must be auto or one of {', '.join(registry.FORMATS)}, not {value!r}"
-        )
-    if name == "redact":  # checked here, where the variable or flag that gave it is known
-        try:
-            Redaction.from_flag(value)
-        except ValueError:
-            raise ConfigError(f"{where} must be one of none, secrets, all, not {value!r}") from None
-    return value
-
-
-def parse_size(value: Any, where: str = "size") -> int:
-    """Bytes from `67108864`, `"64MB"`, `"64 MiB"` or `"1g"` (binary units)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    text = str(value).strip().lower().replace(" ", "")
-    number = text.rstrip("kmgib")
-    unit = text[len(number) :]
-    try:
-        size = int(float(number) * _UNITS[unit])
-    except (KeyError, ValueError, OverflowError):  # inf and 1e400 overflow, nan is no number
-        raise ConfigError(f"{where} must be a size such as 64MB, not {value!r}") from None
-    if size < 0:
-        raise ConfigError(f"{where} must be 0 or more, not {value!r}")
-    return size
-
-
-def tag_names(values: Any, where: str) -> tuple[str, ...]:
-    """The tag names of a `tags` setting; ConfigError naming `where` for one that no tag
-    could have (an empty one, one with a space or `<`)."""
-    bad = bad_tag(values)
-    if bad is not None:
-        raise ConfigError(f"{where} must be {TAG_NAMES_RULE}, not {bad!r}")
-    return tuple(values)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -363,24 +167,24 @@ def read_config(path: str) -> dict[str, Any]:
         table, where = {k: v for k, v in doc.items() if k != "tool"}, path
     flat: dict[str, Any] = {}
     for raw_key, value in table.items():
-        key = _key(raw_key)
+        key = setting_key(raw_key)
         if key == "disable":
             if not isinstance(value, dict):
                 raise ConfigError(
                     f"{where}: disable must be a table {{paths = [...], models = [...]}}"
                 )
             for sub, items in value.items():
-                name = f"disable_{_key(sub)}"
+                name = f"disable_{setting_key(sub)}"
                 if name not in ("disable_paths", "disable_models"):
                     raise ConfigError(f"{where}: unknown key disable.{sub} (known: paths, models)")
                 flat[name] = items
             continue
-        if key not in _FIELDS or key in _INTERNAL:
+        if key not in FIELDS or key in INTERNAL:
             raise ConfigError(f"{where}: unknown key {raw_key!r}")
         flat[key] = value
-    out = {k: _coerce(k, v, where) for k, v in flat.items()}
+    out = {k: coerce(k, v, where) for k, v in flat.items()}
     root = os.path.dirname(os.path.abspath(path))
-    for key in _PATHS & out.keys():
+    for key in PATHS & out.keys():
         out[key] = os.path.join(root, out[key])
     if "report" in out:
         out["report"] = tuple(_report_path(spec, root) for spec in out["report"])
@@ -435,12 +239,12 @@ def settings(
         if name not in SETTING_NAMES:
             raise ConfigError(f"unknown setting {name!r}")
         if origin is Origin.ENV:
-            values[name] = _coerce(name, value, f"${env_name(name)}")
+            values[name] = coerce(name, value, f"${env_name(name)}")
         elif origin is Origin.FLAG:
-            if name in _LISTS and isinstance(value, tuple) and name != "report":
+            if name in LISTS and isinstance(value, tuple) and name != "report":
                 # FORMAT=PATH may hold a comma; other lists also take comma-separated values
                 value = tuple(v.strip() for item in value for v in item.split(",") if v.strip())
-            values[name] = _coerce(name, value, (flags or {}).get(name, "flag"))
+            values[name] = coerce(name, value, (flags or {}).get(name, "flag"))
         elif origin is Origin.FILE:
             if config_file is not None:
                 _trusted_file_value(name, value, config_file)
