@@ -23,7 +23,6 @@ checks by appending, rewriting and truncating files at random between runs.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import hashlib
 import io
@@ -49,6 +48,16 @@ from thinkfix.engine.scan.report import build_report, require_sessions, with_dis
 from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.engine.scan.runner import POOL_MIN_BYTES, default_jobs
 from thinkfix.engine.scan.task import scan_file
+from thinkfix.engine.telemetry.appended import (
+    HashedRange,
+    check_digest,
+    context_from,
+    context_json,
+    last_line_end,
+    merge,
+    new_digest,
+    prefix_digest,
+)
 from thinkfix.engine.telemetry.state import Entry, State
 from thinkfix.formats import registry
 from thinkfix.formats.base import EMPTY_CONTEXT, Context, SessionFormat
@@ -61,7 +70,6 @@ from thinkfix.normalizer.spans import LeakKind
 #: clock tick without its size or times changing ("racily clean", as git calls it): such an
 #: entry is not trusted to be unchanged, and the committed part is hashed again.
 RACY_NS = 2_000_000_000
-HASH_BLOCK = 1 << 20
 
 FULL, APPENDED, UNCHANGED = "full", "appended", "unchanged"
 
@@ -100,114 +108,6 @@ def _canon(value: Any) -> Any:
     return repr(pattern) if pattern is not None else repr(value)
 
 
-# --- per-file results -------------------------------------------------------------------
-
-
-def merge(a: ScannedFile, b: ScannedFile, *, size: int) -> ScannedFile:
-    """The result of a file read as part `a` then part `b`."""
-    models: dict[str, list[int]] = {}
-    for m, x, y, z in a.by_model + b.by_model:
-        t = models.setdefault(m, [0, 0, 0])
-        t[0] += x
-        t[1] += y
-        t[2] += z
-    days: dict[tuple[str, str], list[int]] = {}
-    for day, m, x, y, z in a.by_day + b.by_day:
-        t = days.setdefault((day, m), [0, 0, 0])
-        t[0] += x
-        t[1] += y
-        t[2] += z
-    return ScannedFile(
-        path=b.path,
-        format=b.format or a.format,
-        size=size,
-        records=a.records + b.records,
-        assistant_messages=a.assistant_messages + b.assistant_messages,
-        leaking_messages=a.leaking_messages + b.leaking_messages,
-        findings=a.findings + b.findings,
-        errors=a.errors + b.errors,
-        by_model=tuple(sorted((m, t[0], t[1], t[2]) for m, t in models.items())),
-        skipped=b.skipped,
-        by_day=tuple(sorted((d, m, t[0], t[1], t[2]) for (d, m), t in days.items())),
-    )
-
-
-# --- reading a byte range ------------------------------------------------------------------
-
-
-def _digest() -> Any:
-    # SHA-1 as a checksum, not a seal: ~0.8 GB/s here, and no accidental collision known.
-    return hashlib.sha1(usedforsecurity=False)
-
-
-def _check(digest: Any) -> str:
-    """A digest as the state writes it (base64: 27 characters for SHA-1's 20 bytes)."""
-    return base64.b64encode(digest.digest()).decode().rstrip("=")
-
-
-def _prefix_digest(fp: BinaryIO, end: int) -> tuple[Any, int]:
-    """The running hash of bytes [0, end) and how many there were (fewer: the file shrank)."""
-    digest = _digest()
-    fp.seek(0)
-    done = 0
-    while done < end:
-        block = fp.read(min(HASH_BLOCK, end - done))
-        if not block:
-            break
-        digest.update(block)
-        done += len(block)
-    return digest, done
-
-
-class _Hashed(ByteRange):
-    """A byte range that hashes what it hands out: the check is of the bytes parsed, even
-    when the file changes while it is read."""
-
-    def __init__(self, raw: BinaryIO, start: int, end: int, digest: Any) -> None:
-        super().__init__(raw, start, end)
-        self.digest = digest
-
-    def read(self, size: int = -1) -> bytes:
-        data = super().read(size)
-        self.digest.update(data)
-        return data
-
-    def readinto(self, buffer: Any) -> int:
-        n = super().readinto(buffer)
-        self.digest.update(memoryview(buffer)[:n])
-        return n
-
-
-def _last_line_end(fp: BinaryIO, start: int, end: int) -> int:
-    """The offset just past the last newline in [start, end), or `start` when there is none."""
-    pos = end
-    while pos > start:
-        lo = max(start, pos - (1 << 16))
-        fp.seek(lo)
-        block = fp.read(pos - lo)
-        i = block.rfind(b"\n")
-        if i >= 0:
-            return lo + i + 1
-        pos = lo
-    return start
-
-
-def _ctx_json(ctx: Context) -> dict[str, Any] | None:
-    """The context as JSON, or None when it does not survive the trip (then no resuming)."""
-    data = {"session_id": ctx.session_id, "model": ctx.model, "extra": dict(ctx.extra)}
-    try:
-        back = orjson.loads(orjson.dumps(data))
-    except (TypeError, orjson.JSONEncodeError):
-        return None
-    return back if back == data else None
-
-
-def _ctx_from(data: Mapping[str, Any] | None) -> Context:
-    if not data:
-        return EMPTY_CONTEXT
-    return Context(data.get("session_id"), data.get("model"), dict(data.get("extra") or {}))
-
-
 @dataclass
 class Increment:
     """One file's outcome: its total result, what to remember, and how much was read."""
@@ -243,7 +143,7 @@ def _part(
     range was read (not when the file shrank meanwhile). With `digest`, the bytes are
     hashed into it as they are read."""
     scan = _FileScan(file, file.session_format(), options)
-    raw = ByteRange(fp, start, end) if digest is None else _Hashed(fp, start, end, digest)
+    raw = ByteRange(fp, start, end) if digest is None else HashedRange(fp, start, end, digest)
     scan.run(io.BufferedReader(raw, buffer_size=1 << 16), start=lines, ctx=ctx, crlf=crlf)
     if scan.ctx_after is None:
         # the reader took the range for one JSON document split across lines (#21 item 3):
@@ -370,12 +270,12 @@ def _resume(
     with open(item.real_path, "rb") as fp:
         digest, hashed = None, 0
         if not trusted:
-            digest, hashed = _prefix_digest(fp, entry.offset)
-            if hashed != entry.offset or _check(digest) != entry.check:
+            digest, hashed = prefix_digest(fp, entry.offset)
+            if hashed != entry.offset or check_digest(digest) != entry.check:
                 return None  # rewritten (or cut) somewhere in the part already scanned
         end = st.st_size
-        cut = _last_line_end(fp, entry.offset, end)
-        ctx = _ctx_from(entry.ctx)
+        cut = last_line_end(fp, entry.offset, end)
+        ctx = context_from(entry.ctx)
         committed, check, ctx_json = entry.committed, entry.check, entry.ctx
         lines, crlf = entry.lines, entry.crlf
         parsed = 0
@@ -387,12 +287,12 @@ def _resume(
             )
             if not whole or any(e.line is None for e in scan.errors):
                 return None
-            ctx_json = _ctx_json(ctx)
+            ctx_json = context_json(ctx)
             if ctx_json is None:
                 return None
             committed = merge(committed, scan.result(), size=cut)
             crlf = scan.crlf_after
-            check = _check(digest)
+            check = check_digest(digest)
             parsed += cut - entry.offset
         total = committed
         if end > cut:
@@ -444,11 +344,11 @@ def _full(
         if sparse.is_document(io.BufferedReader(ByteRange(fp, 0, size))):
             result = scan_file(file, options)
             return Increment(result, _stat_entry(key, st, result.format, result), FULL, size, size)
-        cut = _last_line_end(fp, 0, size)
-        digest = _digest()
+        cut = last_line_end(fp, 0, size)
+        digest = new_digest()
         scan, lines, ctx, whole = _part(file, options, fp, 0, cut, 0, EMPTY_CONTEXT, False, digest)
         committed = dataclasses.replace(scan.result(), size=cut)
-        ctx_json = _ctx_json(ctx)
+        ctx_json = context_json(ctx)
         total = committed
         if size > cut:
             tail, _, _, _ = _part(file, options, fp, cut, size, lines, ctx, scan.crlf_after)
@@ -464,7 +364,7 @@ def _full(
         file.format,
         committed,
         offset=cut,
-        check=_check(digest),
+        check=check_digest(digest),
         resumable=True,
         lines=lines,
         ctx=ctx_json,
