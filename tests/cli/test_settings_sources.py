@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from tests.engine.conftest import FIXTURES
 from thinkfix.cli import main
-from thinkfix.cli import options as cli_options
+from thinkfix.cli import settings as settings_mod
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.settings import config, values
 
@@ -189,5 +189,5 @@ def test_scans_settings_do_not_reach_options_of_the_same_name_elsewhere(tmp_path
 
 
 def test_the_cli_and_the_engine_name_the_same_variables() -> None:
-    assert cli_options.ENV_PREFIX == values.ENV_PREFIX
+    assert settings_mod.ENV_PREFIX == values.ENV_PREFIX
     assert config.env_name("output_format") == "THINKFIX_OUTPUT_FORMAT"

@@ -177,7 +177,7 @@ def test_a_failed_write_leaves_nothing_at_the_final_name_nor_a_temporary_object(
     elif step == "verify":
         monkeypatch.setattr(repair_write, "verify", fail)
     elif step == "journal":
-        monkeypatch.setattr(repair_write.mf, "journal", fail)
+        monkeypatch.setattr(repair_write.ledger_journal, "journal", fail)
     elif step == "move":
         monkeypatch.setattr(urlio, "_move", fail)
     else:  # the moved object reads back other bytes than were written

@@ -8,7 +8,6 @@ from typing import Any
 import click
 
 from thinkfix.cli.options import (
-    SettingsCommand,
     color_option,
     echo_error,
     exit_zero_option,
@@ -16,6 +15,7 @@ from thinkfix.cli.options import (
     wants_color,
 )
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
+from thinkfix.cli.settings import SettingsCommand
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.repair.model import WriteMode

@@ -11,14 +11,9 @@ from typing import Any
 
 import click
 
-from thinkfix.cli.options import (
-    SettingsCommand,
-    dask_option,
-    echo_error,
-    exit_zero_option,
-    quiet_option,
-)
+from thinkfix.cli.options import dask_option, echo_error, exit_zero_option, quiet_option
 from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
+from thinkfix.cli.settings import SettingsCommand
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_controls, visible_name
 from thinkfix.engine.repair.model import FileResult, FileStatus, RepairResult, WriteMode

@@ -11,17 +11,15 @@ from typing import Any, TypeVar
 
 import click
 
-from thinkfix.cli.options import (
+from thinkfix.cli.options import echo_error, format_option, policy_options
+from thinkfix.cli.progress import progress_for, unless_quiet
+from thinkfix.cli.settings import (
     CONFIG_OPTIONS,
-    echo_error,
-    format_option,
-    policy_options,
     resolve_settings,
     setting,
     shared_settings,
     stacked,
 )
-from thinkfix.cli.progress import progress_for, unless_quiet
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.repair import audit
 from thinkfix.engine.repair.model import RepairOptions, RepairResult, WriteMode

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import click
 
-from thinkfix.cli.options import (
-    RedactCommand,
-    echo_json,
-    exit_zero_option,
-    fail,
-    json_option,
-    quiet_option,
-)
+from thinkfix.cli.options import echo_json, exit_zero_option, fail, json_option, quiet_option
+from thinkfix.cli.settings import RedactCommand
 from thinkfix.engine.commands import replay as replay_run
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.secrets.rules import Redaction, mask_secrets

@@ -17,20 +17,22 @@ import click
 
 from thinkfix.cli.options import (
     Failure,
-    SettingOption,
-    SettingsCommand,
-    config_options,
     dask_option,
     exit_zero_option,
     format_option,
     policy_options,
     quiet_option,
-    resolve_settings,
-    setting,
-    shared_settings,
     wants_color,
 )
 from thinkfix.cli.progress import progress_for, unless_quiet
+from thinkfix.cli.settings import (
+    SettingOption,
+    SettingsCommand,
+    config_options,
+    resolve_settings,
+    setting,
+    shared_settings,
+)
 from thinkfix.engine.commands import scan as scan_run
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.scan.options import ALL_KINDS

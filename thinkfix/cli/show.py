@@ -11,7 +11,6 @@ import click
 from rich.console import Console, RenderableType
 
 from thinkfix.cli.options import (
-    RedactCommand,
     color_option,
     fail,
     policy_options,
@@ -19,6 +18,7 @@ from thinkfix.cli.options import (
     quiet_option,
     wants_color,
 )
+from thinkfix.cli.settings import RedactCommand
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.scan.transcript import TranscriptError, load
 from thinkfix.engine.secrets.rules import Redaction

@@ -14,15 +14,8 @@ from typing import Any
 
 import click
 
-from thinkfix.cli.options import (
-    Failure,
-    SettingsCommand,
-    color_option,
-    config_options,
-    quiet_option,
-    resolve_settings,
-    wants_color,
-)
+from thinkfix.cli.options import Failure, color_option, quiet_option, wants_color
+from thinkfix.cli.settings import SettingsCommand, config_options, resolve_settings
 from thinkfix.engine.report import LeakFinding
 
 
