@@ -6,14 +6,16 @@ A pre-commit hook pays `thinkfix scan`'s start-up on every commit, so the module
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 
-from thinkfix.cli import LAZY_COMMANDS, main
+from thinkfix.cli import LAZY_COMMANDS, SUMMARIES, _LazyCommands, main
 
 _ROOT = Path(__file__).resolve().parents[2]
 
@@ -170,3 +172,46 @@ def test_a_scan_of_one_clean_claude_code_file_loads_one_format_and_no_scanner(
         )
         == []
     )
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["-h"], []])
+def test_version_and_help_import_no_engine_and_no_command(argv: list[str]) -> None:
+    """`thinkfix --version` and `--help` are what a shell completion or a CI step's sanity
+    check runs: they list the commands from SUMMARIES and import no command module, no
+    engine, no normalizer and no format (#26 item 3)."""
+    modules = _modules_after(
+        f"from thinkfix.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass"
+    )
+    ours = [m for m in modules if m.startswith("thinkfix.")]
+    assert ours == ["thinkfix._version", "thinkfix.cli"]
+
+
+@pytest.mark.parametrize("name", sorted(LAZY_COMMANDS))
+@pytest.mark.parametrize("limit", [10, 30, 45, 60, 74, 100, 200])
+def test_the_summaries_are_each_commands_short_help(name: str, limit: int) -> None:
+    """`--help` lists a command not loaded yet from SUMMARIES: the same words click cuts
+    from the command's own help, at any terminal width."""
+    listed = click.Command(name, help=SUMMARIES[name])
+    command = main.commands[name]
+    assert not command.hidden and not command.deprecated
+    assert listed.get_short_help_str(limit) == command.get_short_help_str(limit)
+
+
+def test_the_summaries_name_every_command() -> None:
+    assert set(SUMMARIES) == set(LAZY_COMMANDS)
+
+
+@pytest.mark.parametrize("width", [40, 80, 120])
+def test_help_from_the_summaries_is_clicks_listing_of_the_loaded_commands(width: int) -> None:
+    """The listing from SUMMARIES (a fresh lazy table: nothing loaded) is byte for byte the
+    one click writes from the command objects themselves."""
+    from click.testing import CliRunner
+
+    lazy = copy.copy(main)
+    lazy.commands = _LazyCommands(LAZY_COMMANDS)
+    plain = copy.copy(main)
+    plain.commands = {name: main.commands[name] for name in LAZY_COMMANDS}
+    listed = CliRunner().invoke(lazy, ["--help"], terminal_width=width)
+    assert lazy.commands._loaded == {}
+    assert listed.output == CliRunner().invoke(plain, ["--help"], terminal_width=width).output
+    assert "Commands:" in listed.output

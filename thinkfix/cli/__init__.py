@@ -5,14 +5,12 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Iterator, MutableMapping
+from gettext import gettext
 from typing import IO, Any
 
 import click
 
 from thinkfix._version import __version__
-from thinkfix.cli.options import echo_error
-from thinkfix.engine.report import ExitCode
-from thinkfix.io.remote import RemoteUnavailable
 
 #: Command name -> the `thinkfix.cli` module defining it. Named, not imported: a command's
 #: module is imported only when that command runs (click's lazy-group pattern), so
@@ -29,6 +27,28 @@ LAZY_COMMANDS: dict[str, str] = {
     "formats": "formats",
     "where": "where",
     "watch": "watch",
+}
+
+#: Command name -> the first paragraph of its help: what `thinkfix --help` lists, so the
+#: listing imports no command module (and with it no engine: #26 item 3).
+#: tests/cli/test_startup.py holds each to the command's own short help at every width.
+SUMMARIES: dict[str, str] = {
+    "scan": "Find reasoning that leaked into the visible text of stored agent sessions.",
+    "repair": "Repair leaked reasoning in session files: into --out DIR, or --in-place.",
+    "undo": "Restore every file a repair wrote, byte for byte, from its MANIFEST.",
+    "diff": "Show, for an auditor, every message a repair would change: before, after, reasoning.",
+    "normalize": "Split text on stdin into visible answer and leaked reasoning.",
+    "replay": "Replay a captured provider stream (SSE or NDJSON) through the adapters and the "
+    "streaming normalizer; print the normalized message and what leaked.",
+    "show": "Show a session file as a transcript: turns, tool calls, and thinking.",
+    "formats": "List the supported session formats, how each is detected, and where repairs "
+    "put the extracted reasoning.",
+    "where": "List the session folders found on this machine (what `scan --discover` reads), "
+    "honouring each runtime's override variable (CLAUDE_CONFIG_DIR, CODEX_HOME, ...).",
+    "watch": "Follow session files as agents write them: print each new leak as it lands, "
+    "and export counters (thinkfix_assistant_messages_total, "
+    "thinkfix_leaking_messages_total, thinkfix_findings_total{kind}, by format and model) "
+    "over HTTP and/or to a text file.",
 }
 
 
@@ -70,6 +90,15 @@ class _LazyCommands(MutableMapping[str, click.Command]):
     def __len__(self) -> int:
         return len(set(self._lazy) | set(self._loaded))
 
+    def listed(self, name: str) -> click.Command | None:
+        """The command as `--help` lists it: the loaded one, or a stand-in carrying its
+        summary (a command not loaded yet is never hidden nor deprecated)."""
+        if name in self._loaded:
+            return self._loaded[name]
+        if name in SUMMARIES:
+            return click.Command(name, help=SUMMARIES[name])
+        return None
+
 
 def _carry_lone_surrogates() -> None:
     """Text written to the terminal shows a lone surrogate (valid in JSON session text) as its
@@ -98,6 +127,8 @@ class _Prefixed(click.ClickException):
         if type(self.original).__name__ == "NoArgsIsHelpError":  # click 8.2+: bare `thinkfix`
             click.echo(self.original.format_message(), err=True)  # the help, once; exit 2
             return
+        from thinkfix.cli.options import echo_error
+
         if isinstance(self.original, click.UsageError) and ctx is not None:
             # The usage line and the help hint, as click gives them; then one error line.
             click.echo(ctx.get_usage(), err=True)
@@ -127,12 +158,15 @@ class _Main(click.Group):
             raise
         except click.exceptions.ClickException as exc:
             raise _Prefixed(exc) from None
-        except RemoteUnavailable as exc:  # s3:// without s3fs: what to install, exit 2
-            raise _Prefixed(click.UsageError(str(exc))) from None
         except (click.exceptions.Exit, click.exceptions.Abort, SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:  # noqa: BLE001 - the contract's last line of defence
+            if _remote_unavailable(exc):  # s3:// without s3fs: what to install, exit 2
+                raise _Prefixed(click.UsageError(str(exc))) from None
             import traceback  # only on a crash: a start-up cost every run would pay
+
+            from thinkfix.cli.options import echo_error
+            from thinkfix.engine.report import ExitCode
 
             traceback.print_exc(file=sys.stderr)
             echo_error(
@@ -140,6 +174,26 @@ class _Main(click.Group):
                 "the traceback above)"
             )
             ctx.exit(int(ExitCode.ERROR))
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's listing, from the summaries of commands not loaded yet (see SUMMARIES)."""
+        commands = self.commands
+        if not isinstance(commands, _LazyCommands):
+            super().format_commands(ctx, formatter)
+            return
+        listed = [(name, commands.listed(name)) for name in self.list_commands(ctx)]
+        rows = [(name, cmd) for name, cmd in listed if cmd is not None and not cmd.hidden]
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section(gettext("Commands")):  # click's own spelling
+                formatter.write_dl([(name, cmd.get_short_help_str(limit)) for name, cmd in rows])
+
+
+def _remote_unavailable(exc: Exception) -> bool:
+    """A URL without its fsspec backend; only `thinkfix.io.remote` raises it, so a run that
+    never imported that module cannot have one (and `--version` does not import it)."""
+    remote = sys.modules.get("thinkfix.io.remote")
+    return remote is not None and isinstance(exc, remote.RemoteUnavailable)
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
