@@ -1,14 +1,17 @@
-"""One command for the issue #13 table: the floor, scan (CLI and in-process), repair, --jobs,
-peak memory and start-up, on one generated corpus, in one run.
+"""One command for the issue #13 and #26 tables: the floor, scan (CLI and in-process), repair,
+--jobs and peak memory on two generated corpora, and start-up, in one run.
 
-The corpus (bench/corpus-run/, gitignored, generated once per --size-mb/--seed) mixes Claude
-Code and pi sessions (bench/scan.py's generators: big tool results full of code) with Codex
-rollouts of many short records, ~1% of assistant messages leaking. Every figure is the best of
+The sparse corpus (bench/corpus-run/, gitignored, generated once per --size-mb/--seed) mixes
+Claude Code and pi sessions (bench/scan.py's generators: big tool results full of code) with
+Codex rollouts of many short records, ~1% of assistant messages leaking. The dense corpus
+(bench/corpus-dense/, bench/dense.py: issue #26's) packs ~60,000 short assistant messages
+into 100 MB, pi's message-level millisecond stamps, ~1% leaking and as many decoys. Every figure is the best of
 `--repeat` runs, interleaved so a burst of load elsewhere hits all of them alike; ratios are
 against the orjson floor (read every line and orjson.loads it) measured in the same run.
 
-    python bench/run.py                       # quick: 40 MB corpus, 50 MB big session
-    python bench/run.py --size-mb 200 --big-mb 1000 --repeat 3   # the documented 1 GB run
+    python bench/run.py                       # quick: 40 MB corpora, 50 MB big session
+    python bench/run.py --size-mb 100 --big-mb 213 --repeat 3    # the recorded run
+    python bench/run.py --size-mb 200 --big-mb 1000 --corpora dense   # the issue's 1 GB
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import dense
 import scan as corpus_gen
 
 from thinkfix.engine.scan.options import ScanOptions
@@ -219,36 +223,22 @@ def best(repeat: int, runs: dict[str, Callable[[], object]]) -> dict[str, float]
     return times
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size-mb", type=float, default=40, help="corpus size")
-    parser.add_argument(
-        "--big-mb",
-        type=float,
-        default=50,
-        help="the one big session for peak memory (1000 for the issue's 1 GB)",
-    )
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="largest N")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--corpus", type=Path, default=HERE / "corpus-run")
-    args = parser.parse_args(argv)
-    corpus: Path = args.corpus
-    stamp = corpus / f"SIZE-{args.size_mb}-{args.seed}"
-    if not stamp.exists():
-        generate(corpus, args.size_mb, args.seed)
-        stamp.write_text("")
+def _rows(label: str, corpus: Path, args: argparse.Namespace) -> None:
+    """Every corpus row: per format, the whole corpus, --jobs and peak RSS of the whole."""
     files = sorted(corpus.rglob("*.jsonl"))
     mb = sum(f.stat().st_size for f in files) / 1e6
+    assistant = corpus / "ASSISTANT"
     print(
-        f"corpus {corpus}: {len(files)} files, {mb:.1f} MB, "
-        f"{(corpus / 'LEAKS').read_text().strip()} leaking messages; "
+        f"{label} corpus {corpus}: {len(files)} files, {mb:.1f} MB, "
+        + (f"{assistant.read_text().strip()} assistant messages, " if assistant.exists() else "")
+        + f"{(corpus / 'LEAKS').read_text().strip()} leaking; "
         f"{os.cpu_count()} CPUs; best of {args.repeat}"
     )
+    timed = ScanOptions(by_day=True)  # what the JSON report needs (counts by day)
 
     def row(name: str, seconds: float, size: float, base: float | None) -> None:
         ratio = f"{(size / seconds) / base:6.2f}x floor" if base else ""
-        print(f"  {name:<34} {seconds:8.3f} s {size / seconds:8.1f} MB/s  {ratio}")
+        print(f"  {name:<40} {seconds:8.3f} s {size / seconds:8.1f} MB/s  {ratio}")
 
     print("per format, one process (in-process thinkfix.engine.scan.runner.scan, and the CLI):")
     for fmt in FORMATS:
@@ -280,8 +270,12 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "floor": lambda: floor(files),
                 "scan in-process": lambda: scan([root], ScanOptions(), jobs=1),
+                "scan in-process, by day": lambda: scan([root], timed, jobs=1),
                 "scan CLI --jobs 1": lambda: cli(
                     "scan", "-q", "--jobs", "1", "--output-format", "json", root
+                ),
+                "scan CLI (default --jobs)": lambda: cli(
+                    "scan", "-q", "--output-format", "json", root
                 ),
                 "repair CLI --dry-run --jobs 1": lambda: cli(
                     "repair", "-q", "--jobs", "1", "--dry-run", root
@@ -290,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             },
         )
     base = mb / t.pop("floor")
-    print("whole corpus, one process:")
+    print("whole corpus, one process (but for the row of the default --jobs):")
     row("orjson floor", mb / base, mb, None)
     for name, seconds in t.items():
         row(name, seconds, mb, base)
@@ -310,6 +304,81 @@ def main(argv: list[str] | None = None) -> int:
             f"  N={n:<3} floor speed-up {fs:5.2f}x   scan speed-up {ss:5.2f}x   "
             f"({ss / fs:4.2f} of the floor's)"
         )
+    with tempfile.TemporaryDirectory() as out:
+        rss = (
+            peak_rss_mb("scan", "-q", "--jobs", "1", "--output-format", "json", root),
+            peak_rss_mb("repair", "-q", "--jobs", "1", "--dry-run", root),
+            peak_rss_mb("repair", "-q", "--jobs", "1", "--out", out, root),
+        )
+    print(
+        f"peak RSS, the whole corpus: scan {rss[0]:.0f} MB, repair --dry-run {rss[1]:.0f} MB, "
+        f"repair --out {rss[2]:.0f} MB"
+    )
+
+
+def _startup(repeat: int) -> None:
+    """`thinkfix scan` of one small session, `--version` and `--help`, beside importing
+    click, orjson and rich (the issue's yardstick)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        small = Path(tmp) / "small.jsonl"
+        small.write_bytes(b"\n".join(corpus_gen._Claude(random.Random(1), "s").turn()[0]) + b"\n")
+        runs: dict[str, Callable[[], object]] = {
+            "imports": lambda: subprocess.run(
+                [sys.executable, "-c", "import click, orjson, rich"], check=True
+            )
+        }
+        for name, args in (
+            ("scan of one small session", ("scan", "-q", str(small))),
+            ("--version", ("--version",)),
+            ("--help", ("--help",)),
+        ):
+            runs[name] = lambda a=args: subprocess.run(
+                ["thinkfix", *a], capture_output=True, check=False, cwd=tmp
+            )
+        t = best(max(repeat, 5), runs)
+    imports = t.pop("imports")
+    for name, seconds in t.items():
+        print(
+            f"start-up: thinkfix {name} {seconds:.3f} s vs import click+orjson+rich "
+            f"{imports:.3f} s: {seconds / imports:.2f}x"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size-mb", type=float, default=40, help="each corpus's size")
+    parser.add_argument(
+        "--big-mb",
+        type=float,
+        default=50,
+        help="the one big session for peak memory (1000 for the issue's 1 GB)",
+    )
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="largest N")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--corpus", type=Path, default=HERE / "corpus-run")
+    parser.add_argument("--dense-corpus", type=Path, default=HERE / "corpus-dense")
+    parser.add_argument(
+        "--corpora",
+        choices=("both", "sparse", "dense"),
+        default="both",
+        help="bench/scan.py's corpus (sparse), issue #26's (dense), or both",
+    )
+    args = parser.parse_args(argv)
+    if args.corpora in ("both", "sparse"):
+        corpus: Path = args.corpus
+        stamp = corpus / f"SIZE-{args.size_mb}-{args.seed}"
+        if not stamp.exists():
+            generate(corpus, args.size_mb, args.seed)
+            stamp.write_text("")
+        _rows("sparse", corpus, args)
+    if args.corpora in ("both", "dense"):
+        dense_corpus: Path = args.dense_corpus
+        stamp = dense_corpus / f"SIZE-{args.size_mb}-{args.seed}"
+        if not stamp.exists():
+            dense.generate(dense_corpus, args.size_mb, args.seed)
+            stamp.write_text("")
+        _rows("dense", dense_corpus, args)
 
     with tempfile.TemporaryDirectory() as tmp:
         big = Path(tmp) / "big" / "big.jsonl"
@@ -330,24 +399,7 @@ def main(argv: list[str] | None = None) -> int:
             f"peak RSS, one {size:.0f} MB Claude Code session: scan {scan_rss:.0f} MB, "
             f"repair --dry-run {dry_rss:.0f} MB, repair --out {out_rss:.0f} MB"
         )
-
-        small = Path(tmp) / "small.jsonl"
-        small.write_bytes(b"\n".join(corpus_gen._Claude(random.Random(1), "s").turn()[0]) + b"\n")
-        t = best(
-            max(args.repeat, 5),
-            {
-                "imports": lambda: subprocess.run(
-                    [sys.executable, "-c", "import click, orjson, rich"], check=True
-                ),
-                "scan": lambda: subprocess.run(
-                    ["thinkfix", "scan", "-q", str(small)], capture_output=True, check=False
-                ),
-            },
-        )
-        print(
-            f"start-up: thinkfix scan of one small session {t['scan']:.3f} s vs import "
-            f"click+orjson+rich {t['imports']:.3f} s: {t['scan'] / t['imports']:.2f}x"
-        )
+    _startup(args.repeat)
     return 0
 
 
