@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 #: rule: what scan, repair, undo, telemetry, settings and the command entry points may import.
 ENGINE_LAYERS: tuple[tuple[str, ...], ...] = (
     ("report", "progress", "controls", "secrets"),
-    ("inputs", "parallel", "ledger"),
+    ("inputs", "parallel", "ledger", "health"),
     ("scan",),
     ("repair", "telemetry"),
     ("settings",),

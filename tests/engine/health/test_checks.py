@@ -12,14 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from thinkfix.engine.health.model import (
-    ALL_CHECKS,
-    Check,
-    HealthFinding,
-    HealthOptions,
-    Problem,
-)
+from thinkfix.engine.health.model import ALL_CHECKS, HealthOptions
 from thinkfix.engine.health.run import check_bytes, check_file
+from thinkfix.engine.report import Check, HealthFinding, Problem
 from thinkfix.formats import registry
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "health"

@@ -6,8 +6,8 @@ import orjson
 import pytest
 
 from thinkfix.engine.health.lines import SPLIT_LINES
-from thinkfix.engine.health.model import Check, Problem
 from thinkfix.engine.health.run import check_bytes
+from thinkfix.engine.report import Check, Problem
 from thinkfix.formats import registry
 
 

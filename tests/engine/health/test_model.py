@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from thinkfix.engine.health.model import ALL_CHECKS, Check, Problem, parse_checks
+from thinkfix.engine.health.model import ALL_CHECKS, parse_checks
+from thinkfix.engine.report import Check, Problem
 
 
 def test_parse_checks_keeps_report_order_and_drops_repeats() -> None:

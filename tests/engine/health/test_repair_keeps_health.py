@@ -22,9 +22,10 @@ from hypothesis import strategies as st
 
 from tests.engine.repair_helpers import FIXTURES, fixture_files, run, session_unit
 from tests.formats.support import side_files
-from thinkfix.engine.health.model import ALL_CHECKS, Problem
+from thinkfix.engine.health.model import ALL_CHECKS
 from thinkfix.engine.health.run import check_file
-from thinkfix.engine.repair import FileStatus, WriteMode
+from thinkfix.engine.repair.model import FileStatus, WriteMode
+from thinkfix.engine.report import Problem
 from thinkfix.formats import registry
 from thinkfix.formats.base import ApplyOptions, ClaudeCodeMode, CodexMode
 

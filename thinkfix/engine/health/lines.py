@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from thinkfix.engine.health.model import HealthFinding, Problem
 from thinkfix.engine.health.where import Where
+from thinkfix.engine.report import HealthFinding, Problem
 from thinkfix.formats.base import Record
 
 #: Errors `formats.base.parse_json` gives bytes that do not parse (its prefixes).

@@ -8,18 +8,13 @@ from dataclasses import replace
 from typing import BinaryIO
 
 from thinkfix.engine.health.lines import LineCheck
-from thinkfix.engine.health.model import (
-    DEFAULT_HEALTH,
-    Check,
-    FileHealth,
-    HealthFinding,
-    HealthOptions,
-)
+from thinkfix.engine.health.model import DEFAULT_HEALTH, FileHealth, HealthOptions
 from thinkfix.engine.health.secrets import SecretCheck
 from thinkfix.engine.health.signature import SignatureCheck
 from thinkfix.engine.health.size import SizeCheck, record_size
 from thinkfix.engine.health.toolpairs import ToolPairCheck
 from thinkfix.engine.health.where import Visitor, Where, record_session
+from thinkfix.engine.report import Check, HealthFinding
 from thinkfix.formats.base import Record, SessionFormat
 from thinkfix.io.compression import open_read
 

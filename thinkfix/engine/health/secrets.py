@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from thinkfix.engine.health.model import HealthFinding, Problem
 from thinkfix.engine.health.where import Where
-from thinkfix.engine.secrets import mask_secrets
+from thinkfix.engine.report import HealthFinding, Problem
+from thinkfix.engine.secrets.rules import mask_secrets
 from thinkfix.formats.base import Record
 
 _MASK = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 
-from thinkfix.engine.health.model import HealthFinding, Problem
 from thinkfix.engine.health.shapes import THINKING_SHAPES
 from thinkfix.engine.health.where import Where
+from thinkfix.engine.report import HealthFinding, Problem
 from thinkfix.formats.base import Record
 
 

@@ -13,8 +13,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from thinkfix.engine.health.model import DEFAULT_HEALTH, HealthFinding, HealthOptions, Problem
+from thinkfix.engine.health.model import DEFAULT_HEALTH, HealthOptions
 from thinkfix.engine.health.where import Where
+from thinkfix.engine.report import HealthFinding, Problem
 from thinkfix.formats.base import TOO_LARGE, Record
 
 _SIZE = re.compile(r"of ([\d,]+) bytes")

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from thinkfix.engine.health.model import HealthFinding, Problem
 from thinkfix.engine.health.shapes import TOOL_SHAPES
 from thinkfix.engine.health.where import Where
+from thinkfix.engine.report import HealthFinding, Problem
 from thinkfix.formats.base import Record
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from thinkfix.engine.health.model import HealthFinding, Problem, fingerprint
+from thinkfix.engine.report import HealthFinding, Problem, health_fingerprint
 from thinkfix.formats.base import Record
 from thinkfix.formats.detection import base_name
 
@@ -69,7 +69,7 @@ class Where:
             detail=detail,
             message=message,
             session_id=session,
-            fingerprint=fingerprint(
+            fingerprint=health_fingerprint(
                 self.format,
                 session_of(self.path),
                 problem,
