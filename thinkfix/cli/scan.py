@@ -232,6 +232,14 @@ def _render(
     ignore="Leak kinds not to report.",
 )
 @setting(
+    "--check",
+    multiple=True,
+    metavar="CHECKS",
+    help="Also run session health checks (comma-separated, or 'all'): signature, "
+    "tool-pairs, lines, secrets, size. Report only; each is a finding in every output "
+    "format, the baseline and the exit code (docs/health.md).",
+)
+@setting(
     "--allow-no-sessions/--no-allow-no-sessions",
     default=None,
     help="Exit 0 when the paths hold no session file (a pre-commit hook on a commit "

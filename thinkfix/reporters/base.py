@@ -15,6 +15,7 @@ from enum import Enum
 from typing import ClassVar, Generic, TypeVar
 
 from thinkfix.engine.report import (
+    HealthFinding,
     InputError,
     LeakFinding,
     MessageCounts,
@@ -307,12 +308,52 @@ def headline(report: Report) -> str:
             f"{'it' if refused == 1 else 'them'} as {'it is' if refused == 1 else 'they are'}"
             " (an empty text would break the session)."
         )
+    text += health_headline(report)
     unread = [e for e in report.errors if e.kind != ErrorKind.NO_SESSIONS]
     if unread:
         text += f" {plural(len(unread), 'input error')}: those inputs were not fully read."
     if report.skipped:
         text += f" {skipped_summary(report.skipped)}."
     return text
+
+
+def health_headline(report: Report) -> str:
+    """The sentence `scan --check` adds to the verdict ("" when no check ran)."""
+    if report.health is None:
+        return ""
+    checks = ", ".join(c.value for c in report.health.checks)
+    total, new = len(report.health.findings), len(report.new_health)
+    if not total:
+        return f" Session health ({checks}): no problem found."
+    text = f" Session health ({checks}): {plural(total, 'problem')}"
+    if new == total:
+        return text + "."
+    return text + (f", {new} new." if new else ", all covered by the baseline.")
+
+
+def shown_health(report: Report, options: RenderOptions) -> tuple[HealthFinding, ...]:
+    """The health findings a person-facing list shows: new ones, baselined ones when asked."""
+    found = report.health.findings if report.health is not None else ()
+    return found if options.show_baselined else report.new_health
+
+
+def health_rule(f: HealthFinding) -> str:
+    """A health finding's rule id in every format that has rules: `health/<problem>`."""
+    return f"health/{f.problem.value}"
+
+
+def health_title(f: HealthFinding) -> str:
+    return f"Session health: {f.problem.value} ({f.check.value})"
+
+
+def health_message(f: HealthFinding) -> str:
+    """One line: what the problem is, where in the record, and whose."""
+    parts = [f.message]
+    if f.json_path:
+        parts.append(f"at {f.json_path}")
+    if f.baselined:
+        parts.append("covered by the baseline")
+    return f"{f.problem.value}: " + "; ".join(parts)
 
 
 def skipped_summary(skipped: Sequence[SkippedFile]) -> str:
@@ -363,7 +404,7 @@ def shown_findings(report: Report, options: RenderOptions) -> tuple[LeakFinding,
     return report.findings if options.show_baselined else report.new_findings
 
 
-def capped(findings: Sequence[LeakFinding], limit: int | None) -> tuple[Sequence[LeakFinding], int]:
+def capped(findings: Sequence[V], limit: int | None) -> tuple[Sequence[V], int]:
     """The findings to list and how many were left out."""
     if limit is None or len(findings) <= limit:
         return findings, 0

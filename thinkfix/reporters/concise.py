@@ -15,7 +15,10 @@ from thinkfix.reporters.base import (
     Reporter,
     finding_message,
     headline,
+    health_message,
+    health_rule,
     shown_findings,
+    shown_health,
 )
 from thinkfix.reporters.controls import visible_strings
 
@@ -36,6 +39,9 @@ class ConciseReporter(Reporter):
         for f in shown_findings(report, options):
             message = finding_message(f).removeprefix(f"{f.kind}: ")
             lines.append(f"{_where(f.path, f.line)}: {f.kind} {message}")
+        for h in shown_health(report, options):
+            message = health_message(h).removeprefix(f"{h.problem.value}: ")
+            lines.append(f"{_where(h.path, h.line)}: {health_rule(h)} {message}")
         for e in report.errors:
             lines.append(f"{_where(e.path, e.line)}: {e.kind} {e.message}")
         lines.append(f"{TOOL_NAME}: {headline(report)}")

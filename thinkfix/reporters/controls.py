@@ -34,6 +34,7 @@ NAME_FIELDS = frozenset(
         "fingerprint",
         "reason",
         "kind",
+        "detail",
     }
 )
 

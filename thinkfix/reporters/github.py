@@ -12,7 +12,10 @@ from thinkfix.reporters.base import (
     finding_message,
     finding_title,
     headline,
+    health_message,
+    health_title,
     shown_findings,
+    shown_health,
 )
 from thinkfix.reporters.controls import visible_strings
 
@@ -53,6 +56,16 @@ class GithubReporter(Reporter):
                     file=f.path,
                     line=f.line or None,
                     title=f"{TOOL_NAME}: {finding_title(f)}",
+                )
+            )
+        for h in shown_health(report, options):
+            lines.append(
+                command(
+                    "notice" if h.baselined else "error",
+                    health_message(h),
+                    file=h.path,
+                    line=h.line or None,
+                    title=f"{TOOL_NAME}: {health_title(h)}",
                 )
             )
         for e in report.errors:

@@ -19,6 +19,8 @@ from thinkfix.reporters.base import (
     Reporter,
     error_message,
     finding_message,
+    health_message,
+    health_rule,
     pretty_json,
 )
 
@@ -53,6 +55,18 @@ def to_code_quality(report: Report) -> list[dict[str, Any]]:
                 "severity": "info" if f.baselined else "major",
                 "fingerprint": fingerprint,
                 "location": _location(f.path, f.line),
+            }
+        )
+    for h in report.health.findings if report.health is not None else ():
+        issues.append(
+            {
+                "type": "issue",
+                "check_name": f"{TOOL_NAME}/{health_rule(h)}",
+                "description": health_message(h),
+                "categories": ["Security"] if h.check.value == "secrets" else ["Bug Risk"],
+                "severity": "info" if h.baselined else "major",
+                "fingerprint": _issue_fingerprint("health", h.fingerprint, h.path, h.line),
+                "location": _location(h.path, h.line),
             }
         )
     for e in report.errors:

@@ -18,6 +18,7 @@ from thinkfix.reporters.base import (
     Reporter,
     capped,
     headline,
+    health_message,
     label,
     listing_order,
     location,
@@ -180,6 +181,22 @@ def _errors(report: Report) -> list[str]:
     ]
 
 
+def _health(report: Report) -> list[str]:
+    """`scan --check`'s problems (#28; the health helper's lines in this cli27 file)."""
+    rows = "".join(
+        f'<tr><td class="path">{e(location(x.path, x.line))}</td><td>{e(x.problem.value)}</td>'
+        f"<td>{e(health_message(x).removeprefix(x.problem.value + ': '))}</td></tr>"
+        for x in (report.health.findings if report.health is not None else ())
+    )
+    return [
+        "<h2>Session health</h2>",
+        (
+            "<table><thead><tr><th>location</th><th>problem</th>"
+            f"<th>what</th></tr></thead><tbody>{rows}</tbody></table>"
+        ),
+    ]
+
+
 def _skipped(report: Report) -> list[str]:
     rows = "".join(
         f'<tr><td class="path">{e(x.path)}</td><td>{e(x.reason)}</td></tr>' for x in report.skipped
@@ -203,7 +220,7 @@ class HtmlReporter(Reporter):
 
     def document(self, report: Report, options: RenderOptions) -> str:
         report = visible_strings(report, one_line=True)  # HTML allows no control characters
-        failing = bool(report.errors or report.new_findings)
+        failing = bool(report.errors or report.new_findings or report.new_health)
         body = [
             f"<h1>{e(TOOL_NAME)} scan</h1>",
             (
@@ -215,6 +232,8 @@ class HtmlReporter(Reporter):
         body += _breakdowns(report)
         if report.findings:
             body += _findings(report, self.finding_limit(options))
+        if report.health is not None and report.health.findings:
+            body += _health(report)
         if report.errors:
             body += _errors(report)
         if report.skipped:

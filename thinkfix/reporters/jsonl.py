@@ -19,7 +19,8 @@ def _line(kind: str, body: dict[str, Any]) -> bytes:
 
 
 class JsonlReporter(Reporter):
-    """Every line is a whole JSON object with a `type`: header, finding, error or stale_baseline."""
+    """Every line is a whole JSON object with a `type`: header, finding, error, stale_baseline
+    or (with `scan --check`) health."""
 
     format = OutputFormat.JSONL
     media_type = "application/jsonl"
@@ -31,4 +32,6 @@ class JsonlReporter(Reporter):
         lines += [_line("finding", f.to_dict()) for f in report.findings]
         lines += [_line("error", e.to_dict()) for e in report.errors]
         lines += [_line("stale_baseline", s.to_dict()) for s in report.stale_baseline]
+        if report.health is not None:  # `scan --check`: one line per problem found
+            lines += [_line("health", f.to_dict()) for f in report.health.findings]
         return b"\n".join(lines) + b"\n"

@@ -6,7 +6,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from thinkfix.engine.report import InputError, LeakFinding, Report
+from thinkfix.engine.report import HealthFinding, InputError, LeakFinding, Report
 from thinkfix.reporters.base import (
     TOOL_NAME,
     OutputFormat,
@@ -15,6 +15,8 @@ from thinkfix.reporters.base import (
     error_message,
     finding_message,
     finding_title,
+    health_message,
+    health_title,
     location,
     scanned_paths,
     skipped_message,
@@ -78,6 +80,18 @@ def _finding_case(suite: ET.Element, f: LeakFinding) -> None:
         )
 
 
+def _health_case(suite: ET.Element, h: HealthFinding) -> None:
+    name = f"line {h.line}: {h.json_path or 'record'} ({h.problem.value})"
+    case = _element(suite, "testcase", classname=h.path, name=name)
+    if h.baselined:
+        _element(case, "skipped", health_message(h))
+    else:
+        details = (
+            f"{location(h.path, h.line)}\ncheck: {h.check.value}\nfingerprint: {h.fingerprint}"
+        )
+        _element(case, "failure", details, message=health_message(h), type=health_title(h))
+
+
 def _error_case(suite: ET.Element, e: InputError) -> None:
     name = f"line {e.line}: {e.kind}" if e.line else e.kind
     case = _element(suite, "testcase", classname=e.path, name=name)
@@ -123,6 +137,9 @@ class JunitReporter(Reporter):
             findings[f.path].append(f)
         for e in report.errors:
             errors[e.path].append(e)
+        health: dict[str, list[HealthFinding]] = defaultdict(list)
+        for h in report.health.findings if report.health is not None else ():
+            health[h.path].append(h)
         skipped = {s.path: s for s in report.skipped}
 
         root = ET.Element("testsuites", {"name": TOOL_NAME})
@@ -130,13 +147,15 @@ class JunitReporter(Reporter):
             suite = _element(root, "testsuite", name=path)
             for f in findings[path]:
                 _finding_case(suite, f)
+            for h in health[path]:
+                _health_case(suite, h)
             for e in errors[path]:
                 _error_case(suite, e)
             if path in skipped:
                 # A file that was not read neither passes nor fails: it is a skipped test.
                 case = _element(suite, "testcase", classname=path, name="not scanned")
                 _element(case, "skipped", skipped_message(skipped[path]))
-            elif not findings[path] and not errors[path]:
+            elif not findings[path] and not errors[path] and not health[path]:
                 _element(suite, "testcase", classname=path, name="no leaked reasoning")
             _set_counts(suite, _SUITE_COUNTS)
         _set_counts(root, _ROOT_COUNTS)

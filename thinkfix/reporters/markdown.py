@@ -132,6 +132,27 @@ def _findings(report: Report, limit: int | None) -> list[str]:
     return out
 
 
+def _health(report: Report, limit: int | None) -> list[str]:
+    """`scan --check`'s problems, capped like the findings."""
+    found = report.health.findings if report.health is not None else ()
+    shown, hidden = capped(sorted(found, key=lambda h: h.baselined), limit)
+    rows = [
+        [
+            md_code(location(h.path, h.line)),
+            md_code(h.problem.value),
+            md_code(h.json_path),
+            "baselined" if h.baselined else "**new**",
+            md_text(h.message),
+        ]
+        for h in shown
+    ]
+    headings = ["location", "problem", "JSON path", "status", "what"]
+    out = ["", "### Session health", "", *table(headings, rows, numeric_from=5)]
+    if hidden:
+        out += ["", f"_... and {plural(hidden, 'more problem')} (the json report lists them all)_"]
+    return out
+
+
 def _errors(report: Report) -> list[str]:
     rows = [
         [md_code(location(e.path, e.line)), md_code(e.kind), md_text(e.message)]
@@ -160,12 +181,15 @@ class MarkdownReporter(Reporter):
 
     def document(self, report: Report, options: RenderOptions) -> str:
         report = visible_strings(report, one_line=True)  # table rows; read raw in terminals too
-        verdict = ":x:" if report.errors or report.new_findings else ":white_check_mark:"
+        failing = report.errors or report.new_findings or report.new_health
+        verdict = ":x:" if failing else ":white_check_mark:"
         out = [f"## {TOOL_NAME} scan", "", f"{verdict} {md_text(headline(report))}", ""]
         out += _summary(report)
         out += _counts(report, options.statistics)
         if report.findings:
             out += _findings(report, self.finding_limit(options))
+        if report.health is not None and report.health.findings:
+            out += _health(report, self.finding_limit(options))
         if report.errors:
             out += _errors(report)
         if report.skipped:

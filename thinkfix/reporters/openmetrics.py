@@ -165,6 +165,17 @@ class OpenMetricsReporter(Reporter):
         lines += _family(
             "thinkfix_errors", "gauge", "Input errors, by error kind.", _by("kind", errors)
         )
+        if report.health is not None:  # `scan --check`: only then, so a plain scan's is as before
+            problems: Counter[Labels] = Counter(
+                (("check", h.check.value), ("problem", h.problem.value))
+                for h in report.health.findings
+            )
+            lines += _family(
+                "thinkfix_health_findings",
+                "gauge",
+                "Session health problems (`scan --check`), by check and problem.",
+                problems.items(),
+            )
         lines += _family(
             "thinkfix_skipped_files",
             "gauge",

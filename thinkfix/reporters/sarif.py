@@ -6,7 +6,14 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from thinkfix.engine.report import SCHEMA_VERSION, InputError, LeakFinding, Report, SkippedFile
+from thinkfix.engine.report import (
+    SCHEMA_VERSION,
+    HealthFinding,
+    InputError,
+    LeakFinding,
+    Report,
+    SkippedFile,
+)
 from thinkfix.reporters.base import (
     TOOL_NAME,
     OutputFormat,
@@ -15,6 +22,9 @@ from thinkfix.reporters.base import (
     describe_kind,
     error_message,
     finding_message,
+    health_message,
+    health_rule,
+    health_title,
     pretty_json,
     report_kinds,
     skipped_message,
@@ -103,6 +113,38 @@ def _result(f: LeakFinding, rule_index: dict[str, int]) -> dict[str, Any]:
     return result
 
 
+def _health_rule(problem: str, check: str) -> dict[str, Any]:
+    return {
+        "id": f"health/{problem}",
+        "name": "".join(part.capitalize() for part in problem.split("-")) + "SessionHealth",
+        "shortDescription": {"text": f"Session health: {problem} ({check})"},
+        "fullDescription": {
+            "text": f"A `{check}` problem (`scan --check`) a runtime may refuse to load or "
+            "replay; docs/health.md says what it means."
+        },
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
+def _health_result(h: HealthFinding, rule_index: dict[str, int]) -> dict[str, Any]:
+    location: dict[str, Any] = {"physicalLocation": _physical(h.path, h.line)}
+    if h.json_path:
+        location["logicalLocations"] = [{"fullyQualifiedName": h.json_path, "kind": "member"}]
+    properties = {"format": h.format, "check": h.check.value, "detail": h.detail or None}
+    return {
+        "ruleId": health_rule(h),
+        "ruleIndex": rule_index[health_rule(h)],
+        "level": "note" if h.baselined else "error",
+        "baselineState": "unchanged" if h.baselined else "new",
+        "message": {"text": health_message(h)},
+        "locations": [location],
+        "partialFingerprints": {FINGERPRINT_KEY: h.fingerprint},
+        "properties": {k: v for k, v in properties.items() if v is not None}
+        | ({"sessionId": h.session_id} if h.session_id else {})
+        | {"title": health_title(h)},
+    }
+
+
 def _notification(e: InputError) -> dict[str, Any]:
     return {
         "level": "error",
@@ -128,6 +170,11 @@ def to_sarif(report: Report) -> dict[str, Any]:
     kinds = report_kinds(report)
     rule_index = {kind: i for i, kind in enumerate(kinds)}
     driver: dict[str, Any] = {"name": TOOL_NAME, "rules": [_rule(k) for k in kinds]}
+    health = report.health.findings if report.health is not None else ()
+    problems = sorted({(h.problem.value, h.check.value) for h in health})
+    for problem, check in problems:  # `scan --check`: one rule per problem found
+        rule_index[f"health/{problem}"] = len(driver["rules"])
+        driver["rules"].append(_health_rule(problem, check))
     if report.tool_version:
         driver["version"] = report.tool_version
     invocation: dict[str, Any] = {
@@ -150,7 +197,8 @@ def to_sarif(report: Report) -> dict[str, Any]:
     run: dict[str, Any] = {
         "tool": {"driver": driver},
         "invocations": [invocation],
-        "results": [_result(f, rule_index) for f in report.findings],
+        "results": [_result(f, rule_index) for f in report.findings]
+        + [_health_result(h, rule_index) for h in health],
         "properties": {"schema_version": SCHEMA_VERSION, "summary": report.summary.to_dict()},
     }
     if report.root:

@@ -20,12 +20,14 @@ from thinkfix.reporters.base import (
     capped,
     counts_sections,
     headline,
+    health_message,
     label,
     listing_order,
     location,
     percent,
     plural,
     shown_findings,
+    shown_health,
     sorted_by_kind,
 )
 from thinkfix.reporters.controls import visible_strings
@@ -151,6 +153,27 @@ def _errors(report: Report) -> list[Block]:
     return [Paragraph("Input errors", "bold"), Paragraph(""), grid]
 
 
+def _health(report: Report, options: RenderOptions) -> list[Block]:
+    """`scan --check`'s problems grouped by file, one row each: line, problem, what it is."""
+    out: list[Block] = [Paragraph("Session health", "bold")]
+    shown = shown_health(report, options)
+    for path in sorted({h.path for h in shown}):
+        grid = Grid(
+            (
+                Column("right", no_wrap=True),
+                Column(no_wrap=True, style="bold yellow"),
+                Column(overflow="fold"),
+            )
+        )
+        for h in (h for h in shown if h.path == path):
+            what = health_message(h).removeprefix(f"{h.problem.value}: ")
+            grid.add_row(
+                (str(h.line), ""), (h.problem.value, "dim" if h.baselined else ""), (what, "")
+            )
+        out += [Paragraph(""), Paragraph(path, "cyan"), grid]
+    return out
+
+
 def _skipped(report: Report) -> list[Block]:
     grid = Grid((Column(no_wrap=True, overflow="fold", style="cyan"), Column(overflow="fold")))
     for s in report.skipped:
@@ -249,6 +272,8 @@ class TextReporter(Reporter):
         parts: Document = []
         if report.findings:
             parts.append(_findings(report, options, self.finding_limit(options)))
+        if shown_health(report, options):
+            parts.append(_health(report, options))
         if report.errors:
             parts.append(_errors(report))
         if report.skipped:

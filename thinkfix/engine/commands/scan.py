@@ -142,6 +142,11 @@ def run(
             raise RunError(str(exc)) from None
     stats: Incremental | None = None
     unmatched: tuple[str, ...] = ()
+    if options.checks and (state_file or incremental):
+        raise RunError(
+            "--check reads every file whole, each run: it does not combine with "
+            "--incremental or --state-file"
+        )
     if state_file or incremental:
         report, stats = _incremental(paths, options, state_file, settings.jobs, progress, stdin)
     else:
@@ -164,7 +169,8 @@ def run(
     wrote = None
     if settings.write_baseline:
         root = os.path.dirname(os.path.abspath(settings.write_baseline))
-        baseline = baselines.from_findings(report.findings, root)
+        health = report.health.findings if report.health is not None else ()
+        baseline = baselines.from_findings((*report.findings, *health), root)
         write(settings.write_baseline, baselines.dumps(baseline))
         wrote = (settings.write_baseline, len(baseline.entries))
     if baseline is not None:

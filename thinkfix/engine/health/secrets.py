@@ -73,7 +73,7 @@ class SecretCheck:
             self.where.finding(
                 record,
                 Problem.SECRET,
-                f"a likely credential ({kind}) in {path or 'the record'}",
+                f"a likely credential ({kind})",
                 json_path=path,
                 detail=kind,
                 content=mask_secrets(text).encode("utf-8", "surrogatepass") + path.encode(),

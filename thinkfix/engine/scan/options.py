@@ -13,8 +13,10 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from thinkfix.engine.health.model import DEFAULT_HEALTH, HealthOptions
 from thinkfix.engine.inputs.files import InputOptions
 from thinkfix.engine.inputs.ignore import glob_match
+from thinkfix.engine.report import Check
 from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.formats.base import DEFAULT_RECORD_LIMIT
 from thinkfix.normalizer.policy import DEFAULT, Policy
@@ -88,6 +90,10 @@ class ScanOptions:
     # What a finding's snippet may show: secrets are masked before the snippet is cut, so
     # no prefix of a credential survives the cut (`--redact`).
     redaction: Redaction = Redaction.SECRETS
+    # `--check`: the session health checks to run besides the leak scan (none: a scan as
+    # before), and the thresholds of `size`.
+    checks: tuple[Check, ...] = ()
+    health: HealthOptions = DEFAULT_HEALTH
 
     def path_disabled(self, path: str) -> bool:
         """Does a `disable.paths` glob cover this file?"""

@@ -11,12 +11,16 @@ from dataclasses import dataclass, replace
 
 from thinkfix.engine.inputs.files import DISABLED, UNKNOWN
 from thinkfix.engine.report import (
+    Check,
+    HealthFinding,
+    HealthSection,
     InputError,
     LeakFinding,
     MessageCounts,
     Report,
     SkippedFile,
     Summary,
+    TypeBytes,
 )
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.result import ScannedFile
@@ -36,10 +40,15 @@ def error_key(e: InputError) -> tuple[str, int, str, str]:
     return (e.path, -1 if e.line is None else e.line, e.kind, e.message)
 
 
-def build_report(results: Iterable[ScannedFile], tool_version: str = "") -> Report:
-    """Merge per-file results into one `Report`, sorted so processing order never shows."""
+def build_report(
+    results: Iterable[ScannedFile], tool_version: str = "", *, checks: tuple[Check, ...] = ()
+) -> Report:
+    """Merge per-file results into one `Report`, sorted so processing order never shows;
+    with `checks` (`scan --check`), their findings and bytes by type too."""
     files = records = assistant = leaking = 0
     findings: list[LeakFinding] = []
+    health: list[HealthFinding] = []
+    type_bytes: dict[str, dict[str, list[int]]] = {}
     errors: list[InputError] = []
     skipped: list[SkippedFile] = []
     by_format: dict[str, _Tally] = {}
@@ -59,6 +68,10 @@ def build_report(results: Iterable[ScannedFile], tool_version: str = "") -> Repo
         assistant += r.assistant_messages
         leaking += r.leaking_messages
         findings.extend(r.findings)
+        health.extend(r.health)
+        for kind, n, size in r.bytes_by_type:
+            row = type_bytes.setdefault(r.format, {}).setdefault(kind, [0, 0])
+            row[0], row[1] = row[0] + n, row[1] + size
         fmt = by_format.setdefault(r.format, _Tally())
         fmt.assistant += r.assistant_messages
         fmt.leaking += r.leaking_messages
@@ -111,6 +124,16 @@ def build_report(results: Iterable[ScannedFile], tool_version: str = "") -> Repo
         errors=tuple(sorted(errors, key=error_key)),
         skipped=tuple(sorted(skipped)),
         tool_version=tool_version,
+        health=None
+        if not checks
+        else HealthSection(
+            checks,
+            tuple(sorted(health)),
+            {
+                fmt: {k: TypeBytes(n, b) for k, (n, b) in sorted(kinds.items())}
+                for fmt, kinds in sorted(type_bytes.items())
+            },
+        ),
     )
 
 
@@ -208,4 +231,10 @@ def with_display_paths(report: Report, cwd: str | None = None) -> Report:
         ),
         skipped=tuple(sorted(replace(s, path=show(s.path)) for s in report.skipped)),
         root=cwd,
+        health=None
+        if report.health is None
+        else replace(
+            report.health,
+            findings=tuple(sorted(replace(f, path=show(f.path)) for f in report.health.findings)),
+        ),
     )

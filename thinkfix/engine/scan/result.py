@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from thinkfix.engine.report import InputError, LeakFinding
+from thinkfix.engine.report import HealthFinding, InputError, LeakFinding
 
 UNKNOWN_MODEL = ""  # the by_model key for messages whose model is not recorded
 
@@ -25,6 +25,9 @@ class ScannedFile:
     skipped: str | None = None
     # (day, model, assistant, leaking, findings), when the options ask for days
     by_day: tuple[tuple[str, str, int, int, int], ...] = ()
+    # `--check`: the file's health findings, and (with `size`) (type, records, bytes)
+    health: tuple[HealthFinding, ...] = ()
+    bytes_by_type: tuple[tuple[str, int, int], ...] = ()
 
     @property
     def read(self) -> bool:

@@ -111,7 +111,7 @@ def scan(
         if not dask
         else _dask_runner(items, options, dask, progress)
     )
-    report = build_report(results, __version__)
+    report = build_report(results, __version__, checks=options.checks)
     return with_display_paths(require_sessions(report, paths, options))
 
 

@@ -128,6 +128,7 @@ def splittable(file: InputFile, options: ScanOptions) -> bool:
         not file.ok
         or file.compression is not Compression.NONE
         or not options.prefilter
+        or bool(options.checks)  # the health checks read a file whole, in order
         or options.path_disabled(file.path)
         or remote.is_url(file.real_path)
     ):

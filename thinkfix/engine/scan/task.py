@@ -6,6 +6,8 @@ one function, so a file's result is the same wherever it is scanned.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from thinkfix.engine.inputs.files import DISABLED, Candidate, InputFile, resolve
 from thinkfix.engine.report import InputError
 from thinkfix.engine.scan.one_file import _FileScan
@@ -65,4 +67,29 @@ def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile
                 file.path, None, ErrorKind.UNREADABLE, f"read failed: {type(exc).__name__}: {exc}"
             )
         )
-    return scan.result()
+    result = scan.result()
+    unread = any(e.kind is ErrorKind.UNREADABLE for e in scan.errors)
+    return _with_health(file, result, options) if options.checks and not unread else result
+
+
+def _with_health(file: InputFile, result: ScannedFile, options: ScanOptions) -> ScannedFile:
+    """`--check`: the health checks over the file in a pass of their own (the leak scan's
+    pass skips what cannot hold a leak; the checks read every record)."""
+    from thinkfix.engine.health.run import check_stream
+
+    try:
+        with file.open() as fp:
+            health = check_stream(
+                fp,
+                file.session_format(),
+                options.checks,
+                file.real_path,
+                options.health,
+                shown=file.path,
+            )
+    except Exception as exc:  # noqa: BLE001 - as the scan: one odd file must not end a run
+        error = InputError(
+            file.path, None, ErrorKind.UNREADABLE, f"health checks: {type(exc).__name__}: {exc}"
+        )
+        return replace(result, errors=(*result.errors, error))
+    return replace(result, health=health.findings, bytes_by_type=health.bytes_by_type)

@@ -36,6 +36,7 @@ from dataclasses import replace
 from enum import Enum
 from typing import Any
 
+from thinkfix.engine.health.model import parse_checks
 from thinkfix.engine.inputs.files import InputOptions, UnknownPolicy
 from thinkfix.engine.scan.options import ScanOptions, select_kinds
 from thinkfix.engine.secrets.rules import Redaction
@@ -308,6 +309,7 @@ def scan_options(settings: Settings, base_policy: Policy | None = None) -> ScanO
     """What the engine needs from the settings."""
     try:
         kinds = select_kinds(settings.select, settings.ignore)
+        checks = parse_checks(settings.check)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return ScanOptions(
@@ -329,4 +331,5 @@ def scan_options(settings: Settings, base_policy: Policy | None = None) -> ScanO
         max_record_size=settings.max_record_size,
         allow_no_sessions=settings.allow_no_sessions,
         redaction=redaction(settings),
+        checks=checks,
     )

@@ -38,6 +38,7 @@ class Settings:
     exit_zero: bool = False
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    check: tuple[str, ...] = ()  # session health checks (`scan --check`)
     jobs: int | None = None  # None or 0: all cores
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
@@ -85,6 +86,7 @@ FIELDS = {f.name: f for f in fields(Settings)}
 LISTS = {
     "report",
     "select",
+    "check",
     "ignore",
     "include",
     "exclude",

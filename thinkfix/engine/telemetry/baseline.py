@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from thinkfix._serialize import record
-from thinkfix.engine.report import LeakFinding, Report, StaleEntry
+from thinkfix.engine.report import HealthFinding, LeakFinding, Report, StaleEntry
 
 BASELINE_SCHEMA_VERSION = 1
 
@@ -50,7 +50,7 @@ class Baseline:
     entries: dict[str, BaselineEntry]
     root: str = "."
 
-    def covers(self, finding: LeakFinding) -> bool:
+    def covers(self, finding: LeakFinding | HealthFinding) -> bool:
         return finding.fingerprint in self.entries
 
 
@@ -61,8 +61,9 @@ def _relative(path: str, root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def from_findings(findings: Iterable[LeakFinding], root: str = ".") -> Baseline:
-    """A baseline accepting every given finding (paths made relative to `root`)."""
+def from_findings(findings: Iterable[LeakFinding | HealthFinding], root: str = ".") -> Baseline:
+    """A baseline accepting every given finding (paths made relative to `root`); a health
+    finding (`scan --check`) is kept as kind `health:<problem>`, its subject as the message."""
     entries: dict[str, BaselineEntry] = {}
     for f in findings:
         path = _relative(f.path, root)
@@ -70,6 +71,17 @@ def from_findings(findings: Iterable[LeakFinding], root: str = ".") -> Baseline:
         if seen is not None:
             if path not in seen.paths:
                 entries[f.fingerprint] = replace(seen, paths=tuple(sorted(seen.paths + (path,))))
+            continue
+        if isinstance(f, HealthFinding):
+            entries[f.fingerprint] = BaselineEntry(
+                f.fingerprint,
+                f.format,
+                f.session_id,
+                f.detail or f"#{f.record_index}",
+                f"health:{f.problem.value}",
+                0,
+                (path,),
+            )
             continue
         entries[f.fingerprint] = BaselineEntry(
             fingerprint=f.fingerprint,
@@ -145,7 +157,19 @@ def apply(report: Report, baseline: Baseline) -> Report:
     findings = tuple(
         replace(f, baselined=True) if baseline.covers(f) else f for f in report.findings
     )
+    health = (
+        None
+        if report.health is None
+        else replace(
+            report.health,
+            findings=tuple(
+                replace(f, baselined=True) if baseline.covers(f) else f
+                for f in report.health.findings
+            ),
+        )
+    )
     found = {f.fingerprint for f in findings}
+    found |= {f.fingerprint for f in (health.findings if health else ())}
     scanned = {_relative(p, baseline.root) for p in report.summary.by_file}
     scanned |= {_relative(e.path, baseline.root) for e in report.errors}
     stale = []
@@ -162,5 +186,6 @@ def apply(report: Report, baseline: Baseline) -> Report:
         report,
         summary=summary,
         findings=findings,
+        health=health,
         stale_baseline=tuple(sorted(stale, key=lambda s: (s.path, s.fingerprint))),
     )
