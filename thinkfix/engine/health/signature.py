@@ -41,37 +41,24 @@ class SignatureCheck:
         )
         for block in shape.blocks(obj, model):
             what = "redacted_thinking block" if block.redacted else "thinking block"
-            sig = block.signature
+            sig, detail = block.signature, ""
+            content = block.text.encode("utf-8", "surrogatepass") + block.path.encode()
             if sig is None:
                 problem, message = Problem.MISSING_SIGNATURE, f"a {what} without a signature"
             elif not sig.strip():
                 problem, message = Problem.EMPTY_SIGNATURE, f"a {what} with an empty signature"
             else:
-                key = _short(sig)
-                first = self.seen.get(key)
-                if first is None:
-                    self.seen[key] = record.line
+                detail = _short(sig)
+                first = self.seen.get(detail)
+                if first is None:  # the first sighting
+                    self.seen[detail] = record.line
                     continue
                 problem = Problem.DUPLICATE_THINKING
                 message = f"the {what} signed as on line {first}, again"
-                self.found.append(
-                    self.where.finding(
-                        record,
-                        problem,
-                        message,
-                        json_path=block.path,
-                        detail=key,
-                        content=sig.encode("utf-8", "surrogatepass"),
-                    )
-                )
-                continue
+                content = sig.encode("utf-8", "surrogatepass")
             self.found.append(
                 self.where.finding(
-                    record,
-                    problem,
-                    message,
-                    json_path=block.path,
-                    content=block.text.encode("utf-8", "surrogatepass") + block.path.encode(),
+                    record, problem, message, json_path=block.path, detail=detail, content=content
                 )
             )
 
