@@ -16,6 +16,56 @@ from thinkfix.engine.health.where import Where
 from thinkfix.engine.report import HealthFinding, Problem
 from thinkfix.formats.base import Record
 
+#: Formats whose runtime loads one branch of a tree of records, the chain of parents from
+#: the newest message: (id key, parent key, the record types a branch ends on; empty: any).
+#: Claude Code resumes along `parentUuid` (results written as siblings of one another drop
+#: off the branch it loads), Qwen Code the same, pi along `parentId` from its leaf entry.
+TREES: dict[str, tuple[str, str, frozenset[str]]] = {
+    "claude-code": ("uuid", "parentUuid", frozenset({"user", "assistant"})),
+    "qwen-code": ("uuid", "parentUuid", frozenset({"user", "assistant", "tool_result"})),
+    "pi": ("id", "parentId", frozenset()),
+}
+
+
+class _Tree:
+    """The records' parent links and where each call and result sits, to find the calls
+    the loaded branch holds while their results sit on another branch."""
+
+    def __init__(self, keys: tuple[str, str, frozenset[str]]) -> None:
+        self.id_key, self.parent_key, self.ends = keys
+        self.parent: dict[str, str | None] = {}
+        self.leaf: str | None = None
+        self.calls: dict[str, tuple[str, Record, str]] = {}
+        self.results: dict[str, list[tuple[str, int]]] = {}
+
+    def node(self, record: Record) -> str | None:
+        obj = record.obj
+        node = obj.get(self.id_key) if obj is not None else None
+        if obj is None or not isinstance(node, str):
+            return None
+        parent = obj.get(self.parent_key)
+        self.parent[node] = parent if isinstance(parent, str) else None
+        if not obj.get("isSidechain") and (not self.ends or obj.get("type") in self.ends):
+            self.leaf = node
+        return node
+
+    def branch(self) -> set[str]:
+        on: set[str] = set()
+        node = self.leaf
+        while node is not None and node not in on:
+            on.add(node)
+            node = self.parent.get(node)
+        return on
+
+    def off_branch(self, answered: set[str]) -> Iterator[tuple[str, Record, str, int]]:
+        """(call id, its record, its path, a result's line) for each call on the loaded
+        branch answered only off it."""
+        on = self.branch()
+        for call_id, (node, record, path) in self.calls.items():
+            results = self.results.get(call_id, [])
+            if call_id in answered and node in on and not any(n in on for n, _ in results):
+                yield call_id, record, path, results[0][1]
+
 
 class ToolPairCheck:
     """The `tool-pairs` visitor."""
@@ -27,10 +77,13 @@ class ToolPairCheck:
         self.results: dict[str, tuple[Record, str]] = {}
         self.answered: set[str] = set()
         self.found: list[HealthFinding] = []
+        keys = TREES.get(where.format)
+        self.tree = _Tree(keys) if keys is not None and self.shape is not None else None
 
     def feed(self, record: Record, offset: int) -> None:
         if self.shape is None or record.error is not None or record.data is None:
             return
+        node = self.tree.node(record) if self.tree is not None else None
         events = list(self.shape.events(record.data))
         if not events:
             return
@@ -41,6 +94,11 @@ class ToolPairCheck:
             else:
                 self.answered.add(call_id)
                 self.results.setdefault(call_id, (light, path))
+            if self.tree is not None and node is not None:
+                if is_call:
+                    self.tree.calls.setdefault(call_id, (node, light, path))
+                else:
+                    self.tree.results.setdefault(call_id, []).append((node, record.line))
         if self.shape.per_record:
             self._close()
 
@@ -72,5 +130,19 @@ class ToolPairCheck:
         self.calls, self.results, self.answered = {}, {}, set()
 
     def finish(self) -> Iterator[HealthFinding]:
+        if self.tree is not None:
+            for call_id, record, path, line in self.tree.off_branch(self.answered):
+                self.found.append(
+                    self.where.finding(
+                        record,
+                        Problem.CALL_WITHOUT_RESULT,
+                        f"tool call {call_id} has no result on the branch the runtime loads "
+                        f"(its result, line {line}, hangs on another branch of the parent "
+                        "links)",
+                        json_path=path,
+                        detail=call_id,
+                        content=b"",
+                    )
+                )
         self._close()
         return iter(sorted(self.found, key=lambda f: (f.record_index, f.json_path)))

@@ -1,0 +1,94 @@
+"""`tool-pairs` on runtimes that load one branch of a tree of records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from thinkfix.engine.health.run import check_bytes
+from thinkfix.engine.report import Check, Problem
+from thinkfix.formats import registry
+
+
+def _lines(*records: dict[str, Any]) -> bytes:
+    return b"".join(orjson.dumps(r) + b"\n" for r in records)
+
+
+def _pi(i: str, parent: str | None, message: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": i,
+        "parentId": parent,
+        "timestamp": "2026-01-20T09:00:00.000Z",
+        "message": message,
+    }
+
+
+PI_CALL = {
+    "role": "assistant",
+    "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}],
+    "api": "anthropic-messages",
+    "provider": "anthropic",
+    "model": "claude-sonnet-4-5",
+    "stopReason": "toolUse",
+    "timestamp": 1,
+}
+PI_RESULT = {
+    "role": "toolResult",
+    "toolCallId": "c1",
+    "toolName": "read",
+    "content": [{"type": "text", "text": "ok"}],
+    "isError": False,
+    "timestamp": 2,
+}
+PI_USER = {"role": "user", "content": [{"type": "text", "text": "go on"}], "timestamp": 3}
+HEAD = {
+    "type": "session",
+    "version": 3,
+    "id": "p1",
+    "timestamp": "2026-01-20T09:00:00.000Z",
+    "cwd": "/",
+}
+
+
+def _found(data: bytes, fmt: str) -> list[tuple[int, Problem, str]]:
+    found = check_bytes(data, registry.get(fmt), (Check.TOOL_PAIRS,)).findings
+    return [(f.line, f.problem, f.detail) for f in found]
+
+
+def test_pi_a_branch_that_left_the_result_behind() -> None:
+    data = _lines(
+        HEAD, _pi("a1", None, PI_CALL), _pi("r1", "a1", PI_RESULT), _pi("u2", "a1", PI_USER)
+    )
+    assert _found(data, "pi") == [(2, Problem.CALL_WITHOUT_RESULT, "c1")]
+
+
+def test_pi_the_result_on_the_branch_is_no_problem() -> None:
+    data = _lines(
+        HEAD, _pi("a1", None, PI_CALL), _pi("r1", "a1", PI_RESULT), _pi("u2", "r1", PI_USER)
+    )
+    assert _found(data, "pi") == []
+
+
+def test_claude_code_a_sidechain_line_is_not_the_branch_loaded() -> None:
+    def line(
+        uuid: str, parent: str | None, kind: str, content: Any, side: bool = False
+    ) -> dict[str, Any]:
+        return {
+            "parentUuid": parent,
+            "isSidechain": side,
+            "sessionId": "s",
+            "type": kind,
+            "uuid": uuid,
+            "message": {"role": kind, "content": content},
+        }
+
+    call = [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]
+    result = [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]
+    data = _lines(
+        line("a1", None, "assistant", call),
+        line("r1", "a1", "user", result),
+        line("x1", None, "assistant", [{"type": "text", "text": "sub-agent"}], side=True),
+    )
+    assert _found(data, "claude-code") == []
