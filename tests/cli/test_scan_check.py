@@ -121,3 +121,16 @@ def test_check_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     monkeypatch.setenv("THINKFIX_CHECK", "tool-pairs")
     code, out, _ = _scan(str(_copy(TOOLS, tmp_path)), "--output-format", "concise")
     assert code == 1 and "health/call-without-result" in out
+
+
+def test_jobs_never_change_the_health_findings(tmp_path: Path) -> None:
+    """Files scanned in worker processes bring their health findings back whole."""
+    target = str(_copy(DATA, tmp_path))
+    runs = [
+        _scan(target, "--check", "all", "--jobs", jobs, "--output-format", "json", "--no-progress")
+        for jobs in ("1", "2")
+    ]
+    assert runs[0][1] == runs[1][1]
+    assert (
+        len(json.loads(runs[0][1])["health"]["findings"]) == 29
+    )  # expected.json less the size data (its 1 MiB default)
