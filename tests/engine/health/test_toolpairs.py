@@ -92,3 +92,9 @@ def test_claude_code_a_sidechain_line_is_not_the_branch_loaded() -> None:
         line("x1", None, "assistant", [{"type": "text", "text": "sub-agent"}], side=True),
     )
     assert _found(data, "claude-code") == []
+
+
+def test_openai_chat_a_bare_array_of_messages() -> None:
+    data = b'[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}]'
+    found = check_bytes(data, registry.get("openai-chat"), (Check.TOOL_PAIRS,)).findings
+    assert [(f.json_path, f.detail) for f in found] == [("[1].tool_calls[0]", "call_1")]

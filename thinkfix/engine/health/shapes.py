@@ -90,6 +90,10 @@ def _anthropic(o: dict[str, Any]) -> Iterator[ToolEvent]:
 
 
 def _openai_chat(doc: Any) -> Iterator[ToolEvent]:
+    if isinstance(doc, list):  # a bare array of messages
+        for k, m in enumerate(doc):
+            yield from _openai(m, f"[{k}].")
+        return
     o = _dict(doc)
     if "messages" in o:
         yield from _messages(o, "messages", _openai)
@@ -162,6 +166,23 @@ def _qwen(o: dict[str, Any]) -> Iterator[ToolEvent]:
             yield False, ref, f"message.parts[{i}].functionResponse"
 
 
+def _gemini_calls(message: Any, base: str) -> Iterator[ToolEvent]:
+    """A Gemini CLI message's `toolCalls` (`ToolCallRecord`): its call, and its result when
+    `result` holds one; resuming, Gemini CLI sends a `functionResponse` only for those
+    (packages/core/src/utils/sessionUtils.ts, `convertSessionToClientHistory`)."""
+    for j, call in enumerate(_list(_dict(message).get("toolCalls"))):
+        call = _dict(call)
+        if call_id := _id(call.get("id")):
+            yield True, call_id, f"{base}toolCalls[{j}]"
+            if call.get("result"):
+                yield False, call_id, f"{base}toolCalls[{j}]"
+
+
+def _gemini(o: dict[str, Any]) -> Iterator[ToolEvent]:
+    yield from _gemini_calls(o, "")  # a message line of the 0.40+ JSONL
+    yield from _messages(o, "messages", _gemini_calls)  # the chat JSON
+
+
 #: A tool part OpenCode finished (`MessageV2.ToolPart` `state.status`); `pending` and
 #: `running` are calls an interrupt left without a result.
 _OPENCODE_DONE = frozenset({"completed", "error"})
@@ -218,6 +239,7 @@ TOOL_SHAPES: dict[str, ToolShape] = {
     "goose": ToolShape(_objects(_goose)),
     "copilot-cli": ToolShape(_objects(_copilot_cli)),
     "qwen-code": ToolShape(_objects(_qwen)),
+    "gemini-cli": ToolShape(_objects(_gemini)),
     "opencode": ToolShape(_objects(_opencode)),
     "kilo": ToolShape(_objects(_opencode)),
 }
