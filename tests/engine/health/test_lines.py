@@ -121,3 +121,9 @@ def test_a_record_too_large_is_not_a_lines_problem() -> None:
         assert _lines(_cc(0, text="x" * 100) + b"\n") == []
     finally:
         set_record_limit(before)
+
+
+def test_codex_reads_on_past_a_bad_line_and_the_finding_says_so() -> None:
+    head = b'{"timestamp":"2026-03-05T08:00:00.000Z","type":"session_meta","payload":{"id":"c1","cwd":"/","originator":"codex_cli_rs","cli_version":"0.98.0"}}'
+    (f,) = check_bytes(head + b"\n" + b"}{\n", registry.get("codex"), (Check.LINES,)).findings
+    assert not f.stops_reading and f.message.endswith("Codex skips it and reads on")

@@ -26,10 +26,15 @@ SPLIT_LINES = 16
 
 #: What a runtime does at a record it cannot parse. Claude Code's `--resume` stopped
 #: loading at the first one until 2.1.121, which skips it (anthropics/claude-code#50347,
-#: #49876: NUL padding; the 2.1.121 release notes); pi skips it
-#: (packages/coding-agent/src/core/session-manager.ts `parseSessionEntries`).
+#: #49876: NUL padding; the 2.1.121 release notes).
 STOPS_BEFORE = {"claude-code": (2, 1, 121)}
 _RUNTIME = {"claude-code": "Claude Code"}
+#: Runtimes whose loader skips such a record and reads on: pi
+#: (packages/coding-agent/src/core/session-manager.ts `parseSessionEntries`), Codex
+#: (codex-rs/core/src/rollout/recorder.rs `get_rollout_history`: "failed to parse line as
+#: JSON", continue), Gemini CLI (packages/core/src/services/chatRecordingService.ts
+#: `loadConversationRecord`: "ignore parse errors on individual lines").
+SKIPS = {"pi": "pi", "codex": "Codex", "gemini-cli": "Gemini CLI"}
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
 
@@ -159,7 +164,12 @@ class LineCheck:
         found = sorted(self.found, key=lambda f: f.record_index)
         cut = STOPS_BEFORE.get(self.where.format)
         stops = found and cut is not None and (self.version is None or self.version < cut)
+        skips = SKIPS.get(self.where.format)
         for i, finding in enumerate(found):
+            if skips is not None:
+                finding = replace(
+                    finding, message=f"{finding.message}; {skips} skips it and reads on"
+                )
             if i == 0 and stops:
                 later = self.records - 1 - (finding.record_index + _span(finding))
                 runtime = _RUNTIME[self.where.format]
