@@ -276,7 +276,6 @@ STILL_LONG = {
     "formats/jsonedit.py",
     "formats/opencode.py",
     "formats/sqlite_store.py",
-    "providers/accumulator.py",
 }
 
 

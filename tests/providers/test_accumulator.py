@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from thinkfix.normalizer.policy import NativeMode, Policy
 from thinkfix.normalizer.spans import LeakKind
-from thinkfix.providers.accumulator import Accumulator, AssembledMessage, Block, BlockType, Source
+from thinkfix.providers.accumulator import Accumulator
 from thinkfix.providers.base import Channel, Phase, ReasoningChunk
+from thinkfix.providers.message import AssembledMessage, Block, BlockType, Source
 
 
 def c(phase: str, channel: str, text: str = "", index: int = 0, **meta: object) -> ReasoningChunk:

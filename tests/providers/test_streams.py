@@ -9,9 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.providers.streams import CAPTURES, EXPECTED, FIXTURES, rechunk, splittable_length
-from thinkfix.providers.accumulator import BlockType, replay_events
+from thinkfix.providers.accumulator import replay_events
 from thinkfix.providers.base import Channel
 from thinkfix.providers.capture import detect, read_capture
+from thinkfix.providers.message import BlockType
 from thinkfix.providers.registry import ADAPTERS
 
 

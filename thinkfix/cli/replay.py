@@ -9,8 +9,8 @@ from thinkfix.cli.settings import RedactCommand
 from thinkfix.engine.commands import replay as replay_run
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.secrets.rules import Redaction, mask_secrets
-from thinkfix.providers.accumulator import AssembledMessage, Block, BlockType
 from thinkfix.providers.capture import Capture, CaptureError
+from thinkfix.providers.message import AssembledMessage, Block, BlockType
 from thinkfix.providers.registry import ADAPTERS, Resolution
 
 _SNIPPET = 60

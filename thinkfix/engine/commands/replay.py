@@ -9,8 +9,9 @@ from typing import Any
 
 from thinkfix.engine.report import SCHEMA_VERSION
 from thinkfix.engine.secrets.rules import Redaction, redact_text
-from thinkfix.providers.accumulator import AssembledMessage, replay_events
+from thinkfix.providers.accumulator import replay_events
 from thinkfix.providers.capture import Capture, CaptureError, detect, read_capture
+from thinkfix.providers.message import AssembledMessage
 from thinkfix.providers.registry import Resolution
 
 
