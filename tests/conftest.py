@@ -25,18 +25,10 @@ from hypothesis import settings
 
 from thinkfix.engine.report import Report
 from thinkfix.formats import registry
-from thinkfix.formats.base import (
-    DEFAULT_OPTIONS,
-    ApplyOptions,
-    Message,
-    Placement,
-    Record,
-    Repair,
-    SessionFormat,
-    Site,
-    TextSlot,
-)
+from thinkfix.formats.base import Message, SessionFormat
 from thinkfix.formats.reader import iter_jsonl
+from thinkfix.formats.records import Record, Site
+from thinkfix.formats.repairs import DEFAULT_OPTIONS, ApplyOptions, Placement, Repair, TextSlot
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 from thinkfix.formats.values import fmt_path
 from thinkfix.reporters.base import OutputFormat, RenderOptions, Reporter

@@ -15,7 +15,7 @@ from thinkfix.engine.repair.model import RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
-from thinkfix.formats.base import Record
+from thinkfix.formats.records import Record
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"

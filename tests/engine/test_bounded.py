@@ -23,7 +23,7 @@ from thinkfix.engine.scan.findings import capped_findings
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 from thinkfix.engine.scan.sparse import SparseReader
-from thinkfix.formats.base import DEFAULT_RECORD_LIMIT, set_record_limit
+from thinkfix.formats.records import DEFAULT_RECORD_LIMIT, set_record_limit
 from thinkfix.formats.registry import FORMATS
 from thinkfix.normalizer.batch import normalize
 from thinkfix.normalizer.policy import DEFAULT

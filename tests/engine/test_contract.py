@@ -22,16 +22,10 @@ from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 from thinkfix.engine.scan.transcript import load
 from thinkfix.formats import registry
-from thinkfix.formats.base import (
-    DEFAULT_OPTIONS,
-    ApplyOptions,
-    Placement,
-    PlacementKind,
-    Record,
-    Repair,
-    SessionFormat,
-)
+from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.common import FormatBase
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import DEFAULT_OPTIONS, ApplyOptions, Placement, PlacementKind, Repair
 from thinkfix.formats.turns import Role
 
 LINES = [

@@ -21,7 +21,7 @@ from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan import transcript
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
-from thinkfix.formats.base import ApplyOptions, ClaudeCodeMode, CodexMode
+from thinkfix.formats.repairs import ApplyOptions, ClaudeCodeMode, CodexMode
 
 PLAN = "I will run ls to see the files."
 LEAK = PLAN + "</think>"

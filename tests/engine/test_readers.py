@@ -22,7 +22,7 @@ import pytest
 from tests.engine.repair_helpers import FIXTURES
 from thinkfix.engine.repair.driver import repair_paths
 from thinkfix.engine.repair.model import RepairOptions, WriteMode
-from thinkfix.formats.base import ApplyOptions
+from thinkfix.formats.repairs import ApplyOptions
 
 CLAUDE_CODE = sorted((FIXTURES / "claude-code").glob("*.jsonl"))
 MODES = ["resumable", "archive", "annotate"]

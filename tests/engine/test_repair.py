@@ -39,7 +39,7 @@ from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
-from thinkfix.formats.base import ApplyOptions, PlacementKind
+from thinkfix.formats.repairs import ApplyOptions, PlacementKind
 
 #: The fixtures with known leaks (the clean ones must stay clean; a test below checks that).
 FILES = leaking_fixtures()

@@ -12,15 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from thinkfix.formats import registry, sqlite_store
-from thinkfix.formats.base import (
-    DEFAULT_OPTIONS,
-    ApplyOptions,
-    Placement,
-    Record,
-    Repair,
-    SessionFormat,
-    Site,
-)
+from thinkfix.formats.base import SessionFormat
+from thinkfix.formats.records import Record, Site
+from thinkfix.formats.repairs import DEFAULT_OPTIONS, ApplyOptions, Placement, Repair
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"

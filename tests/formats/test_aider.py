@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from tests.formats.aider_history import History, clean, decoys, leaking
 from tests.formats.support import read, write
 from thinkfix.formats.aider import REASONING_TAG, Aider, split_reply
-from thinkfix.formats.base import PlacementKind, Repair
+from thinkfix.formats.repairs import PlacementKind, Repair
 from thinkfix.formats.turns import Role
 from thinkfix.normalizer.batch import normalize
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.formats.support import DATA, fixture, read, repair, site_at, sites
-from thinkfix.formats.base import ApplyOptions, PlacementKind, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import ApplyOptions, PlacementKind, Repair
 
 FMT = get("anthropic")
 LOG = fixture("messages-log").read_bytes()

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.formats.support import DATA, read, repair, sites, write
-from thinkfix.formats.base import Record, Repair, parse_json
+from thinkfix.formats.records import Record, parse_json
 from thinkfix.formats.registry import FORMATS, get
+from thinkfix.formats.repairs import Repair
 
 BAD = (DATA / "claude_code_bad_lines.jsonl").read_bytes()
 FMT = get("claude-code")

@@ -6,8 +6,8 @@ import orjson
 import pytest
 
 from tests.formats.support import fixture, read, repair, site_at, sites
-from thinkfix.formats.base import ApplyOptions, PlacementKind, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import ApplyOptions, PlacementKind, Repair
 
 FMT = get("claude-code")
 ONE_PER_LINE = fixture("7f3c2a91").read_bytes()

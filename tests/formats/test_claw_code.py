@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.formats.support import fixture, read, repair, site_at, sites
-from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.claw_code import is_anthropic
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import PlacementKind, Repair
 
 FMT = get("claw-code")
 LEGACY = fixture("session-1775123456789").read_bytes()

@@ -9,8 +9,8 @@ import pytest
 
 from tests.formats.support import FIXTURES, read, repair, site_at, sites
 from thinkfix.formats import registry
-from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import PlacementKind, Repair
 
 CLINE = get("cline")
 TASK = FIXTURES / "cline" / "tasks" / "1775300000123"

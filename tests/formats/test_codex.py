@@ -6,8 +6,8 @@ import pytest
 
 from tests.formats.support import fixture, read, repair, site_at, sites
 from thinkfix.formats import registry
-from thinkfix.formats.base import ApplyOptions, PlacementKind, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import ApplyOptions, PlacementKind, Repair
 
 FMT = get("codex")
 ROLLOUT = fixture("rollout-2026-03-02").read_bytes()

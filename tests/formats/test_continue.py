@@ -8,9 +8,9 @@ from pathlib import Path
 
 from tests.formats.support import FIXTURES, read, repair, scores, site_at, sites
 from thinkfix.formats import continue_dev, registry
-from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.detection import HEAD_BYTES
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import PlacementKind, Repair
 from thinkfix.normalizer.batch import normalize
 
 FMT = get("continue")

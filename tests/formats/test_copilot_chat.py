@@ -10,9 +10,9 @@ from typing import Any
 
 from tests.formats.support import FIXTURES, read, repair, scores, site_at, sites
 from thinkfix.formats import registry
-from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.detection import HEAD_BYTES
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import PlacementKind, Repair
 from thinkfix.normalizer.batch import normalize
 
 FMT = get("copilot-chat")

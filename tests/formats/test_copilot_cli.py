@@ -12,8 +12,8 @@ from tests.formats.support import FIXTURES, read, repair, scores, site_at, sites
 from thinkfix.cli import main
 from thinkfix.engine.inputs.discover import discover
 from thinkfix.formats import registry
-from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import PlacementKind, Repair
 
 FMT = get("copilot-cli")
 EVENTS = FIXTURES / "copilot-cli/session-state/3e7b9c1d-5f2a-4d8e-b0c6-7a1e9f3d2b58/events.jsonl"

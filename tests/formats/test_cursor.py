@@ -21,8 +21,8 @@ from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
-from thinkfix.formats.base import PlacementKind
 from thinkfix.formats.cursor import Cursor, is_store_name
+from thinkfix.formats.repairs import PlacementKind
 
 LEAKY_BUBBLE = f"bubbleId:{COMPOSER}:44a64021-7c2b-4e8d-8a5f-0e6d3b2a9c02"
 VISIBLE = "Store prices as integer cents; the total is then exact."

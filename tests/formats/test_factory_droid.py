@@ -9,8 +9,8 @@ from pathlib import Path
 from tests.formats.support import FIXTURES, read, repair, scores, site_at, sites
 from thinkfix.engine.inputs.discover import discover
 from thinkfix.formats import registry
-from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import PlacementKind, Repair
 
 FMT = get("factory-droid")
 SESSION = (

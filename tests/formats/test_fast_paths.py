@@ -32,9 +32,10 @@ from thinkfix.engine.scan import sparse, trend
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
-from thinkfix.formats.base import EMPTY_CONTEXT, Context, Record, SessionFormat
+from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.quick import record_time
 from thinkfix.formats.reader import iter_jsonl
+from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record
 from thinkfix.reporters.json import JsonReporter
 
 LINE_FORMATS = [name for name in registry.names() if sparse.supports(registry.get(name))]

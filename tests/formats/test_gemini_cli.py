@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.formats.support import fixture, read, repair, site_at, sites
-from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import PlacementKind, Repair
 
 FMT = get("gemini-cli")
 CHAT = fixture("session-2026-02-03T10-15").read_bytes()

@@ -23,8 +23,9 @@ from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry, sqlite_store
-from thinkfix.formats.base import Repair, Site
 from thinkfix.formats.goose import Goose, apply_database, is_store_path
+from thinkfix.formats.records import Site
+from thinkfix.formats.repairs import Repair
 from thinkfix.formats.sqlite_store import RowChanges
 
 LEGACY = FIXTURES / "goose" / "sessions" / "20250310_091530.jsonl"

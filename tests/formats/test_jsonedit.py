@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thinkfix.formats.base import UnsafeEdit
 from thinkfix.formats.jsonedit import (
     InsertItems,
     RemoveItem,
@@ -19,6 +18,7 @@ from thinkfix.formats.jsonedit import (
     dump_record,
     edit,
 )
+from thinkfix.formats.repairs import UnsafeEdit
 
 BLOCK = {"type": "thinking", "thinking": "plan"}
 

@@ -9,8 +9,8 @@ import pytest
 
 from tests.formats.support import FIXTURES, read, repair, scores, site_at, sites
 from thinkfix.formats import registry
-from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import PlacementKind, Repair
 
 KILO = get("kilo-code")
 TASK = FIXTURES / "kilo-code" / "tasks" / "5c2e8f1a-7b3d-4e9c-a6f0-1d2b3c4e5f60"

@@ -14,8 +14,8 @@ import pytest
 from tests.formats.support import FIXTURES, read, repair, scores, site_at, sites
 from thinkfix.engine.inputs.discover import discover
 from thinkfix.formats import registry
-from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import PlacementKind, Repair
 
 FMT = get("kimi-cli")
 SESSIONS = FIXTURES / "kimi-cli/sessions/0923ed9e609e90f4690ffaf2aab37d39"

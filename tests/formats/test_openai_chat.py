@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.formats.support import fixture, read, repair, site_at, sites
-from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import PlacementKind, Repair
 
 FMT = get("openai-chat")
 CONVERSATION = fixture("deepseek-conversation").read_bytes()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.formats.support import DATA, fixture, read, repair, site_at, sites
-from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import PlacementKind, Repair
 
 FMT = get("pi")
 PI = fixture("2026-01-15T08-30-12-417Z").read_bytes()

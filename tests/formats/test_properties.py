@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.formats.support import dump_like, read, repair, sites, write
-from thinkfix.formats.base import ApplyOptions, PlacementKind, Repair
 from thinkfix.formats.planner import new_segments
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import ApplyOptions, PlacementKind, Repair
 
 TEXT = st.text(st.characters(codec="utf-8"), max_size=20) | st.sampled_from(
     [

@@ -9,8 +9,8 @@ from pathlib import Path
 from tests.formats.support import FIXTURES, fixture, read, repair, scores, site_at, sites
 from thinkfix.engine.inputs.discover import discover
 from thinkfix.formats import registry
-from thinkfix.formats.base import PlacementKind, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import PlacementKind, Repair
 
 FMT = get("qwen-code")
 LEAKY = fixture("5b2f8c1e-7a4d-4e9b-8c3f-1d6e0a2b9c47")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.formats.support import DATA, read, repair, sites
-from thinkfix.formats.base import ApplyOptions, Repair
 from thinkfix.formats.registry import get
+from thinkfix.formats.repairs import ApplyOptions, Repair
 
 GO = (DATA / "claude_code_go_escaped.jsonl").read_bytes()
 PY = (DATA / "openai_chat_python_ascii.jsonl").read_bytes()

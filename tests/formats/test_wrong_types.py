@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from tests.formats.support import FIXTURES, is_store, scores, session_files
 from thinkfix.engine.scan import transcript as build
 from thinkfix.formats import registry
-from thinkfix.formats.base import Record, Repair
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import Repair
 from thinkfix.io.compression import open_read
 
 # a database store is read from its file through the store layer, not mutated as JSON records
@@ -114,7 +115,7 @@ def _exercise(fmt_id: str, name: str, data: bytes) -> list[Record]:
         getattr(fmt, "checked_messages", lambda r: ())(r)
     repairs = [Repair(s, "visible", ("thinking",)) for s in found]
     for mode in ("resumable", "archive", "annotate"):
-        from thinkfix.formats.base import ApplyOptions
+        from thinkfix.formats.repairs import ApplyOptions
 
         fmt.apply(records, repairs, ApplyOptions(claude_code_mode=mode, codex_mode="insert"))
     for normalized in (False, True):

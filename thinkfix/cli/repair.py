@@ -19,7 +19,7 @@ from thinkfix.engine.controls import visible_controls, visible_name
 from thinkfix.engine.repair.model import FileResult, FileStatus, RepairResult, WriteMode
 from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.engine.settings.redact import redact_lines
-from thinkfix.formats.base import PlacementKind
+from thinkfix.formats.repairs import PlacementKind
 from thinkfix.reporters.base import plural
 from thinkfix.reporters.diff.base import DiffFormat
 

@@ -26,7 +26,7 @@ from thinkfix.engine.repair.model import RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.engine.settings import values
-from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
+from thinkfix.formats.repairs import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.io import filestate, safewrite
 from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions
 from thinkfix.reporters.diff import get_renderer

@@ -27,23 +27,18 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from thinkfix.formats.base import (
-    DEFAULT_OPTIONS,
-    ApplyOptions,
-    Context,
-    Message,
-    Placement,
-    PlacementKind,
-    Record,
-    Repair,
-    SessionFormat,
-    Site,
-    TextSlot,
-    record_limit,
-    too_large,
-)
+from thinkfix.formats.base import Message, SessionFormat
 from thinkfix.formats.locations import env_dir, working_dir
 from thinkfix.formats.planner import REFUSED, new_segments
+from thinkfix.formats.records import Context, Record, Site, record_limit, too_large
+from thinkfix.formats.repairs import (
+    DEFAULT_OPTIONS,
+    ApplyOptions,
+    Placement,
+    PlacementKind,
+    Repair,
+    TextSlot,
+)
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
 if TYPE_CHECKING:

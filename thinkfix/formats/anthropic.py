@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from thinkfix.formats.base import AnthropicMode, Message, PlacementKind, Record
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import (
     FormatBase,
     as_str,
@@ -24,6 +24,8 @@ from thinkfix.formats.common import (
 from thinkfix.formats.detection import has_keys, sample
 from thinkfix.formats.openai_chat import ANTHROPIC_BLOCKS
 from thinkfix.formats.planner import Draft, Plan
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import AnthropicMode, PlacementKind
 from thinkfix.formats.turn_shapes import block_parts, output_text, split_results
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 from thinkfix.formats.values import fmt_path, get_path

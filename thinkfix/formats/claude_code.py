@@ -15,7 +15,7 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.base import ClaudeCodeMode, Context, Message, PlacementKind, Record
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import (
     TOOL_CALL_BLOCKS,
     FormatBase,
@@ -31,6 +31,8 @@ from thinkfix.formats.jsonedit import SetKey
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.quick import nested_message_model, one_object
+from thinkfix.formats.records import Context, Record
+from thinkfix.formats.repairs import ClaudeCodeMode, PlacementKind
 from thinkfix.formats.turn_shapes import block_parts, split_results, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 

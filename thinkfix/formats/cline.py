@@ -24,10 +24,11 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from thinkfix.formats.anthropic import Anthropic
-from thinkfix.formats.base import Message, Record
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import as_str, block_reasoning, content_slots, join_texts
 from thinkfix.formats.detection import base_name, sample
 from thinkfix.formats.locations import editor_users
+from thinkfix.formats.records import Record
 
 HISTORY = "api_conversation_history.json"
 COMPANIONS = ("ui_messages.json", "task_metadata.json")

@@ -17,7 +17,7 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.base import CodexMode, Context, Message, PlacementKind, Record, Site, TextSlot
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import (
     FormatBase,
     as_str,
@@ -32,6 +32,8 @@ from thinkfix.formats.jsonedit import InsertItems, SetValue
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.planner import REFUSED, Draft, Plan
 from thinkfix.formats.quick import one_model, one_object
+from thinkfix.formats.records import Context, Record, Site
+from thinkfix.formats.repairs import CodexMode, PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import args_text, exit_failed, text_parts, tool_result
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 from thinkfix.formats.values import fmt_path, get_path

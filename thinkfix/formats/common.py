@@ -13,21 +13,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any, BinaryIO
 
 from thinkfix.formats import jsonedit
-from thinkfix.formats.base import (
-    DEFAULT_OPTIONS,
-    ApplyOptions,
-    Context,
-    Edits,
-    Message,
-    Placement,
-    PlacementKind,
-    Record,
-    Repair,
-    SessionFormat,
-    Site,
-    TextSlot,
-    wrong_types,
-)
+from thinkfix.formats.base import Message, SessionFormat, wrong_types
 
 # Re-exported: the format modules build their plans with these.
 from thinkfix.formats.planner import REFUSED as REFUSED  # noqa: PLC0414
@@ -35,6 +21,16 @@ from thinkfix.formats.planner import Draft as Draft  # noqa: PLC0414
 from thinkfix.formats.planner import Plan as Plan  # noqa: PLC0414
 from thinkfix.formats.planner import new_segments as new_segments  # noqa: PLC0414
 from thinkfix.formats.reader import bounded_lines, iter_jsonl, read_auto
+from thinkfix.formats.records import Context, Record, Site
+from thinkfix.formats.repairs import (
+    DEFAULT_OPTIONS,
+    ApplyOptions,
+    Edits,
+    Placement,
+    PlacementKind,
+    Repair,
+    TextSlot,
+)
 from thinkfix.formats.strangers import names_turn
 from thinkfix.formats.turns import Path
 from thinkfix.formats.values import fmt_path as fmt_path  # noqa: PLC0414

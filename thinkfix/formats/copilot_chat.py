@@ -42,12 +42,14 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.base import Context, Message, PlacementKind, Record, TextSlot
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, join_texts, place_elsewhere, place_nothing
 from thinkfix.formats.detection import has_keys, sample
 from thinkfix.formats.jsonedit import SetValue
 from thinkfix.formats.locations import VSCODE_EDITORS, editor_users
 from thinkfix.formats.planner import Draft, Plan
+from thinkfix.formats.records import Context, Record
+from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import args_text
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 from thinkfix.formats.values import fmt_path

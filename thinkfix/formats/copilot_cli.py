@@ -31,12 +31,14 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.base import Message, PlacementKind, Record, TextSlot
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, place_elsewhere, place_nothing
 from thinkfix.formats.detection import base_name, sample, share
 from thinkfix.formats.jsonedit import SetKey, SetValue
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.planner import Draft, Plan
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import text_parts, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 from thinkfix.formats.values import fmt_path, get_path

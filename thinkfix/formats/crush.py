@@ -38,10 +38,12 @@ from typing import Any, BinaryIO
 import orjson
 
 from thinkfix.formats import sqlite_store
-from thinkfix.formats.base import Message, Placement, PlacementKind, Record, Repair, TextSlot
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, join_texts, place_elsewhere
 from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.reader import read_auto
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
 from thinkfix.formats.turn_shapes import args_text, iso

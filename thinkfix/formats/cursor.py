@@ -35,18 +35,12 @@ from typing import Any, BinaryIO
 import orjson
 
 from thinkfix.formats import jsonedit, sqlite_store
-from thinkfix.formats.base import (
-    Message,
-    Placement,
-    PlacementKind,
-    Record,
-    Repair,
-    TextSlot,
-    UnsafeEdit,
-)
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, place_elsewhere
 from thinkfix.formats.locations import editor_users
 from thinkfix.formats.planner import Draft, Plan
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot, UnsafeEdit
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
 from thinkfix.formats.turn_shapes import iso, tool_call, tool_result

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, BinaryIO
 
-from thinkfix.formats.base import parse_json
 from thinkfix.formats.reader import is_pretty_opener, opens_document, opens_split_document
+from thinkfix.formats.records import parse_json
 
 #: Detection reads at least this much (or the whole file when it is smaller)...
 HEAD_BYTES = 65536

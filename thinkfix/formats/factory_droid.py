@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.base import Context, Message, PlacementKind, Record
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import (
     FormatBase,
     as_str,
@@ -29,6 +29,8 @@ from thinkfix.formats.common import (
 )
 from thinkfix.formats.detection import sample, share
 from thinkfix.formats.planner import Draft, Plan
+from thinkfix.formats.records import Context, Record
+from thinkfix.formats.repairs import PlacementKind
 from thinkfix.formats.turn_shapes import block_parts, split_results
 from thinkfix.formats.turns import Role, Turn
 

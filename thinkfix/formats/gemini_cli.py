@@ -12,12 +12,14 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.base import Context, Message, PlacementKind, Record, TextSlot
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, join_texts
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.jsonedit import InsertItems, SetKey
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.planner import Draft, Plan
+from thinkfix.formats.records import Context, Record
+from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import output_text, tool_call
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 from thinkfix.formats.values import fmt_path, get_path

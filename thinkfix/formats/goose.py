@@ -44,19 +44,13 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import orjson
 
 from thinkfix.formats import jsonedit, sqlite_store
-from thinkfix.formats.base import (
-    Message,
-    Placement,
-    PlacementKind,
-    Record,
-    Repair,
-    TextSlot,
-    UnsafeEdit,
-)
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, join_texts
 from thinkfix.formats.detection import sample, share
 from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.reader import bounded_lines, iter_jsonl
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot, UnsafeEdit
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
 from thinkfix.formats.turn_shapes import args_text, output_text

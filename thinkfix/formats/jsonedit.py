@@ -19,7 +19,8 @@ from typing import Any
 
 import orjson
 
-from thinkfix.formats.base import UnsafeEdit, parse_json
+from thinkfix.formats.records import parse_json
+from thinkfix.formats.repairs import UnsafeEdit
 from thinkfix.formats.turns import Path
 
 _DECODER = json.JSONDecoder()

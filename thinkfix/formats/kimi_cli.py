@@ -26,23 +26,23 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.base import (
-    DEFAULT_OPTIONS,
-    ApplyOptions,
-    Edits,
-    Message,
-    Placement,
-    PlacementKind,
-    Record,
-    Repair,
-    TextSlot,
-)
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, block_reasoning, place_nothing
 from thinkfix.formats.detection import sample, share
 from thinkfix.formats.jsonedit import SetValue
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.qwen_code import drop_emptied_part, place_part
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import (
+    DEFAULT_OPTIONS,
+    ApplyOptions,
+    Edits,
+    Placement,
+    PlacementKind,
+    Repair,
+    TextSlot,
+)
 from thinkfix.formats.turn_shapes import tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 from thinkfix.formats.values import fmt_path

@@ -13,11 +13,13 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from thinkfix.formats.base import Message, PlacementKind, Record, TextSlot
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, block_slots, join_texts
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.jsonedit import SetKey
 from thinkfix.formats.planner import Draft, Plan
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import text_parts, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 from thinkfix.formats.values import fmt_path, get_path

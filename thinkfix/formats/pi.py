@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.base import Context, Message, PlacementKind, Record
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import (
     FormatBase,
     as_str,
@@ -28,6 +28,8 @@ from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.quick import nested_message_model, once, one_object
+from thinkfix.formats.records import Context, Record
+from thinkfix.formats.repairs import PlacementKind
 from thinkfix.formats.turn_shapes import (
     Signed,
     block_parts,

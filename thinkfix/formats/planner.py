@@ -17,14 +17,13 @@ from itertools import accumulate
 from typing import Any, cast
 
 from thinkfix.formats import jsonedit
-from thinkfix.formats.base import (
+from thinkfix.formats.records import Record, Site
+from thinkfix.formats.repairs import (
     ApplyOptions,
     Edits,
     Placement,
     PlacementKind,
-    Record,
     Repair,
-    Site,
     UnsafeEdit,
 )
 from thinkfix.formats.turns import Path

@@ -27,12 +27,14 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from thinkfix.formats.base import Message, PlacementKind, Record, TextSlot
+from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, join_texts, place_nothing, refusal
 from thinkfix.formats.detection import base_name, sample
 from thinkfix.formats.jsonedit import RemoveItem, SetValue
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.planner import Draft, Plan
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import output_text, tool_call
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 from thinkfix.formats.values import fmt_path, get_path

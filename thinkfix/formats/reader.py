@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
-from thinkfix.formats.base import (
+from thinkfix.formats.records import (
     EMPTY_CONTEXT,
     Context,
     Record,

@@ -22,7 +22,7 @@ from thinkfix.engine.scan.runner import default_jobs
 from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.engine.settings import config, values
 from thinkfix.engine.settings.redact import redact_diff
-from thinkfix.formats.base import ApplyOptions
+from thinkfix.formats.repairs import ApplyOptions
 
 
 def write_mode(

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from thinkfix.formats.base import Placement, Site
+from thinkfix.formats.records import Site
+from thinkfix.formats.repairs import Placement
 from thinkfix.normalizer.spans import Finding
 
 

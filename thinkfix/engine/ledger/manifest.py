@@ -23,7 +23,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from thinkfix._version import __version__
-from thinkfix.formats.base import ApplyOptions, Record
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import ApplyOptions
 from thinkfix.io import filestate, jsontext, remote, safewrite
 from thinkfix.normalizer.policy import Policy
 

@@ -27,7 +27,7 @@ from thinkfix.engine.ledger.manifest import (
 )
 from thinkfix.engine.report import ExitCode, InputError
 from thinkfix.formats import registry
-from thinkfix.formats.base import record_limit, set_record_limit
+from thinkfix.formats.records import record_limit, set_record_limit
 from thinkfix.io import filestate, remote, safewrite
 from thinkfix.io import urlwrite as urlio
 from thinkfix.io.errors import ErrorKind

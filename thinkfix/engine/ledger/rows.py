@@ -26,7 +26,8 @@ from contextlib import closing, contextmanager
 from typing import Any
 
 from thinkfix.formats import registry, sqlite_store
-from thinkfix.formats.base import Placement, Repair, SessionFormat
+from thinkfix.formats.base import SessionFormat
+from thinkfix.formats.repairs import Placement, Repair
 from thinkfix.formats.sqlite_store import (
     RowChange,
     RowChanges,

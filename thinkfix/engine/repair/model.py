@@ -13,10 +13,10 @@ from typing import Any
 from thinkfix.engine.inputs.files import Candidate, InputFile
 from thinkfix.engine.ledger.change import Change
 from thinkfix.engine.report import ExitCode, InputError
-from thinkfix.engine.scan.one_file import bad_kind
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.report import error_key
-from thinkfix.formats.base import ApplyOptions
+from thinkfix.engine.scan.result import bad_kind
+from thinkfix.formats.repairs import ApplyOptions
 from thinkfix.io.errors import ErrorKind
 
 

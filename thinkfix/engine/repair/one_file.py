@@ -33,7 +33,8 @@ from thinkfix.engine.repair.store import repair_store
 from thinkfix.engine.repair.verify import verify
 from thinkfix.engine.repair.write import refuse_links, write
 from thinkfix.engine.report import InputError
-from thinkfix.formats.base import SessionFormat, set_record_limit
+from thinkfix.formats.base import SessionFormat
+from thinkfix.formats.records import set_record_limit
 from thinkfix.io import filestate, remote
 from thinkfix.io.errors import ErrorKind
 

@@ -28,11 +28,13 @@ from thinkfix.engine.repair.source import FileRecords, Source, record_span
 from thinkfix.engine.scan import evidence, sparse
 from thinkfix.engine.scan.evidence import awaits_call
 from thinkfix.engine.scan.findings import TOO_MANY, capped_findings, may_pass
-from thinkfix.engine.scan.one_file import skippable
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.prefilter import delimiter_candidates, delimiter_test
-from thinkfix.formats.base import Context, Edits, Placement, Record, Repair, SessionFormat, Site
+from thinkfix.engine.scan.sparse import skippable
+from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.quick import one_object
+from thinkfix.formats.records import Context, Record, Site
+from thinkfix.formats.repairs import Edits, Placement, Repair
 from thinkfix.io import compression, filestate
 from thinkfix.normalizer.batch import normalize
 from thinkfix.normalizer.spans import Result

@@ -22,7 +22,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any, BinaryIO, cast, overload
 
-from thinkfix.formats.base import EMPTY_CONTEXT, Record, SessionFormat, record_limit, too_large
+from thinkfix.formats.base import SessionFormat
+from thinkfix.formats.records import EMPTY_CONTEXT, Record, record_limit, too_large
 from thinkfix.io import compression, filestate, remote
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.regular import open_regular

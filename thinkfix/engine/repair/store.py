@@ -27,7 +27,8 @@ from thinkfix.engine.repair.model import (
 )
 from thinkfix.engine.repair.plan import bad_records, find_repairs
 from thinkfix.engine.report import InputError
-from thinkfix.formats.base import Placement, Repair, SessionFormat
+from thinkfix.formats.base import SessionFormat
+from thinkfix.formats.repairs import Placement, Repair
 from thinkfix.formats.sqlite_store import RowChange, StoreInUse
 from thinkfix.io import filestate, remote, safewrite
 from thinkfix.io import urlwrite as urlio

@@ -15,7 +15,7 @@ from typing import BinaryIO
 
 from thinkfix.engine.repair.plan import Copy, FilePlan, New, _named, find_repairs
 from thinkfix.engine.scan.options import ScanOptions
-from thinkfix.formats.base import Record
+from thinkfix.formats.records import Record
 from thinkfix.io import filestate
 
 

@@ -22,7 +22,8 @@ from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import FileResult, FileStatus, Job, WriteMode
 from thinkfix.engine.repair.plan import Copy, FilePlan
 from thinkfix.engine.repair.verify import verify
-from thinkfix.formats.base import PlacementKind, Record
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import PlacementKind
 from thinkfix.io import compression, filestate, remote, safewrite
 from thinkfix.io import urlwrite as urlio
 from thinkfix.io.errors import ErrorKind

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from thinkfix.formats.base import Record, SessionFormat, Site
+from thinkfix.formats.base import SessionFormat
+from thinkfix.formats.records import Record, Site
 from thinkfix.normalizer.spans import Finding, LeakKind
 
 

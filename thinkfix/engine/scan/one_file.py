@@ -20,7 +20,6 @@ from thinkfix.engine.report import InputError, LeakFinding
 from thinkfix.engine.scan import sparse, trend
 from thinkfix.engine.scan.evidence import awaits_call, called
 from thinkfix.engine.scan.findings import (
-    TOO_MANY,
     CappedFindings,
     capped_findings,
     fingerprint,
@@ -28,13 +27,14 @@ from thinkfix.engine.scan.findings import (
 )
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.prefilter import delimiter_candidates
-from thinkfix.engine.scan.result import UNKNOWN_MODEL, ScannedFile
+from thinkfix.engine.scan.result import UNKNOWN_MODEL, ScannedFile, bad_kind
+from thinkfix.engine.scan.sparse import skippable
 from thinkfix.engine.secrets.rules import snippet as redacted_snippet
-from thinkfix.formats.base import EMPTY_CONTEXT, TOO_LARGE, Context, Record, SessionFormat, Site
+from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.common import keeps_visible, refusal_note
 from thinkfix.formats.detection import base_name
 from thinkfix.formats.quick import record_time
-from thinkfix.formats.strangers import names_turn
+from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, Site
 from thinkfix.io import remote
 from thinkfix.io.errors import ErrorKind
 
@@ -468,25 +468,6 @@ class _FileScan:
             by_model=tuple(sorted((m, a, lk, n) for m, (a, lk, n) in self.by_model.items())),
             by_day=tuple(sorted((d, m, a, lk, n) for (d, m), (a, lk, n) in self.by_day.items())),
         )
-
-
-def bad_kind(error: str) -> ErrorKind:
-    """The error kind of a record that could not be used, from its error."""
-    if error.startswith("unknown shape"):
-        return ErrorKind.BAD_SHAPE
-    if error.startswith(TOO_LARGE):
-        return ErrorKind.TOO_LARGE
-    if error.startswith(TOO_MANY):
-        return ErrorKind.TOO_MANY_FINDINGS
-    return ErrorKind.BAD_LINE
-
-
-def skippable(fmt: SessionFormat, record: Record) -> bool:
-    """Scan's rule for a record it need not parse (nor validate): it cannot hold an assistant
-    message nor name a turn of another shape (`formats.strangers`), and it is not an
-    unterminated last line (which may be a truncated record)."""
-    raw = record.raw
-    return bool(record.eol) and not fmt.may_contain_assistant(raw) and not names_turn(raw)
 
 
 def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:

@@ -18,7 +18,7 @@ from thinkfix.engine.inputs.files import InputOptions
 from thinkfix.engine.inputs.ignore import glob_match
 from thinkfix.engine.report import Check
 from thinkfix.engine.secrets.rules import Redaction
-from thinkfix.formats.base import DEFAULT_RECORD_LIMIT
+from thinkfix.formats.records import DEFAULT_RECORD_LIMIT
 from thinkfix.normalizer.policy import DEFAULT, Policy
 from thinkfix.normalizer.spans import LeakKind
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thinkfix.engine.report import HealthFinding, InputError, LeakFinding
+from thinkfix.engine.scan.findings import TOO_MANY
+from thinkfix.formats.records import TOO_LARGE
+from thinkfix.io.errors import ErrorKind
 
 UNKNOWN_MODEL = ""  # the by_model key for messages whose model is not recorded
 
@@ -33,3 +36,14 @@ class ScannedFile:
     def read(self) -> bool:
         """The file was opened and read as a session (possibly with bad lines)."""
         return self.format is not None and self.skipped is None
+
+
+def bad_kind(error: str) -> ErrorKind:
+    """The error kind of a record that could not be used, from its error."""
+    if error.startswith("unknown shape"):
+        return ErrorKind.BAD_SHAPE
+    if error.startswith(TOO_LARGE):
+        return ErrorKind.TOO_LARGE
+    if error.startswith(TOO_MANY):
+        return ErrorKind.TOO_MANY_FINDINGS
+    return ErrorKind.BAD_LINE

@@ -23,15 +23,9 @@ from typing import BinaryIO
 
 from orjson import JSONDecodeError, loads
 
-from thinkfix.formats.base import (
-    EMPTY_CONTEXT,
-    Context,
-    Record,
-    SessionFormat,
-    record_limit,
-    too_large,
-)
+from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.reader import opens_document
+from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, record_limit, too_large
 from thinkfix.formats.strangers import names_turn, turn_needles
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
@@ -311,3 +305,11 @@ class SparseReader:
                 if keep:
                     out.append(record)
         return out
+
+
+def skippable(fmt: SessionFormat, record: Record) -> bool:
+    """Scan's rule for a record it need not parse (nor validate): it cannot hold an assistant
+    message nor name a turn of another shape (`formats.strangers`), and it is not an
+    unterminated last line (which may be a truncated record)."""
+    raw = record.raw
+    return bool(record.eol) and not fmt.may_contain_assistant(raw) and not names_turn(raw)

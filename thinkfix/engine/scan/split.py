@@ -35,7 +35,7 @@ from thinkfix.engine.scan.one_file import _FileScan
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.engine.scan.task import scan_file
-from thinkfix.formats.base import EMPTY_CONTEXT, Context, record_limit, set_record_limit
+from thinkfix.formats.records import EMPTY_CONTEXT, Context, record_limit, set_record_limit
 from thinkfix.io import remote
 from thinkfix.io.compression import Compression
 from thinkfix.io.ranges import ByteRange

@@ -13,7 +13,7 @@ from thinkfix.engine.report import InputError
 from thinkfix.engine.scan.one_file import _FileScan
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.result import ScannedFile
-from thinkfix.formats.base import set_record_limit
+from thinkfix.formats.records import set_record_limit
 from thinkfix.io.errors import ErrorKind
 
 

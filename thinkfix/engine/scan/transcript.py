@@ -12,7 +12,8 @@ import zstandard
 
 from thinkfix.engine.scan import evidence
 from thinkfix.formats import registry
-from thinkfix.formats.base import Record, SessionFormat, Site, set_record_limit, wrong_types
+from thinkfix.formats.base import SessionFormat, wrong_types
+from thinkfix.formats.records import Record, Site, set_record_limit
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 from thinkfix.io.compression import open_read
 from thinkfix.normalizer.batch import normalize

@@ -10,7 +10,7 @@ from typing import Any
 from thinkfix.engine.inputs.files import UnknownPolicy
 from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.formats import registry
-from thinkfix.formats.base import AnthropicMode, ClaudeCodeMode, CodexMode
+from thinkfix.formats.repairs import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.normalizer.policy import (
     TAG_NAMES_RULE,
     NativeMode,

@@ -10,7 +10,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from thinkfix.engine.scan.result import ScannedFile
-from thinkfix.formats.base import EMPTY_CONTEXT, Context
+from thinkfix.formats.records import EMPTY_CONTEXT, Context
 from thinkfix.io.ranges import ByteRange
 
 # --- per-file results -------------------------------------------------------------------

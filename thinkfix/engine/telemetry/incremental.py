@@ -60,8 +60,9 @@ from thinkfix.engine.telemetry.appended import (
 )
 from thinkfix.engine.telemetry.state import Entry, State
 from thinkfix.formats import registry
-from thinkfix.formats.base import EMPTY_CONTEXT, Context, SessionFormat
+from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.detection import read_head
+from thinkfix.formats.records import EMPTY_CONTEXT, Context
 from thinkfix.io.compression import Compression
 from thinkfix.io.ranges import ByteRange
 from thinkfix.normalizer.spans import LeakKind

@@ -12,7 +12,7 @@ from enum import Enum
 from typing import ClassVar
 
 from thinkfix.engine.repair.audit import DiffReport, MessageDiff
-from thinkfix.formats.base import PlacementKind
+from thinkfix.formats.repairs import PlacementKind
 from thinkfix.reporters.base import Renderer, plural
 
 
