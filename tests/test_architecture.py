@@ -268,23 +268,13 @@ def test_no_circle_between_engine_rooms(edges: list[Edge]) -> None:
     assert circles(rooms) == []
 
 
-#: Modules still being split by job (#25): this list only shrinks.
-STILL_LONG = {
-    "formats/codex.py",
-    "formats/goose.py",
-    "formats/jsonedit.py",
-    "formats/opencode.py",
-    "formats/sqlite_store.py",
-}
-
-
 def test_no_module_is_longer_than_its_job() -> None:
     long = {
         str(p.relative_to(PACKAGE)): n
         for p in PACKAGE.rglob("*.py")
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
-    assert set(long) - STILL_LONG == set()
+    assert long == {}
 
 
 def test_every_name_is_imported_from_where_it_is_defined() -> None:

@@ -25,7 +25,7 @@ from thinkfix.engine.repair.plan import FilePlan, plan_file
 from thinkfix.engine.repair.source import FileRecords, Source
 from thinkfix.engine.scan import sparse
 from thinkfix.formats import registry
-from thinkfix.formats.jsonedit import Style
+from thinkfix.formats.jsonspans import Style
 
 
 def _session(path: Path, clean: int, broken: bytes | None = None) -> Path:

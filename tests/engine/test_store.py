@@ -18,7 +18,7 @@ from thinkfix.engine.ledger import restore as restore_mod
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
-from thinkfix.formats import registry, sqlite_store
+from thinkfix.formats import registry, sqlite_store, sqlite_triggers
 from thinkfix.formats.opencode import OpenCode, id_before
 
 LEAKY_TEXT = "prt_95e0f3d71005Pp3qQ4rR5sS6tT"
@@ -215,7 +215,7 @@ def test_store_rows_changed_beyond_the_plan_roll_back(
     db = _store(tmp_path)
     _plant(db)
     before = _dump(db)
-    monkeypatch.setattr(sqlite_store, "triggers_on", lambda db, tables: [])
+    monkeypatch.setattr(sqlite_triggers, "triggers_on", lambda db, tables: [])
     result = run([db], WriteMode.IN_PLACE, tmp_path)
     (file,) = result.files
     assert file.status is FileStatus.FAILED and "were planned" in file.errors[0].message

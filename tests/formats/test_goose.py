@@ -23,7 +23,8 @@ from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry, sqlite_store
-from thinkfix.formats.goose import Goose, apply_database, is_store_path
+from thinkfix.formats.goose import Goose, apply_database
+from thinkfix.formats.goose_items import is_store_path
 from thinkfix.formats.records import Site
 from thinkfix.formats.repairs import Repair
 from thinkfix.formats.sqlite_store import RowChanges

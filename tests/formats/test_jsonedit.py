@@ -9,15 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thinkfix.formats.jsonedit import (
-    InsertItems,
-    RemoveItem,
-    SetKey,
-    SetValue,
-    Style,
-    dump_record,
-    edit,
-)
+from thinkfix.formats.jsonedit import InsertItems, RemoveItem, SetKey, SetValue, dump_record, edit
+from thinkfix.formats.jsonspans import Style
 from thinkfix.formats.repairs import UnsafeEdit
 
 BLOCK = {"type": "thinking", "thinking": "plan"}

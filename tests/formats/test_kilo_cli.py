@@ -14,7 +14,7 @@ from thinkfix.cli import main
 from thinkfix.engine.inputs.discover import discover
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
-from thinkfix.formats.opencode import is_kilo_store_name
+from thinkfix.formats.opencode_items import is_kilo_store_name
 
 
 def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:

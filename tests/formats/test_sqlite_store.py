@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.formats import crush_db
-from thinkfix.formats import sqlite_store
+from thinkfix.formats import sqlite_store, sqlite_triggers
 from thinkfix.formats.sqlite_store import RowChanges
 
 KEYS = [f"k{n}" for n in range(8)]
@@ -140,7 +140,7 @@ def test_trigger_fires_exactly_when_sqlite_fires_it(
         db.execute("CREATE TABLE log (what)")
         db.execute("INSERT INTO t VALUES (1, 1, 1, 1)")
         db.execute(_trigger_sql(timing, event, of, style))
-        (trigger,) = sqlite_store.triggers_on(db, ["T"])
+        (trigger,) = sqlite_triggers.triggers_on(db, ["T"])
         if op == "insert":
             db.execute("INSERT INTO t (id) VALUES (2)")
         elif op == "update":
@@ -152,7 +152,7 @@ def test_trigger_fires_exactly_when_sqlite_fires_it(
 
 
 def test_a_trigger_whose_text_is_not_read_fires_on_every_write() -> None:
-    odd = sqlite_store.Trigger("odd", "t", "CREATE TRIGGER odd AFTER UPSERT ON t BEGIN END")
+    odd = sqlite_triggers.Trigger("odd", "t", "CREATE TRIGGER odd AFTER UPSERT ON t BEGIN END")
     assert all(odd.fires(op, ["a"]) for op in ("insert", "update", "delete"))
 
 
@@ -181,7 +181,7 @@ def test_crush_own_updated_at_trigger_is_kept_from_firing_and_kept(tmp_path: Pat
         schema, sessions = _schema(db), list(db.execute("SELECT * FROM sessions"))
         before = dict(sqlite_store.read_row(db, "messages", {"id": "m-bot"}) or ())
         db.execute("BEGIN IMMEDIATE")
-        triggers = sqlite_store.Triggers(db, [crush_db.trigger_statement(UPDATED_AT)])
+        triggers = sqlite_triggers.Triggers(db, [crush_db.trigger_statement(UPDATED_AT)])
         made = db.total_changes
         RowChanges(db, triggers).update("messages", {"id": "m-bot"}, {"parts": "[]"})
         assert [t.name for t in triggers.dropped] == [UPDATED_AT]
@@ -204,8 +204,8 @@ def test_an_altered_runtime_trigger_is_not_its_own(tmp_path: Path) -> None:
         own = crush_db.trigger_statement(UPDATED_AT)
         db.execute(f"DROP TRIGGER {UPDATED_AT}")
         db.execute(own.replace("WHERE id = new.id", "WHERE id != new.id"))
-        triggers = sqlite_store.Triggers(db, [own])
-        with pytest.raises(sqlite_store.TriggerFires, match=f"{UPDATED_AT} ON messages"):
+        triggers = sqlite_triggers.Triggers(db, [own])
+        with pytest.raises(sqlite_triggers.TriggerFires, match=f"{UPDATED_AT} ON messages"):
             RowChanges(db, triggers).update("messages", {"id": "m-bot"}, {"parts": "[]"})
         assert db.execute("SELECT parts FROM messages WHERE id = 'm-bot'").fetchone()[0] != "[]"
 
@@ -214,4 +214,4 @@ def test_stored_sql_is_the_text_a_migration_leaves_in_the_schema(tmp_path: Path)
     with closing(sqlite3.connect(_crush_store(tmp_path / "crush.db"))) as db:
         for name in (UPDATED_AT, "update_session_message_count_on_insert"):
             (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", (name,)).fetchone()
-            assert sqlite_store.stored_sql(crush_db.trigger_statement(name)) == sql
+            assert sqlite_triggers.stored_sql(crush_db.trigger_statement(name)) == sql

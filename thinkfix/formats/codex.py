@@ -11,7 +11,6 @@ Codex writes beside reasoning it displays (viewers read that, never `content`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import replace
 from functools import partial
@@ -21,7 +20,6 @@ from thinkfix.formats.base import Message
 from thinkfix.formats.common import (
     FormatBase,
     as_str,
-    block_slots,
     join_texts,
     keeps_visible,
     place_elsewhere,
@@ -33,199 +31,37 @@ from thinkfix.formats.locations import env_dir
 from thinkfix.formats.planner import REFUSED, Draft, Plan
 from thinkfix.formats.quick import one_model, one_object
 from thinkfix.formats.records import Context, Record, Site
-from thinkfix.formats.repairs import CodexMode, PlacementKind, TextSlot
+from thinkfix.formats.repairs import CodexMode, PlacementKind
 from thinkfix.formats.turn_shapes import args_text, exit_failed, text_parts, tool_result
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 from thinkfix.formats.values import fmt_path, get_path
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
+from thinkfix.formats.codex_items import (
+    ASSISTANT_ITEM,
+    BARE_ITEMS,
+    CALL_ITEMS,
+    CALLS,
+    OUTPUTS,
+    PARTIAL_ENVELOPE,
+    QUIET_MARKERS,
+    TURN_CONTEXT,
+    boundary,
+    copies_of,
+    envelope_of,
+    is_assistant,
+    item_of,
+    legacy_of,
+    reasoning_events,
+    reasoning_item,
+    reasoning_text,
+    slots,
+)
+
 
 # A first line too long to read whole (a session_meta with huge instructions): Codex
 # writes `timestamp` and `type` before the `payload` object.
-_PARTIAL_ENVELOPE = re.compile(
-    rb'^\s*\{\s*(?:"timestamp"\s*:\s*"[^"]*"\s*,\s*)?"type"\s*:\s*'
-    rb'"(?:session_meta|response_item|event_msg|turn_context|compacted)"\s*,\s*"payload"\s*:\s*\{'
-)
-
-# An assistant message item as Codex writes it: the envelope's keys first, then the payload's.
-_ASSISTANT_ITEM = re.compile(
-    rb'\{(?:"timestamp":"[^"\\]*",)?"type":"response_item","payload":\{"type":"message",'
-    rb'(?:"id":"[^"\\]*",)?"role":"assistant",'
-)
-# A turn_context line as Codex writes it (the envelope's keys first).
-_TURN_CONTEXT = re.compile(rb'\{(?:"timestamp":"[^"\\]*",)?"type":"turn_context","payload":\{')
-# The markers whose records may change a context that carries no reasoning (a message or a
-# user turn only clears carried reasoning).
-_QUIET_MARKERS = (b"session_meta", b"turn_context", b'"reasoning"')
-
-_KINDS = {
-    "session_meta",
-    "response_item",
-    "event_msg",
-    "turn_context",
-    "compacted",
-    "world_state",
-    "inter_agent_communication_metadata",
-}
-_WINDOW = 64  # how far from a message its event copies are looked for
-
-
-def _envelope(o: dict[str, Any]) -> bool:
-    return as_str(o.get("type")) in _KINDS and "payload" in o
-
-
-# The first line of a rollout before the envelope: codex-rs/core/src/rollout.rs `SessionMeta`
-# (id, timestamp, optional instructions; `git` added later), written bare by
-# `RolloutRecorder::new`.
-_LEGACY_HEADER = {"id", "timestamp", "instructions", "git"}
-
-
-def _legacy_header(o: dict[str, Any]) -> bool:
-    return (
-        isinstance(o.get("id"), str)
-        and isinstance(o.get("timestamp"), str)
-        and o.keys() <= _LEGACY_HEADER
-    )
-
-
-def _bare_item(o: dict[str, Any]) -> bool:
-    """A response item written bare (no envelope), as rollouts before the envelope were."""
-    return "payload" not in o and as_str(o.get("type")) in _BARE
-
-
-def _responses_content(o: dict[str, Any]) -> bool:
-    """A message whose content parts are the Responses API's (`input_text`/`output_text`),
-    never Anthropic's or Chat Completions' (`text`)."""
-    content = o.get("content")
-    return isinstance(content, list) and any(
-        isinstance(c, dict) and c.get("type") in ("input_text", "output_text") for c in content
-    )
-
-
-def _legacy(objects: list[dict[str, Any]]) -> float:
-    """A rollout from before the `{timestamp, type, payload}` envelope (codex-rs until
-    rust-v0.32): a bare `{id, timestamp, instructions}` header, then bare response items
-    (`message`, `reasoning`, `function_call`, `function_call_output`, ...) and
-    `{"record_type": "state"}` lines (`RolloutRecorder`'s `StateLine`). Certain with the
-    header or a state line beside a bare item: a bare assistant message otherwise looks like
-    an Anthropic response, which would place its reasoning by Anthropic's rules."""
-    states = sum(1 for o in objects if o.get("record_type") == "state")
-    header = _legacy_header(objects[0])
-    items = [o for o in objects if _bare_item(o)]
-    others = len(objects) - len(items) - states - header
-    if others > len(items) or not (items or (header and states)):
-        return 0.0
-    if header or states:
-        return 0.95
-    return 0.9 if any(_responses_content(o) for o in items) else 0.0
-
-
-def reasoning_text(item: dict[str, Any]) -> str | None:
-    """Raw reasoning of a reasoning item (its `content`), else its summary."""
-    parts = item.get("content")
-    raw = (
-        join_texts(p.get("text") for p in parts if isinstance(p, dict))
-        if isinstance(parts, list)
-        else None
-    )
-    if raw:
-        return raw
-    summary = item.get("summary")
-    return (
-        join_texts(p.get("text") for p in summary if isinstance(p, dict))
-        if isinstance(summary, list)
-        else None
-    )
-
-
-def _item(o: dict[str, Any]) -> tuple[dict[str, Any] | None, Path]:
-    """The response item a line carries, and its path: enveloped, or bare (early rollouts)."""
-    if o.get("type") == "response_item":
-        payload = o.get("payload")
-        return (payload, ("payload",)) if isinstance(payload, dict) else (None, ())
-    if "payload" not in o and ("role" in o or o.get("type") == "message"):
-        return o, ()
-    return None, ()
-
-
-def _is_assistant(item: dict[str, Any]) -> bool:
-    return item.get("role") == "assistant" and item.get("type", "message") == "message"
-
-
-def _slots(item: dict[str, Any], base: Path) -> list[TextSlot]:
-    content = item.get("content")
-    if isinstance(content, str):
-        return [TextSlot(base + ("content",), content)]
-    return block_slots(content, base + ("content",), types=("output_text",))
-
-
-def _boundary(o: dict[str, Any]) -> bool:
-    """A line that starts another message: event copies are not looked for past it."""
-    item, _ = _item(o)
-    if item is not None and item.get("type", "message") == "message":
-        return True
-    payload = o.get("payload")
-    return o.get("type") == "turn_context" or (
-        o.get("type") == "event_msg"
-        and isinstance(payload, dict)
-        and payload.get("type") == "user_message"
-    )
-
-
-def _equal_strings(value: Any, target: str, path: Path) -> Iterator[Path]:
-    if isinstance(value, str):
-        if value == target:
-            yield path
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _equal_strings(v, target, path + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _equal_strings(v, target, path + (i,))
-
-
-def _copies(plan: Plan, site: Site) -> Iterator[tuple[int, Path]]:
-    """(record, path) of each event copy of the site's text (agent_message, task_complete,
-    ...): the event lines near the message, up to the next message or turn."""
-    records = plan.records
-    for step in (1, -1):
-        j = site.record_index + step
-        while 0 <= j < len(records) and abs(j - site.record_index) <= _WINDOW:
-            o = records[j].obj
-            if o is not None:
-                if _boundary(o):
-                    break
-                if o.get("type") == "event_msg":
-                    for path in _equal_strings(o.get("payload"), site.text, ("payload",)):
-                        yield j, path
-            j += step
-
-
-def _reasoning_item(segments: tuple[str, ...]) -> dict[str, Any]:
-    """The reasoning response_item Codex itself records for raw reasoning (OSS providers).
-
-    `summary` stays empty: it is the model's own summary and is replayed as input to the
-    Responses API, so copying the raw text there would send it twice; viewers find the
-    text in the `agent_reasoning` events written beside the item (`_reasoning_events`).
-    """
-    return {
-        "type": "reasoning",
-        "summary": [],
-        "content": [{"type": "reasoning_text", "text": s} for s in segments],
-        "encrypted_content": None,
-    }
-
-
-def _reasoning_events(segments: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The `agent_reasoning` event_msg payloads Codex writes beside reasoning it displays.
-
-    Display only (event_msg lines are never replayed to the model), and what the Codex
-    TUI on resume and session viewers read, so the moved reasoning stays visible there.
-    """
-    return [{"type": "agent_reasoning", "text": s} for s in segments]
-
-
 class Codex(FormatBase):
     id = "codex"
     description = "OpenAI Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)"
@@ -266,24 +102,24 @@ class Codex(FormatBase):
         s = sample(head)
         objects = s.objects
         if s.partial and not s.pretty:
-            return 0.7 if _PARTIAL_ENVELOPE.match(head) else 0.0
+            return 0.7 if PARTIAL_ENVELOPE.match(head) else 0.0
         if not objects or s.pretty:
             return 0.0
         if any(
-            o.get("type") in ("session_meta", "response_item", "turn_context") and _envelope(o)
+            o.get("type") in ("session_meta", "response_item", "turn_context") and envelope_of(o)
             for o in objects
         ):
             return 0.95
-        if any(_envelope(o) for o in objects):
+        if any(envelope_of(o) for o in objects):
             return 0.85
-        return _legacy(objects)
+        return legacy_of(objects)
 
     def context_markers_for(self, ctx: Context) -> tuple[bytes, ...]:
-        return self.context_markers if "reasoning" in ctx.extra else _QUIET_MARKERS
+        return self.context_markers if "reasoning" in ctx.extra else QUIET_MARKERS
 
     def keeps_context(self, raw: bytes, ctx: Context) -> bool:
         """A turn_context that names the model already in use (or none) changes nothing."""
-        if _TURN_CONTEXT.match(raw) is None or not one_object(raw):
+        if TURN_CONTEXT.match(raw) is None or not one_object(raw):
             return False
         model = one_model(raw)
         return model is not None and (not model[0] or model[0] == ctx.model)
@@ -293,7 +129,7 @@ class Codex(FormatBase):
         if (
             not one_object(raw)
             or raw.count(b'"assistant"') != 1
-            or _ASSISTANT_ITEM.match(raw) is None
+            or ASSISTANT_ITEM.match(raw) is None
         ):
             return None
         return (None,)
@@ -320,7 +156,7 @@ class Codex(FormatBase):
             return new, new
         if kind == "event_msg" and payload.get("type") == "user_message":
             return self._cleared(ctx), self._cleared(ctx)
-        item, _ = _item(o)
+        item, _ = item_of(o)
         if item is None:
             return ctx, ctx
         if item.get("type") == "reasoning":
@@ -343,13 +179,13 @@ class Codex(FormatBase):
         o = record.obj
         if o is None:
             return
-        item, base = _item(o)
+        item, base = item_of(o)
         if item is not None:
-            if _is_assistant(item):
+            if is_assistant(item):
                 yield Message(
                     base,
                     record.index,
-                    partial(_slots, item, base),
+                    partial(slots, item, base),
                     native=as_str(record.ctx.extra.get("reasoning")),
                     message_id=as_str(item.get("id")),
                 )
@@ -362,12 +198,12 @@ class Codex(FormatBase):
                     continue
                 if h.get("type") == "reasoning":
                     pending.append(reasoning_text(h))
-                elif _is_assistant(h):
+                elif is_assistant(h):
                     hpath = ("payload", "replacement_history", j)
                     yield Message(
                         hpath,
                         record.index,
-                        partial(_slots, h, hpath),
+                        partial(slots, h, hpath),
                         native=join_texts(pending),
                         message_id=as_str(h.get("id")),
                     )
@@ -393,7 +229,7 @@ class Codex(FormatBase):
                 "reasoning items by encrypted_content)",
             )
             return
-        item = _reasoning_item(draft.segments)
+        item = reasoning_item(draft.segments)
         if in_history:
             j = site.path[2]
             assert isinstance(j, int)
@@ -410,7 +246,7 @@ class Codex(FormatBase):
             draft.insert_record(
                 site.record_index, {"timestamp": stamp, "type": "response_item", "payload": item}
             )
-            for event in _reasoning_events(draft.segments):
+            for event in reasoning_events(draft.segments):
                 draft.insert_record(
                     site.record_index, {"timestamp": stamp, "type": "event_msg", "payload": event}
                 )
@@ -449,10 +285,10 @@ class Codex(FormatBase):
                 continue
             o = r.obj
             item, _ = _turn_item(o)
-            if item is not None and item.get("type") in _CALL_ITEMS:
+            if item is not None and item.get("type") in CALL_ITEMS:
                 found.update(waiting)
                 waiting = []
-            elif _boundary(o) or o.get("type") == "compacted":
+            elif boundary(o) or o.get("type") == "compacted":
                 waiting = []
             if i in indices:
                 waiting.append(i)
@@ -496,9 +332,9 @@ class Codex(FormatBase):
             or keeps_visible(plan.records[site.record_index].data, site)
         ):
             return False
-        draft.edit(site.record_index, SetValue(base, _reasoning_item(draft.segments)))
-        events = iter(_reasoning_events(("\n\n".join(draft.segments),)))
-        for j, path in _copies(plan, site):
+        draft.edit(site.record_index, SetValue(base, reasoning_item(draft.segments)))
+        events = iter(reasoning_events(("\n\n".join(draft.segments),)))
+        for j, path in copies_of(plan, site):
             event = next(events, None) if path == ("payload", "message") else None
             if event is not None:
                 draft.edit(j, SetValue(("payload",), event))
@@ -526,7 +362,7 @@ class Codex(FormatBase):
     @staticmethod
     def _fix_copies(plan: Plan, draft: Draft) -> None:
         """Fix the event copies of the message text (agent_message, task_complete, ...)."""
-        for j, path in _copies(plan, draft.site):
+        for j, path in copies_of(plan, draft.site):
             draft.mirror(j, path, draft.repair.visible)
 
     def turns(self, record: Record) -> Iterator[Turn]:
@@ -547,34 +383,13 @@ _ROLES = {
     "developer": Role.SYSTEM,
     "system": Role.SYSTEM,
 }
-_BARE = {
-    "message",
-    "reasoning",
-    "function_call",
-    "function_call_output",
-    "custom_tool_call",
-    "custom_tool_call_output",
-    "local_shell_call",
-    "web_search_call",
-}
-#: Tool calls other than function calls: (name shown, key holding the arguments).
-_CALLS = {
-    "custom_tool_call": (None, "input"),
-    "local_shell_call": ("shell", "action"),
-    "web_search_call": ("web_search", "action"),
-    "tool_search_call": ("tool_search", "arguments"),
-    "image_generation_call": ("image_generation", "revised_prompt"),
-}
-#: The items that call a tool (rule 4's evidence for the message before them).
-_CALL_ITEMS = frozenset({"function_call", *_CALLS})
-_OUTPUTS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
 
 
 def _turn_item(o: dict[str, Any]) -> tuple[dict[str, Any] | None, Path]:
     if o.get("type") == "response_item":
         payload = o.get("payload")
         return (payload, ("payload",)) if isinstance(payload, dict) else (None, ())
-    if "payload" not in o and o.get("type") in _BARE:  # early rollouts: bare items
+    if "payload" not in o and o.get("type") in BARE_ITEMS:  # early rollouts: bare items
         return o, ()
     return None, ()
 
@@ -622,8 +437,8 @@ def turns(record: Record) -> Iterator[Turn]:
             model,
             _group(item),
         )
-    elif kind == "function_call" or kind in _CALLS:
-        name, key = _CALLS.get(kind, (None, "arguments"))
+    elif kind == "function_call" or kind in CALLS:
+        name, key = CALLS.get(kind, (None, "arguments"))
         call = Part(
             PartKind.TOOL_CALL,
             args_text(item.get(key)),
@@ -631,7 +446,7 @@ def turns(record: Record) -> Iterator[Turn]:
             call_id=as_str(item.get("call_id")),
         )
         yield Turn(Role.ASSISTANT, (call,), timestamp, model, _group(item))
-    elif kind in _OUTPUTS:
+    elif kind in OUTPUTS:
         output = item.get("output")
         yield Turn(
             Role.TOOL,

@@ -34,7 +34,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from thinkfix.formats import jsonedit, sqlite_store
+from thinkfix.formats import jsonedit, jsonspans, sqlite_store
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, place_elsewhere
 from thinkfix.formats.locations import editor_users
@@ -344,7 +344,7 @@ def apply_database(db: RowChanges, repairs: list[Repair]) -> list[Placement]:
                 placements[k] = _skip(repairs[k], "bubble not found", "its row is gone")
             continue
         data = raw.encode() if isinstance(raw, str) else raw
-        style = jsonedit.Style.sniff([data])
+        style = jsonspans.Style.sniff([data])
         edits: list[jsonedit.Edit] = []
         try:
             value = orjson.loads(data)

@@ -43,14 +43,14 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
-from thinkfix.formats import jsonedit, sqlite_store
+from thinkfix.formats import jsonedit, jsonspans, sqlite_store
 from thinkfix.formats.base import Message
-from thinkfix.formats.common import FormatBase, as_str, join_texts
+from thinkfix.formats.common import FormatBase, as_str
 from thinkfix.formats.detection import sample, share
 from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.reader import bounded_lines, iter_jsonl
 from thinkfix.formats.records import Record
-from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot, UnsafeEdit
+from thinkfix.formats.repairs import Placement, PlacementKind, Repair, UnsafeEdit
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
 from thinkfix.formats.turn_shapes import args_text, output_text
@@ -58,166 +58,24 @@ from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
-
-#: Tables (and columns) every Goose store has had since 1.10; a store is Goose's by these.
-_TABLES = {
-    "sessions": {"id", "working_dir"},
-    "messages": {"id", "session_id", "role", "content_json", "created_timestamp"},
-}
-#: Content items that are tool calls: rule 4's evidence after a text.
-_CALLS = frozenset({"toolRequest", "frontendToolRequest"})
-#: Content items that hold reasoning: beside them a message still shows nothing.
-_REASONING = frozenset({"thinking", "redactedThinking"})
-#: `created` above this is in milliseconds (session_manager.rs MILLISECOND_TIMESTAMP_THRESHOLD).
-_MS_THRESHOLD = 10_000_000_000
-
-
-def is_store_path(path: str) -> bool:
-    """Is this where Goose keeps its store (`goose/sessions/sessions.db`, or Windows'
-    `goose/data/sessions/sessions.db`)? Only a store that cannot be read is judged by this:
-    `sessions.db` is a generic name, so a readable one is Goose's by its tables alone."""
-    parts = os.path.abspath(path).replace("\\", "/").split("/")
-    return parts[-2:] == ["sessions", "sessions.db"] and "goose" in parts[-4:-2]
-
-
-# --- reading ---------------------------------------------------------------------------------
-
-
-def _loads(data: Any) -> Any:
-    try:
-        return orjson.loads(data) if data is not None else None
-    except orjson.JSONDecodeError:
-        return None
-
-
-def _columns(db: Any, table: str) -> set[str]:
-    return {row[1] for row in db.execute(f"PRAGMA table_info({sqlite_store.quote(table)})")}
-
-
-def _models(db: Any) -> dict[str, str]:
-    """Each session's model name (`model_config_json.model_name`, schema v6 on), by id."""
-    if "model_config_json" not in _columns(db, "sessions"):
-        return {}
-    out = {}
-    for sid, config in db.execute("SELECT id, model_config_json FROM sessions"):
-        name = _loads(config)
-        if isinstance(name, dict) and isinstance(name.get("model_name"), str):
-            out[str(sid)] = name["model_name"]
-    return out
-
-
-def database_messages(db: Any) -> Iterator[tuple[dict[str, Any], str | None]]:
-    """Every message row as one JSON object (`id` is the row's key, `content` the parsed
-    `content_json`), in the order Goose reads a session back; with why it is unreadable."""
-    have = _columns(db, "messages")
-    optional = [c for c in ("message_id", "metadata_json") if c in have]
-    models = _models(db)
-    rows = db.execute(
-        "SELECT id, session_id, role, created_timestamp, content_json"
-        + "".join(f", {c}" for c in optional)
-        + " FROM messages ORDER BY session_id, created_timestamp, id"
-    )
-    for row in rows:
-        rowid, session, role, created, content_json, *rest = row
-        extra = dict(zip(optional, rest, strict=True))
-        content = _loads(content_json)
-        doc: dict[str, Any] = {
-            "id": rowid,
-            "message_id": extra.get("message_id"),
-            "session_id": session,
-            "role": role,
-            "created": created,
-            "model": models.get(str(session)),
-            "content": content,
-        }
-        metadata = _loads(extra.get("metadata_json"))
-        if metadata is not None:
-            doc["metadata"] = metadata
-        error = None if isinstance(content, list) else "content_json is not a JSON list of items"
-        yield doc, error
-
-
-def _is_metadata(o: Any) -> bool:
-    """The legacy file's first line (`SessionMetadata`: description and message_count)."""
-    return isinstance(o, dict) and "description" in o and "message_count" in o and "role" not in o
-
-
-def _is_message(o: Any) -> bool:
-    """A serialized `Message`: a role, a `created` number and a list of tagged items."""
-    content = o.get("content") if isinstance(o, dict) else None
-    return (
-        isinstance(o, dict)
-        and o.get("role") in ("user", "assistant")
-        and isinstance(o.get("created"), int)
-        and isinstance(content, list)
-        and all(isinstance(c, dict) and isinstance(c.get("type"), str) for c in content)
-    )
-
-
-#: Item types only Goose writes (camelCase tags of `MessageContent`).
-_GOOSE_ITEMS = frozenset(
-    {
-        "toolRequest",
-        "toolResponse",
-        "toolConfirmationRequest",
-        "actionRequired",
-        "frontendToolRequest",
-        "redactedThinking",
-        "systemNotification",
-        "jsonRenderSpec",
-        "contextLengthExceeded",
-        "summarizationRequested",
-        "conversationCompacted",
-    }
+from thinkfix.formats.goose_items import (
+    CALLS,
+    MS_THRESHOLD,
+    TABLES,
+    database_messages,
+    goose_items,
+    is_message,
+    is_metadata,
+    is_store_path,
+    loads,
+    reasoning_of,
+    shows_of,
+    slots,
+    thinking_item,
 )
 
 
-def _goose_items(o: dict[str, Any]) -> bool:
-    return any(c.get("type") in _GOOSE_ITEMS for c in o["content"]) or (
-        isinstance(o.get("metadata"), dict) and "userVisible" in o["metadata"]
-    )
-
-
-# --- sites -----------------------------------------------------------------------------------
-
-
-def _slots(content: Any, base: Path) -> list[TextSlot]:
-    """Text items of a message; one with a tool request after it carries rule 4's evidence."""
-    if not isinstance(content, list):
-        return []
-    last_call = max(
-        (i for i, c in enumerate(content) if isinstance(c, dict) and c.get("type") in _CALLS),
-        default=-1,
-    )
-    return [
-        TextSlot(base + (i, "text"), c["text"], tool_after=i < last_call)
-        for i, c in enumerate(content)
-        if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str)
-    ]
-
-
-def _reasoning(content: Any) -> str | None:
-    if not isinstance(content, list):
-        return None
-    return join_texts(
-        c.get("thinking") for c in content if isinstance(c, dict) and c.get("type") == "thinking"
-    )
-
-
-def thinking_item(segments: tuple[str, ...] | list[str]) -> dict[str, Any]:
-    """The item the reasoning goes into, in `ThinkingContent`'s field order; no signature."""
-    return {"type": "thinking", "thinking": "\n\n".join(segments), "signature": ""}
-
-
-def _shows(item: Any) -> bool:
-    """Does a content item show the user something (a non-empty text, a tool call, ...)?"""
-    if not isinstance(item, dict) or item.get("type") in _REASONING:
-        return False
-    if item.get("type") == "text":
-        return isinstance(item.get("text"), str) and bool(item["text"].strip())
-    return True
-
-
+#: Tables (and columns) every Goose store has had since 1.10; a store is Goose's by these.
 class Goose(FormatBase):
     id = "goose"
     description = (
@@ -264,17 +122,17 @@ class Goose(FormatBase):
             if not path or not os.path.isfile(path):
                 return 0.0
             try:
-                return 0.95 if has_tables(path, _TABLES) else 0.0
+                return 0.95 if has_tables(path, TABLES) else 0.0
             except StoreInUse:  # claimed by where it lies, so reading it says "in use"
                 return 0.95 if is_store_path(path) else 0.0
         s = sample(head)
         objects = s.objects
         if not objects:
             return 0.0
-        if _is_metadata(objects[0]) and (len(objects) == 1 or _is_message(objects[1])):
+        if is_metadata(objects[0]) and (len(objects) == 1 or is_message(objects[1])):
             return 0.95
-        messages = [o for o in objects if _is_message(o)]
-        if messages and share(objects, _is_message) >= 0.8 and any(map(_goose_items, messages)):
+        messages = [o for o in objects if is_message(o)]
+        if messages and share(objects, is_message) >= 0.8 and any(map(goose_items, messages)):
             return 0.95
         return 0.0
 
@@ -310,8 +168,8 @@ class Goose(FormatBase):
         yield Message(
             (),
             record.index,
-            partial(_slots, o["content"], ("content",)),
-            native=partial(_reasoning, o["content"]),
+            partial(slots, o["content"], ("content",)),
+            native=partial(reasoning_of, o["content"]),
             message_id=None if o.get("id") is None else str(o["id"]),
             model=as_str(o.get("model")),
             session_id=as_str(o.get("session_id")),
@@ -369,7 +227,7 @@ def _apply_row(db: RowChanges, row_id: str, repairs: list[Repair]) -> dict[int, 
         why = "the message is gone or its content_json is not text"
         return {k: _skip(r, "message not found", why) for k, r in enumerate(repairs)}
     raw = found[0].encode("utf-8")
-    content = _loads(raw)
+    content = loads(raw)
     if not isinstance(content, list):
         why = "the message's content_json is not a list"
         return {k: _skip(r, "message changed", why) for k, r in enumerate(repairs)}
@@ -388,7 +246,7 @@ def _apply_row(db: RowChanges, row_id: str, repairs: list[Repair]) -> dict[int, 
             continue
         segments = tuple(s for s in repair.thinking if s.strip())
         if not repair.visible.strip():
-            others = [c for i, c in enumerate(content) if i not in emptied and _shows(c)]
+            others = [c for i, c in enumerate(content) if i not in emptied and shows_of(c)]
             if not others:
                 out[k] = Placement(
                     repair.site,
@@ -408,7 +266,7 @@ def _apply_row(db: RowChanges, row_id: str, repairs: list[Repair]) -> dict[int, 
     if not applied:
         return out
     try:
-        new, _ = jsonedit.edit(raw, edits, jsonedit.Style.sniff([raw]))
+        new, _ = jsonedit.edit(raw, edits, jsonspans.Style.sniff([raw]))
     except UnsafeEdit as exc:
         for k, repair, _ in applied:
             out[k] = _skip(repair, "not repaired", f"the edit could not be proven: {exc}")
@@ -449,7 +307,7 @@ def _item_part(item: Any, path: Path) -> Part | None:
         )
     if kind == "redactedThinking":
         return Part(PartKind.THINKING, "", signed=True, redacted=True)
-    if kind in _CALLS:
+    if kind in CALLS:
         call = _call_value(item, "toolCall")
         call = call if isinstance(call, dict) else {}
         return Part(
@@ -478,7 +336,7 @@ def _item_part(item: Any, path: Path) -> Part | None:
 def _iso(created: Any) -> str | None:
     from thinkfix.formats.turn_shapes import iso
 
-    if isinstance(created, int) and not isinstance(created, bool) and created < _MS_THRESHOLD:
+    if isinstance(created, int) and not isinstance(created, bool) and created < MS_THRESHOLD:
         created *= 1000
     return iso(created)
 

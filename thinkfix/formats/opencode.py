@@ -36,8 +36,19 @@ import orjson
 
 from thinkfix.formats import sqlite_store
 from thinkfix.formats.base import Message
-from thinkfix.formats.common import FormatBase, as_str, join_texts, place_elsewhere
+from thinkfix.formats.common import FormatBase, as_str, place_elsewhere
 from thinkfix.formats.detection import sample
+from thinkfix.formats.opencode_items import (
+    TABLES,
+    database_messages,
+    is_kilo_store_name,
+    is_store_name,
+    loads,
+    part_reasoning,
+    part_slots,
+    read_json,
+    storage_kind,
+)
 from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.reader import read_auto
 from thinkfix.formats.records import Context, Record
@@ -47,115 +58,8 @@ from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, sn
 from thinkfix.formats.turn_shapes import args_text, iso, output_text
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 
+
 #: Tables (and their columns) OpenCode's SQLite store has; anything else is not ours.
-_TABLES = {
-    "message": {"id", "session_id", "data"},
-    "part": {"id", "message_id", "session_id", "data"},
-}
-
-
-def _strings(doc: dict[str, Any], *keys: str) -> bool:
-    return all(isinstance(doc.get(k), str) for k in keys)
-
-
-def storage_kind(doc: Any) -> str | None:
-    """`part`, `message` or `session` for a file-store object (by its keys), else None.
-
-    Real ids carry `prt_`/`msg_`/`ses_` prefixes, but the shapes decide: exports and
-    test fixtures rename ids.
-    """
-    if not isinstance(doc, dict):
-        return None
-    if _strings(doc, "id", "sessionID", "messageID", "type"):
-        return "part"
-    if (
-        _strings(doc, "id", "sessionID")
-        and doc.get("role") in ("user", "assistant")
-        and isinstance(doc.get("time"), dict)
-    ):
-        return "message"
-    if (
-        _strings(doc, "id")
-        and isinstance(doc.get("time"), dict)
-        and ("projectID" in doc or _strings(doc, "title", "version"))
-    ):
-        return "session"
-    return None
-
-
-def is_store_name(path: str) -> bool:
-    """Is this the name OpenCode gives its store (`opencode.db`; a channel build's
-    `opencode-<channel>.db`, `Database.getChannelPath` in storage/db.ts)?"""
-    name = os.path.basename(path)
-    return name == "opencode.db" or (name.startswith("opencode-") and name.endswith(".db"))
-
-
-def is_kilo_store_name(path: str) -> bool:
-    """Is this a Kilo CLI store: `kilo.db` or `kilo-<channel>.db`, or a channel build's
-    fallback `opencode-<channel>.db` inside Kilo's data folder (`kilo`)?"""
-    name = os.path.basename(path)
-    if name == "kilo.db" or (name.startswith("kilo-") and name.endswith(".db")):
-        return True
-    folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
-    return folder == "kilo" and is_store_name(path)
-
-
-def database_messages(db: Any) -> Iterator[dict[str, Any]]:
-    """Every message of the store with its parts in id order (as OpenCode reads them), as
-    one JSON object: `{id, sessionID, info, parts}`."""
-    rows = db.execute("SELECT id, session_id, data FROM message ORDER BY session_id, id")
-    for message_id, session_id, data in rows:
-        info = _loads(data)
-        parts = [
-            dict(_loads(pdata) or {}, id=pid)
-            for pid, pdata in db.execute(
-                "SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (message_id,)
-            )
-        ]
-        yield {"id": message_id, "sessionID": session_id, "info": info, "parts": parts}
-
-
-def _loads(data: Any) -> Any:
-    try:
-        return orjson.loads(data) if data is not None else None
-    except orjson.JSONDecodeError:
-        return None
-
-
-def _read_json(path: str) -> Any:
-    try:
-        with open(path, "rb") as fh:
-            return _loads(fh.read())
-    except (OSError, ValueError):  # ValueError: an id holding a NUL byte names no file
-        return None
-
-
-def _part_slots(parts: Any, base: tuple[str | int, ...]) -> list[TextSlot]:
-    """Text parts; one with a `tool` part after it carries rule 4's evidence."""
-    if not isinstance(parts, list):
-        return []
-    last_tool = max(
-        (i for i, p in enumerate(parts) if isinstance(p, dict) and p.get("type") == "tool"),
-        default=-1,
-    )
-    return [
-        TextSlot(base + (i, "text"), p["text"], tool_after=i < last_tool)
-        for i, p in enumerate(parts)
-        if isinstance(p, dict)
-        and p.get("type") == "text"
-        and isinstance(p.get("text"), str)
-        and not p.get("synthetic")
-    ]
-
-
-def _part_reasoning(parts: Any) -> str | None:
-    if not isinstance(parts, list):
-        return None
-    return join_texts(
-        p.get("text") for p in parts if isinstance(p, dict) and p.get("type") == "reasoning"
-    )
-
-
 class OpenCode(FormatBase):
     id = "opencode"
     description = (
@@ -190,7 +94,7 @@ class OpenCode(FormatBase):
             if not path or not os.path.isfile(path):
                 return 0.0
             try:
-                return 0.95 if has_tables(path, _TABLES) else 0.0
+                return 0.95 if has_tables(path, TABLES) else 0.0
             except StoreInUse:  # claimed by its name, so reading it says "in use"
                 return 0.95 if is_store_name(path) else 0.0
         s = sample(head)
@@ -244,17 +148,17 @@ class OpenCode(FormatBase):
         folder = os.path.dirname(os.path.abspath(path))
         storage = os.path.dirname(os.path.dirname(folder))
         session, message = part.get("sessionID"), part.get("messageID")
-        info = _read_json(os.path.join(storage, "message", str(session), f"{message}.json"))
+        info = read_json(os.path.join(storage, "message", str(session), f"{message}.json"))
         if not isinstance(info, dict):
             return Context(session_id=as_str(session), extra={"role": None})
         reasoning = []
         if info.get("role") == "assistant" and part.get("type") == "text":
             names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
-            reasoning = [_read_json(os.path.join(folder, n)) for n in names]
+            reasoning = [read_json(os.path.join(folder, n)) for n in names]
         return Context(
             session_id=as_str(session),
             model=as_str(info.get("modelID")),
-            extra={"role": info.get("role"), "native": _part_reasoning(reasoning)},
+            extra={"role": info.get("role"), "native": part_reasoning(reasoning)},
         )
 
     def is_database(self, path: str) -> bool:
@@ -277,8 +181,8 @@ class OpenCode(FormatBase):
             yield Message(
                 (),
                 record.index,
-                partial(_part_slots, doc["parts"], ("parts",)),
-                native=partial(_part_reasoning, doc["parts"]),
+                partial(part_slots, doc["parts"], ("parts",)),
+                native=partial(part_reasoning, doc["parts"]),
                 message_id=as_str(doc.get("id")),
                 model=as_str(info.get("modelID")),
                 session_id=as_str(doc.get("sessionID")),
@@ -382,7 +286,7 @@ def _apply_one(db: RowChanges, repair: Repair) -> Placement:
             reason="the message's parts changed since they were read",
         )
     part_id, session_id, created, updated, raw = rows[index]
-    data = _loads(raw)
+    data = loads(raw)
     if not isinstance(data, dict) or data.get("text") != site.text:
         return Placement(
             site,
@@ -393,7 +297,7 @@ def _apply_one(db: RowChanges, repair: Repair) -> Placement:
         )
     segments = tuple(s for s in repair.thinking if s.strip())
     emptied = not repair.visible.strip()
-    others = [r for k, r in enumerate(rows) if k != index and _shows(_loads(r[4]))]
+    others = [r for k, r in enumerate(rows) if k != index and _shows(loads(r[4]))]
     if emptied and not others:
         return Placement(
             site,

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any, cast
 
-from thinkfix.formats import jsonedit
+from thinkfix.formats import jsonedit, jsonspans
 from thinkfix.formats.records import Record, Site
 from thinkfix.formats.repairs import (
     ApplyOptions,
@@ -92,15 +92,15 @@ class Plan:
         self.drafts: list[Draft] = []
         self.facts: dict[Any, Any] = {}
         self._seen: set[tuple[int, Path]] = set()
-        self._style: jsonedit.Style | None = None
+        self._style: jsonspans.Style | None = None
 
     @property
-    def style(self) -> jsonedit.Style:
+    def style(self) -> jsonspans.Style:
         if self._style is None:
             # A lazy view of a file on disk may offer its lines' bytes without making records
             # (`engine.source.FileRecords.raws`); the style is the same either way.
             raws = getattr(self.records, "raws", None)
-            self._style = jsonedit.Style.sniff(
+            self._style = jsonspans.Style.sniff(
                 raws() if callable(raws) else (r.raw for r in self.records)
             )
         return self._style

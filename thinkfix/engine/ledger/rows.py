@@ -28,14 +28,8 @@ from typing import Any
 from thinkfix.formats import registry, sqlite_store
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.repairs import Placement, Repair
-from thinkfix.formats.sqlite_store import (
-    RowChange,
-    RowChanges,
-    StoreChanged,
-    StoreInUse,
-    TriggerFires,
-    Triggers,
-)
+from thinkfix.formats.sqlite_store import RowChange, RowChanges, StoreInUse
+from thinkfix.formats.sqlite_triggers import StoreChanged, TriggerFires, Triggers
 from thinkfix.io import filestate
 from thinkfix.io.errors import ErrorKind
 
