@@ -295,6 +295,51 @@ def test_only_the_facade_keeps_a_reexport_list() -> None:
     assert listed == ["__init__.py"]
 
 
+DOC = PACKAGE.parent / "docs" / "architecture.md"
+
+
+def doc_table(heading: str) -> dict[str, tuple[int, str]]:
+    """The room table under `heading` in docs/architecture.md: room -> (layer, what it owns)."""
+    text = DOC.read_text(encoding="utf-8")
+    section = text[text.index(heading) :]
+    rows: dict[str, tuple[int, str]] = {}
+    for line in section.splitlines()[1:]:
+        if line.startswith("## "):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].isdigit():
+            rows[cells[1].strip("`")] = (int(cells[0]), cells[2])
+    return rows
+
+
+def test_the_docs_room_table_is_the_layers() -> None:
+    rows = doc_table("# Architecture")
+    assert {r: layer for r, (layer, _) in rows.items()} == {
+        r: i for i, layer in enumerate(LAYERS) for r in layer
+    }
+
+
+def test_the_docs_engine_table_is_the_engine_layers_and_names_every_module() -> None:
+    rows = doc_table("## The engine, by job")
+    assert {r: layer for r, (layer, _) in rows.items()} == {
+        r: i for i, layer in enumerate(ENGINE_LAYERS) for r in layer
+    }
+    for name, (_, owns) in rows.items():
+        folder = PACKAGE / "engine" / name
+        if not folder.is_dir():
+            assert f"`{name}.py`" in owns
+            continue
+        for child in folder.iterdir():
+            if child.suffix == ".py" and child.stem != "__init__":
+                assert f"`{child.name}`" in owns, (
+                    f"docs/architecture.md: {name} misses {child.name}"
+                )
+            elif (child / "__init__.py").is_file():
+                assert f"`{child.name}/`" in owns, (
+                    f"docs/architecture.md: {name} misses {child.name}/"
+                )
+
+
 def test_no_circle_between_modules(edges: list[Edge]) -> None:
     assert circles(edges) == []
 

@@ -15,14 +15,14 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 CODE = """
 import sys
 from thinkfix.io import filestate
-from thinkfix.engine.inputs import files as inputs
+from thinkfix.engine.inputs import files
 from thinkfix.io.compression import open_read
 path = sys.argv[1]
 try:
     filestate.read_snapshot(path)
 except filestate.WriteError as exc:
     print("snapshot:", exc)
-found = inputs.resolve(inputs.Candidate(path, path, True, 0))
+found = files.resolve(files.Candidate(path, path, True, 0))
 print("resolve:", found.error.message if found.error else None)
 try:
     open_read(path)

@@ -28,8 +28,7 @@ from tests.formats.support import is_store
 from thinkfix.cli import main
 from thinkfix.engine.repair.driver import repair_paths
 from thinkfix.engine.repair.model import RepairOptions, WriteMode
-from thinkfix.io import filestate
-from thinkfix.io import urlwrite as urlio
+from thinkfix.io import filestate, urlwrite
 
 fsspec = pytest.importorskip("fsspec")
 
@@ -179,15 +178,15 @@ def test_a_failed_write_leaves_nothing_at_the_final_name_nor_a_temporary_object(
     elif step == "journal":
         monkeypatch.setattr(repair_write.ledger_journal, "journal", fail)
     elif step == "move":
-        monkeypatch.setattr(urlio, "_move", fail)
+        monkeypatch.setattr(urlwrite, "_move", fail)
     else:  # the moved object reads back other bytes than were written
-        real = urlio._move
+        real = urlwrite._move
 
         def corrupt(fs: object, temp: str, path: str, local: bool) -> None:
             real(fs, temp, path, local)
             fs.pipe(path, b"not what was written\n")  # type: ignore[attr-defined]
 
-        monkeypatch.setattr(urlio, "_move", corrupt)
+        monkeypatch.setattr(urlwrite, "_move", corrupt)
     got = repair("--jobs", "1", str(local), "--out", "memory://thinkfix-out")
     assert got.exit_code == 2, got.output
     left = memory.find("/thinkfix-out") if memory.exists("/thinkfix-out") else []  # type: ignore[attr-defined]

@@ -3,7 +3,7 @@
 Results go to stdout (or `-o FILE`, and any `--report FORMAT=PATH`); notes and
 the progress bar go to stderr. Settings come from the config file, then
 `THINKFIX_*`, then these flags (see `engine.config`); the run itself is
-`engine.scan_run.run`.
+`engine.commands.scan.run`.
 """
 
 from __future__ import annotations

@@ -16,10 +16,7 @@ from thinkfix.formats import jsonedit
 from thinkfix.formats.base import Message, SessionFormat, wrong_types
 
 # Re-exported: the format modules build their plans with these.
-from thinkfix.formats.planner import REFUSED as REFUSED  # noqa: PLC0414
-from thinkfix.formats.planner import Draft as Draft  # noqa: PLC0414
-from thinkfix.formats.planner import Plan as Plan  # noqa: PLC0414
-from thinkfix.formats.planner import new_segments as new_segments  # noqa: PLC0414
+from thinkfix.formats.planner import REFUSED, Draft, Plan
 from thinkfix.formats.reader import bounded_lines, iter_jsonl, read_auto
 from thinkfix.formats.records import Context, Record, Site
 from thinkfix.formats.repairs import (
@@ -33,8 +30,7 @@ from thinkfix.formats.repairs import (
 )
 from thinkfix.formats.strangers import names_turn
 from thinkfix.formats.turns import Path
-from thinkfix.formats.values import fmt_path as fmt_path  # noqa: PLC0414
-from thinkfix.formats.values import get_path as get_path  # noqa: PLC0414
+from thinkfix.formats.values import fmt_path, get_path
 
 #: Block types that hold reasoning: what remains beside them is still "nothing visible".
 REASONING_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning", "reasoning_text"})

@@ -20,8 +20,7 @@ from thinkfix.engine.ledger.manifest import (
     is_store_entry,
     state_dir,
 )
-from thinkfix.io import filestate, jsontext, remote, safewrite
-from thinkfix.io import urlwrite as urlio
+from thinkfix.io import filestate, jsontext, remote, safewrite, urlwrite
 
 HEADER_NAME = "run.header"  # a journal's sealed note of where its run may write
 
@@ -101,7 +100,7 @@ def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
                 out.append(entry)
             continue
         try:
-            now = urlio.sha256(target) if remote.is_url(target) else current_sha256(target)
+            now = urlwrite.sha256(target) if remote.is_url(target) else current_sha256(target)
         except filestate.WriteError:
             continue
         if now is not None and now == entry["after"]["sha256"]:

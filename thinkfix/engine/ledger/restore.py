@@ -28,8 +28,7 @@ from thinkfix.engine.ledger.manifest import (
 from thinkfix.engine.report import ExitCode, InputError
 from thinkfix.formats import registry
 from thinkfix.formats.records import record_limit, set_record_limit
-from thinkfix.io import filestate, remote, safewrite
-from thinkfix.io import urlwrite as urlio
+from thinkfix.io import filestate, remote, safewrite, urlwrite
 from thinkfix.io.errors import ErrorKind
 
 # --- undo ------------------------------------------------------------------------------------
@@ -107,7 +106,7 @@ def _classify_url(target: str, after: str) -> tuple[UndoStatus, str]:
     """An output the repair created at a URL (it never replaces one there): removable while
     it holds the bytes written."""
     try:
-        now = urlio.sha256(target)
+        now = urlwrite.sha256(target)
     except filestate.WriteError as exc:
         return UndoStatus.FAILED, str(exc)
     if now is None:
@@ -264,7 +263,7 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
             continue
         if remote.is_url(target) and status is UndoStatus.WOULD_RESTORE and not dry_run:
             try:
-                urlio.remove_verified(target, entry["after"]["sha256"])
+                urlwrite.remove_verified(target, entry["after"]["sha256"])
                 results.append(UndoFile(target, UndoStatus.REMOVED))
             except filestate.WriteError as exc:
                 why = UndoStatus.CHANGED if exc.kind is ErrorKind.CHANGED else UndoStatus.FAILED

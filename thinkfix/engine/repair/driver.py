@@ -1,12 +1,12 @@
 """Repair leaked reasoning in session files: plan per file, prove, then write safely.
 
-One file is one unit of work (`repair_one.repair_file`: read, plan, prove, write), so
+One file is one unit of work (`one_file.repair_file`: read, plan, prove, write), so
 `--jobs N` runs files in worker processes and the result is the same whatever order they
 finish in. This module is the driver of a whole run: the output paths, the journal, the
-manifest, the worker pool. The rooms it uses: `repair_one` (one file end to end),
-`repair_model` (options and results), `repair_plan`, `repair_verify`, `repair_diff`
-(`--diff`), `repair_write` (the write transaction), `repair_store` (database stores),
-`repair_journal` (the run's journal into its sealed manifest).
+manifest, the worker pool. The rooms it uses: `one_file` (one file end to end),
+`model` (options and results), `plan`, `verify`, `diff`
+(`--diff`), `write` (the write transaction), `store` (database stores),
+`journal` (the run's journal into its sealed manifest).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The end of a repair run: its journal becomes the sealed undo manifest.
 
 Entries are journaled one file at a time before each file is replaced
-(`repair_write`); whatever stopped the run, the driver calls `finalise` in a
+(`write`); whatever stopped the run, the driver calls `finalise` in a
 `finally`, so every file already replaced is in a manifest undo can follow.
 """
 

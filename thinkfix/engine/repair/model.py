@@ -172,7 +172,7 @@ class RepairResult:
 
     def exit_code(self, *, fail_on_change: bool = False) -> ExitCode:
         """2 on any error; 1 when something changed (or would) and that should fail; else 0.
-        The command's own code adds the leaks that remain (`repair_run.Request.exit_code`)."""
+        The command's own code adds the leaks that remain (`commands.repair.Request.exit_code`)."""
         if self.all_errors:
             return ExitCode.ERROR
         if (fail_on_change or self.mode is WriteMode.CHECK) and self.changed_files:

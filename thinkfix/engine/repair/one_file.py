@@ -3,9 +3,9 @@
 One file is one unit of work (`repair_file`), so `--jobs N` runs files in worker processes
 (engine/repair/driver.py drives the run) and the result is the same whatever order they finish in.
 A file is never held whole: it is opened as a `source.Source` (a compressed one decompressed
-to a temporary file as it streams), planned in one streamed pass (`repair_plan`), and, in a
+to a temporary file as it streams), planned in one streamed pass (`plan`), and, in a
 writing mode, streamed to a temporary file, proven by reading it back and renamed into place
-(`repair_write`, `repair_verify`). A read-only mode proves the new records alone. Memory is
+(`write`, `verify`). A read-only mode proves the new records alone. Memory is
 bounded by the records that change (and the largest record), whatever the file's size;
 documents (one JSON value) are the exception, read whole, and bounded by the record limit.
 """

@@ -30,8 +30,7 @@ from thinkfix.engine.report import InputError
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.repairs import Placement, Repair
 from thinkfix.formats.sqlite_store import RowChange, StoreInUse
-from thinkfix.io import filestate, remote, safewrite
-from thinkfix.io import urlwrite as urlio
+from thinkfix.io import filestate, remote, safewrite, urlwrite
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.regular import open_regular
 
@@ -188,7 +187,7 @@ def _to_url(
             with open(local, "rb") as fp:
                 shutil.copyfileobj(fp, out, filestate.BLOCK)
 
-        urlio.atomic_write_stream(target, produce, before_publish=journal)
+        urlwrite.atomic_write_stream(target, produce, before_publish=journal)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return placements, entry

@@ -2,7 +2,7 @@
 
 The order matters: the backup is made first; the repaired bytes are streamed to a
 temporary file beside the target (compressed as the original was) and proven by
-reading them back (`repair_verify`); only then is the manifest entry journaled
+reading them back (`verify`); only then is the manifest entry journaled
 (durable before the file it describes changes), the sidecar written, and the
 file renamed into place, after the live-writer checks in `io.safewrite`. A failure at any
 step leaves the file as it was (a sidecar written for it is put back, backups of
@@ -24,8 +24,7 @@ from thinkfix.engine.repair.plan import Copy, FilePlan
 from thinkfix.engine.repair.verify import verify
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import PlacementKind
-from thinkfix.io import compression, filestate, remote, safewrite
-from thinkfix.io import urlwrite as urlio
+from thinkfix.io import compression, filestate, remote, safewrite, urlwrite
 from thinkfix.io.errors import ErrorKind
 
 SIDECAR_SUFFIX = ".thinkfix.json"
@@ -82,7 +81,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
             verify(plan, fp, options.scan)
 
     def check(temp: str) -> None:  # a URL's temporary file, read back from its filesystem
-        proven(urlio.open_written(temp))
+        proven(urlwrite.open_written(temp))
 
     def commit(written: safewrite.Written) -> None:
         before_sha = source.content_sha256
@@ -126,7 +125,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
         if sidecar is not None:
             side.append(side_before)
             if remote.is_url(sidecar[0]):
-                urlio.write_bytes(sidecar[0], sidecar[1])
+                urlwrite.write_bytes(sidecar[0], sidecar[1])
             else:
                 safewrite.atomic_write(sidecar[0], sidecar[1], mode=source.mode, make_dirs=True)
 
@@ -135,7 +134,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
             # A file read from a URL was copied once before planning: nothing to watch.
             watch = None if remote.is_url(source.path) else (source.path, source.stamp)
             if remote.is_url(target):
-                urlio.atomic_write_stream(
+                urlwrite.atomic_write_stream(
                     target,
                     produce,
                     verify=check if plan.changed else None,
@@ -209,7 +208,7 @@ def _put_back(path: str, previous: filestate.Snapshot | None) -> None:
     """Undo a sidecar write whose session file could not be replaced."""
     if remote.is_url(path):  # a URL sidecar is only ever created (`_fresh`)
         with contextlib.suppress(Exception):
-            urlio.remove(path)
+            urlwrite.remove(path)
         return
     with contextlib.suppress(OSError, filestate.WriteError):
         if previous is None:
@@ -227,7 +226,7 @@ def _fresh(path: str, fresh_only: bool) -> bool:
     """Is nothing at `path`? WriteError when something is and must not be replaced: a URL
     (no atomic replace, no backup to undo from) or, with `fresh_only`, any output."""
     if remote.is_url(path):
-        urlio.refuse_existing(path)
+        urlwrite.refuse_existing(path)
         return True
     if not os.path.lexists(path):
         return True

@@ -255,7 +255,7 @@ def _resume(
     unless `trusted` by its stat), or None: read the file whole."""
     if entry.offset == 0:
         # no complete line committed yet: nothing to go on from, and a first line that opens
-        # a document is read as one (file_scan.run), which is no line reader's resume
+        # a document is read as one (scan.one_file), which is no line reader's resume
         return None
     if (
         st.st_size > entry.size
