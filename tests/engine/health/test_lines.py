@@ -113,7 +113,7 @@ def test_a_whole_document_that_does_not_parse() -> None:
 
 
 def test_a_record_too_large_is_not_a_lines_problem() -> None:
-    from thinkfix.formats.base import record_limit, set_record_limit
+    from thinkfix.formats.records import record_limit, set_record_limit
 
     before = record_limit()
     set_record_limit(64)

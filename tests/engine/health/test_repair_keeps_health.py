@@ -27,7 +27,7 @@ from thinkfix.engine.health.run import check_file
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import Problem
 from thinkfix.formats import registry
-from thinkfix.formats.base import ApplyOptions, ClaudeCodeMode, CodexMode
+from thinkfix.formats.repairs import ApplyOptions, ClaudeCodeMode, CodexMode
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "health"
 HEALTH_FILES = sorted(

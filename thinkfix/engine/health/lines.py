@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from thinkfix.engine.health.where import Where
 from thinkfix.engine.report import HealthFinding, Problem
-from thinkfix.formats.base import Record
+from thinkfix.formats.records import Record
 
 #: Errors `formats.base.parse_json` gives bytes that do not parse (its prefixes).
 _PARSE_ERRORS = ("not UTF-8", "truncated", "not JSON")

@@ -15,7 +15,7 @@ from typing import Any
 from thinkfix.engine.health.where import Where
 from thinkfix.engine.report import HealthFinding, Problem
 from thinkfix.engine.secrets.rules import mask_secrets
-from thinkfix.formats.base import Record
+from thinkfix.formats.records import Record
 
 _MASK = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
 

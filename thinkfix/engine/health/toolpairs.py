@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from thinkfix.engine.health.shapes import TOOL_SHAPES
 from thinkfix.engine.health.where import Where
 from thinkfix.engine.report import HealthFinding, Problem
-from thinkfix.formats.base import Record
+from thinkfix.formats.records import Record
 
 #: Formats whose runtime loads one branch of a tree of records, the chain of parents from
 #: the newest message: (id key, parent key, the record types a branch ends on; empty: any).

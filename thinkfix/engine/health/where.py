@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from thinkfix.engine.report import HealthFinding, Problem, health_fingerprint
-from thinkfix.formats.base import Record
 from thinkfix.formats.detection import base_name
+from thinkfix.formats.records import Record
 
 
 def session_of(path: str) -> str:
