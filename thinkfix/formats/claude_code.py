@@ -124,7 +124,7 @@ class ClaudeCode(FormatBase):
     locations_source = (
         "$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects: Claude Code docs, "
         'code.claude.com/docs/en/claude-directory ("If you set CLAUDE_CONFIG_DIR, every '
-        '~/.claude path on this page lives under that directory instead"); FORMATS.md section 1'
+        '~/.claude path on this page lives under that directory instead"); docs/formats.md'
     )
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:

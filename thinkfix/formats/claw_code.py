@@ -67,7 +67,7 @@ class ClawCode(FormatBase):
     locations_source = (
         "<workspace>/.claw/sessions, legacy <workspace>/.claude/sessions, where the workspace "
         "is the folder claw runs in (here $PWD): ultraworkers/claw-code "
-        "rust/crates/runtime/src/session.rs and rusty-claude-cli init.rs; FORMATS.md section 5"
+        "rust/crates/runtime/src/session.rs and rusty-claude-cli init.rs; docs/formats.md"
     )
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:

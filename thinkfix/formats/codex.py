@@ -91,7 +91,7 @@ class Codex(FormatBase):
     locations_source = (
         "$CODEX_HOME/sessions (and archived_sessions), else ~/.codex/sessions: openai/codex "
         "codex-rs/core find_codex_home (CODEX_HOME, default ~/.codex) and rollout "
-        "SESSIONS_SUBDIR/ARCHIVED_SESSIONS_SUBDIR; FORMATS.md section 2"
+        "SESSIONS_SUBDIR/ARCHIVED_SESSIONS_SUBDIR; docs/formats.md"
     )
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:

@@ -91,7 +91,7 @@ class GeminiCli(FormatBase):
     locations_source = (
         "$GEMINI_CLI_HOME/.gemini/tmp, else ~/.gemini/tmp (chats under <projectHash>/chats): "
         "google-gemini/gemini-cli packages/core/src/utils/paths.ts homedir() (GEMINI_CLI_HOME "
-        "replaces the home folder) and config/storage.ts getGlobalGeminiDir; FORMATS.md section 9"
+        "replaces the home folder) and config/storage.ts getGlobalGeminiDir; docs/formats.md"
     )
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:

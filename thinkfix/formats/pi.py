@@ -107,10 +107,10 @@ class Pi(FormatBase):
 
     locations_source = (
         "pi: $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions (badlogic/pi-mono "
-        "packages/coding-agent/src/config.ts getAgentDir, FORMATS.md section 3); OpenClaw: "
+        "packages/coding-agent/src/config.ts getAgentDir); OpenClaw: "
         "$OPENCLAW_STATE_DIR (legacy $CLAWDBOT_STATE_DIR), else ~/.openclaw, then "
         "agents/<agentId>/sessions (openclaw/openclaw src/config/paths.ts resolveStateDir, "
-        "FORMATS.md section 4); legacy ~/.clawdbot"
+        "docs/formats.md); legacy ~/.clawdbot"
     )
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
