@@ -1,5 +1,5 @@
 """The GitHub Action's entry: `python -m thinkfix.cli.action`, with the Action's inputs in
-the environment (PATHS, ARGS, BASELINE, SUMMARY).
+the environment (PATHS, ARGS, BASELINE, SUMMARY, SARIF).
 
 The inputs are split as a shell would split them (`shlex`), not by an unquoted `$ARGS`,
 where `--exclude 'archive/**'` kept its quotes as part of the pattern and excluded nothing.
@@ -13,11 +13,15 @@ import sys
 from collections.abc import Mapping
 
 
-def scan_arguments(paths: str, args: str, baseline: str = "", summary: str = "") -> list[str]:
+def scan_arguments(
+    paths: str, args: str, baseline: str = "", summary: str = "", sarif: str = ""
+) -> list[str]:
     """`thinkfix scan`'s argument list for the Action's inputs; `ValueError` on bad quoting."""
     argv = ["scan", "--output-format", "github"]
     if summary:
         argv += ["--report", f"markdown={summary}"]
+    if sarif:  # the Action uploads it to code scanning
+        argv += ["--report", f"sarif={sarif}"]
     if baseline:
         argv += ["--baseline", baseline]
     argv += shlex.split(args)
@@ -36,6 +40,7 @@ def main(environ: Mapping[str, str] | None = None) -> int:
             env.get("ARGS", ""),
             env.get("BASELINE", ""),
             env.get("SUMMARY", ""),
+            env.get("SARIF", ""),
         )
     except ValueError as exc:
         print(
