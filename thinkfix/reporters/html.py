@@ -31,6 +31,12 @@ from thinkfix.reporters.htmlpage import CHART_CSS, bar_chart, cards, e, page, pr
 
 _CHART_ROWS = 25  # bars per chart; the table below each lists every row
 _CHART_DAYS = 62  # about two months of days in the trend chart, the latest
+_EXCERPT = 160  # characters of a finding's snippet in the table
+#: The excerpt column wraps within a readable width.
+_EXCERPT_CSS = """
+td.excerpt { min-width: 240px; max-width: 480px; }
+td.excerpt code { white-space: pre-wrap; word-break: break-word; font-size: 12px; }
+""".strip()
 
 
 def _cards(report: Report) -> str:
@@ -139,6 +145,11 @@ def _breakdowns(report: Report) -> list[str]:
     return [x for x in out if x]
 
 
+def _excerpt(snippet: str) -> str:
+    """The start of a finding's snippet (redacted by the scan as `--redact` says), one line."""
+    return snippet if len(snippet) <= _EXCERPT else snippet[: _EXCERPT - 1] + "\u2026"
+
+
 def _findings(report: Report, limit: int | None) -> list[str]:
     shown, hidden = capped(listing_order(report.findings), limit)
     rows = "".join(
@@ -147,15 +158,22 @@ def _findings(report: Report, limit: int | None) -> list[str]:
         f"<td>{e(label(f.model))}</td>"
         f'<td><span class="status {"baselined" if f.baselined else "error"}">'
         f"{'baselined' if f.baselined else 'new'}</span></td>"
-        f'<td class="num">{f.leaked_chars}</td></tr>'
+        f'<td class="num">{f.leaked_chars}</td>'
+        f'<td class="excerpt"><code>{e(_excerpt(f.snippet))}</code></td></tr>'
         for f in shown
     )
     out = [
         "<h2>Findings</h2>",
         (
+            '<p class="meta">Each excerpt is the start of the leaked text as the scan\'s '
+            "<code>--redact</code> setting shows it (likely secrets masked by default; "
+            "<code>--redact all</code> hides the text).</p>"
+        ),
+        (
             "<table><thead><tr><th>location</th><th>JSON path</th>"
             "<th>kind</th><th>tag</th><th>model</th><th>status</th>"
-            f'<th class="num">leaked chars</th></tr></thead><tbody>{rows}</tbody></table>'
+            '<th class="num">leaked chars</th><th>excerpt</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table>"
         ),
     ]
     if hidden:
@@ -252,4 +270,4 @@ class HtmlReporter(Reporter):
                 ),
             ]
         body.append(f"<footer>{e(TOOL_NAME)} {e(report.tool_version)}</footer>")
-        return page(f"{TOOL_NAME} scan", body, CHART_CSS)
+        return page(f"{TOOL_NAME} scan", body, CHART_CSS + "\n" + _EXCERPT_CSS)

@@ -8,6 +8,7 @@ inline SVG that prints and reads offline.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from html import escape
 
@@ -94,14 +95,26 @@ svg.bars text { fill: var(--fg); }
 svg.bars .bar-all { fill: var(--border); }
 svg.bars .bar-hit { fill: var(--del-fg); }
 svg.bars .bar-one { fill: var(--accent); }
+ul.bar-legend { list-style: none; display: flex; flex-wrap: wrap; gap: 2px 14px;
+  margin: 4px 0 0; padding: 0; font-size: 12px; color: var(--muted); }
+.swatch { display: inline-block; width: 10px; height: 10px; margin-right: 5px;
+  vertical-align: -1px; border-radius: 2px; -webkit-print-color-adjust: exact;
+  print-color-adjust: exact; }
+.swatch.bar-hit { background: var(--del-fg); }
+.swatch.bar-all { background: var(--border); }
+.swatch.bar-one { background: var(--accent); }
 @media print { body { padding: 0; } details { break-inside: avoid; }
   svg.bars .bar-all { fill: #d1d9e0; } svg.bars .bar-hit { fill: #82071e; }
-  svg.bars .bar-one { fill: #0969da; } }
+  svg.bars .bar-one { fill: #0969da; } .swatch.bar-all { background: #d1d9e0; }
+  .swatch.bar-hit { background: #82071e; } .swatch.bar-one { background: #0969da; } }
 """.strip()
 
 _BAR_ROW = 20  # px per bar
-_LABEL_W = 220  # px for the label column
+_LABEL_X = 4  # px before a label
+_LABEL_MAX = 230  # px at most for a label; a longer one keeps its end
+_LABEL_GAP = 8  # px between the label column and the bars
 _BAR_W = 260  # px for the longest bar
+_FONT_PX = 12
 
 
 def e(value: object) -> str:
@@ -124,8 +137,32 @@ def cards(items: Sequence[tuple[str, int]]) -> str:
     )
 
 
-def _short(text: str, limit: int = 34) -> str:
-    return text if len(text) <= limit else "\u2026" + text[-(limit - 1) :]
+def _em(char: str) -> float:
+    """About how wide `char` is drawn, in em, in a UI sans-serif (a little over, mostly)."""
+    if unicodedata.east_asian_width(char) in "WF":
+        return 1.0
+    if char in "mwMW@%":
+        return 0.92
+    if char in "iljtfrI.,:;'!|()[] ":
+        return 0.34
+    if char.isupper():
+        return 0.72
+    return 0.6 if char.isdigit() or not char.isascii() else 0.56
+
+
+def _width(text: str) -> float:
+    return round(sum(_em(c) for c in text) * _FONT_PX, 1)
+
+
+def _label(text: str) -> tuple[str, float]:
+    """The label drawn and its width: all of it, or its end after an ellipsis (a path's file
+    name, a model's version), to fit `_LABEL_MAX`."""
+    if _width(text) <= _LABEL_MAX:
+        return text, _width(text)
+    end = text
+    while end and _width("\u2026" + end) > _LABEL_MAX:
+        end = end[1:]
+    return "\u2026" + end, _width("\u2026" + end)
 
 
 def bar_chart(title: str, rows: Sequence[tuple[str, int, int | None]], unit: str) -> str:
@@ -134,13 +171,17 @@ def bar_chart(title: str, rows: Sequence[tuple[str, int, int | None]], unit: str
     `unit` is the singular noun counted: `finding`, or with totals `assistant message`.
 
     With a total, the bar is the total in grey and the value over it in red (leaking of all);
-    without, one blue bar. Each bar carries a `<title>` with the exact numbers, and the numbers
-    are also written beside it, so the chart reads without hovering and on paper.
+    without, one blue bar; a legend under the chart says which is which. Each bar carries a
+    `<title>` with the exact numbers, and the numbers are also written beside it, so the chart
+    reads without hovering and on paper. Labels start inside the chart and are drawn at a
+    fixed width (`textLength`), so no font can push one past the left edge or into the bars.
     """
     if not rows:
         return ""
+    labels = [_label(name) for name, _, _ in rows]
+    bars_x = _LABEL_X + max(w for _, w in labels) + _LABEL_GAP
     top = max(max(v, t or 0) for _, v, t in rows) or 1
-    width = _LABEL_W + _BAR_W + 90
+    width = round(bars_x + _BAR_W + 90)
     height = _BAR_ROW * len(rows) + 4
     parts = [
         (
@@ -150,7 +191,7 @@ def bar_chart(title: str, rows: Sequence[tuple[str, int, int | None]], unit: str
             f'aria-label="{e(title)}">'
         )
     ]
-    for i, (name, value, total) in enumerate(rows):
+    for i, ((name, value, total), (shown_name, drawn)) in enumerate(zip(rows, labels, strict=True)):
         y = i * _BAR_ROW + 2
         words = (
             f"{name}: {plural(value, unit)}"
@@ -159,19 +200,26 @@ def bar_chart(title: str, rows: Sequence[tuple[str, int, int | None]], unit: str
         )
         parts.append(
             f"<g><title>{e(words)}</title>"
-            f'<text x="{_LABEL_W - 6}" y="{y + 13}" text-anchor="end">'
-            f"{e(_short(name))}</text>"
+            f'<text class="label" x="{_LABEL_X}" y="{y + 13}" textLength="{drawn}" '
+            f'lengthAdjust="spacingAndGlyphs">{e(shown_name)}</text>'
         )
         if total is not None:
             tw = round(_BAR_W * total / top)
-            parts.append(f'<rect class="bar-all" x="{_LABEL_W}" y="{y}" width="{tw}" height="16"/>')
+            parts.append(f'<rect class="bar-all" x="{bars_x}" y="{y}" width="{tw}" height="16"/>')
         vw = round(_BAR_W * value / top)
         cls = "bar-hit" if total is not None else "bar-one"
-        parts.append(f'<rect class="{cls}" x="{_LABEL_W}" y="{y}" width="{vw}" height="16"/>')
+        parts.append(f'<rect class="{cls}" x="{bars_x}" y="{y}" width="{vw}" height="16"/>')
         shown = f"{value}/{total}" if total is not None else str(value)
-        end = _LABEL_W + max(vw, round(_BAR_W * (total or 0) / top)) + 6
+        end = bars_x + max(vw, round(_BAR_W * (total or 0) / top)) + 6
         parts.append(f'<text x="{end}" y="{y + 13}">{e(shown)}</text></g>')
-    parts.append("</svg></figure>")
+    parts.append("</svg>")
+    series = (
+        [("bar-one", f"{unit}s")]
+        if all(t is None for _, _, t in rows)
+        else [("bar-hit", "leaking"), ("bar-all", f"all {unit}s")]
+    )
+    legend = "".join(f'<li><span class="swatch {c}"></span>{e(w)}</li>' for c, w in series)
+    parts.append(f'<ul class="bar-legend">{legend}</ul></figure>')
     return "".join(parts)
 
 
