@@ -33,7 +33,9 @@ from thinkfix.reporters.htmlpage import e as _e
 DEFAULT_MAX_CARDS = 500  # message cards on one page; past it, counts and the JSON report
 _CHART_ROWS = 25
 
-# File sections fold away: an auditor opens the files they care about from the index.
+# Cards open, so the page and its printout show every before/after; "Collapse all" folds them
+# to their file lines with CSS alone (a checkbox before the cards: the page runs no script),
+# and the print stylesheet shows every card whole, however the screen left them.
 _DIFF_CSS = """
 details.file { background: var(--bg); margin: 12px 0; }
 details.file > summary { font-size: 16px; word-break: break-all; }
@@ -43,7 +45,19 @@ ol.index { columns: 2 360px; font-size: 13px; word-break: break-all; }
 pre.after .cut::before { content: attr(data-cut); }
 pre.after .cut::before, .cut-key { background: var(--del); color: var(--del-fg);
   font-size: 11px; padding: 0 3px; margin: 0 1px; border-radius: 3px; }
-@media print { details.file > .body { display: block; } }
+.collapse-control { margin: 8px 6px 0 0; font-size: 13px; cursor: pointer; }
+.collapse-all:checked ~ details.file > .body { display: none; }
+.collapse-all:checked ~ details.file > summary { border-bottom: 0; }
+@media print {
+  .collapse-control { display: none; }
+  .collapse-all:checked ~ details.file > .body { display: block; }
+  pre { max-height: none; overflow: visible; }
+  article { break-inside: avoid; }
+  .seg-thinking, .seg-delimiter, .seg-duplicate, .seg-trimmed, .kind, .status, .cut-key,
+  pre.after .cut::before, details > pre { -webkit-print-color-adjust: exact;
+  print-color-adjust: exact; }
+  a { color: inherit; }
+}
 """.strip()
 
 
@@ -122,7 +136,7 @@ def _message(m: MessageDiff, n: int) -> str:
     for i, (segment, size) in enumerate(zip(m.extracted, m.sizes, strict=True), 1):
         count = f" {i} of {len(m.extracted)}" if len(m.extracted) > 1 else ""
         out.append(
-            f"<details><summary>Extracted reasoning{count} "
+            f"<details open><summary>Extracted reasoning{count} "
             f"({_e(plural(size, 'char'))}) &rarr; "
             f"{_e(placement_words(m.placement))}</summary>{_pre(segment, 'reasoning')}"
             "</details>"
@@ -270,11 +284,16 @@ class HtmlDiffRenderer(DiffRenderer):
             body.insert(4, _charts(report))
             body += [_index(groups), _legend()]
         cap = DEFAULT_MAX_CARDS if options.max_findings is None else max(options.max_findings, 0)
+        if groups:
+            body += [
+                '<input type="checkbox" id="collapse-all" class="collapse-all collapse-control"/>',
+                '<label for="collapse-all" class="collapse-control">Collapse all</label>',
+            ]
         n = 0
         for path, messages in groups.items():
             shown = messages[: max(cap - n, 0)]
             body.append(
-                f'<details class="file" id="{_anchor(path)}"><summary>{_e(path)}'
+                f'<details class="file" id="{_anchor(path)}" open><summary>{_e(path)}'
                 f'<span class="meta">{_e(_file_counts(messages, report))}</span>'
                 '</summary><div class="body">'
             )
