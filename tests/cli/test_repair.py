@@ -225,7 +225,7 @@ def test_cli_diff_html_to_file(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.stdout == "" and "wrote report.html" in result.stderr
     html = (tmp_path / "report.html").read_text("utf-8")
-    assert html.startswith("<!DOCTYPE html>") and "<details>" in html
+    assert html.startswith("<!DOCTYPE html>") and "<details open>" in html  # #27 item 10
     assert tree(src) == tree(tmp_path / "fixtures")  # diff never writes a session
 
 
