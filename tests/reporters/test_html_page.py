@@ -20,8 +20,9 @@ from click.testing import CliRunner
 from tests.engine.conftest import claude_line
 from thinkfix.cli import main
 from thinkfix.engine.report import MessageCounts, Report
-from thinkfix.reporters import DEFAULT_OPTIONS, REPORTERS, OutputFormat
+from thinkfix.reporters.base import DEFAULT_OPTIONS, OutputFormat
 from thinkfix.reporters.htmlpage import bar_chart
+from thinkfix.reporters.registry import REPORTERS
 
 from .cases import full_report
 

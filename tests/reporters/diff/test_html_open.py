@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from thinkfix.reporters.diff import RENDERERS, DiffFormat
+from thinkfix.reporters.diff import RENDERERS
+from thinkfix.reporters.diff.base import DiffFormat
 
 from .cases import full_report
 
