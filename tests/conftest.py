@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import BinaryIO, ClassVar
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 from thinkfix.engine.report import Report
 from thinkfix.formats import registry
@@ -33,9 +33,12 @@ from thinkfix.formats.turns import Part, PartKind, Role, Turn
 from thinkfix.formats.values import fmt_path
 from thinkfix.reporters.base import OutputFormat, RenderOptions, Reporter
 
-settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+# No timing assertions: a loaded machine must not fail the suite, so hypothesis' per-example
+# deadline and its too-slow health check are off everywhere (speed is the bench's to show).
+_UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("untimed", **_UNTIMED)
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True, **_UNTIMED)
+settings.load_profile("ci" if os.environ.get("CI") else "untimed")
 
 # Runs keep their undo key, manifests and backups in the state folder: tests use a private
 # one, never the user's ~/.local/state (subprocesses and CliRunner inherit it).
