@@ -29,11 +29,11 @@ from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.prefilter import delimiter_candidates
 from thinkfix.engine.scan.result import UNKNOWN_MODEL, ScannedFile, bad_kind
 from thinkfix.engine.scan.sparse import skippable
+from thinkfix.engine.scan.survey import OUTSIDE, Dater
 from thinkfix.engine.secrets.rules import snippet as redacted_snippet
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.common import keeps_visible, refusal_note
 from thinkfix.formats.detection import base_name
-from thinkfix.formats.quick import record_time
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, Site
 from thinkfix.io import remote
 from thinkfix.io.errors import ErrorKind
@@ -78,6 +78,8 @@ class _FileScan:
         self.awaiting: list[Record] = []
         # set when they could not be judged: a byte range scanned apart (engine/scan/split.py)
         self.unsettled = False
+        windowed = options.since is not None or options.until is not None
+        self.dater = Dater(self._in_window, windowed)  # a clean line's day, from its bytes
 
     def run(
         self,
@@ -100,8 +102,8 @@ class _FileScan:
         timed = options.timed
         if options.prefilter and sparse.supports(fmt) and (start or not sparse.is_document(fp)):
             # A clean assistant line is counted from its bytes where the format can say how
-            # (`quick_messages`); a timed scan also reads the record's time from its bytes
-            # where they prove it (`quick.record_time`), and parses the line otherwise.
+            # (`quick_messages`); a timed scan also reads the messages' day from its bytes
+            # where they prove it (`survey.Dater`), and parses the line otherwise.
             reader = sparse.SparseReader(
                 fmt,
                 fp,
@@ -166,25 +168,16 @@ class _FileScan:
         return True
 
     def _quick_timed(self, raw: bytes, ctx: Context) -> bool:
-        """`_quick` for a timed scan: the line's messages all take the record's own stamp."""
+        """`_quick` for a timed scan: the line's messages all take the day its bytes prove
+        (`survey.Dater`), else the line is parsed."""
         models = self.fmt.quick_messages(raw, ctx)
         if models is None:
             return False
-        stamp = record_time(raw)
-        if stamp is None:
+        when = self.dater.when(raw)
+        if when is None:
             return False
-        options = self.options
-        if options.since is None and options.until is None:
-            when = trend.utc_day(stamp)
-            if when is None:
-                return False
-        else:
-            seconds = trend.epoch(stamp)
-            if seconds is None:
-                return False
-            when = self._in_window(seconds)
-            if when is None:
-                return True  # outside the window: neither counted nor checked
+        if when == OUTSIDE:
+            return True  # outside the window: neither counted nor checked
         by_model, by_day = self.by_model, self.by_day
         for model in models:
             key = model or ctx.model or UNKNOWN_MODEL

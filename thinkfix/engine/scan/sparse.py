@@ -239,19 +239,20 @@ class SparseReader:
             else:
                 break
             marked = 0 <= hit < end
+            raw, eol = (
+                (buf[start : end - 1], b"\r\n") if buf[end - 1] == 13 else (buf[start:end], b"\n")
+            )
+            if not marked and quick is not None and start in clean and quick(raw, ctx):
+                continue  # a wanted line counted from its bytes: its index is not needed
             index += (
                 count_lines(buf, at, start, long_lines)
                 if long_lines
                 else buf.count(b"\n", at, start)
             )
             at = start
-            raw, eol = (
-                (buf[start : end - 1], b"\r\n") if buf[end - 1] == 13 else (buf[start:end], b"\n")
-            )
             if not marked:  # a wanted line
-                if quick is None or start not in clean or not quick(raw, ctx):
-                    out.append(self._record(index, raw, eol))
-                continue  # else counted from its bytes
+                out.append(self._record(index, raw, eol))
+                continue
             if is_wanted:
                 out.append(self._record(index, raw, eol, True))
             elif not self.keeps(raw, ctx):  # else proven to leave the context: not parsed
