@@ -27,6 +27,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from unittest.mock import patch
 
 import orjson
 
@@ -34,8 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dense
 import scan as corpus_gen
 
+from thinkfix.engine.scan import survey
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
+from thinkfix.reporters.json import JsonReporter
 
 HERE = Path(__file__).resolve().parent
 FORMATS = ("claude", "pi", "codex")
@@ -314,6 +317,22 @@ def _rows(label: str, corpus: Path, args: argparse.Namespace) -> None:
         f"peak RSS, the whole corpus: scan {rss[0]:.0f} MB, repair --dry-run {rss[1]:.0f} MB, "
         f"repair --out {rss[2]:.0f} MB"
     )
+    print(f"JSON reports byte-identical: {_identical(root)}")
+
+
+def _identical(root: str) -> str:
+    """The JSON report by day with the survey, with every line it takes parsed instead
+    (`survey.record_day` unsure), and through the CLI with --jobs 1 and the default."""
+    timed = ScanOptions(by_day=True)
+    fast = JsonReporter().render_bytes(scan([root], timed, jobs=1))
+    with patch.object(survey, "record_day", lambda raw, days: None):
+        parsed = JsonReporter().render_bytes(scan([root], timed, jobs=1))
+    one = cli("scan", "-q", "--jobs", "1", "--output-format", "json", root).stdout
+    default = cli("scan", "-q", "--output-format", "json", root).stdout
+    checks = {"survey vs parsed": fast == parsed, "--jobs 1 vs default --jobs": one == default}
+    if not all(checks.values()):
+        raise SystemExit(f"reports differ: {checks}")
+    return ", ".join(checks)
 
 
 def _startup(repeat: int) -> None:

@@ -26,8 +26,11 @@ from thinkfix.engine.scan.report import build_report, require_sessions, with_dis
 from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.engine.scan.task import scan_file
 
-#: Below this many bytes of input, the default `jobs` scans in-process.
-POOL_MIN_BYTES = 8 << 20
+#: Below this many bytes of input, the default `jobs` scans in-process. Measured (#26 item
+#: 5, docs/performance.md): a pool costs ~0.15 s of CPU to start and feed on a 2-core VM, a
+#: one-process scan of 16 MB of the dense bench corpus ~0.4 s, so two idle cores pay from
+#: about 10-16 MB (8 MB lost: 0.67x the one-process time; 16 and 32 MB won: 1.06x, 1.12x).
+POOL_MIN_BYTES = 16 << 20
 
 
 def default_jobs() -> int:
