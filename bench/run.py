@@ -1,11 +1,14 @@
 """One command for the issue #13 and #26 tables: the floor, scan (CLI and in-process), repair,
 --jobs and peak memory on two generated corpora, and start-up, in one run.
 
-The sparse corpus (bench/corpus-run/, gitignored, generated once per --size-mb/--seed) mixes
-Claude Code and pi sessions (bench/scan.py's generators: big tool results full of code) with
-Codex rollouts of many short records, ~1% of assistant messages leaking. The dense corpus
-(bench/corpus-dense/, bench/dense.py: issue #26's) packs ~60,000 short assistant messages
-into 100 MB, pi's message-level millisecond stamps, ~1% leaking and as many decoys. Every figure is the best of
+The sparse corpus (thinkfix-bench-run/ in the temporary folder, generated once per
+--size-mb/--seed; inside the repository a scan would skip it as gitignored) mixes Claude Code
+and pi sessions (bench/scan.py's generators: big tool results full of code) with Codex
+rollouts of many short records, ~1% of assistant messages leaking. The dense corpus
+(thinkfix-bench-dense/ beside it; bench/dense.py, issue #26's) packs ~60,000 short assistant
+messages into 100 MB, pi's message-level millisecond stamps, ~1% leaking and as many
+decoys. Each corpus's JSON report is checked byte-identical with the survey and with every
+line it takes parsed, and with --jobs 1 and the default. Every figure is the best of
 `--repeat` runs, interleaved so a burst of load elsewhere hits all of them alike; ratios are
 against the orjson floor (read every line and orjson.loads it) measured in the same run.
 
@@ -40,7 +43,8 @@ from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 from thinkfix.reporters.json import JsonReporter
 
-HERE = Path(__file__).resolve().parent
+# Outside the repository: a scan of a folder under bench/ would skip it as gitignored.
+TMP = Path(tempfile.gettempdir())
 FORMATS = ("claude", "pi", "codex")
 
 
@@ -375,8 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="largest N")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--corpus", type=Path, default=HERE / "corpus-run")
-    parser.add_argument("--dense-corpus", type=Path, default=HERE / "corpus-dense")
+    parser.add_argument("--corpus", type=Path, default=TMP / "thinkfix-bench-run")
+    parser.add_argument("--dense-corpus", type=Path, default=TMP / "thinkfix-bench-dense")
     parser.add_argument(
         "--corpora",
         choices=("both", "sparse", "dense"),

@@ -51,7 +51,7 @@ def _iso(ms: int) -> str:
 # --- the days ---------------------------------------------------------------------------------
 
 
-@settings(max_examples=400)
+@settings(max_examples=300, deadline=None)
 @given(
     year=st.integers(1971, 2099),
     month=st.integers(1, 12),
@@ -65,7 +65,7 @@ def test_a_dates_day_is_utc_day_of_every_stamp_on_it(
     assert survey.Days().of_date(date.encode()) == trend.utc_day(f"{date}T{clock}Z")
 
 
-@settings(max_examples=400)
+@settings(max_examples=300, deadline=None)
 @given(ms=st.integers(survey._LOW_MS, survey._HIGH_MS - 1) | st.integers(-3000, 3000))
 def test_a_millisecond_stamps_day_is_trends(ms: int) -> None:
     ms = ms if ms >= survey._LOW_MS else MIDNIGHT_MS + ms
@@ -140,13 +140,13 @@ def _check_day(name: str, raw: bytes) -> str | None:
 
 
 @pytest.mark.parametrize("name", sorted(GENERATED))
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_the_day_read_from_the_bytes_is_every_messages_day(name: str, data: st.DataObject) -> None:
     _check_day(name, data.draw(timed_lines(name, always=True)))
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(raw=pi_stamped_lines())
 def test_pis_message_stamp_is_read_where_it_cannot_be_wrong(raw: bytes) -> None:
     _check_day("pi", raw)

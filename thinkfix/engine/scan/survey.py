@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
+from functools import partial
 
 from thinkfix.engine.scan.trend import epoch
 from thinkfix.formats.quick import record_time
@@ -47,23 +48,23 @@ _EPOCH = dt.date(1970, 1, 1)
 class Days:
     """UTC days by ISO date and by millisecond stamp, each computed once per run."""
 
-    __slots__ = ("_by_date", "_by_number")
+    __slots__ = ("_by_number", "by_date")
 
     def __init__(self) -> None:
-        self._by_date: dict[bytes, str | None] = {}
+        self.by_date: dict[bytes, str | None] = {}  # read directly by `record_day`
         self._by_number: dict[int, str] = {}
 
     def of_date(self, date: bytes) -> str | None:
         """`YYYY-MM-DD` as given when that date exists, else None."""
         try:
-            return self._by_date[date]
+            return self.by_date[date]
         except KeyError:
             pass
         try:
             day: str | None = dt.date.fromisoformat(date.decode()).isoformat()
         except ValueError:
             day = None
-        self._by_date[date] = day
+        self.by_date[date] = day
         return day
 
     def of_millis(self, ms: int) -> str:
@@ -80,21 +81,22 @@ OUTSIDE = ""
 
 
 class Dater:
-    """The day of a clean line's messages from its bytes, for one file's timed scan: by
-    `record_day` without a time window; with one, by the record's own stamp
-    (`quick.record_time`) judged by `window` (seconds -> day, or None outside it)."""
+    """The day of a clean line's messages from its bytes, for one file's timed scan:
+    `when(raw)` is the day, `OUTSIDE` the window, or None (unsure: parse the line). Without
+    a time window it is `record_day` itself (no call layer between: it runs per line);
+    with one, the record's own stamp (`quick.record_time`) judged by `window` (seconds ->
+    its day, or None outside the window)."""
 
-    __slots__ = ("days", "timed_window", "window")
+    __slots__ = ("days", "when", "window")
 
-    def __init__(self, window: Callable[[float], str | None], timed_window: bool) -> None:
+    def __init__(self, window: Callable[[float], str | None], windowed: bool) -> None:
         self.days = Days()
         self.window = window
-        self.timed_window = timed_window
+        self.when: Callable[[bytes], str | None] = (
+            self._in_window if windowed else partial(record_day, days=self.days)
+        )
 
-    def when(self, raw: bytes) -> str | None:
-        """The day, `OUTSIDE` the window, or None (unsure: parse the line)."""
-        if not self.timed_window:
-            return record_day(raw, self.days)
+    def _in_window(self, raw: bytes) -> str | None:
         stamp = record_time(raw)
         seconds = epoch(stamp) if stamp is not None else None
         if seconds is None:
@@ -111,21 +113,21 @@ def record_day(raw: bytes, days: Days) -> str | None:
     at = raw.find(b'"time')
     if at < 0 or b'"created' in raw or b"\\u00" in raw:
         return None
-    find, iso, millis = raw.find, _ISO.match, _MS.match
+    find, iso, millis, by_date = raw.find, _ISO.match, _MS.match, days.by_date
     last = len(raw) - 1
     day: str | None = None
     member = False  # a stamp of the record itself seen
     while at >= 0:
         found = iso(raw, at)
         if found is not None:
-            this = days.of_date(found.group(1))
+            this = by_date.get(found[1]) or days.of_date(found[1])
             if this is None:
                 return None
         else:
             found = millis(raw, at)
             if found is None:
                 return None
-            ms = int(found.group(1))
+            ms = int(found[1])
             if not _LOW_MS <= ms < _HIGH_MS:
                 return None
             this = days.of_millis(ms)
