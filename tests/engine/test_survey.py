@@ -36,7 +36,7 @@ from thinkfix.engine.scan import survey, trend
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
-from thinkfix.formats.base import EMPTY_CONTEXT
+from thinkfix.formats.records import EMPTY_CONTEXT
 from thinkfix.reporters.json import JsonReporter
 
 _FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
