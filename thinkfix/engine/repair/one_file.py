@@ -34,6 +34,7 @@ from thinkfix.engine.repair.verify import verify
 from thinkfix.engine.repair.write import refuse_links, write
 from thinkfix.engine.report import InputError
 from thinkfix.formats.base import SessionFormat
+from thinkfix.formats.detection import sample
 from thinkfix.formats.records import set_record_limit
 from thinkfix.io import filestate, remote
 from thinkfix.io.errors import ErrorKind
@@ -55,6 +56,10 @@ def _repair_file(job: Job) -> FileResult:
     options = job.options
     set_record_limit(options.scan.max_record_size)
     found = resolve(job.candidate, options.scan.inputs)
+    # Detection keeps its last few heads parsed (`detection.sample`, for the formats asking in
+    # turn), and a head runs to the end of a file's first records: the largest record's bytes
+    # and tree, held through the repair beside its copies (#22 item 9). Detection is done.
+    sample.cache_clear()
     if found.skipped is None and found.error is None and options.scan.path_disabled(found.path):
         found = replace(found, skipped=DISABLED)
     if found.skipped is not None:

@@ -181,11 +181,32 @@ class Copy:
 
 @dataclass(frozen=True)
 class New:
-    """A record the repair writes: a changed one (`original` is its index) or an inserted one."""
+    """A record the repair writes: a changed one (`original` is its index) or an inserted one.
 
-    data: bytes  # raw + eol
+    Its bytes are the record's `raw` then its `eol`, written and compared in those two
+    pieces: a record may be tens of megabytes, and joining them was one more copy of it."""
+
     record: Record
     original: int | None
+
+    @property
+    def size(self) -> int:
+        return len(self.record.raw) + len(self.record.eol)
+
+    @property
+    def data(self) -> bytes:
+        """The record's bytes joined (a copy: for a diff's text)."""
+        return self.record.raw + self.record.eol
+
+    def pieces(self) -> tuple[bytes, ...]:
+        """The record's bytes, as written: `raw`, then `eol` when it has one."""
+        raw, eol = self.record.raw, self.record.eol
+        return (raw, eol) if eol else (raw,)
+
+    def same(self, data: bytes) -> bool:
+        """Are `data` exactly this record's bytes?"""
+        raw, eol = self.record.raw, self.record.eol
+        return len(data) == self.size and data.startswith(raw) and data.endswith(eol)
 
 
 Segment = Copy | New
@@ -229,10 +250,10 @@ class FilePlan:
             if start > pos:
                 out.append(Copy(pos, start))
             pos = max(pos, start)
-            out.extend(New(r.raw + r.eol, r, None) for r in edits.inserted.get(i, ()))
+            out.extend(New(r, None) for r in edits.inserted.get(i, ()))
             new = edits.replaced.get(i)
             if new is not None:
-                out.append(New(new.raw + new.eol, new, i))
+                out.append(New(new, i))
                 pos = end
         if pos < self.source.size:
             out.append(Copy(pos, self.source.size))
@@ -243,7 +264,7 @@ class FilePlan:
         """Do the repaired bytes differ from the original ones?"""
         for seg in self.segments:
             if isinstance(seg, New) and (
-                seg.original is None or seg.data != self.source.read(*self.span(seg.original))
+                seg.original is None or not seg.same(self.source.read(*self.span(seg.original)))
             ):
                 return True
         return False
@@ -254,7 +275,7 @@ class FilePlan:
             if isinstance(seg, Copy):
                 yield from self.source.blocks(seg.start, seg.end)
             else:
-                yield seg.data
+                yield from seg.pieces()
 
     @property
     def content(self) -> bytes:
@@ -344,6 +365,9 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
         return plan
     repairs = [Repair(site, result.visible, result.extracted) for site, result in found]
     plan.edits, placements = fmt.edits(plan.originals, repairs, options.apply)
+    if records is None:  # a line file: what is left is written and proven from bytes
+        plan.edits = _unparsed(plan.edits, fmt)
+        plan.originals = FileRecords(source, fmt, plan.offsets, {})
     keep = options.keep_texts
     plan.changes = [
         Change(
@@ -358,6 +382,20 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
         for (site, result), placement in zip(found, placements, strict=True)
     ]
     return plan
+
+
+def _unparsed(edits: Edits, fmt: SessionFormat) -> Edits:
+    """The same edits with their records' parsed trees let go, and no original record held
+    (#22 item 9: each is the record's size again). The plan is written from the new records'
+    bytes and proven by reading those back; a tree asked for later is parsed again."""
+
+    def bare(r: Record) -> Record:
+        return Record(
+            r.index, r.line, r.raw, r.eol, r.ctx, fmt.shapes, touched=r.touched, inserted=r.inserted
+        )
+
+    inserted = {i: [bare(r) for r in rs] for i, rs in edits.inserted.items()}
+    return Edits(edits.count, {i: bare(r) for i, r in edits.replaced.items()}, inserted)
 
 
 def _sound(raw: bytes, ctx: Context) -> bool:

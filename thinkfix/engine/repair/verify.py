@@ -11,6 +11,7 @@ repair, except those the format refused to change.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import BinaryIO
 
 from thinkfix.engine.repair.plan import Copy, FilePlan, New, _named, find_repairs
@@ -47,26 +48,30 @@ def verify(plan: FilePlan, written: BinaryIO | None, options: ScanOptions) -> No
                             f"{name}: an untouched record changed near byte {at}"
                         )
                     at += len(block)
-            elif _read(written, len(seg.data)) != seg.data:
+            elif not seg.same(_read(written, seg.size)):
                 raise filestate.VerifyError(f"{name}: the new bytes are not the planned ones")
         if written.read(1):
             raise filestate.VerifyError(
                 f"{name}: the new bytes are not the planned ones (more than planned)"
             )
-    reread: list[Record] = []
-    for seg in plan.segments:
-        if not isinstance(seg, New):
-            continue
-        got = list(fmt.read(_named(seg.data, plan.source.path)))
-        if len(got) != 1 or got[0].raw + got[0].eol != seg.data:
-            raise filestate.VerifyError(
-                f"{name}: a repaired record does not read back as one record"
-            )
-        reread.append(got[0])
     refused = Counter(c.site.text for c in plan.changes if not c.applied)
-    dirty = Counter(site.text for site, _ in find_repairs(fmt, reread, options))
+    dirty = Counter(site.text for site, _ in find_repairs(fmt, _reread(plan), options))
     left = dirty - refused
     if left:
         raise filestate.VerifyError(
             f"{name}: {sum(left.values())} repaired text(s) still leak on a re-scan"
         )
+
+
+def _reread(plan: FilePlan) -> Iterator[Record]:
+    """Each new record read back by its format, one at a time (each may be as large as the
+    largest record, #22 item 9); VerifyError unless it reads back as itself, one record."""
+    for seg in plan.segments:
+        if not isinstance(seg, New):
+            continue
+        got = list(plan.fmt.read(_named(seg.data, plan.source.path)))
+        if len(got) != 1 or got[0].raw != seg.record.raw or got[0].eol != seg.record.eol:
+            raise filestate.VerifyError(
+                f"{plan.path}: a repaired record does not read back as one record"
+            )
+        yield got.pop()

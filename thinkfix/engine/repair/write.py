@@ -180,7 +180,7 @@ def record_entries(plan: FilePlan) -> list[dict[str, Any]]:
             start, end = plan.span(seg.original)
             old = (seg.original, _original(plan, seg.original, start, end), start)
         out.append(mf.record_entry(seg.record, at, old))
-        at += len(seg.data)
+        at += seg.size
     return out
 
 
