@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from thinkfix.formats.jsonedit import InsertItems, RemoveItem, SetKey, SetValue, dump_record, edit
-from thinkfix.formats.jsonspans import Style
+from thinkfix.formats.jsonspans import Style, dump_str
 from thinkfix.formats.repairs import UnsafeEdit
 
 BLOCK = {"type": "thinking", "thinking": "plan"}
@@ -263,3 +263,50 @@ def _replace(value: object, path: tuple, new: object) -> object:
         return [(_replace(v, rest, new) if i == head else v) for i, v in enumerate(value)]
     assert isinstance(value, dict)
     return {k: (_replace(v, rest, new) if k == head else v) for k, v in value.items()}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    tree=st.dictionaries(texts, trees, min_size=1, max_size=5),
+    layout=st.sampled_from([(None, ":", ","), ("  ", ": ", ",")]),
+    new_texts=st.lists(texts, min_size=2, max_size=4),
+    data=st.data(),
+)
+def test_jsonedit_property_several_edits_in_a_multibyte_record(
+    tree, layout, new_texts, data
+) -> None:
+    """Several spans spliced at once, located in the text and cut from the bytes (their
+    offsets differ wherever a character takes more than one byte): the record parses to the
+    edited tree, and the new bytes are exactly the old ones with each literal replaced."""
+    paths = _string_paths(tree)
+    chosen = data.draw(st.lists(st.sampled_from(paths), unique=True, min_size=1)) if paths else []
+    if not chosen:
+        return
+    tree = {"\u00e9\U0001f600": "\u00fcber", **tree}  # multibyte before every span
+    chosen = [p for p in chosen if p[:1] != ("\u00e9\U0001f600",)]
+    raw = _dump(tree, *layout).encode("utf-8")
+    edits = [SetValue(p, t) for p, t in zip(chosen, new_texts)]
+    new, _ = edit(raw, edits, Style.sniff([raw]))
+    expected = json.loads(raw)
+    for e in edits:
+        expected = _replace(expected, e.path, e.value)
+    assert json.loads(new) == expected
+    marked = tree
+    for e in edits:
+        marked = _replace(marked, e.path, SENTINEL)
+    style = Style.sniff([raw])
+    outside = (
+        _dump(marked, *layout)
+        .encode("utf-8")
+        .split(json.dumps(SENTINEL, ensure_ascii=False).encode())
+    )
+    literals = [dump_str(e.value, style).encode("utf-8") for e in edits]
+    assert len(outside) == len(literals) + 1
+    pos = 0
+    for i, run in enumerate(outside):  # the literals are spliced in document order
+        assert new.startswith(run, pos)
+        pos += len(run)
+        if i < len(literals):
+            lit = next(x for x in literals if new.startswith(x, pos))
+            pos += len(lit)
+    assert pos == len(new)

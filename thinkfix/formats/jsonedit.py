@@ -12,7 +12,7 @@ edit is refused with `UnsafeEdit` and the record is left alone.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,11 +86,14 @@ def _separator(text: str, open_at: int, first: int, compact: str) -> str:
     return "," + lead if "\n" in lead else compact
 
 
+#: (start, end, order, new text): the span of the original text a new text replaces.
+Splice = tuple[int, int, int, str]
+
+
 def _splices(
-    text: str, edits: Sequence[Edit], style: Style, layout: Layout
-) -> list[tuple[int, int, int, str]]:
-    out: list[tuple[int, int, int, str]] = []
-    scan = Scan(text)
+    text: str, edits: Sequence[Edit], style: Style, layout: Layout, scan: Scan
+) -> list[Splice]:
+    out: list[Splice] = []
     for seq, edit in enumerate(edits):
         if isinstance(edit, SetValue):
             start = scan.locate(edit.path)
@@ -257,6 +260,12 @@ def edit(raw: bytes, edits: Sequence[Edit], style: Style = DEFAULT_STYLE) -> tup
 
     Raises UnsafeEdit when the result would not parse to exactly the edited
     tree; the caller then leaves the record untouched.
+
+    A record may be tens of megabytes (#22 item 9), so its copies are made one after
+    another, never side by side: the new bytes are spliced from views of `raw` (the text
+    is only read to locate the spans and dropped before the join), and the proof parses
+    the original and applies the edits (which frees the values they replace) before it
+    parses the new bytes.
     """
     if not edits:
         data, error = parse_json(raw)
@@ -266,36 +275,79 @@ def edit(raw: bytes, edits: Sequence[Edit], style: Style = DEFAULT_STYLE) -> tup
     edits = _merge(edits)
     try:
         text = raw.decode("utf-8")
-        splices = _splices(text, edits, style, layout_of(text))
+        scan = Scan(text)
+        splices = _splices(text, edits, style, layout_of(text, scan), scan)
     except (UnicodeDecodeError, IndexError, ValueError, RecursionError) as exc:
         raise UnsafeEdit(f"cannot locate edit: {exc}") from exc
-    splices.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
-    limit = len(text)
-    pieces: list[str] = []
-    for start, end, _seq, new in splices:
-        if end > limit:
-            raise UnsafeEdit("overlapping edits")
-        pieces.append(text[end:limit])
-        pieces.append(new)
-        limit = start
-    pieces.append(text[:limit])
-    new_text = "".join(reversed(pieces))
-    new_raw = new_text.encode("utf-8")
+    offsets = _byte_offsets(text, {i for s in splices for i in s[:2]})
+    del text, scan
+    new_raw = _spliced(raw, splices, offsets)
     try:
-        before, after = _parse_alike(text, new_text)
+        after = _proven(raw, new_raw, edits)
     except (ValueError, RecursionError) as exc:
         raise UnsafeEdit(f"the spliced record does not parse: {exc}") from exc
-    if after != apply_tree(before, edits):
-        raise UnsafeEdit("the spliced record does not parse to the intended value")
     return new_raw, after
 
 
-def _parse_alike(old: str, new: str) -> tuple[Any, Any]:
-    """Both texts parsed by the same parser (orjson and the stdlib differ on huge integers)."""
+def _spliced(raw: bytes, splices: list[Splice], offsets: dict[int, int]) -> bytes:
+    """`raw` with each splice's span (character offsets, `offsets` maps them to bytes)
+    replaced by its text. `splices` is emptied as it is encoded, so a long new value is never
+    held as text and as bytes beside the joined result; the runs kept are views of `raw`."""
+    new = [
+        (offsets[a], offsets[b], seq, text.encode("utf-8")) for a, b, seq, text in _drain(splices)
+    ]
+    new.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
+    view = memoryview(raw)
+    limit = len(raw)
+    pieces: list[bytes | memoryview] = []
+    for start, end, _seq, data in new:
+        if end > limit:
+            raise UnsafeEdit("overlapping edits")
+        pieces.extend((view[end:limit], data))
+        limit = start
+    pieces.append(view[:limit])
     try:
-        return orjson.loads(old), orjson.loads(new)
+        return b"".join(reversed(pieces))
+    finally:
+        pieces.clear()
+        view.release()
+
+
+def _drain(splices: list[Splice]) -> Iterator[Splice]:
+    """Each splice, taken out of the list as it is handed over (so it is freed once used)."""
+    while splices:
+        yield splices.pop()
+
+
+def _byte_offsets(text: str, positions: Iterable[int]) -> dict[int, int]:
+    """The UTF-8 byte offset of each character offset in `positions` (the same in ASCII)."""
+    if text.isascii():
+        return {p: p for p in positions}
+    out, at, size = {}, 0, 0
+    for p in sorted(positions):
+        size += len(text[at:p].encode("utf-8"))
+        out[p], at = size, p
+    return out
+
+
+def _proven(old: bytes, new: bytes, edits: Sequence[Edit]) -> Any:
+    """`new` parsed, when it parses to the edited `old`; UnsafeEdit when it does not. Both
+    are parsed by the same parser (orjson and the stdlib differ on huge integers), the edits
+    applied to the first before the second is parsed (only one whole tree at a time)."""
+    try:
+        expected = apply_tree(orjson.loads(old), edits)
+        after = orjson.loads(new)
     except orjson.JSONDecodeError:
-        return json.loads(old.removeprefix("\ufeff")), json.loads(new.removeprefix("\ufeff"))
+        expected = apply_tree(json.loads(_unmarked(old)), edits)
+        after = json.loads(_unmarked(new))
+    if after != expected:
+        raise UnsafeEdit("the spliced record does not parse to the intended value")
+    return after
+
+
+def _unmarked(raw: bytes) -> str:
+    """The text without a leading byte-order mark, as the stdlib parser wants it."""
+    return raw.decode("utf-8").removeprefix("\ufeff")
 
 
 def dump_record(value: Any, style: Style = DEFAULT_STYLE, like: bytes = b"") -> bytes:

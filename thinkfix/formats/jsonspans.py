@@ -297,17 +297,20 @@ def _indent_unit(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def layout_of(text: str) -> Layout:
-    """Separators of the record's top-level object (compact `,`/`:` or `, `/`: `)."""
+def layout_of(text: str, scan: Scan | None = None) -> Layout:
+    """Separators of the record's top-level object (compact `,`/`:` or `, `/`: `). Given the
+    `scan` the edits then use, the top-level containers are read once, not twice (#26 item 4:
+    it decoded the whole record once more per edit)."""
     unit = _indent_unit(text)
+    scan = scan or Scan(text)
     try:
         root = _root(text)
         if text[root] == "[":
-            items = _items(text, root)[0]
+            items = scan.items(root)[0]
             if not items or text[items[0][0]] != "{":
                 return Layout(unit=unit)
             root = items[0][0]
-        members = _members(text, root)[0]
+        members = scan.members(root)[0]
     except (UnsafeEdit, IndexError):
         return Layout(unit=unit)
     key_sep = text[members[0].key_end : members[0].start].replace("\n", "") if members else ":"
