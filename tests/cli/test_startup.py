@@ -164,6 +164,8 @@ def test_a_scan_of_one_clean_claude_code_file_loads_one_format_and_no_scanner(
                 "shutil",
                 "tempfile",
                 "thinkfix.engine.telemetry.baseline",
+                # nor what only a pool needs (a large file's byte-range pieces)
+                "thinkfix.engine.scan.split",
                 "thinkfix.io.filestate",
                 "thinkfix.io.safewrite",
                 "hashlib",

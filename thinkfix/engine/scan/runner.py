@@ -16,11 +16,9 @@ from typing import Any, BinaryIO
 from thinkfix._version import __version__
 from thinkfix.engine.inputs.files import Candidate, InputFile
 from thinkfix.engine.inputs.walk import WalkStats, walk
-from thinkfix.engine.parallel import dask
 from thinkfix.engine.parallel import pool as parallel
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import Report
-from thinkfix.engine.scan import split
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.report import build_report, require_sessions, with_display_paths
 from thinkfix.engine.scan.result import ScannedFile
@@ -40,6 +38,8 @@ def default_jobs() -> int:
 
 def _task(options: ScanOptions, task: Any) -> Any:
     """A worker's unit: a whole file, or a piece of a large one (engine/scan/split.py)."""
+    from thinkfix.engine.scan import split  # a pool's workers only: not a small scan's start-up
+
     if isinstance(task, split.Piece):
         return split.scan_piece_safely(task, options)
     return scan_file(task, options)
@@ -66,7 +66,12 @@ def scan_files(
         workers = 1
     progress.start(len(items), total)
     try:
-        tasks = split.plan(items, options, workers) if workers > 1 and items else []
+        if workers > 1 and items:
+            from thinkfix.engine.scan import split  # only a run that may use a pool pays for it
+
+            tasks = split.plan(items, options, workers)
+        else:
+            tasks = []
         if len(tasks) <= 1:  # one process reads them all, in order
             for item in items:
                 result = scan_file(item, options)
@@ -75,7 +80,7 @@ def scan_files(
             return
         # Largest first, so one big file started last does not leave the other workers idle.
         tasks.sort(key=lambda t: -max(0, getattr(t, "size", 0)))
-        merger = split.Merger(options)
+        merger = split.Merger(options)  # tasks > 1: split was imported above
         outs = parallel.run_or_here(
             _task,
             tasks,
@@ -127,6 +132,8 @@ def _dask_runner(
     sizes = [max(0, getattr(i, "size", 0)) for i in items]
     progress.start(len(items), total)
     try:
+        from thinkfix.engine.parallel import dask  # only `--dask` pays for it
+
         for _, result in dask.run_tasks(scan_file, items, address, sizes, shared=options):
             if isinstance(result, BaseException):
                 raise result
