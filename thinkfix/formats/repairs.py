@@ -180,6 +180,7 @@ class Edits:
                 continue
             at = self.new_index(i)
             yield record if at == i else record.moved(at, record.line + at - i)
+        yield from self.inserted.get(self.count, ())  # records added at the end
 
     @classmethod
     def between(cls, originals: Sequence[Record], after: Iterable[Record]) -> Edits:

@@ -1,0 +1,230 @@
+"""`--fix tool-pairs`: a call left without a result gets the result its runtime itself writes.
+
+An interrupt, a crash or a compaction can leave a tool call with no result, and the next
+request to the provider is refused (400) on every later turn. Each runtime has its own
+answer for such a call, and the fix writes exactly that record, right after the call:
+
+- Claude Code: a `user` line whose `tool_result` says "Interrupted by user", `is_error`
+  true, `toolUseResult` the same text and `sourceToolAssistantUUID` the calling line's
+  uuid (`src/query.ts`, `yieldMissingToolResultBlocks(assistantMessages, 'Interrupted by
+  user')`, which Claude Code runs on an interrupt). It goes after the last line of the
+  calling message, and the lines that hung off that line (`parentUuid`) hang off the new
+  one, so the chain Claude Code follows back from the newest line passes through it.
+- Codex: a `function_call_output` (`custom_tool_call_output` for a custom tool call)
+  whose output is "aborted" (codex-rs `core/src/context_manager/normalize.rs`,
+  `ensure_call_outputs_present`, which Codex applies to its history before each request).
+- pi: a `toolResult` message "No result provided" with `isError` true
+  (`packages/ai/src/providers/transform-messages.ts`, `transformMessages`, pi's own repair
+  before each request); on a v2/v3 tree the entries that hung off the call (`parentId`)
+  hang off the new entry. A call in a message pi does not replay (`stopReason` aborted or
+  error) is left alone: a result for it would be a result without a call.
+
+New ids are derived from the session and call id (uuid5), so a second run plans the same
+record, and a call that already has its result is never touched.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed, FixEdits, problem_of
+from thinkfix.formats.base import Record, UnsafeEdit, parse_json
+from thinkfix.formats.jsonedit import SetValue, Style, dump_record, edit
+
+CALL_WITHOUT_RESULT = "call-without-result"
+CLAUDE_INTERRUPTED = "Interrupted by user"
+CODEX_ABORTED = "aborted"
+PI_NO_RESULT = "No result provided"
+_NAMESPACE = uuid.UUID("6d1c4f0e-2f4a-5b8e-9a57-7468696e6b66")  # thinkfix's own
+# Claude Code's line envelope, in the order it writes the keys, copied from the calling line.
+_CLAUDE_ENVELOPE = ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")
+_CLAUDE_AFTER = ("agentId", "slug")
+
+
+def _new_id(*parts: str) -> uuid.UUID:
+    return uuid.uuid5(_NAMESPACE, "\x1f".join(parts))
+
+
+def fix_tool_pairs(
+    fmt_id: str, records: Sequence[Record], edits: FixEdits, findings: Iterable[Finding]
+) -> None:
+    """Plan the runtime's own result after every call a finding says has none."""
+    planner = _PLANNERS.get(fmt_id)
+    if planner is None:
+        return
+    anchor_of, plan = planner
+    groups: dict[int, list[Call]] = {}
+    seen: set[str] = set()
+    for finding in sorted(findings, key=lambda f: f.record_index):
+        index, call_id = finding.record_index, finding.detail
+        if problem_of(finding) != CALL_WITHOUT_RESULT or not call_id or call_id in seen:
+            continue
+        if index in edits.replaced or not isinstance(records[index].data, dict):
+            continue
+        seen.add(call_id)
+        groups.setdefault(anchor_of(records, edits, index), []).append((index, call_id))
+    for anchor in sorted(groups):
+        plan(records, edits, anchor, groups[anchor])
+
+
+#: One call left without a result: the index of the record that holds it, and its id.
+Call = tuple[int, str]
+
+
+def _here(records: Sequence[Record], edits: FixEdits, index: int) -> int:
+    return index
+
+
+def _dump(value: dict[str, Any], like: bytes) -> bytes:
+    return dump_record(value, Style.sniff([like]), like)
+
+
+def _repoint(edits: FixEdits, after: int, key: str, old: Any, new: str) -> None:
+    """Records after `after` whose `key` (their parent link) is `old` get `new`."""
+    for k in range(after + 1, edits.count):
+        raw = edits.raw(k)
+        if old is None or str(old).encode() not in raw:
+            continue
+        data, error = parse_json(raw)
+        if error is None and isinstance(data, dict) and data.get(key) == old:
+            try:
+                edits.replace(k, edit(raw, [SetValue((key,), new)])[0])
+            except UnsafeEdit:
+                continue
+
+
+def _claude_anchor(records: Sequence[Record], edits: FixEdits, index: int) -> int:
+    """The last line of the calling message (Claude Code writes a line per content block,
+    each with the message's id): results follow the whole message."""
+    message_id = (records[index].data.get("message") or {}).get("id")
+    anchor = index
+    while anchor + 1 < len(records) and anchor + 1 not in edits.replaced:
+        nxt = records[anchor + 1].data
+        if not isinstance(nxt, dict) or nxt.get("type") != "assistant":
+            break
+        if message_id is None or (nxt.get("message") or {}).get("id") != message_id:
+            break
+        anchor += 1
+    return anchor
+
+
+def _claude(records: Sequence[Record], edits: FixEdits, anchor: int, calls: list[Call]) -> None:
+    # Only a client tool's call waits for a result line (a server tool's is answered inside
+    # the message itself).
+    calls = [(i, c) for i, c in calls if c in _client_calls(records[i].data)]
+    if not calls:
+        return
+    last = records[anchor].data
+    parent = last.get("uuid")
+    raws = []
+    for index, call_id in calls:
+        call = records[index].data
+        new = str(_new_id("claude-code", str(call.get("sessionId", "")), call_id))
+        entry: dict[str, Any] = {"parentUuid": parent}
+        entry.update({k: last[k] for k in _CLAUDE_ENVELOPE if k in last})
+        entry.update({k: last[k] for k in _CLAUDE_AFTER if k in last})
+        entry["type"] = "user"
+        entry["message"] = {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "content": CLAUDE_INTERRUPTED,
+                    "is_error": True,
+                    "tool_use_id": call_id,
+                }
+            ],
+        }
+        entry["uuid"] = new
+        if "timestamp" in last:
+            entry["timestamp"] = last["timestamp"]
+        entry["toolUseResult"] = CLAUDE_INTERRUPTED
+        entry["sourceToolAssistantUUID"] = call.get("uuid")
+        raws.append(_dump(entry, records[anchor].raw))
+        parent = new
+    _repoint(edits, anchor, "parentUuid", last.get("uuid"), str(parent))
+    edits.insert_after(anchor, raws)
+    _note(edits, records, calls, f'"{CLAUDE_INTERRUPTED}" tool_result (is_error)')
+
+
+def _client_calls(data: dict[str, Any]) -> set[Any]:
+    return {
+        b.get("id")
+        for b in (data.get("message") or {}).get("content") or ()
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    }
+
+
+def _codex(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
+    data = records[index].data
+    enveloped = data.get("type") == "response_item"  # else an item of an early rollout
+    item = (data.get("payload") or {}) if enveloped else data
+    kind = "custom_tool_call_output" if item.get("type") == "custom_tool_call" else None
+    raws = []
+    for _, call_id in calls:
+        output = {"type": kind or "function_call_output", "call_id": call_id}
+        output["output"] = CODEX_ABORTED
+        entry: dict[str, Any] = output
+        if enveloped:
+            entry = {"timestamp": data["timestamp"]} if "timestamp" in data else {}
+            entry.update(type="response_item", payload=output)
+        raws.append(_dump(entry, records[index].raw))
+    edits.insert_after(index, raws)
+    _note(edits, records, calls, f'"{CODEX_ABORTED}" {kind or "function_call_output"}')
+
+
+def _pi(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
+    data = records[index].data
+    message = data.get("message") or {}
+    if message.get("stopReason") in ("aborted", "error"):
+        return  # pi drops this message when it replays (`transformMessages`)
+    names = {
+        block.get("id"): block.get("name")
+        for block in message.get("content") or ()
+        if isinstance(block, dict) and block.get("type") == "toolCall"
+    }
+    tree = "id" in data
+    parent = data.get("id")
+    raws = []
+    for _, call_id in calls:
+        entry: dict[str, Any] = {"type": "message"}
+        if tree:
+            new = _new_id("pi", str(data.get("id")), call_id).hex[:8]
+            entry["id"], entry["parentId"] = new, parent
+            parent = new
+        if "timestamp" in data:
+            entry["timestamp"] = data["timestamp"]
+        result: dict[str, Any] = {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": names.get(call_id, ""),
+            "content": [{"type": "text", "text": PI_NO_RESULT}],
+            "isError": True,
+        }
+        if "timestamp" in message:
+            result["timestamp"] = message["timestamp"]
+        entry["message"] = result
+        raws.append(_dump(entry, records[index].raw))
+    if tree:
+        _repoint(edits, index, "parentId", data.get("id"), str(parent))
+    edits.insert_after(index, raws)
+    _note(edits, records, calls, f'"{PI_NO_RESULT}" toolResult (isError)')
+
+
+def _note(edits: FixEdits, records: Sequence[Record], calls: list[Call], what: str) -> None:
+    for index, call_id in calls:
+        line = records[index].line
+        edits.fixed.append(
+            Fixed(Fix.TOOL_PAIRS, CALL_WITHOUT_RESULT, line, f"{call_id}: {what} added")
+        )
+
+
+Anchor = Callable[[Sequence[Record], FixEdits, int], int]
+Planner = Callable[[Sequence[Record], FixEdits, int, list[Call]], None]
+_PLANNERS: dict[str, tuple[Anchor, Planner]] = {
+    "claude-code": (_claude_anchor, _claude),
+    "codex": (_here, _codex),
+    "pi": (_here, _pi),
+}
