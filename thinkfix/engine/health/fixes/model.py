@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol
+from typing import Any, Protocol
+
+from thinkfix.formats.base import Path, UnsafeEdit, parse_json
+from thinkfix.formats.jsonedit import Edit, Style, edit
 
 
 class Fix(str, Enum):
@@ -13,6 +17,8 @@ class Fix(str, Enum):
 
     LINES = "lines"  # salvage glued, split and NUL-padded records; cut a truncated tail
     TOOL_PAIRS = "tool-pairs"  # the runtime's own "interrupted" result for a call left without one
+    SIGNATURE = "signature"  # drop thinking blocks the runtime's API refuses (reasoning kept)
+    SECRETS = "secrets"  # mask likely credentials in the stored text
 
 
 def parse_fixes(text: str | Iterable[str]) -> frozenset[Fix]:
@@ -41,6 +47,34 @@ class Finding(Protocol):
     def line(self) -> int: ...
     @property
     def end_line(self) -> int: ...
+    @property
+    def json_path(self) -> str: ...
+
+
+_STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
+
+
+def resolve(data: Any, json_path: str) -> tuple[Path, Any] | None:
+    """A finding's `json_path` (`message.content[2].text`) as a path into `data`, and the
+    value there; None when the path does not lead to a value (a key holding a dot)."""
+    path: list[str | int] = []
+    at, value = 0, data
+    while at < len(json_path):
+        m = _STEP.match(json_path, at)
+        if m is None:
+            return None
+        at = m.end()
+        if m.group(2) is not None:
+            step: str | int = int(m.group(2))
+            if not isinstance(value, list) or not isinstance(step, int) or step >= len(value):
+                return None
+        else:
+            step = m.group(1)
+            if not isinstance(value, dict) or step not in value:
+                return None
+        value = value[step]
+        path.append(step)
+    return tuple(path), value
 
 
 def problem_of(finding: Finding) -> str:
@@ -79,6 +113,8 @@ class FixEdits:
     """
 
     originals: Sequence[tuple[bytes, bytes]]  # (raw, eol) of every original record
+    # records another repair rewrote before the fixes ran: paths into them may have moved
+    held: frozenset[int] = frozenset()
     replaced: dict[int, tuple[bytes, bytes]] = field(default_factory=dict)
     inserted: dict[int, list[bytes]] = field(default_factory=dict)
     fixed: list[Fixed] = field(default_factory=list)
@@ -96,6 +132,22 @@ class FixEdits:
 
     def replace(self, index: int, raw: bytes, eol: bytes | None = None) -> None:
         self.replaced[index] = (raw, self.eol(index) if eol is None else eol)
+
+    def data(self, index: int) -> Any:
+        """Record `index` parsed as the fixes so far leave it (None: it does not parse)."""
+        value, error = parse_json(self.raw(index))
+        return None if error is not None else value
+
+    def edit(self, index: int, changes: Sequence[Edit]) -> bool:
+        """Splice `changes` into record `index`, every other byte kept (`jsonedit.edit`);
+        False, and nothing planned, when the splice cannot be proven."""
+        raw = self.raw(index)
+        try:
+            new, _ = edit(raw, changes, Style.sniff([raw]))
+        except UnsafeEdit:
+            return False
+        self.replace(index, new)
+        return True
 
     def insert_after(self, index: int, raws: Sequence[bytes]) -> None:
         """New records right after record `index` (after what earlier fixes put there);

@@ -12,11 +12,14 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from thinkfix.engine.health.fixes.lines import fix_lines
 from thinkfix.engine.health.fixes.model import Finding, Fix, FixEdits
+from thinkfix.engine.health.fixes.secrets import fix_secrets
+from thinkfix.engine.health.fixes.signature import fix_signature
 from thinkfix.engine.health.fixes.toolpairs import fix_tool_pairs
 from thinkfix.formats.base import Edits, Record
 
-#: Lines first: a salvaged record is then whole for the fixes that read records.
-ORDER = (Fix.LINES, Fix.TOOL_PAIRS)
+#: Lines first: a salvaged record is then whole for the fixes that read records. Secrets
+#: before signature: a removed block would move the paths the secrets' findings name.
+ORDER = (Fix.LINES, Fix.TOOL_PAIRS, Fix.SECRETS, Fix.SIGNATURE)
 
 
 def plan_fixes(
@@ -41,6 +44,10 @@ def plan_fixes(
             fix_lines(edits, found)
         elif fix is Fix.TOOL_PAIRS:
             fix_tool_pairs(fmt_id, records, edits, found)
+        elif fix is Fix.SECRETS:
+            fix_secrets(edits, found)
+        else:
+            fix_signature(edits, found)
     return edits
 
 

@@ -30,8 +30,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed, FixEdits, problem_of
-from thinkfix.formats.base import Record, UnsafeEdit, parse_json
-from thinkfix.formats.jsonedit import SetValue, Style, dump_record, edit
+from thinkfix.formats.base import Record
+from thinkfix.formats.jsonedit import SetValue, Style, dump_record
 
 CALL_WITHOUT_RESULT = "call-without-result"
 CLAUDE_INTERRUPTED = "Interrupted by user"
@@ -83,16 +83,14 @@ def _dump(value: dict[str, Any], like: bytes) -> bytes:
 
 def _repoint(edits: FixEdits, after: int, key: str, old: Any, new: str) -> None:
     """Records after `after` whose `key` (their parent link) is `old` get `new`."""
+    if not isinstance(old, str):
+        return
     for k in range(after + 1, edits.count):
-        raw = edits.raw(k)
-        if old is None or str(old).encode() not in raw:
+        if old.encode() not in edits.raw(k):
             continue
-        data, error = parse_json(raw)
-        if error is None and isinstance(data, dict) and data.get(key) == old:
-            try:
-                edits.replace(k, edit(raw, [SetValue((key,), new)])[0])
-            except UnsafeEdit:
-                continue
+        data = edits.data(k)
+        if isinstance(data, dict) and data.get(key) == old:
+            edits.edit(k, [SetValue((key,), new)])
 
 
 def _claude_anchor(records: Sequence[Record], edits: FixEdits, index: int) -> int:
