@@ -41,7 +41,7 @@ def _fixed(data: bytes, findings: list[Found]) -> bytes:
     """The file's bytes once the `lines` fix is laid over them as repair lays it."""
     records = _records(data)
     fixes = plan_fixes("claude-code", records, findings, {Fix.LINES})
-    edits = merged(Edits(len(records), {}, {}), fixes)
+    edits = merged(Edits(len(records), {}, {}), fixes)[0]
     return b"".join(r.raw + r.eol for r in edits.after(records))
 
 
@@ -140,3 +140,25 @@ def test_salvage_finds_every_glued_object_whatever_pads_them(
     found, dropped = salvage(line)
     assert found == objects
     assert b"".join(dropped).strip(b"\x00 ") == b""
+
+
+def test_merged_renumbers_and_names_the_records_only_fixes_made() -> None:
+    """A leak repair's insert and replacement beside the fixes': every new record carries its
+    final index, and only the fixes' own records are marked as theirs."""
+    data = A + B + b"\n" + C + b"\n"  # line 1 glued
+    records = _records(data)
+    fixes = plan_fixes("claude-code", records, [Found(0, "glued", 1)], {Fix.LINES})
+    leak_new = Record(2, 3, C.replace(b'"x', b'"z'), b"\n", touched=True)
+    leak = Edits(2, {1: leak_new}, {1: [Record(1, 2, b'{"type":"reasoning"}', b"\n")]})
+    edits, only = merged(leak, fixes)
+    after = list(edits.after(records))
+    assert [r.index for r in after] == [0, 1, 2, 3]
+    assert [r.raw for r in after] == [A, B, b'{"type":"reasoning"}', leak_new.raw]
+    assert only == {0, 1}
+    assert fixes.rebuildable
+
+
+def test_a_cut_tail_is_not_rebuildable_record_by_record() -> None:
+    records = _records(A + b"\n" + B[:9])
+    fixes = plan_fixes("claude-code", records, [Found(1, "truncated", 2)], {Fix.LINES})
+    assert fixes.replaced == {1: (b"", b"")} and not fixes.rebuildable

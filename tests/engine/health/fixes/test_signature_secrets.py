@@ -43,7 +43,7 @@ def _run(entries: list[dict[str, Any]], findings: list[Found], fixes: set[Fix]) 
     data = b"".join(json.dumps(e).encode() + b"\n" for e in entries)
     records = list(registry.get("claude-code").read(io.BytesIO(data)))
     planned = plan_fixes("claude-code", records, findings, fixes)
-    edits = merged(Edits(len(records), {}, {}), planned)
+    edits = merged(Edits(len(records), {}, {}), planned)[0]
     out = b"".join(r.raw + r.eol for r in edits.after(records))
     return [json.loads(x) for x in out.splitlines()], planned.fixed, out
 

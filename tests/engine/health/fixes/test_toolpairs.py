@@ -33,9 +33,8 @@ def _lines(entries: list[dict[str, Any]]) -> bytes:
 
 def _fixed(fmt: str, data: bytes, findings: list[Found]) -> list[dict[str, Any]]:
     records = list(registry.get(fmt).read(io.BytesIO(data)))
-    edits = merged(
-        Edits(len(records), {}, {}), plan_fixes(fmt, records, findings, {Fix.TOOL_PAIRS})
-    )
+    planned = plan_fixes(fmt, records, findings, {Fix.TOOL_PAIRS})
+    edits, _ = merged(Edits(len(records), {}, {}), planned)
     out = b"".join(r.raw + r.eol for r in edits.after(records))
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 

@@ -164,6 +164,14 @@ class FixEdits:
         return next((eol for _, eol in self.originals if eol), b"\n")
 
     @property
+    def rebuildable(self) -> bool:
+        """Undo can still rebuild the original from the new file record by record
+        (`ledger.manifest.rebuild`): no line end changed and no record was cut away."""
+        return all(
+            eol == self.originals[i][1] and (raw or eol) for i, (raw, eol) in self.replaced.items()
+        )
+
+    @property
     def changed(self) -> bool:
         return any(self.originals[i] != v for i, v in self.replaced.items()) or any(
             self.inserted.values()

@@ -51,8 +51,9 @@ def plan_fixes(
     return edits
 
 
-def merged(leak: Edits, fixes: FixEdits) -> Edits:
-    """The reasoning repair's edits and the fixes' as one `Edits`, records renumbered.
+def merged(leak: Edits, fixes: FixEdits) -> tuple[Edits, frozenset[int]]:
+    """The reasoning repair's edits and the fixes' as one `Edits`, records renumbered, and
+    the new indices of the records only the fixes made (no leak was looked for in them).
 
     Where both change a record, the fixes' bytes win (they were planned over the
     repair's); before a record, the fixes' inserts (results of the calls above) come
@@ -69,12 +70,17 @@ def merged(leak: Edits, fixes: FixEdits) -> Edits:
     eol = fixes.line_end
     out_replaced: dict[int, Record] = {}
     out_inserted: dict[int, list[Record]] = {}
+    only: set[int] = set()
     shift = 0
     for i in sorted(set(replaced) | set(inserts)):
         new: list[Record] = []
         for item in inserts.get(i, ()):
             at = i + shift + len(new)
-            raw, end = (item.raw, item.eol) if isinstance(item, Record) else (item, eol)
+            if isinstance(item, Record):
+                raw, end = item.raw, item.eol
+            else:
+                raw, end = item, eol
+                only.add(at)
             new.append(Record(at, at + 1, raw, end, touched=True, inserted=True))
         if new:
             out_inserted[i] = new
@@ -82,4 +88,6 @@ def merged(leak: Edits, fixes: FixEdits) -> Edits:
         if i in replaced and i < count:
             raw, end = replaced[i]
             out_replaced[i] = Record(i + shift, i + shift + 1, raw, end, touched=True)
-    return Edits(count, out_replaced, out_inserted)
+            if i not in leak.replaced:
+                only.add(i + shift)
+    return Edits(count, out_replaced, out_inserted), frozenset(only)
