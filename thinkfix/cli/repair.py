@@ -27,6 +27,8 @@ from thinkfix.reporters.diff.base import DiffFormat
 def _describe(f: FileResult, mode: WriteMode) -> str | None:
     applied = sum(1 for c in f.changes if c.applied)
     what = plural(applied, "message")
+    if f.fixes:
+        what += f", {_fixes(len(f.fixes))}"
     path = visible_name(f.path)
     if f.status is FileStatus.REPAIRED:
         where = f" -> {visible_name(f.output or '')}" if mode is WriteMode.OUT else ""
@@ -36,6 +38,11 @@ def _describe(f: FileResult, mode: WriteMode) -> str | None:
     if f.status in (FileStatus.SKIPPED, FileStatus.FAILED, FileStatus.ERROR):
         return None  # its errors say why
     return None
+
+
+def _fixes(n: int) -> str:
+    """`1 fix`, `2 fixes` (`--fix`)."""
+    return f"{n} fix{'' if n == 1 else 'es'}"
 
 
 def _print_patch(result: RepairResult, redaction: Redaction) -> None:
@@ -72,8 +79,11 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
         result.mode, "would repair"
     )
     refused = sum(1 for c in result.changes if c.placement.kind is PlacementKind.REFUSED)
+    fixes = sum(len(f.fixes) for f in changed)
     summary = (
-        f"{verb} {plural(messages, 'message')} in {plural(len(changed), 'file')}"
+        f"{verb} {plural(messages, 'message')}"
+        + (f" and {_fixes(fixes)}" if fixes else "")
+        + f" in {plural(len(changed), 'file')}"
         f" ({plural(len(result.files), 'file')} read"
     )
     if refused:  # left as they were: a scan still reports them
@@ -153,6 +163,17 @@ def _report_spec(spec: str, report_format: str | None) -> tuple[str, DiffFormat 
     default=None,
     type=click.Choice([f.value for f in DiffFormat]),
     help="The --report format, when the file name does not say.",
+)
+@click.option(
+    "--fix",
+    "fix",
+    default=None,
+    metavar="NAME,...",
+    help="Also fix what these health checks find: lines (salvage glued, split and "
+    "NUL-padded records, cut a truncated tail), tool-pairs (the runtime's own "
+    "'interrupted' result for a call left without one), signature (drop thinking blocks "
+    "the API refuses, the reasoning kept in the manifest), secrets (mask likely "
+    "credentials in the stored text). Comma-separated; undone by undo like any repair.",
 )
 @click.option(
     "--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when files were repaired (for pre-commit)."

@@ -107,6 +107,26 @@ class FileDiff:
         return record(self, by_kind=dict(self.by_kind))  # in the order the kinds were counted
 
 
+@dataclass(frozen=True, order=True)
+class FixDiff:
+    """One problem `--fix` repaired (or would): where, which fix, what it did, and what it
+    took out of the file (reasoning, unreadable bytes), kept as the manifest keeps it."""
+
+    path: str
+    line: int
+    fix: str
+    problem: str
+    detail: str
+    dropped: tuple[str, ...] = ()
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return record(self)
+
+
 @dataclass(frozen=True)
 class Totals(Plain):
     files: int = 0
@@ -134,6 +154,7 @@ class DiffReport:
     unified_diff: str = ""
     tool_version: str = __version__
     manifest: str | None = None
+    fixes: tuple[FixDiff, ...] = ()  # what `--fix` repaired, beside the messages
 
     @property
     def applied(self) -> tuple[MessageDiff, ...]:
@@ -160,7 +181,10 @@ class DiffReport:
         return ExitCode.of(errors=bool(self.errors), findings=bool(self.applied) and not exit_zero)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**document_head(self.tool_version), **record(self, _REPORT_KEYS)}
+        out = {**document_head(self.tool_version), **record(self, _REPORT_KEYS)}
+        if self.fixes:  # a run without --fix keeps the schema it always had
+            out["fixes"] = [f.to_dict() for f in self.fixes]
+        return out
 
 
 #: The diff report's JSON keys after its head, in the schema's order.
@@ -226,7 +250,13 @@ def build(result: RepairResult) -> DiffReport:
     messages = sorted(
         message_diff(f.path, f.format or "", c) for f in result.files for c in f.changes
     )
+    fixes = sorted(
+        FixDiff(f.path, x.line, x.fix.value, x.problem, x.detail, x.dropped)
+        for f in result.files
+        for x in f.fixes
+    )
     return DiffReport(
+        fixes=tuple(fixes),
         messages=tuple(messages),
         files=tuple(sorted(file_diff(f) for f in result.files)),
         errors=result.all_errors,

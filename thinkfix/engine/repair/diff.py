@@ -70,7 +70,10 @@ def _hunks(plan: FilePlan, old_lines: list[str], new_lines: list[str]) -> list[l
         j = edits.new_index(i)
         if added:
             codes.append(("insert", i, i, j - len(added), j))
-        if i in edits.replaced:
+        new = edits.replaced.get(i)
+        if new is not None and not new.raw and not new.eol:  # a record a fix cut away
+            codes.append(("delete", i, i + 1, j, j))
+        elif new is not None:
             codes.append(("replace", i, i + 1, j, j + 1))
     groups: list[list[Opcode]] = []
     for code in codes:

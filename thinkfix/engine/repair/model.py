@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from thinkfix.engine.health.fixes.model import Fix, Fixed
 from thinkfix.engine.inputs.files import Candidate, InputFile
 from thinkfix.engine.ledger.change import Change
 from thinkfix.engine.report import ExitCode, InputError
@@ -89,6 +90,8 @@ class RepairOptions:
     follow_links: bool = False
     # --dask: the scheduler whose workers repair the files (engine/parallel/dask.py).
     dask: str | None = None
+    # --fix: the health fixes to make beside the reasoning repair (engine/repair/fixes.py).
+    fixes: frozenset[Fix] = frozenset()
 
 
 #: The CLI's default quiet time before a session file is rewritten in place.
@@ -123,10 +126,11 @@ class FileResult:
     unified_diff: str = ""
     manifest_entries: tuple[dict[str, Any], ...] = ()
     skipped_reason: str | None = None  # not a session file (walked folders only)
+    fixes: tuple[Fixed, ...] = ()  # what `--fix` repaired (or would)
 
     @property
     def changed(self) -> bool:
-        return any(c.applied for c in self.changes)
+        return bool(self.fixes) or any(c.applied for c in self.changes)
 
 
 @dataclass(frozen=True)

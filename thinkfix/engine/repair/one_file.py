@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from thinkfix.engine.inputs.files import DISABLED, resolve
 from thinkfix.engine.repair.diff import unified_diff
+from thinkfix.engine.repair.fixes import add_fixes
 from thinkfix.engine.repair.model import (
     FileResult,
     FileStatus,
@@ -108,6 +109,7 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
     try:
         _refuse_active(path, source.stamp, options)
         plan = plan_file(path, fmt, source, options)
+        add_fixes(plan, options.fixes)
     except filestate.WriteError as exc:
         return _write_failed(path, fmt, exc)
     except Exception as exc:  # noqa: BLE001 - a corrupt stream or a format bug: this file only
@@ -122,6 +124,7 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
         records=plan.count,
         records_changed=len(plan.edits.replaced),
         records_inserted=sum(len(v) for v in plan.edits.inserted.values()),
+        fixes=plan.fixed,
     )
     try:
         if plan.changed and not options.mode.writes:  # a write proves the bytes read back

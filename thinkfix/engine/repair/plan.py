@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
 
+from thinkfix.engine.health.fixes.model import Fixed
 from thinkfix.engine.ledger.change import Change
 from thinkfix.engine.repair.model import RepairOptions
 from thinkfix.engine.repair.source import FileRecords, Source, record_span
@@ -227,6 +228,9 @@ class FilePlan:
     count: int = 0  # records in the original
     covers: bool = True  # the records tile the file exactly
     lines: bool = True  # one record per line (so a record's line is its index + 1)
+    fixed: tuple[Fixed, ...] = ()  # what `--fix` repaired (engine/repair/fixes.py)
+    fix_only: frozenset[int] = frozenset()  # new indices of records only fixes made
+    rebuildable: bool = True  # undo can rebuild the original from the new records
 
     @property
     def compression(self) -> compression.Compression:
@@ -234,8 +238,8 @@ class FilePlan:
 
     @property
     def planned(self) -> bool:
-        """Did anything need a repair (even one the format then refused)?"""
-        return bool(self.changes)
+        """Did anything need a repair (even one the format then refused) or a fix?"""
+        return bool(self.changes or self.fixed)
 
     def span(self, index: int) -> tuple[int, int]:
         return record_span(self.offsets, index, self.source.size)

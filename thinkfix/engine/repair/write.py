@@ -106,8 +106,9 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                 record_counts=(plan.count, plan.edits.after_count) if plan.planned else (0, 0),
                 records=record_entries(plan),
                 changes=plan.changes,
-                same_source=in_place,
+                same_source=in_place and plan.rebuildable,
             )
+            | ({"fixes": [f.to_dict() for f in plan.fixed]} if plan.fixed else {})
         )
         if sidecar is not None:
             side_before = _existing_snapshot(sidecar[0], job.fresh_only)

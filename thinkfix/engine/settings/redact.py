@@ -50,6 +50,9 @@ def redact_diff(report: DiffReport, mode: Redaction) -> DiffReport:
     return replace(
         report,
         messages=tuple(redact_message(m, mode) for m in report.messages),
+        fixes=tuple(
+            replace(f, dropped=tuple(redact_text(t, mode) for t in f.dropped)) for f in report.fixes
+        ),
         unified_diff=redact_lines(report.unified_diff, mode),
         redaction=mode.value,
     )

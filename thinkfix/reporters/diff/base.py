@@ -73,6 +73,16 @@ def placement_words(kind: str) -> str:
     return _PLACEMENT_WORDS.get(kind, kind)
 
 
+def fix_count(n: int) -> str:
+    """`1 fix`, `2 fixes` (what `repair --fix` did)."""
+    return f"{n} fix{'' if n == 1 else 'es'}"
+
+
+def fix_rows(report: DiffReport) -> list[tuple[str, str, str, str]]:
+    """Each fix as (location, fix, problem, what it did), in the report's order."""
+    return [(f.location, f.fix, f.problem, f.detail) for f in report.fixes]
+
+
 def verb(report: DiffReport) -> str:
     return "were repaired" if report.written else "would change"
 
@@ -87,10 +97,15 @@ def headline(report: DiffReport) -> str:
             f"{plural(t.extracted_segments, 'reasoning segment')} "
             f"({plural(t.extracted_chars, 'char')}) extracted."
         )
+    elif report.fixes:
+        files = len({f.path for f in report.fixes})
+        text = f"{fix_count(len(report.fixes))} in {plural(files, 'file')} {verb(report)}."
     elif t.files:
         text = f"Nothing to repair in {plural(t.files, 'file')}."
     else:
         text = "No session files found."
+    if t.messages and report.fixes:
+        text += f" {fix_count(len(report.fixes))} beside them (--fix)."
     if t.refused:
         one = t.refused == 1
         text += (

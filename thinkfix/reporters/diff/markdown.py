@@ -15,6 +15,7 @@ from thinkfix.reporters.diff.base import (
     DiffFormat,
     DiffRenderer,
     by_path,
+    fix_rows,
     headline,
     kinds_cell,
     message_facts,
@@ -112,6 +113,12 @@ class MarkdownDiffRenderer(DiffRenderer):
             ]
             for m in messages:
                 out += _message(m)
+        if report.fixes:
+            rows = [
+                [md_code(where), md_code(fix), md_code(problem), md_text(what)]
+                for where, fix, problem, what in fix_rows(report)
+            ]
+            out += ["", "## Fixes", "", *table(["location", "fix", "problem", "what"], rows, 4)]
         if report.errors:
             rows = [
                 [

@@ -18,6 +18,7 @@ from thinkfix.reporters.diff.base import (
     DiffFormat,
     DiffRenderer,
     by_path,
+    fix_rows,
     headline,
     kinds_cell,
     message_facts,
@@ -131,6 +132,14 @@ class TextDiffRenderer(DiffRenderer):
             console.print(Text(path, style="bold cyan"))
             for m in messages:
                 console.print(Padding(_message(m, options.color), (0, 0, 1, 2)))
+        if report.fixes:
+            fixes = Table.grid(padding=(0, 2))
+            for _ in range(4):
+                fixes.add_column(overflow="fold")
+            for row in fix_rows(report):
+                fixes.add_row(*(Text(cell) for cell in row))
+            console.print(Text("Fixes", style="bold yellow"))
+            console.print(Padding(fixes, (0, 0, 1, 2)))
         if report.errors:
             errors = Table.grid(padding=(0, 2))
             errors.add_column(style="cyan", overflow="fold")

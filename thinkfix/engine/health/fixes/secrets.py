@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed, FixEdits, problem_of, resolve
-from thinkfix.engine.secrets import mask_secrets
+from thinkfix.engine.secrets.rules import mask_secrets
 from thinkfix.formats.jsonedit import Edit, SetValue
 
 SECRET = "secret"
