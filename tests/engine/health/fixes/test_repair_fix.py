@@ -265,3 +265,36 @@ def test_repair_fix_tool_pairs_in_codex_and_pi(tmp_path: Path, fmt: str) -> None
     assert len(records) == 3
     health = check_bytes(data, registry.get(fmt), {Check.TOOL_PAIRS})
     assert health.findings == ()
+
+
+def test_claude_code_log_reads_codex_aborted_output_as_the_calls_result(tmp_path: Path) -> None:
+    """A reader that is not ours (claude-code-log's Codex provider) pairs the call with the
+    output the fix wrote, as it pairs Codex's own."""
+    codex = pytest.importorskip("claude_code_log.providers.codex")
+    name = "rollout-2026-01-01T00-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+    meta = {"id": "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "cwd": "/w", "cli_version": "0.50.0"}
+    call = {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "call_1"}
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00.000Z", "type": "session_meta", "payload": meta},
+        {"timestamp": "2026-01-01T00:00:02.000Z", "type": "response_item", "payload": call},
+        {
+            "timestamp": "2026-01-01T00:00:03.000Z",
+            "type": "event_msg",
+            "payload": {"type": "turn_aborted"},
+        },
+    ]
+    path = tmp_path / name
+    path.write_bytes(b"".join(_line(x) + b"\n" for x in lines))
+
+    def results() -> list[str]:
+        entries = codex.CodexProvider().load_session_from_path(path)
+        return [
+            item.tool_use_id
+            for e in entries
+            for item in (getattr(e.message, "content", None) or [])
+            if getattr(item, "type", None) == "tool_result"
+        ]
+
+    assert results() == []
+    assert invoke("--fix", "tool-pairs", "--in-place", str(path)).exit_code == 0
+    assert results() == ["call_1"]
