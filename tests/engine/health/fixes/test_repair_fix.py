@@ -298,3 +298,44 @@ def test_claude_code_log_reads_codex_aborted_output_as_the_calls_result(tmp_path
     assert results() == []
     assert invoke("--fix", "tool-pairs", "--in-place", str(path)).exit_code == 0
     assert results() == ["call_1"]
+
+
+def test_repair_fix_tool_pairs_in_opencode_sets_the_running_part_to_its_aborted_error(
+    tmp_path: Path,
+) -> None:
+    """OpenCode's file store: the part is rewritten in place as OpenCode's own cleanup does."""
+    storage = tmp_path / "storage"
+    message = storage / "message" / "ses_1" / "msg_2.json"
+    part = storage / "part" / "msg_2" / "prt_3.json"
+    message.parent.mkdir(parents=True)
+    part.parent.mkdir(parents=True)
+    message.write_text(
+        json.dumps(
+            {"id": "msg_2", "role": "assistant", "sessionID": "ses_1", "time": {"created": 1}},
+            indent=2,
+        )
+    )
+    state = {"status": "running", "input": {"command": "ls"}, "time": {"start": 1775700002000}}
+    tool = {
+        "id": "prt_3",
+        "sessionID": "ses_1",
+        "messageID": "msg_2",
+        "type": "tool",
+        "callID": "call_9",
+        "tool": "bash",
+        "state": state,
+    }
+    part.write_text(json.dumps(tool, indent=2))
+    result = invoke("--fix", "tool-pairs", "--in-place", str(storage))
+    assert result.exit_code == 0, result.output
+    fixed = json.loads(part.read_text())
+    assert fixed["state"] == {
+        "status": "error",
+        "input": {"command": "ls"},
+        "time": {"start": 1775700002000, "end": 1775700002000},
+        "error": "Tool execution aborted",
+    }
+    assert list(fixed["state"]) == ["status", "input", "time", "error"]
+    assert {k: v for k, v in fixed.items() if k != "state"} == {
+        k: v for k, v in tool.items() if k != "state"
+    }

@@ -19,6 +19,12 @@ answer for such a call, and the fix writes exactly that record, right after the 
   hang off the new entry. A call in a message pi does not replay (`stopReason` aborted or
   error) is left alone: a result for it would be a result without a call.
 
+- OpenCode (its file store: a part per file): the tool part's `state` becomes
+  `{...state, status: "error", error: "Tool execution aborted", time: {start, end}}`, what
+  OpenCode writes for every part still pending or running when a turn ends
+  (`packages/opencode/src/session/processor.ts`, the cleanup after the stream); the time
+  is the part's own start, for both ends. No record is added.
+
 New ids are derived from the session and call id (uuid5), so a second run plans the same
 record, and a call that already has its result is never touched.
 """
@@ -35,6 +41,7 @@ from thinkfix.formats.jsonedit import SetValue, Style, dump_record
 
 CALL_WITHOUT_RESULT = "call-without-result"
 CLAUDE_INTERRUPTED = "Interrupted by user"
+OPENCODE_ABORTED = "Tool execution aborted"
 CODEX_ABORTED = "aborted"
 PI_NO_RESULT = "No result provided"
 _NAMESPACE = uuid.UUID("6d1c4f0e-2f4a-5b8e-9a57-7468696e6b66")  # thinkfix's own
@@ -211,11 +218,34 @@ def _pi(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call
     _note(edits, records, calls, f'"{PI_NO_RESULT}" toolResult (isError)')
 
 
-def _note(edits: FixEdits, records: Sequence[Record], calls: list[Call], what: str) -> None:
+def _opencode(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
+    part = edits.data(index)
+    if not isinstance(part, dict) or part.get("type") != "tool":
+        return
+    state = part.get("state")
+    wanted = {call_id for _, call_id in calls}
+    if not isinstance(state, dict) or state.get("status") in ("completed", "error"):
+        return
+    if (part.get("callID") or part.get("id")) not in wanted:
+        return
+    start = (state.get("time") or {}).get("start", 0) if isinstance(state.get("time"), dict) else 0
+    new = dict(state)
+    new["status"], new["error"], new["time"] = (
+        "error",
+        OPENCODE_ABORTED,
+        {"start": start, "end": start},
+    )
+    if edits.edit(index, [SetValue(("state",), new)]):
+        _note(edits, records, calls, f'tool part set to error "{OPENCODE_ABORTED}"', "")
+
+
+def _note(
+    edits: FixEdits, records: Sequence[Record], calls: list[Call], what: str, verb: str = " added"
+) -> None:
     for index, call_id in calls:
         line = records[index].line
         edits.fixed.append(
-            Fixed(Fix.TOOL_PAIRS, CALL_WITHOUT_RESULT, line, f"{call_id}: {what} added")
+            Fixed(Fix.TOOL_PAIRS, CALL_WITHOUT_RESULT, line, f"{call_id}: {what}{verb}")
         )
 
 
@@ -225,4 +255,5 @@ _PLANNERS: dict[str, tuple[Anchor, Planner]] = {
     "claude-code": (_claude_anchor, _claude),
     "codex": (_here, _codex),
     "pi": (_here, _pi),
+    "opencode": (_here, _opencode),
 }
