@@ -14,10 +14,17 @@ from thinkfix.cli.options import (
     quiet_option,
     wants_color,
 )
-from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
+from thinkfix.cli.repairing import (
+    engine_options,
+    fix_option,
+    run,
+    selection_options,
+    write_report,
+)
 from thinkfix.cli.settings import SettingsCommand
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_name
+from thinkfix.engine.health.fixes.model import Fix
 from thinkfix.engine.repair.model import WriteMode
 from thinkfix.reporters.base import RenderOptions
 from thinkfix.reporters.diff import get_renderer
@@ -51,6 +58,7 @@ from thinkfix.reporters.diff.base import DiffFormat
     help="html: show at most N message cards (default 500); the page counts the "
     "rest, and the json report lists them all.",
 )
+@fix_option
 @exit_zero_option("something would change", "ignore_changes")
 @quiet_option
 @selection_options
@@ -59,13 +67,14 @@ def diff_command(
     diff_format: str,
     report_path: str | None,
     max_cards: int | None,
+    fix: frozenset[Fix],
     ignore_changes: bool | None,
     quiet: bool,
     color_setting: bool | None,
     **kwargs: Any,
 ) -> None:
     """Show, for an auditor, every message a repair would change: before, after, reasoning."""
-    options, redaction, progress = engine_options(WriteMode.DRY_RUN, kwargs)
+    options, redaction, progress = engine_options(WriteMode.DRY_RUN, kwargs, fixes=fix)
     result = run(paths, options, progress, quiet)
     report = repair_run.diff_report(result, redaction)
     fmt = DiffFormat(diff_format)

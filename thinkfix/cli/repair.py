@@ -12,7 +12,13 @@ from typing import Any
 import click
 
 from thinkfix.cli.options import dask_option, echo_error, exit_zero_option, quiet_option
-from thinkfix.cli.repairing import engine_options, run, selection_options, write_report
+from thinkfix.cli.repairing import (
+    engine_options,
+    fix_option,
+    run,
+    selection_options,
+    write_report,
+)
 from thinkfix.cli.settings import SettingsCommand
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_controls, visible_name
@@ -164,17 +170,7 @@ def _report_spec(spec: str, report_format: str | None) -> tuple[str, DiffFormat 
     type=click.Choice([f.value for f in DiffFormat]),
     help="The --report format, when the file name does not say.",
 )
-@click.option(
-    "--fix",
-    "fix",
-    default=None,
-    metavar="NAME,...",
-    help="Also fix what these health checks find: lines (salvage glued, split and "
-    "NUL-padded records, cut a truncated tail), tool-pairs (the runtime's own "
-    "'interrupted' result for a call left without one), signature (drop thinking blocks "
-    "the API refuses, the reasoning kept in the manifest), secrets (mask likely "
-    "credentials in the stored text). Comma-separated; undone by undo like any repair.",
-)
+@fix_option
 @click.option(
     "--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when files were repaired (for pre-commit)."
 )

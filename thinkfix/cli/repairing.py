@@ -21,6 +21,7 @@ from thinkfix.cli.settings import (
     stacked,
 )
 from thinkfix.engine.commands import repair as repair_run
+from thinkfix.engine.health.fixes.model import Fix, parse_fixes
 from thinkfix.engine.repair import audit
 from thinkfix.engine.repair.model import RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.report import ExitCode
@@ -68,6 +69,27 @@ _PLACEMENT_MODES: tuple[tuple[str, type[Enum], str], ...] = (
 
 def mode_option(flag: str, modes: type[Enum], words: str) -> Callable[[F], F]:
     return setting(flag, default=None, type=click.Choice([m.value for m in modes]), help=words)
+
+
+def _fixes(ctx: click.Context, param: click.Parameter, value: str | None) -> frozenset[Fix]:
+    try:
+        return parse_fixes(value or "")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
+fix_option = click.option(
+    "--fix",
+    "fix",
+    default=None,
+    metavar="NAME,...",
+    callback=_fixes,
+    help="Also fix what these health checks find: lines (salvage glued, split and "
+    "NUL-padded records, cut a truncated tail), tool-pairs (the runtime's own "
+    "'interrupted' result for a call left without one), signature (drop thinking blocks "
+    "the API refuses, the reasoning kept in the manifest), secrets (mask likely "
+    "credentials in the stored text). Comma-separated; undone by undo like any repair.",
+)
 
 
 def selection_options(func: F) -> F:

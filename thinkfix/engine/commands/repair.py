@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from thinkfix._version import __version__
-from thinkfix.engine.health.fixes.model import parse_fixes
+from thinkfix.engine.health.fixes.model import Fix
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.repair import audit
 from thinkfix.engine.repair.driver import repair_paths
@@ -97,7 +97,7 @@ class Request:
     include_active: bool = False
     follow_links: bool = False
     dask_address: str | None = None
-    fix: str | None = None
+    fix: frozenset[Fix] = frozenset()  # --fix, parsed by the CLI
 
     @classmethod
     def take(cls, flags: dict[str, Any]) -> Request:
@@ -118,7 +118,7 @@ class Request:
 
     def option_fields(self, mode: WriteMode) -> dict[str, Any]:
         """The `RepairOptions` fields the flags set (for `options`); `ValueError` when
-        $THINKFIX_ACTIVE_SECONDS is not a number or --fix names an unknown fix."""
+        $THINKFIX_ACTIVE_SECONDS is not a number."""
         return {
             "out_dir": self.out_dir,
             "backup": not self.no_backup,
@@ -129,7 +129,7 @@ class Request:
             "active_seconds": 0.0 if self.include_active else active_seconds(),
             "follow_links": self.follow_links,
             "dask": self.dask_address,
-            "fixes": parse_fixes(self.fix or ""),
+            "fixes": self.fix,
         }
 
     def exit_code(self, result: RepairResult, ignore_changes: bool | None) -> ExitCode:

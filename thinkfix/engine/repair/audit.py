@@ -177,8 +177,10 @@ class DiffReport:
         )
 
     def exit_code(self, *, exit_zero: bool = False) -> ExitCode:
-        """The scan contract: 2 on errors, 1 when something would change, else 0."""
-        return ExitCode.of(errors=bool(self.errors), findings=bool(self.applied) and not exit_zero)
+        """The scan contract: 2 on errors, 1 when something would change (a message or a
+        fix), else 0."""
+        changes = bool(self.applied or self.fixes)
+        return ExitCode.of(errors=bool(self.errors), findings=changes and not exit_zero)
 
     def to_dict(self) -> dict[str, Any]:
         out = {**document_head(self.tool_version), **record(self, _REPORT_KEYS)}

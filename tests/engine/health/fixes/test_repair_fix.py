@@ -158,6 +158,7 @@ def test_repair_fix_unknown_name_is_a_usage_error(tmp_path: Path) -> None:
     path.write_bytes(_damaged())
     result = invoke("--fix", "lines,colour", "--check", str(path))
     assert result.exit_code == 2 and "unknown fix colour" in result.stderr
+    assert path.read_bytes() == _damaged()
 
 
 def test_repair_fix_beside_a_leak_repair_in_one_file(tmp_path: Path) -> None:
@@ -339,3 +340,18 @@ def test_repair_fix_tool_pairs_in_opencode_sets_the_running_part_to_its_aborted_
     assert {k: v for k, v in fixed.items() if k != "state"} == {
         k: v for k, v in tool.items() if k != "state"
     }
+
+
+def test_diff_fix_reports_the_fixes_and_exits_1(tmp_path: Path) -> None:
+    """`thinkfix diff --fix` is the auditor's preview: the fixes listed, nothing written."""
+    path = tmp_path / "s1.jsonl"
+    path.write_bytes(_damaged())
+    result = CliRunner().invoke(
+        main,
+        ["diff", "--fix", "lines", "--output-format", "json", str(path)],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)
+    assert [f["problem"] for f in doc["fixes"]] == ["nul-padding", "glued", "truncated"]
+    assert path.read_bytes() == _damaged()
