@@ -18,7 +18,7 @@ from thinkfix.formats import registry
 DATA = Path(__file__).resolve().parents[3] / "data" / "health"
 #: The runtimes whose problems the fixes repair, and what they leave (docs/fixes.md).
 FIXED_FORMATS = ("claude-code", "codex", "pi", "opencode")
-LEFT = {"result-without-call", "not-json", "not-utf8"}
+LEFT = {"not-json", "not-utf8"}
 CASES = sorted(
     (name, spec["format"])
     for name, spec in json.loads((DATA / "expected.json").read_text()).items()

@@ -255,3 +255,81 @@ def test_pi_aborted_message_is_left_alone() -> None:
     """pi never replays an aborted message, so a result for its call would be an orphan."""
     session = _pi_session(stop="aborted")
     assert _fixed("pi", _lines(session), [Found(2, "tc_1")]) == session
+
+
+def _orphan_result(uid: str, parent: str, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "parentUuid": parent,
+        **ENVELOPE,
+        "type": "user",
+        "message": {"role": "user", "content": blocks},
+        "uuid": uid,
+    }
+
+
+ORPHAN = {"type": "tool_result", "tool_use_id": "toolu_gone", "content": "x", "is_error": False}
+
+
+def test_claude_code_result_without_call_is_emptied_and_the_chain_skips_it() -> None:
+    session = _claude_session()[:1] + [
+        _orphan_result("r1", "u1", [ORPHAN]),
+        _orphan_result("u2", "r1", [{"type": "text", "text": "next"}]),
+    ]
+    data = _lines(session)
+    records = list(registry.get("claude-code").read(io.BytesIO(data)))
+    found = [Found(1, "toolu_gone", problem="result-without-call")]
+    planned = plan_fixes("claude-code", records, found, {Fix.TOOL_PAIRS})
+    edits, _ = merged(Edits(len(records), {}, {}), planned)
+    out = b"".join(r.raw + r.eol for r in edits.after(records)).split(b"\n")
+    assert out[1] == b""  # the line stays, empty
+    assert json.loads(out[2])["parentUuid"] == "u1"
+    assert planned.fixed[0].dropped == (records[1].raw.decode(),)
+
+
+def test_claude_code_orphan_block_beside_others_leaves_its_array() -> None:
+    text = {"type": "text", "text": "and this"}
+    session = _claude_session()[:1] + [_orphan_result("r1", "u1", [ORPHAN, text])]
+    out = _fixed(
+        "claude-code", _lines(session), [Found(1, "toolu_gone", problem="result-without-call")]
+    )
+    assert out[1]["message"]["content"] == [text] and out[1]["uuid"] == "r1"
+
+
+def test_codex_output_without_call_is_emptied_as_codex_drops_it() -> None:
+    session = _codex_session()[:1] + [
+        {
+            "timestamp": "t1",
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "gone", "output": "x"},
+        },
+        {"timestamp": "t2", "type": "event_msg", "payload": {"type": "task_complete"}},
+    ]
+    out = _fixed("codex", _lines(session), [Found(1, "gone", problem="result-without-call")])
+    assert out == [session[0], session[2]]
+
+
+def test_pi_result_without_call_is_emptied_and_its_child_takes_its_parent() -> None:
+    session = _pi_session()[:2] + [
+        {
+            "type": "message",
+            "id": "r1",
+            "parentId": "u1",
+            "timestamp": "t2",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "gone",
+                "toolName": "bash",
+                "content": [],
+                "isError": False,
+            },
+        },
+        {
+            "type": "message",
+            "id": "u2",
+            "parentId": "r1",
+            "timestamp": "t3",
+            "message": {"role": "user", "content": [{"type": "text", "text": "go on"}]},
+        },
+    ]
+    out = _fixed("pi", _lines(session), [Found(2, "gone", problem="result-without-call")])
+    assert [e["id"] for e in out[1:]] == ["u1", "u2"] and out[2]["parentId"] == "u1"

@@ -25,6 +25,13 @@ answer for such a call, and the fix writes exactly that record, right after the 
   (`packages/opencode/src/session/processor.ts`, the cleanup after the stream); the time
   is the part's own start, for both ends. No record is added.
 
+A result whose call is not in the session is dropped, as Codex drops one before each
+request (`remove_orphan_outputs`, the same module) and as the Anthropic API requires (it
+refuses a `tool_result` whose `tool_use` is not in the message before): a record that is
+only such a result is emptied (its line stays, its bytes go to the manifest) and, in Claude
+Code and pi, the records that hung off it hang off its parent; an orphan `tool_result`
+block beside other blocks leaves its array.
+
 New ids are derived from the session and call id (uuid5), so a second run plans the same
 record, and a call that already has its result is never touched.
 """
@@ -37,9 +44,10 @@ from typing import Any
 
 from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed, FixEdits, problem_of
 from thinkfix.formats.base import Record
-from thinkfix.formats.jsonedit import SetValue, Style, dump_record
+from thinkfix.formats.jsonedit import RemoveItem, SetValue, Style, dump_record
 
 CALL_WITHOUT_RESULT = "call-without-result"
+RESULT_WITHOUT_CALL = "result-without-call"
 CLAUDE_INTERRUPTED = "Interrupted by user"
 OPENCODE_ABORTED = "Tool execution aborted"
 CODEX_ABORTED = "aborted"
@@ -74,6 +82,91 @@ def fix_tool_pairs(
         groups.setdefault(anchor_of(records, edits, index), []).append((index, call_id))
     for anchor in sorted(groups):
         plan(records, edits, anchor, groups[anchor])
+    _drop_orphan_results(fmt_id, records, edits, findings)
+
+
+def _drop_orphan_results(
+    fmt_id: str, records: Sequence[Record], edits: FixEdits, findings: Iterable[Finding]
+) -> None:
+    """Drop each result a finding says has no call (see the module doc)."""
+    drop = _ORPHAN_RESULTS.get(fmt_id)
+    if drop is None:
+        return
+    orphans: dict[int, set[str]] = {}
+    for finding in findings:
+        if problem_of(finding) == RESULT_WITHOUT_CALL and finding.detail:
+            orphans.setdefault(finding.record_index, set()).add(finding.detail)
+    for index in sorted(orphans):
+        data = edits.data(index)
+        if isinstance(data, dict) and drop(edits, index, data, orphans[index]):
+            for call_id in sorted(orphans[index]):
+                edits.fixed.append(
+                    Fixed(
+                        Fix.TOOL_PAIRS,
+                        RESULT_WITHOUT_CALL,
+                        records[index].line,
+                        f"{call_id}: its result dropped (no call in the session; the record "
+                        "is kept in the manifest)",
+                        (records[index].raw.decode("utf-8", "backslashreplace"),),
+                    )
+                )
+
+
+def _empty(edits: FixEdits, index: int, data: dict[str, Any], own: str, parent: str) -> None:
+    """Empty record `index`; the records that hung off it (`parent` key) hang off its parent."""
+    edits.replace(index, b"")
+    if own in data:
+        target = data.get(parent)
+        old = data[own]
+        if isinstance(target, str) or target is None:
+            for k in range(index + 1, edits.count):
+                if isinstance(old, str) and old.encode() in edits.raw(k):
+                    child = edits.data(k)
+                    if isinstance(child, dict) and child.get(parent) == old:
+                        edits.edit(k, [SetValue((parent,), target)])
+
+
+def _claude_orphans(edits: FixEdits, index: int, data: dict[str, Any], ids: set[str]) -> bool:
+    content = (data.get("message") or {}).get("content") if data.get("type") == "user" else None
+    if not isinstance(content, list):
+        return False
+    gone = [
+        i
+        for i, b in enumerate(content)
+        if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in ids
+    ]
+    if not gone:
+        return False
+    if len(gone) == len(content):
+        _empty(edits, index, data, "uuid", "parentUuid")
+        return True
+    return edits.edit(index, [RemoveItem(("message", "content"), i) for i in gone])
+
+
+def _codex_orphans(edits: FixEdits, index: int, data: dict[str, Any], ids: set[str]) -> bool:
+    item = (data.get("payload") or {}) if data.get("type") == "response_item" else data
+    if item.get("type") not in _CODEX_OUTPUTS or item.get("call_id") not in ids:
+        return False
+    edits.replace(index, b"")
+    return True
+
+
+def _pi_orphans(edits: FixEdits, index: int, data: dict[str, Any], ids: set[str]) -> bool:
+    message = data.get("message") or {}
+    if data.get("type") != "message" or message.get("role") != "toolResult":
+        return False
+    if message.get("toolCallId") not in ids:
+        return False
+    _empty(edits, index, data, "id", "parentId")
+    return True
+
+
+_CODEX_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+_ORPHAN_RESULTS: dict[str, Callable[[FixEdits, int, dict[str, Any], set[str]], bool]] = {
+    "claude-code": _claude_orphans,
+    "codex": _codex_orphans,
+    "pi": _pi_orphans,
+}
 
 
 #: One call left without a result: the index of the record that holds it, and its id.
