@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
-from thinkfix.formats.base import Path, UnsafeEdit, parse_json
+from thinkfix.formats.base import UnsafeEdit, parse_json
 from thinkfix.formats.jsonedit import Edit, Style, edit
+from thinkfix.formats.turns import Path
 
 
 class Fix(str, Enum):

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed, FixEdits, problem_of, resolve
-from thinkfix.formats.base import Path
 from thinkfix.formats.jsonedit import Edit, RemoveItem, SetValue
+from thinkfix.formats.turns import Path
 
 PROBLEMS = frozenset({"missing-signature", "empty-signature", "duplicate-thinking"})
 _BLOCKS = frozenset({"thinking", "redacted_thinking"})
