@@ -355,3 +355,19 @@ def test_diff_fix_reports_the_fixes_and_exits_1(tmp_path: Path) -> None:
     doc = json.loads(result.stdout)
     assert [f["problem"] for f in doc["fixes"]] == ["nul-padding", "glued", "truncated"]
     assert path.read_bytes() == _damaged()
+
+
+def test_claude_code_log_reads_every_record_the_lines_fix_salvaged(tmp_path: Path) -> None:
+    """A reader that is not ours (claude-code-log) skips the damaged lines before the fix and
+    reads every record after it, the interrupted result included."""
+    converter = pytest.importorskip("claude_code_log.converter")
+    path = tmp_path / "s1.jsonl"
+    path.write_bytes(_damaged())
+
+    def uuids() -> list[str]:
+        return [e.uuid for e in converter.load_transcript(path, silent=True)]
+
+    assert uuids() == ["u1", "a1"]
+    assert invoke("--fix", "lines,tool-pairs", "--in-place", str(path)).exit_code == 0
+    got = uuids()
+    assert got[:2] == ["u1", "a1"] and got[3:] == ["u2", "u3", "u4"] and len(got) == 6
