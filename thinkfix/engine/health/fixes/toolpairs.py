@@ -115,15 +115,9 @@ def _drop_orphan_results(
 def _empty(edits: FixEdits, index: int, data: dict[str, Any], own: str, parent: str) -> None:
     """Empty record `index`; the records that hung off it (`parent` key) hang off its parent."""
     edits.replace(index, b"")
-    if own in data:
-        target = data.get(parent)
-        old = data[own]
-        if isinstance(target, str) or target is None:
-            for k in range(index + 1, edits.count):
-                if isinstance(old, str) and old.encode() in edits.raw(k):
-                    child = edits.data(k)
-                    if isinstance(child, dict) and child.get(parent) == old:
-                        edits.edit(k, [SetValue((parent,), target)])
+    target = data.get(parent)
+    if isinstance(target, str) or target is None:
+        _repoint(edits, index, parent, data.get(own), target)
 
 
 def _claude_orphans(edits: FixEdits, index: int, data: dict[str, Any], ids: set[str]) -> bool:
@@ -181,7 +175,7 @@ def _dump(value: dict[str, Any], like: bytes) -> bytes:
     return dump_record(value, Style.sniff([like]), like)
 
 
-def _repoint(edits: FixEdits, after: int, key: str, old: Any, new: str) -> None:
+def _repoint(edits: FixEdits, after: int, key: str, old: Any, new: str | None) -> None:
     """Records after `after` whose `key` (their parent link) is `old` get `new`."""
     if not isinstance(old, str):
         return
