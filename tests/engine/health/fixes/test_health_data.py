@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from thinkfix.cli import main
-from thinkfix.engine.health.model import Check
 from thinkfix.engine.health.run import check_file
+from thinkfix.engine.report import Check, Problem
 from thinkfix.formats import registry
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "health"
@@ -20,17 +20,18 @@ DATA = Path(__file__).resolve().parents[3] / "data" / "health"
 FIXED_FORMATS = ("claude-code", "codex", "pi", "opencode")
 LEFT = {"not-json", "not-utf8"}
 CASES = sorted(
-    (name, spec["format"])
+    (name, spec["format"], Problem(spec["findings"][0][1]).check)
     for name, spec in json.loads((DATA / "expected.json").read_text()).items()
-    if spec["format"] in FIXED_FORMATS and name.split("/")[1] != "size"
+    if spec["format"] in FIXED_FORMATS
+    and spec["findings"]
+    and Problem(spec["findings"][0][1]).check is not Check.SIZE
 )
 
 
-@pytest.mark.parametrize(("name", "fmt"), CASES)
+@pytest.mark.parametrize(("name", "fmt", "check"), CASES)
 def test_repair_fix_repairs_what_its_check_found_in_the_health_data(
-    tmp_path: Path, name: str, fmt: str
+    tmp_path: Path, name: str, fmt: str, check: Check
 ) -> None:
-    check = Check(name.split("/")[1])
     source = DATA / name
     work = tmp_path / "in" / name
     work.parent.mkdir(parents=True)

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from thinkfix.cli import main
-from thinkfix.engine.health.model import Check
 from thinkfix.engine.health.run import check_bytes
+from thinkfix.engine.report import Check
 from thinkfix.formats import registry
 
 ENV = {"isSidechain": False, "userType": "external", "cwd": "/w", "sessionId": "s1"}

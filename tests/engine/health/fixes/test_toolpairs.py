@@ -333,3 +333,20 @@ def test_pi_result_without_call_is_emptied_and_its_child_takes_its_parent() -> N
     ]
     out = _fixed("pi", _lines(session), [Found(2, "gone", problem="result-without-call")])
     assert [e["id"] for e in out[1:]] == ["u1", "u2"] and out[2]["parentId"] == "u1"
+
+
+def test_claude_code_stranded_parallel_result_is_spliced_into_the_branch() -> None:
+    """Parallel results written as siblings: the one off the chain Claude Code resumes is
+    spliced into it; nothing is made up."""
+    session = _claude_session()[:3]  # u1, a1 (toolu_1), a2 (toolu_2)
+
+    def result(uid: str, call: str) -> dict[str, Any]:
+        block = {"type": "tool_result", "tool_use_id": call, "content": "ok", "is_error": False}
+        return _orphan_result(uid, "a2", [block])
+
+    session += [result("r1", "toolu_1"), result("r2", "toolu_2")]
+    session.append(_orphan_result("u2", "r2", [{"type": "text", "text": "thanks"}]))
+    assert "r1" not in [e["uuid"] for e in _chain(session)]
+    out = _fixed("claude-code", _lines(session), [Found(1, "toolu_1")])
+    assert len(out) == len(session)  # no record added
+    assert [e["uuid"] for e in _chain(out)] == ["u1", "a1", "a2", "r1", "r2", "u2"]

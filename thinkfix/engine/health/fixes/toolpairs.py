@@ -25,6 +25,12 @@ answer for such a call, and the fix writes exactly that record, right after the 
   (`packages/opencode/src/session/processor.ts`, the cleanup after the stream); the time
   is the part's own start, for both ends. No record is added.
 
+Where the call's result is in the file but on another branch of the parent links (Claude
+Code writes parallel results as siblings, and resumes along one chain of `parentUuid` from
+its newest line; pi follows `parentId` the same way), no result is made up: the record on
+the loaded branch that hangs off the result's parent hangs off the result instead, so the
+branch passes through the real result.
+
 A result whose call is not in the session is dropped, as Codex drops one before each
 request (`remove_orphan_outputs`, the same module) and as the Anthropic API requires (it
 refuses a `tool_result` whose `tool_use` is not in the message before): a record that is
@@ -43,6 +49,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed, FixEdits, problem_of
+from thinkfix.engine.health.shapes import TOOL_SHAPES
+from thinkfix.engine.health.toolpairs import TREES
 from thinkfix.formats.base import Record
 from thinkfix.formats.jsonedit import RemoveItem, SetValue, Style, dump_record
 
@@ -80,9 +88,76 @@ def fix_tool_pairs(
             continue
         seen.add(call_id)
         groups.setdefault(anchor_of(records, edits, index), []).append((index, call_id))
+    if fmt_id in TREES:
+        groups = _splice_stranded(fmt_id, records, edits, groups)
     for anchor in sorted(groups):
         plan(records, edits, anchor, groups[anchor])
     _drop_orphan_results(fmt_id, records, edits, findings)
+
+
+def _splice_stranded(
+    fmt_id: str, records: Sequence[Record], edits: FixEdits, groups: dict[int, list[Call]]
+) -> dict[int, list[Call]]:
+    """Splice each call's result that sits on another branch into the loaded branch; the
+    calls whose result could not be spliced (or that have none) are returned."""
+    wanted = {call_id for calls in groups.values() for _, call_id in calls}
+    found: dict[str, int] = {}
+    events = TOOL_SHAPES[fmt_id].events
+    for i, record in enumerate(records):
+        data = record.data if i not in edits.replaced else edits.data(i)
+        if isinstance(data, dict):
+            for is_call, call_id, _ in events(data):
+                if not is_call and call_id in wanted:
+                    found.setdefault(call_id, i)
+    left: dict[int, list[Call]] = {}
+    for anchor, calls in groups.items():
+        for index, call_id in calls:
+            at = found.get(call_id)
+            if at is not None and _splice(fmt_id, records, edits, at):
+                edits.fixed.append(
+                    Fixed(
+                        Fix.TOOL_PAIRS,
+                        CALL_WITHOUT_RESULT,
+                        records[index].line,
+                        f"{call_id}: its result (line {records[at].line}) spliced into the "
+                        "branch the runtime loads",
+                    )
+                )
+            else:
+                left.setdefault(anchor, []).append((index, call_id))
+    return left
+
+
+def _splice(fmt_id: str, records: Sequence[Record], edits: FixEdits, result: int) -> bool:
+    """Make the loaded branch pass through record `result`: the branch's record that hangs
+    off the result's parent hangs off the result. False when that cannot be done."""
+    id_key, parent_key, ends = TREES[fmt_id]
+    nodes: dict[str, tuple[int, str | None]] = {}  # id -> (record index, parent id)
+    leaf: str | None = None
+    for i, record in enumerate(records):
+        data = record.data if i not in edits.replaced else edits.data(i)
+        if not isinstance(data, dict) or not isinstance(data.get(id_key), str):
+            continue
+        parent = data.get(parent_key)
+        nodes[data[id_key]] = (i, parent if isinstance(parent, str) else None)
+        if not data.get("isSidechain") and (not ends or data.get("type") in ends):
+            leaf = data[id_key]
+    mine = edits.data(result)
+    own = mine.get(id_key) if isinstance(mine, dict) else None
+    parent = mine.get(parent_key) if isinstance(mine, dict) else None
+    child: int | None = None
+    node, seen = leaf, set()
+    while node is not None and node not in seen:  # walk the loaded branch from its leaf
+        seen.add(node)
+        if node == own:
+            return False  # already on it
+        index, up = nodes.get(node, (None, None))
+        if up == parent and index is not None:
+            child = index
+        node = up
+    if child is None or not isinstance(own, str) or parent not in seen:
+        return False
+    return edits.edit(child, [SetValue((parent_key,), own)])
 
 
 def _drop_orphan_results(
