@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from thinkfix.engine.health.fixes.model import Fix
 from thinkfix.engine.health.fixes.plan import merged, plan_fixes
-from thinkfix.engine.report import Check
 from thinkfix.engine.health.run import check_records
 from thinkfix.engine.health.where import Where
 from thinkfix.engine.repair.plan import FilePlan
+from thinkfix.engine.report import Check
 from thinkfix.io import fsio
 
 
