@@ -17,7 +17,7 @@ from thinkfix.engine.health.run import check_records
 from thinkfix.engine.health.where import Where
 from thinkfix.engine.repair.plan import FilePlan
 from thinkfix.engine.report import Check
-from thinkfix.io import fsio
+from thinkfix.io import filestate
 
 
 def add_fixes(plan: FilePlan, fixes: frozenset[Fix]) -> None:
@@ -33,7 +33,7 @@ def add_fixes(plan: FilePlan, fixes: frozenset[Fix]) -> None:
     else:
         records = list(plan.originals)
     if len(records) != plan.count:
-        raise fsio.FileChanged(f"{plan.path}: changed while it was being read; skipped")
+        raise filestate.FileChanged(f"{plan.path}: changed while it was being read; skipped")
     checks = {Check(fix.value) for fix in fixes}
     health = check_records(records, Where(plan.path, fmt.id), checks)
     planned = plan_fixes(fmt.id, records, health.findings, fixes, plan.edits.replaced)
@@ -42,7 +42,7 @@ def add_fixes(plan: FilePlan, fixes: frozenset[Fix]) -> None:
     if len(plan.offsets) != plan.count:
         plan.offsets = source.line_offsets()
         if len(plan.offsets) != plan.count:
-            raise fsio.FileChanged(f"{plan.path}: changed while it was being read; skipped")
+            raise filestate.FileChanged(f"{plan.path}: changed while it was being read; skipped")
     plan.originals = records
     plan.edits, plan.fix_only = merged(plan.edits, planned)
     plan.fixed = tuple(planned.fixed)
