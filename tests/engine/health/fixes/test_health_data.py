@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from thinkfix.engine.health.run import check_file
 
 from thinkfix.cli import main
+from thinkfix.engine.health.run import check_file
 from thinkfix.engine.report import Check, Problem
 from thinkfix.formats import registry
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from thinkfix.engine.health.run import check_bytes
 
 from thinkfix.cli import main
+from thinkfix.engine.health.run import check_bytes
 from thinkfix.engine.report import Check
 from thinkfix.formats import registry
 

@@ -48,10 +48,9 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed, FixEdits, problem_of
 from thinkfix.engine.health.shapes import TOOL_SHAPES
 from thinkfix.engine.health.toolpairs import TREES
-
-from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed, FixEdits, problem_of
 from thinkfix.formats.base import Record
 from thinkfix.formats.jsonedit import RemoveItem, SetValue, Style, dump_record
 
