@@ -14,7 +14,8 @@ from thinkfix.engine.health.fixes.lines import salvage
 from thinkfix.engine.health.fixes.model import Fix, parse_fixes
 from thinkfix.engine.health.fixes.plan import merged, plan_fixes
 from thinkfix.formats import registry
-from thinkfix.formats.base import Edits, Record
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import Edits
 
 
 @dataclass(frozen=True)

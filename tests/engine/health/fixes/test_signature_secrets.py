@@ -10,7 +10,7 @@ from typing import Any
 from thinkfix.engine.health.fixes.model import Fix, resolve
 from thinkfix.engine.health.fixes.plan import merged, plan_fixes
 from thinkfix.formats import registry
-from thinkfix.formats.base import Edits
+from thinkfix.formats.repairs import Edits
 
 TOKEN = "ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ12"
 

@@ -13,7 +13,7 @@ from thinkfix.engine.health.fixes.model import Fix
 from thinkfix.engine.health.fixes.plan import merged, plan_fixes
 from thinkfix.engine.health.fixes.toolpairs import CLAUDE_INTERRUPTED, CODEX_ABORTED, PI_NO_RESULT
 from thinkfix.formats import registry
-from thinkfix.formats.base import Edits
+from thinkfix.formats.repairs import Edits
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
-from thinkfix.formats.base import UnsafeEdit, parse_json
-from thinkfix.formats.jsonedit import Edit, Style, edit
+from thinkfix.formats.jsonedit import Edit, edit
+from thinkfix.formats.jsonspans import Style
+from thinkfix.formats.records import parse_json
+from thinkfix.formats.repairs import UnsafeEdit
 from thinkfix.formats.turns import Path
 
 

@@ -15,7 +15,8 @@ from thinkfix.engine.health.fixes.model import Finding, Fix, FixEdits
 from thinkfix.engine.health.fixes.secrets import fix_secrets
 from thinkfix.engine.health.fixes.signature import fix_signature
 from thinkfix.engine.health.fixes.toolpairs import fix_tool_pairs
-from thinkfix.formats.base import Edits, Record
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import Edits
 
 #: Lines first: a salvaged record is then whole for the fixes that read records. Secrets
 #: before signature: a removed block would move the paths the secrets' findings name.

@@ -51,8 +51,9 @@ from typing import Any
 from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed, FixEdits, problem_of
 from thinkfix.engine.health.shapes import TOOL_SHAPES
 from thinkfix.engine.health.toolpairs import TREES
-from thinkfix.formats.base import Record
-from thinkfix.formats.jsonedit import RemoveItem, SetValue, Style, dump_record
+from thinkfix.formats.jsonedit import RemoveItem, SetValue, dump_record
+from thinkfix.formats.jsonspans import Style
+from thinkfix.formats.records import Record
 
 CALL_WITHOUT_RESULT = "call-without-result"
 RESULT_WITHOUT_CALL = "result-without-call"
