@@ -61,15 +61,6 @@ def test_cursor_store_name_claims_only_cursor_folders() -> None:
     assert not is_store_name("/home/ana/.config/Cursor/User/globalStorage/state.vscdb.backup")
 
 
-def test_cursor_default_locations_are_each_platforms_global_storage(tmp_path: Path) -> None:
-    env = {"XDG_CONFIG_HOME": "/xdg", "APPDATA": "/appdata"}
-    found = [str(p) for p in Cursor().default_locations(env, Path("/home/ana"))]
-    assert "/xdg/Cursor/User/globalStorage/state.vscdb" in found
-    assert "/home/ana/Library/Application Support/Cursor/User/globalStorage/state.vscdb" in found
-    assert "/appdata/Cursor/User/globalStorage/state.vscdb" in found
-    assert "/home/ana/.cursor-server/data/User/globalStorage/state.vscdb" in found
-
-
 def test_cursor_scan_reads_every_assistant_bubble_in_conversation_order(tmp_path: Path) -> None:
     # headers list the bubbles out of key order; an inline (older) composer; an orphan bubble
     late = assistant("0000-first-key", "<think>second</think>Two.")

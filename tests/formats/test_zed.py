@@ -108,7 +108,9 @@ def test_zed_data_folders_follow_zeds_paths(tmp_path: Path) -> None:
         Path("/xdg/zed/threads"),
         tmp_path / ".local" / "share" / "zed" / "threads",
     ]
-    assert tmp_path / "Library" / "Application Support" / "Zed" / "threads" in found
+    assert (
+        len(found) == 3
+    )  # macOS's and Windows' folders on theirs (tests/formats/test_locations.py)
 
 
 def test_zed_repair_out_writes_a_repaired_copy_and_leaves_the_store(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from thinkfix.cli.options import echo_json, exit_zero_option, json_option, quiet
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.inputs.discover import locations
 from thinkfix.engine.report import SCHEMA_VERSION
+from thinkfix.formats.locations import this_system
 
 
 @click.command("where")
@@ -15,14 +16,17 @@ from thinkfix.engine.report import SCHEMA_VERSION
     "--all",
     "show_all",
     is_flag=True,
-    help="Also list the folders that do not exist on this machine.",
+    help="Also list the folders that do not exist on this machine (this OS's folders only: "
+    "~/.config on Linux, ~/Library/Application Support on macOS, %APPDATA% on Windows).",
 )
-@json_option("{schema_version, locations: [{format, path, exists}]}")
+@json_option("{schema_version, platform, locations: [{format, path, exists}]}")
 @exit_zero_option("no session folder exists")
 @quiet_option
 def where_command(show_all: bool, as_json: bool, exit_zero: bool | None, quiet: bool) -> None:
     """List the session folders found on this machine (what `scan --discover` reads),
-    honouring each runtime's override variable (CLAUDE_CONFIG_DIR, CODEX_HOME, ...).
+    honouring each runtime's override variable (CLAUDE_CONFIG_DIR, CODEX_HOME, ...),
+    spelled for the OS it runs on (platform: linux, macos or windows, as platformdirs
+    tells).
 
     Exits 0 when at least one folder exists, 1 when none does.
     """
@@ -32,6 +36,7 @@ def where_command(show_all: bool, as_json: bool, exit_zero: bool | None, quiet: 
         echo_json(
             {
                 "schema_version": SCHEMA_VERSION,
+                "platform": this_system(),
                 "locations": [
                     {"format": loc.format, "path": loc.path, "exists": loc.exists} for loc in shown
                 ],

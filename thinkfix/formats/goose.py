@@ -47,6 +47,7 @@ from thinkfix.formats import jsonedit, jsonspans, sqlite_store
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str
 from thinkfix.formats.detection import sample, share
+from thinkfix.formats.locations import LINUX, WINDOWS, config_root, data_root, this_system
 from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.reader import bounded_lines, iter_jsonl
 from thinkfix.formats.records import Record
@@ -110,11 +111,11 @@ class Goose(FormatBase):
         folders = []
         if root and os.path.isabs(root):
             folders.append(FsPath(root) / "data" / "sessions")
-        data = FsPath(env.get("XDG_DATA_HOME", "").strip() or home / ".local" / "share")
-        folders.append(data / "goose" / "sessions")
-        appdata = env.get("APPDATA", "").strip()
-        if appdata:
-            folders.append(FsPath(appdata) / "Block" / "goose" / "data" / "sessions")
+        if this_system() == WINDOWS:  # etcetera's Windows strategy: the roaming %APPDATA%
+            appdata = config_root(env, home, WINDOWS)
+            folders.append(appdata / "Block" / "goose" / "data" / "sessions")
+        else:  # its Xdg strategy, on macOS too
+            folders.append(data_root(env, home, LINUX) / "goose" / "sessions")
         return [p for folder in folders for p in (folder / "sessions.db", folder)]
 
     def detect(self, head: bytes, path: str = "") -> float:

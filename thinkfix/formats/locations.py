@@ -41,6 +41,46 @@ def working_dir(env: Mapping[str, str]) -> Path:
     return Path(value) if value else Path.cwd()
 
 
+#: The OS layouts a runtime's folders are spelled for (`this_system`).
+LINUX, MACOS, WINDOWS = "linux", "macos", "windows"
+
+
+def this_system() -> str:
+    """The OS layout of this machine, as platformdirs picks it (Android and the BSDs lay
+    folders out as Linux does): `where --all` lists only this OS's folders, not macOS's on
+    Linux."""
+    import platformdirs
+
+    return {"MacOS": MACOS, "Windows": WINDOWS}.get(platformdirs.PlatformDirs.__name__, LINUX)
+
+
+def _set(env: Mapping[str, str], name: str, default: Path) -> Path:
+    from pathlib import Path
+
+    value = env.get(name, "").strip()
+    return Path(value) if value else default
+
+
+def config_root(env: Mapping[str, str], home: Path, system: str) -> Path:
+    """platformdirs' `user_config_dir` (roaming on Windows), from `env` and `home`:
+    $XDG_CONFIG_HOME (else ~/.config), ~/Library/Application Support, %APPDATA%."""
+    if system == MACOS:
+        return home / "Library" / "Application Support"
+    if system == WINDOWS:
+        return _set(env, "APPDATA", home / "AppData" / "Roaming")
+    return _set(env, "XDG_CONFIG_HOME", home / ".config")
+
+
+def data_root(env: Mapping[str, str], home: Path, system: str) -> Path:
+    """platformdirs' `user_data_dir` (local on Windows), from `env` and `home`:
+    $XDG_DATA_HOME (else ~/.local/share), ~/Library/Application Support, %LOCALAPPDATA%."""
+    if system == MACOS:
+        return home / "Library" / "Application Support"
+    if system == WINDOWS:
+        return _set(env, "LOCALAPPDATA", home / "AppData" / "Local")
+    return _set(env, "XDG_DATA_HOME", home / ".local" / "share")
+
+
 #: VS Code and its forks, whose user folders hold the extensions' storage and the chat's.
 EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 #: The builds whose chat is Copilot Chat's (the forks have chats of their own).
@@ -50,19 +90,12 @@ VSCODE_EDITORS = ("Code", "Code - Insiders", "VSCodium")
 def editor_users(
     env: Mapping[str, str], home: Path, editors: tuple[str, ...] = EDITORS, *, server: bool = False
 ) -> list[Path]:
-    """`<editor>/User` for each editor and OS layout: $XDG_CONFIG_HOME (else ~/.config) on
-    Linux, ~/Library/Application Support on macOS, %APPDATA% on Windows; `server` adds the
-    VS Code Server's (~/.vscode-server/data/User) and a portable install's
+    """`<editor>/User` for each editor in this OS's config folder (`config_root`: VS Code's
+    own rule, src/vs/platform/environment/node/userDataPath.ts); `server` adds the VS Code
+    Server's (~/.vscode-server/data/User) and a portable install's
     ($VSCODE_PORTABLE/user-data/User)."""
-    from pathlib import Path
-
-    roots = [
-        Path(env.get("XDG_CONFIG_HOME", "").strip() or home / ".config"),
-        home / "Library" / "Application Support",
-    ]
-    if env.get("APPDATA", "").strip():
-        roots.append(Path(env["APPDATA"]))
-    out = [root / editor / "User" for root in roots for editor in editors]
+    root = config_root(env, home, this_system())
+    out = [root / editor / "User" for editor in editors]
     if server:
         out.append(home / ".vscode-server" / "data" / "User")
         if env.get("VSCODE_PORTABLE", "").strip():

@@ -32,6 +32,7 @@ import zstandard
 from thinkfix.formats import sqlite_store
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, join_texts, place_elsewhere
+from thinkfix.formats.locations import LINUX, data_root, this_system
 from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot
@@ -143,14 +144,14 @@ class Zed(FormatBase):
     assistant_marker = b'"Agent"'
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        system = this_system()
+        if system != LINUX:  # data_root: ~/Library/Application Support, %LOCALAPPDATA%
+            return [data_root(env, home, system) / "Zed" / "threads"]
         out = []
         for var in ("FLATPAK_XDG_DATA_HOME", "XDG_DATA_HOME"):
             if env.get(var, "").strip():
                 out.append(FsPath(env[var].strip()) / "zed" / "threads")
         out.append(home / ".local" / "share" / "zed" / "threads")
-        out.append(home / "Library" / "Application Support" / "Zed" / "threads")
-        if env.get("LOCALAPPDATA", "").strip():
-            out.append(FsPath(env["LOCALAPPDATA"].strip()) / "Zed" / "threads")
         return list(dict.fromkeys(out))
 
     def detect(self, head: bytes, path: str = "") -> float:
