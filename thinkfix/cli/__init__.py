@@ -44,7 +44,8 @@ SUMMARIES: dict[str, str] = {
     "formats": "List the supported session formats, how each is detected, and where repairs "
     "put the extracted reasoning.",
     "where": "List the session folders found on this machine (what `scan --discover` reads), "
-    "honouring each runtime's override variable (CLAUDE_CONFIG_DIR, CODEX_HOME, ...).",
+    "honouring each runtime's override variable (CLAUDE_CONFIG_DIR, CODEX_HOME, ...), "
+    "spelled for the OS it runs on (platform: linux, macos or windows, as platformdirs tells).",
     "watch": "Follow session files as agents write them: print each new leak as it lands, "
     "and export counters (thinkfix_assistant_messages_total, "
     "thinkfix_leaking_messages_total, thinkfix_findings_total{kind}, by format and model) "
