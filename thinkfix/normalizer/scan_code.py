@@ -63,6 +63,28 @@ class CodeRules(Actions):
             kind = Kind.TICKS if tok.tag[0] == "`" else Kind.TEXT
         return tok if kind is tok.kind else Token(kind, tok.start, tok.end, tok.tag)
 
+    def _pass_marker(self, tok: Token) -> None:
+        """A special token inside a block is reasoning, but were the block text, the visible
+        text would drop it (a marker is invisible): note where, for `_after_marker_code`."""
+        st = self.st
+        if st.marker_end != tok.start and not self._trimmed_gap(st.marker_end, tok.start):
+            st.marker_indent = self._indent_before(tok.start)  # as `_add` sets gap_indent
+        st.marker_end = self.pos = tok.end
+
+    def _after_marker_code(self, tok: Token, w: str, off: int) -> Token:
+        """A code marker right after a special token inside a block: whether it starts a line
+        is judged without the token, as it is outside a block (`_after_removal_code`), so a
+        block the end of the text turns back into text reads its code as it did inside."""
+        st = self.st
+        gap = tok.start - st.marker_end
+        if gap < 0 or gap > 3 or self._look_back(st.marker_end, tok.start, w, off).strip(" "):
+            return tok  # a newline or text in between: the original line rules
+        if st.marker_indent is not None and st.marker_indent + gap <= 3 and len(tok.tag) >= 3:
+            kind = Kind.FENCE
+        else:
+            kind = Kind.TICKS if tok.tag[0] == "`" else Kind.TEXT
+        return tok if kind is tok.kind else Token(kind, tok.start, tok.end, tok.tag)
+
     def _skip_code(self, tok: Token, w: str, off: int, final: bool) -> bool:
         """A fence opens a code block; an inline span skips to its matching run (False while
         the line that decides has not arrived)."""

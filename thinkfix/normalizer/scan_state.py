@@ -76,6 +76,10 @@ class ScanState:
     visible_from: int = 0  # where the run of visible text before the scan position starts
     # the spaces between a line start and the last removal (None: it was not at a line start)
     gap_indent: int | None = 0
+    # inside a block, the end of the last run of special tokens the visible text would drop
+    # (`<|begin_of_solution|>`), and gap_indent's count for it: rule 2 reads past them there too
+    marker_end: int = -1
+    marker_indent: int | None = None
     after_block: int = -1  # where the last removed reasoning block ended (answer wrappers)
     answer: str | None = None  # the closer of the unwrapped answer we are inside
     guard: int = 0  # tokens starting before this are text (an opener's attribute run may join)

@@ -35,8 +35,11 @@ class TokenRules(CodeRules):
     def _on_token(self, tok: Token, w: str, off: int, final: bool, *, lead: bool) -> bool:
         """Act on one token; False when more text is needed first (pos is left at the token)."""
         st = self.st
-        if tok.kind in CODE_KINDS and st.visible_from > 0 and st.mode is Mode.OUT:
-            tok = self._after_removal_code(tok, w, off)
+        if tok.kind in CODE_KINDS:
+            if st.mode is Mode.OUT and st.visible_from > 0:
+                tok = self._after_removal_code(tok, w, off)
+            elif st.mode is Mode.IN and st.marker_end >= 0:
+                tok = self._after_marker_code(tok, w, off)
         if tok.kind in (Kind.FENCE, Kind.TICKS):
             return self._skip_code(tok, w, off, final)
         if tok.kind is Kind.TEXT:
@@ -188,7 +191,10 @@ class TokenRules(CodeRules):
         if kind is Kind.OPEN:
             self._in_block_open(tok, w, off)
             return True
-        if kind in (Kind.EMPTY, Kind.MARKER, Kind.ANSWER_OPEN, Kind.ANSWER_CLOSE):
+        if kind is Kind.MARKER:
+            self._pass_marker(tok)
+            return True
+        if kind in (Kind.EMPTY, Kind.ANSWER_OPEN, Kind.ANSWER_CLOSE):
             self.pos = tok.end
             return True
         if kind is Kind.CALL:
