@@ -41,9 +41,10 @@ def normalize(
         followed_by_tool_call=followed_by_tool_call,
         model=model,
     )
-    for at in range(0, len(text), CHUNK):
+    last = max(0, len(text) - 1) // CHUNK * CHUNK
+    for at in range(0, last, CHUNK):
         pipeline.keep(pipeline.feed(text[at : at + CHUNK]))
-    pipeline.keep(pipeline.finish())
+    pipeline.keep(pipeline.finish(text[last:]))
     return pipeline.result(text)
 
 

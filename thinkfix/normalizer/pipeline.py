@@ -52,7 +52,11 @@ class Pipeline:
         scanner.release(start)
         return self.deduper.push(self.trimmer.push([piece]))
 
-    def finish(self) -> list[Piece]:
+    def finish(self, last: str = "") -> list[Piece]:
+        """Settle everything; `last`, the text's last chunk, is read knowing it is the last
+        (so the scan never asks whether a delimiter could go on past it)."""
+        if last:
+            self.scanner.feed(last)
         self.scanner.run(final=True)
         out = self._drain()
         tail = self.deduper.push(self.trimmer.finish()) + self.deduper.finish()
