@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from thinkfix.engine.repair.audit import DiffReport, FileDiff, MessageDiff
+from dataclasses import replace
+
+from thinkfix.engine.repair.audit import DiffReport, FileDiff, FixDiff, MessageDiff
 from thinkfix.engine.report import InputError
 
 HOSTILE = "</pre><script>alert(1)</script> & `code` | pipe"
@@ -132,4 +134,76 @@ def clean_report() -> DiffReport:
         files=(FileDiff("sessions/clean.jsonl", "claude-code", "clean"),),
         mode="dry-run",
         tool_version="0.0.0-test",
+    )
+
+
+TOOLS = "sessions/tools.jsonl"  # a file only `--fix` changed: no reasoning moved in it
+
+
+def every_fix() -> tuple[FixDiff, ...]:
+    """One fix of each kind `repair --fix` makes, worded as the fixes word them, the dropped
+    texts holding the traps (markup, a secret, NUL padding, a record too long to show)."""
+    odd, codex = "sessions/a b/<odd>.jsonl", "sessions/codex.jsonl"
+    return (
+        FixDiff(
+            odd,
+            7,
+            "signature",
+            "missing-signature",
+            "a thinking block at message.content[0] dropped (its reasoning kept in the manifest)",
+            ("Unsigned: " + HOSTILE + " " + SECRET,),
+        ),
+        FixDiff(
+            codex,
+            3,
+            "lines",
+            "nul-padding",
+            "an unreadable line of 212 bytes emptied (kept in the manifest)",
+            ("\x00" * 212,),
+        ),
+        FixDiff(
+            codex,
+            30,
+            "lines",
+            "truncated",
+            "cut the truncated last line (2600 bytes, kept in the manifest)",
+            ('{"type":"response_item","payload":{"text":"' + "x" * 2556,),
+        ),
+        FixDiff(
+            TOOLS,
+            5,
+            "tool-pairs",
+            "call-without-result",
+            'toolu_01Fg: "Interrupted by user" tool_result (is_error) added',
+        ),
+        FixDiff(
+            TOOLS,
+            6,
+            "tool-pairs",
+            "result-without-call",
+            "toolu_01Xy: its result dropped (no call in the session; the record is kept in "
+            "the manifest)",
+            (
+                '{"type":"user","message":{"content":[{"type":"tool_result","content":"'
+                + HOSTILE
+                + '"}]}}',
+            ),
+        ),
+        FixDiff(
+            TOOLS,
+            8,
+            "secrets",
+            "secret",
+            "a likely credential (openai-key) masked at message.content",
+        ),
+    )
+
+
+def fixes_report() -> DiffReport:
+    """`full_report` with every kind of fix beside its reasoning moves (#28)."""
+    full = full_report()
+    return replace(
+        full,
+        files=(*full.files, FileDiff(TOOLS, "claude-code", "would-change", records_inserted=1)),
+        fixes=every_fix(),
     )

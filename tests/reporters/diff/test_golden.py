@@ -15,7 +15,7 @@ from thinkfix.engine.settings.redact import redact_diff
 from thinkfix.reporters.diff import RENDERERS
 from thinkfix.reporters.diff.base import DiffFormat
 
-from .cases import clean_report, full_report
+from .cases import clean_report, fixes_report, full_report
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("THINKFIX_UPDATE_GOLDEN") == "1"
@@ -25,6 +25,8 @@ CASES: dict[str, Callable[[], DiffReport]] = {
     "clean": clean_report,
     "redacted": lambda: redact_diff(full_report(), Redaction.SECRETS),
     "redacted-all": lambda: redact_diff(full_report(), Redaction.ALL),
+    "fixes": fixes_report,
+    "fixes-redacted": lambda: redact_diff(fixes_report(), Redaction.ALL),
 }
 PAIRS = [(case, fmt) for case in CASES for fmt in DiffFormat]
 

@@ -22,7 +22,7 @@ from thinkfix.reporters.diff import RENDERERS
 from thinkfix.reporters.diff.base import DiffFormat
 
 from ..test_hostile_names import NAMES, RAW_CONTROL
-from .cases import full_report
+from .cases import fixes_report, full_report
 
 OLD = "sessions/a b/<odd>.jsonl"
 #: Shown as `visible_name` spells a name.
@@ -32,7 +32,7 @@ OPTIONS = RenderOptions(color=False)
 
 def renamed(report: DiffReport, old: str, new: str, text: str = "") -> DiffReport:
     """`report` with every mention of the file `old` naming `new`, and `text` (a terminal
-    command) before the text of each of its messages."""
+    command) before the text of each of its messages and each text its fixes dropped."""
 
     def swap(value: Any) -> Any:
         return dataclasses.replace(value, path=new) if value.path == old else value
@@ -41,6 +41,9 @@ def renamed(report: DiffReport, old: str, new: str, text: str = "") -> DiffRepor
         segments = (("thinking", text), *m.segments) if m.segments else ()
         return dataclasses.replace(m, path=new, before=text + m.before, segments=segments)
 
+    def fixed(f: Any) -> Any:
+        return dataclasses.replace(f, path=new, dropped=tuple(text + d for d in f.dropped))
+
     messages = tuple(prefixed(m) if m.path == old else m for m in report.messages)
     return dataclasses.replace(
         report,
@@ -48,6 +51,7 @@ def renamed(report: DiffReport, old: str, new: str, text: str = "") -> DiffRepor
         files=tuple(swap(f) for f in report.files),
         errors=tuple(swap(e) for e in report.errors),
         manifest=new,
+        fixes=tuple(fixed(f) if f.path == old else f for f in report.fixes),
     )
 
 
@@ -68,9 +72,11 @@ def test_the_issue_names_in_markdown_and_html_send_no_control_and_split_no_line(
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=NAMES)
 def test_no_diff_format_sends_a_control_character_or_splits_a_line(name: str) -> None:
-    report = renamed(full_report(), OLD, name, "\x1b[2J\x07\x9b")
-    shown = renamed(full_report(), OLD, visible_name(name), "\x1b[2J\x07\x9b")
-    plain = renamed(full_report(), OLD, OLD, "\x1b[2J\x07\x9b")
+    """Over a report with messages and every kind of fix (#28: the fixes' paths, words and
+    dropped texts reach the same outputs)."""
+    report = renamed(fixes_report(), OLD, name, "\x1b[2J\x07\x9b")
+    shown = renamed(fixes_report(), OLD, visible_name(name), "\x1b[2J\x07\x9b")
+    plain = renamed(fixes_report(), OLD, OLD, "\x1b[2J\x07\x9b")
     assert set(RENDERERS) == set(DiffFormat)
     for fmt in DiffFormat:
         out = _render(report, fmt)
@@ -86,3 +92,7 @@ def test_no_diff_format_sends_a_control_character_or_splits_a_line(name: str) ->
             assert doc["manifest"] == name
             assert {f["path"] for f in doc["files"]} >= {name}
             assert any(m["before"].startswith("\x1b[2J\x07\x9b") for m in doc["messages"])
+            assert {f["path"] for f in doc["fixes"]} >= {name}
+            assert any(d.startswith("\x1b[2J\x07\x9b") for f in doc["fixes"] for d in f["dropped"])
+        if fmt is DiffFormat.HTML:  # the fix's dropped text is shown (and spelled) too
+            assert '<pre class="dropped">␛[2J␇\\x9bUnsigned: &lt;/pre&gt;' in out

@@ -11,7 +11,7 @@ import os
 from enum import Enum
 from typing import ClassVar
 
-from thinkfix.engine.repair.audit import DiffReport, MessageDiff
+from thinkfix.engine.repair.audit import DiffReport, FixDiff, MessageDiff
 from thinkfix.formats.repairs import PlacementKind
 from thinkfix.reporters.base import Renderer, plural
 
@@ -145,6 +145,19 @@ def by_path(report: DiffReport) -> dict[str, list[MessageDiff]]:
     for m in report.messages:
         out.setdefault(m.path, []).append(m)
     return out
+
+
+def fixes_by_path(report: DiffReport) -> dict[str, list[FixDiff]]:
+    """Fixes grouped by file, in report order (so a file's page section shows its own)."""
+    out: dict[str, list[FixDiff]] = {}
+    for f in report.fixes:
+        out.setdefault(f.path, []).append(f)
+    return out
+
+
+def fix_title(f: FixDiff) -> str:
+    """`line 3 · lines: nul-padding` (where, which fix, what problem)."""
+    return f"line {f.line} · {f.fix}: {f.problem}"
 
 
 def kinds_cell(by_kind: tuple[tuple[str, int], ...]) -> str:

@@ -3,7 +3,8 @@
 Inline CSS only (no scripts, fonts, images or links outside the page), a
 per-file summary table, and each changed message with its text before (the
 removed pieces marked) and after, and the extracted reasoning in collapsible
-`<details>` sections. Every piece of session text, path and id is HTML-escaped,
+`<details>` sections; the fixes `repair --fix` made to a file beside its messages, each with
+the text it dropped in a collapsible excerpt. Every piece of session text, path and id is HTML-escaped,
 so a leaked `<think>` or a hostile `</pre><script>` shows as text.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 
-from thinkfix.engine.repair.audit import DiffReport, MessageDiff
+from thinkfix.engine.repair.audit import DiffReport, FixDiff, MessageDiff
 from thinkfix.engine.report import SCHEMA_VERSION
 from thinkfix.reporters.base import RenderOptions, label, plural
 from thinkfix.reporters.controls import visible_strings
@@ -20,6 +21,8 @@ from thinkfix.reporters.diff.base import (
     DiffFormat,
     DiffRenderer,
     by_path,
+    fix_count,
+    fixes_by_path,
     headline,
     kinds_cell,
     message_facts,
@@ -32,6 +35,7 @@ from thinkfix.reporters.htmlpage import e as _e
 
 DEFAULT_MAX_CARDS = 500  # message cards on one page; past it, counts and the JSON report
 _CHART_ROWS = 25
+_EXCERPT = 2000  # chars of a fix's dropped text on the page; the manifest keeps them all
 
 # Cards open, so the page and its printout show every before/after; "Collapse all" folds them
 # to their file lines with CSS alone (a checkbox before the cards: the page runs no script),
@@ -45,6 +49,14 @@ ol.index { columns: 2 360px; font-size: 13px; word-break: break-all; }
 pre.after .cut::before { content: attr(data-cut); }
 pre.after .cut::before, .cut-key { background: var(--del); color: var(--del-fg);
   font-size: 11px; padding: 0 3px; margin: 0 1px; border-radius: 3px; }
+.cards > table { align-self: flex-start; }
+.wide { overflow-x: auto; }
+@media (max-width: 700px) { td.path { min-width: 180px; } }
+article.fix { border-left: 3px solid var(--accent); }
+article.fix > dl:last-child { margin-bottom: 0; }
+.fix-name { font-family: ui-monospace, monospace; font-size: 12px; background: var(--ins);
+  color: var(--ins-fg); padding: 0 6px; border-radius: 4px; }
+details > pre.dropped { background: var(--del); }
 .collapse-control { margin: 8px 6px 0 0; font-size: 13px; cursor: pointer; }
 .collapse-all:checked ~ details.file > .body { display: none; }
 .collapse-all:checked ~ details.file > summary { border-bottom: 0; }
@@ -54,8 +66,8 @@ pre.after .cut::before, .cut-key { background: var(--del); color: var(--del-fg);
   pre { max-height: none; overflow: visible; }
   article { break-inside: avoid; }
   .seg-thinking, .seg-delimiter, .seg-duplicate, .seg-trimmed, .kind, .status, .cut-key,
-  pre.after .cut::before, details > pre { -webkit-print-color-adjust: exact;
-  print-color-adjust: exact; }
+  pre.after .cut::before, details > pre, .fix-name, article.fix {
+  -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   a { color: inherit; }
 }
 """.strip()
@@ -145,6 +157,38 @@ def _message(m: MessageDiff, n: int) -> str:
     return "\n".join(out)
 
 
+def _excerpt(text: str, sized: bool) -> str:
+    """A fix's dropped text: its first `_EXCERPT` chars, the rest counted (when the text is
+    the true one), not shown: a cut tail can be a record of megabytes."""
+    more = len(text) - _EXCERPT
+    if more <= 0:
+        return _pre(text, "dropped")
+    rest = f"\n\u2026 {plural(more, 'more char') if sized else 'more'} (the undo manifest keeps it all)"
+    return f'<pre class="dropped">{_e(text[:_EXCERPT])}<span class="empty">{_e(rest)}</span></pre>'
+
+
+def _fix(f: FixDiff, n: int, sized: bool) -> str:
+    """One fix as a card like a message's: where, which fix, the problem, what it did, and
+    each text it took out of the file (kept in the undo manifest), folded like reasoning.
+
+    Sizes are shown only when the texts are the true ones (redaction changes lengths)."""
+    name = f'<span class="fix-name">{_e(f.fix)}</span>'
+    out = [
+        f'<article class="fix" id="x-{n}">',
+        f"<h3>{_e(f'line {f.line} · ')}{name} {_e(f.problem)}</h3>",
+        f"<dl><dt>what</dt><dd>{_e(f.detail)}</dd></dl>",
+    ]
+    for i, text in enumerate(f.dropped, 1):
+        count = f" {i} of {len(f.dropped)}" if len(f.dropped) > 1 else ""
+        size = f" ({plural(len(text), 'char')})" if sized else ""
+        out.append(
+            f"<details open><summary>Dropped text{_e(count + size)} &rarr; kept in the undo "
+            f"manifest</summary>{_excerpt(text, sized)}</details>"
+        )
+    out.append("</article>")
+    return "\n".join(out)
+
+
 def _cards(report: DiffReport) -> str:
     t = report.totals
     items = [
@@ -156,28 +200,41 @@ def _cards(report: DiffReport) -> str:
         ("refused", t.refused),
         ("errors", len(report.errors)),
     ]
+    if report.fixes:  # a run without --fix keeps the page it always had
+        items.insert(3, ("fixes", len(report.fixes)))
     return cards(items)
 
 
-def _counts(title: str, counts: dict[str, int], key: str) -> str:
+def _counts(
+    title: str, counts: dict[str, int], key: str, unit: str = "messages", cls: str = "kind"
+) -> str:
     if not counts:
         return ""
     rows = "".join(
-        f'<tr><td><span class="kind">{_e(k)}</span></td><td class="num">{n}</td></tr>'
+        f'<tr><td><span class="{cls}">{_e(k)}</span></td><td class="num">{n}</td></tr>'
         for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     )
     return (
         f"<table><caption hidden>{_e(title)}</caption><thead><tr><th>{_e(key)}</th>"
-        f'<th class="num">messages</th></tr></thead><tbody>{rows}</tbody></table>'
+        f'<th class="num">{_e(unit)}</th></tr></thead><tbody>{rows}</tbody></table>'
     )
 
 
+def _fix_counts(report: DiffReport) -> str:
+    counts: dict[str, int] = {}
+    for f in report.fixes:
+        counts[f"{f.fix}: {f.problem}"] = counts.get(f"{f.fix}: {f.problem}", 0) + 1
+    return _counts("By fix", counts, "fix: problem", "fixes", "fix-name")
+
+
 def _files(report: DiffReport) -> str:
-    with_messages = set(by_path(report))
+    fixes = {p: len(fs) for p, fs in fixes_by_path(report).items()}
+    with_cards = set(by_path(report)) | set(fixes)
     rows = []
     for f in report.files:
         name = _e(f.path)
-        if f.path in with_messages:
+        fix_cell = f'<td class="num">{fixes.get(f.path, 0)}</td>' if report.fixes else ""
+        if f.path in with_cards:
             name = f'<a href="#{_anchor(f.path)}">{name}</a>'
         rows.append(
             f'<tr><td class="path">{name}</td><td>{_e(label(f.format))}</td>'
@@ -186,15 +243,19 @@ def _files(report: DiffReport) -> str:
             f'<td class="num">{f.messages}</td><td class="num">{f.refused}</td>'
             f'<td class="num">{f.removed_chars}</td>'
             f'<td class="num">{f.records_changed}</td><td class="num">{f.records_inserted}</td>'
-            "</tr>"
+            f"{fix_cell}</tr>"
         )
     head = (
         "<tr><th>file</th><th>format</th><th>status</th><th>kinds</th>"
         '<th class="num">messages</th><th class="num">refused</th>'
         '<th class="num">chars removed</th><th class="num">records changed</th>'
-        '<th class="num">records added</th></tr>'
+        '<th class="num">records added</th>'
+        + ('<th class="num">fixes</th>' if report.fixes else "")
+        + "</tr>"
     )
-    return f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+    # its own scroll on a narrow screen, so the page itself never scrolls sideways
+    table = f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+    return f'<div class="wide">{table}</div>'
 
 
 def _errors(report: DiffReport) -> str:
@@ -209,10 +270,22 @@ def _errors(report: DiffReport) -> str:
     )
 
 
-def _legend() -> str:
-    spans = "".join(f'<span class="seg-{_e(k)}">{_e(v)}</span>' for k, v in SEGMENT_LABELS.items())
-    cut = '<span class="cut-key">\u2702 N chars</span> where text was removed'
-    return f'<p class="legend meta">In <b>Before</b>: {spans} In <b>After</b>: {cut}</p>'
+def _legend(report: DiffReport) -> str:
+    out = []
+    if report.messages:
+        spans = "".join(
+            f'<span class="seg-{_e(k)}">{_e(v)}</span>' for k, v in SEGMENT_LABELS.items()
+        )
+        cut = '<span class="cut-key">\u2702 N chars</span> where text was removed'
+        out.append(f'<p class="legend meta">In <b>Before</b>: {spans} In <b>After</b>: {cut}</p>')
+    if report.fixes:
+        out.append(
+            '<p class="legend meta"><span class="fix-name">fix</span> a problem '
+            "<code>--fix</code> repaired, beside the reasoning moves; "
+            '<span class="seg-trimmed">dropped text</span> what it took out of the file, '
+            "kept in the undo manifest (<code>thinkfix undo</code> puts it back)</p>"
+        )
+    return "".join(out)
 
 
 def _tally(report: DiffReport, key: str) -> dict[str, int]:
@@ -238,17 +311,45 @@ def _charts(report: DiffReport) -> str:
     return f'<h2>Summary</h2><div class="charts">{"".join(charts)}</div>'
 
 
-def _index(groups: dict[str, list[MessageDiff]]) -> str:
+Groups = dict[str, tuple[list[MessageDiff], list[FixDiff]]]
+
+
+def _groups(report: DiffReport) -> Groups:
+    """Each file with a card: its messages and its fixes (files with messages first)."""
+    messages, fixes = by_path(report), fixes_by_path(report)
+    return {p: (messages.get(p, []), fixes.get(p, [])) for p in {**messages, **fixes}}
+
+
+def _index(groups: Groups, report: DiffReport) -> str:
+    def count(ms: list[MessageDiff], fs: list[FixDiff]) -> str:
+        if not report.fixes:  # the index it always had: messages only, counted
+            return str(len(ms))
+        return ", ".join([plural(len(ms), "message")] * bool(ms) + [fix_count(len(fs))] * bool(fs))
+
     items = "".join(
-        f'<li><a href="#{_anchor(p)}">{_e(p)}</a> ({len(ms)})</li>' for p, ms in groups.items()
+        f'<li><a href="#{_anchor(p)}">{_e(p)}</a> ({_e(count(ms, fs))})</li>'
+        for p, (ms, fs) in groups.items()
     )
     return f'<h2>Index</h2><nav><ol class="index">{items}</ol></nav>'
 
 
-def _file_counts(messages: list[MessageDiff], report: DiffReport) -> str:
+def _file_counts(messages: list[MessageDiff], fixes: list[FixDiff], report: DiffReport) -> str:
     refused = sum(1 for m in messages if not m.applied)
-    words = f"{plural(len(messages) - refused, 'message')} {verb(report)}"
-    return words + (f", {refused} refused" if refused else "")
+    words = []
+    if messages:
+        words.append(f"{plural(len(messages) - refused, 'message')} {verb(report)}")
+    if refused:
+        words.append(f"{refused} refused")
+    if fixes:
+        words.append(f"{fix_count(len(fixes))} {'made' if report.written else 'to make'}")
+    return ", ".join(words)
+
+
+def _past_cap(messages: int, fixes: int) -> str:
+    """`2 more messages and 1 more fix` (what a file's card leaves to the JSON report)."""
+    left = [plural(messages, "more message")] * bool(messages)
+    left += [f"{fixes} more fix{'' if fixes == 1 else 'es'}"] * bool(fixes)
+    return " and ".join(left)
 
 
 class HtmlDiffRenderer(DiffRenderer):
@@ -268,10 +369,14 @@ class HtmlDiffRenderer(DiffRenderer):
             f'<p class="meta">{_e(" · ".join(meta))}</p>',
             _cards(report),
         ]
-        counts = _counts("By kind", t.by_kind, "kind") + _counts(
-            "By placement",
-            {placement_words(k): n for k, n in t.by_placement.items()},
-            "reasoning placed in",
+        counts = (
+            _counts("By kind", t.by_kind, "kind")
+            + _counts(
+                "By placement",
+                {placement_words(k): n for k, n in t.by_placement.items()},
+                "reasoning placed in",
+            )
+            + _fix_counts(report)
         )
         if counts:
             body.append(f'<div class="cards">{counts}</div>')
@@ -279,37 +384,45 @@ class HtmlDiffRenderer(DiffRenderer):
             body += ["<h2>Files</h2>", _files(report)]
         if report.errors:
             body.append(_errors(report))
-        groups = by_path(report)
+        groups = _groups(report)
         if report.messages:
             body.insert(4, _charts(report))
-            body += [_index(groups), _legend()]
+        if groups:
+            body += [_index(groups, report), _legend(report)]
         cap = DEFAULT_MAX_CARDS if options.max_findings is None else max(options.max_findings, 0)
         if groups:
             body += [
                 '<input type="checkbox" id="collapse-all" class="collapse-all collapse-control"/>',
                 '<label for="collapse-all" class="collapse-control">Collapse all</label>',
             ]
-        n = 0
-        for path, messages in groups.items():
+        n = fixed = 0  # cards shown (messages and fixes share the cap), fix cards shown
+        sized = report.redaction == "none"
+        for path, (messages, fixes) in groups.items():
             shown = messages[: max(cap - n, 0)]
             body.append(
                 f'<details class="file" id="{_anchor(path)}" open><summary>{_e(path)}'
-                f'<span class="meta">{_e(_file_counts(messages, report))}</span>'
+                f'<span class="meta">{_e(_file_counts(messages, fixes, report))}</span>'
                 '</summary><div class="body">'
             )
             for m in shown:
                 n += 1
                 body.append(_message(m, n))
-            if len(shown) < len(messages):
+            shown_fixes = fixes[: max(cap - n, 0)]
+            for f in shown_fixes:
+                n += 1
+                fixed += 1
+                body.append(_fix(f, fixed, sized))
+            left = _past_cap(len(messages) - len(shown), len(fixes) - len(shown_fixes))
+            if left:
                 body.append(
-                    f'<p class="meta">{_e(plural(len(messages) - len(shown), "more message"))}'
+                    f'<p class="meta">{_e(left)}'
                     " past the page's cap: the JSON report lists them all.</p>"
                 )
             body.append("</div></details>")
-        hidden = len(report.messages) - n
+        hidden = _past_cap(len(report.messages) - (n - fixed), len(report.fixes) - fixed)
         if hidden:
             body.append(
-                f'<p class="headline">{_e(plural(hidden, "more message"))} in the JSON '
+                f'<p class="headline">{_e(hidden)} in the JSON '
                 f"report (this page shows the first {cap}; "
                 "<code>thinkfix diff --output-format json</code>).</p>"
             )
