@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from thinkfix.engine.report import MessageCounts, Report
+from thinkfix.engine.report import Check, MessageCounts, Report
 from thinkfix.reporters.base import (
     TOOL_NAME,
     OutputFormat,
@@ -37,6 +37,8 @@ _EXCERPT_CSS = """
 td.excerpt { min-width: 240px; max-width: 480px; }
 td.excerpt code { white-space: pre-wrap; word-break: break-word; font-size: 12px; }
 """.strip()
+#: With `--check` only, so a page without it stays byte for byte what it was.
+_HEALTH_CSS = "td .kind { white-space: nowrap; }"
 
 
 def _cards(report: Report) -> str:
@@ -52,6 +54,11 @@ def _cards(report: Report) -> str:
         ("input errors", len(report.errors)),
         ("skipped files", len(report.skipped)),
     ]
+    if report.health is not None:  # `scan --check`: its problems beside the leaks
+        items[6:6] = [
+            ("health problems", len(report.health.findings)),
+            ("new health", len(report.new_health)),
+        ]
     return cards(items)
 
 
@@ -199,18 +206,82 @@ def _errors(report: Report) -> list[str]:
     ]
 
 
-def _health(report: Report) -> list[str]:
-    """`scan --check`'s problems (#28; the health helper's lines in this cli27 file)."""
+def _health(report: Report, limit: int | None) -> list[str]:
+    """`scan --check`'s problems (#28): counted by check and problem, then listed (capped,
+    each with its check and whether the baseline covers it), then with `size` the bytes by
+    format and record type (the largest first)."""
+    health = report.health
+    if health is None:
+        return []
+    out = ["<h2>Session health</h2>"]
+    if health.findings:
+        counts: dict[tuple[str, str], list[int]] = {}
+        for x in health.findings:
+            row = counts.setdefault((x.check.value, x.problem.value), [0, 0])
+            row[0] += 1
+            row[1] += not x.baselined
+        order = {c.value: i for i, c in enumerate(Check)}
+        by_problem = "".join(
+            f'<tr><td>{e(check)}</td><td><span class="kind">{e(problem)}</span></td>'
+            f'<td class="num">{n}</td><td class="num">{new}</td></tr>'
+            for (check, problem), (n, new) in sorted(
+                counts.items(), key=lambda kv: (order.get(kv[0][0], 99), kv[0][1])
+            )
+        )
+        out.append(
+            "<table><caption hidden>By check and problem</caption><thead><tr><th>check</th>"
+            '<th>problem</th><th class="num">problems</th><th class="num">new</th></tr>'
+            f"</thead><tbody>{by_problem}</tbody></table>"
+        )
+        shown, hidden = capped(health.findings, limit)
+        rows = "".join(
+            f'<tr><td class="path">{e(location(x.path, x.line))}</td><td>{e(x.check.value)}</td>'
+            f'<td><span class="kind">{e(x.problem.value)}</span></td>'
+            f'<td><span class="status {"baselined" if x.baselined else "error"}">'
+            f"{'baselined' if x.baselined else 'new'}</span></td>"
+            f"<td>{e(health_message(x).removeprefix(x.problem.value + ': '))}</td></tr>"
+            for x in shown
+        )
+        out.append(
+            "<table><thead><tr><th>location</th><th>check</th><th>problem</th><th>status</th>"
+            f"<th>what</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+        if hidden:
+            out.append(
+                f'<p class="meta">&hellip; and {e(plural(hidden, "more problem"))} '
+                "(the json and sarif reports list them all)</p>"
+            )
+    out += _bytes_by_type(report)
+    return out if len(out) > 1 else []
+
+
+def _bytes_by_type(report: Report) -> list[str]:
+    """`size`'s figure: records and bytes by format and record type, the most bytes first."""
+    types = report.health.bytes_by_type if report.health is not None else {}
+    ordered = sorted(
+        ((fmt, kind, t) for fmt, kinds in types.items() for kind, t in kinds.items()),
+        key=lambda r: (-r[2].bytes, r[0], r[1]),
+    )
+    if not ordered:
+        return []
     rows = "".join(
-        f'<tr><td class="path">{e(location(x.path, x.line))}</td><td>{e(x.problem.value)}</td>'
-        f"<td>{e(health_message(x).removeprefix(x.problem.value + ': '))}</td></tr>"
-        for x in (report.health.findings if report.health is not None else ())
+        f"<tr><td>{e(label(fmt))}</td><td><code>{e(kind)}</code></td>"
+        f'<td class="num">{t.records:,}</td><td class="num">{t.bytes:,}</td></tr>'
+        for fmt, kind, t in ordered[:_CHART_ROWS]
+    )
+    more = len(ordered) - _CHART_ROWS
+    note = (
+        f'<p class="meta">&hellip; and {e(plural(more, "more type"))} (the json report\'s '
+        "<code>health.bytes_by_type</code> lists them all)</p>"
+        if more > 0
+        else ""
     )
     return [
-        "<h2>Session health</h2>",
+        "<h3>Bytes by record type</h3>",
         (
-            "<table><thead><tr><th>location</th><th>problem</th>"
-            f"<th>what</th></tr></thead><tbody>{rows}</tbody></table>"
+            "<table><thead><tr><th>format</th><th>type</th>"
+            '<th class="num">records</th><th class="num">bytes</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table>{note}"
         ),
     ]
 
@@ -250,8 +321,7 @@ class HtmlReporter(Reporter):
         body += _breakdowns(report)
         if report.findings:
             body += _findings(report, self.finding_limit(options))
-        if report.health is not None and report.health.findings:
-            body += _health(report)
+        body += _health(report, self.finding_limit(options))
         if report.errors:
             body += _errors(report)
         if report.skipped:
@@ -270,4 +340,5 @@ class HtmlReporter(Reporter):
                 ),
             ]
         body.append(f"<footer>{e(TOOL_NAME)} {e(report.tool_version)}</footer>")
-        return page(f"{TOOL_NAME} scan", body, CHART_CSS + "\n" + _EXCERPT_CSS)
+        css = CHART_CSS + "\n" + _EXCERPT_CSS
+        return page(f"{TOOL_NAME} scan", body, css + ("\n" + _HEALTH_CSS if report.health else ""))
