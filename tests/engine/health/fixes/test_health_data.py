@@ -12,12 +12,13 @@ from click.testing import CliRunner
 
 from thinkfix.cli import main
 from thinkfix.engine.health.run import check_file
+from thinkfix.engine.health.shapes import TOOL_SHAPES
 from thinkfix.engine.report import Check, Problem
 from thinkfix.formats import registry
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "health"
 #: The runtimes whose problems the fixes repair, and what they leave (docs/fixes.md).
-FIXED_FORMATS = ("claude-code", "codex", "pi", "opencode")
+FIXED_FORMATS = tuple(sorted(set(TOOL_SHAPES) - {"anthropic"}))
 LEFT = {"not-json", "not-utf8"}
 CASES = sorted(
     (name, spec["format"], Problem(spec["findings"][0][1]).check)

@@ -44,31 +44,38 @@ record, and a call that already has its result is never touched.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed, FixEdits, problem_of
+from thinkfix.engine.health.fixes.pairs import (
+    CALL_WITHOUT_RESULT,
+    RESULT_WITHOUT_CALL,
+    Anchor,
+    Call,
+    Orphans,
+    Planner,
+    dump,
+    empty,
+    here,
+    new_id,
+    note,
+    repoint,
+)
+from thinkfix.engine.health.fixes.pairs_docs import DOC_ORPHANS, DOC_PLANNERS
+from thinkfix.engine.health.fixes.pairs_lines import LINE_ORPHANS, LINE_PLANNERS
 from thinkfix.engine.health.shapes import TOOL_SHAPES
 from thinkfix.engine.health.toolpairs import TREES
-from thinkfix.formats.jsonedit import RemoveItem, SetValue, dump_record
-from thinkfix.formats.jsonspans import Style
+from thinkfix.formats.jsonedit import RemoveItem, SetValue
 from thinkfix.formats.records import Record
 
-CALL_WITHOUT_RESULT = "call-without-result"
-RESULT_WITHOUT_CALL = "result-without-call"
 CLAUDE_INTERRUPTED = "Interrupted by user"
 OPENCODE_ABORTED = "Tool execution aborted"
 CODEX_ABORTED = "aborted"
 PI_NO_RESULT = "No result provided"
-_NAMESPACE = uuid.UUID("6d1c4f0e-2f4a-5b8e-9a57-7468696e6b66")  # thinkfix's own
 # Claude Code's line envelope, in the order it writes the keys, copied from the calling line.
 _CLAUDE_ENVELOPE = ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")
 _CLAUDE_AFTER = ("agentId", "slug")
-
-
-def _new_id(*parts: str) -> uuid.UUID:
-    return uuid.uuid5(_NAMESPACE, "\x1f".join(parts))
 
 
 def fix_tool_pairs(
@@ -85,7 +92,7 @@ def fix_tool_pairs(
         index, call_id = finding.record_index, finding.detail
         if problem_of(finding) != CALL_WITHOUT_RESULT or not call_id or call_id in seen:
             continue
-        if index in edits.replaced or not isinstance(records[index].data, dict):
+        if index in edits.replaced or not isinstance(records[index].data, (dict, list)):
             continue
         seen.add(call_id)
         groups.setdefault(anchor_of(records, edits, index), []).append((index, call_id))
@@ -174,7 +181,7 @@ def _drop_orphan_results(
             orphans.setdefault(finding.record_index, set()).add(finding.detail)
     for index in sorted(orphans):
         data = edits.data(index)
-        if isinstance(data, dict) and drop(edits, index, data, orphans[index]):
+        if isinstance(data, (dict, list)) and drop(edits, index, data, orphans[index]):
             for call_id in sorted(orphans[index]):
                 edits.fixed.append(
                     Fixed(
@@ -186,14 +193,6 @@ def _drop_orphan_results(
                         (records[index].raw.decode("utf-8", "backslashreplace"),),
                     )
                 )
-
-
-def _empty(edits: FixEdits, index: int, data: dict[str, Any], own: str, parent: str) -> None:
-    """Empty record `index`; the records that hung off it (`parent` key) hang off its parent."""
-    edits.replace(index, b"")
-    target = data.get(parent)
-    if isinstance(target, str) or target is None:
-        _repoint(edits, index, parent, data.get(own), target)
 
 
 def _claude_orphans(edits: FixEdits, index: int, data: dict[str, Any], ids: set[str]) -> bool:
@@ -208,7 +207,7 @@ def _claude_orphans(edits: FixEdits, index: int, data: dict[str, Any], ids: set[
     if not gone:
         return False
     if len(gone) == len(content):
-        _empty(edits, index, data, "uuid", "parentUuid")
+        empty(edits, index, data, "uuid", "parentUuid")
         return True
     return edits.edit(index, [RemoveItem(("message", "content"), i) for i in gone])
 
@@ -227,40 +226,18 @@ def _pi_orphans(edits: FixEdits, index: int, data: dict[str, Any], ids: set[str]
         return False
     if message.get("toolCallId") not in ids:
         return False
-    _empty(edits, index, data, "id", "parentId")
+    empty(edits, index, data, "id", "parentId")
     return True
 
 
 _CODEX_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
-_ORPHAN_RESULTS: dict[str, Callable[[FixEdits, int, dict[str, Any], set[str]], bool]] = {
+_ORPHAN_RESULTS: dict[str, Orphans] = {
     "claude-code": _claude_orphans,
     "codex": _codex_orphans,
     "pi": _pi_orphans,
+    **LINE_ORPHANS,
+    **DOC_ORPHANS,
 }
-
-
-#: One call left without a result: the index of the record that holds it, and its id.
-Call = tuple[int, str]
-
-
-def _here(records: Sequence[Record], edits: FixEdits, index: int) -> int:
-    return index
-
-
-def _dump(value: dict[str, Any], like: bytes) -> bytes:
-    return dump_record(value, Style.sniff([like]), like)
-
-
-def _repoint(edits: FixEdits, after: int, key: str, old: Any, new: str | None) -> None:
-    """Records after `after` whose `key` (their parent link) is `old` get `new`."""
-    if not isinstance(old, str):
-        return
-    for k in range(after + 1, edits.count):
-        if old.encode() not in edits.raw(k):
-            continue
-        data = edits.data(k)
-        if isinstance(data, dict) and data.get(key) == old:
-            edits.edit(k, [SetValue((key,), new)])
 
 
 def _claude_anchor(records: Sequence[Record], edits: FixEdits, index: int) -> int:
@@ -289,7 +266,7 @@ def _claude(records: Sequence[Record], edits: FixEdits, anchor: int, calls: list
     raws = []
     for index, call_id in calls:
         call = records[index].data
-        new = str(_new_id("claude-code", str(call.get("sessionId", "")), call_id))
+        new = str(new_id("claude-code", str(call.get("sessionId", "")), call_id))
         entry: dict[str, Any] = {"parentUuid": parent}
         entry.update({k: last[k] for k in _CLAUDE_ENVELOPE if k in last})
         entry.update({k: last[k] for k in _CLAUDE_AFTER if k in last})
@@ -310,11 +287,11 @@ def _claude(records: Sequence[Record], edits: FixEdits, anchor: int, calls: list
             entry["timestamp"] = last["timestamp"]
         entry["toolUseResult"] = CLAUDE_INTERRUPTED
         entry["sourceToolAssistantUUID"] = call.get("uuid")
-        raws.append(_dump(entry, records[anchor].raw))
+        raws.append(dump(entry, records[anchor].raw))
         parent = new
-    _repoint(edits, anchor, "parentUuid", last.get("uuid"), str(parent))
+    repoint(edits, anchor, "parentUuid", last.get("uuid"), str(parent))
     edits.insert_after(anchor, raws)
-    _note(edits, records, calls, f'"{CLAUDE_INTERRUPTED}" tool_result (is_error)')
+    note(edits, records, calls, f'"{CLAUDE_INTERRUPTED}" tool_result (is_error)')
 
 
 def _client_calls(data: dict[str, Any]) -> set[Any]:
@@ -338,9 +315,9 @@ def _codex(records: Sequence[Record], edits: FixEdits, index: int, calls: list[C
         if enveloped:
             entry = {"timestamp": data["timestamp"]} if "timestamp" in data else {}
             entry.update(type="response_item", payload=output)
-        raws.append(_dump(entry, records[index].raw))
+        raws.append(dump(entry, records[index].raw))
     edits.insert_after(index, raws)
-    _note(edits, records, calls, f'"{CODEX_ABORTED}" {kind or "function_call_output"}')
+    note(edits, records, calls, f'"{CODEX_ABORTED}" {kind or "function_call_output"}')
 
 
 def _pi(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
@@ -359,7 +336,7 @@ def _pi(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call
     for _, call_id in calls:
         entry: dict[str, Any] = {"type": "message"}
         if tree:
-            new = _new_id("pi", str(data.get("id")), call_id).hex[:8]
+            new = new_id("pi", str(data.get("id")), call_id).hex[:8]
             entry["id"], entry["parentId"] = new, parent
             parent = new
         if "timestamp" in data:
@@ -374,11 +351,11 @@ def _pi(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call
         if "timestamp" in message:
             result["timestamp"] = message["timestamp"]
         entry["message"] = result
-        raws.append(_dump(entry, records[index].raw))
+        raws.append(dump(entry, records[index].raw))
     if tree:
-        _repoint(edits, index, "parentId", data.get("id"), str(parent))
+        repoint(edits, index, "parentId", data.get("id"), str(parent))
     edits.insert_after(index, raws)
-    _note(edits, records, calls, f'"{PI_NO_RESULT}" toolResult (isError)')
+    note(edits, records, calls, f'"{PI_NO_RESULT}" toolResult (isError)')
 
 
 def _opencode(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
@@ -399,24 +376,15 @@ def _opencode(records: Sequence[Record], edits: FixEdits, index: int, calls: lis
         {"start": start, "end": start},
     )
     if edits.edit(index, [SetValue(("state",), new)]):
-        _note(edits, records, calls, f'tool part set to error "{OPENCODE_ABORTED}"', "")
+        note(edits, records, calls, f'tool part set to error "{OPENCODE_ABORTED}"', "")
 
 
-def _note(
-    edits: FixEdits, records: Sequence[Record], calls: list[Call], what: str, verb: str = " added"
-) -> None:
-    for index, call_id in calls:
-        line = records[index].line
-        edits.fixed.append(
-            Fixed(Fix.TOOL_PAIRS, CALL_WITHOUT_RESULT, line, f"{call_id}: {what}{verb}")
-        )
-
-
-Anchor = Callable[[Sequence[Record], FixEdits, int], int]
-Planner = Callable[[Sequence[Record], FixEdits, int, list[Call]], None]
 _PLANNERS: dict[str, tuple[Anchor, Planner]] = {
     "claude-code": (_claude_anchor, _claude),
-    "codex": (_here, _codex),
-    "pi": (_here, _pi),
-    "opencode": (_here, _opencode),
+    "codex": (here, _codex),
+    "pi": (here, _pi),
+    "opencode": (here, _opencode),
+    "kilo": (here, _opencode),  # Kilo CLI: OpenCode's processor (packages/opencode)
+    **LINE_PLANNERS,
+    **DOC_PLANNERS,
 }

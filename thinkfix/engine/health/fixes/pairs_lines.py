@@ -1,0 +1,351 @@
+"""`--fix tool-pairs` for Qwen Code, Gemini CLI, Copilot CLI, Factory Droid, claw-code and
+Goose: each call left without a result gets what its runtime writes (docs/fixes.md cites
+each runtime's source):
+
+- Qwen Code: a `tool_result` record whose `functionResponse` carries the error its resume
+  repair synthesizes for a call whose result was never recorded
+  (`packages/core/src/core/session-recovery.ts` with `llm-chat.ts`'s
+  `ORPHAN_TOOL_USE_REPAIR_REASON`), in the envelope `ChatRecordingService.recordToolResult`
+  writes; the records that hung off the call (`parentUuid`) hang off it.
+- Gemini CLI keeps a call's result in its `toolCalls` entry: the entry becomes what the
+  scheduler records for a call cancelled by the user (`scheduler/scheduler.ts`
+  `cancelAll`, `scheduler/state-manager.ts` `toCancelled`): `status: "cancelled"` and a
+  `functionResponse` error "[Operation Cancelled] Reason: Operation cancelled by user".
+- Copilot CLI (closed source) and Factory Droid (closed source), claw-code (writes none):
+  a failed result in the runtime's own result shape, saying `INTERRUPTED`.
+- Goose writes no result for a call it never finished; before every provider call it
+  drops such a request (`conversation/mod.rs`, `fix_tool_calling`), and the fix does the
+  same in the file: the `toolRequest` item leaves its message (kept in the manifest).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from thinkfix.engine.health.fixes.model import Fix, Fixed, FixEdits, resolve
+from thinkfix.engine.health.fixes.pairs import (
+    CALL_WITHOUT_RESULT,
+    INTERRUPTED,
+    Anchor,
+    Call,
+    Orphans,
+    Planner,
+    call_paths,
+    dump,
+    empty,
+    here,
+    ids,
+    new_id,
+    note,
+    remove,
+    repoint,
+)
+from thinkfix.engine.health.fixes.pairs_docs import COPILOT_LEGACY
+from thinkfix.formats.jsonedit import Edit, InsertItems, RemoveItem, SetKey, SetValue
+from thinkfix.formats.records import Record
+
+QWEN_NOT_RECORDED = (
+    "Tool execution result was not recorded \u2014 likely interrupted by network failure, "
+    "abort, or process exit. Treat as failure and retry if needed."
+)
+GEMINI_CANCELLED = "[Operation Cancelled] Reason: Operation cancelled by user"
+_QWEN_ENVELOPE = ("sessionId", "timestamp")
+_QWEN_AFTER = ("cwd", "version", "gitBranch")
+
+
+def _qwen(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
+    data = records[index].data
+    names = {
+        (p.get("functionCall") or {}).get("id"): (p.get("functionCall") or {}).get("name")
+        for p in (data.get("message") or {}).get("parts") or ()
+        if isinstance(p, dict) and isinstance(p.get("functionCall"), dict)
+    }
+    parent = data.get("uuid")
+    raws = []
+    for _, call_id in calls:
+        new = str(new_id("qwen-code", str(data.get("sessionId", "")), call_id))
+        entry: dict[str, Any] = {"uuid": new, "parentUuid": parent}
+        entry.update({k: data[k] for k in _QWEN_ENVELOPE if k in data})
+        entry["type"] = "tool_result"
+        if "provenance" in data:  # builds that write it (0.15+) tag a result so
+            entry["provenance"] = "tool_result"
+        entry.update({k: data[k] for k in _QWEN_AFTER if k in data})
+        response = {"id": call_id, "name": names.get(call_id) or "unknown"}
+        response["response"] = {"error": QWEN_NOT_RECORDED}
+        entry["message"] = {"role": "user", "parts": [{"functionResponse": response}]}
+        raws.append(dump(entry, records[index].raw))
+        parent = new
+    repoint(edits, index, "parentUuid", data.get("uuid"), str(parent))
+    edits.insert_after(index, raws)
+    note(edits, records, calls, "tool_result with its resume repair's functionResponse error")
+
+
+def _qwen_orphans(edits: FixEdits, index: int, data: dict[str, Any], gone: set[str]) -> bool:
+    parts = (data.get("message") or {}).get("parts")
+    if not isinstance(parts, list):
+        return False
+    drop = [
+        i
+        for i, p in enumerate(parts)
+        if isinstance(p, dict) and (p.get("functionResponse") or {}).get("id") in gone
+    ]
+    if not drop:
+        return False
+    if len(drop) == len(parts):
+        empty(edits, index, data, "uuid", "parentUuid")
+        return True
+    return edits.edit(index, [RemoveItem(("message", "parts"), i) for i in drop])
+
+
+def _gemini(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
+    """The `toolCalls` entry itself: a Gemini CLI call carries its own result."""
+    data = edits.data(index)
+    changes: list[Edit] = []
+    done: list[Call] = []
+    for (i, call_id), where in zip(calls, _paths("gemini-cli", data, calls)):
+        found = resolve(data, where) if where else None
+        if found is None or not isinstance(found[1], dict) or found[1].get("result"):
+            continue
+        path, call = found
+        name = call.get("name") or ""
+        result = [
+            {
+                "functionResponse": {
+                    "id": call_id,
+                    "name": name,
+                    "response": {"error": GEMINI_CANCELLED},
+                }
+            }
+        ]
+        if "result" in call:
+            changes.append(SetValue(path + ("result",), result))
+        else:
+            changes.append(SetKey(path, "result", result, after="args" if "args" in call else None))
+        if "status" in call:
+            changes.append(SetValue(path + ("status",), "cancelled"))
+        else:
+            changes.append(SetKey(path, "status", "cancelled", after="result"))
+        done.append((i, call_id))
+    if changes and edits.edit(index, changes):
+        note(edits, records, done, f'status "cancelled" with "{GEMINI_CANCELLED}"', " set")
+
+
+def _paths(fmt_id: str, data: Any, calls: list[Call]) -> list[str | None]:
+    found = call_paths(fmt_id, data, ids(calls))
+    return [found.get(call_id) for _, call_id in calls]
+
+
+def _copilot(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
+    data = records[index].data
+    if data.get("type") != "assistant.message":  # the legacy history file's chat messages
+        COPILOT_LEGACY[1](records, edits, index, calls)
+        return
+    parent = data.get("id")
+    raws = []
+    for _, call_id in calls:
+        new = str(new_id("copilot-cli", str(parent), call_id))
+        result = {"toolCallId": call_id, "success": False, "error": {"message": INTERRUPTED}}
+        entry: dict[str, Any] = {"type": "tool.execution_complete", "data": result, "id": new}
+        if "timestamp" in data:
+            entry["timestamp"] = data["timestamp"]
+        entry["parentId"] = parent
+        if "agentId" in data:
+            entry["agentId"] = data["agentId"]
+        raws.append(dump(entry, records[index].raw))
+        parent = new
+    repoint(edits, index, "parentId", data.get("id"), str(parent))
+    edits.insert_after(index, raws)
+    note(edits, records, calls, "failed tool.execution_complete (success false)")
+
+
+def _anthropic_result(call_id: str) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": call_id, "content": INTERRUPTED, "is_error": True}
+
+
+def _droid(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
+    """One user message with every missing result, after the calling message (or, where the
+    next message already answers some of its calls, beside those results)."""
+    data = records[index].data
+    blocks = [_anthropic_result(call_id) for _, call_id in calls]
+    after = index + 1
+    nxt = edits.data(after) if after < edits.count else None
+    content = ((nxt or {}).get("message") or {}).get("content") if isinstance(nxt, dict) else None
+    if isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+    ):
+        at = _leading_results(content)
+        if edits.edit(after, [InsertItems(("message", "content"), at, tuple(blocks))]):
+            note(edits, records, calls, "tool_result (is_error) added beside its results", "")
+        return
+    new = str(new_id("factory-droid", str(data.get("id")), calls[0][1]))
+    entry: dict[str, Any] = {"type": "message", "id": new}
+    if "timestamp" in data:
+        entry["timestamp"] = data["timestamp"]
+    entry["message"] = {"role": "user", "content": blocks}
+    entry["parentId"] = data.get("id")
+    repoint(edits, index, "parentId", data.get("id"), new)
+    edits.insert_after(index, [dump(entry, records[index].raw)])
+    note(edits, records, calls, "tool_result (is_error)")
+
+
+def _leading_results(content: list[Any]) -> int:
+    """Where a missing result goes in a user message: after the results it already holds
+    (the API wants every `tool_result` before any other block)."""
+    at = 0
+    while at < len(content) and (content[at] or {}).get("type") == "tool_result":
+        at += 1
+    return at
+
+
+def _droid_orphans(edits: FixEdits, index: int, data: dict[str, Any], gone: set[str]) -> bool:
+    content = (data.get("message") or {}).get("content")
+    if not isinstance(content, list):
+        return False
+    drop = [
+        i
+        for i, b in enumerate(content)
+        if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in gone
+    ]
+    if not drop:
+        return False
+    if len(drop) == len(content):
+        empty(edits, index, data, "id", "parentId")
+        return True
+    return edits.edit(index, [RemoveItem(("message", "content"), i) for i in drop])
+
+
+def _claw_message(call_id: str, name: str) -> dict[str, Any]:
+    # claw-code writes its JSON keys sorted (BTreeMap, `runtime/src/session.rs`)
+    block = {
+        "is_error": True,
+        "output": INTERRUPTED,
+        "tool_name": name,
+        "tool_use_id": call_id,
+        "type": "tool_result",
+    }
+    return {"blocks": [block], "role": "tool"}
+
+
+_LEGACY = re.compile(r"^messages\[(\d+)\]")
+
+
+def _claw_anchor(records: Sequence[Record], edits: FixEdits, index: int) -> int:
+    """After the calling message and the tool messages that already answer it."""
+    while index + 1 < len(records) and index + 1 not in edits.replaced:
+        nxt = records[index + 1].data
+        if not isinstance(nxt, dict) or (nxt.get("message") or {}).get("role") != "tool":
+            break
+        index += 1
+    return index
+
+
+def _claw(records: Sequence[Record], edits: FixEdits, anchor: int, calls: list[Call]) -> None:
+    data = edits.data(calls[0][0])
+    names = {
+        call_id: (resolve(data, where) or ((), {}))[1].get("name") or ""
+        for call_id, where in call_paths("claw-code", data, ids(calls)).items()
+    }
+    legacy = [(i, c) for i, c in calls if "messages" in data and "type" not in data]
+    if legacy:  # the legacy session document: the tool messages join its `messages`
+        _claw_legacy(records, edits, legacy, names)
+        return
+    raws = [
+        dump({"message": _claw_message(c, names.get(c, "")), "type": "message"}, records[i].raw)
+        for i, c in calls
+    ]
+    edits.insert_after(anchor, raws)
+    note(edits, records, calls, "tool message with an is_error tool_result")
+
+
+def _claw_legacy(
+    records: Sequence[Record], edits: FixEdits, calls: list[Call], names: dict[str, str]
+) -> None:
+    index = calls[0][0]
+    data = edits.data(index)
+    paths = call_paths("claw-code", data, ids(calls))
+    changes: dict[int, list[dict[str, Any]]] = {}
+    messages = data.get("messages") or []
+    for _, call_id in calls:
+        m = _LEGACY.match(paths.get(call_id, ""))
+        if m is None:
+            continue
+        at = int(m.group(1)) + 1
+        while at < len(messages) and (messages[at] or {}).get("role") == "tool":
+            at += 1
+        changes.setdefault(at, []).append(_claw_message(call_id, names.get(call_id, "")))
+    edit = [InsertItems(("messages",), at, tuple(v)) for at, v in sorted(changes.items())]
+    if edit and edits.edit(index, edit):
+        note(edits, records, calls, "tool message with an is_error tool_result")
+
+
+def _claw_orphans(edits: FixEdits, index: int, data: dict[str, Any], gone: set[str]) -> bool:
+    def answers(message: Any) -> bool:
+        blocks = message.get("blocks") if isinstance(message, dict) else None
+        return (
+            isinstance(blocks, list)
+            and bool(blocks)
+            and all(
+                isinstance(b, dict)
+                and b.get("type") == "tool_result"
+                and b.get("tool_use_id") in gone
+                for b in blocks
+            )
+        )
+
+    if answers(data.get("message")):
+        edits.replace(index, b"")  # claw-code skips an empty line (`Session::load_jsonl`)
+        return True
+    messages = data.get("messages") or []
+    drop = [k for k, m in enumerate(messages) if answers(m)]
+    return bool(drop) and edits.edit(index, remove(("messages",), drop, len(messages)))
+
+
+def _goose(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
+    """Drop the unanswered request, as Goose's `fix_tool_calling` does before each call."""
+    data = edits.data(index)
+    gone = ids(calls)
+    drop = [
+        i
+        for i, item in enumerate(data.get("content") or ())
+        if isinstance(item, dict) and item.get("type") == "toolRequest" and item.get("id") in gone
+    ]
+    content = data.get("content") or ()
+    if drop and edits.edit(index, remove(("content",), drop, len(content))):
+        dropped = (records[index].raw.decode("utf-8", "backslashreplace"),)
+        for i, call_id in calls:
+            edits.fixed.append(
+                Fixed(
+                    Fix.TOOL_PAIRS,
+                    CALL_WITHOUT_RESULT,
+                    records[i].line,
+                    f"{call_id}: unanswered toolRequest dropped (kept in the manifest)",
+                    dropped,
+                )
+            )
+
+
+def _goose_orphans(edits: FixEdits, index: int, data: dict[str, Any], gone: set[str]) -> bool:
+    drop = [
+        i
+        for i, item in enumerate(data.get("content") or ())
+        if isinstance(item, dict) and item.get("type") == "toolResponse" and item.get("id") in gone
+    ]
+    return bool(drop) and edits.edit(index, remove(("content",), drop, len(data["content"])))
+
+
+LINE_PLANNERS: dict[str, tuple[Anchor, Planner]] = {
+    "qwen-code": (here, _qwen),
+    "gemini-cli": (here, _gemini),
+    "copilot-cli": (here, _copilot),
+    "factory-droid": (here, _droid),
+    "claw-code": (_claw_anchor, _claw),
+    "goose": (here, _goose),
+}
+LINE_ORPHANS: dict[str, Orphans] = {
+    "qwen-code": _qwen_orphans,
+    "factory-droid": _droid_orphans,
+    "claw-code": _claw_orphans,
+    "goose": _goose_orphans,
+}
