@@ -137,11 +137,27 @@ def _paths(fmt_id: str, data: Any, calls: list[Call]) -> list[str | None]:
     return [found.get(call_id) for _, call_id in calls]
 
 
-def _copilot(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
+def _copilot_anchor(records: Sequence[Record], edits: FixEdits, index: int) -> int:
+    """After the calling message's own tool events (`tool.execution_start`, ...): the log is
+    in time order, each event's `parentId` the one before it."""
     data = records[index].data
-    if data.get("type") != "assistant.message":  # the legacy history file's chat messages
-        COPILOT_LEGACY[1](records, edits, index, calls)
+    requests = (data.get("data") or {}).get("toolRequests") if isinstance(data, dict) else None
+    wanted = {r.get("toolCallId") for r in requests or () if isinstance(r, dict)}
+    anchor = index
+    for k in range(index + 1, len(records)):
+        event = records[k].data
+        if not isinstance(event, dict) or event.get("type") == "assistant.message":
+            break
+        if (event.get("data") or {}).get("toolCallId") in wanted and k not in edits.replaced:
+            anchor = k
+    return anchor
+
+
+def _copilot(records: Sequence[Record], edits: FixEdits, anchor: int, calls: list[Call]) -> None:
+    if records[calls[0][0]].data.get("type") != "assistant.message":  # the legacy history
+        COPILOT_LEGACY[1](records, edits, anchor, calls)
         return
+    data = records[anchor].data
     parent = data.get("id")
     raws = []
     for _, call_id in calls:
@@ -153,10 +169,10 @@ def _copilot(records: Sequence[Record], edits: FixEdits, index: int, calls: list
         entry["parentId"] = parent
         if "agentId" in data:
             entry["agentId"] = data["agentId"]
-        raws.append(dump(entry, records[index].raw))
+        raws.append(dump(entry, records[anchor].raw))
         parent = new
-    repoint(edits, index, "parentId", data.get("id"), str(parent))
-    edits.insert_after(index, raws)
+    repoint(edits, anchor, "parentId", data.get("id"), str(parent))
+    edits.insert_after(anchor, raws)
     note(edits, records, calls, "failed tool.execution_complete (success false)")
 
 
@@ -338,7 +354,7 @@ def _goose_orphans(edits: FixEdits, index: int, data: dict[str, Any], gone: set[
 LINE_PLANNERS: dict[str, tuple[Anchor, Planner]] = {
     "qwen-code": (here, _qwen),
     "gemini-cli": (here, _gemini),
-    "copilot-cli": (here, _copilot),
+    "copilot-cli": (_copilot_anchor, _copilot),
     "factory-droid": (here, _droid),
     "claw-code": (_claw_anchor, _claw),
     "goose": (here, _goose),
