@@ -388,3 +388,8 @@ _PLANNERS: dict[str, tuple[Anchor, Planner]] = {
     **LINE_PLANNERS,
     **DOC_PLANNERS,
 }
+
+
+def planned_formats() -> frozenset[str]:
+    """The formats whose open calls the fix answers."""
+    return frozenset(_PLANNERS)
