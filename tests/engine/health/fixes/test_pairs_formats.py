@@ -39,7 +39,7 @@ def _messages(data: bytes) -> list[Any]:
 def _tool_calls(data: bytes) -> list[Any]:
     """Gemini CLI's `toolCalls` entries, of the chat JSON or of the JSONL's message lines."""
     text = data.decode()
-    messages = _messages(data) if text.lstrip().startswith('{\n') else _lines(data)
+    messages = _messages(data) if text.lstrip().startswith("{\n") else _lines(data)
     return [c for m in messages for c in m.get("toolCalls") or ()]
 
 
