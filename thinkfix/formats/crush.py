@@ -37,7 +37,6 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from thinkfix.formats import sqlite_store
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, join_texts, place_elsewhere
 from thinkfix.formats.planner import Draft, Plan
@@ -45,7 +44,13 @@ from thinkfix.formats.reader import read_auto
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
-from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
+from thinkfix.formats.sqlite_store import (
+    DatabaseStore,
+    RowChanges,
+    StoreInUse,
+    snapshot,
+    store_confidence,
+)
 from thinkfix.formats.turn_shapes import args_text, iso
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
@@ -55,6 +60,12 @@ _TABLES = {
     "messages": {"id", "session_id", "role", "parts", "model", "created_at"},
 }
 STORE_NAME = "crush.db"
+
+
+def _is_store_name(path: str) -> bool:
+    """Is this Crush's store by its name (`.crush/crush.db`)? Claims a store locked by Crush."""
+    return os.path.basename(path) == STORE_NAME
+
 
 #: The triggers of Crush's migrations a repair's writes would fire, as the migration writes
 #: them (internal/db/migrations/20250424200609_initial.sql): an update of `parts` fires this
@@ -149,7 +160,7 @@ def database_messages(db: Any) -> Iterator[dict[str, Any]]:
         }
 
 
-class Crush(FormatBase):
+class Crush(DatabaseStore, FormatBase):
     id = "crush"
     description = "Crush sessions: the SQLite store .crush/crush.db (table messages, parts JSON)"
     detection = "a SQLite file with Crush's sessions and messages(role, parts) tables"
@@ -188,12 +199,7 @@ class Crush(FormatBase):
         return stores
 
     def detect(self, head: bytes, path: str = "") -> float:
-        if not head.startswith(SQLITE_MAGIC) or not path or not os.path.isfile(path):
-            return 0.0
-        try:
-            return 0.95 if has_tables(path, _TABLES) else 0.0
-        except StoreInUse:  # claimed by its name, so reading it says "in use"
-            return 0.95 if os.path.basename(path) == STORE_NAME else 0.0
+        return store_confidence(head, path, _TABLES, _is_store_name) or 0.0
 
     def read(self, fp: BinaryIO) -> Iterator[Record]:
         path = getattr(fp, "name", None)
@@ -211,9 +217,6 @@ class Crush(FormatBase):
                 yield Record(
                     n, n + 1, orjson.dumps(message), b"\n", shapes=self.shapes, error=error
                 )
-
-    def is_database(self, path: str) -> bool:
-        return sqlite_store.is_database(path)
 
     def apply_database(self, db: Any, repairs: list[Repair]) -> list[Placement]:
         return apply_database(db, repairs)

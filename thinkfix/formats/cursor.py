@@ -34,7 +34,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from thinkfix.formats import jsonedit, jsonspans, sqlite_store
+from thinkfix.formats import jsonedit, jsonspans
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, place_elsewhere
 from thinkfix.formats.locations import editor_users
@@ -42,7 +42,12 @@ from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot, UnsafeEdit
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
-from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
+from thinkfix.formats.sqlite_store import (
+    DatabaseStore,
+    RowChanges,
+    snapshot,
+    store_confidence,
+)
 from thinkfix.formats.turn_shapes import iso, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 
@@ -204,7 +209,7 @@ def _bubbles(doc: dict[str, Any]) -> Iterator[tuple[Path, dict[str, Any]]]:
                 yield ("conversation", i), bubble
 
 
-class Cursor(FormatBase):
+class Cursor(DatabaseStore, FormatBase):
     id = "cursor"
     description = (
         "Cursor (the IDE) chats: globalStorage/state.vscdb, table cursorDiskKV "
@@ -237,12 +242,7 @@ class Cursor(FormatBase):
         return [user / "globalStorage" / STORE_NAME for user in users]
 
     def detect(self, head: bytes, path: str = "") -> float:
-        if not head.startswith(SQLITE_MAGIC) or not path or not os.path.isfile(path):
-            return 0.0
-        try:
-            return 0.95 if has_tables(path, _TABLES) else 0.0
-        except StoreInUse:  # claimed by its name, so reading it says "in use"
-            return 0.95 if is_store_name(path) else 0.0
+        return store_confidence(head, path, _TABLES, is_store_name) or 0.0
 
     def read(self, fp: BinaryIO) -> Iterator[Record]:
         head = fp.read(len(SQLITE_MAGIC))
@@ -254,9 +254,6 @@ class Cursor(FormatBase):
             raise ValueError("Cursor's state.vscdb is read from the file on disk, not a stream")
         with snapshot(path) as db:
             yield from records(db)
-
-    def is_database(self, path: str) -> bool:
-        return sqlite_store.is_database(path)
 
     def apply_database(self, db: Any, repairs: list[Repair]) -> list[Placement]:
         return apply_database(db, repairs)

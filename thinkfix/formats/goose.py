@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
-from thinkfix.formats import jsonedit, jsonspans, sqlite_store
+from thinkfix.formats import jsonedit, jsonspans
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str
 from thinkfix.formats.detection import sample, share
@@ -53,7 +53,12 @@ from thinkfix.formats.reader import bounded_lines, iter_jsonl
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, UnsafeEdit
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
-from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
+from thinkfix.formats.sqlite_store import (
+    DatabaseStore,
+    RowChanges,
+    snapshot,
+    store_confidence,
+)
 from thinkfix.formats.turn_shapes import args_text, output_text
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 
@@ -77,7 +82,7 @@ from thinkfix.formats.goose_items import (
 
 
 #: Tables (and columns) every Goose store has had since 1.10; a store is Goose's by these.
-class Goose(FormatBase):
+class Goose(DatabaseStore, FormatBase):
     id = "goose"
     description = (
         "Goose sessions: the SQLite store sessions/sessions.db (1.10+, tables sessions and "
@@ -119,13 +124,9 @@ class Goose(FormatBase):
         return [p for folder in folders for p in (folder / "sessions.db", folder)]
 
     def detect(self, head: bytes, path: str = "") -> float:
-        if head.startswith(SQLITE_MAGIC):
-            if not path or not os.path.isfile(path):
-                return 0.0
-            try:
-                return 0.95 if has_tables(path, TABLES) else 0.0
-            except StoreInUse:  # claimed by where it lies, so reading it says "in use"
-                return 0.95 if is_store_path(path) else 0.0
+        found = store_confidence(head, path, TABLES, is_store_path)
+        if found is not None:
+            return found
         s = sample(head)
         objects = s.objects
         if not objects:
@@ -155,9 +156,6 @@ class Goose(FormatBase):
                     yield Record(n, n + 1, raw, b"\n", shapes=self.shapes)
                 else:
                     yield Record(n, n + 1, raw, b"\n", shapes=self.shapes, data=doc, error=error)
-
-    def is_database(self, path: str) -> bool:
-        return sqlite_store.is_database(path)
 
     def apply_database(self, db: Any, repairs: list[Repair]) -> list[Placement]:
         return apply_database(db, repairs)

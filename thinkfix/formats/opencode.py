@@ -34,7 +34,6 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from thinkfix.formats import sqlite_store
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, place_elsewhere
 from thinkfix.formats.detection import sample
@@ -54,13 +53,18 @@ from thinkfix.formats.reader import read_auto
 from thinkfix.formats.records import Context, Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
-from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
+from thinkfix.formats.sqlite_store import (
+    DatabaseStore,
+    RowChanges,
+    snapshot,
+    store_confidence,
+)
 from thinkfix.formats.turn_shapes import args_text, iso, output_text
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 
 
 #: Tables (and their columns) OpenCode's SQLite store has; anything else is not ours.
-class OpenCode(FormatBase):
+class OpenCode(DatabaseStore, FormatBase):
     id = "opencode"
     description = (
         "OpenCode sessions: the SQLite store opencode.db (tables message, part) and "
@@ -90,13 +94,9 @@ class OpenCode(FormatBase):
         return [root / "opencode.db", root / "storage"]
 
     def detect(self, head: bytes, path: str = "") -> float:
-        if head.startswith(SQLITE_MAGIC):
-            if not path or not os.path.isfile(path):
-                return 0.0
-            try:
-                return 0.95 if has_tables(path, TABLES) else 0.0
-            except StoreInUse:  # claimed by its name, so reading it says "in use"
-                return 0.95 if is_store_name(path) else 0.0
+        found = store_confidence(head, path, TABLES, is_store_name)
+        if found is not None:
+            return found
         s = sample(head)
         return 0.95 if storage_kind(s.doc) is not None else 0.0
 
@@ -160,9 +160,6 @@ class OpenCode(FormatBase):
             model=as_str(info.get("modelID")),
             extra={"role": info.get("role"), "native": part_reasoning(reasoning)},
         )
-
-    def is_database(self, path: str) -> bool:
-        return sqlite_store.is_database(path)
 
     def apply_database(self, db: Any, repairs: list[Repair]) -> list[Placement]:
         return apply_database(db, repairs)

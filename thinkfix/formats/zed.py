@@ -29,7 +29,6 @@ from typing import Any, BinaryIO
 import orjson
 import zstandard
 
-from thinkfix.formats import sqlite_store
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, join_texts, place_elsewhere
 from thinkfix.formats.locations import LINUX, data_root, this_system
@@ -37,7 +36,12 @@ from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
-from thinkfix.formats.sqlite_store import RowChanges, StoreInUse, has_tables, snapshot
+from thinkfix.formats.sqlite_store import (
+    DatabaseStore,
+    RowChanges,
+    snapshot,
+    store_confidence,
+)
 from thinkfix.formats.turn_shapes import args_text, output_text
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
@@ -122,7 +126,7 @@ def _native(content: list[Any]) -> str | None:
     return join_texts(_thinking(c) for c in content)
 
 
-class Zed(FormatBase):
+class Zed(DatabaseStore, FormatBase):
     id = "zed"
     description = "Zed agent threads: the SQLite store threads/threads.db (zstd-compressed JSON)"
     detection = (
@@ -155,12 +159,7 @@ class Zed(FormatBase):
         return list(dict.fromkeys(out))
 
     def detect(self, head: bytes, path: str = "") -> float:
-        if not head.startswith(SQLITE_MAGIC) or not path or not os.path.isfile(path):
-            return 0.0
-        try:
-            return 0.95 if has_tables(path, _TABLES) else 0.0
-        except StoreInUse:  # claimed by its name, so reading it says "in use"
-            return 0.95 if is_store_name(path) else 0.0
+        return store_confidence(head, path, _TABLES, is_store_name) or 0.0
 
     def read(self, fp: BinaryIO) -> Iterator[Record]:
         head = fp.read(len(SQLITE_MAGIC))
@@ -185,9 +184,6 @@ class Zed(FormatBase):
                         f"(data_type {thread['dataType']!r})",
                     )
                 yield record
-
-    def is_database(self, path: str) -> bool:
-        return sqlite_store.is_database(path)
 
     def apply_database(self, db: Any, repairs: list[Repair]) -> list[Placement]:
         return apply_database(db, repairs)
