@@ -43,13 +43,12 @@ from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.reader import read_auto
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot
+from thinkfix.formats.sqlite_format import DatabaseStore, store_confidence
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import (
-    DatabaseStore,
     RowChanges,
     StoreInUse,
     snapshot,
-    store_confidence,
 )
 from thinkfix.formats.turn_shapes import args_text, iso
 from thinkfix.formats.turns import Part, PartKind, Role, Turn

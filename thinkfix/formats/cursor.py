@@ -41,12 +41,11 @@ from thinkfix.formats.locations import editor_users
 from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot, UnsafeEdit
+from thinkfix.formats.sqlite_format import DatabaseStore, store_confidence
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import (
-    DatabaseStore,
     RowChanges,
     snapshot,
-    store_confidence,
 )
 from thinkfix.formats.turn_shapes import iso, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn

@@ -35,12 +35,11 @@ from thinkfix.formats.locations import LINUX, data_root, this_system
 from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot
+from thinkfix.formats.sqlite_format import DatabaseStore, store_confidence
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import (
-    DatabaseStore,
     RowChanges,
     snapshot,
-    store_confidence,
 )
 from thinkfix.formats.turn_shapes import args_text, output_text
 from thinkfix.formats.turns import Part, PartKind, Role, Turn

@@ -1,0 +1,38 @@
+"""The format side of a SQLite session store: claiming a file, and saying it is a database.
+
+Every format whose sessions can live in SQLite (OpenCode, Crush, Goose, Zed, Cursor) claims a
+store by its tables, or by its path when the runtime holds it locked, and changes it row by
+row instead of rewriting it from records (`sqlite_store` holds the reading and the rows)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from thinkfix.formats.sqlite_store import MAGIC, StoreInUse, has_tables, is_database
+
+
+def store_confidence(
+    head: bytes, path: str, tables: Mapping[str, set[str]], claimed: Callable[[str], bool]
+) -> float | None:
+    """How sure a store format is that the file at `path` is its store, from its tables; None
+    when `head` is not SQLite's (the format may read the file as records). A store locked by its
+    runtime cannot be opened, so there the format's own claim on the path decides, and reading
+    the file later says "in use" rather than the file going unread."""
+    if not head.startswith(MAGIC):
+        return None
+    if not path or not os.path.isfile(path):
+        return 0.0
+    try:
+        return 0.95 if has_tables(path, tables) else 0.0
+    except StoreInUse:
+        return 0.95 if claimed(path) else 0.0
+
+
+class DatabaseStore:
+    """Mixed in before `FormatBase` by a format whose sessions can be rows of a SQLite store:
+    such a file is changed row by row in the caller's transaction (the format's
+    `apply_database`), never rewritten from its records."""
+
+    def is_database(self, path: str) -> bool:
+        return is_database(path)
