@@ -55,6 +55,7 @@ SUPPORT_MODULES = {
     "registry",
     "repairs",
     "strangers",
+    "sqlite_format",
     "sqlite_store",
     "sqlite_triggers",
     "turn_shapes",
