@@ -387,9 +387,10 @@ def test_the_quick_counters_take_the_lines_runtimes_write() -> None:
 
 @contextmanager
 def without_fast_paths(fmt: SessionFormat) -> Iterator[None]:
-    """The base class's hooks: every marker matters, no line is counted from its bytes."""
+    """The base class's hooks: every marker matters, no line is counted from its bytes
+    (one by one or by the block: `canonical`)."""
     with ExitStack() as stack:
-        for name in ("quick_messages", "context_markers_for", "keeps_context"):
+        for name in ("quick_messages", "context_markers_for", "keeps_context", "canonical"):
             stack.enter_context(patch.object(type(fmt), name, getattr(SessionFormat, name)))
         yield
 

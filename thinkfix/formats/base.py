@@ -19,6 +19,7 @@ from thinkfix.formats.turns import Path, Turn
 
 if TYPE_CHECKING:
     import pathlib  # annotations only: pathlib costs start-up
+from thinkfix.formats.quick import Canonical
 from thinkfix.formats.records import Context, Record, Site
 from thinkfix.formats.repairs import (
     DEFAULT_OPTIONS,
@@ -112,6 +113,9 @@ class SessionFormat(ABC):
     assistant_marker: bytes = b""
     #: Literal bytes that mark a record `context_hook` must see (besides the first).
     context_markers: tuple[bytes, ...] = ()
+    #: A clean assistant line as the runtime writes it, counted from one regex pass over a
+    #: block (`formats.quick.Canonical`); None: every such line is read one by one.
+    canonical: Canonical | None = None
     #: The runtime writes one message as several records sharing `message_id` (Claude Code):
     #: a text is judged by the message's other records too (`called`).
     spread: bool = False

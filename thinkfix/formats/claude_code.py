@@ -30,7 +30,16 @@ from thinkfix.formats.detection import extension, sample, share
 from thinkfix.formats.jsonedit import SetKey
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.planner import Draft, Plan
-from thinkfix.formats.quick import nested_message_model, one_object
+from thinkfix.formats.quick import (
+    KEY,
+    PLAIN,
+    Canonical,
+    iso_stamp,
+    model_name,
+    nested_message_model,
+    one_object,
+    tail,
+)
 from thinkfix.formats.records import Context, Record
 from thinkfix.formats.repairs import ClaudeCodeMode, PlacementKind
 from thinkfix.formats.turn_shapes import block_parts, split_results, tool_call, tool_result
@@ -98,6 +107,25 @@ def _native(msg: dict[str, Any], earlier: str | None) -> str | None:
     return block_reasoning(msg.get("content")) or earlier
 
 
+def _head(name: bytes) -> bytes:
+    """The message object's head as Claude Code writes it: `id` and `type` members, its role
+    (assistant) and its model, in either order; the model in group `model_<name>…`."""
+    other = rb'(?:"(?:id|type)":' + PLAIN + b",)*"
+    return (
+        rb"\{"
+        + other
+        + rb'(?:"role":"assistant",'
+        + other
+        + rb'"model":'
+        + model_name(b"model_" + name + b"1")
+        + rb'|"model":'
+        + model_name(b"model_" + name + b"2")
+        + b","
+        + other
+        + rb'"role":"assistant")'
+    )
+
+
 class ClaudeCode(FormatBase):
     id = "claude-code"
     description = "Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl)"
@@ -120,6 +148,31 @@ class ClaudeCode(FormatBase):
     # Older builds write each block on its own line: a thinking block's text is the native
     # reasoning of the text blocks that follow with the same message.id.
     context_markers = (b'"thinking"',)
+    # An assistant line as Claude Code writes it (the scan's block counter): the entry's plain
+    # members, then its type, uuid and timestamp before the message (model first), or the
+    # message first and the entry's type, uuid and timestamp last (ccviewer's samples).
+    canonical = Canonical(
+        rb'\n\{"parentUuid":' + PLAIN + rb"(?:," + KEY + b":" + PLAIN + rb")*,(?:"
+        rb'"type":"assistant","uuid":'
+        + PLAIN
+        + b","
+        + iso_stamp(b"date_a")
+        + rb',"message":'
+        + _head(b"a")
+        + b","
+        + tail(b"tail_a")
+        + rb"\}"
+        + rb'|"message":'
+        + _head(b"b")
+        + b","
+        + tail(b"tail_b")
+        + rb',"type":"assistant","uuid":'
+        + PLAIN
+        + b","
+        + iso_stamp(b"date_b")
+        + rb"\})(?=\n)",
+        2,
+    )
 
     locations_source = (
         "$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects: Claude Code docs, "

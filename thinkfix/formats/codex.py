@@ -29,7 +29,7 @@ from thinkfix.formats.detection import sample
 from thinkfix.formats.jsonedit import InsertItems, SetValue
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.planner import REFUSED, Draft, Plan
-from thinkfix.formats.quick import one_model, one_object
+from thinkfix.formats.quick import STRING, Canonical, iso_stamp, one_model, one_object, tail
 from thinkfix.formats.records import Context, Record, Site
 from thinkfix.formats.repairs import CodexMode, PlacementKind
 from thinkfix.formats.turn_shapes import args_text, exit_failed, text_parts, tool_result
@@ -78,6 +78,19 @@ class Codex(FormatBase):
         "default; insert always inserts; sidecar never does)"
     )
     jsonl_only = True
+    # An assistant message item as Codex writes it (the scan's block counter): the envelope's
+    # timestamp first; the model is the turn's (the context's).
+    canonical = Canonical(
+        rb"\n\{"
+        + iso_stamp()
+        + rb',"type":"response_item","payload":\{"type":"message",'
+        + rb'(?:"id":'
+        + STRING
+        + rb',)?"role":"assistant",'
+        + tail()
+        + rb"\}(?=\n)",
+        1,
+    )
     # Supersets of the lines the context follows; update_context checks the parsed line.
     context_markers = (
         b"session_meta",

@@ -27,7 +27,18 @@ from thinkfix.formats.common import (
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.planner import Draft, Plan
-from thinkfix.formats.quick import nested_message_model, once, one_object
+from thinkfix.formats.quick import (
+    KEY,
+    MS_STAMP,
+    PLAIN,
+    Canonical,
+    iso_stamp,
+    model_name,
+    nested_message_model,
+    once,
+    one_object,
+    tail,
+)
 from thinkfix.formats.records import Context, Record
 from thinkfix.formats.repairs import PlacementKind
 from thinkfix.formats.turn_shapes import (
@@ -104,6 +115,27 @@ class Pi(FormatBase):
         "(reasoning_content by default), otherwise no signature"
     )
     context_markers = ()
+    # An assistant line as pi writes it (the scan's block counter): `type` first, the entry's
+    # ISO timestamp, then the message (role first, model after the content, its own
+    # millisecond timestamp last).
+    canonical = Canonical(
+        rb'\n\{"type":"message"(?:,'
+        + KEY
+        + b":"
+        + PLAIN
+        + rb")*,"
+        + iso_stamp()
+        + rb',"message":\{"role":"assistant",'
+        + tail(b"tail_a")
+        + rb',"model":'
+        + model_name()
+        + b","
+        + tail(b"tail_b")
+        + b","
+        + MS_STAMP
+        + rb"\}\}(?=\n)",
+        1,
+    )
 
     locations_source = (
         "pi: $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions (badlogic/pi-mono "

@@ -106,3 +106,66 @@ def record_time(raw: bytes) -> str | None:
     if not last and raw.find(b"{", 1, at) >= 0:
         return None
     return raw[at + 13 : end].decode()
+
+
+# --- a whole assistant line, as its runtime writes it (the scan's block counter) ----------------
+
+#: Words a key or a plain value of a canonical line's fixed parts may not start with: what the
+#: block counter looks for in its free parts (`engine.scan.survey.TAIL_TOKENS`).
+_NOT_A_TOKEN = rb'(?!assistant"|model"|time|created)'
+#: A plain string: ASCII without escape, brace or newline, and none of those words.
+STRING = rb'"' + _NOT_A_TOKEN + rb'[^"\\{\n\x80-\xff]*"'
+#: A plain member's value: a plain string or a literal.
+PLAIN = rb"(?:" + STRING + rb"|null|true|false|-?[0-9]+)"
+#: A plain member's key.
+KEY = rb'"(?!type"|timestamp"|message"|model"|time|created|assistant")[A-Za-z_]+"'
+
+
+def tail(group: bytes = b"tail") -> bytes:
+    """A free part of the line (anything but a newline), in the named group."""
+    return rb"(?P<" + group + rb">[^\n]*)"
+
+
+def iso_stamp(group: bytes = b"date") -> bytes:
+    """`"timestamp":"YYYY-MM-DDThh:mm:ss[.f]Z"` as `engine.scan.survey` reads it (years
+    1971-2099), the date in the named group."""
+    return (
+        rb'"timestamp":"(?P<' + group + rb">(?:19[7-9][0-9]|20[0-9]{2})-[0-9]{2}-[0-9]{2})"
+        rb'T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?Z"'
+    )
+
+
+def model_name(group: bytes = b"model") -> bytes:
+    """A model name: a non-empty printable ASCII string without escapes, in the named group."""
+    return rb'"(?P<' + group + rb">[\x20\x21\x23-\x5b\x5d-\x7e]+)" + b'"'
+
+
+#: `"timestamp":<milliseconds>` as `engine.scan.survey` reads it, in a group named `ms`.
+MS_STAMP = rb'"timestamp":(?P<ms>[1-9][0-9]{11,12})(?=[,}])'
+
+
+class Canonical:
+    """An assistant line as its runtime writes it, for the scan's block counter
+    (`engine.scan.survey`). `source` matches such a line from the newline before it to just
+    before the newline after it: fixed parts (keys and `PLAIN` values, ASCII, none spelling
+    a token the counter looks for), the message's model in a group named `model…` (none for
+    a format whose model is the context's), its time keys in groups named `date…` (an
+    `iso_stamp`) and optionally `ms` (`MS_STAMP`), and free parts in groups named `tail…`.
+    Its fixed parts hold exactly what the format's `quick_messages` needs to count the line
+    as one message of that model, and `survey.record_day` to date it by those stamps, once
+    the free parts hold no `bulk.TAIL_TOKENS` and are UTF-8 (tests/engine/test_bulk.py).
+    `assistant` is how many times `"assistant"` occurs in a matched line's fixed parts.
+    Compiled on first use: a scan that never reaches the format pays nothing at start-up."""
+
+    __slots__ = ("_pattern", "assistant", "source")
+
+    def __init__(self, source: bytes, assistant: int) -> None:
+        self.source = source
+        self.assistant = assistant
+        self._pattern: re.Pattern[bytes] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[bytes]:
+        if self._pattern is None:
+            self._pattern = re.compile(self.source)
+        return self._pattern

@@ -11,13 +11,14 @@ format is special-cased here.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any, BinaryIO
 
 from thinkfix.engine.inputs.files import InputFile
 from thinkfix.engine.report import InputError, LeakFinding
-from thinkfix.engine.scan import sparse, trend
+from thinkfix.engine.scan import sparse, survey, trend
 from thinkfix.engine.scan.evidence import awaits_call, called
 from thinkfix.engine.scan.findings import (
     CappedFindings,
@@ -29,7 +30,7 @@ from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.prefilter import delimiter_candidates
 from thinkfix.engine.scan.result import UNKNOWN_MODEL, ScannedFile, bad_kind
 from thinkfix.engine.scan.sparse import skippable
-from thinkfix.engine.scan.survey import OUTSIDE, Dater
+from thinkfix.engine.scan.survey import OUTSIDE, Dater, Key
 from thinkfix.engine.secrets.rules import snippet as redacted_snippet
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.common import keeps_visible, refusal_note
@@ -78,7 +79,7 @@ class _FileScan:
         self.awaiting: list[Record] = []
         # set when they could not be judged: a byte range scanned apart (engine/scan/split.py)
         self.unsettled = False
-        windowed = options.since is not None or options.until is not None
+        self.windowed = windowed = options.since is not None or options.until is not None
         self.dater = Dater(self._in_window, windowed)  # a clean line's day, from its bytes
 
     def run(
@@ -112,6 +113,8 @@ class _FileScan:
                 crlf=crlf,
                 candidates=candidates,
                 quick=self._quick_timed if timed else self._quick,
+                surveyor=survey.surveyor(fmt, options.policy, self.dater.days, self.windowed),
+                bulk=self._bulk,
             )
             batches = reader.blocks()
         else:
@@ -185,6 +188,17 @@ class _FileScan:
             by_day.setdefault((when, key), [0, 0, 0])[0] += 1
         self.assistant += len(models)
         return True
+
+    def _bulk(self, keys: list[Key], ctx: Context) -> None:
+        """Count clean lines the block counter accepted (`survey.Surveyor`): one message each, by model
+        and (in a timed scan) by day."""
+        by_model, by_day, timed = self.by_model, self.by_day, self.options.timed
+        for (model, day), n in Counter(keys).items():
+            key = model or ctx.model or UNKNOWN_MODEL
+            by_model.setdefault(key, [0, 0, 0])[0] += n
+            if timed:
+                by_day.setdefault((day, key), [0, 0, 0])[0] += n
+        self.assistant += len(keys)
 
     def _count(self, record: Record) -> None:
         """The hot path: a record with no possible delimiter only adds to the counts."""

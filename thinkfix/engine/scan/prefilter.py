@@ -145,28 +145,18 @@ def delimiter_test(policy: Policy) -> RawTest:
 
 #: Joins records for the batch test: a raw control byte never occurs in JSON text, and no
 #: check pattern matches it, so nothing can match across two records.
-_SEPARATOR = b"\x00"
+SEPARATOR = b"\x00"
 
 
-def delimiter_candidates(policy: Policy) -> Callable[[Sequence[bytes]], set[int]]:
-    """`test(raws) -> indices` of the records that may contain a delimiter.
-
-    The same answer as `delimiter_test` record by record, computed on the records joined
-    into one buffer: each anchor is one C-level search over all of them instead of one
-    call per record, which is what costs when most records hold no anchor at all.
-    """
+def delimiter_hits(policy: Policy) -> Callable[[bytes, list[int]], set[int]]:
+    """`hits(joined, starts) -> indices` of the records, joined by `SEPARATOR` and starting
+    at `starts`, that may contain a delimiter (`delimiter_candidates` on records already
+    joined: the block counter joins its lines once for all its checks)."""
     stages = _compile(policy)
 
-    def candidates(raws: Sequence[bytes]) -> set[int]:
-        if not raws:
-            return set()
-        joined = _SEPARATOR.join(raws)
-        starts: list[int] = []
-        at = 0
-        for raw in raws:
-            starts.append(at)
-            at += len(raw) + 1
+    def hits_in(joined: bytes, starts: list[int]) -> set[int]:
         hits: set[int] = set()
+        count = len(starts)
         for anchor, check in stages:
             # A non-ASCII anchor's last byte is a UTF-8 continuation byte: rare in mostly
             # ASCII text and found at memchr speed, so it rules the anchor out cheaply.
@@ -177,12 +167,34 @@ def delimiter_candidates(policy: Policy) -> Callable[[Sequence[bytes]], set[int]
                 while pos >= 0:
                     i = bisect_right(starts, pos) - 1
                     hits.add(i)
-                    pos = find(anchor, starts[i + 1] if i + 1 < len(starts) else len(joined))
+                    pos = find(anchor, starts[i + 1] if i + 1 < count else len(joined))
             else:
                 for m in check.pattern.finditer(joined):
                     hits.add(bisect_right(starts, m.start()) - 1)
-            if len(hits) == len(raws):
+            if len(hits) == count:
                 break
         return hits
+
+    return hits_in
+
+
+def delimiter_candidates(policy: Policy) -> Callable[[Sequence[bytes]], set[int]]:
+    """`test(raws) -> indices` of the records that may contain a delimiter.
+
+    The same answer as `delimiter_test` record by record, computed on the records joined
+    into one buffer: each anchor is one C-level search over all of them instead of one
+    call per record, which is what costs when most records hold no anchor at all.
+    """
+    hits_in = delimiter_hits(policy)
+
+    def candidates(raws: Sequence[bytes]) -> set[int]:
+        if not raws:
+            return set()
+        starts: list[int] = []
+        at = 0
+        for raw in raws:
+            starts.append(at)
+            at += len(raw) + 1
+        return hits_in(SEPARATOR.join(raws), starts)
 
     return candidates

@@ -18,18 +18,21 @@ the `SessionFormat` contract (`line_records`, `assistant_marker`, `context_marke
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from typing import BinaryIO
 
 from orjson import JSONDecodeError, loads
 
+from thinkfix.engine.scan.survey import Block, Key, Surveyor
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.reader import opens_document
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, record_limit, too_large
-from thinkfix.formats.strangers import names_turn, turn_needles
+from thinkfix.formats.strangers import model_value, names_turn, turn_needles
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
 Quick = Callable[[bytes, Context], bool]
+Bulk = Callable[[list[Key], Context], None]
 
 BLOCK = 1 << 22  # bytes read at a time; memory is this plus the largest record
 _LONG_LINES = 512  # average line length above which a find loop counts lines faster than count
@@ -87,6 +90,8 @@ class SparseReader:
         crlf: bool = False,
         candidates: Candidates | None = None,
         quick: Quick | None = None,
+        surveyor: Surveyor | None = None,
+        bulk: Bulk | None = None,
     ) -> None:
         # `start`, `ctx` and `crlf` resume a file mid-way (an incremental scan): `fp` then
         # begins at line `start`, and the context is what the lines before it left.
@@ -108,6 +113,9 @@ class SparseReader:
         # wanted line from its bytes (True: counted; False: parse it as usual).
         self.candidates = candidates
         self.quick = quick
+        # The block counter (`survey.Surveyor`): the canonical clean lines of a block, counted by key.
+        self.surveyor = surveyor if quick is not None and bulk is not None else None
+        self.bulk = bulk
 
     def __iter__(self) -> Iterator[Record]:
         for block in self.blocks():
@@ -218,8 +226,15 @@ class SparseReader:
         if self.crlf:  # rare: read line by line so every terminator is kept exactly
             out.extend(self._lines(buf, lo, hi))
             return out
-        wanted = self._lines_with(buf, lo, hi)
-        clean = self._clean(buf, wanted)
+        if self.surveyor is not None:
+            block = self.surveyor.block(buf, lo, hi)
+            wanted, clean = self._unsurveyed(buf, lo, hi, block)
+            starts, ends, keys = block.starts, block.ends, block.keys
+        else:
+            wanted = self._lines_with(buf, lo, hi)
+            clean = self._clean(buf, wanted)
+            starts, ends, keys = [], [], []
+        bulk, k, accepted = self.bulk, 0, len(starts)
         long_lines = buf.count(b"\n", lo, lo + 65536) * _LONG_LINES < min(65536, hi - lo)
         find, rfind = buf.find, buf.rfind
         # Next occurrence of each marker that matters, from the end of the last line handled.
@@ -230,7 +245,23 @@ class SparseReader:
         at, index, quick, ctx = lo, self.records, self.quick, self.ctx
         hit = min((p for p in nxt.values() if p >= 0), default=-1)
         while True:
-            if line is not None and (hit < 0 or hit >= line[0]):
+            row = None
+            if k < accepted:
+                # The accepted lines before the next line or marker are counted in one go; one
+                # that holds the marker is read as a marked line instead.
+                limit = line[0] if line is not None else hi
+                if 0 <= hit < limit:
+                    limit = hit
+                j = bisect_right(starts, limit, k)
+                held = j > k and 0 <= hit < ends[j - 1]
+                if j - held > k:
+                    bulk(keys[k : j - held], ctx)  # type: ignore[misc]
+                k = j
+                if held:
+                    row = starts[j - 1], ends[j - 1]
+            if row is not None:
+                (start, end), is_wanted = row, True
+            elif line is not None and (hit < 0 or hit >= line[0]):
                 (start, end), is_wanted = line, True
                 line = next(lines, None)
             elif hit >= 0:
@@ -266,6 +297,19 @@ class SparseReader:
             hit = min((p for p in nxt.values() if p >= 0), default=-1)
         self.records = index + count_lines(buf, at, hi, long_lines)
         return out
+
+    def _unsurveyed(
+        self, buf: bytes, lo: int, hi: int, block: Block
+    ) -> tuple[dict[int, int], set[int]]:
+        """The lines still read one by one after a block's survey, and which are clean: the
+        matched lines not accepted, and (unless every assistant marker lies in a matched line
+        and no `"model"` value occurs) the other lines `_lines_with` finds."""
+        if block.covered and model_value(buf, lo, hi) < 0:
+            wanted = block.rest
+        else:
+            accepted = set(block.starts)
+            wanted = {s: e for s, e in self._lines_with(buf, lo, hi).items() if s not in accepted}
+        return wanted, self._clean(buf, wanted)
 
     def _clean(self, buf: bytes, wanted: dict[int, int]) -> set[int]:
         """Starts of the wanted lines the delimiter test proves clean (none without `quick`),

@@ -20,17 +20,36 @@ midnight, appended just after), a date that does not exist, or a year outside 19
 stamp, `quick.record_time`, as before). `Days` caches the days by date and by day number: a day is a pure function of the date
 (the time is checked by the pattern), so the cache cannot make one stamp's answer depend
 on another's.
+
+**By the block** (#26 items 1, 2): a format that writes its assistant lines in a fixed key
+order says how (`SessionFormat.canonical`, a `formats.quick.Canonical`). One `finditer` over
+a block of the file (`Surveyor.block`) finds every such line with its model and stamps; the
+checks `quick_messages` and `record_day` make line by line are made for all of them at once,
+at C speed, over their free parts joined: none holds a `TAIL_TOKENS` or a possible delimiter
+(`prefilter.delimiter_hits`), all are UTF-8; a token found marks only the lines it lies in.
+A line that passes is one `quick_messages` counts as one message of that model and
+`record_day` dates to that day (tests/engine/test_bulk.py holds every accepted line to both
+and to the parsed record), so the sparse reader counts it from its key `(model, day)` with
+`collections.Counter`; the other lines (leaks, context markers, other shapes) go on one by
+one. `applies` is the switch: the report is byte-identical without it (the same tests).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from functools import partial
+from typing import NamedTuple
 
+from thinkfix.engine.scan.prefilter import SEPARATOR, delimiter_hits
 from thinkfix.engine.scan.trend import epoch
-from thinkfix.formats.quick import record_time
+from thinkfix.formats.base import SessionFormat
+from thinkfix.formats.quick import Canonical, record_time
+from thinkfix.formats.records import record_limit
+from thinkfix.formats.strangers import ASSISTANT
+from thinkfix.normalizer.policy import Policy
 
 # `"timestamp":"YYYY-MM-DDThh:mm:ss[.f]Z"`, years 1971-2099, the date captured.
 _ISO = re.compile(
@@ -41,7 +60,7 @@ _ISO = re.compile(
 # number above 10^10 as milliseconds.
 _MS = re.compile(rb'"timestamp":([1-9][0-9]{11,12})(?=[,}])')
 _DAY_MS = 86_400_000
-_LOW_MS, _HIGH_MS = 31_536_000_000, 4_102_444_800_000  # 1971-01-01 .. 2100-01-01
+LOW_MS, HIGH_MS = 31_536_000_000, 4_102_444_800_000  # 1971-01-01 .. 2100-01-01
 _EPOCH = dt.date(1970, 1, 1)
 
 
@@ -128,7 +147,7 @@ def record_day(raw: bytes, days: Days) -> str | None:
             if found is None:
                 return None
             ms = int(found[1])
-            if not _LOW_MS <= ms < _HIGH_MS:
+            if not LOW_MS <= ms < HIGH_MS:
                 return None
             this = days.of_millis(ms)
         if day is None:
@@ -147,3 +166,161 @@ def record_day(raw: bytes, days: Days) -> str | None:
             member = raw[0] == 123
         at = find(b'"time', end)
     return day if member else None
+
+
+# --- by the block ------------------------------------------------------------------------------
+
+#: What a canonical line's free parts may not hold: a word `quick_messages` counts or
+#: `survey.record_day` is unsure of (`formats.quick.Canonical`).
+TAIL_TOKENS = (b'"assistant"', b'"model"', b'"message":', b'"time', b'"created', b"\\u00")
+
+Hits = Callable[[bytes, list[int]], set[int]]
+Key = tuple[str | None, str]
+
+
+class Block(NamedTuple):
+    """What one block's survey found: the accepted lines (their starts, ends and keys, in file
+    order), the other lines the pattern matched (start -> end), and whether every
+    `"assistant"` of the block lies in a matched line's fixed parts."""
+
+    starts: list[int]
+    ends: list[int]
+    keys: list[Key]
+    rest: dict[int, int]
+    covered: bool
+
+
+def applies(fmt: SessionFormat, windowed: bool) -> bool:
+    """The block counter runs for a format with a canonical line whose reader jumps to
+    `"assistant"`, in a scan without a time window (a window judges each message's time,
+    not its day)."""
+    return fmt.canonical is not None and fmt.assistant_marker == ASSISTANT and not windowed
+
+
+def surveyor(fmt: SessionFormat, policy: Policy, days: Days, windowed: bool) -> Surveyor | None:
+    """The block counter of one file's scan, where it `applies`."""
+    if fmt.canonical is None or not applies(fmt, windowed):
+        return None
+    return Surveyor(fmt.canonical, delimiter_hits(policy), days, record_limit())
+
+
+def _first(rows: list[tuple[bytes | None, ...]], at: list[int]) -> list[bytes | None]:
+    """Per row, the first of the groups at `at` that took part in the match (a pattern with
+    alternatives names one group per alternative)."""
+    if not at:
+        return [None] * len(rows)
+    if len(at) == 1:
+        (i,) = at
+        return [g[i] for g in rows]
+    if len(at) == 2:
+        i, j = at
+        return [g[i] if g[i] is not None else g[j] for g in rows]
+    return [next((g[i] for i in at if g[i] is not None), None) for g in rows]
+
+
+class Surveyor:
+    """One file's block survey: the format's pattern, the delimiter test over joined lines,
+    the days cache and the record limit."""
+
+    __slots__ = ("_date", "_model", "_ms", "_tails", "canon", "days", "hits", "limit")
+
+    def __init__(self, canon: Canonical, hits: Hits, days: Days, limit: int) -> None:
+        self.canon = canon
+        self.hits = hits
+        self.days = days
+        self.limit = limit
+        names = canon.pattern.groupindex
+        # indices into `Match.groups()`
+        self._model = [i - 1 for n, i in names.items() if n.startswith("model")]
+        self._date = [i - 1 for n, i in names.items() if n.startswith("date")]
+        self._ms = [i - 1 for n, i in names.items() if n == "ms"]
+        self._tails = [i - 1 for n, i in names.items() if n.startswith("tail")]
+
+    def block(self, buf: bytes, lo: int, hi: int) -> Block:
+        """Survey the complete lines buf[lo:hi] (lo is a line's start, hi just past a
+        newline). Per matched line only list comprehensions run: the checks are C passes
+        over all lines at once."""
+        pattern = self.canon.pattern
+        found = list(pattern.finditer(buf, lo - 1 if lo else 0, hi))
+        spans = [m.span() for m in found]
+        rows = [m.groups() for m in found]
+        if lo == 0:  # the first line has no newline before it: match it on its own
+            end = buf.find(b"\n", 0, hi)
+            first = pattern.match(b"\n" + buf[: end + 1])
+            if first is not None:
+                spans.insert(0, (-1, end))
+                rows.insert(0, first.groups())
+        n = len(rows)
+        covered = buf.count(ASSISTANT, lo, hi) == self.canon.assistant * n
+        if not n:
+            return Block([], [], [], {}, covered)
+        # The free parts of every line, joined: the checks run over them all at once. Every
+        # match sets the same number of free parts (one per alternative, or all).
+        tails = [t for g in rows for t in map(g.__getitem__, self._tails) if t is not None]
+        per = len(tails) // n
+        joined = SEPARATOR.join(tails)
+        offsets = [0] * len(tails)
+        at = 0
+        for i, t in enumerate(tails):
+            offsets[i] = at
+            at += len(t) + 1
+        bad = {i // per for i in self._misfits(joined, offsets)}
+        bad.update(i // per for i in self.hits(joined, offsets))
+        if self.limit:
+            limit = self.limit
+            bad.update(i for i, (s, e) in enumerate(spans) if e - s - 1 > limit)
+        days = self._days(rows, bad)
+        models = self._models(rows)
+        keep = [i for i in range(n) if i not in bad and days[i] is not None]
+        rest = {spans[i][0] + 1: spans[i][1] for i in range(n) if i in bad or days[i] is None}
+        return Block(
+            [spans[i][0] + 1 for i in keep],
+            [spans[i][1] for i in keep],
+            [(models[i], days[i]) for i in keep],  # type: ignore[misc]
+            rest,
+            covered,
+        )
+
+    def _days(self, rows: list[tuple[bytes | None, ...]], bad: set[int]) -> list[str | None]:
+        """Each line's day (None: a date that does not exist, or stamps on two days)."""
+        days, by_date = self.days, self.days.by_date
+        dates = _first(rows, self._date)
+        for date in set(dates) - by_date.keys():
+            days.of_date(date)  # type: ignore[arg-type]
+        out = [by_date[d] for d in dates]  # type: ignore[index]
+        if self._ms:
+            (j,) = self._ms
+            of_millis = days.of_millis
+            for i, g in enumerate(rows):
+                ms = int(g[j])  # type: ignore[arg-type]
+                if not LOW_MS <= ms < HIGH_MS or of_millis(ms) != out[i]:
+                    out[i] = None
+        return out
+
+    def _models(self, rows: list[tuple[bytes | None, ...]]) -> list[str | None]:
+        """Each line's model (None: the context's), decoded once per name."""
+        names = _first(rows, self._model)
+        decoded = {m: m.decode() for m in set(names) if m is not None}
+        return [decoded[m] if m is not None else None for m in names]
+
+    def _misfits(self, joined: bytes, offsets: list[int]) -> set[int]:
+        """The pieces that hold a `TAIL_TOKENS` or are not UTF-8: one search per token over
+        all of them; a token found is looked for occurrence by occurrence."""
+        out: set[int] = set()
+        find = joined.find
+        for token in TAIL_TOKENS:
+            at = find(token)
+            while at >= 0:
+                out.add(bisect_right(offsets, at) - 1)
+                at = find(token, at + len(token))
+        if not joined.isascii():
+            try:
+                joined.decode()
+            except UnicodeDecodeError:
+                ends = [*offsets[1:], len(joined) + 1]
+                for i, (lo, hi) in enumerate(zip(offsets, ends)):
+                    try:
+                        joined[lo : hi - 1].decode()
+                    except UnicodeDecodeError:
+                        out.add(i)
+        return out
