@@ -23,6 +23,7 @@ import argparse
 import random
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -279,69 +280,88 @@ class _Codex:
         ]
 
     def turn(self) -> tuple[list[bytes], int, int]:
-        rng, leaks, messages = self.rng, 0, 0
+        rng = self.rng
         prompt = _prompt(rng)
         model = "qwen3:32b" if rng.random() < 0.8 else "gpt-oss:20b"
-        out = [
-            self._line(
-                "turn_context",
-                {
-                    "cwd": "/home/dev/tilemap",
-                    "approval_policy": "on-request",
-                    "model": model,
-                    "effort": "medium",
-                    "summary": "auto",
-                },
-            ),
-            self._line(
+        return codex_turn(
+            self._line,
+            rng,
+            prompt,
+            model,
+            lambda: _answer(rng)[:2],
+            lambda: _output(rng, rng.randint(1, 9)),
+        )
+
+
+def codex_turn(
+    line: Callable[[str, dict[str, object]], bytes],
+    rng: random.Random,
+    prompt: str,
+    model: str,
+    answer: Callable[[], tuple[str, bool]],
+    output: Callable[[], str],
+) -> tuple[list[bytes], int, int]:
+    """One Codex turn as Codex writes it: turn_context, the user's message and its event,
+    then per answer the assistant message and its event, a shell call, its output and a
+    token count. Lines, leaking answers, assistant messages. Both corpora use it (bench/run.py's
+    sparse one with its own answers, times and outputs)."""
+    leaks, messages = 0, 0
+    out = [
+        line(
+            "turn_context",
+            {
+                "cwd": "/home/dev/tilemap",
+                "approval_policy": "on-request",
+                "model": model,
+                "effort": "medium",
+                "summary": "auto",
+            },
+        ),
+        line(
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": prompt}],
+            },
+        ),
+        line("event_msg", {"type": "user_message", "message": prompt, "images": []}),
+    ]
+    for _ in range(rng.randint(1, 4)):
+        text, leaked = answer()
+        leaks += leaked
+        messages += 1
+        out.append(
+            line(
                 "response_item",
                 {
                     "type": "message",
-                    "role": "user",
-                    "content": [{"type": "input_text", "text": prompt}],
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": text}],
                 },
-            ),
-            self._line("event_msg", {"type": "user_message", "message": prompt, "images": []}),
-        ]
-        for _ in range(rng.randint(1, 4)):
-            text, leaked, _ = _answer(rng)
-            leaks += leaked
-            messages += 1
-            out.append(
-                self._line(
-                    "response_item",
-                    {
-                        "type": "message",
-                        "role": "assistant",
-                        "content": [{"type": "output_text", "text": text}],
-                    },
-                )
             )
-            out.append(self._line("event_msg", {"type": "agent_message", "message": text}))
-            call = f"call_{rng.getrandbits(32):08x}"
-            out.append(
-                self._line(
-                    "response_item",
-                    {
-                        "type": "function_call",
-                        "name": "shell",
-                        "call_id": call,
-                        "arguments": orjson.dumps({"command": ["rg", "-n", "flood"]}).decode(),
-                    },
-                )
+        )
+        out.append(line("event_msg", {"type": "agent_message", "message": text}))
+        call = f"call_{rng.getrandbits(32):08x}"
+        out.append(
+            line(
+                "response_item",
+                {
+                    "type": "function_call",
+                    "name": "shell",
+                    "call_id": call,
+                    "arguments": orjson.dumps({"command": ["rg", "-n", "flood"]}).decode(),
+                },
             )
-            out.append(
-                self._line(
-                    "response_item",
-                    {
-                        "type": "function_call_output",
-                        "call_id": call,
-                        "output": _output(rng, rng.randint(1, 9)),
-                    },
-                )
+        )
+        out.append(
+            line(
+                "response_item",
+                {"type": "function_call_output", "call_id": call, "output": output()},
             )
-            out.append(self._line("event_msg", {"type": "token_count", "info": None}))
-        return out, leaks, messages
+        )
+        out.append(line("event_msg", {"type": "token_count", "info": None}))
+    return out, leaks, messages
 
 
 def generate(corpus: Path, size_mb: float, seed: int) -> tuple[int, int]:

@@ -81,66 +81,16 @@ class _Codex:
         )
 
     def turn(self) -> tuple[list[bytes], int]:
-        rng, leaks = self.rng, 0
+        rng = self.rng
         prompt = corpus_gen._prose(rng, rng.randint(5, 40))
-        out = [
-            self._line(
-                "turn_context",
-                {
-                    "cwd": "/home/dev/tilemap",
-                    "approval_policy": "on-request",
-                    "model": "qwen3:32b",
-                    "effort": "medium",
-                    "summary": "auto",
-                },
-            ),
-            self._line(
-                "response_item",
-                {
-                    "type": "message",
-                    "role": "user",
-                    "content": [{"type": "input_text", "text": prompt}],
-                },
-            ),
-            self._line("event_msg", {"type": "user_message", "message": prompt, "images": []}),
-        ]
-        for _ in range(rng.randint(1, 4)):
-            text, leaked = corpus_gen._answer(rng)
-            leaks += leaked
-            out.append(
-                self._line(
-                    "response_item",
-                    {
-                        "type": "message",
-                        "role": "assistant",
-                        "content": [{"type": "output_text", "text": text}],
-                    },
-                )
-            )
-            out.append(self._line("event_msg", {"type": "agent_message", "message": text}))
-            call = f"call_{rng.getrandbits(32):08x}"
-            out.append(
-                self._line(
-                    "response_item",
-                    {
-                        "type": "function_call",
-                        "name": "shell",
-                        "call_id": call,
-                        "arguments": orjson.dumps({"command": ["rg", "-n", "flood"]}).decode(),
-                    },
-                )
-            )
-            out.append(
-                self._line(
-                    "response_item",
-                    {
-                        "type": "function_call_output",
-                        "call_id": call,
-                        "output": corpus_gen._code(rng, rng.randint(1, 12)),
-                    },
-                )
-            )
-            out.append(self._line("event_msg", {"type": "token_count", "info": None}))
+        out, leaks, _ = dense.codex_turn(
+            self._line,
+            rng,
+            prompt,
+            "qwen3:32b",
+            lambda: corpus_gen._answer(rng),
+            lambda: corpus_gen._code(rng, rng.randint(1, 12)),
+        )
         return out, leaks
 
 
