@@ -12,14 +12,13 @@ manifest, the worker pool. The rooms it uses: `one_file` (one file end to end),
 from __future__ import annotations
 
 import os
-import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import replace
 
 from thinkfix.engine.inputs.files import STDIN
 from thinkfix.engine.inputs.walk import walk
-from thinkfix.engine.ledger import integrity, restore
+from thinkfix.engine.ledger import integrity
 from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.parallel import pool as parallel
@@ -121,6 +120,8 @@ def check_paths(paths: Sequence[str], options: RepairOptions) -> None:
 
 
 def new_run_id() -> str:
+    import secrets  # a writing run's only use (start-up, #26 item 3)
+
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
@@ -253,6 +254,8 @@ def _run(
             if jobs[0].options.mode is WriteMode.IN_PLACE:
                 _sweep(jobs)
             if jobs[0].journal_dir is not None:  # a sidecar whose file was never replaced
+                from thinkfix.engine.ledger import restore  # rare: not paid at start-up
+
                 restore.roll_back_unfinished(jobs[0].journal_dir)
             return [repair_file(j) for j in jobs], True
     finally:

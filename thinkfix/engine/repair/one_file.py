@@ -16,8 +16,6 @@ import time
 from dataclasses import replace
 
 from thinkfix.engine.inputs.files import DISABLED, resolve
-from thinkfix.engine.repair.diff import unified_diff
-from thinkfix.engine.repair.fixes import add_fixes
 from thinkfix.engine.repair.model import (
     FileResult,
     FileStatus,
@@ -30,7 +28,6 @@ from thinkfix.engine.repair.model import (
 )
 from thinkfix.engine.repair.plan import plan_file
 from thinkfix.engine.repair.source import DECOMPRESSED_RECORDS, Source
-from thinkfix.engine.repair.store import repair_store
 from thinkfix.engine.repair.verify import verify
 from thinkfix.engine.repair.write import refuse_links, write
 from thinkfix.engine.report import InputError
@@ -79,6 +76,9 @@ def _repair_file(job: Job) -> FileResult:
             FileStatus.ERROR,
         )
     if fmt.is_database(found.real_path):
+        # sqlite3 and the row ledger load only for a database (start-up, #26 item 3)
+        from thinkfix.engine.repair.store import repair_store
+
         return repair_store(job, path, found.real_path, fmt)
     try:
         source = Source.open(found.real_path, options.scan.max_record_size * DECOMPRESSED_RECORDS)
@@ -109,7 +109,10 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
     try:
         _refuse_active(path, source.stamp, options)
         plan = plan_file(path, fmt, source, options)
-        add_fixes(plan, options.fixes)
+        if options.fixes:  # the health checks load only for --fix (start-up, #26 item 3)
+            from thinkfix.engine.repair.fixes import add_fixes
+
+            add_fixes(plan, options.fixes)
     except filestate.WriteError as exc:
         return _write_failed(path, fmt, exc)
     except Exception as exc:  # noqa: BLE001 - a corrupt stream or a format bug: this file only
@@ -136,6 +139,8 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
             errors=bad + (InputError(path, None, exc.kind, str(exc)),),
         )
     if options.unified_diff:
+        from thinkfix.engine.repair.diff import unified_diff  # --diff only
+
         base = replace(base, unified_diff=unified_diff(plan))
     if not options.mode.writes:
         return replace(base, status=FileStatus.WOULD_CHANGE if plan.changed else FileStatus.CLEAN)
