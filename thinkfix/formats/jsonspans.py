@@ -56,7 +56,9 @@ class Style:
                 has_raw_html = True
             if not (has_html_escape or has_raw_html) and _HTML_ESCAPE.search(raw):
                 has_html_escape = True
-            if b"\\/" in raw:
+            if has_raw_slash:
+                pass  # settled: a slow `\\/` search (JSON is dense in `\\`) cannot change it
+            elif b"\\/" in raw:
                 has_slash_escape = True
                 if not has_raw_slash and b"/" in raw.replace(b"\\/", b""):
                     has_raw_slash = True
