@@ -152,6 +152,8 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                     before_publish=commit,
                     watch=watch,
                     make_dirs=True,
+                    # `verify` compares every byte of an uncompressed output with the plan
+                    exact_read_back=plan.compression is compression.Compression.NONE,
                 )
         except BaseException:
             if sidecar is not None and side:

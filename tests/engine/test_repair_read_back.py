@@ -1,0 +1,91 @@
+"""A repaired file is proven by one read back (#26 item 4): an uncompressed output is compared
+byte for byte with the plan (the original's untouched runs and the new records) and is not
+hashed a second time; whatever differs on disk, anywhere, is still refused and the file left
+as it was."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.engine.repair_helpers import FIXTURES, run
+from thinkfix.engine.repair.model import FileStatus, WriteMode
+from thinkfix.io import safewrite
+
+PI = next(p for p in sorted((FIXTURES / "pi").iterdir()) if p.suffix == ".jsonl")
+
+
+def _damaged(damage: Callable[[bytes], bytes]) -> Callable[..., None]:
+    """`safewrite._read_back` once the temporary file was changed on disk by `damage`."""
+    real = safewrite._read_back
+
+    def read_back(target: str, temp: str, *args: Any) -> None:
+        data = Path(temp).read_bytes()
+        Path(temp).write_bytes(damage(data))
+        real(target, temp, *args)
+
+    return read_back
+
+
+def _flip_at(fraction: float) -> Callable[[bytes], bytes]:
+    def flip(data: bytes) -> bytes:
+        at = min(len(data) - 1, int(len(data) * fraction))
+        return data[:at] + bytes([data[at] ^ 0x20]) + data[at + 1 :]
+
+    return flip
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [_flip_at(0.0), _flip_at(0.5), _flip_at(0.999), lambda d: d + b"\n", lambda d: d[:-1]],
+    ids=["first byte", "middle", "last byte", "one more", "one less"],
+)
+@pytest.mark.parametrize("mode", [WriteMode.OUT, WriteMode.IN_PLACE])
+def test_a_byte_changed_on_disk_is_refused_by_the_compare_alone(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    damage: Callable[[bytes], bytes],
+    mode: WriteMode,
+) -> None:
+    work = tmp_path / "sessions" / PI.name
+    work.parent.mkdir()
+    work.write_bytes(PI.read_bytes())
+    seen: list[bool] = []
+    real_init = safewrite._HashingReader.__init__
+
+    def reader(self: safewrite._HashingReader, fp: Any, hashed: bool = True) -> None:
+        seen.append(hashed)
+        real_init(self, fp, hashed)
+
+    monkeypatch.setattr(safewrite._HashingReader, "__init__", reader)
+    monkeypatch.setattr(safewrite, "_read_back", _damaged(damage))
+    out = tmp_path / "out"
+    result = run([work], mode, tmp_path, out_dir=str(out) if mode is WriteMode.OUT else None)
+    (file,) = result.files
+    assert seen == [False]  # the read back was not hashed: the compare alone refused it
+    assert file.status is FileStatus.FAILED
+    assert "not the planned ones" in file.errors[0].message or "changed near byte" in (
+        file.errors[0].message
+    )
+    assert work.read_bytes() == PI.read_bytes()
+    assert sorted(os.listdir(work.parent)) == [PI.name]
+    assert not out.exists() or not any(p.is_file() for p in out.rglob("*"))
+
+
+def test_an_output_read_back_intact_is_published_with_the_hash_of_its_bytes(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "sessions" / PI.name
+    work.parent.mkdir()
+    work.write_bytes(PI.read_bytes())
+    result = run([work], WriteMode.OUT, tmp_path, out_dir=str(tmp_path / "out"))
+    (file,) = result.files
+    assert file.status is FileStatus.REPAIRED and file.output is not None
+    (entry,) = [e for e in file.manifest_entries if e.get("role") == "session"]
+    size, digest = safewrite.hash_file(file.output)
+    assert entry["after"]["sha256"] == digest == entry["content"]["after_sha256"]
+    assert entry["after"]["size"] == size
