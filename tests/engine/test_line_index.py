@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from thinkfix.engine.repair import source as source_module
-from thinkfix.engine.repair.source import LineIndex, Source
+from thinkfix.engine.repair.source import SPACING, LineIndex, Source
 
 
 def _starts(data: bytes) -> list[int]:
@@ -61,7 +61,7 @@ def test_the_index_is_every_line_start(
 
 def test_a_file_of_long_lines_keeps_every_start_without_line_numbers(tmp_path: Path) -> None:
     path = tmp_path / "f.jsonl"
-    path.write_bytes(b"".join(b"%d" % i + b"x" * 300 + b"\n" for i in range(50)))
+    path.write_bytes(b"".join(b"%d" % i + b"x" * SPACING + b"\n" for i in range(50)))
     src = Source.open(str(path))
     try:
         index = src.line_offsets()
