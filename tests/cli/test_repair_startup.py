@@ -46,3 +46,22 @@ def test_a_report_loads_its_renderer(tmp_path: Path) -> None:
     modules = _loaded(["repair", "-q", "--dry-run", "--report", str(report), str(_PI)])
     assert "thinkfix.reporters.diff.json" in modules and report.exists()
     assert "thinkfix.reporters.diff.html" not in modules
+
+
+def test_a_dry_run_loads_no_write_path_nor_database_machinery() -> None:
+    """A read-only repair writes nothing and reads no database here: the ledger, the safe
+    writes, sqlite3, the health checks and the diff builder stay unloaded (#26 items 3, 4)."""
+    modules = _loaded(["repair", "-q", "--dry-run", str(_PI)])
+    assert "thinkfix.engine.repair.plan" in modules
+    unwanted = (
+        "sqlite3",
+        "thinkfix.engine.ledger.journal",
+        "thinkfix.engine.ledger.restore",
+        "thinkfix.engine.ledger.rows",
+        "thinkfix.engine.repair.write",
+        "thinkfix.engine.repair.store",
+        "thinkfix.engine.repair.fixes",
+        "thinkfix.engine.repair.diff",
+        "thinkfix.io.safewrite",
+    )
+    assert [m for m in modules if m in unwanted] == []

@@ -28,7 +28,6 @@ from thinkfix.engine.report import ExitCode
 from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.engine.settings import values
 from thinkfix.formats.repairs import AnthropicMode, ClaudeCodeMode, CodexMode
-from thinkfix.io import filestate, safewrite
 from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions
 from thinkfix.reporters.diff import get_renderer
 from thinkfix.reporters.diff.base import DiffFormat
@@ -162,6 +161,8 @@ def write_report(
     fmt: DiffFormat | None,
     options: RenderOptions = DEFAULT_OPTIONS,
 ) -> None:
+    from thinkfix.io import filestate, safewrite  # --report only (start-up, #26 item 3)
+
     renderer = get_renderer(fmt or DiffFormat.for_path(path))
     data = renderer.render_bytes(report, options)
     try:

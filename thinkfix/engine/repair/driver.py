@@ -19,8 +19,6 @@ from dataclasses import replace
 from thinkfix.engine.inputs.files import STDIN
 from thinkfix.engine.inputs.walk import walk
 from thinkfix.engine.ledger import integrity
-from thinkfix.engine.ledger import journal as ledger_journal
-from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.parallel import pool as parallel
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.repair.journal import finalise
@@ -35,7 +33,6 @@ from thinkfix.engine.repair.model import (
     failed,
 )
 from thinkfix.engine.repair.one_file import repair_file
-from thinkfix.engine.repair.write import SIDECAR_SUFFIX, inside
 from thinkfix.io import filestate, remote
 from thinkfix.io.errors import ErrorKind
 
@@ -100,6 +97,8 @@ def check_paths(paths: Sequence[str], options: RepairOptions) -> None:
     if STDIN in paths:
         raise ValueError("stdin ('-') can only be checked or diffed, not repaired")
     if options.mode is WriteMode.OUT:
+        from thinkfix.engine.repair.write import inside
+
         assert options.out_dir is not None
         base, out = out_paths(paths, options.out_dir)
         if remote.is_url(out) or remote.is_url(base):
@@ -136,6 +135,12 @@ def repair_paths(
     check_paths(paths, options)
     run_dir = manifest_path = journal_dir = backup_dir = None
     if options.mode.writes:
+        # The write path (ledger, safe writes) loads only for a run that writes: a dry run's
+        # start-up is spared it (#26 items 3, 4).
+        from thinkfix.engine.ledger import journal as ledger_journal
+        from thinkfix.engine.ledger import manifest as mf
+        from thinkfix.engine.repair.write import inside
+
         run_id = new_run_id()
         run_dir = options.run_dir or mf.default_run_dir(run_id)
         manifest_path = options.manifest_path or os.path.join(run_dir, mf.MANIFEST_NAME)
@@ -206,6 +211,8 @@ def repair_paths(
 
 def _taken(output: str | None) -> bool:
     """Is there something at an output path (or its sidecar's) that a write would replace?"""
+    from thinkfix.engine.repair.write import SIDECAR_SUFFIX
+
     return output is not None and (
         os.path.lexists(output) or os.path.lexists(output + SIDECAR_SUFFIX)
     )

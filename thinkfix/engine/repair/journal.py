@@ -12,8 +12,6 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from thinkfix.engine.ledger import journal as ledger_journal
-from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import FileResult, RepairOptions
 from thinkfix.engine.report import InputError
 from thinkfix.io import filestate
@@ -39,6 +37,11 @@ def finalise(
     """
     errors: tuple[InputError, ...] = ()
     written = [e for r in results for e in r.manifest_entries]
+    if journal_dir is None and manifest_path is None:
+        return errors, written  # a read-only run: no ledger to load (start-up, #26 item 3)
+    from thinkfix.engine.ledger import journal as ledger_journal
+    from thinkfix.engine.ledger import manifest as mf
+
     if journal_dir is not None:
         written += ledger_journal.recover_journal(journal_dir, {e["target"] for e in written})
     if manifest_path is not None and written:

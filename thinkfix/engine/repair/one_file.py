@@ -29,7 +29,6 @@ from thinkfix.engine.repair.model import (
 from thinkfix.engine.repair.plan import plan_file
 from thinkfix.engine.repair.source import DECOMPRESSED_RECORDS, Source
 from thinkfix.engine.repair.verify import verify
-from thinkfix.engine.repair.write import refuse_links, write
 from thinkfix.engine.report import InputError
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.detection import sample
@@ -146,6 +145,8 @@ def _repair_source(job: Job, path: str, fmt: SessionFormat, source: Source) -> F
         return replace(base, status=FileStatus.WOULD_CHANGE if plan.changed else FileStatus.CLEAN)
     if not plan.changed and options.mode is WriteMode.IN_PLACE:
         return base
+    from thinkfix.engine.repair.write import refuse_links, write  # a writing mode's only
+
     try:
         refuse_links(path, source.path, job)
         return write(job, plan, base)
