@@ -66,8 +66,9 @@ from thinkfix.engine.health.fixes.pairs_docs import DOC_ORPHANS, DOC_PLANNERS
 from thinkfix.engine.health.fixes.pairs_lines import LINE_ORPHANS, LINE_PLANNERS
 from thinkfix.engine.health.shapes import TOOL_SHAPES
 from thinkfix.engine.health.toolpairs import TREES
-from thinkfix.formats.jsonedit import RemoveItem, SetValue
+from thinkfix.formats.jsonedit import Edit, RemoveItem, SetValue
 from thinkfix.formats.records import Record
+from thinkfix.formats.turns import Path
 
 CLAUDE_INTERRUPTED = "Interrupted by user"
 OPENCODE_ABORTED = "Tool execution aborted"
@@ -359,23 +360,28 @@ def _pi(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call
 
 
 def _opencode(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
-    part = edits.data(index)
-    if not isinstance(part, dict) or part.get("type") != "tool":
-        return
-    state = part.get("state")
+    """A part file of the file store is the part; a record of the SQLite store is a message
+    whose `parts` hold it (`engine.health.fixes.stores` lays that onto the part's row)."""
+    data = edits.data(index)
     wanted = {call_id for _, call_id in calls}
-    if not isinstance(state, dict) or state.get("status") in ("completed", "error"):
-        return
-    if (part.get("callID") or part.get("id")) not in wanted:
-        return
-    start = (state.get("time") or {}).get("start", 0) if isinstance(state.get("time"), dict) else 0
-    new = dict(state)
-    new["status"], new["error"], new["time"] = (
-        "error",
-        OPENCODE_ABORTED,
-        {"start": start, "end": start},
-    )
-    if edits.edit(index, [SetValue(("state",), new)]):
+    parts: list[tuple[Path, dict[str, Any]]] = []
+    parts += [((), data)] if isinstance(data, dict) and data.get("type") == "tool" else []
+    if isinstance(data, dict) and isinstance(data.get("parts"), list):
+        parts += [(("parts", i), p) for i, p in enumerate(data["parts"]) if isinstance(p, dict)]
+    changes: list[Edit] = []
+    for path, part in parts:
+        state = part.get("state")
+        if part.get("type") != "tool" or (part.get("callID") or part.get("id")) not in wanted:
+            continue
+        if not isinstance(state, dict) or state.get("status") in ("completed", "error"):
+            continue
+        time = state.get("time")
+        start = time.get("start", 0) if isinstance(time, dict) else 0
+        new = dict(state)
+        new["status"], new["error"] = "error", OPENCODE_ABORTED
+        new["time"] = {"start": start, "end": start}
+        changes.append(SetValue((*path, "state"), new))
+    if changes and edits.edit(index, changes):
         note(edits, records, calls, f'tool part set to error "{OPENCODE_ABORTED}"', "")
 
 
