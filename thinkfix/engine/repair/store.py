@@ -16,6 +16,7 @@ from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.ledger import rows as store
 from thinkfix.engine.ledger.change import Change
+from thinkfix.engine.repair.fixes import store_fixes
 from thinkfix.engine.repair.model import (
     FileResult,
     FileStatus,
@@ -51,9 +52,13 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
     bad = tuple(
         bad_record(path, r.line, r.error or "") for r in bad_records(fmt, records, options.scan)
     )
-    base = FileResult(path, fmt.id, FileStatus.CLEAN, (), bad, records=len(records))
-    if not found:
+    fixing = store_fixes(fmt, path, records, options.fixes)  # --fix: row edits of its own
+    fixed = fixing.fixed if fixing is not None else ()
+    base = FileResult(path, fmt.id, FileStatus.CLEAN, (), bad, records=len(records), fixes=fixed)
+    if not found and fixing is None:
         return base
+    if fixing is not None:
+        fmt = fixing.format  # the format, its `apply_database` also making the fixes' edits
     repairs = [Repair(site, result.visible, result.extracted) for site, result in found]
     keep = options.keep_texts
 
@@ -79,7 +84,7 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
                 base,
                 changes=done,
                 status=FileStatus.WOULD_CHANGE
-                if any(c.applied for c in done)
+                if fixed or any(c.applied for c in done)
                 else FileStatus.CLEAN,
             )
         in_place = options.mode is WriteMode.IN_PLACE
@@ -93,7 +98,9 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
                 changes=done,
                 output=target,
                 manifest_entries=(entry,),
-                status=FileStatus.REPAIRED if any(c.applied for c in done) else FileStatus.CLEAN,
+                status=FileStatus.REPAIRED
+                if fixed or any(c.applied for c in done)
+                else FileStatus.CLEAN,
             )
         if not in_place:
             store.copy_store(real, target)
@@ -118,6 +125,7 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
                     backup=backup,
                     repairs=[mf.change_entry(c) for c in changes(placements)],
                 )
+                | ({"fixes": [f.to_dict() for f in fixed]} if fixed else {})
             )
             if job.journal_dir is not None:
                 ledger_journal.journal(job.journal_dir, job.index, entries)
@@ -145,7 +153,7 @@ def repair_store(job: Job, path: str, real: str, fmt: SessionFormat) -> FileResu
         changes=done,
         output=target,
         manifest_entries=tuple(entries),
-        status=FileStatus.REPAIRED if any(c.applied for c in done) else FileStatus.CLEAN,
+        status=FileStatus.REPAIRED if fixed or any(c.applied for c in done) else FileStatus.CLEAN,
     )
 
 

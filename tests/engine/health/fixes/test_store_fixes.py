@@ -1,0 +1,136 @@
+"""`repair --fix` on OpenCode's SQLite store (opencode.db): the same state change as its file
+store, made row by row in the store repair's one transaction, undone exactly (keeping what
+the runtime wrote since)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from tests.engine.repair_helpers import run
+from tests.formats import opencode_db
+from thinkfix.engine.health.fixes.model import Fix
+from thinkfix.engine.health.run import check_file
+from thinkfix.engine.ledger import restore as restore_mod
+from thinkfix.engine.repair.model import FileStatus, WriteMode
+from thinkfix.engine.report import Check, ExitCode
+from thinkfix.formats import registry
+
+T0 = opencode_db.T0
+RUNNING = {
+    "type": "tool",
+    "callID": "call_9",
+    "tool": "bash",
+    "state": {"status": "running", "input": {"command": "ls"}, "time": {"start": T0 + 1500}},
+}
+DONE = {
+    "type": "tool",
+    "callID": "call_8",
+    "tool": "read",
+    "state": {
+        "status": "completed",
+        "input": {"filePath": "a.ts"},
+        "output": "ok",
+        "title": "a.ts",
+        "metadata": {},
+        "time": {"start": T0 + 1200, "end": T0 + 1300},
+    },
+}
+MESSAGES: list[opencode_db.Message] = [
+    (
+        "msg_9a1f4e510001aA1bB2cC3dD4eE",
+        "user",
+        {},
+        [
+            ("prt_9a1f4e510002aA1bB2cC3dD4eE", {"type": "text", "text": "list the files"}),
+        ],
+    ),
+    (
+        "msg_9a1f4e510003aA1bB2cC3dD4eE",
+        "assistant",
+        {"modelID": "claude-sonnet-4-5"},
+        [
+            ("prt_9a1f4e510004aA1bB2cC3dD4eE", DONE),
+            ("prt_9a1f4e510005aA1bB2cC3dD4eE", RUNNING),
+        ],
+    ),
+]
+PART = "prt_9a1f4e510005aA1bB2cC3dD4eE"
+
+
+def _data(path: Path, part: str) -> str:
+    with closing(sqlite3.connect(path)) as db:
+        (data,) = db.execute("SELECT data FROM part WHERE id = ?", (part,)).fetchone()
+    return str(data)
+
+
+def _dump(path: Path) -> list[str]:
+    with closing(sqlite3.connect(path)) as db:
+        return list(db.iterdump())
+
+
+def _problems(path: Path) -> list[str]:
+    found = check_file(str(path), registry.get("opencode"), {Check.TOOL_PAIRS}).findings
+    return [str(f.problem) for f in found]
+
+
+def _fix(db: Path, tmp: Path, mode: WriteMode = WriteMode.IN_PLACE, **kw: Any) -> Any:
+    return run([db], mode, tmp, fixes=frozenset({Fix.TOOL_PAIRS}), **kw)
+
+
+def test_store_fix_sets_the_running_part_to_opencodes_aborted_error(tmp_path: Path) -> None:
+    db = opencode_db.build(tmp_path / "opencode.db", MESSAGES)
+    before = _data(db, PART)
+    assert _problems(db) == ["call-without-result"]
+    result = _fix(db, tmp_path / "a")
+    (file,) = result.files
+    assert file.status is FileStatus.REPAIRED and [f.problem for f in file.fixes] == [
+        "call-without-result"
+    ]
+    data = _data(db, PART)
+    assert json.loads(data) == {
+        **RUNNING,
+        "state": {
+            "status": "error",
+            "input": {"command": "ls"},
+            "time": {"start": T0 + 1500, "end": T0 + 1500},
+            "error": "Tool execution aborted",
+        },
+    }
+    # every byte of the row before `state` kept, written as OpenCode writes it (compact)
+    assert data.startswith(before.split('"state":')[0]) and ": " not in data
+    assert _problems(db) == []
+    again = _fix(db, tmp_path / "b")
+    assert [f.status for f in again.files] == [FileStatus.CLEAN]
+
+
+def test_store_fix_dry_run_changes_nothing(tmp_path: Path) -> None:
+    db = opencode_db.build(tmp_path / "opencode.db", MESSAGES)
+    dump = _dump(db)
+    result = _fix(db, tmp_path / "a", WriteMode.CHECK)
+    assert [f.status for f in result.files] == [FileStatus.WOULD_CHANGE]
+    assert _dump(db) == dump
+
+
+def test_store_fix_undo_puts_back_the_row_and_keeps_what_the_runtime_wrote_since(
+    tmp_path: Path,
+) -> None:
+    db = opencode_db.build(tmp_path / "opencode.db", MESSAGES)
+    expected = opencode_db.build(tmp_path / "expected.db", MESSAGES)
+    result = _fix(db, tmp_path / "a")
+    assert result.manifest_path is not None and _dump(db) != _dump(expected)
+    for store in (db, expected):  # the runtime goes on: a new message after the repair
+        with closing(sqlite3.connect(store)) as con:
+            for table, values in opencode_db.rows(
+                [("msg_9a1f4e510009aA1bB2cC3dD4eE", "user", {}, [])]
+            ):
+                con.execute(
+                    f"INSERT INTO {table} VALUES ({', '.join('?' for _ in values)})", values
+                )
+            con.commit()
+    undone = restore_mod.undo(result.manifest_path)
+    assert undone.exit_code() is ExitCode.CLEAN, undone
+    assert _dump(db) == _dump(expected)
