@@ -101,9 +101,10 @@ class _Fixing:
         for row in self._rows:
             where = " AND ".join(f"{quote(k)} = ?" for k, _ in row.key)
             found = db.execute(
-                f"SELECT data FROM {quote(row.table)} WHERE {where}", [v for _, v in row.key]
+                f"SELECT {quote(row.column)} FROM {quote(row.table)} WHERE {where}",
+                [v for _, v in row.key],
             ).fetchone()
             new = row.spliced(found[0]) if found and isinstance(found[0], str) else None
             if new is not None:  # else the runtime wrote the row since: it is left as it is
-                db.update(row.table, dict(row.key), {"data": new})
+                db.update(row.table, dict(row.key), {row.column: new})
         return placements

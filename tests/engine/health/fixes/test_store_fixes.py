@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.engine.repair_helpers import run
-from tests.formats import opencode_db
+from tests.formats import goose_db, opencode_db
 from thinkfix.engine.health.fixes.model import Fix
 from thinkfix.engine.health.run import check_file
 from thinkfix.engine.ledger import restore as restore_mod
@@ -134,3 +134,67 @@ def test_store_fix_undo_puts_back_the_row_and_keeps_what_the_runtime_wrote_since
     undone = restore_mod.undo(result.manifest_path)
     assert undone.exit_code() is ExitCode.CLEAN, undone
     assert _dump(db) == _dump(expected)
+
+
+GOOSE: goose_db.Session = (
+    "20260601_1",
+    "anthropic",
+    "claude-sonnet-4-5",
+    [
+        ("user", [goose_db.text("Run the tests.")]),
+        (
+            "assistant",
+            [
+                goose_db.text("Running."),
+                goose_db.call("call_1", "developer__shell", {"command": "pytest"}),
+            ],
+        ),
+        ("user", [goose_db.result("call_gone", "ok"), goose_db.text("and?")]),
+    ],
+)
+
+
+def _content(path: Path) -> list[str]:
+    with closing(sqlite3.connect(path)) as db:
+        return [str(c) for (c,) in db.execute("SELECT content_json FROM messages ORDER BY id")]
+
+
+def test_goose_store_fix_drops_the_unanswered_request_as_goose_does(tmp_path: Path) -> None:
+    """Goose's `fix_tool_calling` drops an unanswered request and an orphan response before
+    every provider call; the fix does the same in the rows (`content_json`)."""
+    db = goose_db.build(tmp_path / "sessions.db", [GOOSE])
+    before = _content(db)
+    found = check_file(str(db), registry.get("goose"), {Check.TOOL_PAIRS}).findings
+    assert sorted(str(f.problem) for f in found) == ["call-without-result", "result-without-call"]
+    result = _fix(db, tmp_path / "a")
+    assert [f.status for f in result.files] == [FileStatus.REPAIRED]
+    after = _content(db)
+    assert json.loads(after[1]) == [goose_db.text("Running.")]
+    assert json.loads(after[2]) == [goose_db.text("and?")]
+    assert after[0] == before[0]
+    assert check_file(str(db), registry.get("goose"), {Check.TOOL_PAIRS}).findings == ()
+    assert result.manifest_path is not None
+    assert restore_mod.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert _content(db) == before
+
+
+def test_store_fix_secrets_masks_a_part_row(tmp_path: Path) -> None:
+    token = "ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ12"
+    messages: list[opencode_db.Message] = [
+        (
+            "msg_9a1f4e510001aA1bB2cC3dD4eE",
+            "user",
+            {},
+            [
+                ("prt_9a1f4e510002aA1bB2cC3dD4eE", {"type": "text", "text": f"use {token} please"}),
+            ],
+        ),
+    ]
+    db = opencode_db.build(tmp_path / "opencode.db", messages)
+    result = run([db], WriteMode.IN_PLACE, tmp_path / "a", fixes=frozenset({Fix.SECRETS}))
+    assert [f.status for f in result.files] == [FileStatus.REPAIRED]
+    data = json.loads(_data(db, "prt_9a1f4e510002aA1bB2cC3dD4eE"))
+    assert token not in data["text"] and "[REDACTED:" in data["text"]
+    assert result.manifest_path is not None
+    assert restore_mod.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
+    assert token in _data(db, "prt_9a1f4e510002aA1bB2cC3dD4eE")

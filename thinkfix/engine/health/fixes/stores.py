@@ -1,56 +1,58 @@
-"""The fixes of a database store (OpenCode's and Kilo CLI's `opencode.db`): the same fixes as
-a file's, planned over the store's records, then laid onto the rows they came from.
+"""The fixes of a database store (OpenCode's and Kilo CLI's `opencode.db`, Goose's
+`sessions.db`): the same fixes as a file's, planned over the store's records, then laid onto
+the rows they came from.
 
-A store's record is one message with its parts (`formats.opencode_items.database_messages`:
-`{id, sessionID, info, parts}`, each part with its row id). The fixes plan over those
-records exactly as over a file's (`plan.plan_fixes`); what they change is then told apart
-by row: a part whose value changed is an UPDATE of that part row's `data`, the message's
-`info` one of the message row's, each a splice of the changed keys into the row's own
-bytes (`jsonedit.edit`, every other byte kept). The repair writes them through its
-`RowChanges`, in its one transaction, so the change set, the manifest and undo (which puts
-back only those rows, keeping what the runtime wrote since) treat them as its own. A fix
-that adds a record (a result line) has no row to go to and is left out; none of
-OpenCode's does.
+A store's record is one message: OpenCode's with its parts
+(`formats.opencode_items.database_messages`: `{id, sessionID, info, parts}`, each part with
+its row id), Goose's a `messages` row (`formats.goose_items.database_messages`: `content` is
+its `content_json`). The fixes plan over those records exactly as over a file's
+(`plan.plan_fixes`); what they change is then told apart by row (a part's `data`, a
+message's `info` or `content_json`) and written as edits of that row's own bytes (a value
+set, list items removed: `jsonedit.edit`, every other byte kept). The repair makes them
+through its `RowChanges`, in its one transaction, so the change set, the manifest and undo
+(which puts back only those rows, keeping what the runtime wrote since) treat them as its
+own. A fix that adds a record (a result line) has no row to go to and is left out; none of
+these runtimes' does. A row the runtime rewrote between the read and the write is left.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed
+from thinkfix.engine.health.fixes.pairs import remove
 from thinkfix.engine.health.fixes.plan import plan_fixes
 from thinkfix.formats.jsonedit import Edit, SetValue, edit
 from thinkfix.formats.jsonspans import Style
 from thinkfix.formats.records import Record, parse_json
 from thinkfix.formats.repairs import UnsafeEdit
+from thinkfix.formats.turns import Path
 
-#: The formats whose store's records are OpenCode's `{id, info, parts}` messages.
-OPENCODE_STORES = frozenset({"opencode", "kilo"})
+Value = str | int | float | bytes | None
 
 
 @dataclass(frozen=True)
 class RowFix:
-    """One row's change: its table and key, the value it was planned over (its `data` parsed,
-    without the ids the reader adds), and the keys to set in it."""
+    """One row's change: its table, key and JSON column, the value it was planned over (the
+    column parsed), and the edits that turn it into the fixed value."""
 
     table: str
-    key: tuple[tuple[str, str], ...]
+    key: tuple[tuple[str, Value], ...]
+    column: str
     before: Any
-    values: tuple[tuple[str, Any], ...]
+    edits: tuple[Edit, ...]
 
     def spliced(self, raw: str) -> str | None:
-        """The row's `data` with the new values spliced in; None when the row no longer holds
-        the value the fix was planned over (the runtime wrote it since) or the splice cannot
-        be proven."""
-        value, error = parse_json(raw.encode())
+        """The column with the edits spliced in; None when the row no longer holds the value
+        the fix was planned over (the runtime wrote it since) or the splice cannot be proven."""
+        data = raw.encode()
+        value, error = parse_json(data)
         if error is not None or value != self.before:
             return None
-        changes: list[Edit] = [SetValue((k,), v) for k, v in self.values]
-        data = raw.encode()
         try:
-            new, _ = edit(data, changes, Style.sniff([data]))
+            new, _ = edit(data, list(self.edits), Style.sniff([data]))
         except UnsafeEdit:
             return None
         return new.decode()
@@ -67,60 +69,109 @@ def plan_store_fixes(
 ) -> StorePlan:
     """The row changes the named `fixes` make in a store read as `records`."""
     chosen = frozenset(fixes) - {Fix.LINES}  # a row is read whole or not at all
-    if fmt_id not in OPENCODE_STORES or not chosen:
+    rows_of = _ROWS.get(fmt_id)
+    if rows_of is None or not chosen:
         return StorePlan((), ())
     planned = plan_fixes(fmt_id, records, findings, chosen)
     if any(planned.inserted.values()):
         return StorePlan((), ())  # a record the store has no row for
     rows: list[RowFix] = []
     for index in sorted(planned.replaced):
-        old, new = records[index].data, planned.data(index)
-        found = _message_rows(old, new)
+        found = rows_of(records[index].data, planned.data(index))
         if found is None:
             return StorePlan((), ())  # a change no row holds: nothing is fixed
         rows.extend(found)
     return StorePlan(tuple(rows), tuple(planned.fixed) if rows else ())
 
 
-def _message_rows(old: Any, new: Any) -> list[RowFix] | None:
-    if not (isinstance(old, dict) and isinstance(new, dict)):
+def diff(old: Any, new: Any, path: Path = ()) -> list[Edit] | None:
+    """Edits that turn `old` into `new`, as small as the change: a value set, list items
+    removed (what the fixes do); None where the two differ otherwise at the root."""
+    if old == new:
+        return []
+    if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
+        out: list[Edit] = []
+        for k in old:
+            found = diff(old[k], new[k], (*path, k))
+            if found is None:
+                return None
+            out += found
+        return out
+    if isinstance(old, list) and isinstance(new, list):
+        if len(old) == len(new):
+            out = []
+            for i, (a, b) in enumerate(zip(old, new)):
+                found = diff(a, b, (*path, i))
+                if found is None:
+                    return None
+                out += found
+            return out
+        gone = _removed(old, new)
+        if gone is not None:
+            return remove(path, gone, len(old))
+    return [SetValue(path, new)] if path else None
+
+
+def _removed(old: list[Any], new: list[Any]) -> list[int] | None:
+    """The indices whose removal from `old` leaves `new`; None when it is not so."""
+    gone: list[int] = []
+    j = 0
+    for i, item in enumerate(old):
+        if j < len(new) and new[j] == item:
+            j += 1
+        else:
+            gone.append(i)
+    return gone if j == len(new) else None
+
+
+def _opencode_rows(old: Any, new: Any) -> list[RowFix] | None:
+    """`{id, sessionID, info, parts}`: `info` is the message row's `data`, each part (less
+    the `id` the reader adds) its part row's."""
+    if not (isinstance(old, dict) and isinstance(new, dict)) or old.keys() != new.keys():
         return None
-    if {k: v for k, v in old.items() if k not in ("info", "parts")} != {
-        k: v for k, v in new.items() if k not in ("info", "parts")
-    }:
+    if any(old[k] != new[k] for k in old if k not in ("info", "parts")):
         return None
-    out: list[RowFix] = []
-    info = _row("message", str(old.get("id")), old.get("info"), new.get("info"))
-    if info is None:
-        return None
-    out.extend(info)
+    out = _row("message", old.get("id"), "data", old.get("info"), new.get("info"))
     before, after = old.get("parts"), new.get("parts")
-    if not (isinstance(before, list) and isinstance(after, list)) or len(before) != len(after):
+    if out is None or not (isinstance(before, list) and isinstance(after, list)):
+        return None
+    if len(before) != len(after):
         return None
     for part, changed in zip(before, after):
         if not (isinstance(part, dict) and isinstance(changed, dict)):
             return None
         if part.get("id") != changed.get("id"):
             return None
-        found = _row("part", str(part.get("id")), _bare(part), _bare(changed))
+        bare = {k: v for k, v in part.items() if k != "id"}
+        found = _row(
+            "part", part.get("id"), "data", bare, {k: v for k, v in changed.items() if k != "id"}
+        )
         if found is None:
             return None
         out.extend(found)
     return out
 
 
-def _bare(part: dict[str, Any]) -> dict[str, Any]:
-    """A part as its row's `data` holds it (the reader adds its `id`)."""
-    return {k: v for k, v in part.items() if k != "id"}
+def _goose_rows(old: Any, new: Any) -> list[RowFix] | None:
+    """A message row: `content` is its `content_json` (every other key is read-only)."""
+    if not (isinstance(old, dict) and isinstance(new, dict)) or old.keys() != new.keys():
+        return None
+    if any(old[k] != new[k] for k in old if k != "content"):
+        return None
+    return _row("messages", old.get("id"), "content_json", old.get("content"), new.get("content"))
 
 
-def _row(table: str, row_id: str, old: Any, new: Any) -> list[RowFix] | None:
-    """The change of one row: nothing, the keys set anew, or None (a key removed)."""
+def _row(table: str, key: Any, column: str, old: Any, new: Any) -> list[RowFix] | None:
     if old == new:
         return []
-    if not (isinstance(old, dict) and isinstance(new, dict)) or set(old) - set(new):
+    edits = diff(old, new)
+    if edits is None or not isinstance(key, (str, int)):
         return None
-    values = tuple((k, new[k]) for k in new if k not in old or old[k] != new[k])
-    if any(k not in old for k, _ in values):
-        return None  # a new key: where it goes in the row's bytes is not the file's order
-    return [RowFix(table, (("id", row_id),), old, values)]
+    return [RowFix(table, (("id", key),), column, old, tuple(edits))]
+
+
+_ROWS: dict[str, Callable[[Any, Any], list[RowFix] | None]] = {
+    "opencode": _opencode_rows,
+    "kilo": _opencode_rows,
+    "goose": _goose_rows,
+}
