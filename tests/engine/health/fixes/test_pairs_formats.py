@@ -4,6 +4,7 @@ a second run plans nothing, and `undo` gives every byte back (tests/data/fixes/)
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
 from collections.abc import Callable
@@ -321,7 +322,34 @@ def test_fix_writes_the_runtimes_record_and_undo_gives_every_byte_back(
     assert path.read_bytes() == original
 
 
+#: Formats the `tool-pairs` check reads and the fix leaves, each with the reason docs/fixes.md
+#: gives (the last five are checked since #28's pairs2 work, in `health/loaded.py`).
+UNFIXED = {
+    "anthropic": "request logs: nothing replays a log",
+    "crush": "Crush writes a new `tool` message row: a row insert the store fixes do not make",
+    "zed": "a thread is one zstd blob: not fixed yet",
+    "cursor": "checked only",
+    "continue": "checked only",
+    "copilot-chat": "checked only",
+}
+
+
+def _checked_formats() -> set[str]:
+    """Every format the check reads: `shapes.TOOL_SHAPES`, and the runtimes whose loading it
+    follows (`health/loaded.py`, where that module exists)."""
+    formats = set(TOOL_SHAPES)
+    try:
+        loaded = importlib.import_module("thinkfix.engine.health.loaded")
+    except ImportError:
+        return formats
+    return formats | set(getattr(loaded, "LOADED_SHAPES", {}))
+
+
 def test_every_format_the_check_reads_has_a_fix_or_a_reason() -> None:
-    """A format with a `tool-pairs` check and no fix is a gap (docs/fixes.md says why the
-    `anthropic` request logs have none: nothing replays a log)."""
-    assert set(TOOL_SHAPES) - planned_formats() == {"anthropic"}
+    """A format with a `tool-pairs` check and no fix is a gap unless docs/fixes.md says why."""
+    left = _checked_formats() - planned_formats()
+    assert left <= set(UNFIXED), left
+    assert "anthropic" in left
+    docs = (Path(__file__).resolve().parents[4] / "docs" / "fixes.md").read_text()
+    for fmt in left:
+        assert f"`{fmt}`" in docs, f"docs/fixes.md does not say why {fmt} is not fixed"

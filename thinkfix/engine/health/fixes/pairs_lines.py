@@ -21,7 +21,7 @@ each runtime's source):
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from thinkfix.engine.health.fixes.model import Fix, Fixed, FixEdits, resolve
@@ -45,6 +45,7 @@ from thinkfix.engine.health.fixes.pairs import (
 from thinkfix.engine.health.fixes.pairs_docs import COPILOT_LEGACY
 from thinkfix.formats.jsonedit import Edit, InsertItems, RemoveItem, SetKey, SetValue
 from thinkfix.formats.records import Record
+from thinkfix.formats.turns import Path
 
 QWEN_NOT_RECORDED = (
     "Tool execution result was not recorded \u2014 likely interrupted by network failure, "
@@ -103,12 +104,11 @@ def _gemini(records: Sequence[Record], edits: FixEdits, index: int, calls: list[
     """The `toolCalls` entry itself: a Gemini CLI call carries its own result."""
     data = edits.data(index)
     changes: list[Edit] = []
-    done: list[Call] = []
-    for (i, call_id), where in zip(calls, _paths("gemini-cli", data, calls)):
-        found = resolve(data, where) if where else None
-        if found is None or not isinstance(found[1], dict) or found[1].get("result"):
+    wanted = ids(calls)
+    for path, call in _gemini_calls(data):
+        call_id = call.get("id")
+        if call_id not in wanted or call.get("result"):
             continue
-        path, call = found
         name = call.get("name") or ""
         result = [
             {
@@ -127,14 +127,23 @@ def _gemini(records: Sequence[Record], edits: FixEdits, index: int, calls: list[
             changes.append(SetValue(path + ("status",), "cancelled"))
         else:
             changes.append(SetKey(path, "status", "cancelled", after="result"))
-        done.append((i, call_id))
     if changes and edits.edit(index, changes):
-        note(edits, records, done, f'status "cancelled" with "{GEMINI_CANCELLED}"', " set")
+        note(edits, records, calls, f'status "cancelled" with "{GEMINI_CANCELLED}"', " set")
 
 
-def _paths(fmt_id: str, data: Any, calls: list[Call]) -> list[str | None]:
-    found = call_paths(fmt_id, data, ids(calls))
-    return [found.get(call_id) for _, call_id in calls]
+def _gemini_calls(data: Any) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Every `toolCalls` entry of a JSONL message line or of the chat JSON's messages."""
+    if not isinstance(data, dict):
+        return
+    messages = data.get("messages")
+    found: list[tuple[Path, Any]] = [((), data)]
+    if isinstance(messages, list):
+        found += [(("messages", k), m) for k, m in enumerate(messages)]
+    for base, message in found:
+        entries = message.get("toolCalls") if isinstance(message, dict) else None
+        for j, call in enumerate(entries if isinstance(entries, list) else ()):
+            if isinstance(call, dict):
+                yield (*base, "toolCalls", j), call
 
 
 def _copilot_anchor(records: Sequence[Record], edits: FixEdits, index: int) -> int:
