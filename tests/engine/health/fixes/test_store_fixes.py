@@ -10,9 +10,13 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.engine.repair_helpers import run
 from tests.formats import goose_db, opencode_db
 from thinkfix.engine.health.fixes.model import Fix
+from thinkfix.engine.health.fixes.stores import RowFix, diff
 from thinkfix.engine.health.run import check_file
 from thinkfix.engine.ledger import restore as restore_mod
 from thinkfix.engine.repair.model import FileStatus, WriteMode
@@ -198,3 +202,46 @@ def test_store_fix_secrets_masks_a_part_row(tmp_path: Path) -> None:
     assert result.manifest_path is not None
     assert restore_mod.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
     assert token in _data(db, "prt_9a1f4e510002aA1bB2cC3dD4eE")
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@st.composite
+def _changed(draw: st.DrawFn) -> tuple[Any, Any]:
+    """A row's value and what a fix makes of it: values set, list items removed."""
+    old = draw(_VALUES)
+
+    def change(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: change(v) for k, v in value.items()}
+        if isinstance(value, list):
+            kept = [change(v) for v in value if draw(st.booleans()) or draw(st.booleans())]
+            return kept
+        return draw(_VALUES) if draw(st.integers(0, 3)) == 0 else value
+
+    return old, change(old)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_changed())
+def test_a_rows_edits_make_exactly_the_fixed_value_and_keep_its_style(
+    case: tuple[Any, Any],
+) -> None:
+    old, new = case
+    raw = json.dumps({"v": old}, separators=(",", ":"))
+    edits = diff({"v": old}, {"v": new})
+    assert edits is not None
+    row = RowFix("part", (("id", "p"),), "data", {"v": old}, tuple(edits))
+    out = row.spliced(raw)
+    if out is None:  # a splice the editor could not prove is refused, never guessed
+        return
+    assert json.loads(out) == {"v": new}
+    # planned over another value (the runtime wrote the row since): left as it is
+    assert RowFix("part", (("id", "p"),), "data", {"v": [old]}, tuple(edits)).spliced(raw) is None
