@@ -6,6 +6,7 @@ as it was."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -89,3 +90,37 @@ def test_an_output_read_back_intact_is_published_with_the_hash_of_its_bytes(
     size, digest = safewrite.hash_file(file.output)
     assert entry["after"]["sha256"] == digest == entry["content"]["after_sha256"]
     assert entry["after"]["size"] == size
+
+
+@pytest.mark.parametrize(
+    "damage", [_flip_at(0.0), _flip_at(0.999), lambda d: d + b"\n", lambda d: d[:-1]]
+)
+def test_a_file_copied_as_it_is_is_compared_with_the_original_not_hashed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: Callable[[bytes], bytes]
+) -> None:
+    """`--out` of a session with nothing to repair copies its bytes: the read back is compared
+    with the original's own bytes (a byte changed on disk is refused, nothing published)."""
+    clean = b"".join(PI.read_bytes().splitlines(keepends=True)[:4])
+    work = tmp_path / "sessions" / "clean.jsonl"
+    work.parent.mkdir()
+    work.write_bytes(clean)
+    seen: list[bool] = []
+    real_init = safewrite._HashingReader.__init__
+
+    def reader(self: safewrite._HashingReader, fp: Any, hashed: bool = True) -> None:
+        seen.append(hashed)
+        real_init(self, fp, hashed)
+
+    monkeypatch.setattr(safewrite._HashingReader, "__init__", reader)
+    out = tmp_path / "out"
+    intact = run([work], WriteMode.OUT, tmp_path, out_dir=str(out))
+    (file,) = intact.files
+    assert file.status is FileStatus.COPIED and (out / "clean.jsonl").read_bytes() == clean
+    assert seen == [False]
+    shutil.rmtree(out)
+    monkeypatch.setattr(safewrite, "_read_back", _damaged(damage))
+    damaged = run([work], WriteMode.OUT, tmp_path / "again", out_dir=str(out))
+    (file,) = damaged.files
+    assert file.status is FileStatus.FAILED and "copy" in file.errors[0].message
+    assert not out.exists() or not any(p.is_file() for p in out.rglob("*"))
+    assert work.read_bytes() == clean

@@ -21,7 +21,7 @@ from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import FileResult, FileStatus, Job, WriteMode
 from thinkfix.engine.repair.plan import Copy, FilePlan
-from thinkfix.engine.repair.verify import verify
+from thinkfix.engine.repair.verify import verify, verify_copy
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import PlacementKind
 from thinkfix.io import compression, filestate, remote, safewrite, urlwrite
@@ -75,6 +75,10 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
             for block in plan.blocks():
                 content.update(block)
                 fp.write(block)
+
+    def copied(back: BinaryIO) -> None:  # an unchanged file: its own bytes, compressed or not
+        with source.raw_stream() as fp:
+            verify_copy(fp, back, plan.path)
 
     def proven(back: BinaryIO) -> None:
         with compression.wrap_reader(back, plan.compression) as fp:
@@ -148,12 +152,15 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                     target,
                     produce,
                     mode=source.mode,
-                    read_back=proven if plan.changed else None,
+                    read_back=proven if plan.changed else copied,
                     before_publish=commit,
                     watch=watch,
                     make_dirs=True,
-                    # `verify` compares every byte of an uncompressed output with the plan
-                    exact_read_back=plan.compression is compression.Compression.NONE,
+                    # every byte read back is compared: with the plan (`verify`) where it is
+                    # uncompressed, with the original where the file is copied as it is
+                    exact_read_back=(
+                        not plan.changed or plan.compression is compression.Compression.NONE
+                    ),
                 )
         except BaseException:
             if sidecar is not None and side:
