@@ -132,6 +132,9 @@ class Problem(str, Enum):
     # size
     LARGE_RECORD = "large-record"
     LARGE_FILE = "large-file"
+    INLINED_IMAGES = "inlined-images"
+    REPEATED_IMAGE = "repeated-image"
+    REPEATED_SIGNATURE = "repeated-signature"
 
     def __str__(self) -> str:
         return self.value
@@ -159,7 +162,16 @@ _CHECK_OF = {
         Check.LINES,
     ),
     Problem.SECRET: Check.SECRETS,
-    **dict.fromkeys((Problem.LARGE_RECORD, Problem.LARGE_FILE), Check.SIZE),
+    **dict.fromkeys(
+        (
+            Problem.LARGE_RECORD,
+            Problem.LARGE_FILE,
+            Problem.INLINED_IMAGES,
+            Problem.REPEATED_IMAGE,
+            Problem.REPEATED_SIGNATURE,
+        ),
+        Check.SIZE,
+    ),
 }
 
 
