@@ -38,7 +38,11 @@ td.excerpt { min-width: 240px; max-width: 480px; }
 td.excerpt code { white-space: pre-wrap; word-break: break-word; font-size: 12px; }
 """.strip()
 #: With `--check` only, so a page without it stays byte for byte what it was.
-_HEALTH_CSS = "td .kind { white-space: nowrap; }"
+_HEALTH_CSS = """
+td .kind { white-space: nowrap; }
+.wide { overflow-x: auto; }
+@media (max-width: 700px) { .wide td.path { min-width: 180px; } }
+""".strip()
 
 
 def _cards(report: Report) -> str:
@@ -242,9 +246,9 @@ def _health(report: Report, limit: int | None) -> list[str]:
             f"<td>{e(health_message(x).removeprefix(x.problem.value + ': '))}</td></tr>"
             for x in shown
         )
-        out.append(
-            "<table><thead><tr><th>location</th><th>check</th><th>problem</th><th>status</th>"
-            f"<th>what</th></tr></thead><tbody>{rows}</tbody></table>"
+        out.append(  # its own scroll on a narrow screen: the page never scrolls sideways for it
+            '<div class="wide"><table><thead><tr><th>location</th><th>check</th><th>problem</th>'
+            f"<th>status</th><th>what</th></tr></thead><tbody>{rows}</tbody></table></div>"
         )
         if hidden:
             out.append(
