@@ -129,6 +129,14 @@ def test_what_is_neither_an_image_nor_a_signature() -> None:
     assert list(stored_blobs(record)) == []
 
 
+def test_a_record_nested_past_the_recursion_limit_is_walked() -> None:
+    deep: object = {"type": "image", "data": PNG, "mimeType": "image/png"}
+    for _ in range(5000):
+        deep = [deep]
+    (blob,) = stored_blobs(deep)
+    assert (blob.kind, blob.data, blob.path) == ("image", PNG, "[0]" * 5000)
+
+
 def _session(blobs: list[str]) -> bytes:
     """A Claude Code session: a user prompt per image (`i` or `g`), then a signed thinking
     block per `s`, in the order given."""

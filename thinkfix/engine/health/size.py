@@ -81,22 +81,15 @@ def _image(node: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def stored_blobs(data: Any, path: str = "") -> Iterator[Blob]:
-    """Each inlined image and each thinking signature in a record's JSON, in document order."""
-    if isinstance(data, list):
-        for i, item in enumerate(data):
-            if isinstance(item, (dict, list)):
-                yield from stored_blobs(item, f"{path}[{i}]")
-        return
-    if not isinstance(data, dict):
-        return
-    image = _image(data)
-    if image is not None:
-        yield Blob("image", path, *image)
-        return
-    kind = data.get("type")
-    for key, value in data.items():
-        at = f"{path}.{key}" if path else str(key)
+def stored_blobs(data: Any) -> Iterator[Blob]:
+    """Each inlined image and each thinking signature in a record's JSON, in document order.
+
+    Walked with a stack of its own, not recursion: a record nested deeper than Python's
+    recursion limit is still JSON a runtime wrote."""
+    # (value, its path, the `type` of the object holding it, its key there)
+    stack: list[tuple[Any, str, Any, Any]] = [(data, "", None, None)]
+    while stack:
+        value, at, kind, key = stack.pop()
         if isinstance(value, str):
             if key in _SIGNATURE_KEYS and len(value) >= SIGNATURE_MIN:
                 block = _SIGNATURE_KEYS[key]
@@ -106,8 +99,23 @@ def stored_blobs(data: Any, path: str = "") -> Iterator[Blob]:
                 m = _DATA_URL.match(value)
                 if m is not None and _BASE64.fullmatch(value, m.end()):
                     yield Blob("image", at, m.group(1).lower(), value[m.end() :])
-        elif isinstance(value, (dict, list)):
-            yield from stored_blobs(value, at)
+        elif isinstance(value, list):
+            stack.extend(
+                (item, f"{at}[{i}]", None, None)
+                for i, item in reversed(list(enumerate(value)))
+                if isinstance(item, (str, dict, list))
+            )
+        elif isinstance(value, dict):
+            image = _image(value)
+            if image is not None:
+                yield Blob("image", at, *image)
+                continue
+            here = value.get("type")
+            stack.extend(
+                (item, f"{at}.{k}" if at else str(k), here, k)
+                for k, item in reversed(list(value.items()))
+                if isinstance(item, (str, dict, list))
+            )
 
 
 @dataclass
