@@ -51,8 +51,9 @@ _SIGNATURE_KEYS: dict[str, str | None] = {
 #: Shorter is a marker, not a signature (pi stores `thinkingSignature: "reasoning_content"`,
 #: the field an OpenAI-compatible provider sent the reasoning in).
 SIGNATURE_MIN = 32
-#: A record holds none of them unless its bytes hold one of these.
-_MARKERS = (b"image", b"ignature", b"encrypted_content", b"redacted_thinking")
+#: A record holds none of them unless its bytes hold one of these (every image form names an
+#: `image/...` type; the signature keys end so), so most records are never walked.
+_MARKERS = (b"image/", b'ignature"', b'encrypted_content"', b"redacted_thinking")
 
 
 @dataclass(frozen=True)
