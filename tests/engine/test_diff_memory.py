@@ -14,6 +14,8 @@ import pytest
 from tests.engine.conftest import claude_line
 from tests.engine.memory_probe import thinkfix_peak
 
+pytestmark = pytest.mark.memory
+
 SMALL, LARGE = 1_000, 7_000
 PER_FILE_KB = 2.5  # what the run keeps a file (its job, result and row); the table took ~7
 

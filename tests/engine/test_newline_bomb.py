@@ -74,12 +74,14 @@ def bomb(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
     return path
 
 
+@pytest.mark.memory
 def test_scan_of_a_newline_bomb_holds_bounded_memory(bomb: Path, tmp_path: Path) -> None:
     code, peak, out = _run(tmp_path, "scan", "--isolated", "--output-format", "json", str(bomb))
     assert code == 1 and peak < LIMIT_MB, (code, peak, out[-500:])
     assert '"findings": 2' in out or '"leaking_messages": 2' in out, out[-2000:]
 
 
+@pytest.mark.memory
 def test_repair_of_a_newline_bomb_holds_bounded_memory(bomb: Path, tmp_path: Path) -> None:
     out_dir = tmp_path / "out"
     code, peak, out = _run(

@@ -25,6 +25,8 @@ import pytest
 from tests.engine.memory_probe import thinkfix_peak
 from tests.engine.test_repair_memory import _line
 
+pytestmark = pytest.mark.memory
+
 RECORD_MB = 8
 LEAK = "<think>Weigh the cart's rounding before the tax.</think>"
 PROSE = "The total is rounded half-up at the cent, then the tax is added. "

@@ -19,6 +19,8 @@ import pytest
 
 from tests.engine.memory_probe import thinkfix_peak
 
+pytestmark = pytest.mark.memory
+
 BIG_MB = float(os.environ.get("THINKFIX_BIG_MB", "130"))
 LIMIT_MB = 100  # the interpreter, click, orjson and rich take ~45 MB of it
 LEAKS = (3, 5_000, -4)  # which blocks of the session get a leaking record

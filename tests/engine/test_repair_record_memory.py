@@ -21,6 +21,8 @@ from tests.engine.repair_helpers import run
 from tests.engine.test_repair_memory import _line, _repair
 from thinkfix.engine.repair.model import WriteMode
 
+pytestmark = pytest.mark.memory
+
 LINE_MB = 8
 # The interpreter, click, orjson and rich take ~45 MB; the record is read, parsed and held
 # a few times over. The old repair took ~100x the line (~800 MB here).

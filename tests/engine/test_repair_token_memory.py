@@ -27,6 +27,8 @@ import pytest
 from tests.engine.memory_probe import thinkfix_peak
 from tests.engine.test_repair_record_memory import _session
 
+pytestmark = pytest.mark.memory
+
 UNIT = "<think>step</think>answer "
 RECORD_MB = 2
 #: The issue asks for 10x. The whole took ~28x (57 MB for this 2 MB record) before the
