@@ -17,76 +17,76 @@ from typing import Any
 ToolEvent = tuple[bool, str, str]
 
 
-def _list(value: Any) -> list[Any]:
+def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _id(value: Any) -> str | None:
+def as_id(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
 def _blocks(blocks: Any, base: str) -> Iterator[ToolEvent]:
     """Anthropic content blocks: `tool_use` (and `server_tool_use`, `mcp_tool_use`) by `id`,
     `tool_result` (and the server tools' `*_tool_result`) by `tool_use_id`."""
-    for i, b in enumerate(_list(blocks)):
-        b = _dict(b)
+    for i, b in enumerate(as_list(blocks)):
+        b = as_dict(b)
         kind = b.get("type")
         if not isinstance(kind, str):
             continue
-        if kind.endswith("tool_use") and (call := _id(b.get("id"))):
+        if kind.endswith("tool_use") and (call := as_id(b.get("id"))):
             yield True, call, f"{base}[{i}]"
-        elif kind.endswith("tool_result") and (ref := _id(b.get("tool_use_id"))):
+        elif kind.endswith("tool_result") and (ref := as_id(b.get("tool_use_id"))):
             yield False, ref, f"{base}[{i}]"
 
 
 def _openai(message: Any, base: str) -> Iterator[ToolEvent]:
     """A Chat Completions message: `tool_calls[].id`, answered by a `tool` message's
     `tool_call_id`."""
-    m = _dict(message)
-    for j, call in enumerate(_list(m.get("tool_calls"))):
-        if call_id := _id(_dict(call).get("id")):
+    m = as_dict(message)
+    for j, call in enumerate(as_list(m.get("tool_calls"))):
+        if call_id := as_id(as_dict(call).get("id")):
             yield True, call_id, f"{base}tool_calls[{j}]"
-    if m.get("role") == "tool" and (ref := _id(m.get("tool_call_id"))):
+    if m.get("role") == "tool" and (ref := as_id(m.get("tool_call_id"))):
         yield False, ref, base.rstrip(".") or "$"
 
 
 def _messages(
     doc: Any, key: str, each: Callable[[Any, str], Iterator[ToolEvent]]
 ) -> Iterator[ToolEvent]:
-    for k, m in enumerate(_list(_dict(doc).get(key))):
+    for k, m in enumerate(as_list(as_dict(doc).get(key))):
         yield from each(m, f"{key}[{k}].")
 
 
 def _claude_code(o: dict[str, Any]) -> Iterator[ToolEvent]:
     if o.get("type") in ("user", "assistant"):
-        yield from _blocks(_dict(o.get("message")).get("content"), "message.content")
+        yield from _blocks(as_dict(o.get("message")).get("content"), "message.content")
 
 
 def _factory_droid(o: dict[str, Any]) -> Iterator[ToolEvent]:
     if o.get("type") == "message":
-        yield from _blocks(_dict(o.get("message")).get("content"), "message.content")
+        yield from _blocks(as_dict(o.get("message")).get("content"), "message.content")
 
 
 def _claw_code(o: dict[str, Any]) -> Iterator[ToolEvent]:
     if o.get("type") == "message":
-        yield from _blocks(_dict(o.get("message")).get("blocks"), "message.blocks")
-    for k, m in enumerate(_list(o.get("messages"))):  # the legacy whole-file JSON
-        yield from _blocks(_dict(m).get("blocks"), f"messages[{k}].blocks")
+        yield from _blocks(as_dict(o.get("message")).get("blocks"), "message.blocks")
+    for k, m in enumerate(as_list(o.get("messages"))):  # the legacy whole-file JSON
+        yield from _blocks(as_dict(m).get("blocks"), f"messages[{k}].blocks")
 
 
 def _cline(doc: Any) -> Iterator[ToolEvent]:
-    for k, m in enumerate(_list(doc)):
-        yield from _blocks(_dict(m).get("content"), f"[{k}].content")
+    for k, m in enumerate(as_list(doc)):
+        yield from _blocks(as_dict(m).get("content"), f"[{k}].content")
 
 
 def _anthropic(o: dict[str, Any]) -> Iterator[ToolEvent]:
-    request = _dict(o.get("request"))
-    for k, m in enumerate(_list(request.get("messages"))):
-        yield from _blocks(_dict(m).get("content"), f"request.messages[{k}].content")
+    request = as_dict(o.get("request"))
+    for k, m in enumerate(as_list(request.get("messages"))):
+        yield from _blocks(as_dict(m).get("content"), f"request.messages[{k}].content")
 
 
 def _openai_chat(doc: Any) -> Iterator[ToolEvent]:
@@ -94,7 +94,7 @@ def _openai_chat(doc: Any) -> Iterator[ToolEvent]:
         for k, m in enumerate(doc):
             yield from _openai(m, f"[{k}].")
         return
-    o = _dict(doc)
+    o = as_dict(doc)
     if "messages" in o:
         yield from _messages(o, "messages", _openai)
     else:  # one message a line
@@ -102,13 +102,13 @@ def _openai_chat(doc: Any) -> Iterator[ToolEvent]:
 
 
 def _copilot_cli(o: dict[str, Any]) -> Iterator[ToolEvent]:
-    data = _dict(o.get("data"))
+    data = as_dict(o.get("data"))
     kind = o.get("type")
     if kind == "assistant.message":
-        for j, r in enumerate(_list(data.get("toolRequests"))):
-            if call := _id(_dict(r).get("toolCallId")):
+        for j, r in enumerate(as_list(data.get("toolRequests"))):
+            if call := as_id(as_dict(r).get("toolCallId")):
                 yield True, call, f"data.toolRequests[{j}]"
-    elif kind == "tool.execution_complete" and (ref := _id(data.get("toolCallId"))):
+    elif kind == "tool.execution_complete" and (ref := as_id(data.get("toolCallId"))):
         yield False, ref, "data"
     yield from _messages(o, "chatMessages", _openai)  # the legacy history file
 
@@ -121,10 +121,10 @@ def _codex(o: dict[str, Any]) -> Iterator[ToolEvent]:
     """`response_item` payloads (and the bare items of rollouts from before the envelope):
     a call's `call_id` answered by a `*_output` item's (codex-rs protocol `ResponseItem`)."""
     item, base = (
-        (_dict(o.get("payload")), "payload") if o.get("type") == "response_item" else (o, "")
+        (as_dict(o.get("payload")), "payload") if o.get("type") == "response_item" else (o, "")
     )
     kind = item.get("type")
-    call_id = _id(item.get("call_id"))
+    call_id = as_id(item.get("call_id"))
     if call_id is None:
         return
     where = base or "$"
@@ -137,20 +137,20 @@ def _codex(o: dict[str, Any]) -> Iterator[ToolEvent]:
 def _pi(o: dict[str, Any]) -> Iterator[ToolEvent]:
     if o.get("type") != "message":
         return
-    m = _dict(o.get("message"))
+    m = as_dict(o.get("message"))
     if m.get("role") == "assistant":
-        for i, b in enumerate(_list(m.get("content"))):
-            b = _dict(b)
-            if b.get("type") == "toolCall" and (call := _id(b.get("id"))):
+        for i, b in enumerate(as_list(m.get("content"))):
+            b = as_dict(b)
+            if b.get("type") == "toolCall" and (call := as_id(b.get("id"))):
                 yield True, call, f"message.content[{i}]"
-    elif m.get("role") == "toolResult" and (ref := _id(m.get("toolCallId"))):
+    elif m.get("role") == "toolResult" and (ref := as_id(m.get("toolCallId"))):
         yield False, ref, "message"
 
 
 def _goose(o: dict[str, Any]) -> Iterator[ToolEvent]:
-    for i, item in enumerate(_list(o.get("content"))):
-        item = _dict(item)
-        kind, ref = item.get("type"), _id(item.get("id"))
+    for i, item in enumerate(as_list(o.get("content"))):
+        item = as_dict(item)
+        kind, ref = item.get("type"), as_id(item.get("id"))
         if ref and kind == "toolRequest":
             yield True, ref, f"content[{i}]"
         elif ref and kind == "toolResponse":
@@ -158,29 +158,12 @@ def _goose(o: dict[str, Any]) -> Iterator[ToolEvent]:
 
 
 def _qwen(o: dict[str, Any]) -> Iterator[ToolEvent]:
-    for i, part in enumerate(_list(_dict(o.get("message")).get("parts"))):
-        part = _dict(part)
-        if call := _id(_dict(part.get("functionCall")).get("id")):
+    for i, part in enumerate(as_list(as_dict(o.get("message")).get("parts"))):
+        part = as_dict(part)
+        if call := as_id(as_dict(part.get("functionCall")).get("id")):
             yield True, call, f"message.parts[{i}].functionCall"
-        if ref := _id(_dict(part.get("functionResponse")).get("id")):
+        if ref := as_id(as_dict(part.get("functionResponse")).get("id")):
             yield False, ref, f"message.parts[{i}].functionResponse"
-
-
-def _gemini_calls(message: Any, base: str) -> Iterator[ToolEvent]:
-    """A Gemini CLI message's `toolCalls` (`ToolCallRecord`): its call, and its result when
-    `result` holds one; resuming, Gemini CLI sends a `functionResponse` only for those
-    (packages/core/src/utils/sessionUtils.ts, `convertSessionToClientHistory`)."""
-    for j, call in enumerate(_list(_dict(message).get("toolCalls"))):
-        call = _dict(call)
-        if call_id := _id(call.get("id")):
-            yield True, call_id, f"{base}toolCalls[{j}]"
-            if call.get("result"):
-                yield False, call_id, f"{base}toolCalls[{j}]"
-
-
-def _gemini(o: dict[str, Any]) -> Iterator[ToolEvent]:
-    yield from _gemini_calls(o, "")  # a message line of the 0.40+ JSONL
-    yield from _messages(o, "messages", _gemini_calls)  # the chat JSON
 
 
 #: A tool part OpenCode finished (`MessageV2.ToolPart` `state.status`); `pending` and
@@ -191,27 +174,47 @@ _OPENCODE_DONE = frozenset({"completed", "error"})
 def _opencode_part(part: dict[str, Any], where: str) -> Iterator[ToolEvent]:
     if part.get("type") != "tool":
         return
-    call = _id(part.get("callID")) or _id(part.get("id"))
+    call = as_id(part.get("callID")) or as_id(part.get("id"))
     if call is None:
         return
     yield True, call, where
-    if _dict(part.get("state")).get("status") in _OPENCODE_DONE:
+    if as_dict(part.get("state")).get("status") in _OPENCODE_DONE:
         yield False, call, where
 
 
 def _opencode(o: dict[str, Any]) -> Iterator[ToolEvent]:
     yield from _opencode_part(o, "$")  # a part file of the file store
-    for i, part in enumerate(_list(o.get("parts"))):  # a message of the SQLite store
-        yield from _opencode_part(_dict(part), f"parts[{i}]")
+    for i, part in enumerate(as_list(o.get("parts"))):  # a message of the SQLite store
+        yield from _opencode_part(as_dict(part), f"parts[{i}]")
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What one record does to the messages its runtime loads and sends back
+    (`engine/health/loaded.py`): the message `key` (a later one with the same key replaces
+    it where it stood) with its tool events, paired with the other messages of its `scope`;
+    `clear` drops the messages so far whose key starts with it, `cut` the message of that
+    key and every later one (every one when it is not there and `cut_all`)."""
+
+    key: str = ""
+    events: tuple[ToolEvent, ...] = ()
+    scope: str = ""
+    clear: str | None = None
+    cut: str | None = None
+    cut_all: bool = True
 
 
 @dataclass(frozen=True)
 class ToolShape:
     """A format's tool events, and whether calls pair within the file or each record (an
-    Anthropic log line holds a whole request history of its own)."""
+    Anthropic log line holds a whole request history of its own); `loads`, where a runtime
+    sends back less than the file holds or pairs per message, says what it loads."""
 
     events: Callable[[Any], Iterator[ToolEvent]]
     per_record: bool = False
+    loads: Callable[[Any], Iterator[Loaded]] | None = None
+    #: Where a result's call must be, as the finding says it.
+    within: str = "the session"
 
 
 def _objects(
@@ -239,7 +242,6 @@ TOOL_SHAPES: dict[str, ToolShape] = {
     "goose": ToolShape(_objects(_goose)),
     "copilot-cli": ToolShape(_objects(_copilot_cli)),
     "qwen-code": ToolShape(_objects(_qwen)),
-    "gemini-cli": ToolShape(_objects(_gemini)),
     "opencode": ToolShape(_objects(_opencode)),
     "kilo": ToolShape(_objects(_opencode)),
 }
@@ -264,8 +266,8 @@ _ANTHROPIC_MODEL = re.compile(r"claude|anthropic|\bopus\b|\bsonnet\b|\bhaiku\b",
 
 def _thinking_blocks(blocks: Any, base: str) -> Iterator[Thinking]:
     """Anthropic `thinking` blocks (`signature`) and `redacted_thinking` (`data`)."""
-    for i, b in enumerate(_list(blocks)):
-        b = _dict(b)
+    for i, b in enumerate(as_list(blocks)):
+        b = as_dict(b)
         kind = b.get("type")
         if kind == "thinking":
             sig = b.get("signature")
@@ -282,7 +284,7 @@ def _thinking_blocks(blocks: Any, base: str) -> Iterator[Thinking]:
 
 def _cc_thinking(o: dict[str, Any], model: str | None) -> Iterator[Thinking]:
     if o.get("type") == "assistant":
-        yield from _thinking_blocks(_dict(o.get("message")).get("content"), "message.content")
+        yield from _thinking_blocks(as_dict(o.get("message")).get("content"), "message.content")
 
 
 def _claw_thinking(o: dict[str, Any], model: str | None) -> Iterator[Thinking]:
@@ -290,29 +292,29 @@ def _claw_thinking(o: dict[str, Any], model: str | None) -> Iterator[Thinking]:
     # unsigned one (formats/claw_code.py)
     if not (model and _ANTHROPIC_MODEL.search(model)):
         return
-    if o.get("type") == "message" and _dict(o.get("message")).get("role") == "assistant":
-        yield from _thinking_blocks(_dict(o.get("message")).get("blocks"), "message.blocks")
-    for k, m in enumerate(_list(o.get("messages"))):
-        if _dict(m).get("role") == "assistant":
-            yield from _thinking_blocks(_dict(m).get("blocks"), f"messages[{k}].blocks")
+    if o.get("type") == "message" and as_dict(o.get("message")).get("role") == "assistant":
+        yield from _thinking_blocks(as_dict(o.get("message")).get("blocks"), "message.blocks")
+    for k, m in enumerate(as_list(o.get("messages"))):
+        if as_dict(m).get("role") == "assistant":
+            yield from _thinking_blocks(as_dict(m).get("blocks"), f"messages[{k}].blocks")
 
 
 def _anthropic_thinking(o: dict[str, Any], model: str | None) -> Iterator[Thinking]:
     # a request history is what was sent: a response is a log nothing replays
-    for k, m in enumerate(_list(_dict(o.get("request")).get("messages"))):
-        if _dict(m).get("role") == "assistant":
-            yield from _thinking_blocks(_dict(m).get("content"), f"request.messages[{k}].content")
+    for k, m in enumerate(as_list(as_dict(o.get("request")).get("messages"))):
+        if as_dict(m).get("role") == "assistant":
+            yield from _thinking_blocks(as_dict(m).get("content"), f"request.messages[{k}].content")
 
 
 def _pi_thinking(o: dict[str, Any], model: str | None) -> Iterator[Thinking]:
     """pi turns an unsigned thinking block into text before it sends it (pi-ai
     providers/anthropic.ts `convertMessages`), but a redacted one goes out as
     `redacted_thinking` with its `thinkingSignature` as the data: empty, Anthropic refuses."""
-    m = _dict(o.get("message")) if o.get("type") == "message" else {}
+    m = as_dict(o.get("message")) if o.get("type") == "message" else {}
     if m.get("role") != "assistant" or m.get("api") != "anthropic-messages":
         return
-    for i, b in enumerate(_list(m.get("content"))):
-        b = _dict(b)
+    for i, b in enumerate(as_list(m.get("content"))):
+        b = as_dict(b)
         if b.get("type") == "thinking" and b.get("redacted") is True:
             sig = b.get("thinkingSignature")
             yield Thinking(f"message.content[{i}]", sig if isinstance(sig, str) else None, "", True)

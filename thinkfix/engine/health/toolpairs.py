@@ -3,15 +3,20 @@
 An API that takes a conversation back refuses a call nothing answers and an answer to no
 call (Anthropic: every `tool_use` needs its `tool_result`; OpenAI: every `tool_calls` id
 its `tool` message). Calls and results pair by id within the file, or within each record
-where a record is a whole request (`ToolShape.per_record`). The ids of open calls and
-unmatched results are held, never the records.
+where a record is a whole request (`ToolShape.per_record`). Where the runtime sends back
+less than the file holds (Gemini CLI's rewinds and rewritten messages, Crush's and
+Continue's summaries) or pairs a call only with a result in the same message (Zed,
+Continue, Copilot Chat, Cursor), `engine/health/loaded.py` says what it loads and the
+pairs are made over that alone. The ids of open calls and unmatched results are held,
+never the records.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from thinkfix.engine.health.shapes import TOOL_SHAPES
+from thinkfix.engine.health.loaded import LOADED_SHAPES
+from thinkfix.engine.health.shapes import TOOL_SHAPES, Loaded, ToolEvent
 from thinkfix.engine.health.where import Where
 from thinkfix.engine.report import HealthFinding, Problem
 from thinkfix.formats.records import Record
@@ -72,7 +77,10 @@ class ToolPairCheck:
 
     def __init__(self, where: Where) -> None:
         self.where = where
-        self.shape = TOOL_SHAPES.get(where.format)
+        self.shape = TOOL_SHAPES.get(where.format) or LOADED_SHAPES.get(where.format)
+        self.within = self.shape.within if self.shape is not None else "the session"
+        #: The messages the runtime keeps so far, in its order: key -> (scope, record, events).
+        self.loaded: dict[str, tuple[str, Record, tuple[ToolEvent, ...]]] = {}
         self.calls: dict[str, tuple[Record, str]] = {}
         self.results: dict[str, tuple[Record, str]] = {}
         self.answered: set[str] = set()
@@ -82,6 +90,9 @@ class ToolPairCheck:
 
     def feed(self, record: Record, offset: int) -> None:
         if self.shape is None or record.error is not None or record.data is None:
+            return
+        if self.shape.loads is not None:
+            self._load(record, self.shape.loads(record.data))
             return
         node = self.tree.node(record) if self.tree is not None else None
         events = list(self.shape.events(record.data))
@@ -100,6 +111,38 @@ class ToolPairCheck:
                 else:
                     self.tree.results.setdefault(call_id, []).append((node, record.line))
         if self.shape.per_record:
+            self._close()
+
+    def _load(self, record: Record, steps: Iterator[Loaded]) -> None:
+        light = Record(record.index, record.line, b"", ctx=record.ctx)
+        for n, step in enumerate(steps):
+            if step.clear is not None:
+                for key in [k for k in self.loaded if k.startswith(step.clear)]:
+                    del self.loaded[key]
+            if step.cut is not None:
+                keys = list(self.loaded)
+                if step.cut in self.loaded:
+                    for key in keys[keys.index(step.cut) :]:
+                        del self.loaded[key]
+                elif step.cut_all:
+                    self.loaded.clear()
+            if step.key or step.events:  # a set keeps the place of the key it replaces
+                key = step.key or f"\0{record.index}.{n}"
+                self.loaded[key] = (step.scope, light, step.events)
+
+    def _pair_loaded(self) -> None:
+        """Pair what the runtime loads, each scope on its own."""
+        scopes: dict[str, list[tuple[Record, tuple[ToolEvent, ...]]]] = {}
+        for scope, record, events in self.loaded.values():
+            scopes.setdefault(scope, []).append((record, events))
+        for messages in scopes.values():
+            for record, events in messages:
+                for is_call, call_id, path in events:
+                    if is_call:
+                        self.calls.setdefault(call_id, (record, path))
+                    else:
+                        self.answered.add(call_id)
+                        self.results.setdefault(call_id, (record, path))
             self._close()
 
     def _close(self) -> None:
@@ -121,7 +164,7 @@ class ToolPairCheck:
                     self.where.finding(
                         record,
                         Problem.RESULT_WITHOUT_CALL,
-                        f"tool result for {call_id}, a call that is not in the session",
+                        f"tool result for {call_id}, a call that is not in {self.within}",
                         json_path=path,
                         detail=call_id,
                         content=b"",
@@ -144,5 +187,6 @@ class ToolPairCheck:
                         content=b"",
                     )
                 )
+        self._pair_loaded()
         self._close()
         return iter(sorted(self.found, key=lambda f: (f.record_index, f.json_path)))
