@@ -21,16 +21,18 @@ from thinkfix.engine.health.shapes import Loaded, ToolEvent, ToolShape, as_dict,
 def _gemini_message(m: Any, base: str) -> tuple[ToolEvent, ...]:
     """A `gemini` message's calls and results as `convertSessionToClientHistory`
     (packages/core/src/utils/sessionUtils.ts) sends them: its calls are the `functionCall`
-    parts of `content` when it has any (a current session), else its `toolCalls`; a
+    parts of `content` when that holds a call or a thought (a current session: "content is
+    the source of truth for all parts"), else its `toolCalls`; a
     `functionResponse` goes out only for a `toolCalls` entry that holds a `result`."""
     m = as_dict(m)
     if m.get("type") != "gemini":
         return ()
     found: list[ToolEvent] = []
-    for i, part in enumerate(as_list(m.get("content"))):
-        if call_id := as_id(as_dict(as_dict(part).get("functionCall")).get("id")):
+    content = [as_dict(p) for p in as_list(m.get("content"))]
+    for i, part in enumerate(content):
+        if call_id := as_id(as_dict(part.get("functionCall")).get("id")):
             found.append((True, call_id, f"{base}content[{i}].functionCall"))
-    in_content = bool(found)
+    in_content = any(p.get("functionCall") or p.get("thought") for p in content)
     for j, call in enumerate(as_list(m.get("toolCalls"))):
         call = as_dict(call)
         if call_id := as_id(call.get("id")):
