@@ -59,10 +59,9 @@ def _gemini(o: Any) -> Iterator[Loaded]:
         for k, m in enumerate(o["$set"]["messages"]):
             if isinstance(key := as_dict(m).get("id"), str):
                 yield Loaded(key, _gemini_message(m, f"$set.messages[{k}]."))
-    else:
+    else:  # JSON.parse keeps every entry of the array, each where it stands
         for k, m in enumerate(as_list(o.get("messages"))):
-            key = as_dict(m).get("id")
-            yield Loaded(key if isinstance(key, str) else "", _gemini_message(m, f"messages[{k}]."))
+            yield Loaded("", _gemini_message(m, f"messages[{k}]."))
 
 
 # --- Crush ----------------------------------------------------------------------------------
