@@ -98,3 +98,46 @@ def test_openai_chat_a_bare_array_of_messages() -> None:
     data = b'[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}]'
     found = check_bytes(data, registry.get("openai-chat"), (Check.TOOL_PAIRS,)).findings
     assert [(f.json_path, f.detail) for f in found] == [("[1].tool_calls[0]", "call_1")]
+
+
+def _gemini(*records: dict[str, Any]) -> list[tuple[int, Problem, str]]:
+    head = {"sessionId": "g", "projectHash": "p", "startTime": "t", "kind": "main"}
+    return _found(_lines(head, *records), "gemini-cli")
+
+
+def _entry(call_id: str, result: bool) -> dict[str, Any]:
+    entry: dict[str, Any] = {"id": call_id, "name": "read_file", "args": {}, "status": "success"}
+    if result:
+        entry["result"] = [{"functionResponse": {"id": call_id, "name": "read_file"}}]
+    return entry
+
+
+def test_gemini_a_current_message_sends_the_calls_of_its_content() -> None:
+    """`convertSessionToClientHistory`: once `content` holds a call, it is the calls sent;
+    a `toolCalls` result for a call it does not make goes out answering nothing."""
+    content = [{"text": "Reading."}, {"functionCall": {"id": "c1", "name": "read_file"}}]
+    message = {
+        "id": "m1",
+        "type": "gemini",
+        "content": content,
+        "toolCalls": [_entry("c1", True), _entry("c2", True)],
+    }
+    assert _gemini(message) == [(2, Problem.RESULT_WITHOUT_CALL, "c2")]
+
+
+def test_gemini_a_message_without_calls_in_its_content_sends_its_tool_calls() -> None:
+    message = {
+        "id": "m1",
+        "type": "gemini",
+        "content": "Reading.",
+        "toolCalls": [_entry("c1", False)],
+    }
+    assert _gemini(message) == [(2, Problem.CALL_WITHOUT_RESULT, "c1")]
+
+
+def test_gemini_a_checkpoint_starts_the_messages_again() -> None:
+    """`$set.messages` clears what was loaded and loads what it lists."""
+    open_call = {"id": "m1", "type": "gemini", "content": "", "toolCalls": [_entry("c1", False)]}
+    kept = {"id": "m2", "type": "gemini", "content": "", "toolCalls": [_entry("c2", False)]}
+    checkpoint = {"$set": {"messages": [kept]}}
+    assert _gemini(open_call, checkpoint) == [(3, Problem.CALL_WITHOUT_RESULT, "c2")]

@@ -13,34 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from thinkfix.engine.health.shapes import Loaded, ToolEvent, ToolShape, as_dict, as_id, as_list
+from thinkfix.engine.health.shapes import (
+    Loaded,
+    ToolEvent,
+    ToolShape,
+    as_dict,
+    as_id,
+    as_list,
+    gemini_message,
+)
 
 # --- Gemini CLI -----------------------------------------------------------------------------
-
-
-def _gemini_message(m: Any, base: str) -> tuple[ToolEvent, ...]:
-    """A `gemini` message's calls and results as `convertSessionToClientHistory`
-    (packages/core/src/utils/sessionUtils.ts) sends them: its calls are the `functionCall`
-    parts of `content` when that holds a call or a thought (a current session: "content is
-    the source of truth for all parts"), else its `toolCalls`; a
-    `functionResponse` goes out only for a `toolCalls` entry that holds a `result`."""
-    m = as_dict(m)
-    if m.get("type") != "gemini":
-        return ()
-    found: list[ToolEvent] = []
-    content = [as_dict(p) for p in as_list(m.get("content"))]
-    for i, part in enumerate(content):
-        if call_id := as_id(as_dict(part.get("functionCall")).get("id")):
-            found.append((True, call_id, f"{base}content[{i}].functionCall"))
-    in_content = any(p.get("functionCall") or p.get("thought") for p in content)
-    for j, call in enumerate(as_list(m.get("toolCalls"))):
-        call = as_dict(call)
-        if call_id := as_id(call.get("id")):
-            if not in_content:
-                found.append((True, call_id, f"{base}toolCalls[{j}]"))
-            if call.get("result"):
-                found.append((False, call_id, f"{base}toolCalls[{j}]"))
-    return tuple(found)
 
 
 def _gemini(o: Any) -> Iterator[Loaded]:
@@ -53,15 +36,15 @@ def _gemini(o: Any) -> Iterator[Loaded]:
     if isinstance(o.get("$rewindTo"), str):
         yield Loaded(cut=o["$rewindTo"])
     elif isinstance(o.get("id"), str):
-        yield Loaded(o["id"], _gemini_message(o, ""))
+        yield Loaded(o["id"], gemini_message(o, ""))
     elif isinstance(as_dict(o.get("$set")).get("messages"), list):
         yield Loaded(clear="")
         for k, m in enumerate(o["$set"]["messages"]):
             if isinstance(key := as_dict(m).get("id"), str):
-                yield Loaded(key, _gemini_message(m, f"$set.messages[{k}]."))
+                yield Loaded(key, gemini_message(m, f"$set.messages[{k}]."))
     else:  # JSON.parse keeps every entry of the array, each where it stands
         for k, m in enumerate(as_list(o.get("messages"))):
-            yield Loaded("", _gemini_message(m, f"messages[{k}]."))
+            yield Loaded("", gemini_message(m, f"messages[{k}]."))
 
 
 # --- Crush ----------------------------------------------------------------------------------

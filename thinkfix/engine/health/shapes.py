@@ -166,6 +166,41 @@ def _qwen(o: dict[str, Any]) -> Iterator[ToolEvent]:
             yield False, ref, f"message.parts[{i}].functionResponse"
 
 
+def gemini_message(m: Any, base: str) -> tuple[ToolEvent, ...]:
+    """A `gemini` message's calls and results as `convertSessionToClientHistory`
+    (packages/core/src/utils/sessionUtils.ts) sends them: its calls are the `functionCall`
+    parts of `content` when that holds a call or a thought (a current session: "content is
+    the source of truth for all parts"), else its `toolCalls`; a
+    `functionResponse` goes out only for a `toolCalls` entry that holds a `result`."""
+    m = as_dict(m)
+    if m.get("type") != "gemini":
+        return ()
+    found: list[ToolEvent] = []
+    content = [as_dict(p) for p in as_list(m.get("content"))]
+    for i, part in enumerate(content):
+        if call_id := as_id(as_dict(part.get("functionCall")).get("id")):
+            found.append((True, call_id, f"{base}content[{i}].functionCall"))
+    in_content = any(p.get("functionCall") or p.get("thought") for p in content)
+    for j, call in enumerate(as_list(m.get("toolCalls"))):
+        call = as_dict(call)
+        if call_id := as_id(call.get("id")):
+            if not in_content:
+                found.append((True, call_id, f"{base}toolCalls[{j}]"))
+            if call.get("result"):
+                found.append((False, call_id, f"{base}toolCalls[{j}]"))
+    return tuple(found)
+
+
+def _gemini(o: dict[str, Any]) -> Iterator[ToolEvent]:
+    """Every version of every message a Gemini CLI record holds (what the runtime loads of
+    them: `engine/health/loaded.py`)."""
+    yield from gemini_message(o, "")  # a message line of the 0.40+ JSONL
+    for k, m in enumerate(as_list(o.get("messages"))):  # the chat JSON
+        yield from gemini_message(m, f"messages[{k}].")
+    for k, m in enumerate(as_list(as_dict(o.get("$set")).get("messages"))):  # a checkpoint
+        yield from gemini_message(m, f"$set.messages[{k}].")
+
+
 #: A tool part OpenCode finished (`MessageV2.ToolPart` `state.status`); `pending` and
 #: `running` are calls an interrupt left without a result.
 _OPENCODE_DONE = frozenset({"completed", "error"})
@@ -242,6 +277,7 @@ TOOL_SHAPES: dict[str, ToolShape] = {
     "goose": ToolShape(_objects(_goose)),
     "copilot-cli": ToolShape(_objects(_copilot_cli)),
     "qwen-code": ToolShape(_objects(_qwen)),
+    "gemini-cli": ToolShape(_objects(_gemini)),
     "opencode": ToolShape(_objects(_opencode)),
     "kilo": ToolShape(_objects(_opencode)),
 }

@@ -77,7 +77,7 @@ class ToolPairCheck:
 
     def __init__(self, where: Where) -> None:
         self.where = where
-        self.shape = TOOL_SHAPES.get(where.format) or LOADED_SHAPES.get(where.format)
+        self.shape = LOADED_SHAPES.get(where.format) or TOOL_SHAPES.get(where.format)
         self.within = self.shape.within if self.shape is not None else "the session"
         #: The messages the runtime keeps so far, in its order: key -> (scope, record, events).
         self.loaded: dict[str, tuple[str, Record, tuple[ToolEvent, ...]]] = {}
