@@ -5,6 +5,7 @@ a second run plans nothing, and `undo` gives every byte back (tests/data/fixes/)
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import shutil
 from collections.abc import Callable
@@ -16,14 +17,17 @@ import pytest
 from click.testing import CliRunner, Result
 
 from thinkfix.cli import main
+from thinkfix.engine.health.fixes.model import Fix
 from thinkfix.engine.health.fixes.pairs import INTERRUPTED, new_id
 from thinkfix.engine.health.fixes.pairs_docs import CLINE_INTERRUPTED
 from thinkfix.engine.health.fixes.pairs_lines import GEMINI_CANCELLED, QWEN_NOT_RECORDED
+from thinkfix.engine.health.fixes.plan import merged, plan_fixes
 from thinkfix.engine.health.fixes.toolpairs import planned_formats
 from thinkfix.engine.health.run import check_file
 from thinkfix.engine.health.shapes import TOOL_SHAPES
 from thinkfix.engine.report import Check
 from thinkfix.formats import registry
+from thinkfix.formats.repairs import Edits
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "fixes"
 
@@ -353,3 +357,67 @@ def test_every_format_the_check_reads_has_a_fix_or_a_reason() -> None:
     docs = (Path(__file__).resolve().parents[4] / "docs" / "fixes.md").read_text()
     for fmt in left:
         assert f"`{fmt}`" in docs, f"docs/fixes.md does not say why {fmt} is not fixed"
+
+
+@dataclass(frozen=True)
+class Found:
+    """A `tool-pairs` finding as the check gives it (for shapes the check reads since #28's
+    pairs2 work: a Gemini call in its message's `content`)."""
+
+    record_index: int
+    detail: str
+    problem: str = "call-without-result"
+    line: int = 0
+    end_line: int = 0
+    json_path: str = ""
+
+
+def _plan(fmt: str, data: bytes, found: list[Found]) -> bytes:
+    records = list(registry.get(fmt).read(io.BytesIO(data)))
+    planned = plan_fixes(fmt, records, found, {Fix.TOOL_PAIRS})
+    edits, _ = merged(Edits(len(records), {}, {}), planned)
+    return b"".join(r.raw + r.eol for r in edits.after(records))
+
+
+def test_gemini_call_only_in_its_content_gets_the_entry_gemini_records_when_cancelled() -> None:
+    """Gemini CLI 0.40+ keeps a message's calls in `content` (`functionCall` parts) and their
+    results in `toolCalls`; a call recorded before its entry gets a cancelled entry."""
+    header = {"sessionId": "s", "projectHash": "h", "startTime": "t", "lastUpdated": "t"}
+    call = {"id": "c1", "name": "run_shell_command", "args": {"command": "make"}}
+    message = {
+        "id": "g-1",
+        "timestamp": "2026-06-01T09:00:02.000Z",
+        "type": "gemini",
+        "content": [{"text": "Building."}, {"functionCall": call}],
+        "model": "gemini-2.5-pro",
+    }
+    stray = {"id": "c9", "name": "read_file", "args": {}, "result": [{"text": "x"}]}
+    other = {**message, "id": "g-2", "content": [{"text": "done"}], "toolCalls": [stray]}
+    data = b"".join(
+        json.dumps(x, separators=(",", ":")).encode() + b"\n" for x in (header, message, other)
+    )
+    out = _plan(
+        "gemini-cli",
+        data,
+        [Found(1, "c1"), Found(2, "c9", problem="result-without-call")],
+    )
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert lines[1]["toolCalls"] == [
+        {
+            **call,
+            "result": [
+                {
+                    "functionResponse": {
+                        "id": "c1",
+                        "name": "run_shell_command",
+                        "response": {"error": GEMINI_CANCELLED},
+                    }
+                }
+            ],
+            "status": "cancelled",
+            "timestamp": "2026-06-01T09:00:02.000Z",
+        }
+    ]
+    assert list(lines[1]) == ["id", "timestamp", "type", "content", "toolCalls", "model"]
+    assert lines[2]["toolCalls"] == []
+    assert _plan("gemini-cli", out, []) == out

@@ -21,7 +21,7 @@ each runtime's source):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from thinkfix.engine.health.fixes.model import Fix, Fixed, FixEdits, resolve
@@ -101,49 +101,95 @@ def _qwen_orphans(edits: FixEdits, index: int, data: dict[str, Any], gone: set[s
 
 
 def _gemini(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
-    """The `toolCalls` entry itself: a Gemini CLI call carries its own result."""
+    """The call's `toolCalls` entry (a Gemini CLI call carries its own result) gets the
+    cancelled result; a call only in the message's `content` (a `functionCall` part, recorded
+    before its entry was) gets the entry Gemini CLI records for a cancelled call."""
     data = edits.data(index)
     changes: list[Edit] = []
     wanted = ids(calls)
-    for path, call in _gemini_calls(data):
-        call_id = call.get("id")
-        if call_id not in wanted or call.get("result"):
-            continue
-        name = call.get("name") or ""
-        result = [
-            {
-                "functionResponse": {
-                    "id": call_id,
-                    "name": name,
-                    "response": {"error": GEMINI_CANCELLED},
-                }
-            }
+    for base, message in _gemini_messages(data):
+        entries = message.get("toolCalls")
+        listed = entries if isinstance(entries, list) else []
+        have = set()
+        for j, call in enumerate(listed):
+            if not isinstance(call, dict) or call.get("id") not in wanted:
+                continue
+            have.add(call.get("id"))
+            if not call.get("result"):
+                changes += _cancelled((*base, "toolCalls", j), call)
+        added = [
+            _gemini_entry(part["functionCall"], message.get("timestamp"))
+            for part in message.get("content") or ()
+            if isinstance(part, dict)
+            and isinstance(part.get("functionCall"), dict)
+            and part["functionCall"].get("id") in wanted - have
         ]
-        if "result" in call:
-            changes.append(SetValue(path + ("result",), result))
-        else:
-            changes.append(SetKey(path, "result", result, after="args" if "args" in call else None))
-        if "status" in call:
-            changes.append(SetValue(path + ("status",), "cancelled"))
-        else:
-            changes.append(SetKey(path, "status", "cancelled", after="result"))
+        if added and isinstance(entries, list):
+            changes.append(InsertItems((*base, "toolCalls"), len(entries), tuple(added)))
+        elif added:
+            changes.append(SetKey(base, "toolCalls", added, after="content"))
     if changes and edits.edit(index, changes):
         note(edits, records, calls, f'status "cancelled" with "{GEMINI_CANCELLED}"', " set")
 
 
-def _gemini_calls(data: Any) -> Iterator[tuple[Path, dict[str, Any]]]:
-    """Every `toolCalls` entry of a JSONL message line or of the chat JSON's messages."""
+def _gemini_result(call_id: Any, name: Any) -> list[dict[str, Any]]:
+    response = {"id": call_id, "name": name or "", "response": {"error": GEMINI_CANCELLED}}
+    return [{"functionResponse": response}]
+
+
+def _cancelled(path: Path, call: dict[str, Any]) -> list[Edit]:
+    result = _gemini_result(call.get("id"), call.get("name"))
+    after = "args" if "args" in call else None
+    out: list[Edit] = [
+        SetValue((*path, "result"), result)
+        if "result" in call
+        else SetKey(path, "result", result, after=after)
+    ]
+    if "status" in call:
+        out.append(SetValue((*path, "status"), "cancelled"))
+    else:
+        out.append(SetKey(path, "status", "cancelled", after="result"))
+    return out
+
+
+def _gemini_entry(call: dict[str, Any], timestamp: Any) -> dict[str, Any]:
+    """A `ToolCallRecord` as `GeminiChat.recordCompletedToolCalls` writes a cancelled one."""
+    entry = {"id": call.get("id"), "name": call.get("name") or "", "args": call.get("args") or {}}
+    entry["result"] = _gemini_result(call.get("id"), call.get("name"))
+    entry["status"] = "cancelled"
+    if isinstance(timestamp, str):
+        entry["timestamp"] = timestamp
+    return entry
+
+
+def _gemini_messages(data: Any) -> list[tuple[Path, dict[str, Any]]]:
+    """A JSONL message line, or each message of the chat JSON, with its path."""
     if not isinstance(data, dict):
-        return
+        return []
     messages = data.get("messages")
-    found: list[tuple[Path, Any]] = [((), data)]
+    found: list[tuple[Path, dict[str, Any]]] = (
+        [((), data)] if "toolCalls" in data or (data.get("type") == "gemini") else []
+    )
     if isinstance(messages, list):
-        found += [(("messages", k), m) for k, m in enumerate(messages)]
-    for base, message in found:
-        entries = message.get("toolCalls") if isinstance(message, dict) else None
-        for j, call in enumerate(entries if isinstance(entries, list) else ()):
-            if isinstance(call, dict):
-                yield (*base, "toolCalls", j), call
+        found += [(("messages", k), m) for k, m in enumerate(messages) if isinstance(m, dict)]
+    return found
+
+
+def _gemini_orphans(edits: FixEdits, index: int, data: Any, gone: set[str]) -> bool:
+    """A `toolCalls` entry with a result for a call the message's `content` does not make
+    (Gemini CLI sends its result all the same): the entry leaves the list."""
+    changes: list[Edit] = []
+    for base, message in _gemini_messages(data):
+        entries = message.get("toolCalls")
+        if not isinstance(entries, list):
+            continue
+        drop = [
+            j
+            for j, call in enumerate(entries)
+            if isinstance(call, dict) and call.get("id") in gone and call.get("result")
+        ]
+        changes += remove((*base, "toolCalls"), drop, len(entries)) if drop else []
+    return bool(changes) and edits.edit(index, changes)
 
 
 def _copilot_anchor(records: Sequence[Record], edits: FixEdits, index: int) -> int:
@@ -369,6 +415,7 @@ LINE_PLANNERS: dict[str, tuple[Anchor, Planner]] = {
     "goose": (here, _goose),
 }
 LINE_ORPHANS: dict[str, Orphans] = {
+    "gemini-cli": _gemini_orphans,
     "qwen-code": _qwen_orphans,
     "factory-droid": _droid_orphans,
     "claw-code": _claw_orphans,
