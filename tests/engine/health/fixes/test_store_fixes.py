@@ -10,6 +10,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,12 +86,17 @@ def _fix(db: Path, tmp: Path, mode: WriteMode = WriteMode.IN_PLACE, **kw: Any) -
     return run([db], mode, tmp, fixes=frozenset({Fix.TOOL_PAIRS}), **kw)
 
 
-def test_store_fix_sets_the_running_part_to_opencodes_aborted_error(tmp_path: Path) -> None:
-    db = opencode_db.build(tmp_path / "opencode.db", MESSAGES)
+@pytest.mark.parametrize("name", ["opencode.db", "kilo/kilo.db"])  # Kilo CLI: OpenCode's store
+def test_store_fix_sets_the_running_part_to_opencodes_aborted_error(
+    tmp_path: Path, name: str
+) -> None:
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    db = opencode_db.build(tmp_path / name, MESSAGES)
     before = _data(db, PART)
     assert _problems(db) == ["call-without-result"]
     result = _fix(db, tmp_path / "a")
     (file,) = result.files
+    assert file.format == ("kilo" if "kilo" in name else "opencode")
     assert file.status is FileStatus.REPAIRED and [f.problem for f in file.fixes] == [
         "call-without-result"
     ]
