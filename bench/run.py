@@ -228,6 +228,7 @@ def _rows(label: str, corpus: Path, args: argparse.Namespace) -> None:
                 "floor": lambda: floor(files),
                 "scan in-process": lambda: scan([root], ScanOptions(), jobs=1),
                 "scan in-process, by day": lambda: scan([root], timed, jobs=1),
+                "scan in-process, by day, line by line": lambda: _line_by_line(root),
                 "scan CLI --jobs 1": lambda: cli(
                     "scan", "-q", "--jobs", "1", "--output-format", "json", root
                 ),
@@ -274,16 +275,31 @@ def _rows(label: str, corpus: Path, args: argparse.Namespace) -> None:
     print(f"JSON reports byte-identical: {_identical(root)}")
 
 
+def _line_by_line(root: str) -> object:
+    """The in-process scan by day with the block counter off (`survey.applies`): each clean
+    assistant line read one by one, as before #26's block counter."""
+    with patch.object(survey, "applies", lambda fmt, windowed: False):
+        return scan([root], ScanOptions(by_day=True), jobs=1)
+
+
 def _identical(root: str) -> str:
-    """The JSON report by day with the survey, with every line it takes parsed instead
-    (`survey.record_day` unsure), and through the CLI with --jobs 1 and the default."""
+    """The JSON report by day with the survey (the block counter and `record_day`), with the
+    block counter off (each clean line read one by one), with every line they take parsed
+    instead (`survey.record_day` unsure too), and through the CLI with --jobs 1 and the
+    default."""
     timed = ScanOptions(by_day=True)
     fast = JsonReporter().render_bytes(scan([root], timed, jobs=1))
-    with patch.object(survey, "record_day", lambda raw, days: None):
-        parsed = JsonReporter().render_bytes(scan([root], timed, jobs=1))
+    with patch.object(survey, "applies", lambda fmt, windowed: False):
+        lines = JsonReporter().render_bytes(scan([root], timed, jobs=1))
+        with patch.object(survey, "record_day", lambda raw, days: None):
+            parsed = JsonReporter().render_bytes(scan([root], timed, jobs=1))
     one = cli("scan", "-q", "--jobs", "1", "--output-format", "json", root).stdout
     default = cli("scan", "-q", "--output-format", "json", root).stdout
-    checks = {"survey vs parsed": fast == parsed, "--jobs 1 vs default --jobs": one == default}
+    checks = {
+        "block counter vs line by line": fast == lines,
+        "survey vs parsed": fast == parsed,
+        "--jobs 1 vs default --jobs": one == default,
+    }
     if not all(checks.values()):
         raise SystemExit(f"reports differ: {checks}")
     return ", ".join(checks)
