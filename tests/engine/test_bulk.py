@@ -186,16 +186,20 @@ def _surveyor(name: str) -> Surveyor:
 
 def _accepted(name: str, lines: list[bytes]) -> dict[int, Key]:
     """{line number: key} of the lines one block's survey accepts (the lines in one buffer,
-    a line before them so the block does not start the buffer)."""
-    buf = b'{"first":1}\n' + b"".join(line + b"\n" for line in lines)
-    starts: dict[int, int] = {}
-    at = len(b'{"first":1}\n')
+    after a first line, each one wanted as the sparse reader would hand it)."""
+    first = b'{"first":1}\n'
+    buf = first + b"".join(line + b"\n" for line in lines)
+    wanted: dict[int, int] = {}
+    number: dict[int, int] = {}
+    at = len(first)
     for i, line in enumerate(lines):
-        starts[at] = i
+        wanted[at] = at + len(line)
+        number[at] = i
         at += len(line) + 1
-    found = _surveyor(name).block(buf, len(b'{"first":1}\n'), len(buf))
+    found = _surveyor(name).block(buf, wanted)
     assert set(found.starts).isdisjoint(found.rest)
-    return {starts[s]: key for s, key in zip(found.starts, found.keys)}
+    assert sorted([*found.starts, *found.rest]) == list(wanted)  # every line, once
+    return {number[s]: key for s, key in zip(found.starts, found.keys)}
 
 
 def _check(name: str, raw: bytes, key: Key) -> None:

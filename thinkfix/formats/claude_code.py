@@ -170,8 +170,7 @@ class ClaudeCode(FormatBase):
         + PLAIN
         + b","
         + iso_stamp(b"date_b")
-        + rb"\})(?=\n)",
-        2,
+        + rb"\})(?=\n)"
     )
 
     locations_source = (

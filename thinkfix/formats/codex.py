@@ -88,8 +88,7 @@ class Codex(FormatBase):
         + STRING
         + rb',)?"role":"assistant",'
         + tail()
-        + rb"\}(?=\n)",
-        1,
+        + rb"\}(?=\n)"
     )
     # Supersets of the lines the context follows; update_context checks the parsed line.
     context_markers = (

@@ -119,7 +119,8 @@ class Pi(FormatBase):
     # ISO timestamp, then the message (role first, model after the content, its own
     # millisecond timestamp last).
     canonical = Canonical(
-        rb'\n\{"type":"message"(?:,'
+        # the message's own stamp ends the line: a line that ends otherwise fails at once
+        rb'\n\{"type":"message"(?=[^\n]*,"timestamp":[0-9]+\}\}\n)(?:,'
         + KEY
         + b":"
         + PLAIN
@@ -133,8 +134,7 @@ class Pi(FormatBase):
         + tail(b"tail_b")
         + b","
         + MS_STAMP
-        + rb"\}\}(?=\n)",
-        1,
+        + rb"\}\}(?=\n)"
     )
 
     locations_source = (

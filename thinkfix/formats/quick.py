@@ -154,14 +154,12 @@ class Canonical:
     Its fixed parts hold exactly what the format's `quick_messages` needs to count the line
     as one message of that model, and `survey.record_day` to date it by those stamps, once
     the free parts hold no `bulk.TAIL_TOKENS` and are UTF-8 (tests/engine/test_bulk.py).
-    `assistant` is how many times `"assistant"` occurs in a matched line's fixed parts.
     Compiled on first use: a scan that never reaches the format pays nothing at start-up."""
 
-    __slots__ = ("_pattern", "assistant", "source")
+    __slots__ = ("_pattern", "source")
 
-    def __init__(self, source: bytes, assistant: int) -> None:
+    def __init__(self, source: bytes) -> None:
         self.source = source
-        self.assistant = assistant
         self._pattern: re.Pattern[bytes] | None = None
 
     @property

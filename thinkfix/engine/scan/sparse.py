@@ -24,11 +24,11 @@ from typing import BinaryIO
 
 from orjson import JSONDecodeError, loads
 
-from thinkfix.engine.scan.survey import Block, Key, Surveyor
+from thinkfix.engine.scan.survey import Key, Surveyor
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.reader import opens_document
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, record_limit, too_large
-from thinkfix.formats.strangers import model_value, names_turn, turn_needles
+from thinkfix.formats.strangers import names_turn, turn_needles
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
 Quick = Callable[[bytes, Context], bool]
@@ -226,14 +226,18 @@ class SparseReader:
         if self.crlf:  # rare: read line by line so every terminator is kept exactly
             out.extend(self._lines(buf, lo, hi))
             return out
-        if self.surveyor is not None:
-            block = self.surveyor.block(buf, lo, hi)
-            wanted, clean = self._unsurveyed(buf, lo, hi, block)
-            starts, ends, keys = block.starts, block.ends, block.keys
-        else:
-            wanted = self._lines_with(buf, lo, hi)
-            clean = self._clean(buf, wanted)
-            starts, ends, keys = [], [], []
+        wanted = self._lines_with(buf, lo, hi)
+        starts: list[int] = []
+        ends: list[int] = []
+        keys: list[Key] = []
+        if self.surveyor is not None:  # the canonical clean lines, counted by the block
+            block = self.surveyor.block(buf, wanted)
+            if len(block.starts) * 2 < len(wanted):
+                # Not the runtime's canonical lines (another version, another writer): a
+                # match tried on every line would cost more than it saves, for the whole file.
+                self.surveyor = None
+            wanted, starts, ends, keys = block.rest, block.starts, block.ends, block.keys
+        clean = self._clean(buf, wanted)
         bulk, k, accepted = self.bulk, 0, len(starts)
         long_lines = buf.count(b"\n", lo, lo + 65536) * _LONG_LINES < min(65536, hi - lo)
         find, rfind = buf.find, buf.rfind
@@ -297,19 +301,6 @@ class SparseReader:
             hit = min((p for p in nxt.values() if p >= 0), default=-1)
         self.records = index + count_lines(buf, at, hi, long_lines)
         return out
-
-    def _unsurveyed(
-        self, buf: bytes, lo: int, hi: int, block: Block
-    ) -> tuple[dict[int, int], set[int]]:
-        """The lines still read one by one after a block's survey, and which are clean: the
-        matched lines not accepted, and (unless every assistant marker lies in a matched line
-        and no `"model"` value occurs) the other lines `_lines_with` finds."""
-        if block.covered and model_value(buf, lo, hi) < 0:
-            wanted = block.rest
-        else:
-            accepted = set(block.starts)
-            wanted = {s: e for s, e in self._lines_with(buf, lo, hi).items() if s not in accepted}
-        return wanted, self._clean(buf, wanted)
 
     def _clean(self, buf: bytes, wanted: dict[int, int]) -> set[int]:
         """Starts of the wanted lines the delimiter test proves clean (none without `quick`),

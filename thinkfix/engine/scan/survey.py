@@ -48,7 +48,6 @@ from thinkfix.engine.scan.trend import epoch
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.quick import Canonical, record_time
 from thinkfix.formats.records import record_limit
-from thinkfix.formats.strangers import ASSISTANT
 from thinkfix.normalizer.policy import Policy
 
 # `"timestamp":"YYYY-MM-DDThh:mm:ss[.f]Z"`, years 1971-2099, the date captured.
@@ -180,21 +179,18 @@ Key = tuple[str | None, str]
 
 class Block(NamedTuple):
     """What one block's survey found: the accepted lines (their starts, ends and keys, in file
-    order), the other lines the pattern matched (start -> end), and whether every
-    `"assistant"` of the block lies in a matched line's fixed parts."""
+    order), and the wanted lines still to read one by one (start -> end, in order)."""
 
     starts: list[int]
     ends: list[int]
     keys: list[Key]
     rest: dict[int, int]
-    covered: bool
 
 
 def applies(fmt: SessionFormat, windowed: bool) -> bool:
-    """The block counter runs for a format with a canonical line whose reader jumps to
-    `"assistant"`, in a scan without a time window (a window judges each message's time,
-    not its day)."""
-    return fmt.canonical is not None and fmt.assistant_marker == ASSISTANT and not windowed
+    """The block counter runs for a format with a canonical line, in a scan without a time
+    window (a window judges each message's time, not its day)."""
+    return fmt.canonical is not None and not windowed
 
 
 def surveyor(fmt: SessionFormat, policy: Policy, days: Days, windowed: bool) -> Surveyor | None:
@@ -236,24 +232,21 @@ class Surveyor:
         self._ms = [i - 1 for n, i in names.items() if n == "ms"]
         self._tails = [i - 1 for n, i in names.items() if n.startswith("tail")]
 
-    def block(self, buf: bytes, lo: int, hi: int) -> Block:
-        """Survey the complete lines buf[lo:hi] (lo is a line's start, hi just past a
-        newline). Per matched line only list comprehensions run: the checks are C passes
-        over all lines at once."""
-        pattern = self.canon.pattern
-        found = list(pattern.finditer(buf, lo - 1 if lo else 0, hi))
-        spans = [m.span() for m in found]
-        rows = [m.groups() for m in found]
-        if lo == 0:  # the first line has no newline before it: match it on its own
-            end = buf.find(b"\n", 0, hi)
-            first = pattern.match(b"\n" + buf[: end + 1])
-            if first is not None:
-                spans.insert(0, (-1, end))
-                rows.insert(0, first.groups())
+    def block(self, buf: bytes, wanted: dict[int, int]) -> Block:
+        """Survey a block's wanted lines (`wanted`: start -> offset of its newline, as the
+        sparse reader finds them): one `match` of the pattern per line, at C speed, then
+        list comprehensions and C passes over all matched lines at once."""
+        match = self.canon.pattern.match
+        spans = []
+        rows = []
+        for s, e in wanted.items():
+            m = match(buf, s - 1, e + 1) if s else None  # from the newline before the line
+            if m is not None:
+                spans.append((s, e))
+                rows.append(m.groups())
         n = len(rows)
-        covered = buf.count(ASSISTANT, lo, hi) == self.canon.assistant * n
         if not n:
-            return Block([], [], [], {}, covered)
+            return Block([], [], [], wanted)
         # The free parts of every line, joined: the checks run over them all at once. Every
         # match sets the same number of free parts (one per alternative, or all).
         tails = [t for g in rows for t in map(g.__getitem__, self._tails) if t is not None]
@@ -268,17 +261,17 @@ class Surveyor:
         bad.update(i // per for i in self.hits(joined, offsets))
         if self.limit:
             limit = self.limit
-            bad.update(i for i, (s, e) in enumerate(spans) if e - s - 1 > limit)
+            bad.update(i for i, (s, e) in enumerate(spans) if e - s > limit)
         days = self._days(rows, bad)
         models = self._models(rows)
         keep = [i for i in range(n) if i not in bad and days[i] is not None]
-        rest = {spans[i][0] + 1: spans[i][1] for i in range(n) if i in bad or days[i] is None}
+        kept = {spans[i][0] for i in keep}
+        rest = {s: e for s, e in wanted.items() if s not in kept}
         return Block(
-            [spans[i][0] + 1 for i in keep],
+            [spans[i][0] for i in keep],
             [spans[i][1] for i in keep],
             [(models[i], days[i]) for i in keep],  # type: ignore[misc]
             rest,
-            covered,
         )
 
     def _days(self, rows: list[tuple[bytes | None, ...]], bad: set[int]) -> list[str | None]:
