@@ -22,16 +22,18 @@ stamp, `quick.record_time`, as before). `Days` caches the days by date and by da
 on another's.
 
 **By the block** (#26 items 1, 2): a format that writes its assistant lines in a fixed key
-order says how (`SessionFormat.canonical`, a `formats.quick.Canonical`). One `finditer` over
-a block of the file (`Surveyor.block`) finds every such line with its model and stamps; the
-checks `quick_messages` and `record_day` make line by line are made for all of them at once,
-at C speed, over their free parts joined: none holds a `TAIL_TOKENS` or a possible delimiter
+order says how (`SessionFormat.canonical`, a `formats.quick.Canonical`). `Surveyor.block`
+matches that pattern once on each line the sparse reader wants in a block (a C-level match
+from the line's start, capturing model and stamps), then makes the checks `quick_messages`
+and `record_day` make line by line for all matched lines at once, at C speed, over their
+free parts joined: none holds a `TAIL_TOKENS` or a possible delimiter
 (`prefilter.delimiter_hits`), all are UTF-8; a token found marks only the lines it lies in.
 A line that passes is one `quick_messages` counts as one message of that model and
 `record_day` dates to that day (tests/engine/test_bulk.py holds every accepted line to both
-and to the parsed record), so the sparse reader counts it from its key `(model, day)` with
-`collections.Counter`; the other lines (leaks, context markers, other shapes) go on one by
-one. `applies` is the switch: the report is byte-identical without it (the same tests).
+and to the parsed record), so the reader counts it from its key `(model, day)` with
+`collections.Counter`, between the lines it still reads one by one (leaks, context markers,
+other shapes). `applies` is the switch: the report is byte-identical without it (the same
+tests, and bench/run.py's check).
 """
 
 from __future__ import annotations
