@@ -141,3 +141,16 @@ def test_gemini_a_checkpoint_starts_the_messages_again() -> None:
     kept = {"id": "m2", "type": "gemini", "content": "", "toolCalls": [_entry("c2", False)]}
     checkpoint = {"$set": {"messages": [kept]}}
     assert _gemini(open_call, checkpoint) == [(3, Problem.CALL_WITHOUT_RESULT, "c2")]
+
+
+def test_copilot_chat_a_result_kept_as_null_answers_nothing() -> None:
+    """`ChatToolCalls` drops an earlier turn's call whose `toolCallResults[id]` is falsy, and
+    sends no result for it: a key holding null is no result."""
+    rounds = [{"response": "Reading.", "toolCalls": [{"name": "f", "arguments": "{}", "id": "c1"}]}]
+    result = {"metadata": {"toolCallRounds": rounds, "toolCallResults": {"c1": None}}}
+    doc = {
+        "version": 3,
+        "requests": [{"requestId": "r", "message": {"text": "go"}, "result": result}],
+    }
+    found = check_bytes(orjson.dumps(doc), registry.get("copilot-chat"), (Check.TOOL_PAIRS,))
+    assert [(f.problem, f.detail) for f in found.findings] == [(Problem.CALL_WITHOUT_RESULT, "c1")]

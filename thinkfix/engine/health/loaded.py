@@ -129,8 +129,8 @@ def _copilot_result(result: Any, base: str, index: int | None, key: str) -> Load
         for j, call in enumerate(as_list(as_dict(round_).get("toolCalls"))):
             if call_id := as_id(as_dict(call).get("id")):
                 found.append((True, call_id, f"{base}.metadata.toolCallRounds[{r}].toolCalls[{j}]"))
-    for ref in as_dict(metadata.get("toolCallResults")):
-        if ref:
+    for ref, value in as_dict(metadata.get("toolCallResults")).items():
+        if ref and value:  # `toolCallResults?.[id]` is looked up for its truth
             found.append((False, ref, f"{base}.metadata.toolCallResults.{ref}"))
     scope = key
     if index is not None and metadata.get("maxToolCallsExceeded"):
