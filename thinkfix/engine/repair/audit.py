@@ -161,11 +161,16 @@ class DiffReport:
         return tuple(m for m in self.messages if m.applied)
 
     @property
+    def fixed_paths(self) -> set[str]:
+        """The files `--fix` changes (or would)."""
+        return {f.path for f in self.fixes}
+
+    @property
     def totals(self) -> Totals:
         applied = self.applied
         return Totals(
             files=len(self.files),
-            files_changed=sum(1 for f in self.files if f.messages),
+            files_changed=len({f.path for f in self.files if f.messages} | self.fixed_paths),
             messages=len(applied),
             refused=len(self.messages) - len(applied),
             removed_chars=sum(m.removed_chars for m in applied),

@@ -91,14 +91,15 @@ def headline(report: DiffReport) -> str:
     """The verdict in a sentence or two, the same words in every human format."""
     t = report.totals
     if t.messages:
+        holding = sum(1 for f in report.files if f.messages)  # files_changed counts fixes too
         text = (
-            f"{plural(t.messages, 'message')} in {plural(t.files_changed, 'file')} "
+            f"{plural(t.messages, 'message')} in {plural(holding, 'file')} "
             f"{verb(report)}: {plural(t.removed_chars, 'character')} left the visible text, "
             f"{plural(t.extracted_segments, 'reasoning segment')} "
             f"({plural(t.extracted_chars, 'char')}) extracted."
         )
     elif report.fixes:
-        files = len({f.path for f in report.fixes})
+        files = len(report.fixed_paths)
         text = f"{fix_count(len(report.fixes))} in {plural(files, 'file')} {verb(report)}."
     elif t.files:
         text = f"Nothing to repair in {plural(t.files, 'file')}."
