@@ -87,3 +87,14 @@ def test_html_headline_shows_code_as_code() -> None:
     headline = re.search(r'<p class="headline">(.*?)</p>', html, re.DOTALL)
     assert headline is not None
     assert "<code>thinkfix repair</code>" in headline[1] and "`" not in headline[1]
+
+
+def test_html_wide_tables_scroll_on_their_own_so_the_page_never_scrolls_sideways() -> None:
+    # At 640 px the findings' table (eight columns) and the files' table (long paths) made
+    # the whole page scroll sideways: their `.wide` box had no rule without --check.
+    page = _render(full_report())
+    assert re.search(r"^\.wide \{ overflow-x: auto; \}$", page, re.MULTILINE)
+    tables = re.findall(r"(<div class=\"wide\">)?<table><thead><tr><th>(\w+)", page)
+    heads = {head: bool(box) for box, head in tables}
+    assert {"location", "file"} <= heads.keys()
+    assert heads["location"] and heads["file"], heads
