@@ -327,13 +327,12 @@ def test_fix_writes_the_runtimes_record_and_undo_gives_every_byte_back(
 
 
 #: Formats the `tool-pairs` check reads and the fix leaves, each with the reason docs/fixes.md
-#: gives (the last five are checked since #28's pairs2 work, in `health/loaded.py`).
+#: gives (the last four are checked since #28's pairs2 work, in `health/loaded.py`).
 UNFIXED = {
     "anthropic": "request logs: nothing replays a log",
     "crush": "Crush writes a new `tool` message row: a row insert the store fixes do not make",
     "zed": "a thread is one zstd blob: not fixed yet",
     "cursor": "checked only",
-    "continue": "checked only",
     "copilot-chat": "checked only",
 }
 

@@ -14,12 +14,20 @@ message is a line of its own or an item of a document's message list:
   its error-result shape (`soul/message.py`, `tool_result_to_message`) saying
   `INTERRUPTED`; OpenAI chat logs and Copilot's legacy file: a plain `tool` message.
 
+- Continue: a `message.toolCalls` entry without a `toolCallStates` entry gets the state
+  Continue keeps for a call the user cancelled, `{toolCallId, toolCall, status: "canceled",
+  parsedArgs}` (`core/index.d.ts` `ToolCallState`, gui `sessionSlice.ts` `cancelToolCall`);
+  `constructMessages` (gui/src/redux/util/constructMessages.ts) then sends the `tool`
+  message "The user cancelled this tool call." for it.
+
 A `tool` message that answers no call is dropped (its line emptied: Kimi skips an empty
-line, `Context.restore`; in a document it leaves the list).
+line, `Context.restore`; in a document it leaves the list); so is a Continue state whose
+call its message does not make (`constructMessages` would send its `tool` message anyway).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -38,10 +46,12 @@ from thinkfix.engine.health.fixes.pairs import (
     note,
     remove,
 )
-from thinkfix.formats.jsonedit import Edit, InsertItems, RemoveItem, SetValue
+from thinkfix.formats.jsonedit import Edit, InsertItems, RemoveItem, SetKey, SetValue
 from thinkfix.formats.records import Record
 from thinkfix.formats.turns import Path
 
+#: What `constructMessages` sends for a `canceled` state (`core/tools/constants.ts`).
+CONTINUE_CANCELLED = "The user cancelled this tool call."
 CLINE_INTERRUPTED = "Task was interrupted before this tool call could be completed."
 #: `[k].tool_calls[j]`, `messages[k].tool_calls[j]`: a call inside a document's list.
 _IN_LIST = re.compile(r"^(\w*)\[(\d+)\]\.(?:tool_calls|content)\[")
@@ -228,6 +238,74 @@ def _cline_orphans(edits: FixEdits, index: int, data: Any, gone: set[str]) -> bo
     return bool(changes) and edits.edit(index, changes)
 
 
+def _continue(records: Sequence[Record], edits: FixEdits, index: int, calls: list[Call]) -> None:
+    """Each open call of an assistant history item gets a `canceled` state, placed among the
+    item's states in the order of its calls (the key made after `contextItems` if absent)."""
+    data = edits.data(index)
+    history = data.get("history") if isinstance(data, dict) else None
+    if not isinstance(history, list):
+        return
+    wanted = ids(calls)
+    changes: list[Edit] = []
+    for i, item in enumerate(history):
+        message = item.get("message") if isinstance(item, dict) else None
+        listed = message.get("toolCalls") if isinstance(message, dict) else None
+        if not isinstance(listed, list) or _role(message) != "assistant":
+            continue
+        order = [c.get("id") if isinstance(c, dict) else None for c in listed]
+        states = item.get("toolCallStates")
+        have = [_state_id(s) for s in states] if isinstance(states, list) else []
+        new = [(k, c) for k, c in enumerate(listed) if order[k] in wanted - set(have)]
+        if not new:
+            continue
+        if not isinstance(states, list):
+            after = "contextItems" if "contextItems" in item else None
+            value = [_canceled(c) for _, c in new]
+            changes.append(SetKey(("history", i), "toolCallStates", value, after=after))
+            continue
+        inserts: dict[int, list[dict[str, Any]]] = {}
+        for k, call in new:
+            at = sum(1 for s in have if s in order and order.index(s) < k)
+            inserts.setdefault(at, []).append(_canceled(call))
+        path: Path = ("history", i, "toolCallStates")
+        changes += [InsertItems(path, at, tuple(v)) for at, v in sorted(inserts.items())]
+    if changes and edits.edit(index, changes):
+        note(edits, records, calls, f'state "canceled" ("{CONTINUE_CANCELLED}" sent)')
+
+
+def _state_id(state: Any) -> Any:
+    call = state.get("toolCall") if isinstance(state, dict) else None
+    return call.get("id") if isinstance(call, dict) else None
+
+
+def _canceled(call: dict[str, Any]) -> dict[str, Any]:
+    """The state Continue keeps for a cancelled call; `parsedArgs` as `tryParseJson` gives it
+    (core/util/messageConversion.ts: the arguments parsed, else the string itself)."""
+    function = call.get("function")
+    raw = function.get("arguments") if isinstance(function, dict) else None
+    try:
+        parsed = json.loads(raw) if isinstance(raw, str) else {}
+    except ValueError:
+        parsed = raw
+    return {
+        "toolCallId": call.get("id"),
+        "toolCall": call,
+        "status": "canceled",
+        "parsedArgs": parsed,
+    }
+
+
+def _continue_orphans(edits: FixEdits, index: int, data: Any, gone: set[str]) -> bool:
+    history = data.get("history") if isinstance(data, dict) else None
+    changes: list[Edit] = []
+    for i, item in enumerate(history if isinstance(history, list) else ()):
+        states = item.get("toolCallStates") if isinstance(item, dict) else None
+        if isinstance(states, list):
+            drop = [j for j, s in enumerate(states) if _state_id(s) in gone]
+            changes += remove(("history", i, "toolCallStates"), drop, len(states)) if drop else []
+    return bool(changes) and edits.edit(index, changes)
+
+
 _CLINE = (here, _cline)
 DOC_PLANNERS: dict[str, tuple[Anchor, Planner]] = {
     "kimi-cli": _openai_planner("kimi-cli", _kimi),
@@ -236,6 +314,7 @@ DOC_PLANNERS: dict[str, tuple[Anchor, Planner]] = {
     "cline": _CLINE,
     "roo-code": _CLINE,
     "kilo-code": _CLINE,
+    "continue": (here, _continue),
 }
 DOC_ORPHANS: dict[str, Orphans] = {
     "kimi-cli": _openai_orphans,
@@ -244,6 +323,7 @@ DOC_ORPHANS: dict[str, Orphans] = {
     "cline": _cline_orphans,
     "roo-code": _cline_orphans,
     "kilo-code": _cline_orphans,
+    "continue": _continue_orphans,
 }
 #: Copilot CLI's legacy history file keeps OpenAI messages under `chatMessages`.
 COPILOT_LEGACY = _openai_planner("copilot-cli", _copilot_legacy)
