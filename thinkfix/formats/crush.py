@@ -22,7 +22,11 @@ reasoning part goes right before the repaired text (a signed one is never change
 Crush then replays the signed one alone). The whole `parts` value is written again as Go
 writes it (compact, `<`, `>`, `&` escaped). `update_messages_updated_at`, the trigger
 Crush's first migration puts on `messages`, is its own (`own_triggers`): the engine keeps
-it from stamping the repaired message, so undo gives every row back.
+it from stamping the repaired message, so undo gives every row back. So are the triggers
+that count a message in or out of `sessions.message_count` and stamp a session's
+`updated_at`: the `tool-pairs` fix inserts a message and sets the count itself, as they
+would (`engine/health/fixes/stores.py`, `crush_inserts`), and undo deletes it and sets the
+count back.
 """
 
 from __future__ import annotations
@@ -75,6 +79,28 @@ BEGIN
 UPDATE messages SET updated_at = strftime('%s', 'now')
 WHERE id = new.id;
 END;"""
+SESSION_TRIGGERS = (
+    """CREATE TRIGGER IF NOT EXISTS update_sessions_updated_at
+AFTER UPDATE ON sessions
+BEGIN
+UPDATE sessions SET updated_at = strftime('%s', 'now')
+WHERE id = new.id;
+END;""",
+    """CREATE TRIGGER IF NOT EXISTS update_session_message_count_on_insert
+AFTER INSERT ON messages
+BEGIN
+UPDATE sessions SET
+    message_count = message_count + 1
+WHERE id = new.session_id;
+END;""",
+    """CREATE TRIGGER IF NOT EXISTS update_session_message_count_on_delete
+AFTER DELETE ON messages
+BEGIN
+UPDATE sessions SET
+    message_count = message_count - 1
+WHERE id = old.session_id;
+END;""",
+)
 
 
 def _loads(data: Any) -> Any:
@@ -175,7 +201,7 @@ class Crush(DatabaseStore, FormatBase):
     shapes = (dict,)
     assistant_marker = b'"role":"assistant"'
     #: Crush's own triggers, which the engine keeps from firing (`engine/ledger/rows.py`).
-    own_triggers = (UPDATED_AT_TRIGGER,)
+    own_triggers = (UPDATED_AT_TRIGGER, *SESSION_TRIGGERS)
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
         """Each project's store that Crush's projects.json lists (`Project.DataDir`)."""

@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from thinkfix.engine.health.fixes.model import Fix, Fixed
 from thinkfix.engine.health.fixes.plan import merged, plan_fixes
-from thinkfix.engine.health.fixes.stores import RowFix, plan_store_fixes
+from thinkfix.engine.health.fixes.stores import RowFix, RowInsert, plan_store_fixes
 from thinkfix.engine.health.run import check_records
 from thinkfix.engine.health.where import Where
 from thinkfix.engine.repair.plan import FilePlan
@@ -80,18 +80,22 @@ def store_fixes(
     checks = {Check(fix.value) for fix in fixes}
     health = check_records(records, Where(path, fmt.id), checks)
     planned = plan_store_fixes(fmt.id, records, health.findings, fixes)
-    if not planned.rows:
+    if not planned.rows and not planned.inserts:
         return None
-    return StoreFixes(cast(SessionFormat, _Fixing(fmt, planned.rows)), planned.fixed)
+    fixing = _Fixing(fmt, planned.rows, planned.inserts)
+    return StoreFixes(cast(SessionFormat, fixing), planned.fixed)
 
 
 class _Fixing:
     """A store's format whose `apply_database` also makes the fixes' row edits, through the
     same `RowChanges` (every other attribute is the format's own)."""
 
-    def __init__(self, fmt: SessionFormat, rows: Sequence[RowFix]) -> None:
+    def __init__(
+        self, fmt: SessionFormat, rows: Sequence[RowFix], inserts: Sequence[RowInsert] = ()
+    ) -> None:
         self._fmt = fmt
         self._rows = tuple(rows)
+        self._inserts = tuple(inserts)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._fmt, name)
@@ -107,4 +111,22 @@ class _Fixing:
             new = row.spliced(found[0]) if found and isinstance(found[0], str) else None
             if new is not None:  # else the runtime wrote the row since: it is left as it is
                 db.update(row.table, dict(row.key), {row.column: new})
+        for insert in self._inserts:
+            _insert(db, insert)
         return placements
+
+
+def _insert(db: RowChanges, insert: RowInsert) -> None:
+    """A new row and its session's count; left when the row is there already (a run since)
+    or its session is gone."""
+    row = dict(insert.row)
+    table, session = quote(insert.table), quote(insert.session_table)
+    if db.execute(f"SELECT 1 FROM {table} WHERE id = ?", [row["id"]]).fetchone():
+        return
+    found = db.execute(
+        f"SELECT {quote(insert.count)} FROM {session} WHERE id = ?", [insert.session]
+    ).fetchone()
+    if found is None or not isinstance(found[0], int):
+        return
+    db.insert(insert.table, row, ["id"])
+    db.update(insert.session_table, {"id": insert.session}, {insert.count: found[0] + 1})

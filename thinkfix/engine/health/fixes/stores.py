@@ -13,17 +13,22 @@ through its `RowChanges`, in its one transaction, so the change set, the manifes
 (which puts back only those rows, keeping what the runtime wrote since) treat them as its
 own. A fix that adds a record (a result line) has no row to go to and is left out; none of
 these runtimes' does. A row the runtime rewrote between the read and the write is left.
+
+Crush's store is the one that takes a new row: on an interrupt Crush writes a new `tool`
+message for each call left without a result (`crush_inserts`).
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed
-from thinkfix.engine.health.fixes.pairs import remove
+from thinkfix.engine.health.fixes.model import Finding, Fix, Fixed, problem_of
+from thinkfix.engine.health.fixes.pairs import CALL_WITHOUT_RESULT, remove
 from thinkfix.engine.health.fixes.plan import plan_fixes
+from thinkfix.formats.crush import go_json
 from thinkfix.formats.jsonedit import Edit, SetValue, edit
 from thinkfix.formats.jsonspans import Style
 from thinkfix.formats.records import Record, parse_json
@@ -59,9 +64,22 @@ class RowFix:
 
 
 @dataclass(frozen=True)
+class RowInsert:
+    """A new row (`row`, keyed by its `id`) and its session's row, whose `count` column goes
+    up by one with it, as the runtime's own insert trigger keeps it."""
+
+    table: str
+    row: tuple[tuple[str, Value], ...]
+    session_table: str
+    session: str
+    count: str
+
+
+@dataclass(frozen=True)
 class StorePlan:
     rows: tuple[RowFix, ...]
     fixed: tuple[Fixed, ...]
+    inserts: tuple[RowInsert, ...] = ()
 
 
 def plan_store_fixes(
@@ -69,6 +87,10 @@ def plan_store_fixes(
 ) -> StorePlan:
     """The row changes the named `fixes` make in a store read as `records`."""
     chosen = frozenset(fixes) - {Fix.LINES}  # a row is read whole or not at all
+    insert = _INSERTS.get(fmt_id)
+    if insert is not None and Fix.TOOL_PAIRS in chosen:
+        inserts, fixed = insert(records, findings)
+        return StorePlan((), fixed, inserts)
     rows_of = _ROWS.get(fmt_id)
     if rows_of is None or not chosen:
         return StorePlan((), ())
@@ -175,3 +197,97 @@ _ROWS: dict[str, Callable[[Any, Any], list[RowFix] | None]] = {
     "kilo": _opencode_rows,
     "goose": _goose_rows,
 }
+
+
+CRUSH_CANCELLED = "Error: user cancelled assistant tool calling"
+_CRUSH_NAMESPACE = uuid.UUID("6c7a1f3e-2b4d-5e8f-9a0b-1c2d3e4f5a6b")
+
+
+def crush_inserts(
+    records: Sequence[Record], findings: Iterable[Finding]
+) -> tuple[tuple[RowInsert, ...], tuple[Fixed, ...]]:
+    """The `tool` message Crush itself writes for a call an interrupt left without a result
+    (charmbracelet/crush `internal/agent/agent.go`, `sessionAgent.Run`): a `tool_result`
+    part "Error: user cancelled assistant tool calling", `is_error` true, then the `finish`
+    part "stop" that `messages.Create` (`internal/message/message.go`) adds to every message
+    not the assistant's; `model` '' and `provider` NULL as `Create` writes them for a tool
+    message. Its id is a uuid5 of the session and call (a second run plans the same row), its
+    time one second after the calling message's (no later than the session's next message),
+    and `sessions.message_count` goes up by one as Crush's insert trigger does. A result with
+    no call is left: Crush drops it when it builds the prompt (`filterOrphanedToolResults`)."""
+    inserts: list[RowInsert] = []
+    fixed: list[Fixed] = []
+    seen: set[tuple[str, str]] = set()
+    for finding in sorted(findings, key=lambda f: f.record_index):
+        index, call_id = finding.record_index, finding.detail
+        if problem_of(finding) != CALL_WITHOUT_RESULT or not call_id:
+            continue
+        data = records[index].data
+        if not isinstance(data, dict) or not isinstance(data.get("parts"), list):
+            continue
+        session, created = data.get("sessionID"), data.get("createdAt")
+        name = _crush_call_name(data["parts"], call_id)
+        if not isinstance(session, str) or not isinstance(created, int) or name is None:
+            continue
+        if (session, call_id) in seen:
+            continue
+        seen.add((session, call_id))
+        at = created + 1
+        later = records[index + 1].data if index + 1 < len(records) else None
+        if isinstance(later, dict) and later.get("sessionID") == session:
+            after = later.get("createdAt")
+            if isinstance(after, int) and after < at:
+                at = max(created, after)
+        result = {
+            "tool_call_id": call_id,
+            "name": name,
+            "content": CRUSH_CANCELLED,
+            "data": "",
+            "mime_type": "",
+            "metadata": "",
+            "is_error": True,
+        }
+        parts = [
+            {"type": "tool_result", "data": result},
+            {"type": "finish", "data": {"reason": "stop", "time": 0}},
+        ]
+        row: tuple[tuple[str, Value], ...] = (
+            ("id", str(uuid.uuid5(_CRUSH_NAMESPACE, f"{session}/{call_id}"))),
+            ("session_id", session),
+            ("role", "tool"),
+            ("parts", go_json(parts)),
+            ("model", ""),
+            ("provider", None),
+            ("is_summary_message", 0),
+            ("created_at", at),
+            ("updated_at", at),
+        )
+        inserts.append(RowInsert("messages", row, "sessions", session, "message_count"))
+        line = records[index].line
+        what = f"{call_id}: Crush's cancelled tool message added"
+        fixed.append(Fixed(Fix.TOOL_PAIRS, CALL_WITHOUT_RESULT, line, what))
+    return tuple(inserts), tuple(fixed)
+
+
+def _crush_call_name(parts: list[Any], call_id: str) -> str | None:
+    """The tool's name on the `tool_call` part of `call_id` (Crush copies it: `tc.Name`)."""
+    for part in parts:
+        if isinstance(part, dict) and part.get("type") == "tool_call":
+            data = part.get("data")
+            if isinstance(data, dict) and data.get("id") == call_id:
+                name = data.get("name")
+                return name if isinstance(name, str) else ""
+    return None
+
+
+_INSERTS: dict[
+    str,
+    Callable[
+        [Sequence[Record], Iterable[Finding]], tuple[tuple[RowInsert, ...], tuple[Fixed, ...]]
+    ],
+] = {"crush": crush_inserts}
+
+
+def inserted_formats() -> frozenset[str]:
+    """The stores whose open calls the fix answers with a new row."""
+    return frozenset(_INSERTS)
