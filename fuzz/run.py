@@ -1,6 +1,6 @@
 """Run the fuzz targets with atheris, seeded from the fixtures and the crash sites of issue 11.
 
-    python fuzz/run.py --seed 1 --runs 4000 --seconds 60 all   # .ci/run: the same inputs every run
+    python fuzz/run.py --seed 1 --runs 2000 --seconds 30 all   # .ci/run: the same inputs every run
     python fuzz/run.py --seconds 40 all    # every target in one process, fresh random inputs
     python fuzz/run.py --seconds 600 cli   # one target, longer
     python fuzz/run.py --list
