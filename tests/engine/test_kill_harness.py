@@ -160,6 +160,7 @@ def _trial(
     shutil.rmtree(work)
 
 
+@pytest.mark.crash
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs POSIX signals")
 @pytest.mark.parametrize("n", range(KILLS))
 def test_repair_killed_at_random_instant_is_whole_and_undoable(

@@ -53,6 +53,7 @@ def corpus(root: Path, files: int = 240) -> bytes:
     return data
 
 
+@pytest.mark.crash
 @pytest.mark.parametrize("command", [["repair", "--in-place"], ["scan"]])
 def test_killed_parent_takes_its_workers_along(tmp_path: Path, command: list[str]) -> None:
     root = tmp_path / "t"
@@ -103,6 +104,7 @@ def test_killed_parent_takes_its_workers_along(tmp_path: Path, command: list[str
         assert len({p.read_bytes() for p in root.iterdir()}) == 1
 
 
+@pytest.mark.crash
 def test_die_with_parent_ends_a_worker_whose_parent_is_gone(tmp_path: Path) -> None:
     """The start-up check: a parent already gone (or never ours) ends the worker at once."""
     code = (

@@ -179,6 +179,7 @@ _KILL_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.crash
 def test_repair_killed_after_temp_file_leaves_original_and_next_run_sweeps(tmp_path: Path) -> None:
     work = _work(tmp_path)
     proc = subprocess.run(
@@ -207,6 +208,7 @@ def test_repair_killed_after_temp_file_leaves_original_and_next_run_sweeps(tmp_p
     assert ledger_journal.load_manifest(str(tmp_path / "run" / mf.MANIFEST_NAME))["journal"]
 
 
+@pytest.mark.crash
 def test_repair_worker_killed_mid_write_is_redone_and_fully_undoable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -234,6 +236,7 @@ def test_repair_worker_killed_mid_write_is_redone_and_fully_undoable(
     assert tree_content(src) == before
 
 
+@pytest.mark.crash
 def test_worker_killed_between_a_sidecar_and_its_file_leaves_nothing_after_undo(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
