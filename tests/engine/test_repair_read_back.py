@@ -40,6 +40,19 @@ def _flip_at(fraction: float) -> Callable[[bytes], bytes]:
     return flip
 
 
+def _spy_on_hashing(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each read back of the run was hashed, in order."""
+    seen: list[bool] = []
+    real_init = safewrite._HashingReader.__init__
+
+    def reader(self: safewrite._HashingReader, fp: Any, hashed: bool = True) -> None:
+        seen.append(hashed)
+        real_init(self, fp, hashed)
+
+    monkeypatch.setattr(safewrite._HashingReader, "__init__", reader)
+    return seen
+
+
 @pytest.mark.parametrize(
     "damage",
     [_flip_at(0.0), _flip_at(0.5), _flip_at(0.999), lambda d: d + b"\n", lambda d: d[:-1]],
@@ -55,14 +68,7 @@ def test_a_byte_changed_on_disk_is_refused_by_the_compare_alone(
     work = tmp_path / "sessions" / PI.name
     work.parent.mkdir()
     work.write_bytes(PI.read_bytes())
-    seen: list[bool] = []
-    real_init = safewrite._HashingReader.__init__
-
-    def reader(self: safewrite._HashingReader, fp: Any, hashed: bool = True) -> None:
-        seen.append(hashed)
-        real_init(self, fp, hashed)
-
-    monkeypatch.setattr(safewrite._HashingReader, "__init__", reader)
+    seen = _spy_on_hashing(monkeypatch)
     monkeypatch.setattr(safewrite, "_read_back", _damaged(damage))
     out = tmp_path / "out"
     result = run([work], mode, tmp_path, out_dir=str(out) if mode is WriteMode.OUT else None)
@@ -104,14 +110,7 @@ def test_a_file_copied_as_it_is_is_compared_with_the_original_not_hashed_again(
     work = tmp_path / "sessions" / "clean.jsonl"
     work.parent.mkdir()
     work.write_bytes(clean)
-    seen: list[bool] = []
-    real_init = safewrite._HashingReader.__init__
-
-    def reader(self: safewrite._HashingReader, fp: Any, hashed: bool = True) -> None:
-        seen.append(hashed)
-        real_init(self, fp, hashed)
-
-    monkeypatch.setattr(safewrite._HashingReader, "__init__", reader)
+    seen = _spy_on_hashing(monkeypatch)
     out = tmp_path / "out"
     intact = run([work], WriteMode.OUT, tmp_path, out_dir=str(out))
     (file,) = intact.files

@@ -11,14 +11,17 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from tests.engine.repair_helpers import run
+from tests.engine.health.fixes.store_helpers import (
+    assert_dry_run_writes_nothing,
+    assert_fixed_once,
+    dump,
+    fix,
+    problems,
+)
 from tests.formats import crush_db
-from thinkfix.engine.health.fixes.model import Fix
-from thinkfix.engine.health.run import check_file
 from thinkfix.engine.ledger import restore as restore_mod
-from thinkfix.engine.repair.model import FileStatus, WriteMode
-from thinkfix.engine.report import Check, ExitCode
-from thinkfix.formats import registry
+from thinkfix.engine.repair.model import FileStatus
+from thinkfix.engine.report import ExitCode
 from thinkfix.formats.crush import SESSION_TRIGGERS
 
 T0 = crush_db.T0
@@ -45,28 +48,12 @@ COLUMNS = "id, session_id, role, parts, model, provider, is_summary_message, cre
 COLUMNS += "updated_at, finished_at"
 
 
-def _dump(path: Path) -> list[str]:
-    """Every row and schema statement; sorted, as a trigger kept from firing is created again
-    at the end of `sqlite_master` (the same trigger, a later place in the dump)."""
-    with closing(sqlite3.connect(path)) as db:
-        return sorted(db.iterdump())
-
-
 def _copy(path: Path, to: Path) -> Path:
     """The store as it is now (its `updated_at` trigger stamps a build with the clock, so a
     second build may differ by a second)."""
     with closing(sqlite3.connect(path)) as src, closing(sqlite3.connect(to)) as dst:
         src.backup(dst)
     return to
-
-
-def _problems(path: Path) -> list[str]:
-    found = check_file(str(path), registry.get("crush"), {Check.TOOL_PAIRS}).findings
-    return [str(f.problem) for f in found]
-
-
-def _fix(db: Path, tmp: Path, mode: WriteMode = WriteMode.IN_PLACE) -> Any:
-    return run([db], mode, tmp, fixes=frozenset({Fix.TOOL_PAIRS}))
 
 
 def _messages(path: Path) -> list[tuple[Any, ...]]:
@@ -82,9 +69,9 @@ def _count(path: Path) -> int:
 
 def test_crush_store_fix_inserts_crushs_own_cancelled_tool_message(tmp_path: Path) -> None:
     db = crush_db.build(tmp_path / "crush.db", OPEN)
-    assert _problems(db) == ["call-without-result"] and _count(db) == 2
+    assert problems(db, "crush") == ["call-without-result"] and _count(db) == 2
     before = _messages(db)
-    result = _fix(db, tmp_path / "a")
+    result = fix(db, tmp_path / "a")
     (file,) = result.files
     assert file.format == "crush" and file.status is FileStatus.REPAIRED
     assert [f.problem for f in file.fixes] == ["call-without-result"]
@@ -100,17 +87,13 @@ def test_crush_store_fix_inserts_crushs_own_cancelled_tool_message(tmp_path: Pat
     assert added == (mid, SESSION, "tool", parts, "", None, 0, T0 + 11, T0 + 11, None)
     assert json.loads(parts)[0]["data"]["is_error"] is True
     assert _count(db) == 3  # as Crush's insert trigger keeps it
-    assert _problems(db) == []
-    again = _fix(db, tmp_path / "b")
-    assert [f.status for f in again.files] == [FileStatus.CLEAN]
+    assert problems(db, "crush") == []
+    assert_fixed_once(db, tmp_path / "b")
 
 
 def test_crush_store_fix_dry_run_writes_nothing(tmp_path: Path) -> None:
     db = crush_db.build(tmp_path / "crush.db", OPEN)
-    dump = _dump(db)
-    result = _fix(db, tmp_path / "a", WriteMode.CHECK)
-    assert [f.status for f in result.files] == [FileStatus.WOULD_CHANGE]
-    assert _dump(db) == dump
+    assert_dry_run_writes_nothing(db, tmp_path / "a")
 
 
 def test_crush_store_fix_undo_deletes_the_row_and_keeps_what_crush_wrote_since(
@@ -118,8 +101,8 @@ def test_crush_store_fix_undo_deletes_the_row_and_keeps_what_crush_wrote_since(
 ) -> None:
     db = crush_db.build(tmp_path / "crush.db", OPEN)
     expected = _copy(db, tmp_path / "expected.db")
-    result = _fix(db, tmp_path / "a")
-    assert result.manifest_path is not None and _dump(db) != _dump(expected)
+    result = fix(db, tmp_path / "a")
+    assert result.manifest_path is not None and dump(db) != dump(expected)
     later = [("6bc2dbf8-9c7d-4e4f-8a6b-8d0c2e4f6a79", "user", [crush_db.text("next")])]
     for store in (db, expected):  # Crush goes on: a new session, its trigger firing
         with closing(sqlite3.connect(store)) as con:
@@ -130,8 +113,8 @@ def test_crush_store_fix_undo_deletes_the_row_and_keeps_what_crush_wrote_since(
             con.commit()
     undone = restore_mod.undo(result.manifest_path)
     assert undone.exit_code() is ExitCode.CLEAN, undone
-    assert _dump(db) == _dump(expected)
-    assert _problems(db) == ["call-without-result"]
+    assert dump(db) == dump(expected)
+    assert problems(db, "crush") == ["call-without-result"]
 
 
 def test_crush_session_triggers_are_the_migrations_text() -> None:

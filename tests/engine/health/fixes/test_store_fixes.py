@@ -14,6 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.engine.health.fixes.store_helpers import (
+    assert_dry_run_writes_nothing,
+    assert_fixed_once,
+    dump,
+    fix,
+    problems,
+)
 from tests.engine.repair_helpers import run
 from tests.formats import goose_db, opencode_db
 from thinkfix.engine.health.fixes.model import Fix
@@ -72,20 +79,6 @@ def _data(path: Path, part: str) -> str:
     return str(data)
 
 
-def _dump(path: Path) -> list[str]:
-    with closing(sqlite3.connect(path)) as db:
-        return list(db.iterdump())
-
-
-def _problems(path: Path) -> list[str]:
-    found = check_file(str(path), registry.get("opencode"), {Check.TOOL_PAIRS}).findings
-    return [str(f.problem) for f in found]
-
-
-def _fix(db: Path, tmp: Path, mode: WriteMode = WriteMode.IN_PLACE, **kw: Any) -> Any:
-    return run([db], mode, tmp, fixes=frozenset({Fix.TOOL_PAIRS}), **kw)
-
-
 @pytest.mark.parametrize("name", ["opencode.db", "kilo/kilo.db"])  # Kilo CLI: OpenCode's store
 def test_store_fix_sets_the_running_part_to_opencodes_aborted_error(
     tmp_path: Path, name: str
@@ -93,8 +86,8 @@ def test_store_fix_sets_the_running_part_to_opencodes_aborted_error(
     (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
     db = opencode_db.build(tmp_path / name, MESSAGES)
     before = _data(db, PART)
-    assert _problems(db) == ["call-without-result"]
-    result = _fix(db, tmp_path / "a")
+    assert problems(db, "opencode") == ["call-without-result"]
+    result = fix(db, tmp_path / "a")
     (file,) = result.files
     assert file.format == ("kilo" if "kilo" in name else "opencode")
     assert file.status is FileStatus.REPAIRED and [f.problem for f in file.fixes] == [
@@ -112,17 +105,13 @@ def test_store_fix_sets_the_running_part_to_opencodes_aborted_error(
     }
     # every byte of the row before `state` kept, written as OpenCode writes it (compact)
     assert data.startswith(before.split('"state":')[0]) and ": " not in data
-    assert _problems(db) == []
-    again = _fix(db, tmp_path / "b")
-    assert [f.status for f in again.files] == [FileStatus.CLEAN]
+    assert problems(db, "opencode") == []
+    assert_fixed_once(db, tmp_path / "b")
 
 
 def test_store_fix_dry_run_changes_nothing(tmp_path: Path) -> None:
     db = opencode_db.build(tmp_path / "opencode.db", MESSAGES)
-    dump = _dump(db)
-    result = _fix(db, tmp_path / "a", WriteMode.CHECK)
-    assert [f.status for f in result.files] == [FileStatus.WOULD_CHANGE]
-    assert _dump(db) == dump
+    assert_dry_run_writes_nothing(db, tmp_path / "a")
 
 
 def test_store_fix_undo_puts_back_the_row_and_keeps_what_the_runtime_wrote_since(
@@ -130,8 +119,8 @@ def test_store_fix_undo_puts_back_the_row_and_keeps_what_the_runtime_wrote_since
 ) -> None:
     db = opencode_db.build(tmp_path / "opencode.db", MESSAGES)
     expected = opencode_db.build(tmp_path / "expected.db", MESSAGES)
-    result = _fix(db, tmp_path / "a")
-    assert result.manifest_path is not None and _dump(db) != _dump(expected)
+    result = fix(db, tmp_path / "a")
+    assert result.manifest_path is not None and dump(db) != dump(expected)
     for store in (db, expected):  # the runtime goes on: a new message after the repair
         with closing(sqlite3.connect(store)) as con:
             for table, values in opencode_db.rows(
@@ -143,7 +132,7 @@ def test_store_fix_undo_puts_back_the_row_and_keeps_what_the_runtime_wrote_since
             con.commit()
     undone = restore_mod.undo(result.manifest_path)
     assert undone.exit_code() is ExitCode.CLEAN, undone
-    assert _dump(db) == _dump(expected)
+    assert dump(db) == dump(expected)
 
 
 GOOSE: goose_db.Session = (
@@ -176,7 +165,7 @@ def test_goose_store_fix_drops_the_unanswered_request_as_goose_does(tmp_path: Pa
     before = _content(db)
     found = check_file(str(db), registry.get("goose"), {Check.TOOL_PAIRS}).findings
     assert sorted(str(f.problem) for f in found) == ["call-without-result", "result-without-call"]
-    result = _fix(db, tmp_path / "a")
+    result = fix(db, tmp_path / "a")
     assert [f.status for f in result.files] == [FileStatus.REPAIRED]
     after = _content(db)
     assert json.loads(after[1]) == [goose_db.text("Running.")]
