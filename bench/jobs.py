@@ -20,6 +20,7 @@ import os
 import shutil
 import sys
 import tempfile
+from itertools import pairwise
 from pathlib import Path
 
 import orjson
@@ -67,7 +68,7 @@ def big_floor(path: Path, jobs: int) -> int:
         at = data.find(b"\n", len(data) * i // jobs)
         cuts.append(len(data) if at < 0 else at + 1)
     cuts.append(len(data))
-    parts = [(str(path), lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+    parts = [(str(path), lo, hi) for lo, hi in pairwise(cuts) if hi > lo]
     if jobs == 1:
         return _range_floor(parts[0])
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
