@@ -11,6 +11,7 @@ from __future__ import annotations
 from itertools import pairwise
 from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -126,3 +127,53 @@ def test_a_scan_whose_worker_dies_finishes_the_files_itself(
     monkeypatch.setattr(scan_module, "scan_file", dying)
     got = sorted(scan_files(items, OPTIONS, jobs=2), key=lambda r: r.path)
     assert got == expected
+
+
+def _claude_line(uuid: str, message_id: str, block: dict[str, object]) -> bytes:
+    return orjson.dumps(
+        {
+            "parentUuid": None,
+            "isSidechain": False,
+            "type": "assistant",
+            "uuid": uuid,
+            "timestamp": "2026-03-02T10:21:19.004Z",
+            "message": {
+                "model": "claude-sonnet-4-5",
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "content": [block],
+            },
+        }
+    )
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    turns=st.integers(20, 60), count=st.integers(2, 7), called=st.lists(st.booleans(), min_size=1)
+)
+def test_a_piece_settles_its_texts_awaiting_evidence_itself(
+    turns: int, count: int, called: list[bool], tmp_path: Path
+) -> None:
+    """A text with a bare `</think>` waits for rule 4's evidence: whether its message calls a
+    tool on a later line (Claude Code writes each block on its own line). A piece reads on
+    past its own end for it, so no piece fails and the file is not scanned again whole (it
+    was, after every piece: a big Claude Code session took longer split than in one pass)."""
+    lines = []
+    for t in range(turns):
+        mid = f"msg_{t:04d}"
+        text = {"type": "text", "text": f"The answer is {t}, I think.\n</think>"}
+        lines.append(_claude_line(f"u{t}a", mid, text))
+        if called[t % len(called)]:
+            call = {"type": "tool_use", "id": f"toolu_{t}", "name": "Bash", "input": {}}
+            lines.append(_claude_line(f"u{t}b", mid, call))
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    item = Candidate(str(path), str(path), True, path.stat().st_size)
+    merged, parts = _in_pieces(item, count)
+    assert not [p.piece.index for p in parts if p.failed]
+    whole = scan_file(item, OPTIONS)
+    assert whole.findings  # not vacuous: the stray closes are found
+    assert merged == whole

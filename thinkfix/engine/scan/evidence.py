@@ -6,15 +6,24 @@ message. Claude Code writes a message's tool_use on the record after its text, C
 `function_call` as an item of its own; such a format says so (`SessionFormat.calls_later`)
 and finds the calls in one more pass (`calls_after`). Only a text that `awaits_call` needs
 it, so a clean file is never read twice.
+
+`calls_after_from` is that pass from any record boundary of a JSONL file (a piece of a
+file scanned apart starts mid-file): for a format that pairs a text with a call by the
+message's id (`SessionFormat.spread`), the texts it cannot pair wait to the file's end, so it
+reads on only the lines that name a waiting message's id, found with `bytes.find` a block at
+a time, and parses no other (the same assumption every marker makes: a runtime writes an
+id's ASCII letters unescaped).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from typing import BinaryIO
 
 from thinkfix.formats.base import SessionFormat
-from thinkfix.formats.records import Record, Site
+from thinkfix.formats.records import EMPTY_CONTEXT, Record, Site
 from thinkfix.normalizer.spans import Finding, LeakKind
 
 
@@ -39,3 +48,84 @@ def followed(
 def called(site: Site) -> Site:
     """The site with rule 4's evidence."""
     return replace(site, followed_by_tool_call=True)
+
+
+#: An id a runtime cannot have escaped (letters, digits and `_.:-`): found by its bytes.
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]+")
+_BLOCK = 1 << 22
+
+
+def calls_after_from(
+    fmt: SessionFormat, fp: BinaryIO, pending: Sequence[Record], first: int
+) -> frozenset[int]:
+    """`fmt.calls_after` over the records of `fp` (a JSONL stream from a record boundary, its
+    first record numbered `first`) for the `pending` records (read already, in order): the
+    indices of those whose message calls a tool later. The format's own pass over every
+    record where it pairs otherwise (Codex: the next items, a short look-ahead)."""
+    if not pending:
+        return frozenset()
+    # a message without an id never waits (`calls_after` pairs by id)
+    ids = {m.message_id for r in pending for m in fmt.checked_messages(r)} - {None}
+    plain = sorted(i for i in ids if i is not None and _PLAIN_ID.fullmatch(i))
+    if (
+        not (fmt.spread and fmt.line_records)
+        or type(fmt).calls_after is not SessionFormat.calls_after
+        or len(plain) != len(ids)
+    ):
+        found = fmt.calls_after(fmt.read_bare(fp), {r.index - first for r in pending})
+        return frozenset(i + first for i in found)
+    needles = tuple(f'"{i}"'.encode() for i in plain)
+    return fmt.calls_after(_naming(fp, pending, first, needles, fmt), {r.index for r in pending})
+
+
+def _naming(
+    fp: BinaryIO,
+    pending: Sequence[Record],
+    first: int,
+    needles: tuple[bytes, ...],
+    fmt: SessionFormat,
+) -> Iterator[Record]:
+    """The `pending` records and, in file order among them, every later line holding one of
+    `needles` (numbered from `first`): the only records `calls_after` can pair a waiting text
+    with, since the message of every waiting text has one of those ids."""
+    given = {r.index: r for r in pending}
+    line = first  # the number of the line at buf[0]
+    tail = b""
+    while True:
+        data = fp.read(_BLOCK)
+        buf = tail + data if tail else data
+        if not buf:
+            break
+        hi = buf.rfind(b"\n") + 1 if data else len(buf)
+        if hi == 0:  # no line ends in this block yet
+            tail = buf
+            continue
+        starts: set[int] = set()
+        for needle in needles:
+            at = buf.find(needle, 0, hi)
+            while at >= 0:
+                starts.add(buf.rfind(b"\n", 0, at) + 1)
+                end = buf.find(b"\n", at, hi)
+                at = buf.find(needle, end, hi) if end >= 0 else -1
+        at, n = 0, line
+        for start in sorted(starts):
+            n += buf.count(b"\n", at, start)
+            at = start
+            while given and min(given) < n:
+                yield given.pop(min(given))
+            if n in given:
+                yield given.pop(n)
+                continue
+            end = buf.find(b"\n", start, hi)
+            end = hi if end < 0 else end
+            raw, eol = buf[start:end], buf[end : end + 1]
+            if raw.endswith(b"\r"):
+                raw, eol = raw[:-1], b"\r\n"
+            yield Record(n, n + 1, raw, eol, EMPTY_CONTEXT, fmt.shapes)
+        line += buf.count(b"\n", 0, hi)
+        while given and min(given) < line:
+            yield given.pop(min(given))
+        tail = buf[hi:]
+        if not data:
+            break
+    yield from (given[i] for i in sorted(given))

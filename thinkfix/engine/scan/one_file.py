@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 from thinkfix.engine.inputs.files import InputFile
 from thinkfix.engine.report import InputError, LeakFinding
 from thinkfix.engine.scan import sparse, survey, trend
-from thinkfix.engine.scan.evidence import awaits_call, called
+from thinkfix.engine.scan.evidence import awaits_call, called, calls_after_from
 from thinkfix.engine.scan.findings import (
     CappedFindings,
     capped_findings,
@@ -79,6 +79,9 @@ class _FileScan:
         self.awaiting: list[Record] = []
         # set when they could not be judged: a byte range scanned apart (engine/scan/split.py)
         self.unsettled = False
+        # where their findings begin: after every other finding of the file, so the pieces
+        # of a file merge into the order one pass gives (engine/scan/split.py)
+        self.deferred_from: int | None = None
         self.windowed = windowed = options.since is not None or options.until is not None
         self.dater = Dater(self._in_window, windowed)  # a clean line's day, from its bytes
 
@@ -90,12 +93,15 @@ class _FileScan:
         ctx: Context = EMPTY_CONTEXT,
         crlf: bool = False,
         numbered: bool = True,
+        origin: int | None = None,
     ) -> None:
         """Scan the records of `fp`. An incremental scan hands a stream that begins at line
         `start` of a JSONL file, with the context the lines before it left (`ctx`, `crlf`);
         the reader's context after the last line is then kept in `ctx_after`. `numbered`:
-        the records' indices are their places in the whole file (not so for a byte range
-        scanned apart, whose texts awaiting evidence are then left `unsettled`)."""
+        the records' indices are their places in the whole file. Not so for a byte range
+        scanned apart (`engine.scan.split`): its indices count from `start` at byte `origin`
+        of the file, where its texts awaiting evidence are settled from (left `unsettled`
+        when `origin` is None)."""
         fmt, options = self.fmt, self.options
         candidates = delimiter_candidates(options.policy) if options.prefilter else None
         batches: Iterable[list[Record]]
@@ -134,8 +140,9 @@ class _FileScan:
         if reader is not None:
             self.records = reader.records - start
             self.ctx_after, self.crlf_after = reader.ctx, reader.crlf
+        self.deferred_from = len(self.findings)
         if self.awaiting:
-            self._settle_awaiting(numbered)
+            self._settle_awaiting(0 if numbered else origin, 0 if numbered else start)
         if self.spread:
             self._settle_spread()
 
@@ -353,21 +360,25 @@ class _FileScan:
             out.append((site, i, model, capped))
         return out
 
-    def _settle_awaiting(self, numbered: bool) -> None:
+    def _settle_awaiting(self, origin: int | None, first: int) -> None:
         """The records whose texts waited for rule 4's evidence (`_record`), judged now that
-        the file has been read: one more read finds which messages call a tool after their
-        text (`SessionFormat.calls_after`), only when such a text was found (rare)."""
+        the file has been read: one more read, from `origin` (the byte where the record
+        numbered `first` starts; None: unknown), finds which messages call a tool after
+        their text (`SessionFormat.calls_after`), only when such a text was found (rare).
+        Evidence lies only after its text, so a byte range reads on past its own end just
+        as far as its last waiting message needs, not from the file's start."""
         pending, self.awaiting = self.awaiting, []
         calls: frozenset[int] = frozenset()
-        if numbered:
+        if origin is None:
+            self.unsettled = True
+        else:
             try:
                 with self.file.open() as fp:
-                    records = self.fmt.read_bare(fp)
-                    calls = self.fmt.calls_after(records, {r.index for r in pending})
+                    if origin:
+                        fp.seek(origin)
+                    calls = calls_after_from(self.fmt, fp, pending, first)
             except (OSError, ValueError, EOFError):
                 pass
-        else:
-            self.unsettled = True
         for record in pending:
             self._record(record, record.index in calls)
 

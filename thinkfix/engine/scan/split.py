@@ -94,6 +94,9 @@ class PieceResult:
     ctx_out: Portable
     positional: tuple[tuple[int, str, str], ...]
     failed: bool = False
+    #: where the findings of texts that awaited evidence begin (judged at the piece's end;
+    #: one pass judges them at the file's end, so the merge puts them after all others)
+    deferred_from: int = -1
 
 
 Task = Candidate | InputFile | Piece
@@ -210,6 +213,7 @@ def scan_piece(piece: Piece, options: ScanOptions) -> PieceResult:
             ctx=ctx,
             crlf=crlf,
             numbered=first == 0,
+            origin=start,
         )
     result = replace(scan.result(), size=file.size)
     after = scan.ctx_after if scan.ctx_after is not None else ctx
@@ -223,6 +227,7 @@ def scan_piece(piece: Piece, options: ScanOptions) -> PieceResult:
         tuple(scan.positional),
         # a text awaiting rule 4's evidence is judged by the whole file's records (`merge`)
         failed=scan.unsettled,
+        deferred_from=len(result.findings) if scan.deferred_from is None else scan.deferred_from,
     )
 
 
@@ -256,19 +261,20 @@ def merge(pieces: list[PieceResult], options: ScanOptions) -> ScannedFile:
         placed.append((part, shift))
         lines += part.result.records
         before = part.ctx_out
-    return _joined([(p.result, shift, p.positional) for p, shift in placed])
+    return _joined([(p.result, shift, p.positional, p.deferred_from) for p, shift in placed])
 
 
 def _joined(
-    parts: Iterable[tuple[ScannedFile, int, tuple[tuple[int, str, str], ...]]],
+    parts: Iterable[tuple[ScannedFile, int, tuple[tuple[int, str, str], ...], int]],
 ) -> ScannedFile:
     first: ScannedFile | None = None
     records = assistant = leaking = 0
     findings: list[Any] = []
+    deferred: list[Any] = []  # the texts that awaited evidence: last, in file order
     errors: list[Any] = []
     by_model: dict[str, list[int]] = {}
     by_day: dict[tuple[str, str], list[int]] = {}
-    for result, shift, positional in parts:
+    for result, shift, positional, deferred_from in parts:
         first = first or result
         records += result.records
         assistant += result.assistant_messages
@@ -292,7 +298,8 @@ def _joined(
                         f.format, session, f"#{f.message_index + shift}", leaked_hash
                     ),
                 )
-        findings.extend(moved)
+        findings.extend(moved[:deferred_from])
+        deferred.extend(moved[deferred_from:])
         errors.extend(
             replace(e, line=e.line + shift) if shift and e.line is not None else e
             for e in result.errors
@@ -309,7 +316,7 @@ def _joined(
         records=records,
         assistant_messages=assistant,
         leaking_messages=leaking,
-        findings=tuple(findings),
+        findings=(*findings, *deferred),
         errors=tuple(errors),
         by_model=tuple(sorted((m, a, lk, n) for m, (a, lk, n) in by_model.items())),
         by_day=tuple(sorted((d, m, a, lk, n) for (d, m), (a, lk, n) in by_day.items())),
