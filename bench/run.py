@@ -8,7 +8,8 @@ rollouts of many short records, ~1% of assistant messages leaking. The dense cor
 (thinkfix-bench-dense/ beside it; bench/dense.py, issue #26's) packs ~60,000 short assistant
 messages into 100 MB, pi's message-level millisecond stamps, ~1% leaking and as many
 decoys. Each corpus's JSON report is checked byte-identical with the survey and with every
-line it takes parsed, and with --jobs 1 and the default. Every figure is the best of
+line it takes parsed, with the native passes (hyperscan, where installed) and the pure ones,
+and with --jobs 1 and the default; the whole-corpus rows time both paths. Every figure is the best of
 `--repeat` runs, interleaved so a burst of load elsewhere hits all of them alike; ratios are
 against the orjson floor (read every line and orjson.loads it) measured in the same run.
 
@@ -38,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dense
 import scan as corpus_gen
 
-from thinkfix.engine.scan import survey
+from thinkfix.engine.scan import native, survey
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 from thinkfix.reporters.json import JsonReporter
@@ -147,9 +148,11 @@ def floor(files: list[Path], jobs: int = 1) -> int:
         return sum(pool.map(_floor_file, files, chunksize=1))
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
+def cli(*args: str, pure: bool = False) -> subprocess.CompletedProcess[bytes]:
+    """A thinkfix command in a fresh process; `pure`: with THINKFIX_PURE=1 (no native passes)."""
+    env = {**os.environ, "THINKFIX_PURE": "1"} if pure else None
     return subprocess.run(
-        [sys.executable, "-m", "thinkfix.cli", *args], capture_output=True, check=False
+        [sys.executable, "-m", "thinkfix.cli", *args], capture_output=True, check=False, env=env
     )
 
 
@@ -191,6 +194,7 @@ def _rows(label: str, corpus: Path, args: argparse.Namespace) -> None:
         + f"{(corpus / 'LEAKS').read_text().strip()} leaking; "
         f"{os.cpu_count()} CPUs; best of {args.repeat}"
     )
+    print(f"scan passes: {_paths()}")
     timed = ScanOptions(by_day=True)  # what the JSON report needs (counts by day)
 
     def row(name: str, seconds: float, size: float, base: float | None) -> None:
@@ -229,8 +233,12 @@ def _rows(label: str, corpus: Path, args: argparse.Namespace) -> None:
                 "scan in-process": lambda: scan([root], ScanOptions(), jobs=1),
                 "scan in-process, by day": lambda: scan([root], timed, jobs=1),
                 "scan in-process, by day, line by line": lambda: _line_by_line(root),
+                "scan in-process, by day, pure": lambda: _pure(root),
                 "scan CLI --jobs 1": lambda: cli(
                     "scan", "-q", "--jobs", "1", "--output-format", "json", root
+                ),
+                "scan CLI --jobs 1, pure": lambda: cli(
+                    "scan", "-q", "--jobs", "1", "--output-format", "json", root, pure=True
                 ),
                 "scan CLI (default --jobs)": lambda: cli(
                     "scan", "-q", "--output-format", "json", root
@@ -282,20 +290,45 @@ def _line_by_line(root: str) -> object:
         return scan([root], ScanOptions(by_day=True), jobs=1)
 
 
+def _pure(root: str) -> object:
+    """The in-process scan by day without the native passes (`native.USE`, as THINKFIX_PURE)."""
+    with patch.object(native, "USE", False):
+        return scan([root], ScanOptions(by_day=True), jobs=1)
+
+
+def _paths() -> str:
+    """Which passes the rows without ", pure" run."""
+    if not native.USE:
+        return "pure only (THINKFIX_PURE is set)"
+    try:
+        import hyperscan  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return "pure only (hyperscan is not installed)"
+    return (
+        f"native passes (hyperscan {hyperscan.__version__}) after the first "
+        f"{native.WARM_UP >> 20} MB a process reads; rows marked pure without them"
+    )
+
+
 def _identical(root: str) -> str:
     """The JSON report by day with the survey (the block counter and `record_day`), with the
     block counter off (each clean line read one by one), with every line they take parsed
     instead (`survey.record_day` unsure too), and through the CLI with --jobs 1 and the
     default."""
     timed = ScanOptions(by_day=True)
-    fast = JsonReporter().render_bytes(scan([root], timed, jobs=1))
+    with patch.object(native, "WARM_UP", 0):  # the native passes from the first byte
+        fast = JsonReporter().render_bytes(scan([root], timed, jobs=1))
+    with patch.object(native, "USE", False):
+        pure = JsonReporter().render_bytes(scan([root], timed, jobs=1))
     with patch.object(survey, "applies", lambda fmt, windowed: False):
         lines = JsonReporter().render_bytes(scan([root], timed, jobs=1))
         with patch.object(survey, "record_day", lambda raw, days: None):
             parsed = JsonReporter().render_bytes(scan([root], timed, jobs=1))
     one = cli("scan", "-q", "--jobs", "1", "--output-format", "json", root).stdout
+    one_pure = cli("scan", "-q", "--jobs", "1", "--output-format", "json", root, pure=True).stdout
     default = cli("scan", "-q", "--output-format", "json", root).stdout
     checks = {
+        "native vs pure passes (in-process, CLI)": fast == pure and one == one_pure,
         "block counter vs line by line": fast == lines,
         "survey vs parsed": fast == parsed,
         "--jobs 1 vs default --jobs": one == default,

@@ -72,16 +72,16 @@ class _Check:
     `◁`, Harmony's markers) occur in no clean session, and compiling every check costs a
     few ms of each start-up."""
 
-    __slots__ = ("_pattern", "_source")
+    __slots__ = ("_pattern", "source")
 
     def __init__(self, source: bytes) -> None:
-        self._source = source
+        self.source = source
         self._pattern: re.Pattern[bytes] | None = None
 
     @property
     def pattern(self) -> re.Pattern[bytes]:
         if self._pattern is None:
-            self._pattern = re.compile(self._source)
+            self._pattern = re.compile(self.source)
         return self._pattern
 
 
@@ -176,6 +176,16 @@ def delimiter_hits(policy: Policy) -> Callable[[bytes, list[int]], set[int]]:
         return hits
 
     return hits_in
+
+
+def delimiter_sources(policy: Policy) -> tuple[bytes, ...]:
+    """The delimiter test as regex sources, one per anchor (its check, or the anchor itself):
+    a record may contain a delimiter exactly where one of them matches in it. For a matcher
+    that runs them all in one pass (`native.piece_hits`, the block counter's native checks);
+    none matches `SEPARATOR`."""
+    return tuple(
+        re.escape(anchor) if check is None else check.source for anchor, check in _compile(policy)
+    )
 
 
 def delimiter_candidates(policy: Policy) -> Callable[[Sequence[bytes]], set[int]]:

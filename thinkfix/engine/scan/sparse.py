@@ -24,6 +24,7 @@ from typing import BinaryIO
 
 from orjson import JSONDecodeError, loads
 
+from thinkfix.engine.scan import native
 from thinkfix.engine.scan.survey import Key, Surveyor
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.reader import opens_document
@@ -116,6 +117,8 @@ class SparseReader:
         # The block counter (`survey.Surveyor`): the canonical clean lines of a block, counted by key.
         self.surveyor = surveyor if quick is not None and bulk is not None else None
         self.bulk = bulk
+        # `_lines_with` in one hyperscan pass, once the process is warm (`native.warm`).
+        self.native_lines: native.Lines | None = None
 
     def __iter__(self) -> Iterator[Record]:
         for block in self.blocks():
@@ -226,12 +229,15 @@ class SparseReader:
         if self.crlf:  # rare: read line by line so every terminator is kept exactly
             out.extend(self._lines(buf, lo, hi))
             return out
-        wanted = self._lines_with(buf, lo, hi)
+        fast = native.warm(hi - lo)  # the same answers from hyperscan passes (`native`)
+        if fast and self.native_lines is None:
+            self.native_lines = native.needle_lines(self.wanted) or self._lines_with
+        wanted = (self.native_lines if fast else self._lines_with)(buf, lo, hi)  # type: ignore[misc]
         starts: list[int] = []
         ends: list[int] = []
         keys: list[Key] = []
         if self.surveyor is not None:  # the canonical clean lines, counted by the block
-            block = self.surveyor.block(buf, wanted)
+            block = self.surveyor.block(buf, wanted, fast)
             if len(block.starts) * 2 < len(wanted):
                 # Not the runtime's canonical lines (another version, another writer): a
                 # match tried on every line would cost more than it saves, for the whole file.

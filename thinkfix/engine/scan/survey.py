@@ -45,7 +45,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import NamedTuple
 
-from thinkfix.engine.scan.prefilter import SEPARATOR, delimiter_hits
+from thinkfix.engine.scan import native
+from thinkfix.engine.scan.prefilter import SEPARATOR, delimiter_hits, delimiter_sources
 from thinkfix.engine.scan.trend import epoch
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.quick import Canonical, record_time
@@ -199,7 +200,9 @@ def surveyor(fmt: SessionFormat, policy: Policy, days: Days, windowed: bool) -> 
     """The block counter of one file's scan, where it `applies`."""
     if fmt.canonical is None or not applies(fmt, windowed):
         return None
-    return Surveyor(fmt.canonical, delimiter_hits(policy), days, record_limit())
+    return Surveyor(
+        fmt.canonical, delimiter_hits(policy), days, record_limit(), delimiter_sources(policy)
+    )
 
 
 def _first(rows: list[tuple[bytes | None, ...]], at: list[int]) -> list[bytes | None]:
@@ -217,16 +220,34 @@ def _first(rows: list[tuple[bytes | None, ...]], at: list[int]) -> list[bytes | 
 
 
 class Surveyor:
-    """One file's block survey: the format's pattern, the delimiter test over joined lines,
-    the days cache and the record limit."""
+    """One file's block survey: the format's pattern, the delimiter test over joined lines
+    (`hits`, and its regex `sources` for the native checks), the days cache and the record
+    limit."""
 
-    __slots__ = ("_date", "_model", "_ms", "_tails", "canon", "days", "hits", "limit")
+    __slots__ = (
+        "_date",
+        "_model",
+        "_ms",
+        "_native",
+        "_tails",
+        "_tried",
+        "canon",
+        "days",
+        "hits",
+        "limit",
+        "sources",
+    )
 
-    def __init__(self, canon: Canonical, hits: Hits, days: Days, limit: int) -> None:
+    def __init__(
+        self, canon: Canonical, hits: Hits, days: Days, limit: int, sources: tuple[bytes, ...] = ()
+    ) -> None:
         self.canon = canon
         self.hits = hits
         self.days = days
         self.limit = limit
+        self.sources = sources
+        self._native: Hits | None = None
+        self._tried = False
         names = canon.pattern.groupindex
         # indices into `Match.groups()`
         self._model = [i - 1 for n, i in names.items() if n.startswith("model")]
@@ -234,10 +255,11 @@ class Surveyor:
         self._ms = [i - 1 for n, i in names.items() if n == "ms"]
         self._tails = [i - 1 for n, i in names.items() if n.startswith("tail")]
 
-    def block(self, buf: bytes, wanted: dict[int, int]) -> Block:
+    def block(self, buf: bytes, wanted: dict[int, int], fast: bool = False) -> Block:
         """Survey a block's wanted lines (`wanted`: start -> offset of its newline, as the
         sparse reader finds them): one `match` of the pattern per line, at C speed, then
-        list comprehensions and C passes over all matched lines at once."""
+        list comprehensions and C passes over all matched lines at once. `fast`: the tokens
+        and the delimiter test in one hyperscan pass (`native.piece_hits`, the same answer)."""
         match = self.canon.pattern.match
         spans = []
         rows = []
@@ -259,8 +281,13 @@ class Surveyor:
         for i, t in enumerate(tails):
             offsets[i] = at
             at += len(t) + 1
-        bad = {i // per for i in self._misfits(joined, offsets)}
-        bad.update(i // per for i in self.hits(joined, offsets))
+        checks = self._checks() if fast else None
+        if checks is not None:
+            bad = {i // per for i in checks(joined, offsets)}
+        else:
+            bad = {i // per for i in _tokens(joined, offsets)}
+            bad.update(i // per for i in self.hits(joined, offsets))
+        bad.update(i // per for i in _not_utf8(joined, offsets))
         if self.limit:
             limit = self.limit
             bad.update(i for i, (s, e) in enumerate(spans) if e - s > limit)
@@ -298,24 +325,40 @@ class Surveyor:
         decoded = {m: m.decode() for m in set(names) if m is not None}
         return [decoded[m] if m is not None else None for m in names]
 
-    def _misfits(self, joined: bytes, offsets: list[int]) -> set[int]:
-        """The pieces that hold a `TAIL_TOKENS` or are not UTF-8: one search per token over
-        all of them; a token found is looked for occurrence by occurrence."""
-        out: set[int] = set()
-        find = joined.find
-        for token in TAIL_TOKENS:
-            at = find(token)
-            while at >= 0:
-                out.add(bisect_right(offsets, at) - 1)
-                at = find(token, at + len(token))
-        if not joined.isascii():
-            try:
-                joined.decode()
-            except UnicodeDecodeError:
-                ends = [*offsets[1:], len(joined) + 1]
-                for i, (lo, hi) in enumerate(zip(offsets, ends)):
-                    try:
-                        joined[lo : hi - 1].decode()
-                    except UnicodeDecodeError:
-                        out.add(i)
-        return out
+    def _checks(self) -> Hits | None:
+        """The tokens and the delimiter test in one native pass, compiled on first use (None
+        where hyperscan refuses them: the pure passes run)."""
+        if not self._tried:
+            self._tried = True
+            words = tuple(native.literal(t) for t in TAIL_TOKENS)
+            self._native = native.piece_hits(words + self.sources, SEPARATOR)
+        return self._native
+
+
+def _tokens(joined: bytes, offsets: list[int]) -> set[int]:
+    """The pieces that hold a `TAIL_TOKENS`: one search per token over all of them; a token
+    found is looked for occurrence by occurrence."""
+    out: set[int] = set()
+    find = joined.find
+    for token in TAIL_TOKENS:
+        at = find(token)
+        while at >= 0:
+            out.add(bisect_right(offsets, at) - 1)
+            at = find(token, at + len(token))
+    return out
+
+
+def _not_utf8(joined: bytes, offsets: list[int]) -> set[int]:
+    """The pieces that are not UTF-8 (none, at memory speed, for ASCII text)."""
+    out: set[int] = set()
+    if not joined.isascii():
+        try:
+            joined.decode()
+        except UnicodeDecodeError:
+            ends = [*offsets[1:], len(joined) + 1]
+            for i, (lo, hi) in enumerate(zip(offsets, ends)):
+                try:
+                    joined[lo : hi - 1].decode()
+                except UnicodeDecodeError:
+                    out.add(i)
+    return out

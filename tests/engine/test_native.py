@@ -1,0 +1,203 @@
+"""The native passes (`engine.scan.native`, hyperscan) give the pure passes' answers (#26 item 1).
+
+Each native pass against the pure one it stands for, on the same bytes: the wanted lines of a
+block (`SparseReader._lines_with`), the pieces a token or a possible delimiter lies in (the
+block counter's checks, for several policies), the block survey's whole answer; and the JSON
+report byte for byte with the native passes and with the pure ones, on every fixture and on
+generated sessions of Claude Code, pi and Codex (decoys, split markers, escapes, odd and
+near-midnight stamps, every delimiter family, tokens in free parts, invalid UTF-8, lines over
+the record limit). Skipped where hyperscan is not installed (the pure path is then the only
+one, and the rest of the suite covers it).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from unittest.mock import patch
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.engine.test_bulk import CANONICAL, NAMES, sessions
+from tests.engine.test_prefilter import PIECES, POLICIES
+from thinkfix.engine.inputs.files import InputOptions
+from thinkfix.engine.scan import native, survey
+from thinkfix.engine.scan.options import ScanOptions
+from thinkfix.engine.scan.prefilter import SEPARATOR, delimiter_hits, delimiter_sources
+from thinkfix.engine.scan.runner import scan
+from thinkfix.engine.scan.sparse import SparseReader
+from thinkfix.engine.scan.survey import TAIL_TOKENS, Days, Surveyor
+from thinkfix.formats import registry
+from thinkfix.reporters.json import JsonReporter
+
+pytest.importorskip("hyperscan")
+
+_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+# Formats whose assistant markers differ: quoted role word, a key and value, a bare word.
+MARKER_FORMATS = ("claude-code", "crush", "copilot-cli", "copilot-chat")
+
+
+@contextmanager
+def native_path(on: bool) -> Iterator[None]:
+    """The native passes from the first block (`on`), or the pure passes only."""
+    with patch.object(native, "USE", on), patch.object(native, "WARM_UP", 0):
+        yield
+
+
+# --- the wanted lines ---------------------------------------------------------------------------
+
+# What a line may hold around the needles: the words, `"model"` as a key (whitespace, even a
+# newline, before its colon) and as a value, and the end of the block right after a word.
+FRAGMENTS = st.sampled_from(
+    [
+        '"assistant"',
+        '"role":"assistant"',
+        "assistant",
+        '"response"',
+        '"model"',
+        '"model":',
+        '"model" :',
+        '"model"\n:',
+        '"model"\t\r\n "x"',
+        '"model"}',
+        '"mode"',
+        "\n",
+        "\n",
+        " ",
+        "x",
+        "{",
+        "}",
+        '"',
+        ":",
+        "é",
+    ]
+)
+
+
+@pytest.mark.parametrize("name", MARKER_FORMATS)
+@settings(max_examples=150, deadline=None)
+@given(parts=st.lists(FRAGMENTS, max_size=30), first=st.booleans())
+def test_the_native_wanted_lines_are_the_regex_ones(
+    name: str, parts: list[str], first: bool
+) -> None:
+    buf = "".join(parts).encode() + b"\n"
+    lo = buf.index(b"\n") + 1 if first else 0  # after the first line, as the reader does
+    hi = len(buf)
+    reader = SparseReader(registry.get(name), io.BytesIO(b""))
+    lines = native.needle_lines(reader.wanted)
+    assert lines is not None
+    assert list(lines(buf, lo, hi).items()) == list(reader._lines_with(buf, lo, hi).items())
+
+
+# --- the block counter's checks -----------------------------------------------------------------
+
+PIECE_TEXTS = st.lists(st.sampled_from([*PIECES, *(t.decode() for t in TAIL_TOKENS)]), max_size=8)
+
+
+def _encoded(parts: list[str], escaped: bool) -> bytes:
+    """Parts as JSON string bytes, sometimes with every `<` and `/` escaped."""
+    raw = "".join(parts).encode().replace(b"\\", b"\\\\").replace(b"\n", b"\\n")
+    return raw.replace(b"<", b"\\u003c").replace(b"/", b"\\/") if escaped else raw
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=range(len(POLICIES)))
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(st.tuples(PIECE_TEXTS, st.booleans(), st.booleans()), max_size=10))
+def test_the_native_checks_find_the_pieces_the_pure_ones_find(
+    policy: object, texts: list[tuple[list[str], bool, bool]]
+) -> None:
+    pieces = [
+        _encoded(p, esc) if not bad else _encoded(p, esc) + b"\xff\xfe" for p, esc, bad in texts
+    ]
+    starts, at = [], 0
+    for piece in pieces:
+        starts.append(at)
+        at += len(piece) + 1
+    joined = SEPARATOR.join(pieces)
+    pure = survey._tokens(joined, starts) | delimiter_hits(policy)(joined, starts)  # type: ignore[arg-type]
+    words = tuple(native.literal(t) for t in TAIL_TOKENS)
+    hits = native.piece_hits(words + delimiter_sources(policy), SEPARATOR)  # type: ignore[arg-type]
+    assert hits is not None
+    assert hits(joined, starts) == pure
+
+
+# --- the whole block ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), limit=st.sampled_from([0, 0, 400]))
+def test_the_native_survey_is_the_pure_one(name: str, data: st.DataObject, limit: int) -> None:
+    """Both wanted lines and the block's answer (accepted lines, keys, lines left) are the
+    pure path's, on lines in each runtime's shape with everything the counter must refuse."""
+    lines = data.draw(st.lists(CANONICAL[name], min_size=1, max_size=8))
+    buf = b'{"first":1}\n' + b"".join(line + b"\n" for line in lines)
+    fmt = registry.get(name)
+    reader = SparseReader(fmt, io.BytesIO(b""))
+    lo, hi = buf.index(b"\n") + 1, len(buf)
+    wanted = reader._lines_with(buf, lo, hi)
+    lines_with = native.needle_lines(reader.wanted)
+    assert lines_with is not None and lines_with(buf, lo, hi) == wanted
+    policy = ScanOptions().policy
+    canon = fmt.canonical
+    assert canon is not None
+    surveyor = Surveyor(canon, delimiter_hits(policy), Days(), limit, delimiter_sources(policy))
+    assert surveyor.block(buf, wanted, fast=True) == surveyor.block(buf, wanted)
+    assert surveyor._checks() is not None  # the native checks compiled (not the pure ones)
+
+
+# --- the report ---------------------------------------------------------------------------------
+
+
+def _json(paths: list[str], options: ScanOptions, on: bool) -> bytes:
+    with native_path(on):
+        return JsonReporter().render_bytes(scan(paths, options, jobs=1))
+
+
+def test_every_fixture_reports_the_same_on_both_paths() -> None:
+    for by_day in (True, False):
+        options = ScanOptions(by_day=by_day, allow_no_sessions=True)
+        paths = [str(_FIXTURES)]
+        assert _json(paths, options, True) == _json(paths, options, False)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(data=sessions(), by_day=st.booleans(), limit=st.sampled_from([0, 0, 0, 700]))
+def test_generated_sessions_report_the_same_on_both_paths(
+    data: dict[str, list[bytes]], by_day: bool, limit: int, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    folder = tmp_path_factory.mktemp("native")
+    for name, lines in data.items():
+        path = folder / f"{name}.jsonl"
+        path.write_bytes(b"".join(line + b"\n" for line in lines))
+        os.utime(path, (1772490000, 1772490000))
+        options = ScanOptions(
+            inputs=InputOptions(format=name),
+            allow_no_sessions=True,
+            by_day=by_day,
+            max_record_size=limit,
+        )
+        assert _json([str(path)], options, True) == _json([str(path)], options, False)
+
+
+def test_the_pure_switch_and_the_warm_up_keep_hyperscan_out() -> None:
+    """`THINKFIX_PURE` (as `USE`) and a process that has read less than `WARM_UP` run the
+    pure passes; a warm one the native passes."""
+    with patch.object(native, "USE", False), patch.object(native, "WARM_UP", 0):
+        assert not native.warm(1)
+    with (
+        patch.object(native, "USE", True),
+        patch.object(native, "_seen", 0),
+        patch.object(native, "WARM_UP", 10),
+    ):
+        assert not native.warm(9)
+        assert native.warm(1)

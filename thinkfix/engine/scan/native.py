@@ -1,0 +1,154 @@
+"""Hyperscan passes for the scan's byte checks (#26 item 1): the same answers as the pure
+passes they stand for, from one compiled multi-pattern pass over the bytes.
+
+Two passes of a scan's sparse reader search the same bytes for several things at once and
+cost it most where Python pays per search (docs/performance.md, "Which path a user gets"):
+
+- `needle_lines`: the lines of a block holding the format's assistant marker or naming a
+  turn (`SparseReader._lines_with`: one regex search per line, ~3 µs);
+- `piece_hits`: the pieces of joined text in which any of a set of patterns matches (the
+  block counter's checks over the free parts of its lines: `survey.TAIL_TOKENS` and the
+  delimiter test, `prefilter.delimiter_hits`: a `find` loop per token and anchor).
+
+Each gives exactly the pure answer (tests/engine/test_native.py holds them to it with
+hypothesis, and the JSON report byte for byte). hyperscan is an optional extra (`pip install
+'thinkfix[fast]'`, wheels for Linux and macOS); without it, with `THINKFIX_PURE=1` in the
+environment, or for a pattern hyperscan refuses, the pure passes run. Compiling the delimiter
+grammar costs ~25 ms and importing hyperscan ~17 ms, which a small scan would not win back,
+so a process starts using these passes once it has read `WARM_UP` bytes (`warm`).
+
+A compiled database is kept per thread: a database's scratch space serves one scan at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from bisect import bisect_right
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from thinkfix.formats.strangers import ASSISTANT
+
+#: The native passes run where hyperscan imports, unless `THINKFIX_PURE` is set (not "0"):
+#: the switch the tests and the bench patch.
+USE = os.environ.get("THINKFIX_PURE", "") in ("", "0")
+#: Bytes a process reads through the sparse reader before the native passes start (their
+#: compiling costs what ~10-15 MB of scanning saves).
+WARM_UP = 16 << 20
+
+Lines = Callable[[bytes, int, int], dict[int, int]]
+Hits = Callable[[bytes, list[int]], set[int]]
+
+_SOM = 256  # HS_FLAG_SOM_LEFTMOST: the match's start is reported too
+# `strangers._MODEL_VALUE` (`"model"` not followed by whitespace and a colon: a string
+# value, not the key) without its lookahead: one character that is neither, or the end.
+_MODEL_VALUE = rb'"model"[ \t\r\n]*(?:[^ \t\r\n:]|\z)'
+_seen = 0  # bytes read so far in this process (`warm`)
+
+
+def _hyperscan() -> Any:
+    """The hyperscan module, or None where it is not installed (imported on first use)."""
+    try:
+        import hyperscan  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    return hyperscan
+
+
+def warm(size: int) -> bool:
+    """Count `size` bytes read; True when the native passes are on and this process has read
+    `WARM_UP` bytes (then hyperscan is imported)."""
+    global _seen
+    if not USE:
+        return False
+    _seen += size
+    return _seen >= WARM_UP and _hyperscan() is not None
+
+
+def literal(word: bytes) -> bytes:
+    """A pattern matching exactly `word` (every byte but ASCII letters and digits as `\\xHH`)."""
+    return b"".join(bytes([c]) if chr(c).isalnum() and c < 128 else b"\\x%02x" % c for c in word)
+
+
+@lru_cache(maxsize=32)
+def _database(patterns: tuple[bytes, ...], flags: tuple[int, ...], thread: int) -> Any:
+    """The block-mode database of `patterns` (ids their indices), or None where hyperscan is
+    missing or refuses one of them. One per thread (its scratch serves one scan at a time)."""
+    hs = _hyperscan()
+    if hs is None:
+        return None
+    db = hs.Database(mode=hs.HS_MODE_BLOCK)
+    try:
+        db.compile(
+            expressions=list(patterns),
+            ids=list(range(len(patterns))),
+            elements=len(patterns),
+            flags=list(flags),
+        )
+    except Exception:  # noqa: BLE001 - hyperscan's compile error: the pure pass runs
+        return None
+    return db
+
+
+def needle_lines(marker: bytes) -> Lines | None:
+    """`lines(buf, lo, hi) -> {start: end}`: `SparseReader._lines_with`'s answer (the lines of
+    buf[lo:hi] holding `marker`, `"assistant"` or `"model"` as a string value, in order; `end`
+    the offset of the line's newline; `hi` just past a newline) from one pass. None where
+    hyperscan is missing."""
+    words = b"|".join(literal(w) for w in dict.fromkeys((marker, ASSISTANT)) if w)
+    # A word's line is reported once, at its newline; a model value with where it starts
+    # (its whitespace may run past the newline).
+    db = _database((b"(?:" + words + rb")[^\n]*\n", _MODEL_VALUE), (0, _SOM), threading.get_ident())
+    if db is None:
+        return None
+
+    def lines(buf: bytes, lo: int, hi: int) -> dict[int, int]:
+        ends: list[int] = []
+        values: list[int] = []
+        end, value = ends.append, values.append
+
+        def on(pattern: int, start: int, stop: int, flags: int, context: object) -> None:
+            if pattern:
+                value(start)
+            else:
+                end(stop)
+
+        db.scan(buf[lo:hi], match_event_handler=on)
+        rfind = buf.rfind
+        out = {rfind(b"\n", lo, e) + 1 or lo: e for e in [lo + stop - 1 for stop in ends]}
+        if values:  # rare: a line whose only needle is a model value
+            find = buf.find
+            for start in values:
+                at = lo + start
+                out.setdefault(rfind(b"\n", lo, at) + 1 or lo, find(b"\n", at, hi))
+            out = dict(sorted(out.items()))
+        return out
+
+    return lines
+
+
+def piece_hits(sources: tuple[bytes, ...], separator: bytes) -> Hits | None:
+    """`hits(joined, starts) -> indices` of the pieces (joined by the one-byte `separator`,
+    starting at `starts`) in which any of `sources` matches; none of them may match the
+    separator. One pass, one report per piece that holds a match. None where hyperscan is
+    missing or refuses a source."""
+    sep = literal(separator)
+    pattern = b"(?:" + b"|".join(sources) + b")[^" + sep + rb"]*(?:" + sep + rb"|\z)"
+    db = _database((pattern,), (0,), threading.get_ident())
+    if db is None:
+        return None
+
+    def hits(joined: bytes, starts: list[int]) -> set[int]:
+        out: set[int] = set()
+        add = out.add
+
+        def on(pattern: int, start: int, stop: int, flags: int, context: object) -> None:
+            # `stop` is just past the piece's separator (or the end): its last byte's piece
+            add(bisect_right(starts, stop - 1) - 1)
+
+        db.scan(joined, match_event_handler=on)
+        return out
+
+    return hits
