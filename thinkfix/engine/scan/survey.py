@@ -33,7 +33,9 @@ A line that passes is one `quick_messages` counts as one message of that model a
 and to the parsed record), so the reader counts it from its key `(model, day)` with
 `collections.Counter`, between the lines it still reads one by one (leaks, context markers,
 other shapes). `applies` is the switch: the report is byte-identical without it (the same
-tests, and bench/run.py's check).
+tests, and bench/run.py's check). Where hyperscan is installed, the token and delimiter
+checks are one native pass (`native.piece_hits`, `Surveyor.block(..., fast=True)`), with the
+same answer.
 """
 
 from __future__ import annotations
