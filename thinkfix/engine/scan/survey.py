@@ -45,6 +45,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from functools import partial
+from itertools import accumulate
+from operator import add
 from typing import NamedTuple
 
 from thinkfix.engine.scan import native
@@ -278,11 +280,8 @@ class Surveyor:
         tails = [t for g in rows for t in map(g.__getitem__, self._tails) if t is not None]
         per = len(tails) // n
         joined = SEPARATOR.join(tails)
-        offsets = [0] * len(tails)
-        at = 0
-        for i, t in enumerate(tails):
-            offsets[i] = at
-            at += len(t) + 1
+        # where each starts: the lengths before it, and a separator after each (C iterators)
+        offsets = list(map(add, accumulate(map(len, tails), initial=0), range(len(tails))))
         checks = self._checks() if fast else None
         if checks is not None:
             bad = {i // per for i in checks(joined, offsets)}
