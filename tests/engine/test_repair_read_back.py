@@ -1,10 +1,13 @@
 """A repaired file is proven by one read back (#26 item 4): an uncompressed output is compared
-byte for byte with the plan (the original's untouched runs and the new records) and is not
-hashed a second time; whatever differs on disk, anywhere, is still refused and the file left
-as it was."""
+byte for byte with the plan (the original's untouched runs and the new records) and hashed once
+(the original's runs are copied by the kernel, unseen by the writer, so the read back's hash is
+the output's); a file copied as it is is hashed once as it is read back and must have the hash
+the survey took of the original. Whatever differs on disk, anywhere, is still refused and the
+file left as it was."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from collections.abc import Callable
@@ -15,6 +18,7 @@ import pytest
 
 from tests.engine.repair_helpers import FIXTURES, run
 from thinkfix.engine.repair.model import FileStatus, WriteMode
+from thinkfix.engine.repair.source import Source
 from thinkfix.io import safewrite
 
 PI = next(p for p in sorted((FIXTURES / "pi").iterdir()) if p.suffix == ".jsonl")
@@ -59,7 +63,7 @@ def _spy_on_hashing(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     ids=["first byte", "middle", "last byte", "one more", "one less"],
 )
 @pytest.mark.parametrize("mode", [WriteMode.OUT, WriteMode.IN_PLACE])
-def test_a_byte_changed_on_disk_is_refused_by_the_compare_alone(
+def test_a_byte_changed_on_disk_is_refused_by_the_compare(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     damage: Callable[[bytes], bytes],
@@ -73,7 +77,7 @@ def test_a_byte_changed_on_disk_is_refused_by_the_compare_alone(
     out = tmp_path / "out"
     result = run([work], mode, tmp_path, out_dir=str(out) if mode is WriteMode.OUT else None)
     (file,) = result.files
-    assert seen == [False]  # the read back was not hashed: the compare alone refused it
+    assert seen == [True]  # one read back, hashed once (the writer hashed none of it)
     assert file.status is FileStatus.FAILED
     assert "not the planned ones" in file.errors[0].message or "changed near byte" in (
         file.errors[0].message
@@ -101,25 +105,60 @@ def test_an_output_read_back_intact_is_published_with_the_hash_of_its_bytes(
 @pytest.mark.parametrize(
     "damage", [_flip_at(0.0), _flip_at(0.999), lambda d: d + b"\n", lambda d: d[:-1]]
 )
-def test_a_file_copied_as_it_is_is_compared_with_the_original_not_hashed_again(
+def test_a_file_copied_as_it_is_is_proven_by_the_hash_the_survey_took(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: Callable[[bytes], bytes]
 ) -> None:
-    """`--out` of a session with nothing to repair copies its bytes: the read back is compared
-    with the original's own bytes (a byte changed on disk is refused, nothing published)."""
+    """`--out` of a session with nothing to repair copies its bytes: the copy is hashed once
+    as it is read back and must have the hash the survey took of the original as it read it
+    (the original is not read again); a byte changed on disk is refused, nothing published."""
     clean = b"".join(PI.read_bytes().splitlines(keepends=True)[:4])
     work = tmp_path / "sessions" / "clean.jsonl"
     work.parent.mkdir()
     work.write_bytes(clean)
-    seen = _spy_on_hashing(monkeypatch)
+    hashed = _spy_on_file_hashing(monkeypatch)
+    again: list[str] = []
+    monkeypatch.setattr(Source, "blocks", lambda self, *a: again.append("blocks"))
+    monkeypatch.setattr(Source, "raw_stream", lambda self: again.append("raw_stream"))
     out = tmp_path / "out"
     intact = run([work], WriteMode.OUT, tmp_path, out_dir=str(out))
     (file,) = intact.files
     assert file.status is FileStatus.COPIED and (out / "clean.jsonl").read_bytes() == clean
-    assert seen == [False]
+    assert hashed.count(clean) == 1 and again == []  # the copy read back once, the original never
+    (entry,) = [e for e in file.manifest_entries if e.get("role") == "session"]
+    assert entry["after"]["sha256"] == hashlib.sha256(clean).hexdigest()
     shutil.rmtree(out)
-    monkeypatch.setattr(safewrite, "_read_back", _damaged(damage))
+    hashed.clear()
+    monkeypatch.setattr(safewrite, "hash_file", _damaged_once(damage, "clean.jsonl"))
     damaged = run([work], WriteMode.OUT, tmp_path / "again", out_dir=str(out))
     (file,) = damaged.files
-    assert file.status is FileStatus.FAILED and "copy" in file.errors[0].message
+    assert file.status is FileStatus.FAILED
+    assert "did not read back as written" in file.errors[0].message
     assert not out.exists() or not any(p.is_file() for p in out.rglob("*"))
     assert work.read_bytes() == clean
+
+
+def _spy_on_file_hashing(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The bytes of each file `safewrite.hash_file` hashed, in order."""
+    seen: list[bytes] = []
+    real = safewrite.hash_file
+
+    def hash_file(path: str) -> tuple[int, str]:
+        seen.append(Path(path).read_bytes())
+        return real(path)
+
+    monkeypatch.setattr(safewrite, "hash_file", hash_file)
+    return seen
+
+
+def _damaged_once(damage: Callable[[bytes], bytes], name: str) -> Callable[[str], tuple[int, str]]:
+    """`safewrite.hash_file` whose first file named after `name` (the copy's temporary file)
+    was changed on disk."""
+    real, done = safewrite.hash_file, []
+
+    def hash_file(path: str) -> tuple[int, str]:
+        if not done and name in os.path.basename(path):
+            done.append(path)
+            Path(path).write_bytes(damage(Path(path).read_bytes()))
+        return real(path)
+
+    return hash_file

@@ -173,6 +173,8 @@ def test_a_failed_write_leaves_nothing_at_the_final_name_nor_a_temporary_object(
     if step == "produce":
         monkeypatch.setattr(repair_write.compression, "wrap_writer", fail)
         monkeypatch.setattr(repair_write.FilePlan, "blocks", fail)
+        monkeypatch.setattr(repair_write.safewrite, "copy_into", fail)  # the original's runs
+        monkeypatch.setattr(repair_write.New, "write_to", fail)  # the new records
     elif step == "verify":
         monkeypatch.setattr(repair_write, "verify", fail)
     elif step == "journal":

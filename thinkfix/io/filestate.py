@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -211,3 +212,38 @@ def sweep_stale(folder: str) -> list[str]:
             os.unlink(path)
             removed.append(path)
     return removed
+
+
+def beside(target: str) -> str:
+    """`target` with its folders resolved and its last component kept as named: what a
+    rename replaces when a final symlink must not be followed."""
+    folder, name = os.path.split(os.path.abspath(target))
+    return os.path.join(real_path(folder), name)
+
+
+def current_mode(path: str) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return default_mode()
+
+
+def default_mode() -> int:
+    """A new file's mode: 0o644 less the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o644 & ~umask
+
+
+def keep_owner(fd: int, path: str) -> None:
+    # Only root can give a file away; for everyone else the new file is theirs, as before.
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    if hasattr(os, "fchown") and (st.st_uid != os.geteuid() or st.st_gid != os.getegid()):
+        try:
+            os.fchown(fd, st.st_uid, st.st_gid)
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.EACCES):
+                raise

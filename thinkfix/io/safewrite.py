@@ -18,14 +18,12 @@ target is replaced and the link kept."""
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import io
 import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO, TypeVar, cast
 
 from thinkfix.io.filestate import (
     BLOCK,
@@ -35,13 +33,20 @@ from thinkfix.io.filestate import (
     Stamp,
     VerifyError,
     WriteError,
+    beside,
     check_unchanged,
+    current_mode,
+    default_mode,
     file_state,
+    keep_owner,
     real_path,
     sweep_stale,
     temp_name,
 )
+from thinkfix.io.ranges import copy_range
 from thinkfix.io.regular import open_regular
+
+_T = TypeVar("_T")
 
 
 def _fsync_dir(folder: str) -> None:
@@ -112,20 +117,23 @@ def atomic_write(
 
 class _Sink(io.RawIOBase):
     """A write-only view of a descriptor that hashes and counts what goes through it; closing
-    it leaves the descriptor open (compressing writers close what they wrap)."""
+    it leaves the descriptor open (compressing writers close what they wrap). Bytes copied in
+    by the kernel (`copy_into`) go by unseen: the hash is then dropped (None), and the read
+    back hashes the file instead."""
 
     def __init__(self, fd: int) -> None:
         super().__init__()
         self.fd = fd
         self.size = 0
-        self.hash = hashlib.sha256()
+        self.hash: Any = hashlib.sha256()
 
     def writable(self) -> bool:
         return True
 
     def write(self, data: Any) -> int:
         view = memoryview(data).cast("B")
-        self.hash.update(view)
+        if self.hash is not None:
+            self.hash.update(view)
         n = len(view)
         while view:
             view = view[os.write(self.fd, view) :]
@@ -135,6 +143,29 @@ class _Sink(io.RawIOBase):
     def close(self) -> None:  # the descriptor belongs to atomic_write_stream
         self.flush()
         super().close()
+
+
+def copy_into(out: BinaryIO, fd: int, offset: int, count: int, name: str = "") -> None:
+    """Write bytes [offset, offset + count) of descriptor `fd` to `out`, a stream `produce`
+    was given: copied by the kernel (`ranges.copy_range`, never through this process) when
+    `out` is `atomic_write_stream`'s own, whose read back must then hash and prove them
+    (`exact_read_back` or `expected`); through a buffer otherwise. FileChanged if `fd` ends
+    before `offset + count`."""
+    if isinstance(out, _Sink):
+        out.flush()
+        out.hash = None
+        copied = copy_range(fd, out.fd, offset, count)
+        out.size += copied
+    else:
+        copied = 0
+        while copied < count:
+            block = os.pread(fd, min(BLOCK, count - copied), offset + copied)
+            if not block:
+                break
+            out.write(block)
+            copied += len(block)
+    if copied != count:
+        raise FileChanged(f"{name}: shorter than when it was read; skipped, left as it is")
 
 
 def hash_file(path: str) -> tuple[int, str]:
@@ -193,6 +224,7 @@ def atomic_write_stream(
     durable: bool = True,
     follow_links: bool = True,
     exact_read_back: bool = False,
+    expected: tuple[int, str] | None = None,
 ) -> Written:
     """`atomic_write` for bytes that are never held whole: `produce` writes them to a stream.
 
@@ -204,7 +236,10 @@ def atomic_write_stream(
     runs last before the rename (a journal entry must be durable before the file it
     describes changes), then the watch checks. `exact_read_back`: `read_back` compares every
     byte it reads, to the end, with the bytes `produce` was to write (known without the
-    sink), so the read back is not hashed a second time: only its size is checked.
+    sink), so the read back is hashed only where the sink did not see every byte (`copy_into`),
+    and its size checked. `expected`: the (size, sha256) the bytes must have (a copy of a file
+    whose hash is known): the read back is hashed and must match it, with no other check.
+    Bytes copied in by the kernel (`copy_into`) need one of the two.
 
     `durable`: the bytes and the rename are synced to disk (the file, then its folder)
     before this returns. Only a file whose loss in a power cut loses nothing (a journal
@@ -215,7 +250,7 @@ def atomic_write_stream(
     target replaced. Without it the link itself is replaced by the new file, which takes
     neither the mode nor the owner of whatever the link pointed at.
     """
-    real = real_path(target) if follow_links else _beside(target)
+    real = real_path(target) if follow_links else beside(target)
     folder = os.path.dirname(real)
     if make_dirs and folder:
         try:
@@ -225,7 +260,7 @@ def atomic_write_stream(
     sweep_stale(folder)
     link = os.path.islink(real)  # only without follow_links: `real` is resolved otherwise
     if mode is None:
-        mode = _default_mode() if link else _current_mode(real)
+        mode = default_mode() if link else current_mode(real)
     temp = temp_name(real)
     try:
         try:
@@ -244,15 +279,22 @@ def atomic_write_stream(
                 os.fsync(fd)
             os.fchmod(fd, mode)
             if not link:
-                _keep_owner(fd, real)
+                keep_owner(fd, real)
         finally:
             os.close(fd)
-        written = Written(real, sink.size, sink.hash.hexdigest())
-        if read_back is None:
-            if hash_file(temp) != (written.size, written.sha256):
-                raise VerifyError(f"{target}: the temporary file did not read back as written")
+        unseen = sink.hash is None  # bytes `copy_into` copied: only the read back sees them
+        written = Written(real, sink.size, "" if unseen else sink.hash.hexdigest())
+        if unseen and not (exact_read_back if read_back is not None else expected):
+            raise VerifyError(f"{target}: bytes copied unseen need an exact read back")
+        if read_back is not None:
+            written = _verified(
+                target, lambda: _read_back(target, temp, read_back, written, exact_read_back)
+            )
         else:
-            _verified(target, lambda: _read_back(target, temp, read_back, written, exact_read_back))
+            size, digest = hash_file(temp)
+            if (size, digest) != (expected or (written.size, written.sha256)):
+                raise VerifyError(f"{target}: the temporary file did not read back as written")
+            written = Written(real, size, digest)
         if verify is not None:
             _verified(target, lambda: verify(temp))
         if before_publish is not None:
@@ -279,10 +321,10 @@ def atomic_write_stream(
     return written
 
 
-def _verified(target: str, check: Callable[[], None]) -> None:
+def _verified(target: str, check: Callable[[], _T]) -> _T:
     """Run a verification: anything it raises but a WriteError becomes a VerifyError."""
     try:
-        check()
+        return check()
     except WriteError:
         raise
     except Exception as exc:
@@ -295,17 +337,21 @@ def _read_back(
     check: Callable[[BinaryIO], None],
     written: Written,
     exact: bool = False,
-) -> None:
+) -> Written:
     """One read of the temporary file: `check` reads it through a hashing stream, then the
-    rest is read and everything read must be what was written. An `exact` check compared
-    every byte itself: the stream then only counts them (a SHA-256 pass is ~0.35x the cost of
-    parsing the bytes with orjson, #26 item 4)."""
+    rest is read and everything read must be what was written; the write, with its hash. An
+    `exact` check compared every byte itself: the stream then only counts them (a SHA-256
+    pass is ~0.35x the cost of parsing the bytes with orjson, #26 item 4), unless the sink
+    did not hash them all (`copy_into`): then the hash of the bytes read is the write's."""
+    hashed = not exact or not written.sha256
     with open(temp, "rb", buffering=0) as fp:
-        reader = _HashingReader(cast(BinaryIO, fp), hashed=not exact)
+        reader = _HashingReader(cast(BinaryIO, fp), hashed=hashed)
         check(cast(BinaryIO, io.BufferedReader(reader, BLOCK)))
         size, digest = reader.drain()
-        if (size, written.sha256 if exact else digest) != (written.size, written.sha256):
-            raise VerifyError(f"{target}: the temporary file did not read back as written")
+    want = (written.sha256 or digest) if exact else written.sha256
+    if (size, digest if hashed else want) != (written.size, want):
+        raise VerifyError(f"{target}: the temporary file did not read back as written")
+    return Written(written.path, size, want)
 
 
 class _OldInode:
@@ -384,41 +430,6 @@ class _OldInode:
                 os.fsync(fp.fileno())
         finally:
             self.release()
-
-
-def _beside(target: str) -> str:
-    """`target` with its folders resolved and its last component kept as named: what a
-    rename replaces when a final symlink must not be followed."""
-    folder, name = os.path.split(os.path.abspath(target))
-    return os.path.join(real_path(folder), name)
-
-
-def _current_mode(path: str) -> int:
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        return _default_mode()
-
-
-def _default_mode() -> int:
-    """A new file's mode: 0o644 less the umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o644 & ~umask
-
-
-def _keep_owner(fd: int, path: str) -> None:
-    # Only root can give a file away; for everyone else the new file is theirs, as before.
-    try:
-        st = os.stat(path)
-    except OSError:
-        return
-    if hasattr(os, "fchown") and (st.st_uid != os.geteuid() or st.st_gid != os.getegid()):
-        try:
-            os.fchown(fd, st.st_uid, st.st_gid)
-        except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.EACCES):
-                raise
 
 
 def copy_verified(source: Snapshot | FileState, destination: str) -> Written:

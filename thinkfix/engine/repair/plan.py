@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
+from typing import BinaryIO
 
 from thinkfix.engine.health.fixes.model import Fixed
 from thinkfix.engine.ledger.change import Change
@@ -203,6 +204,12 @@ class New:
         """The record's bytes, as written: `raw`, then `eol` when it has one."""
         raw, eol = self.record.raw, self.record.eol
         return (raw, eol) if eol else (raw,)
+
+    def write_to(self, out: BinaryIO) -> None:
+        """Write the record's bytes to `out`: `raw`, then `eol`, never joined."""
+        out.write(self.record.raw)
+        if self.record.eol:
+            out.write(self.record.eol)
 
     def same(self, data: bytes) -> bool:
         """Are `data` exactly this record's bytes?"""

@@ -63,20 +63,6 @@ def verify(plan: FilePlan, written: BinaryIO | None, options: ScanOptions) -> No
         )
 
 
-def verify_copy(original: BinaryIO, written: BinaryIO, name: str) -> None:
-    """VerifyError unless `written` (a file copied as it is, read back) holds exactly the
-    bytes of `original` (the file's own bytes), compared block by block."""
-    at = 0
-    while block := original.read(filestate.BLOCK):
-        if _read(written, len(block)) != block:
-            raise filestate.VerifyError(
-                f"{name}: the copy differs from the original near byte {at}"
-            )
-        at += len(block)
-    if written.read(1):
-        raise filestate.VerifyError(f"{name}: the copy is longer than the original")
-
-
 def _reread(plan: FilePlan) -> Iterator[Record]:
     """Each new record read back by its format, one at a time (each may be as large as the
     largest record, #22 item 9); VerifyError unless it reads back as itself, one record."""

@@ -20,8 +20,8 @@ from typing import Any, BinaryIO, cast
 from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import FileResult, FileStatus, Job, WriteMode
-from thinkfix.engine.repair.plan import Copy, FilePlan
-from thinkfix.engine.repair.verify import verify, verify_copy
+from thinkfix.engine.repair.plan import Copy, FilePlan, New
+from thinkfix.engine.repair.verify import verify
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import PlacementKind
 from thinkfix.io import compression, filestate, remote, safewrite, urlwrite
@@ -62,23 +62,23 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
     content = hashlib.sha256()
 
     def produce(out: BinaryIO) -> None:
+        # The original's bytes are copied by the kernel (`safewrite.copy_into`), never through
+        # Python: the read back hashes them, as it reads them to prove them anyway.
         if not plan.changed:  # copied as it is, compressed or not
-            with source.raw_stream() as fp:
-                while block := fp.read(filestate.BLOCK):
-                    out.write(block)
+            safewrite.copy_into(out, source.fd, 0, source.stamp.size, plan.path)
             return
         if plan.compression is compression.Compression.NONE:
-            for block in plan.blocks():  # the content is what is written: the sink hashes it
-                out.write(block)
+            for seg in plan.segments:
+                if isinstance(seg, New):
+                    seg.write_to(out)
+                else:
+                    size = seg.end - seg.start
+                    safewrite.copy_into(out, source.content_fd, seg.start, size, plan.path)
             return
         with compression.wrap_writer(cast(BinaryIO, _Keep(out)), plan.compression) as fp:
             for block in plan.blocks():
                 content.update(block)
                 fp.write(block)
-
-    def copied(back: BinaryIO) -> None:  # an unchanged file: its own bytes, compressed or not
-        with source.raw_stream() as fp:
-            verify_copy(fp, back, plan.path)
 
     def proven(back: BinaryIO) -> None:
         with compression.wrap_reader(back, plan.compression) as fp:
@@ -147,20 +147,20 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                     watch=watch,
                 )
             else:
-                # One read back proves the hash and the plan (`safewrite.atomic_write_stream`).
+                # One read back proves the hash and the plan (`safewrite.atomic_write_stream`):
+                # every byte of a repaired file is compared with the plan (`verify`) where it
+                # is uncompressed; a copy's hash must be the one the survey took of the original
+                # as it read it (`expected`: the original is not read again).
                 safewrite.atomic_write_stream(
                     target,
                     produce,
                     mode=source.mode,
-                    read_back=proven if plan.changed else copied,
+                    read_back=proven if plan.changed else None,
                     before_publish=commit,
                     watch=watch,
                     make_dirs=True,
-                    # every byte read back is compared: with the plan (`verify`) where it is
-                    # uncompressed, with the original where the file is copied as it is
-                    exact_read_back=(
-                        not plan.changed or plan.compression is compression.Compression.NONE
-                    ),
+                    exact_read_back=plan.compression is compression.Compression.NONE,
+                    expected=None if plan.changed else (source.stamp.size, source.sha256),
                 )
         except BaseException:
             if sidecar is not None and side:
