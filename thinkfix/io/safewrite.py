@@ -49,8 +49,9 @@ from thinkfix.io.regular import open_regular
 _T = TypeVar("_T")
 
 
-def _fsync_dir(folder: str) -> None:
-    # A rename is durable only once the folder entry is; some filesystems refuse, which is fine.
+def fsync_folder(folder: str) -> None:
+    """Make the folder's entries durable (a rename is durable only once they are); some
+    filesystems refuse, which is fine."""
     try:
         fd = os.open(folder or ".", os.O_RDONLY)
     except OSError:
@@ -225,6 +226,7 @@ def atomic_write_stream(
     follow_links: bool = True,
     exact_read_back: bool = False,
     expected: tuple[int, str] | None = None,
+    sync_folder: bool = True,
 ) -> Written:
     """`atomic_write` for bytes that are never held whole: `produce` writes them to a stream.
 
@@ -241,8 +243,9 @@ def atomic_write_stream(
     whose hash is known): the read back is hashed and must match it, with no other check.
     Bytes copied in by the kernel (`copy_into`) need one of the two.
 
-    `durable`: the bytes and the rename are synced to disk (the file, then its folder)
-    before this returns. Only a file whose loss in a power cut loses nothing (a journal
+    `durable`: the bytes and the rename are synced to disk (the file, then its folder, unless
+    not `sync_folder`: the caller syncs it, once for many files, `fsync_folder`) before this
+    returns. Only a file whose loss in a power cut loses nothing (a journal
     entry of a file that was created, not replaced) is written with `durable=False`: a
     killed process leaves it whole all the same (the rename is atomic).
 
@@ -314,8 +317,8 @@ def atomic_write_stream(
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    if durable:
-        _fsync_dir(folder)
+    if durable and sync_folder:
+        fsync_folder(folder)
     if old is not None:
         old.settle()
     return written
@@ -414,7 +417,7 @@ class _OldInode:
             if self.keep is not None:
                 os.replace(self.keep, self.real)
                 self.keep = None
-                _fsync_dir(os.path.dirname(self.real))
+                fsync_folder(os.path.dirname(self.real))
                 raise FileChanged(
                     f"{self.target}: a live writer appended to it while it was being replaced "
                     f"({self.stamp.describe_change(now)}); put back as that writer left it, "
@@ -462,7 +465,7 @@ def remove_verified(path: str, expected_sha256: str) -> None:
     if snap.sha256 != expected_sha256:
         raise FileChanged(f"{path}: changed since it was written; not removed")
     os.unlink(snap.path)
-    _fsync_dir(os.path.dirname(snap.path))
+    fsync_folder(os.path.dirname(snap.path))
 
 
 def write_output(target: str, data: bytes) -> None:

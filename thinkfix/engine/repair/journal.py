@@ -14,7 +14,7 @@ from typing import Any
 
 from thinkfix.engine.repair.model import FileResult, RepairOptions
 from thinkfix.engine.report import InputError
-from thinkfix.io import filestate
+from thinkfix.io import filestate, remote
 from thinkfix.io.errors import ErrorKind
 
 
@@ -46,6 +46,7 @@ def finalise(
         written += ledger_journal.recover_journal(journal_dir, {e["target"] for e in written})
     if manifest_path is not None and written:
         try:
+            _sync_folders(written)
             ledger_journal.write_manifest(
                 manifest_path,
                 mf.manifest_document(
@@ -75,6 +76,16 @@ def finalise(
         if run_dir is not None and options.run_dir is None:
             _remove_empty(run_dir)
     return errors, written
+
+
+def _sync_folders(entries: Sequence[dict[str, Any]]) -> None:
+    """Sync the folder of every local file the run wrote, once each, before the manifest that
+    names them: a fresh output's rename is not synced on its own (`repair.write`)."""
+    from thinkfix.io.safewrite import fsync_folder
+
+    folders = {os.path.dirname(e["target"]) for e in entries if not remote.is_url(e["target"])}
+    for folder in sorted(folders):
+        fsync_folder(folder)
 
 
 def _remove_empty(folder: str) -> None:

@@ -161,6 +161,9 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                     make_dirs=True,
                     exact_read_back=plan.compression is compression.Compression.NONE,
                     expected=None if plan.changed else (source.stamp.size, source.sha256),
+                    # a fresh output's folder is synced once for the run, before the manifest
+                    # (`journal.finalise`): losing it in a crash loses no original's bytes
+                    sync_folder=not (job.fresh_only and options.dask is None),
                 )
         except BaseException:
             if sidecar is not None and side:
