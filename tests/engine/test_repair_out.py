@@ -96,6 +96,29 @@ def test_out_into_a_fresh_folder_syncs_that_folder_once_before_the_manifest(
     assert max(outputs) < synced.index(folder) < manifest
 
 
+def test_a_folder_is_swept_once_per_run_not_once_per_file_written_into_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dead processes' temporary files are looked for once per folder and run: a listing per
+    file written made a run quadratic in the files of one folder (2,000 sessions into one
+    --out folder: 6,000 listings, 10 million names matched, 11 s of a 29 s run)."""
+    listed: list[str] = []
+    real = os.listdir
+
+    def listing(path: str = ".") -> list[str]:
+        listed.append(os.path.realpath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "listdir", listing)
+    out = tmp_path / "out"
+    result = run([_corpus(tmp_path / "in")], WriteMode.OUT, tmp_path, out_dir=str(out))
+    assert [f.status for f in result.files] == [FileStatus.REPAIRED] * FILES
+    assert result.manifest_path is not None
+    journal = os.path.realpath(result.manifest_path) + ".d"
+    assert listed.count(os.path.realpath(out)) <= 1
+    assert listed.count(journal) <= 2  # swept as the run starts, read as it ends
+
+
 def test_out_over_an_earlier_output_keeps_the_synced_journal(
     tmp_path: Path, synced: list[int]
 ) -> None:

@@ -88,6 +88,7 @@ def atomic_write(
     make_dirs: bool = False,
     durable: bool = True,
     follow_links: bool = False,
+    sweep: bool = True,
 ) -> Written:
     """Replace `target` by `data`, or leave it untouched; a symlink at `target` is itself
     replaced unless `follow_links` (then its target is, and the link kept).
@@ -113,6 +114,7 @@ def atomic_write(
         make_dirs=make_dirs,
         durable=durable,
         follow_links=follow_links,
+        sweep=sweep,
     )
 
 
@@ -227,6 +229,7 @@ def atomic_write_stream(
     exact_read_back: bool = False,
     expected: tuple[int, str] | None = None,
     sync_folder: bool = True,
+    sweep: bool = True,
 ) -> Written:
     """`atomic_write` for bytes that are never held whole: `produce` writes them to a stream.
 
@@ -249,6 +252,10 @@ def atomic_write_stream(
     entry of a file that was created, not replaced) is written with `durable=False`: a
     killed process leaves it whole all the same (the rename is atomic).
 
+    `sweep`: dead processes' temporary files are removed from the folder first
+    (`filestate.sweep_stale`); a caller writing many files into one folder sweeps it once
+    itself (a listing per file made a run quadratic in the files of a folder).
+
     `follow_links` (repair's session files, undo): a symlink at `target` is resolved and its
     target replaced. Without it the link itself is replaced by the new file, which takes
     neither the mode nor the owner of whatever the link pointed at.
@@ -260,7 +267,8 @@ def atomic_write_stream(
             os.makedirs(folder, exist_ok=True)
         except OSError as exc:
             raise WriteError(f"{target}: cannot create {folder}: {exc.strerror or exc}") from exc
-    sweep_stale(folder)
+    if sweep:
+        sweep_stale(folder)
     link = os.path.islink(real)  # only without follow_links: `real` is resolved otherwise
     if mode is None:
         mode = default_mode() if link else current_mode(real)

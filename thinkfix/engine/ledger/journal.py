@@ -66,14 +66,17 @@ def journal(
     """
     path = os.path.join(journal_dir, f"{index:08d}.json")
     data = document_bytes(list(entries))
+    # The journal's folder was swept as the run started it (`start_journal`): two listings per
+    # file journaled made a run quadratic in its files.
     safewrite.atomic_write(
         path + integrity.MAC_SUFFIX,
         integrity.seal_bytes(data, _key(create=True)),
         mode=0o600,
         make_dirs=True,
         durable=durable,
+        sweep=False,
     )
-    safewrite.atomic_write(path, data, mode=0o600, make_dirs=True, durable=durable)
+    safewrite.atomic_write(path, data, mode=0o600, make_dirs=True, durable=durable, sweep=False)
 
 
 def unjournal(journal_dir: str, index: int) -> None:

@@ -182,9 +182,10 @@ def repair_paths(
         # Nothing there to replace: the run writes only where nothing is, so its journal
         # needs no sync (`manifest.journal`).
         jobs = [replace(j, fresh_only=True) for j in jobs]
-    if options.mode is WriteMode.IN_PLACE:
+    if options.mode.writes:
         # Temporary files of a run that was killed go first, even from folders where this run
-        # then finds nothing left to write (the killed run may have finished them).
+        # then finds nothing left to write (the killed run may have finished them); once per
+        # folder, not once per file written into it.
         _sweep(jobs)
     results: list[FileResult] = []
     try:
@@ -219,12 +220,16 @@ def _taken(output: str | None) -> bool:
 
 
 def _sweep(jobs: Sequence[Job]) -> None:
-    """Remove dead processes' temporary files from every folder holding an input."""
+    """Remove dead processes' temporary files from every local folder a write may go to: the
+    one holding each input (in place) or each output (--out)."""
+    places = (
+        j.candidate.real_path if j.options.mode is WriteMode.IN_PLACE else j.output for j in jobs
+    )
     for folder in sorted(
         {
-            os.path.dirname(filestate.real_path(j.candidate.real_path))
-            for j in jobs
-            if j.candidate.real_path != STDIN and not remote.is_url(j.candidate.real_path)
+            os.path.dirname(filestate.real_path(p))
+            for p in places
+            if p is not None and p != STDIN and not remote.is_url(p)
         }
     ):
         filestate.sweep_stale(folder)

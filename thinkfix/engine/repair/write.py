@@ -164,6 +164,9 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                     # a fresh output's folder is synced once for the run, before the manifest
                     # (`journal.finalise`): losing it in a crash loses no original's bytes
                     sync_folder=not (job.fresh_only and options.dask is None),
+                    # the driver swept every folder written into, once (`driver._sweep`); a
+                    # cluster's workers write where it cannot look
+                    sweep=options.dask is not None,
                 )
         except BaseException:
             if sidecar is not None and side:
