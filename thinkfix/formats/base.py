@@ -15,10 +15,12 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from thinkfix.formats.strangers import names_turn, stranger_turn, unread_turn
-from thinkfix.formats.turns import Path, Turn
 
 if TYPE_CHECKING:
     import pathlib  # annotations only: pathlib costs start-up
+
+    # annotations only: a scan loads no transcript model (#26 item 3)
+    from thinkfix.formats.turns import Path, Turn
 from thinkfix.formats.quick import Canonical
 from thinkfix.formats.records import Context, Record, Site
 from thinkfix.formats.repairs import (

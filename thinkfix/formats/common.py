@@ -10,13 +10,9 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from thinkfix.formats import jsonedit
 from thinkfix.formats.base import Message, SessionFormat, wrong_types
-
-# Re-exported: the format modules build their plans with these.
-from thinkfix.formats.planner import REFUSED, Draft, Plan
 from thinkfix.formats.reader import bounded_lines, iter_jsonl, read_auto
 from thinkfix.formats.records import Context, Record, Site
 from thinkfix.formats.repairs import (
@@ -29,8 +25,13 @@ from thinkfix.formats.repairs import (
     TextSlot,
 )
 from thinkfix.formats.strangers import names_turn
-from thinkfix.formats.turns import Path
 from thinkfix.formats.values import fmt_path, get_path
+
+if TYPE_CHECKING:
+    # The editing side (plans, JSON edits) loads when a repair plans one: a scan reads
+    # messages and never pays for it (#26 item 3).
+    from thinkfix.formats.planner import Draft, Plan
+    from thinkfix.formats.turns import Path
 
 #: Block types that hold reasoning: what remains beside them is still "nothing visible".
 REASONING_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning", "reasoning_text"})
@@ -259,6 +260,8 @@ class FormatBase(SessionFormat):
         self, records: Sequence[Record], repairs: Iterable[Repair], options: ApplyOptions
     ) -> Plan:
         """Every repair drafted: its edits and placement decided, not yet proven."""
+        from thinkfix.formats.planner import Plan
+
         plan = Plan(records, options)
         repairs = list(repairs)
         plan.facts[_EMPTIED] = {
@@ -288,6 +291,8 @@ class FormatBase(SessionFormat):
         a placeholder saying where the reasoning went; otherwise the message is left as
         it is and the repair is refused, with the reason (a scan still reports the leak).
         """
+        from thinkfix.formats import jsonedit
+
         site = draft.site
         at = site.path[-2] if len(site.path) >= 2 else None
         emptied = plan.facts.get(_EMPTIED, set())
@@ -340,6 +345,8 @@ class FormatBase(SessionFormat):
     @staticmethod
     def place_blocks(draft: Draft, blocks: list[dict[str, Any]], what: str) -> None:
         """Insert reasoning blocks right before the site's block, in the same content list."""
+        from thinkfix.formats import jsonedit
+
         site = draft.site
         array, at = site.path[:-2], site.path[-2]
         assert isinstance(at, int)
@@ -394,6 +401,8 @@ _CALLED = "common:called"  # plan fact: ids of messages with a tool call on one 
 
 def refusal(draft: Draft) -> str:
     """Why an all-reasoning message is left as it is (a scan keeps reporting its leak)."""
+    from thinkfix.formats.planner import REFUSED
+
     what = "all reasoning" if draft.segments else "only delimiters"
     return (
         f"{REFUSED} the text is {what} and nothing visible would remain: an empty text "

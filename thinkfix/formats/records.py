@@ -6,11 +6,12 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from thinkfix.formats.turns import Path
+if TYPE_CHECKING:  # annotations only: a scan needs no transcript types
+    from thinkfix.formats.turns import Path
 
 _MISSING: Any = object()
 

@@ -7,9 +7,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from thinkfix.formats.records import Record, Site
-from thinkfix.formats.turns import Path
+
+if TYPE_CHECKING:  # annotations only: a scan loads no transcript model
+    from thinkfix.formats.turns import Path
 
 
 @dataclass(frozen=True)

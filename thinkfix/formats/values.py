@@ -6,9 +6,10 @@ for them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from thinkfix.formats.turns import Path
+if TYPE_CHECKING:  # annotations only: a scan loads no transcript model
+    from thinkfix.formats.turns import Path
 
 
 def fmt_path(path: Path) -> str:

@@ -14,8 +14,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from thinkfix.engine.inputs.files import (
     ALWAYS_SKIP,
@@ -27,29 +26,25 @@ from thinkfix.engine.inputs.files import (
     InputOptions,
     _os_message,
 )
-from thinkfix.engine.inputs.ignore import (
-    IgnoreRule,
-    _ancestor_rules,
-    _inside_ignored_folder,
-    _posix,
-    _read_ignore_rules,
-    _spec,
-    glob_match,
-    ignored,
-)
 from thinkfix.engine.report import InputError
 from thinkfix.formats.detection import base_name
 from thinkfix.io import remote
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.regular import kind_of
 
+if TYPE_CHECKING:
+    from thinkfix.engine.inputs.ignore import IgnoreRule
 
-@dataclass
+
 class WalkStats:
     """What a walk saw that a report does not carry: which exclude patterns matched anything,
-    so a pattern that matched nothing (a typo, quotes kept by a shell) can be named."""
+    so a pattern that matched nothing (a typo, quotes kept by a shell) can be named. (A plain
+    class: a dataclass costs ~1 ms of every start-up to define.)"""
 
-    excluded_by: dict[str, int] = field(default_factory=dict)
+    __slots__ = ("excluded_by",)
+
+    def __init__(self) -> None:
+        self.excluded_by: dict[str, int] = {}
 
     def unmatched(self, patterns: Iterable[str]) -> list[str]:
         return [p for p in patterns if not self.excluded_by.get(p)]
@@ -66,6 +61,8 @@ def is_session_name(rel_path: str, include: Sequence[str] = ()) -> bool:
     patterns replace the default and are tried on the relative path, the name
     and the stripped name.
     """
+    from thinkfix.engine.inputs.ignore import _spec, glob_match  # a walked folder only
+
     name = rel_path.replace(os.sep, "/").rsplit("/", 1)[-1]
     stripped = base_name(name)
     if include:
@@ -186,6 +183,9 @@ class _Excluder:
         """Is `path` (as walked) excluded? `fallback`: its path relative to the walked root."""
         if not self.patterns:
             return False
+        # The gitignore machinery only for a run with patterns (a named file needs none).
+        from thinkfix.engine.inputs.ignore import _posix, _spec
+
         rel = fallback
         if self.anchor is not None:
             anchored = os.path.relpath(os.path.abspath(path), self.anchor)
@@ -204,6 +204,14 @@ class _Excluder:
 def _walk_folder(
     root: str, options: InputOptions, seen: set[str], excluder: _Excluder
 ) -> Iterator[Candidate | InputFile]:
+    from thinkfix.engine.inputs.ignore import (
+        _ancestor_rules,
+        _inside_ignored_folder,
+        _read_ignore_rules,
+        _spec,
+        ignored,
+    )
+
     rules_at: dict[str, list[IgnoreRule]] = {}
     above = _ancestor_rules(root) if options.respect_ignore else []
     if options.respect_ignore and _inside_ignored_folder(root):

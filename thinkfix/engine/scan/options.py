@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from thinkfix.engine.health.model import DEFAULT_HEALTH, HealthOptions
 from thinkfix.engine.inputs.files import InputOptions
-from thinkfix.engine.inputs.ignore import glob_match
 from thinkfix.engine.report import Check
 from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.formats.records import DEFAULT_RECORD_LIMIT
@@ -99,6 +98,8 @@ class ScanOptions:
         """Does a `disable.paths` glob cover this file?"""
         if not self.disabled_paths or path == "-":
             return False
+        from thinkfix.engine.inputs.ignore import glob_match  # only with path globs to match
+
         candidates = [path]
         if self.disabled_base is not None:
             rel = os.path.relpath(os.path.abspath(path), self.disabled_base)

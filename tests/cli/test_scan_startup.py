@@ -1,0 +1,185 @@
+"""What a scan of one small session imports (#26 item 3: start-up at most 1.5x importing click,
+orjson and rich).
+
+A pre-commit hook scans one session at a time, so most of its run is start-up, and most of
+start-up is importing modules (each dataclass costs ~1 ms to define). A scan of one clean
+Claude Code session loads what reads, counts and reports it, and nothing of the repair side,
+the health checks, the ignore files of a walk, the other formats or the other reporters. The
+import set is pinned here, in a fresh interpreter; the timing is bench/run.py's.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from thinkfix.formats.registry import _WHERE
+
+_ROOT = Path(__file__).resolve().parents[2]
+
+#: One clean Claude Code session: a prompt and two answers, no delimiter anywhere.
+_SESSION = b"".join(
+    json.dumps(line, separators=(",", ":")).encode() + b"\n"
+    for line in (
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": "s",
+            "timestamp": "2026-02-11T09:14:02.118Z",
+            "message": {"role": "user", "content": "Rename the helper."},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "sessionId": "s",
+            "timestamp": "2026-02-11T09:14:05.001Z",
+            "message": {
+                "model": "claude-opus-4-5-20251101",
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Renamed it in three files."}],
+            },
+        },
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "parentUuid": "a1",
+            "sessionId": "s",
+            "timestamp": "2026-02-11T09:14:09.420Z",
+            "message": {
+                "model": "claude-opus-4-5-20251101",
+                "id": "msg_2",
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "The tests pass."}],
+            },
+        },
+    )
+)
+
+#: Modules (and their submodules) a scan of one clean session never needs: repairing and
+#: writing, the ledger, incremental state and baselines, the text scanner (no text holds a
+#: delimiter), the ignore-file machinery (a named file is walked by no folder rules), the
+#: discovery of session folders, and rich.
+_NEVER = (
+    "rich",
+    "thinkfix.engine.repair",
+    "thinkfix.engine.ledger",
+    "thinkfix.engine.telemetry",
+    "thinkfix.engine.commands.repair",
+    "thinkfix.engine.inputs.ignore",
+    "thinkfix.engine.inputs.discover",
+    "thinkfix.engine.scan.split",
+    "thinkfix.engine.scan.transcript",
+    "thinkfix.io.safewrite",
+    "thinkfix.io.filestate",
+    "thinkfix.io.livewriters",
+    "thinkfix.io.urlwrite",
+    "thinkfix.io.lifeline",
+    "thinkfix.normalizer.scanner",
+    "thinkfix.normalizer.batch",
+    "thinkfix.normalizer.stream",
+    "thinkfix.cli.repair",
+    "thinkfix.cli.repairing",
+    "pathspec",
+    "multiprocessing",
+)
+
+#: Reporters: only the one asked for, and the plain writer the text report draws with.
+_REPORTERS = {
+    "json": {"thinkfix.reporters.json"},
+    "text": {
+        "thinkfix.reporters.text",
+        "thinkfix.reporters.plainwriter",
+        "thinkfix.reporters.layout",
+        "thinkfix.reporters.controls",
+    },
+}
+_REPORTER_INFRASTRUCTURE = {
+    "thinkfix.reporters",
+    "thinkfix.reporters.base",
+    "thinkfix.reporters.registry",
+}
+
+
+def _loaded(args: list[str], cwd: Path) -> set[str]:
+    """The modules a fresh interpreter holds after `thinkfix *args` (run from `cwd`)."""
+    probe = (
+        "import json, sys\n"
+        "from thinkfix.cli import main\n"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write('\\n' + json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=cwd,
+        env={**_env(), "PYTHONPATH": str(_ROOT)},
+    )
+    loaded: list[str] = json.loads(done.stderr.splitlines()[-1])
+    return set(loaded)
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith("THINKFIX_")}
+
+
+def _under(modules: set[str], prefixes: tuple[str, ...] | set[str]) -> list[str]:
+    return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in prefixes))
+
+
+@pytest.fixture(scope="module", params=["json", "text"])
+def scan_modules(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, set[str], set[str]]:
+    """(output, modules from a folder without config, modules from the repository root)."""
+    output: str = request.param
+    folder = tmp_path_factory.mktemp("one-session")
+    session = folder / "6a1f0c2e-session.jsonl"
+    session.write_bytes(_SESSION)
+    args = ["scan", "-q", "--no-progress", "--output-format", output, str(session)]
+    return (
+        output,
+        _loaded([*args, "--isolated"], folder),  # no config file is read
+        _loaded(args, _ROOT),  # the repository's own pyproject.toml is read
+    )
+
+
+def test_a_scan_of_one_session_loads_none_of_the_repair_side(
+    scan_modules: tuple[str, set[str], set[str]],
+) -> None:
+    _, isolated, at_root = scan_modules
+    assert "thinkfix.engine.commands.scan" in isolated
+    assert _under(isolated, _NEVER) == []
+    assert _under(at_root, _NEVER) == []
+
+
+def test_a_scan_without_checks_loads_no_health_check(
+    scan_modules: tuple[str, set[str], set[str]],
+) -> None:
+    """The checks' options are part of `ScanOptions` (`health.model`); no check runs."""
+    _, isolated, at_root = scan_modules
+    for modules in (isolated, at_root):
+        health = _under(modules, ("thinkfix.engine.health",))
+        assert set(health) <= {"thinkfix.engine.health", "thinkfix.engine.health.model"}
+
+
+def test_a_scan_loads_one_format_module_and_one_reporter(
+    scan_modules: tuple[str, set[str], set[str]],
+) -> None:
+    output, isolated, at_root = scan_modules
+    per_format = {f"thinkfix.formats.{module}" for module, _ in _WHERE.values()}
+    for modules in (isolated, at_root):
+        assert sorted(per_format & modules) == ["thinkfix.formats.claude_code"]
+        reporters = set(_under(modules, ("thinkfix.reporters",)))
+        assert reporters - _REPORTER_INFRASTRUCTURE == _REPORTERS[output]
