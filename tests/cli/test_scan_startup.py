@@ -183,3 +183,22 @@ def test_a_scan_loads_one_format_module_and_one_reporter(
         assert sorted(per_format & modules) == ["thinkfix.formats.claude_code"]
         reporters = set(_under(modules, ("thinkfix.reporters",)))
         assert reporters - _REPORTER_INFRASTRUCTURE == _REPORTERS[output]
+
+
+@pytest.mark.parametrize("by_day", [False, True])
+def test_only_a_timed_scan_builds_the_block_counter(by_day: bool, tmp_path: Path) -> None:
+    """The block counter dates clean lines from their bytes (it pays ~3 ms a MB on the dense
+    corpus); an untimed scan (the text report, a pre-commit hook's) only counts, where it
+    gains nothing, so it never compiles the format's line pattern (~5-10 ms of start-up)."""
+    from unittest.mock import patch
+
+    from thinkfix.engine.scan import survey
+    from thinkfix.engine.scan.options import ScanOptions
+    from thinkfix.engine.scan.runner import scan
+
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(_SESSION)
+    with patch.object(survey, "Surveyor", wraps=survey.Surveyor) as built:
+        report = scan([str(session)], ScanOptions(by_day=by_day), jobs=1)
+    assert report.summary.assistant_messages == 2
+    assert built.called is by_day

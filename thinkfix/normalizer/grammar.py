@@ -117,39 +117,8 @@ class Grammar:
         # Longest first, so a header wins over the bare `<|start|>assistant` marker.
         literals.sort(key=lambda lit: -len(lit.text))
         self.literals: dict[str, _Literal] = {lit.text: lit for lit in literals}
-        # literals that begin a longer literal: a match of one may still grow
-        self.prefix_literals = frozenset(
-            a for a in self.literals if any(b != a and b.startswith(a) for b in self.literals)
-        )
         self.harmony = policy.harmony
         self.tags = policy.tags
-
-        # Each pattern starts with a one-character class, then dispatches on that character
-        # with a look-behind. Starting with a plain class lets the regex engine skip clean
-        # text at C speed; the look-aheads make a run of `<` cost one test per character.
-        branches: dict[str, list[str]] = {}
-        if policy.tags:
-            names = _trie(sorted(policy.tags))
-            firsts = "".join(sorted({c for t in policy.tags for c in (t[0].lower(), t[0].upper())}))
-            branches.setdefault("<", []).append(
-                rf"(?P<xml>(?=[ \t\r\n/{re.escape(firsts)}]){_atomic(_WS, '_ws1')}(?P<slash>/)?"
-                rf"{_atomic(_WS, '_ws2')}(?P<name>{_atomic(f'(?i:{names})', '_tag')})"
-                rf"(?=[ \t\r\n/>])(?:[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}?)?>)"
-            )
-        if policy.harmony:
-            branches.setdefault("<", []).append(f"(?P<call>{_CALL_SOURCE})")
-        by_first: dict[str, list[str]] = {}
-        for lit in literals:
-            by_first.setdefault(lit.text[0], []).append(lit.text[1:])
-        for n, (first, rests) in enumerate(sorted(by_first.items())):
-            branches.setdefault(first, []).append(f"(?P<lit{n}>{_trie(rests)})")
-        # Sources only: the regexes compile on first use (see the cached properties below),
-        # so a scan whose texts never hold a candidate never pays for compiling them.
-        self._prefilter_source = _dispatch(branches) if branches else _NEVER
-        if policy.protect_code:
-            branches.setdefault("`", []).append(r"(?P<ticks>`*)")
-            branches.setdefault("~", []).append(r"(?P<tildes>~~+)")
-        self._pattern_source = _dispatch(branches) if branches else _NEVER
         self._policy = policy
         # the fewest substring tests that find every name (`think` finds `thinking` too)
         self._names = tuple(
@@ -178,24 +147,64 @@ class Grammar:
         self.start_chars = "".join(self._start_chars)  # what `candidate` looks for
         self._partial_starts = re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]")
         self.find_candidate = self._partial_starts.search  # for short texts, one C call
-        partials = [*self.literals, CALL_PREFIX + "x"] if policy.harmony else self.literals
-        self._literal_prefixes = frozenset(lit[:n] for lit in partials for n in range(1, len(lit)))
         self._call = policy.harmony
         self.max_literal = max((len(lit) for lit in self.literals), default=1)
 
-    # The regexes below are compiled on first use and then kept on the instance (a cached
-    # property is a plain attribute after its first read): compiling them all costs ~20 ms,
-    # most of a pre-commit hook's scan of a clean session (#13 start-up).
+    # What follows is built on first use and then kept on the instance (a cached property is
+    # a plain attribute after its first read): the regexes' sources and compiling them cost
+    # ~20 ms, most of a pre-commit hook's scan of a clean session (#13 start-up), and the
+    # scan's byte prefilter reads only `literals` (#26 item 3).
+
+    @cached_property
+    def prefix_literals(self) -> frozenset[str]:
+        """Literals that begin a longer literal: a match of one may still grow."""
+        return frozenset(
+            a for a in self.literals if any(b != a and b.startswith(a) for b in self.literals)
+        )
+
+    @cached_property
+    def _literal_prefixes(self) -> frozenset[str]:
+        partials = [*self.literals, CALL_PREFIX + "x"] if self.harmony else self.literals
+        return frozenset(lit[:n] for lit in partials for n in range(1, len(lit)))
+
+    @cached_property
+    def _sources(self) -> tuple[str, str]:
+        """The sources of `prefilter` and `pattern`. Each starts with a one-character class,
+        then dispatches on that character with a look-behind. Starting with a plain class
+        lets the regex engine skip clean text at C speed; the look-aheads make a run of `<`
+        cost one test per character."""
+        policy = self._policy
+        branches: dict[str, list[str]] = {}
+        if policy.tags:
+            names = _trie(sorted(policy.tags))
+            firsts = "".join(sorted({c for t in policy.tags for c in (t[0].lower(), t[0].upper())}))
+            branches.setdefault("<", []).append(
+                rf"(?P<xml>(?=[ \t\r\n/{re.escape(firsts)}]){_atomic(_WS, '_ws1')}(?P<slash>/)?"
+                rf"{_atomic(_WS, '_ws2')}(?P<name>{_atomic(f'(?i:{names})', '_tag')})"
+                rf"(?=[ \t\r\n/>])(?:[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}?)?>)"
+            )
+        if policy.harmony:
+            branches.setdefault("<", []).append(f"(?P<call>{_CALL_SOURCE})")
+        by_first: dict[str, list[str]] = {}
+        for text in self.literals:  # longest first, as the literals were sorted
+            by_first.setdefault(text[0], []).append(text[1:])
+        for n, (first, rests) in enumerate(sorted(by_first.items())):
+            branches.setdefault(first, []).append(f"(?P<lit{n}>{_trie(rests)})")
+        prefilter = _dispatch(branches) if branches else _NEVER
+        if policy.protect_code:
+            branches.setdefault("`", []).append(r"(?P<ticks>`*)")
+            branches.setdefault("~", []).append(r"(?P<tildes>~~+)")
+        return prefilter, _dispatch(branches) if branches else _NEVER
 
     @cached_property
     def prefilter(self) -> re.Pattern[str]:
         """Any delimiter (no code markers): a clean text has no match."""
-        return re.compile(self._prefilter_source)
+        return re.compile(self._sources[0])
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
         """Any delimiter or, with code protected, code marker run: the scanner's tokens."""
-        return re.compile(self._pattern_source)
+        return re.compile(self._sources[1])
 
     @cached_property
     def unfinished(self) -> re.Pattern[str]:
