@@ -6,7 +6,7 @@ The finding itself (`HealthFinding`, its `Check` and `Problem`) is part of the r
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from thinkfix.engine.report import Check, HealthFinding
 
@@ -33,8 +33,11 @@ def parse_checks(value: str | Iterable[str]) -> tuple[Check, ...]:
     return tuple(c for c in Check if c in picked)
 
 
-@dataclass(frozen=True)
-class HealthOptions:
+# NamedTuples, not frozen dataclasses: every scan's options carry a HealthOptions, and a
+# dataclass costs ~1 ms of every start-up to define (#26 item 3).
+
+
+class HealthOptions(NamedTuple):
     """The thresholds of the `size` check."""
 
     record_bytes: int = 1 << 20  # a record over this is a `large-record`
@@ -45,8 +48,7 @@ class HealthOptions:
 DEFAULT_HEALTH = HealthOptions()
 
 
-@dataclass(frozen=True)
-class FileHealth:
+class FileHealth(NamedTuple):
     """What the checks found in one file, and (with `size`) its bytes per record type:
     (type, records, bytes), the largest first."""
 
