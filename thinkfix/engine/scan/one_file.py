@@ -1,11 +1,10 @@
 """The per-file scan: one file's records -> a mergeable `ScannedFile`.
 
-Records stream through block by block (memory is bounded by a block plus the largest
-record). A line without the format's assistant marker is counted and never parsed
-(`sparse`); an assistant record is parsed for the counts, and its texts are normalized only
-when the byte prefilter says it may hold a delimiter (`prefilter`). `ScanOptions(prefilter=False)`
-(`--parse-all`) parses every line. The engine needs only the `SessionFormat` contract: no
-format is special-cased here.
+Records stream through block by block (memory is bounded by a block plus the largest record). A
+line without the format's assistant marker is counted and never parsed (`sparse`); an assistant
+record is parsed for the counts, and its texts are normalized only when the byte prefilter says
+it may hold a delimiter (`prefilter`). `ScanOptions(prefilter=False)` (`--parse-all`) parses
+every line. The engine needs only the `SessionFormat` contract: no format is special-cased here.
 """
 
 from __future__ import annotations
@@ -108,9 +107,9 @@ class _FileScan:
         reader = None
         timed = options.timed
         if options.prefilter and sparse.supports(fmt) and (start or not sparse.is_document(fp)):
-            # A clean assistant line is counted from its bytes where the format can say how
-            # (`quick_messages`); a timed scan also reads the messages' day from its bytes
-            # where they prove it (`survey.Dater`), and parses the line otherwise.
+            # A clean line is counted from its bytes where the format can say how
+            # (`quick_messages`); a timed scan also dates it from them where they prove it
+            # (`survey.Dater`; the block counter, worth compiling only then), else parses it.
             reader = sparse.SparseReader(
                 fmt,
                 fp,
@@ -119,9 +118,6 @@ class _FileScan:
                 crlf=crlf,
                 candidates=candidates,
                 quick=self._quick_timed if timed else self._quick,
-                # The block counter pays where it dates lines (~3 ms/MB saved on the dense
-                # corpus); counting alone, it gains nothing (0.4-2 ms/MB lost, both corpora)
-                # and its pattern costs ~5-10 ms to compile: not for an untimed scan.
                 surveyor=survey.surveyor(fmt, options.policy, self.dater.days, self.windowed)
                 if timed
                 else None,
