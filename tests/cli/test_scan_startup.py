@@ -185,20 +185,28 @@ def test_a_scan_loads_one_format_module_and_one_reporter(
         assert reporters - _REPORTER_INFRASTRUCTURE == _REPORTERS[output]
 
 
+@pytest.mark.parametrize("warm", [False, True])
 @pytest.mark.parametrize("by_day", [False, True])
-def test_only_a_timed_scan_builds_the_block_counter(by_day: bool, tmp_path: Path) -> None:
+def test_an_untimed_scan_builds_no_block_counter_until_hyperscan_runs(
+    by_day: bool, warm: bool, tmp_path: Path
+) -> None:
     """The block counter dates clean lines from their bytes (it pays ~3 ms a MB on the dense
-    corpus); an untimed scan (the text report, a pre-commit hook's) only counts, where it
-    gains nothing, so it never compiles the format's line pattern (~5-10 ms of start-up)."""
+    corpus); an untimed scan (the text report, a pre-commit hook's) only counts, where it gains
+    nothing in pure Python, so until the process runs hyperscan's passes (`native.warm`) it
+    never compiles the format's line pattern (~5-10 ms of start-up)."""
+    from types import SimpleNamespace
     from unittest.mock import patch
 
-    from thinkfix.engine.scan import survey
+    from thinkfix.engine.scan import one_file, survey
     from thinkfix.engine.scan.options import ScanOptions
     from thinkfix.engine.scan.runner import scan
 
     session = tmp_path / "s.jsonl"
     session.write_bytes(_SESSION)
-    with patch.object(survey, "Surveyor", wraps=survey.Surveyor) as built:
+    with (
+        patch.object(one_file, "native", SimpleNamespace(warm=lambda size: warm)),
+        patch.object(survey, "Surveyor", wraps=survey.Surveyor) as built,
+    ):
         report = scan([str(session)], ScanOptions(by_day=by_day), jobs=1)
     assert report.summary.assistant_messages == 2
-    assert built.called is by_day
+    assert built.called is (by_day or warm)

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 from thinkfix.engine.inputs.files import InputFile
 from thinkfix.engine.report import InputError, LeakFinding
-from thinkfix.engine.scan import sparse, survey, trend
+from thinkfix.engine.scan import native, sparse, survey, trend
 from thinkfix.engine.scan.evidence import awaits_call, called, calls_after_from
 from thinkfix.engine.scan.findings import (
     CappedFindings,
@@ -107,9 +107,9 @@ class _FileScan:
         reader = None
         timed = options.timed
         if options.prefilter and sparse.supports(fmt) and (start or not sparse.is_document(fp)):
-            # A clean line is counted from its bytes where the format can say how
-            # (`quick_messages`); a timed scan also dates it from them where they prove it
-            # (`survey.Dater`; the block counter, worth compiling only then), else parses it.
+            # A clean line is counted from its bytes (`quick_messages`); a timed scan also dates it
+            # from them where they prove it (`survey.Dater`), else parses it. The block counter pays
+            # where it dates lines, or where hyperscan's passes run (`native.warm`).
             reader = sparse.SparseReader(
                 fmt,
                 fp,
@@ -119,7 +119,7 @@ class _FileScan:
                 candidates=candidates,
                 quick=self._quick_timed if timed else self._quick,
                 surveyor=survey.surveyor(fmt, options.policy, self.dater.days, self.windowed)
-                if timed
+                if timed or native.warm(0)
                 else None,
                 bulk=self._bulk,
             )
