@@ -10,9 +10,8 @@ import importlib
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar, Generic, TypeVar
+from typing import ClassVar, Generic, NamedTuple, TypeVar
 
 from thinkfix.engine.report import (
     HealthFinding,
@@ -48,9 +47,9 @@ class OutputFormat(str, Enum):
     HTML = "html"  # one self-contained page for auditors
 
 
-@dataclass(frozen=True)
-class RenderOptions:
-    """What the user asked of the output, as opposed to what the scan found.
+class RenderOptions(NamedTuple):
+    """What the user asked of the output, as opposed to what the scan found (a NamedTuple: every
+    run builds one, and a frozen dataclass costs ~1 ms of start-up to define).
 
     Machine formats (json, jsonl, sarif, junit, gitlab, openmetrics) are complete data and ignore
     `statistics` and `max_findings`; they shape the human formats (text, markdown) only, and
