@@ -443,28 +443,34 @@ class _OldInode:
             self.release()
 
 
-def copy_verified(source: Snapshot | FileState, destination: str) -> Written:
-    """Write an exact copy of a file (a backup), in blocks, proven by its hash on disk."""
+def copy_verified(source: Snapshot | FileState, destination: str, *, sweep: bool = True) -> Written:
+    """Write an exact copy of a file (a backup), proven by its hash on disk: the bytes are
+    copied by the kernel (`copy_into`) and hashed once, as they are read back, against the
+    state's hash (taken as the file was read to be repaired). `sweep` as for
+    `atomic_write_stream`."""
     if isinstance(source, Snapshot):
-        return atomic_write(destination, source.data, mode=source.mode, make_dirs=True)
+        return atomic_write(destination, source.data, mode=source.mode, make_dirs=True, sweep=sweep)
 
     def produce(out: BinaryIO) -> None:
         with open_regular(source.path) as fp:
-            while block := fp.read(BLOCK):
-                out.write(block)
+            copy_into(out, fp.fileno(), 0, source.size, source.path)
 
-    def same(written: Written) -> None:
-        if (written.size, written.sha256) != (source.size, source.sha256):
-            raise FileChanged(f"{source.path}: changed while it was being backed up; skipped")
-
-    return atomic_write_stream(
-        destination,
-        produce,
-        mode=source.mode,
-        before_publish=same,
-        make_dirs=True,
-        follow_links=False,
-    )
+    try:
+        return atomic_write_stream(
+            destination,
+            produce,
+            mode=source.mode,
+            make_dirs=True,
+            follow_links=False,
+            expected=(source.size, source.sha256),
+            sweep=sweep,
+        )
+    except VerifyError:
+        if Stamp.of(os.stat(source.path)) != source.stamp:
+            raise FileChanged(
+                f"{source.path}: changed while it was being backed up; skipped"
+            ) from None
+        raise
 
 
 def remove_verified(path: str, expected_sha256: str) -> None:

@@ -221,16 +221,20 @@ def _taken(output: str | None) -> bool:
 
 def _sweep(jobs: Sequence[Job]) -> None:
     """Remove dead processes' temporary files from every local folder a write may go to: the
-    one holding each input (in place) or each output (--out)."""
-    places = (
-        j.candidate.real_path if j.options.mode is WriteMode.IN_PLACE else j.output for j in jobs
-    )
+    one holding each input and its backup's (in place), or each output (--out)."""
+    from thinkfix.engine.ledger.manifest import backup_path  # a writing run's only
+
+    places: list[str] = []
+    for j in jobs:
+        if j.options.mode is not WriteMode.IN_PLACE:
+            places.extend([j.output] if j.output is not None else [])
+        elif j.candidate.real_path != STDIN and not remote.is_url(j.candidate.real_path):
+            real = filestate.real_path(j.candidate.real_path)
+            places.append(real)
+            if j.backup_dir is not None:
+                places.append(backup_path(j.backup_dir, real))
     for folder in sorted(
-        {
-            os.path.dirname(filestate.real_path(p))
-            for p in places
-            if p is not None and p != STDIN and not remote.is_url(p)
-        }
+        {os.path.dirname(filestate.real_path(p)) for p in places if not remote.is_url(p)}
     ):
         filestate.sweep_stale(folder)
 

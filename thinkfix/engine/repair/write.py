@@ -215,7 +215,8 @@ def _backup(
     if state is None or not job.options.backup or job.backup_dir is None:
         return None
     path = mf.backup_path(job.backup_dir, state.path)
-    safewrite.copy_verified(state, path)
+    # the driver swept the backup's folder as the run started (`driver._sweep`)
+    safewrite.copy_verified(state, path, sweep=False)
     made.append(path)
     return path
 
