@@ -245,6 +245,9 @@ class SparseReader:
             wanted, starts, ends, keys = block.rest, block.starts, block.ends, block.keys
         clean = self._clean(buf, wanted)
         bulk, k, accepted = self.bulk, 0, len(starts)
+        # Accepted lines' keys not yet counted: counted in one go each time the context may
+        # change (a marked line) and at the block's end, not once per run between other lines.
+        pending: list[Key] = []
         long_lines = buf.count(b"\n", lo, lo + 65536) * _LONG_LINES < min(65536, hi - lo)
         find, rfind = buf.find, buf.rfind
         # Next occurrence of each marker that matters, from the end of the last line handled.
@@ -265,7 +268,7 @@ class SparseReader:
                 j = bisect_right(starts, limit, k)
                 held = j > k and 0 <= hit < ends[j - 1]
                 if j - held > k:
-                    bulk(keys[k : j - held], ctx)  # type: ignore[misc]
+                    pending += keys[k : j - held]
                 k = j
                 if held:
                     row = starts[j - 1], ends[j - 1]
@@ -294,6 +297,9 @@ class SparseReader:
             if not marked:  # a wanted line
                 out.append(self._record(index, raw, eol))
                 continue
+            if pending:  # counted with the context they were read in
+                bulk(pending, ctx)  # type: ignore[misc]
+                pending = []
             if is_wanted:
                 out.append(self._record(index, raw, eol, True))
             elif not self.keeps(raw, ctx):  # else proven to leave the context: not parsed
@@ -305,6 +311,8 @@ class SparseReader:
                 p = old.get(m, end)
                 nxt[m] = find(m, end, hi) if 0 <= p < end or m not in old else p
             hit = min((p for p in nxt.values() if p >= 0), default=-1)
+        if pending:
+            bulk(pending, ctx)  # type: ignore[misc]
         self.records = index + count_lines(buf, at, hi, long_lines)
         return out
 
