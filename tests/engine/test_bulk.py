@@ -334,3 +334,38 @@ def test_generated_sessions_report_the_same_with_and_without_the_block_counter(
         )
         fast, plain, slow = _reports([str(path)], options, [name])
         assert fast == plain == slow
+
+
+def test_accepted_lines_take_the_model_of_their_own_turn(tmp_path: Path) -> None:
+    """Codex's canonical lines name no model: each counts under the turn it was written in,
+    though the block counter counts a block's lines together (two turns, two models, one
+    block; a third turn of the first model again)."""
+
+    def turn(model: str) -> bytes:
+        return (
+            b'{"timestamp":"2026-03-02T10:21:19.003Z","type":"turn_context","payload":{"cwd":'
+            b'"/w","approval_policy":"on-request","model":"' + model.encode() + b'"}}\n'
+        )
+
+    answer = (
+        b'{"timestamp":"2026-03-02T10:21:31.660Z","type":"response_item","payload":{"type":'
+        b'"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}\n'
+    )
+    user = (
+        b'{"timestamp":"2026-03-02T10:21:19.004Z","type":"response_item","payload":{"type":'
+        b'"message","role":"user","content":[{"type":"input_text","text":"Go."}]}}\n'
+    )
+    meta = (
+        b'{"timestamp":"2026-03-02T10:21:07.412Z","type":"session_meta","payload":{"id":"s",'
+        b'"cwd":"/w","originator":"codex_cli_rs","cli_version":"0.98.0"}}\n'
+    )
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(
+        meta + turn("a") + user + answer * 3 + turn("b") + user + answer * 2 + turn("a") + answer
+    )
+    options = ScanOptions(inputs=InputOptions(format="codex"), by_day=True)
+    fast, plain, slow = _reports([str(path)], options, ["codex"])
+    assert fast == plain == slow
+    report = orjson.loads(fast)
+    counts = {m: row["assistant_messages"] for m, row in report["summary"]["by_model"].items()}
+    assert counts == {"a": 4, "b": 2}

@@ -33,6 +33,8 @@ from thinkfix.formats.strangers import names_turn, turn_needles
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
 Quick = Callable[[bytes, Context], bool]
+# The block counter's sink: counts accepted lines' keys, a key without a model taking the
+# context's (the only part of the context it reads).
 Bulk = Callable[[list[Key], Context], None]
 
 BLOCK = 1 << 22  # bytes read at a time; memory is this plus the largest record
@@ -245,8 +247,9 @@ class SparseReader:
             wanted, starts, ends, keys = block.rest, block.starts, block.ends, block.keys
         clean = self._clean(buf, wanted)
         bulk, k, accepted = self.bulk, 0, len(starts)
-        # Accepted lines' keys not yet counted: counted in one go each time the context may
-        # change (a marked line) and at the block's end, not once per run between other lines.
+        # Accepted lines' keys not yet counted: counted in one go when the context's model
+        # changes (all `bulk` reads of the context) and at the block's end, not once per run
+        # of them between other lines.
         pending: list[Key] = []
         long_lines = buf.count(b"\n", lo, lo + 65536) * _LONG_LINES < min(65536, hi - lo)
         find, rfind = buf.find, buf.rfind
@@ -297,14 +300,14 @@ class SparseReader:
             if not marked:  # a wanted line
                 out.append(self._record(index, raw, eol))
                 continue
-            if pending:  # counted with the context they were read in
-                bulk(pending, ctx)  # type: ignore[misc]
-                pending = []
             if is_wanted:
                 out.append(self._record(index, raw, eol, True))
             elif not self.keeps(raw, ctx):  # else proven to leave the context: not parsed
                 self._record(index, raw, eol, True)
             # The context may have changed, and with it the markers that matter.
+            if pending and self.ctx.model != ctx.model:  # counted with the model read under
+                bulk(pending, ctx)  # type: ignore[misc]
+                pending = []
             ctx, markers, old = self.ctx, self.markers, nxt
             nxt = {}
             for m in markers:
