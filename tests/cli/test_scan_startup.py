@@ -88,7 +88,14 @@ _NEVER = (
     "thinkfix.cli.repair",
     "thinkfix.cli.repairing",
     "pathspec",
+    "thinkfix.formats.jsonedit",
+    "thinkfix.formats.jsonspans",
+    "thinkfix.formats.planner",
+    "thinkfix.formats.turns",
+    "thinkfix.formats.turn_shapes",
     "multiprocessing",
+    "gzip",
+    "zstandard",
 )
 
 #: Reporters: only the one asked for, and the plain writer the text report draws with.

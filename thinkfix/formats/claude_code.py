@@ -27,9 +27,7 @@ from thinkfix.formats.common import (
     place_nothing,
 )
 from thinkfix.formats.detection import extension, sample, share
-from thinkfix.formats.jsonedit import SetKey
 from thinkfix.formats.locations import env_dir
-from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.quick import (
     KEY,
     PLAIN,
@@ -42,11 +40,14 @@ from thinkfix.formats.quick import (
 )
 from thinkfix.formats.records import Context, Record
 from thinkfix.formats.repairs import ClaudeCodeMode, PlacementKind
-from thinkfix.formats.turn_shapes import block_parts, split_results, tool_call, tool_result
-from thinkfix.formats.turns import Part, PartKind, Role, Turn
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
+
+    # annotations only: a scan loads no repair planner, JSON edit or turn model (#26 item 3)
+    from thinkfix.formats.jsonedit import SetKey
+    from thinkfix.formats.planner import Draft, Plan
+    from thinkfix.formats.turns import Turn
 
 _ENTRY_TYPES = {
     "user",
@@ -272,6 +273,8 @@ class ClaudeCode(FormatBase):
     @staticmethod
     def _annotate(plan: Plan, draft: Draft) -> None:
         """All repairs of one line share one top-level `thinkfix` key."""
+        from thinkfix.formats.jsonedit import SetKey
+
         site = draft.site
         current = plan.records[site.record_index].data.get("thinkfix")
         earlier = current.get("repairs") if isinstance(current, dict) else None
@@ -309,6 +312,9 @@ _NORMAL_STOPS = {None, "end_turn", "tool_use", "stop_sequence", "pause_turn"}
 
 
 def turns(record: Record) -> Iterator[Turn]:
+    from thinkfix.formats.turn_shapes import block_parts, split_results, tool_call, tool_result
+    from thinkfix.formats.turns import Part, PartKind, Role, Turn
+
     entry = record.obj
     if entry is None:
         return

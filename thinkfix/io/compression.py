@@ -9,13 +9,15 @@ iterate by line, which is all the format readers need.
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
+from collections.abc import Callable
 from enum import Enum
-from typing import Any, BinaryIO, cast
+from functools import cache
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
-import zstandard
+if TYPE_CHECKING:
+    import gzip
 
 from thinkfix.io.regular import open_regular
 
@@ -45,9 +47,14 @@ def wrap_reader(raw: BinaryIO, compression: Compression | None = None) -> Binary
     buffered: Any = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(cast(Any, raw))
     if compression is None:
         compression = sniff(buffered.peek(4)[:4])
+    # gzip and zstandard load with the first compressed file: a plain session needs neither
     if compression is Compression.GZIP:
+        import gzip
+
         return cast(BinaryIO, gzip.GzipFile(fileobj=buffered, mode="rb"))
     if compression is Compression.ZSTD:
+        import zstandard
+
         reader = zstandard.ZstdDecompressor().stream_reader(
             buffered, read_across_frames=True, closefd=True
         )
@@ -67,6 +74,8 @@ class _ZstdWriter(io.RawIOBase):
     """A writable stream that closes the zstd frame and the file on close."""
 
     def __init__(self, fileobj: BinaryIO, level: int) -> None:
+        import zstandard
+
         self._file = fileobj
         self._writer = zstandard.ZstdCompressor(level=level).stream_writer(fileobj, closefd=False)
 
@@ -79,6 +88,8 @@ class _ZstdWriter(io.RawIOBase):
 
     def close(self) -> None:
         if not self.closed:
+            import zstandard
+
             self._writer.flush(zstandard.FLUSH_FRAME)
             self._writer.close()  # type: ignore[no-untyped-call]
             self._file.close()
@@ -89,7 +100,7 @@ def wrap_writer(raw: BinaryIO, compression: Compression, level: int | None = Non
     """Compressing view of an open binary stream; closing it closes `raw` too."""
     if compression is Compression.GZIP:
         # mtime=0 keeps the output deterministic: two repairs give the same bytes.
-        return cast(BinaryIO, _OwningGzip(raw, 9 if level is None else level))
+        return cast(BinaryIO, _owning_gzip()(raw, 9 if level is None else level))
     if compression is Compression.ZSTD:
         return cast(
             BinaryIO, io.BufferedWriter(cast(Any, _ZstdWriter(raw, 3 if level is None else level)))
@@ -97,18 +108,24 @@ def wrap_writer(raw: BinaryIO, compression: Compression, level: int | None = Non
     return raw
 
 
-class _OwningGzip(gzip.GzipFile):
-    """GzipFile that also closes the file object it writes to."""
+@cache
+def _owning_gzip() -> Callable[[BinaryIO, int], gzip.GzipFile]:
+    """A GzipFile that also closes the file object it writes to (defined on first use:
+    gzip loads with the first compressed output)."""
+    import gzip
 
-    def __init__(self, raw: BinaryIO, level: int) -> None:
-        super().__init__(fileobj=raw, mode="wb", compresslevel=level, mtime=0, filename="")
-        self._owned = raw
+    class _OwningGzip(gzip.GzipFile):
+        def __init__(self, raw: BinaryIO, level: int) -> None:
+            super().__init__(fileobj=raw, mode="wb", compresslevel=level, mtime=0, filename="")
+            self._owned = raw
 
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self._owned.close()
+        def close(self) -> None:
+            try:
+                super().close()
+            finally:
+                self._owned.close()
+
+    return _OwningGzip
 
 
 def compress(data: bytes, compression: Compression, level: int | None = None) -> bytes:
