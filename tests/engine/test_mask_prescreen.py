@@ -1,21 +1,23 @@
 """The masking pre-screen (#26 item 2): one search decides that a text holds nothing to
 mask, and it never hides a secret the rules would find.
 
-`mask_secrets` leaves a text untouched when `rules._prescreen` finds neither a rule's
-keyword, nor `aws`, nor 40 base64 characters in it; with the screen forced to pass, the
-rules run as before. Both answers must be the same on texts made of secrets of every kind,
-their keywords, near misses and prose.
+`mask_secrets` leaves a text untouched when `rules._might_hold_secret` finds neither a
+rule's keyword, nor `aws`, nor 40 base64 characters in it; with the screen forced to pass,
+the rules run as before. Both answers must be the same on texts made of secrets of every
+kind, their keywords, near misses and prose. The screen is plain `in` tests (#26 item 3):
+a process's first mask compiles no regex of every keyword.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thinkfix.engine.secrets import rules
+from thinkfix.engine.secrets import gitleaks, rules
 
 PIECES = st.sampled_from(
     [
@@ -49,13 +51,81 @@ PIECES = st.sampled_from(
 def test_the_screen_never_hides_a_secret(parts: list[str]) -> None:
     text = "".join(parts)
     screened = rules.mask_secrets(text)
-    with patch.object(rules, "_prescreen", lambda: re.compile("")):  # always passes
+    with patch.object(rules, "_might_hold_secret", lambda _lowered: True):
         assert screened == rules.mask_secrets(text)
 
 
 def test_the_screen_lets_prose_through_and_stops_at_a_key() -> None:
     """Not vacuous: plain prose fails the screen; each kind of secret passes it."""
-    assert rules._prescreen().search("the plan is fine. done.") is None
+    assert not rules._might_hold_secret("the plan is fine. done.")
     for secret in ("AKIAIOSFODNN7EXAMPLE", "ghp_" + "a1B2" * 9, "password: hunter2hunter2"):
-        assert rules._prescreen().search(secret.lower()) is not None
+        assert rules._might_hold_secret(secret.lower())
         assert "[REDACTED:" in rules.mask_secrets(f"see {secret} here")
+
+
+def _every_keyword() -> set[str]:
+    words = {w for r in gitleaks.rules() for w in r.keywords}
+    return words | {w for ws in rules._HAND_KEYWORDS.values() for w in ws} | {"aws"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(PIECES | st.sampled_from(sorted(_every_keyword())) | st.text(max_size=30)))
+def test_the_screen_says_maybe_for_every_text_with_a_keyword_or_a_masked_secret(
+    parts: list[str],
+) -> None:
+    """The screen tests only the keywords no other keyword lies inside: it still says
+    "maybe" exactly when some keyword (or a 40-character run) occurs, so for every text
+    any rule masks."""
+    text = "".join(parts)
+    lowered = text.lower()
+    every = any(w in lowered for w in _every_keyword())
+    run = re.search("[a-z0-9/+]{40}", lowered) is not None
+    assert rules._might_hold_secret(lowered) == (every or run)
+    if rules.mask_secrets(text) != text:
+        assert rules._might_hold_secret(lowered)
+
+
+def _compiled_by(call: Callable[[], object]) -> list[str]:
+    """The regex sources `call` compiles in a process that has compiled none of the rules'."""
+    for f in (rules._screen, rules._hand_pattern, gitleaks._by_keyword):
+        f.cache_clear()
+    for r in gitleaks.rules():
+        vars(r).pop("pattern", None)
+    re.purge()
+    sources: list[str] = []
+    real = re.compile
+
+    def spy(source: str, flags: int = 0) -> re.Pattern[str]:
+        sources.append(source)
+        return real(source, flags)
+
+    with patch.object(re, "compile", spy):
+        call()
+    return sources
+
+
+def test_a_first_mask_of_prose_compiles_no_regex_of_every_keyword() -> None:
+    """#26 item 3: the first mask in a process (and in each `--jobs` worker) compiled one
+    trie of all ~240 keywords, ~80 ms; a clean text needs only the 40-character run's."""
+    sources = _compiled_by(lambda: rules.mask_secrets("the plan is fine. done."))
+    assert sources == ["[a-z0-9/+]{40}"]
+
+
+def test_a_first_keyword_compiles_only_the_rules_it_lets_run() -> None:
+    """The first keyword compiled gitleaks' trie of every keyword too (~30 ms): now only
+    the patterns of the rules whose keyword occurs (and those that always run)."""
+    text = "see ghp_" + "a1B2" * 9 + " here"
+    sources = _compiled_by(lambda: rules.mask_secrets(text))
+    lowered = text.lower()
+    wanted = {r.source for r in gitleaks.candidates(text)} | {
+        source
+        for (name, source, _f, _g, _c) in rules._SECRET_SOURCES
+        if not rules._HAND_KEYWORDS.get(name)
+        or any(w in lowered for w in rules._HAND_KEYWORDS[name])
+    }
+    compiled = set(sources) - {"[a-z0-9/+]{40}"}
+    assert compiled <= wanted | {s for r in gitleaks.rules() for a in r.allowlists for s in a.sources} | {
+        s for a in gitleaks._global_allowlists() for s in a.sources
+    }
+    assert any("gh" in s for s in compiled)  # the GitHub rules did run
+    assert len(compiled) < 40

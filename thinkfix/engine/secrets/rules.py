@@ -61,8 +61,8 @@ def _random_key(text: str) -> bool:
 # They also name the kinds reports have always shown. (name, pattern, flags, group to mask:
 # 0 is the whole match, check on the masked text or None). Kept specific: a false positive
 # only hides a few characters, but a broad pattern would make an auditor's report unreadable.
-# Compiled on first use (`_secret_patterns`): a scan that finds nothing masks nothing, and
-# compiling them costs a few ms of every start-up.
+# Each compiled the first time its keyword occurs (`_hand_pattern`): a scan that finds
+# nothing masks nothing, and compiling them all costs a few ms of a process's first mask.
 _SECRET_SOURCES: tuple[tuple[str, str, int, int, Callable[[str], bool] | None], ...] = (
     (
         "private-key",
@@ -187,14 +187,14 @@ def mask_secrets(text: str) -> str:
     from thinkfix.engine.secrets import gitleaks
 
     lowered = text.lower()
-    if _prescreen().search(lowered) is None:
+    if not _might_hold_secret(lowered):
         return text  # no rule's keyword and no bare key: nothing to mask (most snippets)
     found: list[tuple[int, int, str]] = []
-    for name, pattern, group, check in _secret_patterns():
+    for i, (name, _source, _flags, group, check) in enumerate(_SECRET_SOURCES):
         words = _HAND_KEYWORDS.get(name)
         if words and not any(w in lowered for w in words):
             continue
-        for m in pattern.finditer(text):
+        for m in _hand_pattern(i).finditer(text):
             start, end = m.span(group)
             if start < end and (check is None or check(m.group(group))):
                 found.append((start, end, name))
@@ -226,29 +226,35 @@ def _mask(text: str, found: list[tuple[int, int, str]]) -> str:
     return "".join(out) + text[done:]
 
 
+def _might_hold_secret(lowered: str) -> bool:
+    """The screen every text with something to mask passes (on its lower case): a keyword
+    of a hand rule or of a gitleaks rule (gitleaks runs a rule only where its keyword
+    occurs), `aws` (the quoted AWS secret's rule) or a run of 40 base64 characters (the bare
+    AWS secret's). Then the rules run as before; a text that fails it is left as it is
+    without running ~20 patterns and gitleaks' own screen (#26 item 2). Plain `in` tests,
+    not one regex of every keyword: compiling that cost ~80 ms of a process's first mask
+    (#26 item 3), paid again by every `--jobs` worker."""
+    words, run = _screen()
+    return any(w in lowered for w in words) or run.search(lowered) is not None
+
+
 @cache
-def _prescreen() -> re.Pattern[str]:
-    """One search that every text with something to mask passes (on its lower case): a
-    keyword of a hand rule or of a gitleaks rule (gitleaks runs a rule only where its
-    keyword occurs), `aws` (the quoted AWS secret's rule) or a run of 40 base64 characters
-    (the bare AWS secret's). Then the rules run as before; a text that fails it is left as
-    it is without running ~20 patterns and gitleaks' own screen (#26 item 2)."""
+def _screen() -> tuple[tuple[str, ...], re.Pattern[str]]:
+    """The keywords no other keyword lies inside (a text holding `sk-ant-api03` holds
+    `api`: testing `api` alone answers for both), and the 40-character run."""
     from thinkfix.engine.secrets import gitleaks
 
     words = {w for r in gitleaks.rules() for w in r.keywords}
     words.update(w for ws in _HAND_KEYWORDS.values() for w in ws)
     words.add("aws")
-    return re.compile(gitleaks.trie(sorted(words)) + "|[a-z0-9/+]{40}")
+    return tuple(sorted(gitleaks.innermost(words))), re.compile("[a-z0-9/+]{40}")
 
 
 @cache
-def _secret_patterns() -> tuple[
-    tuple[str, re.Pattern[str], int, Callable[[str], bool] | None], ...
-]:
-    return tuple(
-        (name, re.compile(source, flags), group, check)
-        for name, source, flags, group, check in _SECRET_SOURCES
-    )
+def _hand_pattern(i: int) -> re.Pattern[str]:
+    """The `i`th hand rule, compiled the first time its keyword occurs."""
+    _name, source, flags, _group, _check = _SECRET_SOURCES[i]
+    return re.compile(source, flags)
 
 
 def length_and_hash(text: str) -> str:
