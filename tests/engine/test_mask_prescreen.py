@@ -124,8 +124,8 @@ def test_a_first_keyword_compiles_only_the_rules_it_lets_run() -> None:
         or any(w in lowered for w in rules._HAND_KEYWORDS[name])
     }
     compiled = set(sources) - {"[a-z0-9/+]{40}"}
-    assert compiled <= wanted | {s for r in gitleaks.rules() for a in r.allowlists for s in a.sources} | {
-        s for a in gitleaks._global_allowlists() for s in a.sources
-    }
+    assert compiled <= wanted | {
+        s for r in gitleaks.rules() for a in r.allowlists for s in a.sources
+    } | {s for a in gitleaks._global_allowlists() for s in a.sources}
     assert any("gh" in s for s in compiled)  # the GitHub rules did run
     assert len(compiled) < 40

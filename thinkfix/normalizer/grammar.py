@@ -207,13 +207,27 @@ class Grammar:
         return re.compile(self._sources[1])
 
     @cached_property
+    def _longest_prefix(self) -> int:
+        return max(map(len, self._literal_prefixes), default=0)
+
+    @cached_property
     def unfinished(self) -> re.Pattern[str]:
-        return _unfinished_pattern(self._policy, sorted(self._literal_prefixes))
+        """The tag and code marker arms of an unfinished delimiter; a literal's start is
+        looked up in `_literal_prefixes` (`_ends_here`): a regex of all ~540 prefixes cost
+        ~20 ms to compile, twice, in a process's first normalize (#26 item 3)."""
+        return _unfinished_pattern(self._policy)
 
     @cached_property
     def _unfinished_other(self) -> re.Pattern[str]:
         """`unfinished`, less an XML opener's attribute run."""
-        return _unfinished_pattern(self._policy, sorted(self._literal_prefixes), attributes=False)
+        return _unfinished_pattern(self._policy, attributes=False)
+
+    def _ends_here(self, text: str, i: int, pattern: re.Pattern[str]) -> bool:
+        """True when `text[i:]` is an unfinished delimiter: a literal's start, or what
+        `pattern` (`unfinished` or `_unfinished_other`) matches up to the end."""
+        if len(text) - i <= self._longest_prefix and text[i:] in self._literal_prefixes:
+            return True
+        return pattern.match(text, i) is not None
 
     @cached_property
     def _in_attributes(self) -> re.Pattern[str]:
@@ -331,16 +345,16 @@ class Grammar:
         marker): tried only where one can start, as `partial_start` does."""
         if not text:
             return False
-        match = self.unfinished.match
-        if text[-1] in "`~" and match(text, len(text) - 1):
+        pattern = self.unfinished
+        if text[-1] in "`~" and self._ends_here(text, len(text) - 1, pattern):
             return True
         k = text.rfind("<")
-        if k >= 0 and match(text, k):
+        if k >= 0 and self._ends_here(text, k, pattern):
             return True
         if self._ends_in_call(text):
             return True
         return any(
-            match(text, m.start())
+            self._ends_here(text, m.start(), pattern)
             for m in self._partial_starts.finditer(text, max(0, len(text) - self.max_literal + 1))
         )
 
@@ -350,15 +364,15 @@ class Grammar:
         k = text.rfind("<")
         if k < 0 or self._in_attributes.match(text, k) is None:
             return False
-        match = self._unfinished_other.match
-        if text[-1] in "`~" and match(text, len(text) - 1):
+        pattern = self._unfinished_other
+        if text[-1] in "`~" and self._ends_here(text, len(text) - 1, pattern):
             return False
-        if match(text, k):
+        if self._ends_here(text, k, pattern):
             return False
         if self._ends_in_call(text):
             return False
         return not any(
-            match(text, m.start())
+            self._ends_here(text, m.start(), pattern)
             for m in self._partial_starts.finditer(text, max(0, len(text) - self.max_literal + 1))
         )
 
@@ -389,15 +403,11 @@ class Grammar:
         return False
 
 
-def _unfinished_pattern(
-    policy: Policy, prefixes: list[str], *, attributes: bool = True
-) -> re.Pattern[str]:
-    """Text ending in the start of a delimiter that is not finished (`<thi`, `</ th`,
-    `<think a="x`, `<|channel|>`, `[THI`) or, with code protected, in a code marker
-    character. Searched with an end position (`\\Z` matches there)."""
+def _unfinished_pattern(policy: Policy, *, attributes: bool = True) -> re.Pattern[str]:
+    """Text ending in the start of an XML delimiter that is not finished (`<thi`, `</ th`,
+    `<think a="x`) or, with code protected, in a code marker character (a literal's start,
+    `<|channel|>` or `[THI`, is `Grammar._ends_here`'s set lookup)."""
     arms = []
-    if prefixes:
-        arms.append(_trie(prefixes))
     if policy.tags:
         names = sorted(policy.tags)
         partial_names = sorted({t[:n] for t in names for n in range(len(t) + 1)})
