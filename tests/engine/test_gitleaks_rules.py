@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from thinkfix.engine.secrets import gitleaks
 from thinkfix.engine.secrets import rules as secrets
-from thinkfix.engine.secrets.gitleaks.build import build, load_toml, translate
+from thinkfix.engine.secrets.gitleaks.build import HERE, RULES_JSON, build, load_toml, translate
 from thinkfix.engine.secrets.rules import mask_secrets
 
 EXAMPLES: dict[str, dict[str, list[str]]] = json.loads(
@@ -106,7 +106,7 @@ def test_entropy_floor_and_allowlists_apply() -> None:
 
 
 def test_vendored_file_is_upstreams_with_its_licence_and_commit() -> None:
-    here = gitleaks.HERE
+    here = HERE
     toml = (here / "gitleaks.toml").read_text("utf-8")
     assert toml.startswith("# This file has been auto-generated")
     assert "MIT License" in (here / "LICENSE").read_text("utf-8")
@@ -116,10 +116,10 @@ def test_vendored_file_is_upstreams_with_its_licence_and_commit() -> None:
 
 def test_rules_json_is_what_the_vendored_toml_translates_to() -> None:
     """rules.json is derived, never edited: rebuilding it from the TOML gives the same rules."""
-    doc = json.loads(gitleaks.RULES_JSON.read_text("utf-8"))
-    again = build(load_toml(gitleaks.HERE / "gitleaks.toml"), doc["upstream"])
+    doc = json.loads(RULES_JSON.read_text("utf-8"))
+    again = build(load_toml(HERE / "gitleaks.toml"), doc["upstream"])
     assert again == doc
-    assert doc["upstream"] == (gitleaks.HERE / "UPSTREAM").read_text("utf-8").splitlines()[1]
+    assert doc["upstream"] == (HERE / "UPSTREAM").read_text("utf-8").splitlines()[1]
 
 
 def test_go_example_lists_are_read_literally(tmp_path: Path) -> None:

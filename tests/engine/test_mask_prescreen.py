@@ -11,6 +11,8 @@ a process's first mask compiles no regex of every keyword.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from unittest.mock import patch
 
@@ -129,3 +131,15 @@ def test_a_first_keyword_compiles_only_the_rules_it_lets_run() -> None:
     } | {s for a in gitleaks._global_allowlists() for s in a.sources}
     assert any("gh" in s for s in compiled)  # the GitHub rules did run
     assert len(compiled) < 40
+
+
+def test_a_first_mask_imports_no_pathlib() -> None:
+    """Finding `rules.json` with `pathlib` imported it and `urllib.parse` (~10 ms of a
+    process's first mask, a pre-commit hook's scan of a leaking session): a plain path."""
+    code = (
+        "import sys; from thinkfix.engine.secrets import rules; "
+        "assert rules.mask_secrets('password: hunter2hunter2') != 'password: hunter2hunter2'; "
+        "print(sorted({'pathlib', 'urllib.parse'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

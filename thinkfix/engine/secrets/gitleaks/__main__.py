@@ -20,8 +20,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from thinkfix.engine.secrets.gitleaks import HERE, RULES_JSON
-from thinkfix.engine.secrets.gitleaks.build import build, load_toml
+from thinkfix.engine.secrets.gitleaks.build import HERE, RULES_JSON, build, load_toml
 
 _RULE_ID = re.compile(r'RuleID:\s*"([^"]+)"')
 _LIST = re.compile(r"\b(tps|fps)\s*:?=\s*\[\]string\{")

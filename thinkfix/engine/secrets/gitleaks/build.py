@@ -9,7 +9,12 @@ run that masks a secret; orjson reads the JSON in ~2 ms).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
+
+#: The vendored files' folder, and the translated rules a scan reads.
+HERE = Path(__file__).resolve().parent
+RULES_JSON = HERE / "rules.json"
 
 #: POSIX classes RE2 accepts inside brackets, as Python ranges.
 _POSIX = {
