@@ -9,6 +9,7 @@ now a set lookup; the answer must be the one the full regex gave, on every text.
 from __future__ import annotations
 
 import re
+import sys
 from unittest.mock import patch
 
 from hypothesis import given, settings
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 from thinkfix.normalizer.grammar import _WS, MAX_ATTRS, Grammar, _trie
 from thinkfix.normalizer.policy import DEFAULT, Policy
+from thinkfix.normalizer.stages import WS_CHARS
 
 POLICIES = [DEFAULT, Policy(protect_code=False, harmony=False), Policy(tags=("think",))]
 
@@ -108,3 +110,12 @@ def test_a_first_unfinished_check_compiles_no_regex_of_the_literal_prefixes() ->
         assert grammar.ends_in_attributes_only('text <think a="x')
     assert sources
     assert max(map(len, sources)) < 1000
+
+
+def test_the_written_out_blanks_are_every_blank_character() -> None:
+    """`WS_CHARS` is written out (computing it cost ~3 ms of every first normalize): it must
+    be exactly `str.isspace()`'s characters and the BOM, on this Python's Unicode tables."""
+    blanks = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()} | {"\ufeff"}
+    assert set(WS_CHARS) == blanks
+    assert len(WS_CHARS) == len(blanks)
+    assert all(re.fullmatch(r"[\s\ufeff]", c) for c in WS_CHARS)
