@@ -354,8 +354,11 @@ def _startup(repeat: int) -> None:
             ("--version", ("--version",)),
             ("--help", ("--help",)),
         ):
-            runs[name] = lambda a=args: subprocess.run(
-                ["thinkfix", *a], capture_output=True, check=False, cwd=tmp
+            # the entry point where installed (what a user runs), else the module
+            exe = shutil.which("thinkfix")
+            command = [exe] if exe else [sys.executable, "-m", "thinkfix.cli"]
+            runs[name] = lambda a=args, c=command: subprocess.run(
+                [*c, *a], capture_output=True, check=False, cwd=tmp
             )
         t = best(max(repeat, 5), runs)
     imports = t.pop("imports")

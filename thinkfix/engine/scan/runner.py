@@ -25,9 +25,11 @@ from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.engine.scan.task import scan_file
 
 #: Below this many bytes of input, the default `jobs` scans in-process. Measured (#26 item
-#: 5, docs/performance.md): a pool costs ~0.15 s of CPU to start and feed on a 2-core VM, a
-#: one-process scan of 16 MB of the dense bench corpus ~0.4 s, so two idle cores pay from
-#: about 10-16 MB (8 MB lost: 0.67x the one-process time; 16 and 32 MB won: 1.06x, 1.12x).
+#: 5, docs/performance.md, bench/jobs.py): a pool costs ~0.15 s of CPU to start and feed on a
+#: 2-core VM, a one-process scan of 16 MB of the dense bench corpus ~0.4 s, so two idle cores
+#: pay from about 10-16 MB (8 MB lost: 0.67x the one-process time; 16 and 32 MB won: 1.06x,
+#: 1.12x); on 16 cores 8 MB lost or broke even at every N (0.90-1.04x), 16 MB won (1.12x by
+#: default, up to 1.41x), 24 MB 1.73x, 64 MB 3.00x.
 POOL_MIN_BYTES = 16 << 20
 
 
