@@ -13,6 +13,7 @@ counter (and with every format fast path off) on generated sessions and every fi
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from unittest.mock import patch
@@ -315,6 +316,23 @@ def sessions(draw: st.DrawFn) -> dict[str, list[bytes]]:
     return out
 
 
+def session_files(
+    folder: Path, data: dict[str, list[bytes]], **options: object
+) -> Iterator[tuple[str, Path, ScanOptions]]:
+    """Each generated session written to a file of its format (a fixed mtime, as the report
+    shows it), with the options that scan it as that format."""
+    for name, lines in data.items():
+        path = folder / f"{name}.jsonl"
+        path.write_bytes(b"".join(line + b"\n" for line in lines))
+        os.utime(path, (1772490000, 1772490000))
+        scan_options = ScanOptions(
+            inputs=InputOptions(format=name),
+            allow_no_sessions=True,
+            **options,  # type: ignore[arg-type]
+        )
+        yield name, path, scan_options
+
+
 @settings(
     max_examples=50,
     deadline=None,
@@ -325,13 +343,7 @@ def test_generated_sessions_report_the_same_with_and_without_the_block_counter(
     data: dict[str, list[bytes]], by_day: bool, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     folder = tmp_path_factory.mktemp("bulk")
-    for name, lines in data.items():
-        path = folder / f"{name}.jsonl"
-        path.write_bytes(b"".join(line + b"\n" for line in lines))
-        os.utime(path, (1772490000, 1772490000))
-        options = ScanOptions(
-            inputs=InputOptions(format=name), allow_no_sessions=True, by_day=by_day
-        )
+    for name, path, options in session_files(folder, data, by_day=by_day):
         fast, plain, slow = _reports([str(path)], options, [name])
         assert fast == plain == slow
 

@@ -19,6 +19,7 @@ from unittest.mock import patch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.spies import compiled_sources
 from thinkfix.engine.secrets import gitleaks, rules
 
 PIECES = st.sampled_from(
@@ -94,14 +95,7 @@ def _compiled_by(call: Callable[[], object]) -> list[str]:
     for r in gitleaks.rules():
         vars(r).pop("pattern", None)
     re.purge()
-    sources: list[str] = []
-    real = re.compile
-
-    def spy(source: str, flags: int = 0) -> re.Pattern[str]:
-        sources.append(source)
-        return real(source, flags)
-
-    with patch.object(re, "compile", spy):
+    with compiled_sources() as sources:
         call()
     return sources
 

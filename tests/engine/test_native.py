@@ -13,7 +13,6 @@ one, and the rest of the suite covers it).
 from __future__ import annotations
 
 import io
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.test_bulk import CANONICAL, NAMES, sessions
+from tests.engine.test_bulk import CANONICAL, NAMES, session_files, sessions
 from tests.engine.test_prefilter import PIECES, POLICIES
 from thinkfix.engine.inputs.files import InputOptions
 from thinkfix.engine.scan import native, survey
@@ -176,16 +175,7 @@ def test_generated_sessions_report_the_same_on_both_paths(
     data: dict[str, list[bytes]], by_day: bool, limit: int, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     folder = tmp_path_factory.mktemp("native")
-    for name, lines in data.items():
-        path = folder / f"{name}.jsonl"
-        path.write_bytes(b"".join(line + b"\n" for line in lines))
-        os.utime(path, (1772490000, 1772490000))
-        options = ScanOptions(
-            inputs=InputOptions(format=name),
-            allow_no_sessions=True,
-            by_day=by_day,
-            max_record_size=limit,
-        )
+    for _, path, options in session_files(folder, data, by_day=by_day, max_record_size=limit):
         assert _json([str(path)], options, True) == _json([str(path)], options, False)
 
 

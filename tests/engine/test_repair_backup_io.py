@@ -13,6 +13,7 @@ import pytest
 
 from tests.engine.conftest import chained_claude_line
 from tests.engine.repair_helpers import run
+from tests.spies import listed_folders
 from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.io import safewrite
@@ -40,14 +41,7 @@ def test_in_place_lists_each_folder_once_and_backs_up_every_byte(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     originals = _corpus(tmp_path / "in")
-    listed: list[str] = []
-    real = os.listdir
-
-    def listing(path: str = ".") -> list[str]:
-        listed.append(os.path.realpath(path))
-        return real(path)
-
-    monkeypatch.setattr(os, "listdir", listing)
+    listed = listed_folders(monkeypatch)
     result = run([tmp_path / "in"], WriteMode.IN_PLACE, tmp_path, active_seconds=0)
     assert [f.status for f in result.files] == [FileStatus.REPAIRED] * FILES
     backups = sorted((tmp_path / "run").rglob("s*.jsonl"))

@@ -27,6 +27,11 @@ from thinkfix.io import ranges
 
 #: What differs between two runs of the same repair: when it ran and its own signature.
 _VOLATILE = ("created", "integrity")
+# each example writes files under one tmp_path (a fresh folder per example inside it)
+ON_FILES = settings(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 def _repaired(
@@ -66,11 +71,7 @@ def test_fixtures_repair_identically_with_and_without_the_fast_paths(tmp_path: P
 
 
 @pytest.mark.parametrize("name", sorted(GENERATED))
-@settings(
-    max_examples=20,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@settings(ON_FILES, max_examples=20)
 @given(data=st.data())
 def test_generated_sessions_repair_identically_with_and_without_the_fast_paths(
     name: str, data: st.DataObject, tmp_path: Path
@@ -131,11 +132,7 @@ LEAKS = {
 
 
 @pytest.mark.parametrize("name", sorted(LEAKS))
-@settings(
-    max_examples=15,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@settings(ON_FILES, max_examples=15)
 @given(data=st.data())
 def test_runs_copied_by_the_kernel_are_the_bytes_a_plain_copy_writes(
     name: str, data: st.DataObject, tmp_path: Path

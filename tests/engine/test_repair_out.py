@@ -17,6 +17,7 @@ import pytest
 
 from tests.engine.conftest import chained_claude_line
 from tests.engine.repair_helpers import run
+from tests.spies import listed_folders
 from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair import write as repair_write
 from thinkfix.engine.repair.model import FileStatus, WriteMode
@@ -102,14 +103,7 @@ def test_a_folder_is_swept_once_per_run_not_once_per_file_written_into_it(
     """Dead processes' temporary files are looked for once per folder and run: a listing per
     file written made a run quadratic in the files of one folder (2,000 sessions into one
     --out folder: 6,000 listings, 10 million names matched, 11 s of a 29 s run)."""
-    listed: list[str] = []
-    real = os.listdir
-
-    def listing(path: str = ".") -> list[str]:
-        listed.append(os.path.realpath(path))
-        return real(path)
-
-    monkeypatch.setattr(os, "listdir", listing)
+    listed = listed_folders(monkeypatch)
     out = tmp_path / "out"
     result = run([_corpus(tmp_path / "in")], WriteMode.OUT, tmp_path, out_dir=str(out))
     assert [f.status for f in result.files] == [FileStatus.REPAIRED] * FILES

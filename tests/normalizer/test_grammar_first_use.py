@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 import sys
-from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thinkfix.normalizer.grammar import _WS, MAX_ATTRS, Grammar, _trie
+from tests.spies import compiled_sources
+from thinkfix.normalizer.grammar import Grammar, _trie, unfinished_arms
 from thinkfix.normalizer.policy import DEFAULT, Policy
 from thinkfix.normalizer.stages import WS_CHARS
 
@@ -25,13 +25,7 @@ POLICIES = [DEFAULT, Policy(protect_code=False, harmony=False), Policy(tags=("th
 def _full_regex(grammar: Grammar, policy: Policy, *, attributes: bool) -> re.Pattern[str]:
     """The one regex `ends_unfinished` used before: literal prefixes, tags, code markers."""
     arms = [_trie(sorted(grammar._literal_prefixes))]
-    names = sorted(policy.tags)
-    partial = sorted({t[:n] for t in names for n in range(len(t) + 1)})
-    arms.append(rf"<{_WS}(?:/{_WS})?(?i:{_trie(partial)})")
-    if attributes:
-        arms.append(rf"<{_WS}(?:/{_WS})?(?i:{_trie(names)})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}")
-    if policy.protect_code:
-        arms.append("[`~]")
+    arms += unfinished_arms(policy, attributes=attributes)
     return re.compile(f"(?:{'|'.join(arms)})\\Z")
 
 
@@ -96,14 +90,7 @@ def test_a_first_unfinished_check_compiles_no_regex_of_the_literal_prefixes() ->
     """On main the first `ends_unfinished` compiled a ~3,200-character trie of every
     literal prefix; now only the tag and code marker arms (a few hundred characters)."""
     grammar = Grammar(DEFAULT)
-    sources: list[str] = []
-    real = re.compile
-
-    def spy(source: str, flags: int = 0) -> re.Pattern[str]:
-        sources.append(source)
-        return real(source, flags)
-
-    with patch.object(re, "compile", spy):
+    with compiled_sources() as sources:
         assert grammar.ends_unfinished("text <thi")
         assert grammar.ends_unfinished("text <|chan")
         assert not grammar.ends_unfinished("text <b")

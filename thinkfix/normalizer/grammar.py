@@ -407,6 +407,13 @@ def _unfinished_pattern(policy: Policy, *, attributes: bool = True) -> re.Patter
     """Text ending in the start of an XML delimiter that is not finished (`<thi`, `</ th`,
     `<think a="x`) or, with code protected, in a code marker character (a literal's start,
     `<|channel|>` or `[THI`, is `Grammar._ends_here`'s set lookup)."""
+    arms = unfinished_arms(policy, attributes=attributes)
+    return re.compile(f"(?:{'|'.join(arms)})\\Z" if arms else r"(?!x)x")
+
+
+def unfinished_arms(policy: Policy, *, attributes: bool = True) -> list[str]:
+    """`_unfinished_pattern`'s alternatives: an unfinished tag, with attributes begun, and
+    the code marker characters."""
     arms = []
     if policy.tags:
         names = sorted(policy.tags)
@@ -416,7 +423,7 @@ def _unfinished_pattern(policy: Policy, *, attributes: bool = True) -> re.Patter
             arms.append(rf"<{_WS}(?:/{_WS})?(?i:{_trie(names)})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}")
     if policy.protect_code:
         arms.append("[`~]")  # a removal here could join two runs into a new code marker
-    return re.compile(f"(?:{'|'.join(arms)})\\Z" if arms else r"(?!x)x")
+    return arms
 
 
 def _at_line_start(text: str, i: int) -> bool:

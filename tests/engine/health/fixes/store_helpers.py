@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -10,8 +11,9 @@ from typing import Any
 from tests.engine.repair_helpers import run
 from thinkfix.engine.health.fixes.model import Fix
 from thinkfix.engine.health.run import check_file
+from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair.model import FileStatus, WriteMode
-from thinkfix.engine.report import Check
+from thinkfix.engine.report import Check, ExitCode
 from thinkfix.formats import registry
 
 
@@ -45,3 +47,23 @@ def assert_fixed_once(db: Path, tmp: Path) -> None:
     """A second run over a fixed store finds nothing to do."""
     again = fix(db, tmp)
     assert [f.status for f in again.files] == [FileStatus.CLEAN]
+
+
+def assert_undo_keeps_what_was_written_since(
+    db: Path, expected: Path, tmp: Path, later: Iterable[tuple[str, Sequence[object]]]
+) -> None:
+    """Fix the store, let the runtime go on (the `later` rows, table and values, inserted in
+    the fixed store and in `expected`, an untouched copy), undo: the store is `expected`."""
+    result = fix(db, tmp)
+    assert result.manifest_path is not None and dump(db) != dump(expected)
+    rows = list(later)
+    for store in (db, expected):
+        with closing(sqlite3.connect(store)) as con:
+            for table, values in rows:
+                con.execute(
+                    f"INSERT INTO {table} VALUES ({', '.join('?' for _ in values)})", values
+                )
+            con.commit()
+    undone = restore.undo(result.manifest_path)
+    assert undone.exit_code() is ExitCode.CLEAN, undone
+    assert dump(db) == dump(expected)
