@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from thinkfix.formats.common import (
@@ -99,7 +99,7 @@ def _responses_content(o: dict[str, Any]) -> bool:
     )
 
 
-def legacy_of(objects: list[dict[str, Any]]) -> float:
+def legacy_of(objects: Sequence[dict[str, Any]]) -> float:
     """A rollout from before the `{timestamp, type, payload}` envelope (codex-rs until
     rust-v0.32): a bare `{id, timestamp, instructions}` header, then bare response items
     (`message`, `reasoning`, `function_call`, `function_call_output`, ...) and

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO, overload
 
 from thinkfix.formats.reader import is_pretty_opener, opens_document, opens_split_document
 from thinkfix.formats.records import parse_json
@@ -34,16 +35,121 @@ _ARCHIVE_SUFFIX = re.compile(r"\.(?:deleted|reset|bak)\.[^/\\]*$")
 _COMPRESSED = re.compile(r"\.(?:gz|gzip|zst|zstd)$", re.IGNORECASE)
 
 
-class HeadSample(NamedTuple):
-    """The parsed head of a file (a NamedTuple: a frozen dataclass costs ~1 ms of every
-    start-up to define)."""
+class Parsed:
+    """A head's complete JSONL lines, each parsed when a test first reaches it.
 
-    values: tuple[Any, ...]  # every complete JSONL line that parsed, in order
-    doc: Any  # the whole head as one JSON value when it is a complete document
-    text: bytes  # the raw head
-    pretty: bool  # the first line opens a pretty-printed document
-    lines: int  # complete non-blank lines seen
-    bad: int  # of which did not parse
+    Claude Code, first in the registry, is sure once it meets one conversation entry, which
+    is most often the first or second line: a scan of many small sessions no longer parses
+    each whole file once more to detect it. `values` and `objects` give the same items, in
+    the same order, as parsing every line up front; a count (`lines`, `bad`, a `len`) parses
+    them all."""
+
+    __slots__ = ("_at", "_pieces", "bad", "lines", "objects", "values")
+
+    def __init__(self, pieces: list[bytes]) -> None:
+        self._pieces = pieces  # at most MAX_LINES complete lines
+        self._at = 0
+        self.values: list[Any] = []  # the lines parsed so far that parsed
+        self.objects: list[dict[str, Any]] = []  # of which the objects
+        self.lines = self.bad = 0  # non-blank lines parsed so far, and the bad ones
+
+    def more(self) -> bool:
+        """Parse on to the next line that parses; False when none is left."""
+        pieces = self._pieces
+        while self._at < len(pieces):
+            piece = pieces[self._at]
+            self._at += 1
+            if not piece.strip():
+                continue
+            self.lines += 1
+            value, error = parse_json(piece)
+            if error is not None:
+                self.bad += 1
+                continue
+            self.values.append(value)
+            if isinstance(value, dict):
+                self.objects.append(value)
+            return True
+        return False
+
+    def all(self) -> Parsed:
+        """Every line parsed."""
+        while self.more():
+            pass
+        return self
+
+
+class Lazy(Sequence[Any]):
+    """`Parsed.values` or `Parsed.objects` as a sequence that parses only as far as it is read
+    (iterating, indexing or slicing from the front, truth); `len` parses every line."""
+
+    __slots__ = ("_items", "_parsed")
+
+    def __init__(self, parsed: Parsed, items: list[Any]) -> None:
+        self._parsed = parsed
+        self._items = items
+
+    def _reach(self, n: int) -> bool:
+        """Parse until `n` items are known (or no line is left); are there `n`?"""
+        items, more = self._items, self._parsed.more
+        while len(items) < n:
+            if not more():
+                return False
+        return True
+
+    def __iter__(self) -> Iterator[Any]:
+        i = 0
+        while self._reach(i + 1):
+            yield self._items[i]
+            i += 1
+
+    def __len__(self) -> int:
+        self._parsed.all()
+        return len(self._items)
+
+    def __bool__(self) -> bool:
+        return self._reach(1)
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Any]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            front = (i.start or 0) >= 0 and i.stop is not None and i.stop >= 0
+            if front and (i.step or 1) > 0:
+                self._reach(i.stop)
+            else:
+                self._parsed.all()
+        elif i >= 0:
+            self._reach(i + 1)
+        else:
+            self._parsed.all()
+        return self._items[i]
+
+
+class HeadSample:
+    """The parsed head of a file: its lines parsed as the formats' tests read them (a class
+    with slots, not a frozen dataclass: defining one costs ~1 ms of every start-up)."""
+
+    __slots__ = ("_parsed", "doc", "pretty", "text", "values")
+
+    def __init__(self, parsed: Parsed, doc: Any, text: bytes, pretty: bool) -> None:
+        self._parsed = parsed
+        self.values = Lazy(parsed, parsed.values)  # every complete JSONL line that parsed
+        self.doc = doc  # the whole head as one JSON value when it is a complete document
+        self.text = text  # the raw head
+        self.pretty = pretty  # the first line opens a pretty-printed document
+
+    @property
+    def lines(self) -> int:
+        """Complete non-blank lines seen."""
+        return self._parsed.all().lines
+
+    @property
+    def bad(self) -> int:
+        """Complete non-blank lines that did not parse."""
+        return self._parsed.all().bad
 
     @property
     def partial(self) -> bool:
@@ -57,10 +163,10 @@ class HeadSample(NamedTuple):
         return not self.values and b"\n" not in self.text.rstrip()
 
     @property
-    def objects(self) -> list[dict[str, Any]]:
+    def objects(self) -> Sequence[dict[str, Any]]:
         """Parsed JSONL objects, or the document's messages/items when it is a document."""
         if self.values:
-            return [v for v in self.values if isinstance(v, dict)]
+            return Lazy(self._parsed, self._parsed.objects)
         if isinstance(self.doc, dict):
             return [self.doc]
         return []
@@ -122,8 +228,7 @@ def sample(head: bytes) -> HeadSample:
     first, newline = (head, False) if end < 0 else (head[:end], True)
     pretty = is_pretty_opener(first)
     doc = None
-    values: list[Any] = []
-    lines = bad = 0
+    parsed = Parsed([])
     if not pretty and newline and opens_split_document(first):
         # a document split across lines is a document when it parses whole; else JSONL
         doc, error = parse_json(head)
@@ -148,21 +253,13 @@ def sample(head: bytes) -> HeadSample:
         if cut >= 0:
             complete = pieces  # MAX_LINES complete lines; the rest is never looked at
         elif len(pieces) > 1 and pieces[-1].strip():
-            value, error = parse_json(pieces[-1])
+            _, error = parse_json(pieces[-1])
             if error is None:
                 complete = pieces
-        for piece in complete[:MAX_LINES]:
-            if not piece.strip():
-                continue
-            lines += 1
-            value, error = parse_json(piece)
-            if error is None:
-                values.append(value)
-            else:
-                bad += 1
-        if len(values) == 1 and len(complete) == 1:
-            doc = values[0]
-    return HeadSample(tuple(values), doc, head, pretty, lines, bad)
+        parsed = Parsed(complete[:MAX_LINES])  # parsed as the formats read them
+        if len(complete) == 1 and parsed.more():
+            doc = parsed.values[0]
+    return HeadSample(parsed, doc, head, pretty)
 
 
 def base_name(path: str) -> str:
@@ -185,7 +282,7 @@ def passes(test: Any, o: Any) -> bool:
         return False
 
 
-def share(objects: list[dict[str, Any]], test: Any) -> float:
+def share(objects: Sequence[dict[str, Any]], test: Any) -> float:
     """Fraction of `objects` that pass `test` (0 when there are none)."""
     if not objects:
         return 0.0

@@ -67,6 +67,7 @@ def warm(size: int) -> bool:
     return _seen >= WARM_UP and _hyperscan() is not None
 
 
+@lru_cache(maxsize=64)
 def literal(word: bytes) -> bytes:
     """A pattern matching exactly `word` (every byte but ASCII letters and digits as `\\xHH`)."""
     return b"".join(bytes([c]) if chr(c).isalnum() and c < 128 else b"\\x%02x" % c for c in word)
@@ -93,6 +94,12 @@ def _database(patterns: tuple[bytes, ...], flags: tuple[int, ...], thread: int) 
 
 
 def needle_lines(marker: bytes) -> Lines | None:
+    """`_needle_lines` of this thread, built once per marker (a file's reader asks for it)."""
+    return _needle_lines(marker, threading.get_ident())
+
+
+@lru_cache(maxsize=32)
+def _needle_lines(marker: bytes, thread: int) -> Lines | None:
     """`lines(buf, lo, hi) -> {start: end}`: `SparseReader._lines_with`'s answer (the lines of
     buf[lo:hi] holding `marker`, `"assistant"` or `"model"` as a string value, in order; `end`
     the offset of the line's newline; `hi` just past a newline) from one pass. None where
@@ -100,7 +107,7 @@ def needle_lines(marker: bytes) -> Lines | None:
     words = b"|".join(literal(w) for w in dict.fromkeys((marker, ASSISTANT)) if w)
     # A word's line is reported once, at its newline; a model value with where it starts
     # (its whitespace may run past the newline).
-    db = _database((b"(?:" + words + rb")[^\n]*\n", _MODEL_VALUE), (0, _SOM), threading.get_ident())
+    db = _database((b"(?:" + words + rb")[^\n]*\n", _MODEL_VALUE), (0, _SOM), thread)
     if db is None:
         return None
 
@@ -130,13 +137,19 @@ def needle_lines(marker: bytes) -> Lines | None:
 
 
 def piece_hits(sources: tuple[bytes, ...], separator: bytes) -> Hits | None:
+    """`_piece_hits` of this thread, built once per set of sources (a file's survey asks)."""
+    return _piece_hits(sources, separator, threading.get_ident())
+
+
+@lru_cache(maxsize=32)
+def _piece_hits(sources: tuple[bytes, ...], separator: bytes, thread: int) -> Hits | None:
     """`hits(joined, starts) -> indices` of the pieces (joined by the one-byte `separator`,
     starting at `starts`) in which any of `sources` matches; none of them may match the
     separator. One pass, one report per piece that holds a match. None where hyperscan is
     missing or refuses a source."""
     sep = literal(separator)
     pattern = b"(?:" + b"|".join(sources) + b")[^" + sep + rb"]*(?:" + sep + rb"|\z)"
-    db = _database((pattern,), (0,), threading.get_ident())
+    db = _database((pattern,), (0,), thread)
     if db is None:
         return None
 
