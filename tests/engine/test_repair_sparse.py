@@ -159,3 +159,30 @@ def test_the_sniffed_style_is_its_definition(lines: list[str]) -> None:
     raws = [f'{{"t":"{line}"}}'.encode() for line in lines]
     assert Style.sniff(raws) == _style_by_definition(raws)
     assert Style.sniff([b"\n".join(raws)]) == _style_by_definition(raws)
+
+
+# Slash-heavy lines: a file that escapes many slashes before a raw one (or never writes one
+# raw) takes `_slashes`'s whole-chunk search, past the first slashes it looks at one by one.
+_SLASHES = st.lists(
+    st.lists(st.sampled_from(["/", "\\/", "\\\\", "\\\\/", "a", "\\u00e9"]), max_size=30).map(
+        "".join
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=_SLASHES, whole=st.booleans())
+def test_the_slash_style_is_its_definition_however_many_slashes_are_escaped(
+    lines: list[str], whole: bool
+) -> None:
+    raws = [f'{{"t":"{line}"}}'.encode() for line in lines]
+    chunks = [b"\n".join(raws)] if whole else raws
+    assert Style.sniff(chunks) == _style_by_definition(raws)
+
+
+def test_a_raw_slash_after_many_escaped_ones_settles_the_style() -> None:
+    escaped = b'{"t":"' + b"a\\/" * 20 + b'"}'
+    assert Style.sniff([escaped]).escape_slash
+    assert not Style.sniff([escaped + b'{"u":"a/b"}']).escape_slash
