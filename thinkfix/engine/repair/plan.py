@@ -21,24 +21,33 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
+from operator import add
 from typing import BinaryIO
 
 from thinkfix.engine.health.fixes.model import Fixed
 from thinkfix.engine.ledger.change import Change
 from thinkfix.engine.repair.model import RepairOptions
 from thinkfix.engine.repair.source import FileRecords, Source, record_span
-from thinkfix.engine.scan import evidence, sparse
+from thinkfix.engine.scan import evidence, native, sparse
 from thinkfix.engine.scan.evidence import awaits_call
 from thinkfix.engine.scan.findings import TOO_MANY, capped_findings, may_pass
 from thinkfix.engine.scan.options import ScanOptions
-from thinkfix.engine.scan.prefilter import delimiter_candidates, delimiter_test
+from thinkfix.engine.scan.prefilter import (
+    SEPARATOR,
+    delimiter_candidates,
+    delimiter_hits,
+    delimiter_sources,
+    delimiter_test,
+)
 from thinkfix.engine.scan.sparse import skippable
+from thinkfix.engine.scan.survey import Block, Key, Surveyor
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.quick import one_object
-from thinkfix.formats.records import Context, Record, Site
+from thinkfix.formats.records import Context, Record, Site, record_limit
 from thinkfix.formats.repairs import Edits, Placement, Repair
 from thinkfix.io import compression, filestate
 from thinkfix.normalizer.batch import normalize
+from thinkfix.normalizer.policy import Policy
 from thinkfix.normalizer.spans import Result
 
 
@@ -341,7 +350,12 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
     records: list[Record] | None = None
     if lines and scan.prefilter and sparse.supports(fmt):
         reader = sparse.SparseReader(
-            fmt, stream, candidates=delimiter_candidates(scan.policy), quick=_sound
+            fmt,
+            stream,
+            candidates=delimiter_candidates(scan.policy),
+            quick=_sound,
+            surveyor=CleanLines(scan.policy),
+            bulk=_uncounted,
         )
         survey(reader)
         count = reader.records
@@ -407,6 +421,69 @@ def _unparsed(edits: Edits, fmt: SessionFormat) -> Edits:
 
     inserted = {i: [bare(r) for r in rs] for i, rs in edits.inserted.items()}
     return Edits(edits.count, {i: bare(r) for i, r in edits.replaced.items()}, inserted)
+
+
+class CleanLines(Surveyor):
+    """The sparse reader's block survey for repair: the wanted lines `_sound` takes among
+    those the delimiter test proves clean, found for a whole block at once. Scan's block
+    counter matches each line to count it by model and day; repair counts nothing, so the
+    byte tests run over the block's wanted lines joined (the delimiter test in one hyperscan
+    pass where the reader runs the native passes, UTF-8 in one decode), and the reader goes
+    line by line only through the rest (leaks, context markers, lines that are not one
+    compact object), as before."""
+
+    __slots__ = ()
+
+    def __init__(self, policy: Policy) -> None:  # no canonical pattern: nothing is counted
+        self.hits = delimiter_hits(policy)
+        self.sources = delimiter_sources(policy)
+        self.limit = record_limit()
+        self._native = None
+        self._tried = False
+
+    def block(self, buf: bytes, wanted: dict[int, int], fast: bool = False) -> Block:
+        """`Surveyor.block` for repair: the clean lines `_sound` takes, with no key."""
+        limit = self.limit
+        spans = [
+            (s, e)
+            for s, e in wanted.items()
+            if buf[s] == 0x7B and buf[e - 1] == 0x7D and not (limit and e - s > limit)
+        ]
+        if not spans:
+            return Block([], [], [], wanted)
+        pieces = [buf[s:e] for s, e in spans]
+        joined = SEPARATOR.join(pieces)
+        offsets = list(map(add, accumulate(map(len, pieces), initial=0), range(len(pieces))))
+        hits = self._checks() if fast else None
+        bad = (hits or self.hits)(joined, offsets)
+        if not joined.isascii():
+            try:
+                joined.decode()  # every piece is UTF-8 when the whole is (cut at ASCII bytes)
+            except UnicodeDecodeError:
+                bad.update(i for i, piece in enumerate(pieces) if not one_object(piece))
+        starts = [s for i, (s, _) in enumerate(spans) if i not in bad]
+        kept = set(starts)
+        return Block(
+            starts,
+            [e for i, (_, e) in enumerate(spans) if i not in bad],
+            [_NO_KEY] * len(starts),
+            {s: e for s, e in wanted.items() if s not in kept},
+        )
+
+    def _checks(self) -> native.Hits | None:
+        """The delimiter test in one native pass, compiled on first use (None where
+        hyperscan is missing or refuses it: the pure test runs)."""
+        if not self._tried:
+            self._tried = True
+            self._native = native.piece_hits(self.sources, SEPARATOR)
+        return self._native
+
+
+_NO_KEY: Key = (None, "")
+
+
+def _uncounted(keys: list[Key], ctx: Context) -> None:
+    """The reader's sink for the lines `CleanLines` accepted: repair counts none."""
 
 
 def _sound(raw: bytes, ctx: Context) -> bool:
