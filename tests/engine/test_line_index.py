@@ -30,6 +30,7 @@ def _starts(data: bytes) -> list[int]:
     spacing=st.integers(1, 20),
     block=st.integers(1, 40),
     order=st.randoms(use_true_random=False),
+    windows=st.sampled_from([1, 2, 64]),
 )
 def test_the_index_is_every_line_start(
     tmp_path_factory: pytest.TempPathFactory,
@@ -37,12 +38,16 @@ def test_the_index_is_every_line_start(
     spacing: int,
     block: int,
     order: object,
+    windows: int,
 ) -> None:
+    """Whatever the spacing, the block size, the order of the lookups and how many windows of
+    skipped starts the index holds (`WINDOWS`: a lookup that finds none held reads one)."""
     path = tmp_path_factory.mktemp("index") / "f.jsonl"
     path.write_bytes(data)
     expected = _starts(data)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(source_module, "BLOCK", block)
+        mp.setattr(source_module, "WINDOWS", windows)
         src = Source.open(str(path))
         try:
             index = LineIndex.build(src, spacing)
@@ -55,6 +60,7 @@ def test_the_index_is_every_line_start(
                 assert index[-1] == expected[-1]
             with pytest.raises(IndexError):
                 index[len(expected)]
+            assert len(index._windows) <= windows
         finally:
             src.close()
 

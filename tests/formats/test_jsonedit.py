@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from thinkfix.formats.jsonedit import InsertItems, RemoveItem, SetKey, SetValue, dump_record, edit
-from thinkfix.formats.jsonspans import Style, dump_str
+from thinkfix.formats.jsonspans import _WS, Style, _ws, dump_str
 from thinkfix.formats.repairs import UnsafeEdit
 
 BLOCK = {"type": "thinking", "thinking": "plan"}
@@ -310,3 +310,14 @@ def test_jsonedit_property_several_edits_in_a_multibyte_record(
             lit = next(x for x in literals if new.startswith(x, pos))
             pos += len(lit)
     assert pos == len(new)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(st.sampled_from(' \t\n\r{}",:a\u00e9'), max_size=20), data=st.data())
+def test_skipping_blanks_without_the_regex_lands_where_the_regex_does(
+    text: str, data: st.DataObject
+) -> None:
+    """`_ws` answers compact JSON (no blank at `i`) without the regex: the same offset,
+    the end of the text included."""
+    i = data.draw(st.integers(0, len(text)))
+    assert _ws(text, i) == _WS.match(text, i).end()  # type: ignore[union-attr]

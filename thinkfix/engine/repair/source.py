@@ -1,13 +1,11 @@
 """A session file opened for repair: its decompressed bytes, read in blocks or by record.
 
-Repair reads a file several times (to plan, to write, to verify) and never holds
-it whole. A plain file is read where it lies, through its open descriptor (so a
-rename by someone else cannot swap the bytes under a repair); a .gz or .zst file
-is decompressed once, as it streams, into an anonymous temporary file (gone with
-the process, even a killed one), its size checked against the bomb limit as it
-grows. `FileRecords` gives the format's planner the records by index (from a
-line index built in one pass) or in one pass, without a list of them.
-"""
+Repair reads a file several times (to plan, to write, to verify) and never holds it whole.
+A plain file is read where it lies, through its open descriptor (so a rename by someone else
+cannot swap the bytes under a repair); a .gz or .zst file is decompressed once, as it
+streams, into an anonymous temporary file (gone with the process, even a killed one), its
+size checked against the bomb limit as it grows. `FileRecords` gives the format's planner
+the records by index (from a line index built in one pass) or in one pass, without a list."""
 
 from __future__ import annotations
 
@@ -214,6 +212,11 @@ class Source:
 SPACING = 4096
 
 
+#: Windows of skipped starts held for lines looked up again, `spacing` starts (8 bytes) each
+#: at most: a planner goes back and forth between records (one held read each ~2x, #26).
+WINDOWS = 64
+
+
 class LineIndex(Sequence[int]):
     """Where each line of a Source starts, held in memory bounded by the file's size.
 
@@ -221,15 +224,14 @@ class LineIndex(Sequence[int]):
     millions of empty lines, under the bomb limit) made gigabytes of it. A start is kept when
     it is at least `spacing` bytes past the last one kept, with its line number once lines
     are skipped; a skipped line's start is found again from the nearest kept one (within
-    `spacing` bytes). A file whose lines are all longer keeps every start, as before.
-    """
+    `spacing` bytes). A file whose lines are all longer keeps every start, as before."""
 
     def __init__(self, source: Source, spacing: int) -> None:
         self.source, self.spacing = source, spacing
         self.starts = array("q")  # the kept starts...
         self.lines: array[int] | None = None  # ...and their line numbers, once one is skipped
         self.total = 0
-        self._window: tuple[int, list[int]] = (-1, [])  # a kept entry and its lines' starts
+        self._windows: dict[int, array[int]] = {}  # kept entry -> its skipped lines' starts
 
     @classmethod
     def build(cls, source: Source, spacing: int = 0) -> LineIndex:
@@ -300,19 +302,21 @@ class LineIndex(Sequence[int]):
         first = self.lines[kept]
         if first == index:
             return self.starts[kept]
-        if self._window[0] != kept:
-            self._window = (kept, self._starts_after(kept))
-        return self._window[1][index - first - 1]
+        window = self._windows.get(kept)
+        if window is None:
+            if len(self._windows) >= WINDOWS:
+                self._windows.clear()
+            window = self._windows[kept] = self._starts_after(kept)
+        return window[index - first - 1]
 
-    def _starts_after(self, kept: int) -> list[int]:
-        """The starts of the lines skipped after kept entry `kept`: all within `spacing`
-        bytes of it."""
+    def _starts_after(self, kept: int) -> array[int]:
+        """The starts of the lines skipped after kept entry `kept` (within `spacing` bytes)."""
         start, lines = self.starts[kept], cast("array[int]", self.lines)
         after = lines[kept + 1] if kept + 1 < len(lines) else self.total
         block = self.source.read(start, min(self.source.size, start + self.spacing))
-        out: list[int] = []
+        out, want = array("q"), after - lines[kept] - 1
         p = block.find(b"\n")
-        while p >= 0 and len(out) < after - lines[kept] - 1:
+        while p >= 0 and len(out) < want:
             out.append(start + p + 1)
             p = block.find(b"\n", p + 1)
         return out
@@ -336,10 +340,7 @@ def _fetch(url: str) -> int:
 
 
 def _decompress(
-    fd: int,
-    raw_size: int,
-    kind: compression.Compression,
-    limit: int,
+    fd: int, raw_size: int, kind: compression.Compression, limit: int
 ) -> tuple[int, int]:
     """A temporary file holding the decompressed bytes, and their size."""
     with (
@@ -369,10 +370,8 @@ def record_span(offsets: Sequence[int], index: int, size: int) -> tuple[int, int
 
 class FileRecords(Sequence[Record]):
     """A line-record file's records by index (read from disk on demand) or in one pass.
-
-    `known` holds records already read (with their context), returned as they are.
-    A record past the record limit comes back empty, with its error, never read.
-    """
+    `known` holds records already read (with their context), returned as they are; a record
+    past the record limit comes back empty, with its error, never read."""
 
     def __init__(
         self,
