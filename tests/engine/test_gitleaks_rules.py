@@ -195,5 +195,5 @@ def test_keyword_prescreens_change_nothing(pieces: list[str]) -> None:
     masked = mask_secrets(text)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(secrets, "_HAND_KEYWORDS", {})
-        mp.setattr(gitleaks, "candidates", lambda _text: list(gitleaks.rules()))
+        mp.setattr(gitleaks, "candidates", lambda *_: list(gitleaks.rules()))
         assert mask_secrets(text) == masked

@@ -5,7 +5,9 @@ mask, and it never hides a secret the rules would find.
 rule's keyword, nor `aws`, nor 40 base64 characters in it; with the screen forced to pass,
 the rules run as before. Both answers must be the same on texts made of secrets of every
 kind, their keywords, near misses and prose. The screen is plain `in` tests (#26 item 3):
-a process's first mask compiles no regex of every keyword.
+a process's first mask compiles no regex of every keyword. Past a process's first
+`NATIVE_AFTER` texts, with hyperscan installed, one native pass finds the keywords instead
+(`rules._present`): the same masks, the same keywords as the `in` tests.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import sys
 from collections.abc import Callable
 from unittest.mock import patch
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,7 +57,7 @@ PIECES = st.sampled_from(
 def test_the_screen_never_hides_a_secret(parts: list[str]) -> None:
     text = "".join(parts)
     screened = rules.mask_secrets(text)
-    with patch.object(rules, "_might_hold_secret", lambda _lowered: True):
+    with patch.object(rules, "_might_hold_secret", lambda *_: True):
         assert screened == rules.mask_secrets(text)
 
 
@@ -137,3 +140,28 @@ def test_a_first_mask_imports_no_pathlib() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(PIECES | st.sampled_from(sorted(_every_keyword())) | st.text(max_size=30)))
+def test_the_native_screen_finds_the_keywords_the_in_tests_find(parts: list[str]) -> None:
+    """`_present` (one hyperscan pass) is exactly the set of keywords `in` the lower case,
+    and masking with it gives the pure masks, on texts of secrets, keywords and any text."""
+    pytest.importorskip("hyperscan")
+    text = "".join(parts)
+    lowered = text.lower()
+    with patch.object(rules, "USE_NATIVE", False):
+        pure = rules.mask_secrets(text)
+    with patch.object(rules, "USE_NATIVE", True), patch.object(rules, "NATIVE_AFTER", -1):
+        present = rules._present(lowered)
+        assert present == {w for w in _every_keyword() if w in lowered}
+        assert rules.mask_secrets(text) == pure
+
+
+def test_the_native_screen_waits_for_its_texts_and_the_pure_switch() -> None:
+    """A process's first `NATIVE_AFTER` texts, and every text under `THINKFIX_PURE`, are
+    screened by `in` tests (no hyperscan database for a scan with a few leaks)."""
+    with patch.object(rules, "USE_NATIVE", True), patch.object(rules, "_screened", 0):
+        assert all(rules._present("api") is None for _ in range(rules.NATIVE_AFTER))
+    with patch.object(rules, "USE_NATIVE", False), patch.object(rules, "NATIVE_AFTER", -1):
+        assert rules._present("api") is None

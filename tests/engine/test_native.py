@@ -32,6 +32,7 @@ from thinkfix.engine.scan.runner import scan
 from thinkfix.engine.scan.sparse import SparseReader
 from thinkfix.engine.scan.survey import TAIL_TOKENS, Days, Surveyor
 from thinkfix.formats import registry
+from thinkfix.io.multimatch import literal
 from thinkfix.reporters.json import JsonReporter
 
 pytest.importorskip("hyperscan")
@@ -119,7 +120,7 @@ def test_the_native_checks_find_the_pieces_the_pure_ones_find(
         at += len(piece) + 1
     joined = SEPARATOR.join(pieces)
     pure = survey._tokens(joined, starts) | delimiter_hits(policy)(joined, starts)  # type: ignore[arg-type]
-    words = tuple(native.literal(t) for t in TAIL_TOKENS)
+    words = tuple(literal(t) for t in TAIL_TOKENS)
     hits = native.piece_hits(words + delimiter_sources(policy), SEPARATOR)  # type: ignore[arg-type]
     assert hits is not None
     assert hits(joined, starts) == pure

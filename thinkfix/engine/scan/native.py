@@ -17,23 +17,23 @@ environment, or for a pattern hyperscan refuses, the pure passes run. Compiling 
 grammar costs ~25 ms and importing hyperscan ~17 ms, which a small scan would not win back,
 so a process starts using these passes once it has read `WARM_UP` bytes (`warm`).
 
-A compiled database is kept per thread: a database's scratch space serves one scan at a time.
+The databases come from `io.multimatch` (one per pattern set and thread), which the secret
+screen shares.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from bisect import bisect_right
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
 
 from thinkfix.formats.strangers import ASSISTANT
+from thinkfix.io.multimatch import PURE, SOM_LEFTMOST, database, hyperscan_module, literal
 
 #: The native passes run where hyperscan imports, unless `THINKFIX_PURE` is set (not "0"):
 #: the switch the tests and the bench patch.
-USE = os.environ.get("THINKFIX_PURE", "") in ("", "0")
+USE = not PURE
 #: Bytes a process reads through the sparse reader before the native passes start (their
 #: compiling costs what ~10-15 MB of scanning saves).
 WARM_UP = 16 << 20
@@ -41,20 +41,10 @@ WARM_UP = 16 << 20
 Lines = Callable[[bytes, int, int], dict[int, int]]
 Hits = Callable[[bytes, list[int]], set[int]]
 
-_SOM = 256  # HS_FLAG_SOM_LEFTMOST: the match's start is reported too
 # `strangers._MODEL_VALUE` (`"model"` not followed by whitespace and a colon: a string
 # value, not the key) without its lookahead: one character that is neither, or the end.
 _MODEL_VALUE = rb'"model"[ \t\r\n]*(?:[^ \t\r\n:]|\z)'
 _seen = 0  # bytes read so far in this process (`warm`)
-
-
-def _hyperscan() -> Any:
-    """The hyperscan module, or None where it is not installed (imported on first use)."""
-    try:
-        import hyperscan  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    except ImportError:
-        return None
-    return hyperscan
 
 
 def warm(size: int) -> bool:
@@ -64,33 +54,7 @@ def warm(size: int) -> bool:
     if not USE:
         return False
     _seen += size
-    return _seen >= WARM_UP and _hyperscan() is not None
-
-
-@lru_cache(maxsize=64)
-def literal(word: bytes) -> bytes:
-    """A pattern matching exactly `word` (every byte but ASCII letters and digits as `\\xHH`)."""
-    return b"".join(bytes([c]) if chr(c).isalnum() and c < 128 else b"\\x%02x" % c for c in word)
-
-
-@lru_cache(maxsize=32)
-def _database(patterns: tuple[bytes, ...], flags: tuple[int, ...], thread: int) -> Any:
-    """The block-mode database of `patterns` (ids their indices), or None where hyperscan is
-    missing or refuses one of them. One per thread (its scratch serves one scan at a time)."""
-    hs = _hyperscan()
-    if hs is None:
-        return None
-    db = hs.Database(mode=hs.HS_MODE_BLOCK)
-    try:
-        db.compile(
-            expressions=list(patterns),
-            ids=list(range(len(patterns))),
-            elements=len(patterns),
-            flags=list(flags),
-        )
-    except Exception:  # noqa: BLE001 - hyperscan's compile error: the pure pass runs
-        return None
-    return db
+    return _seen >= WARM_UP and hyperscan_module() is not None
 
 
 def needle_lines(marker: bytes) -> Lines | None:
@@ -107,7 +71,7 @@ def _needle_lines(marker: bytes, thread: int) -> Lines | None:
     words = b"|".join(literal(w) for w in dict.fromkeys((marker, ASSISTANT)) if w)
     # A word's line is reported once, at its newline; a model value with where it starts
     # (its whitespace may run past the newline).
-    db = _database((b"(?:" + words + rb")[^\n]*\n", _MODEL_VALUE), (0, _SOM), thread)
+    db = database((b"(?:" + words + rb")[^\n]*\n", _MODEL_VALUE), (0, SOM_LEFTMOST), thread)
     if db is None:
         return None
 
@@ -149,7 +113,7 @@ def _piece_hits(sources: tuple[bytes, ...], separator: bytes, thread: int) -> Hi
     missing or refuses a source."""
     sep = literal(separator)
     pattern = b"(?:" + b"|".join(sources) + b")[^" + sep + rb"]*(?:" + sep + rb"|\z)"
-    db = _database((pattern,), (0,), thread)
+    db = database((pattern,), (0,), thread)
     if db is None:
         return None
 

@@ -55,6 +55,7 @@ from thinkfix.engine.scan.trend import epoch
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.quick import Canonical, record_time
 from thinkfix.formats.records import record_limit
+from thinkfix.io.multimatch import literal
 from thinkfix.normalizer.policy import Policy
 
 # `"timestamp":"YYYY-MM-DDThh:mm:ss[.f]Z"`, years 1971-2099, the date captured.
@@ -331,7 +332,7 @@ class Surveyor:
         where hyperscan refuses them: the pure passes run)."""
         if not self._tried:
             self._tried = True
-            words = tuple(native.literal(t) for t in TAIL_TOKENS)
+            words = tuple(literal(t) for t in TAIL_TOKENS)
             self._native = native.piece_hits(words + self.sources, SEPARATOR)
         return self._native
 

@@ -168,26 +168,31 @@ def _by_keyword() -> tuple[tuple[tuple[str, frozenset[Rule]], ...], tuple[Rule, 
     return tuple((k, frozenset(rs)) for k, rs in sorted(table.items())), always
 
 
-def candidates(text: str) -> list[Rule]:
+def candidates(text: str, present: frozenset[str] | None = None) -> list[Rule]:
     """The rules worth running on `text`, in file order: those with no keywords, and those
-    with a keyword occurring in it (case-insensitive, as gitleaks prefilters)."""
+    with a keyword occurring in it (case-insensitive, as gitleaks prefilters); `present`:
+    the keywords already found in its lower case, where the caller knows them."""
     table, always = _by_keyword()
-    lowered = text.lower()
-    found = [rs for k, rs in table if k in lowered]
+    if present is None:
+        lowered = text.lower()
+        found = [rs for k, rs in table if k in lowered]
+    else:
+        found = [rs for k, rs in table if k in present]
     if not found:
         return list(always)
     chosen = set(always).union(*found)
     return [r for r in rules() if r in chosen]
 
 
-def find(text: str) -> list[tuple[int, int, str]]:
-    """`(start, end, rule id)` of every secret gitleaks' rules find in `text`.
+def find(text: str, present: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
+    """`(start, end, rule id)` of every secret gitleaks' rules find in `text` (`present`: the
+    rule keywords in its lower case, where the caller found them).
 
     Diffs show records as stored, so a quote may be escaped (`\\"`), which no rule expects
     around a value: the rules read a view of the same length with `\\"` as ` "`.
     """
     view = text.replace('\\"', ' "') if '\\"' in text else text
     found: list[tuple[int, int, str]] = []
-    for rule in candidates(view):
+    for rule in candidates(view, present if view is text else None):
         rule.spans(view, found)
     return found
