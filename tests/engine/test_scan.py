@@ -7,7 +7,6 @@ import json
 import os
 import random
 import shutil
-from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -243,7 +242,7 @@ def test_scan_models_sum_to_totals() -> None:
 
 def test_scan_options_are_frozen_values() -> None:
     options = ScanOptions()
-    assert replace(options, prefilter=False) != options
+    assert options._replace(prefilter=False) != options
 
 
 def test_scan_compressed_and_crlf_files_read_like_plain_ones(tmp_path: Path) -> None:

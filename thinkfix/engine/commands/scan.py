@@ -8,7 +8,6 @@ gets the same run as the command.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Sequence
 from typing import BinaryIO, NamedTuple
@@ -81,7 +80,7 @@ def _windowed(options: ScanOptions, window: Window) -> ScanOptions:
         end = parse_bound(window.until, end=True) if window.until else None
     except ValueError as exc:
         raise RunError(f"--since/--until: {exc}") from None
-    return dataclasses.replace(options, by_day=window.by_day, since=start, until=end)
+    return options._replace(by_day=window.by_day, since=start, until=end)
 
 
 def _incremental(

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields, replace
 from enum import Enum
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from thinkfix.engine.report import InputError
 from thinkfix.formats import registry
@@ -69,8 +68,11 @@ class UnknownPolicy(str, Enum):
     SKIP = "skip"
 
 
-@dataclass(frozen=True)
-class InputOptions:
+# NamedTuples, not frozen dataclasses: every scan builds these, and a dataclass costs ~1 ms
+# of every start-up to define (#26 item 3).
+
+
+class InputOptions(NamedTuple):
     """How paths become input files."""
 
     include: tuple[str, ...] = ()  # replaces DEFAULT_INCLUDE for walked files when set
@@ -84,8 +86,7 @@ class InputOptions:
     follow_symlinks: bool = True
 
 
-@dataclass(frozen=True, order=True)
-class Candidate:
+class Candidate(NamedTuple):
     """A file to look at: where to open it, how to show it, and whether the user named it."""
 
     path: str  # display path: as given, or the given folder joined with the relative path
@@ -94,8 +95,7 @@ class Candidate:
     size: int = 0
 
 
-@dataclass(frozen=True)
-class InputFile:
+class InputFile(NamedTuple):
     """A candidate after detection: its format, or an error, or a reason to skip it.
 
     The format is the object detection chose (`fmt`), carried to every reader of the file
@@ -128,8 +128,7 @@ class InputFile:
         return self.fmt
 
     def __reduce__(self) -> tuple[Any, ...]:
-        state = {f.name: getattr(self, f.name) for f in fields(self)}
-        state["fmt"] = self.format  # the wire form: the id
+        state = {**self._asdict(), "fmt": self.format}  # the format's wire form: its id
         return (_input_file, (state,))
 
     def open(self) -> BinaryIO:
@@ -170,30 +169,29 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
                 head = read_head(fp)
     except (OSError, EOFError, ValueError) as exc:
         message = _os_message(exc) if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return replace(
-            base, error=InputError(path, None, ErrorKind.UNREADABLE, f"cannot read: {message}")
+        return base._replace(
+            error=InputError(path, None, ErrorKind.UNREADABLE, f"cannot read: {message}")
         )
     except Exception as exc:  # noqa: BLE001 - zstd raises its own type for corrupt frames
-        return replace(
-            base, error=InputError(path, None, ErrorKind.UNREADABLE, f"cannot decompress: {exc}")
+        return base._replace(
+            error=InputError(path, None, ErrorKind.UNREADABLE, f"cannot decompress: {exc}")
         )
-    base = replace(base, compression=compression, size=size)
+    base = base._replace(compression=compression, size=size)
     if not head.strip():
-        return replace(base, skipped=EMPTY)
+        return base._replace(skipped=EMPTY)
     forced = options.format if options.format not in (None, "", "auto") else None
     if forced is not None:
-        return replace(base, fmt=registry.get(forced))
+        return base._replace(fmt=registry.get(forced))
     found = registry.detect(head, path if path != STDIN else "")
     if found is not None:
-        return replace(base, fmt=found[0])
+        return base._replace(fmt=found[0])
     own = own_document(head, path)
     if own is not None:  # ours (a sidecar, a baseline): known, never an unknown session
-        return replace(base, skipped=f"thinkfix {own}")
+        return base._replace(skipped=f"thinkfix {own}")
     policy = options.unknown
     if policy is UnknownPolicy.SKIP or (policy is UnknownPolicy.AUTO and not candidate.explicit):
-        return replace(base, skipped=UNKNOWN)
-    return replace(
-        base,
+        return base._replace(skipped=UNKNOWN)
+    return base._replace(
         error=InputError(
             path,
             None,

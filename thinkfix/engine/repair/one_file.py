@@ -58,7 +58,7 @@ def _repair_file(job: Job) -> FileResult:
     # and tree, held through the repair beside its copies (#22 item 9). Detection is done.
     sample.cache_clear()
     if found.skipped is None and found.error is None and options.scan.path_disabled(found.path):
-        found = replace(found, skipped=DISABLED)
+        found = found._replace(skipped=DISABLED)
     if found.skipped is not None:
         return FileResult(found.path, None, FileStatus.CLEAN, skipped_reason=found.skipped)
     if found.error is not None or found.fmt is None:

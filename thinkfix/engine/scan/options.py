@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from thinkfix.engine.health.model import DEFAULT_HEALTH, HealthOptions
 from thinkfix.engine.inputs.files import InputOptions
@@ -50,13 +50,15 @@ def select_kinds(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> froz
     return frozenset(chosen)
 
 
-@dataclass(frozen=True)
-class ScanOptions:
-    """Everything that decides what a scan finds (not how it is shown)."""
+class ScanOptions(NamedTuple):
+    """Everything that decides what a scan finds (not how it is shown).
+
+    A NamedTuple, not a frozen dataclass: every scan builds one, and a dataclass costs ~2 ms
+    of every start-up to define (#26 item 3)."""
 
     policy: Policy = DEFAULT
     kinds: frozenset[str] = DEFAULT_KINDS
-    inputs: InputOptions = field(default_factory=InputOptions)
+    inputs: InputOptions = InputOptions()
     # Opt-outs for applications whose own prompts use `<think>` as an annotation:
     # globs over model names (case-insensitive) and over file paths.
     disabled_models: tuple[str, ...] = ()

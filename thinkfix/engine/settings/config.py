@@ -32,7 +32,6 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import replace
 from enum import Enum
 from typing import Any
 
@@ -250,7 +249,7 @@ def settings(
             if config_file is not None:
                 _trusted_file_value(name, value, config_file)
             values[name] = value
-    return replace(Settings(), config_file=config_file, **values)
+    return Settings(config_file=config_file, **values)
 
 
 #: Policy settings and the `Policy` attribute each sets.
