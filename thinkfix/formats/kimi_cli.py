@@ -22,7 +22,6 @@ provider drops a think part without `encrypted`, so replay there is unaffected.)
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -192,7 +191,7 @@ class KimiCli(FormatBase):
         edits, placements = super().edits(records, repairs, options)
         moved = fmt_path(_STRING_TEXT)
         return edits, [
-            replace(p, text_path=moved)
+            p._replace(text_path=moved)
             if p.applied
             and p.kind is PlacementKind.BLOCK
             and p.site.path == ("content",)

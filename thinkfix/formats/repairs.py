@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import accumulate
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from thinkfix.formats.records import Record, Site
 
@@ -15,8 +15,12 @@ if TYPE_CHECKING:  # annotations only: a scan loads no transcript model
     from thinkfix.formats.turns import Path
 
 
-@dataclass(frozen=True)
-class Repair:
+# Repair, Placement and TextSlot are NamedTuples, not frozen dataclasses: every scan loads
+# this module (the placement modes are settings), and a dataclass costs ~1 ms of every
+# start-up to define (#26 item 3). ApplyOptions stays one: it reads a mode given by name.
+
+
+class Repair(NamedTuple):
     """What a site's text becomes: the new visible text and the extracted reasoning.
 
     `thinking` holds only newly extracted segments, in order; segments equal to
@@ -105,8 +109,7 @@ class PlacementKind(str, Enum):
     REFUSED = "refused"  # not modified: the repair would leave a message nothing visible
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(NamedTuple):
     """The outcome of one repair, for the repair manifest.
 
     `record_index` and `json_path` point at the reasoning in the *returned*
@@ -128,8 +131,7 @@ class Placement:
     placeholder: str | None = None
 
 
-@dataclass(frozen=True)
-class TextSlot:
+class TextSlot(NamedTuple):
     """One assistant-visible string inside a message, by its path from the record root."""
 
     path: Path
