@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -204,7 +203,7 @@ class ClaudeCode(FormatBase):
         thinking = block_reasoning(msg.get("content")) if msg is not None else None
         if msg is None or thinking is None:
             return ctx, ctx
-        new = replace(ctx, extra={"message_id": msg.get("id"), "thinking": thinking})
+        new = ctx._replace(extra={"message_id": msg.get("id"), "thinking": thinking})
         return new, new
 
     def quick_messages(self, raw: bytes, ctx: Context) -> tuple[str | None, ...] | None:

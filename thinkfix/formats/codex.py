@@ -12,7 +12,6 @@ Codex writes beside reasoning it displays (viewers read that, never `content`).
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -164,7 +163,7 @@ class Codex(FormatBase):
             model = as_str(payload.get("model")) or ctx.model
             if model == ctx.model:  # most turns keep the model: no new context to build
                 return ctx, ctx
-            new = replace(ctx, model=model)
+            new = ctx._replace(model=model)
             return new, new
         if kind == "event_msg" and payload.get("type") == "user_message":
             return self._cleared(ctx), self._cleared(ctx)
@@ -173,7 +172,7 @@ class Codex(FormatBase):
             return ctx, ctx
         if item.get("type") == "reasoning":
             text = join_texts((ctx.extra.get("reasoning"), reasoning_text(item)))
-            new = replace(ctx, extra={**ctx.extra, "reasoning": text})
+            new = ctx._replace(extra={**ctx.extra, "reasoning": text})
             return new, new
         if item.get("role") in ("assistant", "user"):
             return ctx, self._cleared(ctx)
@@ -185,7 +184,7 @@ class Codex(FormatBase):
             return ctx
         extra = dict(ctx.extra)
         del extra["reasoning"]
-        return replace(ctx, extra=extra)
+        return ctx._replace(extra=extra)
 
     def messages(self, record: Record) -> Iterator[Message]:
         o = record.obj

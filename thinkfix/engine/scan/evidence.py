@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
 from typing import BinaryIO
 
 from thinkfix.formats.base import SessionFormat
@@ -47,7 +46,7 @@ def followed(
 
 def called(site: Site) -> Site:
     """The site with rule 4's evidence."""
-    return replace(site, followed_by_tool_call=True)
+    return site._replace(followed_by_tool_call=True)
 
 
 #: An id a runtime cannot have escaped (letters, digits and `_.:-`): found by its bytes.
