@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -115,13 +116,54 @@ _REPORTER_INFRASTRUCTURE = {
 }
 
 
-def _loaded(args: list[str], cwd: Path) -> set[str]:
-    """The modules a fresh interpreter holds after `thinkfix *args` (run from `cwd`)."""
+#: The frozen dataclasses a scan of one clean session defines: the report's values (its
+#: JSON is their fields), the normalizer's policy and spans, a file's scan result and the
+#: repair options a format's contract defaults to. Defining one compiles its methods, ~1 ms
+#: of every start-up each; the values a run only builds and reads (settings, scan and input
+#: options, candidates, a record's context, a text's site and slot, repairs, placements)
+#: are NamedTuples (#26 item 3). A new dataclass here is start-up every scan pays.
+_DATACLASSES = {
+    "thinkfix.engine.report": {
+        "HealthFinding",
+        "HealthSection",
+        "InputError",
+        "LeakFinding",
+        "MessageCounts",
+        "Report",
+        "SkippedFile",
+        "StaleEntry",
+        "Summary",
+        "TypeBytes",
+    },
+    "thinkfix.engine.scan.result": {"ScannedFile"},
+    "thinkfix.formats.repairs": {"ApplyOptions"},
+    "thinkfix.normalizer.policy": {"Policy"},
+    "thinkfix.normalizer.spans": {"Finding", "Result", "Span"},
+}
+
+#: Printed by the probe after the run: the modules loaded, and the dataclasses they define.
+_PROBE_OUTPUT = """
+import dataclasses, json, sys
+defined = {
+    name: sorted(
+        v.__name__
+        for v in vars(module).values()
+        if isinstance(v, type) and dataclasses.is_dataclass(v) and v.__module__ == name
+    )
+    for name, module in list(sys.modules.items())
+    if name.startswith("thinkfix")
+}
+doc = {"modules": sorted(sys.modules), "dataclasses": {k: v for k, v in defined.items() if v}}
+sys.stderr.write("\\n" + json.dumps(doc))
+"""
+
+
+def _probe(args: list[str], cwd: Path) -> dict[str, Any]:
+    """What a fresh interpreter holds after `thinkfix *args` (run from `cwd`): its modules,
+    and the dataclasses each thinkfix module defines."""
     probe = (
-        "import json, sys\n"
         "from thinkfix.cli import main\n"
-        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
-        "sys.stderr.write('\\n' + json.dumps(sorted(sys.modules)))\n"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n" + _PROBE_OUTPUT
     )
     done = subprocess.run(
         [sys.executable, "-c", probe],
@@ -131,8 +173,13 @@ def _loaded(args: list[str], cwd: Path) -> set[str]:
         cwd=cwd,
         env={**_env(), "PYTHONPATH": str(_ROOT)},
     )
-    loaded: list[str] = json.loads(done.stderr.splitlines()[-1])
-    return set(loaded)
+    found: dict[str, Any] = json.loads(done.stderr.splitlines()[-1])
+    return found
+
+
+def _loaded(args: list[str], cwd: Path) -> set[str]:
+    """The modules a fresh interpreter holds after `thinkfix *args` (run from `cwd`)."""
+    return set(_probe(args, cwd)["modules"])
 
 
 def _env() -> dict[str, str]:
@@ -169,6 +216,17 @@ def test_a_scan_of_one_session_loads_none_of_the_repair_side(
     assert "thinkfix.engine.commands.scan" in isolated
     assert _under(isolated, _NEVER) == []
     assert _under(at_root, _NEVER) == []
+
+
+def test_a_scan_of_one_session_defines_only_the_report_values_as_dataclasses(
+    tmp_path: Path,
+) -> None:
+    session = tmp_path / "6a1f0c2e-session.jsonl"
+    session.write_bytes(_SESSION)
+    found = _probe(["scan", "-q", "--no-progress", "--isolated", str(session)], tmp_path)
+    assert "thinkfix.engine.commands.scan" in found["modules"]
+    defined = {module: set(names) for module, names in found["dataclasses"].items()}
+    assert defined == _DATACLASSES
 
 
 def test_a_scan_without_checks_loads_no_health_check(
