@@ -61,7 +61,7 @@ def test_bad_input_repair_aimed_at_a_bad_line_is_skipped() -> None:
 def test_bad_input_stale_repair_is_skipped() -> None:
     records = read(FMT, BAD)
     (site,) = sites(FMT, records)
-    moved = Repair(type(site)(**{**site.__dict__, "text": "something else"}), "", ("x",))
+    moved = Repair(site._replace(text="something else"), "", ("x",))
     _, placements = FMT.apply(records, [moved])
     assert placements[0].reason.startswith("stale")
 
