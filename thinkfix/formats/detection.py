@@ -72,6 +72,11 @@ class Parsed:
             return True
         return False
 
+    @property
+    def done(self) -> bool:
+        """Every line parsed."""
+        return self._at >= len(self._pieces)
+
     def all(self) -> Parsed:
         """Every line parsed."""
         while self.more():
@@ -98,10 +103,20 @@ class Lazy(Sequence[Any]):
         return True
 
     def __iter__(self) -> Iterator[Any]:
-        i = 0
-        while self._reach(i + 1):
-            yield self._items[i]
-            i += 1
+        if self._parsed.done:  # every later test of a head: a plain list's iterator
+            return iter(self._items)
+        return self._parsing()
+
+    def _parsing(self) -> Iterator[Any]:
+        """The items known, a run at a time, then the next line parsed, and so on."""
+        items, more, i = self._items, self._parsed.more, 0
+        while True:
+            n = len(items)
+            if i < n:
+                yield from items[i:n]
+                i = n
+            elif not more():
+                return
 
     def __len__(self) -> int:
         self._parsed.all()
