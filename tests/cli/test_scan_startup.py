@@ -67,7 +67,7 @@ _SESSION = b"".join(
 #: Modules (and their submodules) a scan of one clean session never needs: repairing and
 #: writing, the ledger, incremental state and baselines, the text scanner (no text holds a
 #: delimiter), the ignore-file machinery (a named file is walked by no folder rules), the
-#: discovery of session folders, and rich.
+#: discovery of session folders, rich, and hashlib (only a finding has a fingerprint to hash).
 _NEVER = (
     "rich",
     "thinkfix.engine.repair",
@@ -97,6 +97,7 @@ _NEVER = (
     "multiprocessing",
     "gzip",
     "zstandard",
+    "hashlib",
 )
 
 #: Reporters: only the one asked for, and the plain writer the text report draws with.
