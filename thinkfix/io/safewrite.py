@@ -185,7 +185,7 @@ class _HashingReader(io.RawIOBase):
     """A read-only stream over a file that hashes (unless not `hashed`) and counts every byte
     read through it."""
 
-    def __init__(self, fp: BinaryIO, hashed: bool = True) -> None:
+    def __init__(self, fp: io.RawIOBase, hashed: bool = True) -> None:
         super().__init__()
         self.fp = fp
         self.size = 0
@@ -196,12 +196,11 @@ class _HashingReader(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
+        # straight into the caller's buffer: no bytes object per read nor its copy (#26 item 4)
         view = memoryview(buffer).cast("B")
-        data = self.fp.read(len(view))
-        n = len(data)
-        view[:n] = data
+        n = self.fp.readinto(view) or 0
         if self.hashed:
-            self.hash.update(data)
+            self.hash.update(view[:n])
         self.size += n
         return n
 
@@ -356,7 +355,7 @@ def _read_back(
     did not hash them all (`copy_into`): then the hash of the bytes read is the write's."""
     hashed = not exact or not written.sha256
     with open(temp, "rb", buffering=0) as fp:
-        reader = _HashingReader(cast(BinaryIO, fp), hashed=hashed)
+        reader = _HashingReader(fp, hashed=hashed)
         check(cast(BinaryIO, io.BufferedReader(reader, BLOCK)))
         size, digest = reader.drain()
     want = (written.sha256 or digest) if exact else written.sha256
