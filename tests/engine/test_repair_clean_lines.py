@@ -34,8 +34,8 @@ from thinkfix.formats import registry
 from thinkfix.formats.records import set_record_limit
 
 # Lines the block test must turn away: not an object, cut off, not UTF-8, CR before the
-# newline, a possible delimiter spelled as an escape, and one long enough to pass a small
-# record limit.
+# newline, a possible delimiter spelled as an escape, one long enough to pass a small record
+# limit; and one the block takes that the reader must still read, for its context marker.
 _HOSTILE = st.sampled_from(
     [
         b'["type","assistant"]',
@@ -46,6 +46,9 @@ _HOSTILE = st.sampled_from(
         b' {"type":"assistant","message":{"role":"assistant","content":"a"}}',
         b'{"type":"assistant","message":{"role":"assistant","content":"\\u003cthink>x"}}',
         b'{"type":"assistant","message":{"role":"assistant","content":"' + b"y" * 900 + b'"}}',
+        # clean, but holding a context marker (Claude Code's `"thinking"`): read as marked
+        b'{"type":"assistant","message":{"role":"assistant","content":[{"type":"thinking",'
+        b'"thinking":"x"},{"type":"text","text":"ok"}]}}',
     ]
 )
 
