@@ -1,23 +1,19 @@
 """Plan a file's repair in one streamed pass: find what leaks, let the format draft the edits.
 
-Pass one reads the file as scan does (the sparse reader jumps to assistant lines)
-and keeps only the records holding a repair. The format then plans against a
-lazy view of the file (`source.FileRecords`: any record by index, read from disk,
-or all of them in one pass) and answers with the records that change (`Edits`).
-The plan is those edits laid over the original bytes as `segments`: runs copied
-from the original and new records, which is all the writer, the verifier and the
-manifest need. Memory: the records that change, plus a line index (8 bytes a line).
-
-Documents (one pretty-printed JSON value) and formats with their own reader are
-read whole (bounded by the record limit for a document): their plan needs every
-record at once.
-"""
+Pass one reads the file with scan's reader (`sparse.SparseReader`, its block survey
+`CleanLines`) and keeps only the records holding a repair. The format then plans against a
+lazy view of the file (`source.FileRecords`: any record by index, read from disk, or all of
+them in one pass) and answers with the records that change (`Edits`). The plan is those
+edits laid over the original bytes as `segments`: runs copied from the original and new
+records, all the writer, the verifier and the manifest need. Memory: the records that
+change, plus a line index. Documents (one pretty-printed JSON value) and formats with their
+own reader are read whole (bounded by the record limit for a document)."""
 
 from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
@@ -60,11 +56,9 @@ def wanted(result: Result, kinds: frozenset[str]) -> bool:
 
 class RepairFinder:
     """The texts of one record that the normalizer would change, as scan sees them; its byte
-    tests are built once per file, so a file can be searched a record at a time.
-
-    Byte tests first (scan's rule): a record without the format's assistant marker, or
-    without anything that could be a delimiter, is never parsed.
-    """
+    tests are built once per file, so a file can be searched a record at a time. Byte tests
+    first (scan's rule): a record without the format's assistant marker, or without anything
+    that could be a delimiter, is never parsed."""
 
     def __init__(self, fmt: SessionFormat, options: ScanOptions) -> None:
         self.fmt, self.options = fmt, options
@@ -103,15 +97,25 @@ class RepairFinder:
         return result
 
     def settled(
-        self, found: list[tuple[Site, Result]], records: Iterable[Record]
+        self,
+        found: list[tuple[Site, Result]],
+        records: Sequence[Record],
+        stream: Callable[[], BinaryIO] | None = None,
     ) -> list[tuple[Site, Result]]:
         """`found` with rule 4's evidence from later records: a text that awaited it
         (`evidence.awaits_call`) is normalized again when its message calls a tool after it
-        (one more pass over `records`, the whole file, only when such a text was found);
-        then only the texts that need a repair are kept."""
+        (one more pass, only when such a text was found); then only the texts that need a
+        repair are kept. The pass is over `records`, or, given a line file's `stream`, the
+        scan's (`evidence.calls_after_from`): only the lines naming a waiting message are
+        read, no record made of the others (#26 item 4)."""
         fmt, kinds = self.fmt, self.options.kinds
         waiting = [site for site, result in found if awaits_call(fmt, site, result.findings)]
-        calls = evidence.followed(fmt, records, waiting) if waiting else frozenset()
+        calls: frozenset[int] = frozenset()
+        if waiting and stream is not None:
+            pending = [records[i] for i in sorted({site.record_index for site in waiting})]
+            calls = evidence.calls_after_from(fmt, stream(), pending, 0)
+        elif waiting:
+            calls = evidence.followed(fmt, records, waiting)
         out = []
         for site, result in found:
             if site.record_index in calls and not site.followed_by_tool_call:
@@ -122,10 +126,9 @@ class RepairFinder:
         return out
 
     def _past_cap(self, site: Site) -> bool:
-        """True (and the error noted) when the text holds more findings than scan reports.
-
-        Scan's `max-findings` cap bounds repair too: normalizing such a text whole keeps a
-        span, a piece, a token and a finding per block (a line of `</think><think>` took
+        """True (and the error noted) when the text holds more findings than scan reports:
+        scan's `max-findings` cap bounds repair too (normalizing such a text whole keeps a
+        span, a piece, a token and a finding per block: a line of `</think><think>` took
         ~100x its size), so it is streamed instead and stops at the cap, as scan's is."""
         options = self.options
         cap = options.max_findings
@@ -162,13 +165,11 @@ def find_repairs(
 def bad_records(
     fmt: SessionFormat, records: Iterable[Record], options: ScanOptions
 ) -> Iterator[Record]:
-    """Records that cannot be parsed, among those scan parses.
-
-    Scan's rule (`skippable`): a line with no assistant marker in its bytes holds no
-    assistant text, so it is not parsed. Repair adds one condition: the line must also look
-    like a whole object, so a line that is plainly not JSON is reported before the file is
-    rewritten around it; it is copied through as it is either way.
-    """
+    """Records that cannot be parsed, among those scan parses. Scan's rule (`skippable`): a
+    line with no assistant marker in its bytes holds no assistant text, so it is not parsed.
+    Repair adds one condition: the line must also look like a whole object, so a line that is
+    plainly not JSON is reported before the file is rewritten around it (copied through as
+    it is either way)."""
     for record in records:
         raw = record.raw
         if not raw and record.error is not None:
@@ -193,7 +194,6 @@ class Copy:
 @dataclass(frozen=True)
 class New:
     """A record the repair writes: a changed one (`original` is its index) or an inserted one.
-
     Its bytes are the record's `raw` then its `eol`, written and compared in those two
     pieces: a record may be tens of megabytes, and joining them was one more copy of it."""
 
@@ -385,7 +385,7 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
         if len(plan.offsets) != count:
             raise filestate.FileChanged(f"{path}: changed while it was being read; skipped")
         plan.originals = FileRecords(source, fmt, plan.offsets, known)
-    found = finder.settled(found, plan.originals)
+    found = finder.settled(found, plan.originals, source.stream if records is None else None)
     if not found:
         return plan
     repairs = [Repair(site, result.visible, result.extracted) for site, result in found]

@@ -1,0 +1,47 @@
+"""Repair's rule-4 evidence pass is the scan's (#26 item 4): a text that waits for a tool
+call on a later record of its message is settled by reading only the lines that name its
+message (`evidence.calls_after_from`), not by a record made of every line before and after."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable
+from pathlib import Path
+
+import pytest
+
+from tests.engine.test_evidence_records import LEAK, PLAN, _repair
+from tests.engine.test_refusal_repairs import _claude_lines
+from thinkfix.engine.repair.model import WriteMode
+from thinkfix.formats import registry
+from thinkfix.formats.base import SessionFormat
+from thinkfix.formats.records import Record
+
+
+def test_the_evidence_pass_reads_only_the_lines_naming_the_waiting_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = _claude_lines(LEAK)
+    # 400 lines before the waiting text and 400 after its tool_use, none naming its message
+    filler = [json.dumps(lines[0])] * 400
+    body = [json.dumps(line) for line in lines]
+    source = tmp_path / "7e1d0c52-3b4a-4f6e-9d8c-1a2b3c4d5e6f.jsonl"
+    source.write_text("\n".join(filler + body[:3] + filler + body[3:]) + "\n")
+    fmt = type(registry.get("claude-code"))
+    assert fmt.calls_after is SessionFormat.calls_after  # spied on where it is defined
+    real = SessionFormat.calls_after
+    seen: list[int] = []
+
+    def counting(self: object, records: Iterable[Record], indices: Collection[int]) -> object:
+        def each() -> Iterable[Record]:
+            for record in records:
+                seen.append(record.index)
+                yield record
+
+        return real(self, each(), indices)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SessionFormat, "calls_after", counting)
+    result = _repair(tmp_path, source, WriteMode.DRY_RUN)
+    (change,) = result.files[0].changes
+    assert change.findings and change.extracted == (PLAN,)  # the evidence was found
+    assert seen == [401, 402]  # the waiting text's record and its tool_use's, no other
