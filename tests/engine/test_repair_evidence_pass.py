@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.test_evidence_records import LEAK, PLAN, _repair
+from tests.engine.test_evidence_records import LEAK, PLAN, _codex_lines, _repair
 from tests.engine.test_refusal_repairs import _claude_lines
 from thinkfix.engine.repair.model import WriteMode
 from thinkfix.formats import registry
@@ -45,3 +45,30 @@ def test_the_evidence_pass_reads_only_the_lines_naming_the_waiting_message(
     (change,) = result.files[0].changes
     assert change.findings and change.extracted == (PLAN,)  # the evidence was found
     assert seen == [401, 402]  # the waiting text's record and its tool_use's, no other
+
+
+def test_a_look_ahead_pass_starts_at_the_first_waiting_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Codex pairs a text with the call items after it (no id to search for): the pass reads
+    from the waiting text's line on, not from the file's start (evidence lies only after)."""
+    lines = [json.dumps(line) for line in _codex_lines(LEAK)]
+    source = tmp_path / "rollout-2026-03-01T10-00-01-0199a1b2-c3d4.jsonl"
+    source.write_text("\n".join(lines[:4] + [lines[3]] * 400 + lines[4:]) + "\n")
+    fmt = type(registry.get("codex"))
+    real = fmt.calls_after
+    seen: list[int] = []
+
+    def counting(self: object, records: Iterable[Record], indices: Collection[int]) -> object:
+        def each() -> Iterable[Record]:
+            for record in records:
+                seen.append(record.index)
+                yield record
+
+        return real(self, each(), indices)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fmt, "calls_after", counting)
+    result = _repair(tmp_path, source, WriteMode.DRY_RUN)
+    (change,) = result.files[0].changes
+    assert change.extracted == (PLAN,)  # the call item after it was found
+    assert seen and seen[0] == 0 and len(seen) < 10, seen  # numbered from the text, as given

@@ -100,20 +100,20 @@ class RepairFinder:
         self,
         found: list[tuple[Site, Result]],
         records: Sequence[Record],
-        stream: Callable[[], BinaryIO] | None = None,
+        stream: Callable[[int], BinaryIO] | None = None,
     ) -> list[tuple[Site, Result]]:
-        """`found` with rule 4's evidence from later records: a text that awaited it
-        (`evidence.awaits_call`) is normalized again when its message calls a tool after it
-        (one more pass, only when such a text was found); then only the texts that need a
-        repair are kept. The pass is over `records`, or, given a line file's `stream`, the
-        scan's (`evidence.calls_after_from`): only the lines naming a waiting message are
-        read, no record made of the others (#26 item 4)."""
+        """`found` with rule 4's evidence: a text that awaited it (`evidence.awaits_call`) is
+        normalized again when its message calls a tool on a later record, found by one more
+        pass over `records` or, given a line file's `stream` (from record i), the scan's pass
+        from the first waiting text (`evidence.calls_after_from`: no record made of lines not
+        naming a waiting message, #26 item 4); then the texts that need a repair are kept."""
         fmt, kinds = self.fmt, self.options.kinds
         waiting = [site for site, result in found if awaits_call(fmt, site, result.findings)]
         calls: frozenset[int] = frozenset()
         if waiting and stream is not None:
-            pending = [records[i] for i in sorted({site.record_index for site in waiting})]
-            calls = evidence.calls_after_from(fmt, stream(), pending, 0)
+            indices = sorted({site.record_index for site in waiting})
+            pending = [records[i] for i in indices]
+            calls = evidence.calls_after_from(fmt, stream(indices[0]), pending, indices[0])
         elif waiting:
             calls = evidence.followed(fmt, records, waiting)
         out = []
@@ -385,7 +385,8 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
         if len(plan.offsets) != count:
             raise filestate.FileChanged(f"{path}: changed while it was being read; skipped")
         plan.originals = FileRecords(source, fmt, plan.offsets, known)
-    found = finder.settled(found, plan.originals, source.stream if records is None else None)
+    reread = None if records is not None else lambda i: source.stream(start=plan.offsets[i])
+    found = finder.settled(found, plan.originals, reread)  # a line file read from record i
     if not found:
         return plan
     repairs = [Repair(site, result.visible, result.extracted) for site, result in found]

@@ -139,12 +139,12 @@ class Source:
                 f"({self.stamp.describe_change(now)}); skipped, left as it is"
             )
 
-    def stream(self, *, hashed: bool = False) -> BinaryIO:
-        """The decompressed bytes from the start, buffered. A `hashed` stream hashes what it
-        reads, so once read to its end it gives `content_sha256` (`hashed_through`) without
-        a read of its own."""
-        digest = hashlib.sha256() if hashed else None
-        return cast(BinaryIO, io.BufferedReader(_Reader(self.content_fd, self.size, digest), BLOCK))
+    def stream(self, *, hashed: bool = False, start: int = 0) -> BinaryIO:
+        """The decompressed bytes from `start`, buffered. A `hashed` stream (from the start)
+        hashes what it reads: read to its end it gives `content_sha256` (`hashed_through`)."""
+        reader = _Reader(self.content_fd, self.size, hashlib.sha256() if hashed else None)
+        reader.at = start if not hashed else 0
+        return cast(BinaryIO, io.BufferedReader(reader, BLOCK))
 
     def hashed_through(self, stream: BinaryIO) -> None:
         """Keep the hash of a `stream(hashed=True)` that was read to its end: `content_sha256`
