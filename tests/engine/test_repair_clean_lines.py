@@ -47,8 +47,10 @@ _HOSTILE = st.sampled_from(
         b'{"type":"assistant","message":{"role":"assistant","content":"\\u003cthink>x"}}',
         b'{"type":"assistant","message":{"role":"assistant","content":"' + b"y" * 900 + b'"}}',
         # clean, but holding a context marker (Claude Code's `"thinking"`): read as marked
-        b'{"type":"assistant","message":{"role":"assistant","content":[{"type":"thinking",'
-        b'"thinking":"x"},{"type":"text","text":"ok"}]}}',
+        (
+            b'{"type":"assistant","message":{"role":"assistant","content":[{"type":"thinking",'
+            b'"thinking":"x"},{"type":"text","text":"ok"}]}}'
+        ),
     ]
 )
 
