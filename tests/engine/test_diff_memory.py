@@ -16,8 +16,7 @@ from tests.engine.memory_probe import thinkfix_peak
 
 pytestmark = pytest.mark.memory
 
-#: 3,000 files apart: the table's ~7 KB a row would be ~21 MB more, the bound allows 7.5 MB.
-SMALL, LARGE = 1_000, 4_000
+SMALL, LARGE = 1_000, 7_000
 PER_FILE_KB = 2.5  # what the run keeps a file (its job, result and row); the table took ~7
 
 
