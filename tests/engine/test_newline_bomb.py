@@ -17,6 +17,7 @@ import pytest
 import zstandard
 
 from tests.engine.memory_probe import thinkfix_peak
+from tests.formats.support import eager_head
 from thinkfix.formats.detection import MAX_LINES, sample
 
 #: Empty lines in the bomb: 16 Mi of them, 16 MiB decompressed. What the bound is for, a cost
@@ -135,15 +136,7 @@ def test_detection_sample_is_unchanged_around_the_line_cap(head: bytes) -> None:
     """The bounded split gives the sample the full split gave (the old code, inlined)."""
     sample.cache_clear()
     got = sample(head)
-    pieces = head.split(b"\n")
-    complete = pieces if len(pieces) == 1 else pieces[:-1]
-    if len(pieces) > 1 and pieces[-1].strip():
-        try:
-            orjson.loads(pieces[-1])
-            complete = pieces
-        except orjson.JSONDecodeError:
-            pass
-    looked = [p for p in complete[:MAX_LINES] if p.strip()]
+    complete, looked = eager_head(head, MAX_LINES)
     assert got.lines == len(looked)
     assert list(got.values) == [orjson.loads(p) for p in looked]
     assert (got.doc is not None) == (len(looked) == 1 and len(complete) == 1)

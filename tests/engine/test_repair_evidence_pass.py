@@ -18,6 +18,23 @@ from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.records import Record
 
 
+def _records_seen(monkeypatch: pytest.MonkeyPatch, owner: type) -> list[int]:
+    """The indices of the records `owner.calls_after` reads, in order, from now on."""
+    real = owner.calls_after  # type: ignore[attr-defined]
+    seen: list[int] = []
+
+    def counting(self: object, records: Iterable[Record], indices: Collection[int]) -> object:
+        def each() -> Iterable[Record]:
+            for record in records:
+                seen.append(record.index)
+                yield record
+
+        return real(self, each(), indices)
+
+    monkeypatch.setattr(owner, "calls_after", counting)
+    return seen
+
+
 def test_the_evidence_pass_reads_only_the_lines_naming_the_waiting_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -29,18 +46,7 @@ def test_the_evidence_pass_reads_only_the_lines_naming_the_waiting_message(
     source.write_text("\n".join(filler + body[:3] + filler + body[3:]) + "\n")
     fmt = type(registry.get("claude-code"))
     assert fmt.calls_after is SessionFormat.calls_after  # spied on where it is defined
-    real = SessionFormat.calls_after
-    seen: list[int] = []
-
-    def counting(self: object, records: Iterable[Record], indices: Collection[int]) -> object:
-        def each() -> Iterable[Record]:
-            for record in records:
-                seen.append(record.index)
-                yield record
-
-        return real(self, each(), indices)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(SessionFormat, "calls_after", counting)
+    seen = _records_seen(monkeypatch, SessionFormat)
     result = _repair(tmp_path, source, WriteMode.DRY_RUN)
     (change,) = result.files[0].changes
     assert change.findings and change.extracted == (PLAN,)  # the evidence was found
@@ -56,18 +62,7 @@ def test_a_look_ahead_pass_starts_at_the_first_waiting_text(
     source = tmp_path / "rollout-2026-03-01T10-00-01-0199a1b2-c3d4.jsonl"
     source.write_text("\n".join(lines[:4] + [lines[3]] * 400 + lines[4:]) + "\n")
     fmt = type(registry.get("codex"))
-    real = fmt.calls_after
-    seen: list[int] = []
-
-    def counting(self: object, records: Iterable[Record], indices: Collection[int]) -> object:
-        def each() -> Iterable[Record]:
-            for record in records:
-                seen.append(record.index)
-                yield record
-
-        return real(self, each(), indices)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(fmt, "calls_after", counting)
+    seen = _records_seen(monkeypatch, fmt)
     result = _repair(tmp_path, source, WriteMode.DRY_RUN)
     (change,) = result.files[0].changes
     assert change.extracted == (PLAN,)  # the call item after it was found

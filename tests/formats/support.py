@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from thinkfix.formats import registry, sqlite_store
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.records import Record, Site
@@ -343,3 +345,18 @@ def dump_like(
             + "}"
         )
     return json.dumps(value)
+
+
+def eager_head(head: bytes, max_lines: int) -> tuple[list[bytes], list[bytes]]:
+    """What `detection.sample` looked at when it split and parsed a JSONL head up front: its
+    complete pieces (an unterminated last line only when it parses) and, of the first
+    `max_lines` of them, the non-blank ones (the reference the lazy, bounded sample is held to)."""
+    pieces = head.split(b"\n")
+    complete = pieces if len(pieces) == 1 else pieces[:-1]
+    if len(pieces) > 1 and pieces[-1].strip():
+        try:
+            orjson.loads(pieces[-1])
+            complete = pieces
+        except orjson.JSONDecodeError:
+            pass
+    return complete, [p for p in complete[:max_lines] if p.strip()]

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.formats.support import FIXTURES
+from tests.formats.support import FIXTURES, eager_head
 from thinkfix.formats import detection, registry
 from thinkfix.formats.detection import MAX_LINES, sample
 
@@ -24,17 +24,7 @@ from thinkfix.formats.detection import MAX_LINES, sample
 def _eager(head: bytes) -> tuple[list[Any], int, int]:
     """What the old `sample` built for a JSONL head: the values of the complete lines it
     looked at, the non-blank lines and the bad ones."""
-    end = head.find(b"\n")
-    pieces = head.split(b"\n")
-    complete = pieces if len(pieces) == 1 else pieces[:-1]
-    if len(pieces) > 1 and pieces[-1].strip():
-        try:
-            orjson.loads(pieces[-1])
-            complete = pieces
-        except orjson.JSONDecodeError:
-            pass
-    assert end != 0 or not head
-    looked = [p for p in complete[:MAX_LINES] if p.strip()]
+    _, looked = eager_head(head, MAX_LINES)
     values, bad = [], 0
     for piece in looked:
         try:
