@@ -9,6 +9,8 @@ detected from its first lines.
 
 from __future__ import annotations
 
+import sys
+import threading
 from typing import Any
 
 import orjson
@@ -104,3 +106,31 @@ def test_a_claude_code_session_is_detected_from_its_first_lines(
     sample.cache_clear()
     assert found is not None and found[0].id == "claude-code"
     assert len(parsed) <= 2, len(parsed)
+
+
+def test_threads_reading_one_cached_head_each_see_every_line_once() -> None:
+    """`sample` is cached, so threads detecting files with the same head (a threaded Dask
+    worker, a library caller) share one lazy head: each must read every line once, in order,
+    while another parses it (the lines are parsed under a lock)."""
+    head = b"".join(orjson.dumps({"i": i, "type": "x"}) + b"\n" for i in range(200))
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
+    try:
+        for _ in range(60):
+            sample.cache_clear()
+            s = sample(head)
+            seen: list[list[int]] = []
+
+            def read(s: Any = s, seen: list[list[int]] = seen) -> None:
+                seen.append([v["i"] for v in s.values])
+
+            threads = [threading.Thread(target=read) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert seen == [list(range(200))] * 4
+            assert (s.lines, s.bad, len(s.objects)) == (200, 0, 200)
+    finally:
+        sys.setswitchinterval(before)
+        sample.cache_clear()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any, BinaryIO, overload
@@ -42,19 +43,25 @@ class Parsed:
     is most often the first or second line: a scan of many small sessions no longer parses
     each whole file once more to detect it. `values` and `objects` give the same items, in
     the same order, as parsing every line up front; a count (`lines`, `bad`, a `len`) parses
-    them all."""
+    them all. A head is cached and shared (`sample`), so its lines are parsed under a lock: two
+    threads detecting files with the same head must not parse a line twice or skip one."""
 
-    __slots__ = ("_at", "_pieces", "bad", "lines", "objects", "values")
+    __slots__ = ("_at", "_lock", "_pieces", "bad", "lines", "objects", "values")
 
     def __init__(self, pieces: list[bytes]) -> None:
         self._pieces = pieces  # at most MAX_LINES complete lines
         self._at = 0
+        self._lock = threading.Lock()
         self.values: list[Any] = []  # the lines parsed so far that parsed
         self.objects: list[dict[str, Any]] = []  # of which the objects
         self.lines = self.bad = 0  # non-blank lines parsed so far, and the bad ones
 
     def more(self) -> bool:
         """Parse on to the next line that parses; False when none is left."""
+        with self._lock:
+            return self._next()
+
+    def _next(self) -> bool:
         pieces = self._pieces
         while self._at < len(pieces):
             piece = pieces[self._at]
@@ -98,8 +105,8 @@ class Lazy(Sequence[Any]):
         """Parse until `n` items are known (or no line is left); are there `n`?"""
         items, more = self._items, self._parsed.more
         while len(items) < n:
-            if not more():
-                return False
+            if not more():  # no line left, though another thread may have added the last
+                return len(items) >= n
         return True
 
     def __iter__(self) -> Iterator[Any]:
@@ -115,7 +122,7 @@ class Lazy(Sequence[Any]):
             if i < n:
                 yield from items[i:n]
                 i = n
-            elif not more():
+            elif not more() and i >= len(items):  # another thread may have added the last
                 return
 
     def __len__(self) -> int:
