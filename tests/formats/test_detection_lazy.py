@@ -134,3 +134,42 @@ def test_threads_reading_one_cached_head_each_see_every_line_once() -> None:
     finally:
         sys.setswitchinterval(before)
         sample.cache_clear()
+
+
+@pytest.mark.parametrize("access", ["iter", "len", "slice"])
+def test_a_reader_arriving_while_the_last_line_is_parsed_waits_for_it(
+    monkeypatch: pytest.MonkeyPatch, access: str
+) -> None:
+    """The window CI found (stop 34): `done` read the line cursor, which moved before the
+    line's value was appended, so a reader arriving mid-parse took the plain list one item
+    short. Here a second reader starts exactly then; it must still see every line."""
+    head = b"".join(orjson.dumps({"i": i}) + b"\n" for i in range(5))
+    real = detection.parse_json
+    seen: list[list[int]] = []
+    started: list[threading.Thread] = []
+
+    def read(s: Any) -> None:
+        values = s.values
+        if access == "iter":
+            got = [v for v in values]  # not `list()`: that asks `len` first, which waits
+        else:
+            got = values[: len(values)] if access == "len" else values[:5]
+        seen.append([v["i"] for v in got])
+
+    def parse_json(piece: bytes) -> Any:
+        if piece.startswith(b'{"i":4}') and not started:  # the last line, mid-parse
+            reader = threading.Thread(target=read, args=(s,))
+            started.append(reader)
+            reader.start()
+            reader.join(0.2)  # a correct reader waits on the lock, so it cannot finish yet
+        return real(piece)
+
+    monkeypatch.setattr(detection, "parse_json", parse_json)
+    sample.cache_clear()
+    try:
+        s = sample(head)
+        assert [v["i"] for v in s.values] == [0, 1, 2, 3, 4]
+        started[0].join()
+    finally:
+        sample.cache_clear()
+    assert seen == [[0, 1, 2, 3, 4]]

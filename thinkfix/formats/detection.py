@@ -62,10 +62,12 @@ class Parsed:
             return self._next()
 
     def _next(self) -> bool:
-        pieces = self._pieces
-        while self._at < len(pieces):
-            piece = pieces[self._at]
-            self._at += 1
+        # The cursor moves only once a line's value is in the lists: `done` is read without
+        # the lock, and a reader that saw it move early took the lists one item short.
+        pieces, at = self._pieces, self._at
+        while at < len(pieces):
+            piece = pieces[at]
+            at += 1
             if not piece.strip():
                 continue
             self.lines += 1
@@ -76,12 +78,14 @@ class Parsed:
             self.values.append(value)
             if isinstance(value, dict):
                 self.objects.append(value)
+            self._at = at
             return True
+        self._at = at
         return False
 
     @property
     def done(self) -> bool:
-        """Every line parsed."""
+        """Every line parsed, and its value in the lists (read without the lock)."""
         return self._at >= len(self._pieces)
 
     def all(self) -> Parsed:
