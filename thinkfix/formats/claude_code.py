@@ -69,6 +69,11 @@ _ENTRY_TYPES = {
     "tool_result",
 }
 _LINK_KEYS = ("uuid", "parentUuid", "sessionId", "leafUuid", "isSidechain")
+# Every entry test needs one of those keys. A head whose bytes spell none of them, and hold no
+# escape that decodes to a letter (`\u0041`..`\u007a`, the only way to spell a key's letter
+# otherwise), has no entry: a pi or Codex head is answered without parsing its 200 lines.
+_LINK_BYTES = tuple(f'"{k}"'.encode() for k in _LINK_KEYS)
+_LETTER_ESCAPE = re.compile(rb"\\u00[4-7]")
 # A first line too long to read whole: Claude Code writes the links and the entry's
 # type before its `message`, so they sit at the start of even a 100 MB line.
 _PARTIAL_WINDOW = 16384
@@ -80,6 +85,11 @@ _PARTIAL_ENTRY = re.compile(
 
 def _looks_like_entry(o: dict[str, Any]) -> bool:
     return as_str(o.get("type")) in _ENTRY_TYPES and any(k in o for k in _LINK_KEYS)
+
+
+def _may_hold_entries(head: bytes) -> bool:
+    """Could a record of this head carry a link key (`_LINK_BYTES`, `_LETTER_ESCAPE`)?"""
+    return any(k in head for k in _LINK_BYTES) or _LETTER_ESCAPE.search(head) is not None
 
 
 def _conversation(o: dict[str, Any]) -> bool:
@@ -184,10 +194,12 @@ class ClaudeCode(FormatBase):
 
     def detect(self, head: bytes, path: str = "") -> float:
         s = sample(head)
-        objects = s.objects
         if s.partial and not s.pretty:
             return 0.7 if _PARTIAL_ENTRY.match(head[:_PARTIAL_WINDOW]) else 0.0
-        if not objects or s.pretty:
+        if s.pretty or not _may_hold_entries(head):
+            return 0.0
+        objects = s.objects
+        if not objects:
             return 0.0
         if any(_conversation(o) for o in objects):
             return 0.95
