@@ -119,8 +119,9 @@ class Pi(FormatBase):
     # ISO timestamp, then the message (role first, model after the content, its own
     # millisecond timestamp last).
     canonical = Canonical(
-        # the message's own stamp ends the line: a line that ends otherwise fails at once
-        rb'\n\{"type":"message"(?=[^\n]*,"timestamp":[0-9]+\}\}\n)(?:,'
+        # (no lookahead for the stamp that ends the line: nearly every line tried matches, and
+        # it cost each a third pass over its bytes, ~1 µs of ~6)
+        rb'\n\{"type":"message"(?:,'
         + KEY
         + b":"
         + PLAIN
