@@ -26,7 +26,7 @@ from thinkfix.engine.repair.model import RepairOptions
 from thinkfix.engine.repair.source import FileRecords, Source, record_span
 from thinkfix.engine.scan import evidence, native, sparse
 from thinkfix.engine.scan.evidence import awaits_call
-from thinkfix.engine.scan.findings import TOO_MANY, capped_findings, may_pass
+from thinkfix.engine.scan.findings import TOO_MANY, CappedFindings, capped_findings, may_pass
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.prefilter import (
     SEPARATOR,
@@ -44,7 +44,7 @@ from thinkfix.formats.repairs import Edits, Placement, Repair
 from thinkfix.io import compression, filestate
 from thinkfix.normalizer.batch import normalize
 from thinkfix.normalizer.policy import Policy
-from thinkfix.normalizer.spans import Result
+from thinkfix.normalizer.spans import Finding, Result
 
 
 def wanted(result: Result, kinds: frozenset[str]) -> bool:
@@ -78,12 +78,24 @@ class RepairFinder:
         for site in self.fmt.sites(record):
             if options.model_disabled(site.model):
                 continue
-            if self._past_cap(site):
-                return []  # the record is copied through as it is, and reported
+            streamed = self._streamed(site)
+            if streamed is not None:
+                if streamed.capped:
+                    return []  # the record is copied through as it is, and reported
+                if not self._may_want(site, streamed.findings):
+                    continue  # all its findings, streamed, need no repair: not normalized
             result = self.result(site)
             if wanted(result, options.kinds) or awaits_call(self.fmt, site, result.findings):
                 out.append((site, result))
         return out
+
+    def _may_want(self, site: Site, findings: Sequence[Finding]) -> bool:
+        """Can a text with exactly these `findings` need a repair (`wanted`) or wait for
+        rule 4's evidence (`awaits_call`)? Both read the findings alone (#26 item 4)."""
+        kinds = self.options.kinds
+        return any(f.kind.changes_text and f.kind.value in kinds for f in findings) or (
+            awaits_call(self.fmt, site, findings)
+        )
 
     def result(self, site: Site) -> Result:
         """The site's text normalized as scan normalizes it."""
@@ -125,15 +137,17 @@ class RepairFinder:
                 out.append((site, result))
         return out
 
-    def _past_cap(self, site: Site) -> bool:
-        """True (and the error noted) when the text holds more findings than scan reports:
-        scan's `max-findings` cap bounds repair too (normalizing such a text whole keeps a
-        span, a piece, a token and a finding per block: a line of `</think><think>` took
-        ~100x its size), so it is streamed instead and stops at the cap, as scan's is."""
+    def _streamed(self, site: Site) -> CappedFindings | None:
+        """The text's findings streamed with the cap, when it may hold more than scan reports
+        (None when it cannot: it is normalized whole, as always); past the cap, the error is
+        noted. Scan's `max-findings` cap bounds repair too (normalizing such a text whole
+        keeps a span, a piece, a token and a finding per block: a line of `</think><think>`
+        took ~100x its size), so it is streamed instead and stops at the cap, as scan's is.
+        Under the cap the findings are all of `normalize`'s (`StreamNormalizer`'s contract)."""
         options = self.options
         cap = options.max_findings
         if not may_pass(site.text, options.policy, cap):
-            return False
+            return None
         capped = capped_findings(
             site.text,
             site.native_reasoning,
@@ -142,14 +156,13 @@ class RepairFinder:
             followed_by_tool_call=site.followed_by_tool_call,
             model=site.model,
         )
-        if not capped.capped:
-            return False
-        error = (
-            f"{TOO_MANY} in one message: more than {cap} at {site.json_path}; not repaired "
-            "(the max-findings setting raises the cap)"
-        )
-        self.capped.append((site.line, error))
-        return True
+        if capped.capped:
+            error = (
+                f"{TOO_MANY} in one message: more than {cap} at {site.json_path}; not repaired "
+                "(the max-findings setting raises the cap)"
+            )
+            self.capped.append((site.line, error))
+        return capped
 
 
 def find_repairs(
