@@ -7,13 +7,17 @@ session file (FORMATS.md documents none), so the only sure sign is the open
 descriptor itself: on Linux, `/proc/<pid>/fd` names every open file and
 `/proc/<pid>/fdinfo` its flags. A file open for writing by any process this
 user can see is left alone. Elsewhere (no /proc) the stamp checks around the
-rename are what remains.
+rename are what remains; and a writer that raced the rename is caught after it
+(`OldInode`, which `safewrite` holds across the rename of the very file read).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
+
+from thinkfix.io.filestate import FileChanged, Stamp, temp_name
 
 _PROC = "/proc"
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR
@@ -88,3 +92,81 @@ def _name(pid: int) -> str:
             return fp.read().strip()
     except OSError:
         return ""
+
+
+class OldInode:
+    """The replaced file's inode, held across the rename to catch a writer that raced it.
+
+    Before the rename: a process holding the file open for writing (a live agent)
+    is refused outright, the old inode is kept open, and a second name (a hard
+    link, swept like a temporary file if this process dies) keeps it reachable.
+    After the rename: if the old inode grew or its mtime moved, a writer appended
+    between the last check and the rename; the second name is renamed back, so the
+    file is exactly what that writer wrote to (every line kept) and the repair is
+    reported as not done. Where no hard link can be made, the appended bytes are
+    copied onto the end of the new file instead.
+    """
+
+    def __init__(self, target: str, real: str, stamp: Stamp, fd: int, keep: str | None) -> None:
+        self.target, self.real, self.stamp, self.fd, self.keep = target, real, stamp, fd, keep
+
+    @classmethod
+    def hold(cls, target: str, real: str, stamp: Stamp) -> OldInode:
+        writers = open_writers(real)
+        if writers:
+            raise FileChanged(
+                f"{target}: held open for writing by "
+                f"{', '.join(str(w) for w in writers)} (a live session); "
+                "skipped, left as it is"
+            )
+        try:
+            fd = os.open(real, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            raise FileChanged(
+                f"{target}: cannot hold it open ({exc.strerror or exc}); skipped"
+            ) from exc
+        if Stamp.of(os.fstat(fd)) != stamp:  # it changed just now, before the hold
+            os.close(fd)
+            raise FileChanged(f"{target}: changed since it was read; skipped, left as it is")
+        name = temp_name(real)
+        try:
+            os.link(real, name)
+            keep: str | None = name
+        except OSError:
+            keep = None  # no hard links here: the tail is copied instead (see settle)
+        return cls(target, real, stamp, fd, keep)
+
+    def release(self) -> None:
+        if self.keep is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.keep)
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+    def settle(self) -> None:
+        """After the rename: FileChanged (with the file put back) if a writer raced it."""
+        try:
+            now = Stamp.of(os.fstat(self.fd))
+            if (now.size, now.mtime_ns) == (self.stamp.size, self.stamp.mtime_ns):
+                return
+            if self.keep is not None:
+                os.replace(self.keep, self.real)
+                self.keep = None
+                from thinkfix.io.safewrite import fsync_folder  # safewrite loads this module
+
+                fsync_folder(os.path.dirname(self.real))
+                raise FileChanged(
+                    f"{self.target}: a live writer appended to it while it was being replaced "
+                    f"({self.stamp.describe_change(now)}); put back as that writer left it, "
+                    "every line kept; not repaired"
+                )
+            # No second name to put back: the appended bytes go onto the end of the new file,
+            # so no line is lost; its hash then differs from the manifest's, so undo refuses
+            # it rather than drop those lines, and the backup stays.
+            tail = os.pread(self.fd, max(0, now.size - self.stamp.size), self.stamp.size)
+            with open(self.real, "ab") as fp:
+                fp.write(tail)
+                fp.flush()
+                os.fsync(fp.fileno())
+        finally:
+            self.release()
