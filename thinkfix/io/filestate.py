@@ -247,3 +247,18 @@ def keep_owner(fd: int, path: str) -> None:
         except OSError as exc:
             if exc.errno not in (errno.EPERM, errno.EACCES):
                 raise
+
+
+def fsync_folder(folder: str) -> None:
+    """Make the folder's entries durable (a rename is durable only once they are); some
+    filesystems refuse, which is fine."""
+    try:
+        fd = os.open(folder or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

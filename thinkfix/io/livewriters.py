@@ -17,7 +17,7 @@ import contextlib
 import os
 from dataclasses import dataclass
 
-from thinkfix.io.filestate import FileChanged, Stamp, temp_name
+from thinkfix.io.filestate import FileChanged, Stamp, fsync_folder, temp_name
 
 _PROC = "/proc"
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR
@@ -152,8 +152,6 @@ class OldInode:
             if self.keep is not None:
                 os.replace(self.keep, self.real)
                 self.keep = None
-                from thinkfix.io.safewrite import fsync_folder  # safewrite loads this module
-
                 fsync_folder(os.path.dirname(self.real))
                 raise FileChanged(
                     f"{self.target}: a live writer appended to it while it was being replaced "

@@ -39,6 +39,7 @@ from thinkfix.io.filestate import (
     current_mode,
     default_mode,
     file_state,
+    fsync_folder,
     keep_owner,
     real_path,
     sweep_stale,
@@ -51,21 +52,6 @@ if TYPE_CHECKING:  # loaded only to replace the very file read (`livewriters.Old
     from thinkfix.io.livewriters import OldInode
 
 _T = TypeVar("_T")
-
-
-def fsync_folder(folder: str) -> None:
-    """Make the folder's entries durable (a rename is durable only once they are); some
-    filesystems refuse, which is fine."""
-    try:
-        fd = os.open(folder or ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _publish(temp: str, target: str) -> None:

@@ -81,7 +81,7 @@ def finalise(
 def _sync_folders(entries: Sequence[dict[str, Any]]) -> None:
     """Sync the folder of every local file the run wrote, once each, before the manifest that
     names them: a fresh output's rename is not synced on its own (`repair.write`)."""
-    from thinkfix.io.safewrite import fsync_folder
+    from thinkfix.io.filestate import fsync_folder
 
     folders = {os.path.dirname(e["target"]) for e in entries if not remote.is_url(e["target"])}
     for folder in sorted(folders):

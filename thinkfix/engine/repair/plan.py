@@ -49,9 +49,12 @@ from thinkfix.normalizer.spans import Finding, Result
 
 def wanted(result: Result, kinds: frozenset[str]) -> bool:
     """Does a normalized text need a repair: a text-changing finding of a selected kind."""
-    return result.changed and any(
-        f.kind.changes_text and f.kind.value in kinds for f in result.findings
-    )
+    return result.changed and repairable(result.findings, kinds)
+
+
+def repairable(findings: Sequence[Finding], kinds: frozenset[str]) -> bool:
+    """Is one of `findings` a text-changing finding of a selected kind?"""
+    return any(f.kind.changes_text and f.kind.value in kinds for f in findings)
 
 
 class RepairFinder:
@@ -79,34 +82,27 @@ class RepairFinder:
             if options.model_disabled(site.model):
                 continue
             streamed = self._streamed(site)
-            if streamed is not None:
-                if streamed.capped:
-                    return []  # the record is copied through as it is, and reported
-                if not self._may_want(site, streamed.findings):
-                    continue  # all its findings, streamed, need no repair: not normalized
+            if streamed is not None and streamed.capped:
+                return []  # the record is copied through as it is, and reported
+            if streamed is not None and not (
+                repairable(streamed.findings, options.kinds)
+                or awaits_call(self.fmt, site, streamed.findings)
+            ):
+                continue  # its findings, all streamed, need no repair: not normalized again
             result = self.result(site)
             if wanted(result, options.kinds) or awaits_call(self.fmt, site, result.findings):
                 out.append((site, result))
         return out
 
-    def _may_want(self, site: Site, findings: Sequence[Finding]) -> bool:
-        """Can a text with exactly these `findings` need a repair (`wanted`) or wait for
-        rule 4's evidence (`awaits_call`)? Both read the findings alone (#26 item 4)."""
-        kinds = self.options.kinds
-        return any(f.kind.changes_text and f.kind.value in kinds for f in findings) or (
-            awaits_call(self.fmt, site, findings)
-        )
-
     def result(self, site: Site) -> Result:
         """The site's text normalized as scan normalizes it."""
-        result: Result = normalize(
+        return normalize(
             site.text,
             native_reasoning=site.native_reasoning,
             policy=self.options.policy,
             followed_by_tool_call=site.followed_by_tool_call,
             model=site.model,
         )
-        return result
 
     def settled(
         self,
@@ -115,10 +111,9 @@ class RepairFinder:
         stream: Callable[[int], BinaryIO] | None = None,
     ) -> list[tuple[Site, Result]]:
         """`found` with rule 4's evidence: a text that awaited it (`evidence.awaits_call`) is
-        normalized again when its message calls a tool on a later record, found by one more
-        pass over `records` or, given a line file's `stream` (from record i), the scan's pass
-        from the first waiting text (`evidence.calls_after_from`: no record made of lines not
-        naming a waiting message, #26 item 4); then the texts that need a repair are kept."""
+        normalized again when its message calls a tool on a later record (one more pass over
+        `records`, or the scan's from the first waiting text of a line file's `stream`,
+        `evidence.calls_after_from`, #26 item 4); then the texts that need a repair are kept."""
         fmt, kinds = self.fmt, self.options.kinds
         waiting = [site for site, result in found if awaits_call(fmt, site, result.findings)]
         calls: frozenset[int] = frozenset()
@@ -138,12 +133,11 @@ class RepairFinder:
         return out
 
     def _streamed(self, site: Site) -> CappedFindings | None:
-        """The text's findings streamed with the cap, when it may hold more than scan reports
-        (None when it cannot: it is normalized whole, as always); past the cap, the error is
-        noted. Scan's `max-findings` cap bounds repair too (normalizing such a text whole
-        keeps a span, a piece, a token and a finding per block: a line of `</think><think>`
-        took ~100x its size), so it is streamed instead and stops at the cap, as scan's is.
-        Under the cap the findings are all of `normalize`'s (`StreamNormalizer`'s contract)."""
+        """The findings of a text that may hold more than scan reports, streamed (None for
+        others: normalized whole); past the cap, the error is noted. Scan's `max-findings`
+        bounds repair too (normalizing such a text whole keeps a span, a piece, a token and a
+        finding per block: a line of `</think><think>` took ~100x its size). Under the cap
+        they are all of `normalize`'s (`StreamNormalizer`'s contract: #26 item 4)."""
         options = self.options
         cap = options.max_findings
         if not may_pass(site.text, options.policy, cap):
@@ -163,16 +157,6 @@ class RepairFinder:
             )
             self.capped.append((site.line, error))
         return capped
-
-
-def find_repairs(
-    fmt: SessionFormat, records: Iterable[Record], options: ScanOptions
-) -> Iterator[tuple[Site, Result]]:
-    """Every assistant text of `records` that the normalizer would change (`RepairFinder`),
-    each record judged alone (`plan_file` adds rule 4's evidence from later records)."""
-    finder = RepairFinder(fmt, options)
-    for record in records:
-        yield from (hit for hit in finder(record) if wanted(hit[1], options.kinds))
 
 
 def bad_records(
@@ -295,12 +279,12 @@ class FilePlan:
     @cached_property
     def changed(self) -> bool:
         """Do the repaired bytes differ from the original ones?"""
-        for seg in self.segments:
-            if isinstance(seg, New) and (
-                seg.original is None or not seg.same(self.source.read(*self.span(seg.original)))
-            ):
-                return True
-        return False
+        read, span = self.source.read, self.span
+        return any(
+            isinstance(seg, New)
+            and (seg.original is None or not seg.same(read(*span(seg.original))))
+            for seg in self.segments
+        )
 
     def blocks(self) -> Iterator[bytes]:
         """The repaired (decompressed) bytes, a block or a record at a time."""
@@ -329,8 +313,7 @@ class FilePlan:
 
 
 def _named(content: bytes, path: str) -> io.BytesIO:
-    """The file's bytes as a stream that knows the file's name, as an open file does
-    (OpenCode's file store reads a part's role from the message file beside it)."""
+    """The bytes as a stream that knows the file's name (OpenCode reads a part's role beside)."""
     stream = io.BytesIO(content)
     stream.name = path
     return stream
@@ -501,10 +484,9 @@ def _uncounted(keys: list[Key], ctx: Context) -> None:
 
 
 def _sound(raw: bytes, ctx: Context) -> bool:
-    """The sparse reader's test for an assistant line its delimiter test proved clean: one
-    that looks like one compact object in UTF-8 (scan's `quick.one_object` rule) holds nothing
-    to repair or report, so it is neither parsed nor walked and is copied through as it is;
-    anything else is parsed, so a line that is plainly not JSON is still reported."""
+    """The sparse reader's test for a line its delimiter test proved clean: one compact object
+    in UTF-8 (`quick.one_object`) is copied through unparsed; anything else is parsed, so a
+    line that is plainly not JSON is still reported."""
     return one_object(raw)
 
 

@@ -26,7 +26,8 @@ from thinkfix.engine.repair.model import (
     describe,
     failed,
 )
-from thinkfix.engine.repair.plan import bad_records, find_repairs
+from thinkfix.engine.repair.plan import bad_records
+from thinkfix.engine.repair.verify import find_repairs
 from thinkfix.engine.report import InputError
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.repairs import Placement, Repair

@@ -11,13 +11,15 @@ repair, except those the format refused to change.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-from thinkfix.engine.repair.plan import Copy, FilePlan, New, _named, find_repairs
+from thinkfix.engine.repair.plan import Copy, FilePlan, New, RepairFinder, _named, wanted
 from thinkfix.engine.scan.options import ScanOptions
-from thinkfix.formats.records import Record
+from thinkfix.formats.base import SessionFormat
+from thinkfix.formats.records import Record, Site
 from thinkfix.io import filestate
+from thinkfix.normalizer.spans import Result
 
 
 def _read(fp: BinaryIO, n: int) -> bytes:
@@ -61,6 +63,16 @@ def verify(plan: FilePlan, written: BinaryIO | None, options: ScanOptions) -> No
         raise filestate.VerifyError(
             f"{name}: {sum(left.values())} repaired text(s) still leak on a re-scan"
         )
+
+
+def find_repairs(
+    fmt: SessionFormat, records: Iterable[Record], options: ScanOptions
+) -> Iterator[tuple[Site, Result]]:
+    """Every assistant text of `records` that the normalizer would change (`RepairFinder`),
+    each record judged alone (`plan_file` adds rule 4's evidence from later records)."""
+    finder = RepairFinder(fmt, options)
+    for record in records:
+        yield from (hit for hit in finder(record) if wanted(hit[1], options.kinds))
 
 
 def _reread(plan: FilePlan) -> Iterator[Record]:
