@@ -136,7 +136,6 @@ _DATACLASSES = {
         "Summary",
         "TypeBytes",
     },
-    "thinkfix.engine.scan.result": {"ScannedFile"},
     "thinkfix.formats.repairs": {"ApplyOptions"},
     "thinkfix.normalizer.policy": {"Policy"},
     "thinkfix.normalizer.spans": {"Finding", "Result", "Span"},

@@ -215,7 +215,7 @@ def scan_piece(piece: Piece, options: ScanOptions) -> PieceResult:
             numbered=first == 0,
             origin=start,
         )
-    result = replace(scan.result(), size=file.size)
+    result = scan.result()._replace(size=file.size)
     after = scan.ctx_after if scan.ctx_after is not None else ctx
     return PieceResult(
         piece,
@@ -311,8 +311,7 @@ def _joined(
             tally = by_day.setdefault((day, model), [0, 0, 0])
             tally[0], tally[1], tally[2] = tally[0] + a, tally[1] + lk, tally[2] + n
     assert first is not None
-    return replace(
-        first,
+    return first._replace(
         records=records,
         assistant_messages=assistant,
         leaking_messages=leaking,

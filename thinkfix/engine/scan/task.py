@@ -6,8 +6,6 @@ one function, so a file's result is the same wherever it is scanned.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from thinkfix.engine.inputs.files import DISABLED, Candidate, InputFile, resolve
 from thinkfix.engine.report import InputError
 from thinkfix.engine.scan.one_file import _FileScan
@@ -91,5 +89,5 @@ def _with_health(file: InputFile, result: ScannedFile, options: ScanOptions) -> 
         error = InputError(
             file.path, None, ErrorKind.UNREADABLE, f"health checks: {type(exc).__name__}: {exc}"
         )
-        return replace(result, errors=(*result.errors, error))
-    return replace(result, health=health.findings, bytes_by_type=health.bytes_by_type)
+        return result._replace(errors=(*result.errors, error))
+    return result._replace(health=health.findings, bytes_by_type=health.bytes_by_type)

@@ -313,9 +313,7 @@ def _resume(
         crlf=crlf,
     )
     mode = UNCHANGED if st.st_size == entry.size else APPENDED
-    return Increment(
-        dataclasses.replace(total, size=st.st_size), new, mode, hashed + parsed, parsed
-    )
+    return Increment(total._replace(size=st.st_size), new, mode, hashed + parsed, parsed)
 
 
 def _may_await_call(fmt: SessionFormat, entry: Entry, options: ScanOptions) -> bool:
@@ -348,13 +346,13 @@ def _full(
         cut = last_line_end(fp, 0, size)
         digest = new_digest()
         scan, lines, ctx, whole = _part(file, options, fp, 0, cut, 0, EMPTY_CONTEXT, False, digest)
-        committed = dataclasses.replace(scan.result(), size=cut)
+        committed = scan.result()._replace(size=cut)
         ctx_json = context_json(ctx)
         total = committed
         if size > cut:
             tail, _, _, _ = _part(file, options, fp, cut, size, lines, ctx, scan.crlf_after)
             total = merge(total, tail.result(), size=size)
-    total = dataclasses.replace(total, size=size)
+    total = total._replace(size=size)
     if not whole or any(e.line is None for e in total.errors):
         return Increment(total, None, FULL, size, size)
     if ctx_json is None:  # cannot go on mid-file: remember it as a whole file

@@ -161,8 +161,7 @@ class Watcher:
                 and not _holds(old_path, entry)
             ):
                 del entries[old_path]
-                entry.committed = dataclasses.replace(
-                    entry.committed,
+                entry.committed = entry.committed._replace(
                     path=path,
                     findings=tuple(
                         dataclasses.replace(f, path=path) for f in entry.committed.findings
