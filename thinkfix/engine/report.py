@@ -287,6 +287,8 @@ class MessageCounts:
 
 @dataclass(frozen=True)
 class Summary:
+    """A scan's totals, and its message counts by kind, format, model, file and day."""
+
     files: int = 0
     records: int = 0
     assistant_messages: int = 0
