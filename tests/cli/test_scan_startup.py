@@ -73,6 +73,7 @@ _NEVER = (
     "thinkfix.engine.repair",
     "thinkfix.engine.ledger",
     "thinkfix.engine.telemetry",
+    "thinkfix.engine.report.health",  # what a check found: no check ran
     "thinkfix.engine.commands.repair",
     "thinkfix.engine.inputs.ignore",
     "thinkfix.engine.inputs.discover",
@@ -118,15 +119,13 @@ _REPORTER_INFRASTRUCTURE = {
 
 
 #: The frozen dataclasses a scan of one clean session defines: the report's values (its
-#: JSON is their fields), the normalizer's policy and spans, a file's scan result and the
-#: repair options a format's contract defaults to. Defining one compiles its methods, ~1 ms
+#: JSON is their fields; what a health check found only where a check ran), the normalizer's
+#: policy and spans and the repair options a format's contract defaults to. Defining one compiles its methods, ~1 ms
 #: of every start-up each; the values a run only builds and reads (settings, scan and input
 #: options, candidates, a record's context, a text's site and slot, repairs, placements)
 #: are NamedTuples (#26 item 3). A new dataclass here is start-up every scan pays.
 _DATACLASSES = {
     "thinkfix.engine.report": {
-        "HealthFinding",
-        "HealthSection",
         "InputError",
         "LeakFinding",
         "MessageCounts",
@@ -134,7 +133,6 @@ _DATACLASSES = {
         "SkippedFile",
         "StaleEntry",
         "Summary",
-        "TypeBytes",
     },
     "thinkfix.formats.repairs": {"ApplyOptions"},
     "thinkfix.normalizer.policy": {"Policy"},

@@ -10,15 +10,9 @@ from __future__ import annotations
 
 import re
 
-from thinkfix.engine.report import (
-    Check,
-    HealthFinding,
-    HealthSection,
-    Problem,
-    Report,
-    Summary,
-    TypeBytes,
-)
+from thinkfix.engine.report import Report, Summary
+from thinkfix.engine.report.checks import Check
+from thinkfix.engine.report.health import HealthFinding, HealthSection, Problem, TypeBytes
 from thinkfix.reporters.base import RenderOptions
 from thinkfix.reporters.html import HtmlReporter
 

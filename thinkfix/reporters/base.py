@@ -11,10 +11,9 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from enum import Enum
-from typing import ClassVar, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
 
 from thinkfix.engine.report import (
-    HealthFinding,
     InputError,
     LeakFinding,
     MessageCounts,
@@ -25,6 +24,9 @@ from thinkfix.engine.report import (
 from thinkfix.io import jsontext
 from thinkfix.io.errors import ErrorKind
 from thinkfix.normalizer.spans import LeakKind
+
+if TYPE_CHECKING:  # annotations only: a report without `--check` loads no health value
+    from thinkfix.engine.report.health import HealthFinding
 
 E = TypeVar("E", bound=Enum)
 R = TypeVar("R")

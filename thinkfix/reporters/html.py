@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from thinkfix.engine.report import Check, MessageCounts, Report
+from thinkfix.engine.report import MessageCounts, Report
+from thinkfix.engine.report.checks import Check
 from thinkfix.reporters.base import (
     TOOL_NAME,
     OutputFormat,

@@ -6,7 +6,8 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from thinkfix.engine.report import HealthFinding, InputError, LeakFinding, Report
+from thinkfix.engine.report import InputError, LeakFinding, Report
+from thinkfix.engine.report.health import HealthFinding
 from thinkfix.reporters.base import (
     TOOL_NAME,
     OutputFormat,

@@ -6,14 +6,8 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from thinkfix.engine.report import (
-    SCHEMA_VERSION,
-    HealthFinding,
-    InputError,
-    LeakFinding,
-    Report,
-    SkippedFile,
-)
+from thinkfix.engine.report import SCHEMA_VERSION, InputError, LeakFinding, Report, SkippedFile
+from thinkfix.engine.report.health import HealthFinding
 from thinkfix.reporters.base import (
     TOOL_NAME,
     OutputFormat,

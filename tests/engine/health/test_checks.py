@@ -14,7 +14,8 @@ import pytest
 
 from thinkfix.engine.health.model import ALL_CHECKS, HealthOptions
 from thinkfix.engine.health.run import check_bytes, check_file
-from thinkfix.engine.report import Check, HealthFinding, Problem
+from thinkfix.engine.report.checks import Check
+from thinkfix.engine.report.health import HealthFinding, Problem
 from thinkfix.formats import registry
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "health"

@@ -7,7 +7,8 @@ import pytest
 
 from thinkfix.engine.health.lines import SPLIT_LINES
 from thinkfix.engine.health.run import check_bytes
-from thinkfix.engine.report import Check, Problem
+from thinkfix.engine.report.checks import Check
+from thinkfix.engine.report.health import Problem
 from thinkfix.formats import registry
 
 

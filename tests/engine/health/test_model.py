@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from thinkfix.engine.health.model import ALL_CHECKS, parse_checks
-from thinkfix.engine.report import Check, Problem
+from thinkfix.engine.report.checks import Check
+from thinkfix.engine.report.health import Problem
 
 
 def test_parse_checks_keeps_report_order_and_drops_repeats() -> None:

@@ -25,7 +25,7 @@ from tests.formats.support import side_files
 from thinkfix.engine.health.model import ALL_CHECKS
 from thinkfix.engine.health.run import check_file
 from thinkfix.engine.repair.model import FileStatus, WriteMode
-from thinkfix.engine.report import Problem
+from thinkfix.engine.report.health import Problem
 from thinkfix.formats import registry
 from thinkfix.formats.repairs import ApplyOptions, ClaudeCodeMode, CodexMode
 

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from thinkfix.engine.health.model import HealthOptions
 from thinkfix.engine.health.run import check_bytes, check_file
 from thinkfix.engine.health.size import SIGNATURE_MIN, stored_blobs
-from thinkfix.engine.report import Check, HealthFinding, Problem
+from thinkfix.engine.report.checks import Check
+from thinkfix.engine.report.health import HealthFinding, Problem
 from thinkfix.formats import registry
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "health"

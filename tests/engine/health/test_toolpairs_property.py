@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from thinkfix.engine.health.run import check_bytes
-from thinkfix.engine.report import Check, Problem
+from thinkfix.engine.report.checks import Check
+from thinkfix.engine.report.health import Problem
 from thinkfix.formats import registry
 
 #: Each turn: the ids of the calls one assistant message makes.

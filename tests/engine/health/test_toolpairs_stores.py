@@ -15,7 +15,8 @@ from typing import Any
 
 from tests.formats import crush_db, cursor_db, zed_db
 from thinkfix.engine.health.run import check_file
-from thinkfix.engine.report import Check, Problem
+from thinkfix.engine.report.checks import Check
+from thinkfix.engine.report.health import Problem
 from thinkfix.formats import registry
 
 CALL = Problem.CALL_WITHOUT_RESULT

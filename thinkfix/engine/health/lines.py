@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from thinkfix.engine.health.where import Where
-from thinkfix.engine.report import HealthFinding, Problem
+from thinkfix.engine.report.health import HealthFinding, Problem
 from thinkfix.formats.records import Record
 
 #: Errors `formats.base.parse_json` gives bytes that do not parse (its prefixes).

@@ -1,14 +1,17 @@
 """What the health checks are asked (which checks, the size thresholds) and what one file gives.
 
 The finding itself (`HealthFinding`, its `Check` and `Problem`) is part of the report model
-(engine/report.py), beside the leaks and errors every report carries."""
+(engine/report/health.py and checks.py), beside the leaks and errors every report carries."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from thinkfix.engine.report import Check, HealthFinding
+from thinkfix.engine.report.checks import Check
+
+if TYPE_CHECKING:  # annotations only: every scan loads this module, not the findings
+    from thinkfix.engine.report.health import HealthFinding
 
 ALL_CHECKS: tuple[Check, ...] = tuple(Check)
 

@@ -14,7 +14,8 @@ from thinkfix.engine.health.signature import SignatureCheck
 from thinkfix.engine.health.size import SizeCheck, record_size
 from thinkfix.engine.health.toolpairs import ToolPairCheck
 from thinkfix.engine.health.where import Visitor, Where, record_session
-from thinkfix.engine.report import Check, HealthFinding
+from thinkfix.engine.report.checks import Check
+from thinkfix.engine.report.health import HealthFinding
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.records import Record
 from thinkfix.io.compression import open_read

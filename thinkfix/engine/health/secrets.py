@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from thinkfix.engine.health.where import Where
-from thinkfix.engine.report import HealthFinding, Problem
+from thinkfix.engine.report.health import HealthFinding, Problem
 from thinkfix.engine.secrets.rules import mask_secrets
 from thinkfix.formats.records import Record
 

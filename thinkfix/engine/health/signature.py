@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from thinkfix.engine.health.shapes import THINKING_SHAPES
 from thinkfix.engine.health.where import Where
-from thinkfix.engine.report import HealthFinding, Problem
+from thinkfix.engine.report.health import HealthFinding, Problem
 from thinkfix.formats.records import Record
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from thinkfix.engine.health.model import DEFAULT_HEALTH, HealthOptions
 from thinkfix.engine.health.where import Where
-from thinkfix.engine.report import HealthFinding, Problem
+from thinkfix.engine.report.health import HealthFinding, Problem
 from thinkfix.formats.records import TOO_LARGE, Record
 
 _SIZE = re.compile(r"of ([\d,]+) bytes")

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from thinkfix.engine.health.loaded import LOADED_SHAPES
 from thinkfix.engine.health.shapes import TOOL_SHAPES, Loaded, ToolEvent
 from thinkfix.engine.health.where import Where
-from thinkfix.engine.report import HealthFinding, Problem
+from thinkfix.engine.report.health import HealthFinding, Problem
 from thinkfix.formats.records import Record
 
 #: Formats whose runtime loads one branch of a tree of records, the chain of parents from

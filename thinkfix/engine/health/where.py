@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from thinkfix.engine.report import HealthFinding, Problem, health_fingerprint
+from thinkfix.engine.report.health import HealthFinding, Problem, health_fingerprint
 from thinkfix.formats.detection import base_name
 from thinkfix.formats.records import Record
 

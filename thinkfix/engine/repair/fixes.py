@@ -22,7 +22,7 @@ from thinkfix.engine.health.fixes.stores import RowFix, RowInsert, plan_store_fi
 from thinkfix.engine.health.run import check_records
 from thinkfix.engine.health.where import Where
 from thinkfix.engine.repair.plan import FilePlan
-from thinkfix.engine.report import Check
+from thinkfix.engine.report.checks import Check
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, Repair

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from thinkfix.engine.health.model import DEFAULT_HEALTH, HealthOptions
 from thinkfix.engine.inputs.files import InputOptions
-from thinkfix.engine.report import Check
+from thinkfix.engine.report.checks import Check
 from thinkfix.engine.secrets.rules import Redaction
 from thinkfix.formats.records import DEFAULT_RECORD_LIMIT
 from thinkfix.normalizer.policy import DEFAULT, Policy

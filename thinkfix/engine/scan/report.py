@@ -8,25 +8,26 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from thinkfix.engine.inputs.files import DISABLED, UNKNOWN
 from thinkfix.engine.report import (
-    Check,
-    HealthFinding,
-    HealthSection,
     InputError,
     LeakFinding,
     MessageCounts,
     Report,
     SkippedFile,
     Summary,
-    TypeBytes,
 )
+from thinkfix.engine.report.checks import Check
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.formats import registry
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.paths import display_path
+
+if TYPE_CHECKING:  # a scan that ran no check loads no health value (`_health_section`)
+    from thinkfix.engine.report.health import HealthFinding, HealthSection
 
 
 class _Tally:
@@ -127,16 +128,25 @@ def build_report(
         errors=tuple(sorted(errors, key=error_key)),
         skipped=tuple(sorted(skipped)),
         tool_version=tool_version,
-        health=None
-        if not checks
-        else HealthSection(
-            checks,
-            tuple(sorted(health)),
-            {
-                fmt: {k: TypeBytes(n, b) for k, (n, b) in sorted(kinds.items())}
-                for fmt, kinds in sorted(type_bytes.items())
-            },
-        ),
+        health=_health_section(checks, health, type_bytes) if checks else None,
+    )
+
+
+def _health_section(
+    checks: tuple[Check, ...],
+    found: list[HealthFinding],
+    type_bytes: dict[str, dict[str, list[int]]],
+) -> HealthSection:
+    """`scan --check`'s section: the checks, their findings sorted, the bytes by type."""
+    from thinkfix.engine.report.health import HealthSection, TypeBytes
+
+    return HealthSection(
+        checks,
+        tuple(sorted(found)),
+        {
+            fmt: {k: TypeBytes(n, b) for k, (n, b) in sorted(kinds.items())}
+            for fmt, kinds in sorted(type_bytes.items())
+        },
     )
 
 

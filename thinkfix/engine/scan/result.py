@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from thinkfix.engine.report import HealthFinding, InputError, LeakFinding
+from thinkfix.engine.report import InputError, LeakFinding
 from thinkfix.engine.scan.findings import TOO_MANY
 from thinkfix.formats.records import TOO_LARGE
 from thinkfix.io.errors import ErrorKind
+
+if TYPE_CHECKING:  # annotations only: a scan that runs no check loads no health value
+    from thinkfix.engine.report.health import HealthFinding
 
 UNKNOWN_MODEL = ""  # the by_model key for messages whose model is not recorded
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from thinkfix._serialize import record
-from thinkfix.engine.report import HealthFinding, LeakFinding, Report, StaleEntry
+from thinkfix.engine.report import LeakFinding, Report, StaleEntry
+from thinkfix.engine.report.health import HealthFinding
 
 BASELINE_SCHEMA_VERSION = 1
 

@@ -13,7 +13,8 @@ from thinkfix.engine.health.fixes.model import Fix
 from thinkfix.engine.health.run import check_file
 from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair.model import FileStatus, WriteMode
-from thinkfix.engine.report import Check, ExitCode
+from thinkfix.engine.report import ExitCode
+from thinkfix.engine.report.checks import Check
 from thinkfix.formats import registry
 
 

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from thinkfix.cli import main
 from thinkfix.engine.health.run import check_file
 from thinkfix.engine.health.shapes import TOOL_SHAPES
-from thinkfix.engine.report import Check, Problem
+from thinkfix.engine.report.checks import Check
+from thinkfix.engine.report.health import Problem
 from thinkfix.formats import registry
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "health"

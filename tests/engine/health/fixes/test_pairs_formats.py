@@ -26,7 +26,7 @@ from thinkfix.engine.health.fixes.stores import inserted_formats
 from thinkfix.engine.health.fixes.toolpairs import planned_formats
 from thinkfix.engine.health.run import check_file
 from thinkfix.engine.health.shapes import TOOL_SHAPES
-from thinkfix.engine.report import Check
+from thinkfix.engine.report.checks import Check
 from thinkfix.formats import registry
 from thinkfix.formats.repairs import Edits
 

@@ -15,7 +15,7 @@ from thinkfix.engine.health.fixes.model import Fix
 from thinkfix.engine.health.fixes.plan import merged, plan_fixes
 from thinkfix.engine.health.run import check_bytes, check_records
 from thinkfix.engine.health.where import Where
-from thinkfix.engine.report import Check
+from thinkfix.engine.report.checks import Check
 from thinkfix.formats import registry
 from thinkfix.formats.repairs import Edits
 

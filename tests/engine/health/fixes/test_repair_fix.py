@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from thinkfix.cli import main
 from thinkfix.engine.health.run import check_bytes
-from thinkfix.engine.report import Check
+from thinkfix.engine.report.checks import Check
 from thinkfix.formats import registry
 
 ENV = {"isSidechain": False, "userType": "external", "cwd": "/w", "sessionId": "s1"}

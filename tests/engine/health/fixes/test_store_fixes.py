@@ -28,7 +28,8 @@ from thinkfix.engine.health.fixes.stores import RowFix, diff
 from thinkfix.engine.health.run import check_file
 from thinkfix.engine.ledger import restore as restore_mod
 from thinkfix.engine.repair.model import FileStatus, WriteMode
-from thinkfix.engine.report import Check, ExitCode
+from thinkfix.engine.report import ExitCode
+from thinkfix.engine.report.checks import Check
 from thinkfix.formats import registry
 
 T0 = opencode_db.T0
