@@ -67,7 +67,8 @@ _SESSION = b"".join(
 #: Modules (and their submodules) a scan of one clean session never needs: repairing and
 #: writing, the ledger, incremental state and baselines, the text scanner (no text holds a
 #: delimiter), the ignore-file machinery (a named file is walked by no folder rules), the
-#: discovery of session folders, rich, and hashlib (only a finding has a fingerprint to hash).
+#: discovery of session folders, rich, hashlib (only a finding has a fingerprint to hash) and
+#: what a health check found.
 _NEVER = (
     "rich",
     "thinkfix.engine.repair",

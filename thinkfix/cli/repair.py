@@ -23,7 +23,7 @@ from thinkfix.cli.settings import SettingsCommand
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_controls, visible_name
 from thinkfix.engine.repair.model import FileResult, FileStatus, RepairResult, WriteMode
-from thinkfix.engine.secrets.rules import Redaction
+from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.engine.settings.redact import redact_lines
 from thinkfix.formats.repairs import PlacementKind
 from thinkfix.reporters.base import plural

@@ -25,7 +25,7 @@ from thinkfix.engine.health.fixes.model import Fix, parse_fixes
 from thinkfix.engine.repair import audit
 from thinkfix.engine.repair.model import RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.secrets.rules import Redaction
+from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.engine.settings import values
 from thinkfix.formats.repairs import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions

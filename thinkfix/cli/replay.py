@@ -8,7 +8,8 @@ from thinkfix.cli.options import echo_json, exit_zero_option, fail, json_option,
 from thinkfix.cli.settings import RedactCommand
 from thinkfix.engine.commands import replay as replay_run
 from thinkfix.engine.report import ExitCode
-from thinkfix.engine.secrets.rules import Redaction, mask_secrets
+from thinkfix.engine.secrets.redaction import Redaction
+from thinkfix.engine.secrets.rules import mask_secrets
 from thinkfix.providers.capture import Capture, CaptureError
 from thinkfix.providers.message import AssembledMessage, Block, BlockType
 from thinkfix.providers.registry import ADAPTERS, Resolution

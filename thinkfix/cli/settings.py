@@ -95,7 +95,7 @@ class ConfigOnly(_Setting):
 def _shared_flags() -> dict[str, tuple[tuple[str, ...], dict[str, Any]]]:
     """The flags of the settings that scan, repair and diff share, each declared once: what
     it takes and its help where the words hold for every command."""
-    from thinkfix.engine.secrets.rules import Redaction
+    from thinkfix.engine.secrets.redaction import Redaction
 
     many_globs = {"multiple": True, "metavar": "GLOB"}
     return {

@@ -21,7 +21,7 @@ from thinkfix.cli.options import (
 from thinkfix.cli.settings import RedactCommand
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.scan.transcript import TranscriptError, load
-from thinkfix.engine.secrets.rules import Redaction
+from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.engine.settings.values import ConfigError, parse_size
 from thinkfix.formats import registry
 from thinkfix.reporters.controls import visible_strings

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from thinkfix.engine.repair.audit import DiffReport
-from thinkfix.engine.secrets.rules import Redaction
+from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.engine.settings.redact import redact_diff
 from thinkfix.reporters.diff import RENDERERS
 from thinkfix.reporters.diff.base import DiffFormat

@@ -12,7 +12,7 @@ import re
 from html.parser import HTMLParser
 
 from thinkfix.engine.repair.audit import DiffReport
-from thinkfix.engine.secrets.rules import Redaction
+from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.engine.settings.redact import redact_diff
 from thinkfix.reporters.base import RenderOptions
 from thinkfix.reporters.diff.base import DiffFormat

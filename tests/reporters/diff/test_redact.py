@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from thinkfix.engine.report import LeakFinding, Report, Summary
-from thinkfix.engine.secrets.rules import Redaction, length_and_hash, mask_secrets
+from thinkfix.engine.secrets.redaction import Redaction
+from thinkfix.engine.secrets.rules import length_and_hash, mask_secrets
 from thinkfix.engine.settings.redact import redact_diff, redact_lines, redact_report
 from thinkfix.reporters.diff import RENDERERS
 from thinkfix.reporters.diff.base import DiffFormat

@@ -291,7 +291,7 @@ def test_html_after_side_is_plain_when_segments_do_not_rebuild_it() -> None:
 
 def test_html_after_marks_give_no_size_when_redaction_changed_the_lengths() -> None:
     # Redacted segments are shorter than what was removed: a mark, but never a wrong count.
-    from thinkfix.engine.secrets.rules import Redaction
+    from thinkfix.engine.secrets.redaction import Redaction
     from thinkfix.engine.settings.redact import redact_message
 
     m = redact_message(leaky_message(), Redaction.SECRETS)

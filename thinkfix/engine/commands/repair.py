@@ -20,7 +20,7 @@ from thinkfix.engine.repair.driver import repair_paths
 from thinkfix.engine.repair.model import ACTIVE_SECONDS, RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import default_jobs
-from thinkfix.engine.secrets.rules import Redaction
+from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.engine.settings import config, values
 from thinkfix.engine.settings.redact import redact_diff
 from thinkfix.formats.repairs import ApplyOptions

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from thinkfix.engine.report import SCHEMA_VERSION
-from thinkfix.engine.secrets.rules import Redaction, redact_text
+from thinkfix.engine.secrets.redaction import Redaction
+from thinkfix.engine.secrets.rules import redact_text
 from thinkfix.providers.accumulator import replay_events
 from thinkfix.providers.capture import Capture, CaptureError, detect, read_capture
 from thinkfix.providers.message import AssembledMessage

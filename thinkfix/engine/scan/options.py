@@ -16,7 +16,7 @@ from typing import NamedTuple
 from thinkfix.engine.health.model import DEFAULT_HEALTH, HealthOptions
 from thinkfix.engine.inputs.files import InputOptions
 from thinkfix.engine.report.checks import Check
-from thinkfix.engine.secrets.rules import Redaction
+from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.formats.records import DEFAULT_RECORD_LIMIT
 from thinkfix.normalizer.policy import DEFAULT, Policy
 from thinkfix.normalizer.spans import LeakKind

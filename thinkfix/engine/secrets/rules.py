@@ -1,4 +1,5 @@
-"""Likely credentials in session text, and how much of that text an output may show.
+"""Likely credentials in session text, and how much of that text an output may show
+(`snippet`, `redact_text`; the modes themselves are `redaction.Redaction`).
 
 The pattern side of `--redact` (`engine.redact` applies it to whole reports): no
 imports from the rest of the engine but its rule data (`engine.gitleaks`), so the
@@ -11,29 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from enum import Enum
 from functools import cache
 
+from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.io.multimatch import PURE, present
-
-
-class Redaction(str, Enum):
-    """How much session text an output may show."""
-
-    NONE = "none"
-    SECRETS = "secrets"  # likely credentials masked
-    ALL = "all"  # every text replaced by its length and hash
-
-    @classmethod
-    def from_flag(cls, value: str | None) -> Redaction:
-        """Absent or `--redact` alone means secrets (reports are handed to auditors, so
-        credentials are masked by default); `--redact none` opts out; `--redact all`."""
-        if value is None or value == "":
-            return cls.SECRETS
-        if value in ("secrets", "1", "true", "yes"):
-            return cls.SECRETS
-        return cls(value)
-
 
 #: Where a secret may start: after a non-word character, or right after a JSON escape
 #: (`\\n`, `\\u0020`...), since diffs and some reports show records as stored, escaped:

@@ -38,7 +38,7 @@ from typing import Any
 from thinkfix.engine.health.model import parse_checks
 from thinkfix.engine.inputs.files import InputOptions, UnknownPolicy
 from thinkfix.engine.scan.options import ScanOptions, select_kinds
-from thinkfix.engine.secrets.rules import Redaction
+from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.engine.settings.values import (
     CONFIG_NAMES,
     ENV_PREFIX,

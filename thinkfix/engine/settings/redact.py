@@ -13,10 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from thinkfix.engine.secrets.rules import (
-    Redaction,
-    redact_text,
-)
+from thinkfix.engine.secrets.redaction import Redaction
+from thinkfix.engine.secrets.rules import redact_text
 
 if TYPE_CHECKING:
     from thinkfix.engine.repair.audit import DiffReport, MessageDiff

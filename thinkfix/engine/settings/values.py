@@ -7,7 +7,7 @@ from enum import Enum
 from typing import Any, NamedTuple
 
 from thinkfix.engine.inputs.files import UnknownPolicy
-from thinkfix.engine.secrets.rules import Redaction
+from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.formats import registry
 from thinkfix.formats.repairs import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.normalizer.policy import (

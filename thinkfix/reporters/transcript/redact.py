@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from thinkfix.engine.scan.transcript import Transcript
-from thinkfix.engine.secrets.rules import Redaction, redact_text
+from thinkfix.engine.secrets.redaction import Redaction
+from thinkfix.engine.secrets.rules import redact_text
 
 
 def redact_transcript(transcript: Transcript, mode: Redaction) -> Transcript:
