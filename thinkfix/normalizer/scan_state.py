@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from thinkfix.normalizer.grammar import Grammar, Kind, Token
 from thinkfix.normalizer.policy import Policy
@@ -41,16 +42,14 @@ class Override(Enum):
     CLOSE = "close"  # the token ends the block
 
 
-@dataclass(frozen=True)
-class RawSpan:
+class RawSpan(NamedTuple):
     start: int
     end: int
     label: Label
     block: int | None = None
 
 
-@dataclass(frozen=True)
-class BlockFinding:
+class BlockFinding(NamedTuple):
     """A finding, with the reasoning block it concerns (so dedupe can relabel it)."""
 
     finding: Finding
@@ -85,8 +84,7 @@ class ScanState:
     guard: int = 0  # tokens starting before this are text (an opener's attribute run may join)
 
 
-@dataclass(frozen=True)
-class Checkpoint:
+class Checkpoint(NamedTuple):
     """Where to come back to if the text ends before a speculation is confirmed."""
 
     state: ScanState

@@ -14,7 +14,6 @@ of the text; the rules and the stream's shortcuts live below it (see `scan_state
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from thinkfix.normalizer.grammar import CONTEXT, DETOK_CLOSE, DETOK_OPEN, Kind, Token, grammar_for
 from thinkfix.normalizer.policy import Policy, harmony_model
@@ -121,7 +120,7 @@ class Scanner(PlainChunks):
             return []  # the common case while a window is open: copy nothing
         out, self.spans = self.spans[:n], self.spans[n:]
         if ck is not None:
-            self._ck = replace(ck, spans=ck.spans - n)
+            self._ck = ck._replace(spans=ck.spans - n)
         return out
 
     # -- scanning -------------------------------------------------------------------------

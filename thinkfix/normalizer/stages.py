@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from thinkfix.normalizer.policy import NativeMode, Policy
 from thinkfix.normalizer.spans import Label, squash_whitespace
@@ -24,9 +24,9 @@ WS_CHARS = (
 )
 
 
-@dataclass(frozen=True)
-class Piece:
-    """A final span with its text."""
+class Piece(NamedTuple):
+    """A final span with its text (a NamedTuple: ~8 are made per text normalized, and a
+    frozen dataclass's `__init__` cost ~1.5 µs each)."""
 
     start: int
     end: int
