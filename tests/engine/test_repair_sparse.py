@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from hypothesis import given, settings
@@ -186,3 +187,24 @@ def test_a_raw_slash_after_many_escaped_ones_settles_the_style() -> None:
     escaped = b'{"t":"' + b"a\\/" * 20 + b'"}'
     assert Style.sniff([escaped]).escape_slash
     assert not Style.sniff([escaped + b'{"u":"a/b"}']).escape_slash
+
+
+def test_the_document_peek_reads_a_few_kilobytes_not_a_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a file is a document is told from its first 4 KB (`sparse.is_document`). The
+    peek was made at the survey's own stream, whose buffer is a 4 MB block: it read the first
+    4 MB (here the whole ~100 KB file) into that buffer, for the survey to copy out again."""
+    peeked: list[int] = []
+    real = sparse.is_document
+
+    def measured(fp: BinaryIO) -> bool:
+        answer = real(fp)
+        peeked.append(fp.raw.at)  # type: ignore[attr-defined]
+        return answer
+
+    monkeypatch.setattr(sparse, "is_document", measured)
+    path = _session(tmp_path / "s.jsonl", 500)
+    plan = _plan(path, tmp_path)
+    assert len(plan.changes) == 1 and path.stat().st_size > 50_000
+    assert peeked == [4096], peeked

@@ -18,7 +18,6 @@ from dataclasses import replace
 
 from thinkfix.engine.inputs.files import STDIN
 from thinkfix.engine.inputs.walk import walk
-from thinkfix.engine.ledger import integrity
 from thinkfix.engine.parallel import pool as parallel
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.repair.journal import finalise
@@ -134,9 +133,11 @@ def repair_paths(
     """Repair every session file under `paths`; the library entry point behind the CLI."""
     check_paths(paths, options)
     run_dir = manifest_path = journal_dir = backup_dir = None
+    roots: list[str] = []  # where the run may write: undo follows entries inside them only
     if options.mode.writes:
         # The write path (ledger, safe writes) loads only for a run that writes: a dry run's
         # start-up is spared it (#26 items 3, 4).
+        from thinkfix.engine.ledger import integrity
         from thinkfix.engine.ledger import journal as ledger_journal
         from thinkfix.engine.ledger import manifest as mf
         from thinkfix.engine.repair.write import inside
@@ -147,7 +148,7 @@ def repair_paths(
         if not options.dask:  # a cluster's workers cannot reach this machine's run folder
             journal_dir = manifest_path + mf.JOURNAL_SUFFIX
             backup_dir = os.path.join(run_dir, "backup") if options.backup else None
-    roots = integrity.run_roots(paths, options.out_dir)
+        roots = integrity.run_roots(paths, options.out_dir)
     if journal_dir is not None:
         # Sealed before any file changes: undo follows only entries inside these roots.
         ledger_journal.start_journal(

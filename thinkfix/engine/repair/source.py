@@ -13,7 +13,6 @@ import hashlib
 import io
 import os
 import stat
-import tempfile
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
@@ -139,12 +138,12 @@ class Source:
                 f"({self.stamp.describe_change(now)}); skipped, left as it is"
             )
 
-    def stream(self, *, hashed: bool = False, start: int = 0) -> BinaryIO:
-        """The decompressed bytes from `start`, buffered. A `hashed` stream (from the start)
-        hashes what it reads: read to its end it gives `content_sha256` (`hashed_through`)."""
+    def stream(self, *, hashed: bool = False, start: int = 0, buffer: int = BLOCK) -> BinaryIO:
+        """The decompressed bytes from `start` (a small `buffer` to peek: a peek fills it). A
+        `hashed` stream (from the start) read to its end gives `content_sha256`."""
         reader = _Reader(self.content_fd, self.size, hashlib.sha256() if hashed else None)
         reader.at = start if not hashed else 0
-        return cast(BinaryIO, io.BufferedReader(reader, BLOCK))
+        return cast(BinaryIO, io.BufferedReader(reader, buffer))
 
     def hashed_through(self, stream: BinaryIO) -> None:
         """Keep the hash of a `stream(hashed=True)` that was read to its end: `content_sha256`
@@ -210,8 +209,6 @@ class Source:
 #: start it kept (the others found again by reading 4 KB): 16 bytes per 4 KB of the file at
 #: most. Every 256 bytes cost a dry run ~5-10% (a Python step a line, #26 item 4).
 SPACING = 4096
-
-
 #: Windows of skipped starts held for lines looked up again, `spacing` starts (8 bytes) each
 #: at most: a planner goes back and forth between records (one held read each ~2x, #26).
 WINDOWS = 64
@@ -327,6 +324,8 @@ def _fetch(url: str) -> int:
     file (gone with the process): the bytes planned, verified and written are the ones read,
     whatever happens to the object meanwhile. Its descriptor, or WriteError."""
     try:
+        import tempfile
+
         with remote.open_url(url) as fp, tempfile.TemporaryFile() as out:
             while block := fp.read(BLOCK):
                 out.write(block)
@@ -343,6 +342,8 @@ def _decompress(
     fd: int, raw_size: int, kind: compression.Compression, limit: int
 ) -> tuple[int, int]:
     """A temporary file holding the decompressed bytes, and their size."""
+    import tempfile
+
     with (
         tempfile.TemporaryFile() as out,
         compression.wrap_reader(io.BufferedReader(_Reader(fd, raw_size)), kind) as fp,
