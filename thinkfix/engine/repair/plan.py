@@ -449,7 +449,8 @@ class CleanLines(Surveyor):
         ]
         if not spans:
             return Block([], [], [], wanted)
-        pieces = [buf[s:e] for s, e in spans]
+        view = memoryview(buf)  # the lines joined from views: one copy of their bytes, not two
+        pieces = [view[s:e] for s, e in spans]
         joined = SEPARATOR.join(pieces)
         offsets = list(map(add, accumulate(map(len, pieces), initial=0), range(len(pieces))))
         hits = self._checks() if fast else None
@@ -458,7 +459,7 @@ class CleanLines(Surveyor):
             try:
                 joined.decode()  # every piece is UTF-8 when the whole is (cut at ASCII bytes)
             except UnicodeDecodeError:
-                bad.update(i for i, piece in enumerate(pieces) if not one_object(piece))
+                bad.update(i for i, piece in enumerate(pieces) if not one_object(bytes(piece)))
         starts = [s for i, (s, _) in enumerate(spans) if i not in bad]
         kept = set(starts)
         return Block(
