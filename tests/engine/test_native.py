@@ -94,6 +94,31 @@ def test_the_native_wanted_lines_are_the_regex_ones(
     assert list(lines(buf, lo, hi).items()) == list(reader._lines_with(buf, lo, hi).items())
 
 
+_HOOKED = [n for n in registry.names() if registry.get(n).context_markers]
+_MARKER_PARTS = st.sampled_from(
+    sorted({m.decode() for n in _HOOKED for m in registry.get(n).context_markers})
+    + ["x", "\n", '"', "thinkin", "turn_", "reasoning"]
+)
+
+
+@pytest.mark.parametrize("name", [n for n in _HOOKED if n in MARKER_FORMATS])
+@settings(max_examples=150, deadline=None)
+@given(parts=st.lists(_MARKER_PARTS, max_size=30), cut=st.integers(0, 40))
+def test_the_pass_finds_where_each_context_marker_first_occurs(
+    name: str, parts: list[str], cut: int
+) -> None:
+    """The wanted-lines pass also gives each context marker's first offset in buf[lo:hi],
+    as `find` does (-1 where absent; the reader found each with `find` before)."""
+    buf = "".join(parts).encode() + b"\n"
+    lo = min(cut, len(buf) - 1)
+    markers = registry.get(name).context_markers
+    lines = native.needle_lines(registry.get(name).assistant_marker, markers)
+    assert lines is not None
+    firsts: dict[bytes, int] = {}
+    lines(buf, lo, len(buf), firsts)
+    assert firsts == {m: buf.find(m, lo) for m in markers}
+
+
 # --- the block counter's checks -----------------------------------------------------------------
 
 PIECE_TEXTS = st.lists(st.sampled_from([*PIECES, *(t.decode() for t in TAIL_TOKENS)]), max_size=8)

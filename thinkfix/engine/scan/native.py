@@ -27,9 +27,17 @@ import threading
 from bisect import bisect_right
 from collections.abc import Callable
 from functools import lru_cache
+from typing import Protocol
 
 from thinkfix.formats.strangers import ASSISTANT
-from thinkfix.io.multimatch import PURE, SOM_LEFTMOST, database, hyperscan_module, literal
+from thinkfix.io.multimatch import (
+    PURE,
+    SINGLEMATCH,
+    SOM_LEFTMOST,
+    database,
+    hyperscan_module,
+    literal,
+)
 
 #: The native passes run where hyperscan imports, unless `THINKFIX_PURE` is set (not "0"):
 #: the switch the tests and the bench patch.
@@ -38,7 +46,16 @@ USE = not PURE
 #: compiling costs what ~10-15 MB of scanning saves).
 WARM_UP = 16 << 20
 
-Lines = Callable[[bytes, int, int], dict[int, int]]
+
+class Lines(Protocol):
+    """`SparseReader._lines_with`'s answer for buf[lo:hi]; `firsts`, where given, gets the
+    first offset of each context marker the pass was built with (-1: absent)."""
+
+    def __call__(
+        self, buf: bytes, lo: int, hi: int, firsts: dict[bytes, int] | None = None
+    ) -> dict[int, int]: ...
+
+
 Hits = Callable[[bytes, list[int]], set[int]]
 
 # `strangers._MODEL_VALUE` (`"model"` not followed by whitespace and a colon: a string
@@ -57,36 +74,49 @@ def warm(size: int) -> bool:
     return _seen >= WARM_UP and hyperscan_module() is not None
 
 
-def needle_lines(marker: bytes) -> Lines | None:
+def needle_lines(marker: bytes, markers: tuple[bytes, ...] = ()) -> Lines | None:
     """`_needle_lines` of this thread, built once per marker (a file's reader asks for it)."""
-    return _needle_lines(marker, threading.get_ident())
+    return _needle_lines(marker, markers, threading.get_ident())
 
 
 @lru_cache(maxsize=32)
-def _needle_lines(marker: bytes, thread: int) -> Lines | None:
-    """`lines(buf, lo, hi) -> {start: end}`: `SparseReader._lines_with`'s answer (the lines of
-    buf[lo:hi] holding `marker`, `"assistant"` or `"model"` as a string value, in order; `end`
-    the offset of the line's newline; `hi` just past a newline) from one pass. None where
-    hyperscan is missing."""
+def _needle_lines(marker: bytes, markers: tuple[bytes, ...], thread: int) -> Lines | None:
+    """`lines(buf, lo, hi, firsts) -> {start: end}`: `SparseReader._lines_with`'s answer (the
+    lines of buf[lo:hi] holding `marker`, `"assistant"` or `"model"` as a string value, in
+    order; `end` the offset of the line's newline; `hi` just past a newline) from one pass,
+    which also finds where each of the format's context `markers` first occurs (`firsts`):
+    the reader looked for each with `find`, and one absent from a block (Codex's
+    `"reasoning"`, Claude Code's `"thinking"`: a `"` starts most candidates) cost a scan of it,
+    ~6% of a dense scan. None where hyperscan is missing."""
     words = b"|".join(literal(w) for w in dict.fromkeys((marker, ASSISTANT)) if w)
     # A word's line is reported once, at its newline; a model value with where it starts
-    # (its whitespace may run past the newline).
-    db = database((b"(?:" + words + rb")[^\n]*\n", _MODEL_VALUE), (0, SOM_LEFTMOST), thread)
+    # (its whitespace may run past the newline); a context marker once, where it first ends.
+    patterns = (b"(?:" + words + rb")[^\n]*\n", _MODEL_VALUE, *map(literal, markers))
+    flags = (0, SOM_LEFTMOST, *(SINGLEMATCH,) * len(markers))
+    db = database(patterns, flags, thread)
     if db is None:
         return None
+    lengths = [len(m) for m in markers]
 
-    def lines(buf: bytes, lo: int, hi: int) -> dict[int, int]:
+    def lines(
+        buf: bytes, lo: int, hi: int, firsts: dict[bytes, int] | None = None
+    ) -> dict[int, int]:
         ends: list[int] = []
         values: list[int] = []
+        first = [-1] * len(markers)
         end, value = ends.append, values.append
 
         def on(pattern: int, start: int, stop: int, flags: int, context: object) -> None:
-            if pattern:
-                value(start)
-            else:
+            if pattern == 0:
                 end(stop)
+            elif pattern == 1:
+                value(start)
+            else:  # a literal: its first match ends first (matches come in order of end)
+                first[pattern - 2] = lo + stop - lengths[pattern - 2]
 
-        db.scan(buf[lo:hi], match_event_handler=on)
+        db.scan(memoryview(buf)[lo:hi], match_event_handler=on)
+        if firsts is not None:
+            firsts.update(zip(markers, first))
         rfind = buf.rfind
         out = {rfind(b"\n", lo, e) + 1 or lo: e for e in [lo + stop - 1 for stop in ends]}
         if values:  # rare: a line whose only needle is a model value

@@ -111,6 +111,8 @@ class SparseReader:
         self.crlf = crlf
         self.markers_for = fmt.context_markers_for if self.hook else _no_markers
         self.markers: tuple[bytes, ...] = self.markers_for(ctx)
+        # every marker `markers_for` may give (a subset of these, `SessionFormat`'s contract)
+        self.all_markers: tuple[bytes, ...] = fmt.context_markers if self.hook else ()
         self.keeps = fmt.keeps_context
         # The scan's fast path: a batch delimiter test, and a counter that takes a clean
         # wanted line from its bytes (True: counted; False: parse it as usual).
@@ -233,8 +235,11 @@ class SparseReader:
             return out
         fast = native.warm(hi - lo)  # the same answers from hyperscan passes (`native`)
         if fast and self.native_lines is None:
-            self.native_lines = native.needle_lines(self.wanted) or self._lines_with
-        wanted = (self.native_lines if fast else self._lines_with)(buf, lo, hi)  # type: ignore[misc]
+            self.native_lines = native.needle_lines(self.wanted, self.all_markers)
+            self.native_lines = self.native_lines or self._lines_with
+        # where each context marker first occurs, where the native pass found it on its way
+        firsts: dict[bytes, int] = {}
+        wanted = (self.native_lines if fast else self._lines_with)(buf, lo, hi, firsts)  # type: ignore[misc]
         starts: list[int] = []
         ends: list[int] = []
         keys: list[Key] = []
@@ -255,7 +260,7 @@ class SparseReader:
         find, rfind = buf.find, buf.rfind
         # Next occurrence of each marker that matters, from the end of the last line handled.
         markers = self.markers
-        nxt = {m: find(m, lo, hi) for m in markers}
+        nxt = {m: firsts[m] if m in firsts else find(m, lo, hi) for m in markers}
         lines = iter(wanted.items())
         line = next(lines, None)
         at, index, quick, ctx = lo, self.records, self.quick, self.ctx
@@ -329,11 +334,14 @@ class SparseReader:
         leaky = self.candidates([buf[s : wanted[s]] for s in starts])
         return {s for i, s in enumerate(starts) if i not in leaky}
 
-    def _lines_with(self, buf: bytes, lo: int, hi: int) -> dict[int, int]:
+    def _lines_with(
+        self, buf: bytes, lo: int, hi: int, firsts: dict[bytes, int] | None = None
+    ) -> dict[int, int]:
         """{start: end} of the lines in buf[lo:hi] holding the format's marker or naming a turn
         (`turn_needles`), in order (end is the offset of the line's newline). One regex pass
         finds both: a second `find` pass for the turn words cost a scan of a clean Claude Code
-        file 30%, the alternation about 5% (docs/performance.md)."""
+        file 30%, the alternation about 5% (docs/performance.md). `firsts` is left as it is:
+        the context markers are found with `find` (`native.needle_lines` fills it)."""
         out: dict[int, int] = {}
         find, rfind, search = buf.find, buf.rfind, self.needles.search
         hit = search(buf, lo, hi)
