@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import re
-import secrets
 import stat
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -93,6 +91,8 @@ class Snapshot:
 
 
 def sha256(data: bytes) -> str:
+    import hashlib  # loaded where a hash is taken: a dry run takes none
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -143,6 +143,8 @@ class FileState:
 def file_state(path: str) -> FileState:
     """A file's state, hashed in blocks, proving nothing was appended while it was read."""
     real = real_path(path)
+    import hashlib
+
     digest = hashlib.sha256()
     try:
         with open_regular(real) as fp:
@@ -174,6 +176,8 @@ def check_unchanged(path: str, expected: Stamp) -> None:
 def temp_name(target: str) -> str:
     """A temporary name beside `target` that names this host and process (see `sweep_stale`)."""
     folder, name = os.path.split(target)
+    import secrets  # a writing run's only use
+
     token = secrets.token_hex(4)
     return os.path.join(folder, f".{name}.{_host()}.{os.getpid()}.{token}{TEMP_SUFFIX}")
 

@@ -11,7 +11,6 @@ own reader are read whole (bounded by the record limit for a document)."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -306,6 +305,8 @@ class FilePlan:
 
     @cached_property
     def new_sha256(self) -> str:
+        import hashlib
+
         digest = hashlib.sha256()
         for block in self.blocks():
             digest.update(block)

@@ -1,15 +1,13 @@
 """A session file opened for repair: its decompressed bytes, read in blocks or by record.
 
-Repair reads a file several times (to plan, to write, to verify) and never holds it whole.
-A plain file is read where it lies, through its open descriptor (so a rename by someone else
-cannot swap the bytes under a repair); a .gz or .zst file is decompressed once, as it
-streams, into an anonymous temporary file (gone with the process, even a killed one), its
-size checked against the bomb limit as it grows. `FileRecords` gives the format's planner
-the records by index (from a line index built in one pass) or in one pass, without a list."""
+Repair reads a file several times (to plan, to write, to verify) and never holds it whole: a
+plain file where it lies, through its open descriptor (a rename cannot swap the bytes under a
+repair); a .gz or .zst file decompressed once into an anonymous temporary file (gone with the
+process), its size checked against the bomb limit as it grows. `FileRecords` gives the
+planner the records by index (from a line index built in one pass) or in one pass."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import stat
@@ -42,8 +40,7 @@ _PREADV = getattr(os, "preadv", None)
 
 
 class _Reader(io.RawIOBase):
-    """A read-only stream over a descriptor by `pread`, with its own position (several
-    readers may share one descriptor)."""
+    """A read-only stream over a descriptor by `pread`, with its own position (shareable)."""
 
     def __init__(self, fd: int, size: int, digest: Any = None) -> None:
         super().__init__()
@@ -141,7 +138,7 @@ class Source:
     def stream(self, *, hashed: bool = False, start: int = 0, buffer: int = BLOCK) -> BinaryIO:
         """The decompressed bytes from `start` (a small `buffer` to peek: a peek fills it). A
         `hashed` stream (from the start) read to its end gives `content_sha256`."""
-        reader = _Reader(self.content_fd, self.size, hashlib.sha256() if hashed else None)
+        reader = _Reader(self.content_fd, self.size, _sha256() if hashed else None)
         reader.at = start if not hashed else 0
         return cast(BinaryIO, io.BufferedReader(reader, buffer))
 
@@ -174,7 +171,7 @@ class Source:
         if self.read_digest is not None and self.content_fd == self.fd:
             self.check()
             return self.read_digest
-        digest = hashlib.sha256()
+        digest = _sha256()
         at = 0
         while at < self.stamp.size:
             block = os.pread(self.fd, min(BLOCK, self.stamp.size - at), at)
@@ -183,7 +180,7 @@ class Source:
             digest.update(block)
             at += len(block)
         self.check()
-        return digest.hexdigest()
+        return cast(str, digest.hexdigest())
 
     @cached_property
     def content_sha256(self) -> str:
@@ -192,10 +189,10 @@ class Source:
             return self.sha256
         if self.read_digest is not None:
             return self.read_digest
-        digest = hashlib.sha256()
+        digest = _sha256()
         for block in self.blocks(0, self.size):
             digest.update(block)
-        return digest.hexdigest()
+        return cast(str, digest.hexdigest())
 
     def state(self) -> filestate.FileState:
         return filestate.FileState(self.path, self.stamp, self.mode, self.stamp.size, self.sha256)
@@ -217,11 +214,10 @@ WINDOWS = 64
 class LineIndex(Sequence[int]):
     """Where each line of a Source starts, held in memory bounded by the file's size.
 
-    Eight bytes a line was unbounded: a newline bomb (a few KB of zstd holding hundreds of
-    millions of empty lines, under the bomb limit) made gigabytes of it. A start is kept when
-    it is at least `spacing` bytes past the last one kept, with its line number once lines
-    are skipped; a skipped line's start is found again from the nearest kept one (within
-    `spacing` bytes). A file whose lines are all longer keeps every start, as before."""
+    Eight bytes a line was unbounded (a newline bomb: a few KB of zstd holding hundreds of
+    millions of empty lines made gigabytes of it). A start is kept when it is at least
+    `spacing` bytes past the last one kept, with its line number once lines are skipped; a
+    skipped line's start is found again from the nearest kept one (within `spacing` bytes)."""
 
     def __init__(self, source: Source, spacing: int) -> None:
         self.source, self.spacing = source, spacing
@@ -362,6 +358,12 @@ def _decompress(
         return os.dup(out.fileno()), size
 
 
+def _sha256() -> Any:
+    import hashlib  # loaded where a hash is taken: a dry run takes none
+
+    return hashlib.sha256()
+
+
 def record_span(offsets: Sequence[int], index: int, size: int) -> tuple[int, int]:
     """Where record `index` starts and ends in a file of `size` bytes whose records start at
     `offsets`: the next one's start, or the end of the file."""
@@ -442,10 +444,9 @@ class FileRecords(Sequence[Record]):
             yield self._record(index, buf[start - at : end - at])
 
     def raws(self) -> Iterator[bytes]:
-        """Every line's bytes (terminators included) in file order, several whole lines to a
-        chunk, as `__iter__` reads them but without making records: what a file-wide byte
-        test (the escape style) needs, at C speed. A line past the record limit is left out
-        (it is never read)."""
+        """Every line's bytes (terminators included) in file order, whole lines to a chunk, as
+        `__iter__` reads them but making no records (a file-wide byte test: the escape style,
+        at C speed). A line past the record limit is left out (it is never read)."""
         size, limit = self.source.size, record_limit()
         offsets, count = self.offsets, len(self.offsets)
         at = 0
@@ -464,9 +465,8 @@ class FileRecords(Sequence[Record]):
             at = last
 
     def containing(self, needle: bytes) -> Iterator[Record]:
-        """The records whose bytes hold `needle`, in order, found a block at a time with
-        `bytes.find` (the rest are never cut out or made into records): a file-wide fact
-        that only such lines can hold costs a byte search, not a pass over every record."""
+        """The records whose bytes hold `needle`, in order, found a block at a time by
+        `bytes.find`: a file-wide fact only such lines hold costs a search, not every record."""
         offsets, count = self.offsets, len(self.offsets)
         size, at = self.source.size, 0
         while at < count:
