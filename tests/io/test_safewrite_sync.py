@@ -114,3 +114,20 @@ def test_a_refused_read_back_waits_for_the_fsync_before_the_descriptor_closes(
         safewrite.atomic_write_stream(str(target), lambda out: out.write(b"x"), read_back=refuse)
     assert closing[:2] == ["fsync done", "close"], closing
     assert not target.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_without_a_thread_to_be_had_the_file_is_synced_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process out of threads still writes: the fsync runs before the read back, as it did."""
+    synced: list[int] = []
+    real = os.fsync
+
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd)))
+    target = tmp_path / "a"
+    safewrite.atomic_write(str(target), b"new")
+    assert target.read_bytes() == b"new" and len(synced) == 2  # the file, then its folder

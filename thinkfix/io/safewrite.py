@@ -321,7 +321,7 @@ def atomic_write_stream(
         raise
     finally:
         if syncing is not None:
-            syncing.thread.join()  # never close a descriptor an fsync is still using
+            syncing.join()  # never close a descriptor an fsync is still using
         if fd >= 0:
             os.close(fd)
     if durable and sync_folder:
@@ -339,8 +339,14 @@ class _Syncing:
         import threading
 
         self.error: OSError | None = None
-        self.thread = threading.Thread(target=self._sync, args=(fd,), daemon=True)
-        self.thread.start()
+        self.thread: threading.Thread | None = threading.Thread(
+            target=self._sync, args=(fd,), daemon=True
+        )
+        try:
+            self.thread.start()
+        except RuntimeError:  # no thread to be had: synced here and now, as before
+            self.thread = None
+            self._sync(fd)
 
     def _sync(self, fd: int) -> None:
         try:
@@ -348,9 +354,14 @@ class _Syncing:
         except OSError as exc:
             self.error = exc
 
+    def join(self) -> None:
+        """Return once the fsync is done, whatever it answered (its descriptor may close)."""
+        if self.thread is not None:
+            self.thread.join()
+
     def wait(self) -> None:
         """Return once the bytes are on disk; raise the fsync's error if it failed."""
-        self.thread.join()
+        self.join()
         if self.error is not None:
             raise self.error
 
