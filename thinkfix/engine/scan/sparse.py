@@ -260,7 +260,10 @@ class SparseReader:
         find, rfind = buf.find, buf.rfind
         # Next occurrence of each marker that matters, from the end of the last line handled.
         markers = self.markers
-        nxt = {m: firsts[m] if m in firsts else find(m, lo, hi) for m in markers}
+        # The native pass is trusted for absence only (hyperscan reports a SINGLEMATCH pattern
+        # that matched; that its one report is the earliest is behaviour, not documented): a
+        # present marker's `find` stops at its first occurrence.
+        nxt = {m: -1 if firsts.get(m) == -1 else find(m, lo, hi) for m in markers}
         lines = iter(wanted.items())
         line = next(lines, None)
         at, index, quick, ctx = lo, self.records, self.quick, self.ctx

@@ -300,11 +300,13 @@ class Surveyor:
         rows: list[tuple[bytes | None, ...]] = list(map(_groups, found))  # type: ignore[arg-type]
         # The free parts of every line, joined: the checks run over them all at once. Every
         # match sets the same number of free parts (one per alternative, or all).
-        if len(self._tails) == 1:
-            tails = list(map(itemgetter(self._tails[0]), rows))
+        at = self._tails
+        if len(at) == 1:
+            tails = [t for t in map(itemgetter(at[0]), rows) if t is not None]
+        elif at:
+            tails = [t for t in chain.from_iterable(map(itemgetter(*at), rows)) if t is not None]
         else:
-            parts = chain.from_iterable(map(itemgetter(*self._tails), rows))
-            tails = [t for t in parts if t is not None]
+            tails = []
         per = len(tails) // n
         joined = SEPARATOR.join(tails)
         # where each starts: the lengths before it, and a separator after each (C iterators)
