@@ -1,4 +1,5 @@
-"""Spies the tests share: what a call compiles, which folders a run lists."""
+"""Spies the tests share: what a call compiles, which folders a run lists, what a function was
+called with."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 from unittest.mock import patch
 
 import pytest
@@ -37,3 +39,17 @@ def listed_folders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(os, "listdir", listing)
     return listed
+
+
+def first_args(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[Any]:
+    """The first argument of every call of `owner.name` from now on (the real one still runs):
+    how many lines were parsed, which descriptors synced."""
+    seen: list[Any] = []
+    real = getattr(owner, name)
+
+    def counting(first: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(first)
+        return real(first, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counting)
+    return seen

@@ -17,7 +17,7 @@ import pytest
 
 from tests.engine.conftest import chained_claude_line
 from tests.engine.repair_helpers import run
-from tests.spies import listed_folders
+from tests.spies import first_args, listed_folders
 from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair import write as repair_write
 from thinkfix.engine.repair.model import FileStatus, WriteMode
@@ -41,15 +41,7 @@ def _corpus(root: Path) -> Path:
 
 @pytest.fixture
 def synced(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    calls: list[int] = []
-    real = os.fsync
-
-    def counting(fd: int) -> None:
-        calls.append(fd)
-        real(fd)
-
-    monkeypatch.setattr(os, "fsync", counting)
-    return calls
+    return first_args(monkeypatch, os, "fsync")
 
 
 def test_out_into_a_fresh_folder_syncs_each_output_and_its_folder_only(

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from tests.engine.conftest import chained_claude_line
 from tests.engine.repair_helpers import options
+from tests.spies import first_args
 from thinkfix.engine.repair import source as source_module
 from thinkfix.engine.repair.model import WriteMode
 from thinkfix.engine.repair.plan import FilePlan, plan_file
@@ -56,14 +57,7 @@ def _plan(path: Path, tmp: Path) -> FilePlan:
 def test_clean_assistant_lines_are_not_parsed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    parsed: list[bytes] = []
-    real = sparse.loads
-
-    def counting(raw: bytes) -> object:
-        parsed.append(raw)
-        return real(raw)
-
-    monkeypatch.setattr(sparse, "loads", counting)
+    parsed = first_args(monkeypatch, sparse, "loads")
     plan = _plan(_session(tmp_path / "s.jsonl", 500), tmp_path)
     assert len(plan.changes) == 1 and plan.count == 1001
     # The first line (the context hook sees it) and the leaking one; not the 500 clean answers.

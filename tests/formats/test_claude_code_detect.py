@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.spies import first_args
 from thinkfix.formats import claude_code, detection, registry
 from thinkfix.formats.detection import sample
 
@@ -73,14 +74,7 @@ def test_a_head_without_link_keys_is_answered_without_parsing_its_lines(
     tells a partial or pretty head apart), not all of them."""
     line = b'{"type":"message","id":"a1","parentId":null,"message":{"role":"assistant"}}'
     head = (line + b"\n") * 50
-    parsed: list[bytes] = []
-    loads = detection.parse_json
-
-    def counting(piece: bytes) -> Any:
-        parsed.append(piece)
-        return loads(piece)
-
-    monkeypatch.setattr(detection, "parse_json", counting)
+    parsed = first_args(monkeypatch, detection, "parse_json")
     sample.cache_clear()
     assert registry.get("claude-code").detect(head, "s.jsonl") == 0.0
     sample.cache_clear()

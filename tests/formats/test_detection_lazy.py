@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.formats.support import FIXTURES, eager_head
+from tests.spies import first_args
 from thinkfix.formats import detection, registry
 from thinkfix.formats.detection import MAX_LINES, sample
 
@@ -93,14 +94,7 @@ def test_a_claude_code_session_is_detected_from_its_first_lines(
     path = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
     head = path.read_bytes()
     assert head.count(b"\n") > 4
-    parsed: list[bytes] = []
-    parse = detection.parse_json
-
-    def counting(raw: bytes) -> tuple[Any, str | None]:
-        parsed.append(raw)
-        return parse(raw)
-
-    monkeypatch.setattr(detection, "parse_json", counting)
+    parsed = first_args(monkeypatch, detection, "parse_json")
     sample.cache_clear()
     found = registry.detect(head, str(path))
     sample.cache_clear()
