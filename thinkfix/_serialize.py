@@ -1,9 +1,9 @@
 """One way from a result value to the plain dict its JSON carries.
 
 Every report value (a finding, an error, a summary, an audit row, a streamed message's
-leak) is a frozen dataclass; its JSON is its fields in order, made plain the same way:
-a nested value by its own `to_dict`, an enum by its value, a tuple as a list, a mapping
-sorted by key (so output never depends on the order files ran in). A class names its
+leak) is a frozen dataclass or a NamedTuple; its JSON is its fields in order, made plain the
+same way: a nested value by its own `to_dict`, an enum by its value, a tuple as a list, a
+mapping sorted by key (so output never depends on the order files ran in). A class names its
 keys only where the JSON order or content differs from its fields. orjson writes the
 result; nothing here decides spacing or escaping.
 """
@@ -21,8 +21,8 @@ _NAMES: dict[type, tuple[str, ...]] = {}
 
 def _field_names(cls: type) -> tuple[str, ...]:
     names = _NAMES.get(cls)
-    if names is None:
-        names = _NAMES[cls] = tuple(f.name for f in fields(cls))
+    if names is None:  # a NamedTuple's, else a dataclass's
+        names = _NAMES[cls] = getattr(cls, "_fields", None) or tuple(f.name for f in fields(cls))
     return names
 
 

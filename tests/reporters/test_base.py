@@ -71,7 +71,7 @@ def test_enum_kinds_render_as_their_values(fmt: OutputFormat) -> None:
     as_enums = replace(
         report,
         findings=tuple(replace(f, kind=LeakKind(f.kind)) for f in report.findings),
-        errors=tuple(replace(e, kind=ErrorKind(e.kind)) for e in report.errors),
+        errors=tuple(e._replace(kind=ErrorKind(e.kind)) for e in report.errors),
         summary=replace(
             report.summary, by_kind={LeakKind(k): v for k, v in report.summary.by_kind.items()}
         ),

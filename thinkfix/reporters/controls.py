@@ -42,7 +42,7 @@ NAME_FIELDS = frozenset(
 def visible_strings(value: T, *, one_line: bool = False) -> T:
     """`value` with every string inside it made safe to show.
 
-    Walks frozen dataclasses, tuples, lists and dicts (keys too: a breakdown keyed by model
+    Walks frozen dataclasses, NamedTuples, tuples, lists and dicts (keys too: a breakdown keyed by model
     name is shown); enum members are left as they are, being the program's own words. A name
     (a field in `NAME_FIELDS`, a mapping key) and, with `one_line`, every string is shown on
     one line (`visible_name`); other text keeps its tabs and newlines (`visible_controls`).
@@ -64,8 +64,12 @@ def _walk(value: Any, text: Any, name: bool = False) -> Any:
         }
         return dataclasses.replace(value, **changes)
     if isinstance(value, tuple):
-        items = [_walk(v, text, name) for v in value]
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+        names = getattr(value, "_fields", None)
+        if names is not None:  # a NamedTuple: a field in NAME_FIELDS holds a name, as above
+            return type(value)(
+                *(_walk(v, text, name or n in NAME_FIELDS) for n, v in zip(names, value))
+            )
+        return tuple(_walk(v, text, name) for v in value)
     if isinstance(value, list):
         return [_walk(v, text, name) for v in value]
     if isinstance(value, dict):

@@ -35,7 +35,11 @@ def renamed(report: DiffReport, old: str, new: str, text: str = "") -> DiffRepor
     command) before the text of each of its messages and each text its fixes dropped."""
 
     def swap(value: Any) -> Any:
-        return dataclasses.replace(value, path=new) if value.path == old else value
+        if value.path != old:
+            return value
+        if hasattr(value, "_replace"):  # a NamedTuple: an input error
+            return value._replace(path=new)
+        return dataclasses.replace(value, path=new)
 
     def prefixed(m: Any) -> Any:
         segments = (("thinking", text), *m.segments) if m.segments else ()

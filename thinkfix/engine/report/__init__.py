@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from thinkfix._serialize import Plain, plain, record
+from thinkfix._serialize import plain, record
 from thinkfix.io.errors import ErrorKind
 from thinkfix.normalizer.spans import LeakKind
 
@@ -100,8 +100,13 @@ _FINDING_KEYS = (
 )
 
 
-@dataclass(frozen=True, order=True)
-class InputError(Plain):
+# InputError, MessageCounts, SkippedFile and StaleEntry are NamedTuples, not frozen
+# dataclasses: every scan loads this module, and a dataclass costs ~1 ms of every start-up to
+# define (6-10 generated methods compiled; #26 item 3). They are built and read, never
+# changed; a state file's text becomes an `ErrorKind` where it is read back.
+
+
+class InputError(NamedTuple):
     """A file or line that could not be read; never counted as clean."""
 
     path: str
@@ -109,13 +114,11 @@ class InputError(Plain):
     kind: ErrorKind
     message: str
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.kind, ErrorKind):  # read back from a state file
-            object.__setattr__(self, "kind", ErrorKind(self.kind))
+    def to_dict(self) -> dict[str, Any]:
+        return record(self)
 
 
-@dataclass(frozen=True)
-class MessageCounts:
+class MessageCounts(NamedTuple):
     """Assistant messages seen and how many leaked, for one breakdown key."""
 
     assistant_messages: int = 0
@@ -169,8 +172,7 @@ def _day_dict(models: dict[str, MessageCounts]) -> dict[str, Any]:
     return {**total.to_dict(), "by_model": plain(models)}
 
 
-@dataclass(frozen=True, order=True)
-class SkippedFile(Plain):
+class SkippedFile(NamedTuple):
     """A file found by walking a folder but not scanned, and why (not a session, empty, opted out).
 
     Not an error: folders hold other JSON. A file named on the command line that no
@@ -180,13 +182,18 @@ class SkippedFile(Plain):
     path: str
     reason: str
 
+    def to_dict(self) -> dict[str, Any]:
+        return record(self)
 
-@dataclass(frozen=True)
-class StaleEntry(Plain):
+
+class StaleEntry(NamedTuple):
     """A baseline entry that no longer matches any finding."""
 
     fingerprint: str
     path: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return record(self)
 
 
 @dataclass(frozen=True)

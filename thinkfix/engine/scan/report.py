@@ -238,11 +238,11 @@ def with_display_paths(report: Report, cwd: str | None = None) -> Report:
         findings=tuple(sorted(replace(f, path=show(f.path)) for f in report.findings)),
         errors=tuple(
             sorted(
-                (replace(e, path=show(e.path)) for e in report.errors),
+                (e._replace(path=show(e.path)) for e in report.errors),
                 key=lambda e: (e.path, -1 if e.line is None else e.line, e.kind, e.message),
             )
         ),
-        skipped=tuple(sorted(replace(s, path=show(s.path)) for s in report.skipped)),
+        skipped=tuple(sorted(s._replace(path=show(s.path)) for s in report.skipped)),
         root=cwd,
         health=None
         if report.health is None

@@ -301,7 +301,7 @@ def _joined(
         findings.extend(moved[:deferred_from])
         deferred.extend(moved[deferred_from:])
         errors.extend(
-            replace(e, line=e.line + shift) if shift and e.line is not None else e
+            e._replace(line=e.line + shift) if shift and e.line is not None else e
             for e in result.errors
         )
         for model, a, lk, n in result.by_model:

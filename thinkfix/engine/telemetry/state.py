@@ -32,6 +32,7 @@ import orjson
 
 from thinkfix.engine.report import InputError, LeakFinding
 from thinkfix.engine.scan.result import ScannedFile
+from thinkfix.io.errors import ErrorKind
 from thinkfix.io.safewrite import atomic_write
 
 STATE_VERSION = 3
@@ -134,7 +135,7 @@ def _committed_row(path: str, r: ScannedFile, formats: _Table, models: _Table) -
         r.leaking_messages,
         [[models(m), a, lk, n] for m, a, lk, n in r.by_model],
         [[_own(path, f.path), *dataclasses.astuple(f)[1:]] for f in r.findings],
-        [[_own(path, e.path), *dataclasses.astuple(e)[1:]] for e in r.errors],
+        [[_own(path, e.path), *e[1:]] for e in r.errors],
         r.skipped,
         [[day, models(m), a, lk, n] for day, m, a, lk, n in r.by_day],
     ]
@@ -153,7 +154,7 @@ def _committed(path: str, row: list[Any], formats: list[str], models: list[str])
         assistant,
         leaking,
         tuple(LeakFinding(_from_own(path, f[0]), *f[1:]) for f in findings),
-        tuple(InputError(_from_own(path, e[0]), *e[1:]) for e in errors),
+        tuple(InputError(_from_own(path, e[0]), e[1], ErrorKind(e[2]), e[3]) for e in errors),
         tuple((models[m], a, lk, n) for m, a, lk, n in by_model),
         skipped,
         tuple((day, models[m], a, lk, n) for day, m, a, lk, n in by_day),

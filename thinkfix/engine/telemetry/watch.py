@@ -166,7 +166,7 @@ class Watcher:
                     findings=tuple(
                         dataclasses.replace(f, path=path) for f in entry.committed.findings
                     ),
-                    errors=tuple(dataclasses.replace(e, path=path) for e in entry.committed.errors),
+                    errors=tuple(e._replace(path=path) for e in entry.committed.errors),
                 )
                 entries[path] = entry
                 return entry
