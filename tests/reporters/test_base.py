@@ -70,7 +70,7 @@ def test_enum_kinds_render_as_their_values(fmt: OutputFormat) -> None:
     report = full_report()
     as_enums = replace(
         report,
-        findings=tuple(replace(f, kind=LeakKind(f.kind)) for f in report.findings),
+        findings=tuple(f._replace(kind=LeakKind(f.kind)) for f in report.findings),
         errors=tuple(e._replace(kind=ErrorKind(e.kind)) for e in report.errors),
         summary=replace(
             report.summary, by_kind={LeakKind(k): v for k, v in report.summary.by_kind.items()}
@@ -101,7 +101,7 @@ def test_headline_says_what_was_not_read() -> None:
 
 def test_headline_when_everything_is_baselined() -> None:
     report = full_report()
-    findings = tuple(replace(f, baselined=True) for f in report.findings)
+    findings = tuple(f._replace(baselined=True) for f in report.findings)
     report = replace(report, findings=findings, errors=(), skipped=())
     assert base.headline(report).endswith("6 findings, all covered by the baseline.")
 
@@ -142,7 +142,7 @@ def test_finding_limit_prefers_the_option_over_the_reporter_default() -> None:
 
 def test_report_kinds_lists_every_known_kind_then_unknown_ones() -> None:
     report = full_report()
-    odd = replace(report, findings=(*report.findings, replace(report.findings[0], kind="zz_new")))
+    odd = replace(report, findings=(*report.findings, report.findings[0]._replace(kind="zz_new")))
     kinds = base.report_kinds(odd)
     assert kinds[: len(LeakKind)] == [k.value for k in LeakKind]
     assert kinds[-1] == "zz_new"

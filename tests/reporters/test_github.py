@@ -79,7 +79,7 @@ def test_github_escapes_commas_colons_and_percent_in_paths(full: Report) -> None
 
 
 def test_github_a_message_with_newlines_stays_on_one_line(full: Report) -> None:
-    finding = replace(full.findings[0], json_path="a\r\nb\n::set-output name=x::1")
+    finding = full.findings[0]._replace(json_path="a\r\nb\n::set-output name=x::1")
     text = REPORTERS[OutputFormat.GITHUB].render(
         replace(full, findings=(finding,), errors=(), stale_baseline=())
     )

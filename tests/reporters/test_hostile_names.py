@@ -51,11 +51,7 @@ def renamed(report: Report, old: str, new: str) -> Report:
     entries, the per-file counts) naming `new` instead."""
 
     def swap(value: Any) -> Any:
-        if value.path != old:
-            return value
-        if hasattr(value, "_replace"):  # a NamedTuple: an error, a skipped file, a stale entry
-            return value._replace(path=new)
-        return dataclasses.replace(value, path=new)
+        return value._replace(path=new) if value.path == old else value
 
     by_file = {new if k == old else k: v for k, v in report.summary.by_file.items()}
     return dataclasses.replace(

@@ -21,7 +21,7 @@ def _render(report: Report, options: RenderOptions = DEFAULT_OPTIONS) -> str:
 def _planted() -> Report:
     report = full_report()
     s = report.summary
-    findings = tuple(replace(f, model=EVIL, path=f"sessions/{EVIL}.jsonl") for f in report.findings)
+    findings = tuple(f._replace(model=EVIL, path=f"sessions/{EVIL}.jsonl") for f in report.findings)
     summary = replace(
         s,
         by_model={**s.by_model, EVIL: MessageCounts(3, 2, 2)},
@@ -80,7 +80,7 @@ def test_html_long_breakdowns_chart_the_top_and_table_all() -> None:
 def test_html_headline_shows_code_as_code() -> None:
     """#27 item 8: the headline showed literal backticks around `thinkfix repair`."""
     report = full_report()
-    refused = replace(report.findings[0], refused="all reasoning")
+    refused = report.findings[0]._replace(refused="all reasoning")
     html = REPORTERS[OutputFormat.HTML].render(
         replace(report, findings=(refused, *report.findings[1:])), DEFAULT_OPTIONS
     )

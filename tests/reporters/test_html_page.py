@@ -182,7 +182,7 @@ def test_the_findings_table_shows_an_excerpt_of_what_leaked() -> None:
 
 def test_a_long_excerpt_is_cut_with_an_ellipsis() -> None:
     report = full_report()
-    long = replace(report.findings[0], snippet="x" * 1000)
+    long = report.findings[0]._replace(snippet="x" * 1000)
     head, rows = _findings(_render(replace(report, findings=(long,))))
     excerpt = rows[0][head.index("excerpt")]
     assert excerpt.endswith("\u2026") and len(excerpt) <= 161

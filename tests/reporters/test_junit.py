@@ -74,7 +74,7 @@ def test_junit_failure_carries_the_leaked_text_with_illegal_characters_made_visi
 
 
 def test_junit_survives_control_characters_in_names(full: Report) -> None:
-    finding = replace(full.findings[0], path="a\x00b.jsonl", json_path="x\x1by")
+    finding = full.findings[0]._replace(path="a\x00b.jsonl", json_path="x\x1by")
     root = _root(replace(full, findings=(finding,), errors=()))
     assert root.find(".//testsuite[@name='a␀b.jsonl']") is not None
 

@@ -54,7 +54,7 @@ def test_markdown_lists_new_findings_first_and_counts_the_rest_when_capped(full:
 
 
 def test_markdown_caps_long_lists_by_default(full: Report) -> None:
-    many = tuple(replace(full.findings[0], line=n) for n in range(1, 151))
+    many = tuple(full.findings[0]._replace(line=n) for n in range(1, 151))
     text = _render(replace(full, findings=many))
     assert len(_section(text, "Findings")) == 2 + 100
     assert "and 50 more findings" in text
@@ -72,7 +72,7 @@ def test_markdown_has_counts_by_kind_format_and_model_and_by_file_with_statistic
 
 
 def test_markdown_escapes_pipes_and_keeps_tags_visible(full: Report) -> None:
-    finding = replace(full.findings[0], json_path="a|b", tag="<think>", model="m|<b>*x*")
+    finding = full.findings[0]._replace(json_path="a|b", tag="<think>", model="m|<b>*x*")
     text = _render(replace(full, findings=(finding,)))
     row = _section(text, "Findings")[2]
     assert "`a\\|b`" in row and "`<think>`" in row and "m\\|\\<b\\>\\*x\\*" in row

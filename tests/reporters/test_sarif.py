@@ -169,7 +169,7 @@ def test_sarif_has_one_rule_per_leak_kind_and_every_result_names_one(full: Repor
 
 
 def test_sarif_adds_a_rule_for_a_kind_it_does_not_know(full: Report) -> None:
-    report = replace(full, findings=(replace(full.findings[0], kind="future_kind"),))
+    report = replace(full, findings=(full.findings[0]._replace(kind="future_kind"),))
     run = _sarif(report)["runs"][0]
     assert run["tool"]["driver"]["rules"][run["results"][0]["ruleIndex"]]["id"] == "future_kind"
 
@@ -209,7 +209,7 @@ def test_sarif_reports_input_errors_as_failed_execution(full: Report, clean: Rep
 
 
 def test_sarif_leaves_out_what_it_does_not_know(full: Report) -> None:
-    finding = replace(full.findings[0], line=0, fingerprint="", model=None)
+    finding = full.findings[0]._replace(line=0, fingerprint="", model=None)
     result = _sarif(replace(full, findings=(finding,), tool_version=""))["runs"][0]
     assert "version" not in result["tool"]["driver"]
     (only,) = result["results"]

@@ -65,7 +65,7 @@ def test_text_to_a_file_or_pipe_never_truncates(full: Report) -> None:
 def test_text_in_a_terminal_fits_its_width_with_headers(full: Report, width: int) -> None:
     """#27 item 5: at 80 columns the model folded into `clau`/`de-s`/`onne` and the table had
     no headers. The field and the model are cut with an ellipsis, one line per finding."""
-    long_model = replace(full.findings[0], model="anthropic/claude-opus-4-5-20251101")
+    long_model = full.findings[0]._replace(model="anthropic/claude-opus-4-5-20251101")
     text = _render(replace(full, findings=(long_model,)), RenderOptions(width=width))
     lines = text.splitlines()
     assert max(len(line) for line in lines) <= width
@@ -89,7 +89,7 @@ def test_text_ends_with_the_verdict(full: Report, clean: Report) -> None:
 
 
 def test_text_shows_markup_in_data_literally(full: Report) -> None:
-    finding = replace(full.findings[0], path="[bold]x[/bold] :smile:.jsonl", model="[red]m")
+    finding = full.findings[0]._replace(path="[bold]x[/bold] :smile:.jsonl", model="[red]m")
     text = _render(replace(full, findings=(finding,)), RenderOptions(width=200))
     assert "\n[bold]x[/bold] :smile:.jsonl\n" in text and "[red]m" in text
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from thinkfix._serialize import plain, record
 from thinkfix.io.errors import ErrorKind
-from thinkfix.normalizer.spans import LeakKind
 
 if TYPE_CHECKING:  # annotations only: a scan that ran no check loads no health value
     from thinkfix.engine.report.health import HealthFinding, HealthSection
+    from thinkfix.normalizer.spans import LeakKind
 
 SCHEMA_VERSION = 1
 
@@ -39,9 +39,18 @@ def document_head(tool_version: str) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "tool": {"name": "thinkfix", "version": tool_version}}
 
 
-@dataclass(frozen=True, order=True)
-class LeakFinding:
-    """One leak in one stored message, located well enough to find it again."""
+# LeakFinding, InputError, MessageCounts, SkippedFile and StaleEntry are NamedTuples, not
+# frozen dataclasses: every scan loads this module, and a dataclass costs ~1 ms of every
+# start-up to define (6-10 generated methods compiled; #26 item 3). They are built and read,
+# never changed in place, and sort as their fields' tuples (as order=True did). A kind read
+# back as text (the state file) becomes its enum where it is read (telemetry/state.py).
+
+
+class LeakFinding(NamedTuple):
+    """One leak in one stored message, located well enough to find it again.
+
+    A kind this version does not know (a newer tool's state) stays text, and reports still
+    list it."""
 
     path: str
     line: int  # 1-based line of the record (1 for a whole-document JSON file)
@@ -63,17 +72,10 @@ class LeakFinding:
     # show: an empty text would break the session), or None. A scan still counts the leak.
     refused: str | None = None
 
-    def __post_init__(self) -> None:
-        # A kind read back as text (a state file, a worker) becomes its LeakKind; one this
-        # version does not know (a newer tool's state) stays text, and reports still list it.
-        if not isinstance(self.kind, LeakKind) and self.kind in _LEAK_KINDS:
-            object.__setattr__(self, "kind", LeakKind(self.kind))
-
     def to_dict(self) -> dict[str, Any]:
         return record(self, _FINDING_KEYS, omit_none=("refused",))
 
 
-_LEAK_KINDS = frozenset(k.value for k in LeakKind)
 #: Where a message is, as every report that names one writes it (a finding, a changed message).
 MESSAGE_PLACE_KEYS = (
     "path",
@@ -98,12 +100,6 @@ _FINDING_KEYS = (
     "snippet",
     "refused",
 )
-
-
-# InputError, MessageCounts, SkippedFile and StaleEntry are NamedTuples, not frozen
-# dataclasses: every scan loads this module, and a dataclass costs ~1 ms of every start-up to
-# define (6-10 generated methods compiled; #26 item 3). They are built and read, never
-# changed; a state file's text becomes an `ErrorKind` where it is read back.
 
 
 class InputError(NamedTuple):

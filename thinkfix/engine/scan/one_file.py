@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
 from typing import Any, BinaryIO
 
 from thinkfix.engine.inputs.files import InputFile
@@ -400,7 +399,7 @@ class _FileScan:
 
     def _refuse(self, start: int, end: int, reasoning: bool) -> None:
         note = refusal_note(reasoning)
-        self.findings[start:end] = [replace(f, refused=note) for f in self.findings[start:end]]
+        self.findings[start:end] = [f._replace(refused=note) for f in self.findings[start:end]]
 
     def _settle_spread(self) -> None:
         """The refusals that waited for the rest of their message (`_mark_refused`): a text

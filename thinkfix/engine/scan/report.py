@@ -235,7 +235,7 @@ def with_display_paths(report: Report, cwd: str | None = None) -> Report:
     return replace(
         report,
         summary=replace(summary, by_file=dict(sorted(summary.by_file.items()))),
-        findings=tuple(sorted(replace(f, path=show(f.path)) for f in report.findings)),
+        findings=tuple(sorted(f._replace(path=show(f.path)) for f in report.findings)),
         errors=tuple(
             sorted(
                 (e._replace(path=show(e.path)) for e in report.errors),

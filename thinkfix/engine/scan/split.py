@@ -281,9 +281,9 @@ def _joined(
         leaking += result.leaking_messages
         moved = (
             [
-                replace(f, line=f.line + shift, message_index=f.message_index + shift)
+                f._replace(line=f.line + shift, message_index=f.message_index + shift)
                 if f.message_index >= BASE
-                else replace(f, line=f.line + shift)
+                else f._replace(line=f.line + shift)
                 for f in result.findings
             ]
             if shift
@@ -292,8 +292,7 @@ def _joined(
         for i, session, leaked_hash in positional if shift else ():
             f = result.findings[i]
             if f.message_index >= BASE:  # known by its line: the fingerprint moves with it
-                moved[i] = replace(
-                    moved[i],
+                moved[i] = moved[i]._replace(
                     fingerprint=fingerprint_of(
                         f.format, session, f"#{f.message_index + shift}", leaked_hash
                     ),

@@ -76,5 +76,5 @@ def redact_report(report: Report, mode: Redaction) -> Report:
         return report
     return replace(
         report,
-        findings=tuple(replace(f, snippet=redact_text(f.snippet, mode)) for f in report.findings),
+        findings=tuple(f._replace(snippet=redact_text(f.snippet, mode)) for f in report.findings),
     )

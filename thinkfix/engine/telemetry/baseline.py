@@ -156,7 +156,7 @@ def apply(report: Report, baseline: Baseline) -> Report:
     not call the rest of the baseline stale).
     """
     findings = tuple(
-        replace(f, baselined=True) if baseline.covers(f) else f for f in report.findings
+        f._replace(baselined=True) if baseline.covers(f) else f for f in report.findings
     )
     health = (
         None

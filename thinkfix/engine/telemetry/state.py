@@ -22,7 +22,6 @@ whole, says so (`State.note`), and writes this layout.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -31,9 +30,11 @@ from typing import Any
 import orjson
 
 from thinkfix.engine.report import InputError, LeakFinding
+from thinkfix.engine.scan.options import ALL_KINDS
 from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.safewrite import atomic_write
+from thinkfix.normalizer.spans import LeakKind
 
 STATE_VERSION = 3
 
@@ -134,12 +135,19 @@ def _committed_row(path: str, r: ScannedFile, formats: _Table, models: _Table) -
         r.assistant_messages,
         r.leaking_messages,
         [[models(m), a, lk, n] for m, a, lk, n in r.by_model],
-        [[_own(path, f.path), *dataclasses.astuple(f)[1:]] for f in r.findings],
+        [[_own(path, f.path), *f[1:]] for f in r.findings],
         [[_own(path, e.path), *e[1:]] for e in r.errors],
         r.skipped,
         [[day, models(m), a, lk, n] for day, m, a, lk, n in r.by_day],
     ]
     return _trimmed(row, _COMMITTED_EMPTY)
+
+
+def _finding(path: str, f: list[Any]) -> LeakFinding:
+    """A finding as `_committed_row` wrote it; its kind as a LeakKind, unless this version does
+    not know it (a newer tool's state): then it stays text, and reports still list it."""
+    kind = LeakKind(f[4]) if f[4] in ALL_KINDS else f[4]
+    return LeakFinding(*[_from_own(path, f[0]), *f[1:4], kind, *f[5:]])
 
 
 def _committed(path: str, row: list[Any], formats: list[str], models: list[str]) -> ScannedFile:
@@ -153,7 +161,7 @@ def _committed(path: str, row: list[Any], formats: list[str], models: list[str])
         records,
         assistant,
         leaking,
-        tuple(LeakFinding(_from_own(path, f[0]), *f[1:]) for f in findings),
+        tuple(_finding(path, f) for f in findings),
         tuple(InputError(_from_own(path, e[0]), e[1], ErrorKind(e[2]), e[3]) for e in errors),
         tuple((models[m], a, lk, n) for m, a, lk, n in by_model),
         skipped,

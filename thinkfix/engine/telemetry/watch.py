@@ -15,7 +15,6 @@ command (the `thinkfix[watch]` extra), so importing thinkfix stays fast.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import threading
 from collections import Counter
@@ -163,9 +162,7 @@ class Watcher:
                 del entries[old_path]
                 entry.committed = entry.committed._replace(
                     path=path,
-                    findings=tuple(
-                        dataclasses.replace(f, path=path) for f in entry.committed.findings
-                    ),
+                    findings=tuple(f._replace(path=path) for f in entry.committed.findings),
                     errors=tuple(e._replace(path=path) for e in entry.committed.errors),
                 )
                 entries[path] = entry
