@@ -137,7 +137,7 @@ _DATACLASSES = {
 
 #: Printed by the probe after the run: the modules loaded, and the dataclasses they define.
 _PROBE_OUTPUT = """
-import dataclasses, json, sys
+import dataclasses, gc, json, sys
 defined = {
     name: sorted(
         v.__name__
@@ -147,17 +147,22 @@ defined = {
     for name, module in list(sys.modules.items())
     if name.startswith("thinkfix")
 }
-doc = {"modules": sorted(sys.modules), "dataclasses": {k: v for k, v in defined.items() if v}}
+doc = {
+    "modules": sorted(sys.modules),
+    "dataclasses": {k: v for k, v in defined.items() if v},
+    "collector": {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()},
+}
 sys.stderr.write("\\n" + json.dumps(doc))
 """
 
 
-def _probe(args: list[str], cwd: Path) -> dict[str, Any]:
+def _probe(args: list[str], cwd: Path, call: str = "main") -> dict[str, Any]:
     """What a fresh interpreter holds after `thinkfix *args` (run from `cwd`): its modules,
-    and the dataclasses each thinkfix module defines."""
+    the dataclasses each thinkfix module defines, and the garbage collector's state. `call`
+    starts it as the program does (`main(args)`) or as a library caller (`main.main`)."""
     probe = (
         "from thinkfix.cli import main\n"
-        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n" + _PROBE_OUTPUT
+        f"try:\n    {call}({args!r})\nexcept SystemExit:\n    pass\n" + _PROBE_OUTPUT
     )
     done = subprocess.run(
         [sys.executable, "-c", probe],
@@ -221,6 +226,23 @@ def test_a_scan_of_one_session_defines_only_the_report_values_as_dataclasses(
     assert "thinkfix.engine.commands.scan" in found["modules"]
     defined = {module: set(names) for module, names in found["dataclasses"].items()}
     assert defined == _DATACLASSES
+
+
+def test_a_program_imports_its_command_uncollected_and_a_library_call_does_not(
+    tmp_path: Path,
+) -> None:
+    """Importing the engine makes thousands of objects that live as long as the process: the
+    program imports its command's module with the cyclic collector off and freezes what it
+    made (never walked again), then collects as usual. `gc.freeze` is process-wide, so a
+    library caller (click's test runner calls `main.main`) keeps its collector as it was."""
+    session = tmp_path / "6a1f0c2e-session.jsonl"
+    session.write_bytes(_SESSION)
+    args = ["scan", "-q", "--no-progress", "--isolated", str(session)]
+    program = _probe(args, tmp_path)["collector"]
+    assert program["enabled"] is True
+    assert program["frozen"] > 10_000  # the engine's modules, their classes and functions
+    library = _probe(args, tmp_path, call="main.main")["collector"]
+    assert library == {"enabled": True, "frozen": 0}
 
 
 def test_a_scan_without_checks_loads_no_health_check(
