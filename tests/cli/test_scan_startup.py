@@ -86,6 +86,7 @@ _NEVER = (
     "thinkfix.io.urlwrite",
     "thinkfix.io.lifeline",
     "thinkfix.normalizer.scanner",
+    "thinkfix.normalizer.spans",  # a normalized text's spans: no text is normalized
     "thinkfix.normalizer.batch",
     "thinkfix.normalizer.stream",
     "thinkfix.cli.repair",
@@ -121,7 +122,7 @@ _REPORTER_INFRASTRUCTURE = {
 
 #: The frozen dataclasses a scan of one clean session defines: the report and its summary
 #: (replaced field by field across the repair side, telemetry, settings and reporters), the
-#: normalizer's policy and spans and the repair options a format's contract defaults to.
+#: normalizer's policy and the repair options a format's contract defaults to.
 #: Defining one compiles its methods, ~1 ms of every start-up each; the values a run only
 #: builds and reads (settings, scan and input options, candidates, a record's context, a
 #: text's site and slot, repairs, placements, a file's result, leak findings, input errors,
@@ -132,7 +133,6 @@ _DATACLASSES = {
     "thinkfix.engine.report": {"Report", "Summary"},
     "thinkfix.formats.repairs": {"ApplyOptions"},
     "thinkfix.normalizer.policy": {"Policy"},
-    "thinkfix.normalizer.spans": {"Finding", "Result", "Span"},
 }
 
 #: Printed by the probe after the run: the modules loaded, and the dataclasses they define.

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from thinkfix.cli.watch import _live_line
 from thinkfix.engine.report import LeakFinding
-from thinkfix.normalizer.spans import LeakKind
+from thinkfix.normalizer.kinds import LeakKind
 
 NAMES = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=150)
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from thinkfix.normalizer.kinds import LeakKind
 from thinkfix.normalizer.policy import NativeMode, Policy
-from thinkfix.normalizer.spans import LeakKind
 from thinkfix.providers.accumulator import Accumulator
 from thinkfix.providers.base import Channel, Phase, ReasoningChunk
 from thinkfix.providers.message import AssembledMessage, Block, BlockType, Source

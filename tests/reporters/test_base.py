@@ -8,7 +8,7 @@ import pytest
 
 from thinkfix.engine.report import InputError, Report
 from thinkfix.io.errors import ErrorKind
-from thinkfix.normalizer.spans import LeakKind
+from thinkfix.normalizer.kinds import LeakKind
 from thinkfix.reporters import base, registry
 from thinkfix.reporters.base import OutputFormat, RenderOptions, Reporter
 from thinkfix.reporters.registry import REPORTERS, get_reporter

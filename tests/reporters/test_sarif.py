@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from thinkfix.engine.report import Report
-from thinkfix.normalizer.spans import LeakKind
+from thinkfix.normalizer.kinds import LeakKind
 from thinkfix.reporters.base import OutputFormat
 from thinkfix.reporters.registry import REPORTERS
 from thinkfix.reporters.sarif import FINGERPRINT_KEY, artifact_uri

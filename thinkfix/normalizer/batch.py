@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from thinkfix.normalizer.grammar import DETOK_OPEN, grammar_for
+from thinkfix.normalizer.kinds import Label
 from thinkfix.normalizer.pipeline import Pipeline
 from thinkfix.normalizer.policy import DEFAULT, NativeMode, Policy, harmony_model
-from thinkfix.normalizer.spans import Label, Result, Span
+from thinkfix.normalizer.spans import Result, Span
 
 #: Characters fed to the pipeline at a time. Fed whole, a text's raw spans and pieces (one
 #: per token, each with its text) all lived until the end: ~14x a text of many tokens, a

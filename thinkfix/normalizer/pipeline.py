@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from thinkfix.normalizer.kinds import Label, LeakKind
 from thinkfix.normalizer.policy import Policy
 from thinkfix.normalizer.scanner import Scanner
-from thinkfix.normalizer.spans import Finding, Label, LeakKind, Result, Span
+from thinkfix.normalizer.spans import Finding, Result, Span
 from thinkfix.normalizer.stages import Deduper, Piece, Trimmer
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from copy import copy
 
 from thinkfix.normalizer.grammar import Kind, Token
+from thinkfix.normalizer.kinds import Label, LeakKind
 from thinkfix.normalizer.policy import OrphanClose
 from thinkfix.normalizer.scan_state import (
     NON_WS,
@@ -17,7 +18,7 @@ from thinkfix.normalizer.scan_state import (
     RawSpan,
 )
 from thinkfix.normalizer.scan_text import ChunkText
-from thinkfix.normalizer.spans import Finding, Label, LeakKind
+from thinkfix.normalizer.spans import Finding
 from thinkfix.normalizer.stages import WS_CHARS
 
 _GAP_LOOK = 4096  # a blank gap longer than this between removed runs is taken as kept

@@ -4,9 +4,9 @@ scanner's state already says what it is (visible text, or reasoning inside a blo
 from __future__ import annotations
 
 from thinkfix.normalizer.grammar import DETOK_OPEN
+from thinkfix.normalizer.kinds import Label
 from thinkfix.normalizer.scan_state import NON_WS, Mode
 from thinkfix.normalizer.scan_tokens import TokenRules
-from thinkfix.normalizer.spans import Label
 
 
 class PlainChunks(TokenRules):

@@ -17,8 +17,9 @@ from enum import Enum
 from typing import NamedTuple
 
 from thinkfix.normalizer.grammar import Grammar, Kind, Token
+from thinkfix.normalizer.kinds import Label
 from thinkfix.normalizer.policy import Policy
-from thinkfix.normalizer.spans import Finding, Label
+from thinkfix.normalizer.spans import Finding
 
 NON_WS = re.compile(r"[^\s\ufeff]")
 #: Characters before a tag that make it a prose mention (`use the <think> tag`).

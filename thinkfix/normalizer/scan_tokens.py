@@ -8,6 +8,7 @@ yet fed leaves `pos` at the token and returns False.
 from __future__ import annotations
 
 from thinkfix.normalizer.grammar import MAX_ATTRS, Kind, Token
+from thinkfix.normalizer.kinds import Label, LeakKind
 from thinkfix.normalizer.scan_code import CodeRules
 from thinkfix.normalizer.scan_state import (
     CODE_KINDS,
@@ -17,7 +18,6 @@ from thinkfix.normalizer.scan_state import (
     Mode,
     Override,
 )
-from thinkfix.normalizer.spans import Label, LeakKind
 
 #: Kinds that end the visible text before them and begin a new answer (or end one).
 _MARKERS = frozenset({Kind.MARKER, Kind.VISIBLE_HEADER, Kind.END})

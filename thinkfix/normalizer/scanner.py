@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from thinkfix.normalizer.grammar import CONTEXT, DETOK_CLOSE, DETOK_OPEN, Kind, Token, grammar_for
+from thinkfix.normalizer.kinds import LeakKind
 from thinkfix.normalizer.policy import Policy, harmony_model
 from thinkfix.normalizer.scan_shortcuts import PlainChunks
 from thinkfix.normalizer.scan_state import (
@@ -27,7 +28,6 @@ from thinkfix.normalizer.scan_state import (
     RawSpan,
     ScanState,
 )
-from thinkfix.normalizer.spans import LeakKind
 
 _RESCAN_SLACK = 1 << 16
 #: Kinds that may start the text as delimiters (anything else there is visible text).

@@ -4,49 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
 from functools import cached_property
 from typing import NamedTuple
 
 from thinkfix._serialize import Plain, record
-
-
-class Label(str, Enum):
-    """What a span of the original text is."""
-
-    VISIBLE = "visible"
-    THINKING = "thinking"
-    DELIMITER = "delimiter"
-    TRIMMED = "trimmed"  # whitespace dropped next to a removed block or at a segment edge
-    DUPLICATE = "duplicate"  # reasoning already present in the native field
-
-
-class LeakKind(str, Enum):
-    """The kinds of leak the normalizer reports (DESIGN.md's damage table, plus two notices)."""
-
-    def __str__(self) -> str:  # `f"{kind}"` is `block` on every Python, as in the JSON
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
-
-    BLOCK = "block"
-    ORPHAN_CLOSE = "orphan_close"
-    STRAY_CLOSE = "stray_close"
-    UNCLOSED = "unclosed"
-    EMPTY_BLOCK = "empty_block"
-    DUPLICATE = "duplicate"
-    MARKER = (
-        "marker"  # an answer-wrapper or channel token removed (begin_of_solution, harmony final)
-    )
-    UNCLOSED_INLINE = (
-        "unclosed_inline"  # notice only: a mid-text opener that never closed stays visible
-    )
-
-    @property
-    def changes_text(self) -> bool:
-        """False for notices that leave the visible text as it was."""
-        return self is not LeakKind.UNCLOSED_INLINE
+from thinkfix.normalizer.kinds import Label, LeakKind
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from thinkfix.normalizer.kinds import Label
 from thinkfix.normalizer.policy import NativeMode, Policy
-from thinkfix.normalizer.spans import Label, squash_whitespace
+from thinkfix.normalizer.spans import squash_whitespace
 
 _NON_WS = re.compile(r"[^\s\ufeff]")
 #: Every character `_NON_WS` treats as blank, for C-speed rstrip: each `str.isspace()`

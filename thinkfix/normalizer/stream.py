@@ -5,9 +5,10 @@ from __future__ import annotations
 from thinkfix.normalizer import deltas
 from thinkfix.normalizer.batch import clean_native
 from thinkfix.normalizer.grammar import grammar_for
+from thinkfix.normalizer.kinds import Label
 from thinkfix.normalizer.pipeline import Pipeline
 from thinkfix.normalizer.policy import DEFAULT, Policy
-from thinkfix.normalizer.spans import Delta, Finding, Label
+from thinkfix.normalizer.spans import Delta, Finding
 from thinkfix.normalizer.stages import WS_CHARS, Piece
 
 _new_delta = tuple.__new__

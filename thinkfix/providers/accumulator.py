@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from thinkfix.normalizer.batch import normalize
+from thinkfix.normalizer.kinds import Label
 from thinkfix.normalizer.policy import DEFAULT, OrphanClose, Policy
-from thinkfix.normalizer.spans import Delta, Label, Result
+from thinkfix.normalizer.spans import Delta, Result
 from thinkfix.normalizer.stream import StreamNormalizer
 from thinkfix.providers.base import Channel, Phase, ReasoningChunk, StreamAdapter
 from thinkfix.providers.message import BLOCK_OF, AssembledMessage, Block, BlockType, Leak, Source

@@ -8,7 +8,7 @@ from enum import Enum
 from typing import Any
 
 from thinkfix._serialize import Plain, record
-from thinkfix.normalizer.spans import LeakKind
+from thinkfix.normalizer.kinds import LeakKind
 from thinkfix.providers.base import Channel
 
 

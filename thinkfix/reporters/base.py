@@ -23,7 +23,7 @@ from thinkfix.engine.report import (
 )
 from thinkfix.io import jsontext
 from thinkfix.io.errors import ErrorKind
-from thinkfix.normalizer.spans import LeakKind
+from thinkfix.normalizer.kinds import LeakKind
 
 if TYPE_CHECKING:  # annotations only: a report without `--check` loads no health value
     from thinkfix.engine.report.health import HealthFinding

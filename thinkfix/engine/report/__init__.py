@@ -14,7 +14,7 @@ from thinkfix.io.errors import ErrorKind
 
 if TYPE_CHECKING:  # annotations only: a scan that ran no check loads no health value
     from thinkfix.engine.report.health import HealthFinding, HealthSection
-    from thinkfix.normalizer.spans import LeakKind
+    from thinkfix.normalizer.kinds import LeakKind
 
 SCHEMA_VERSION = 1
 

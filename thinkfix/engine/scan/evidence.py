@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.records import EMPTY_CONTEXT, Record, Site
-from thinkfix.normalizer.spans import Finding, LeakKind
+from thinkfix.normalizer.kinds import LeakKind
+
+if TYPE_CHECKING:  # annotations only: a scan that normalizes no text loads no spans
+    from thinkfix.normalizer.spans import Finding
 
 
 def awaits_call(fmt: SessionFormat, site: Site, findings: Sequence[Finding]) -> bool:

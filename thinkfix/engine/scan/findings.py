@@ -6,11 +6,13 @@ Shared by the per-file scan, a byte range scanned apart (engine/scan/split.py) a
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from thinkfix.normalizer.grammar import grammar_for
 from thinkfix.normalizer.policy import Policy
-from thinkfix.normalizer.spans import Finding, Result
+
+if TYPE_CHECKING:  # annotations only: a scan that normalizes no text loads no spans
+    from thinkfix.normalizer.spans import Finding, Result
 
 
 def fingerprint(fmt: str, session: str, message: str, leaked: str) -> str:

@@ -18,8 +18,8 @@ from thinkfix.engine.inputs.files import InputOptions
 from thinkfix.engine.report.checks import Check
 from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.formats.records import DEFAULT_RECORD_LIMIT
+from thinkfix.normalizer.kinds import LeakKind
 from thinkfix.normalizer.policy import DEFAULT, Policy
-from thinkfix.normalizer.spans import LeakKind
 
 #: Kinds reported unless `--select` says otherwise: every kind that changes the text.
 #: `unclosed_inline` is a notice (the opener stays visible); select it to see it.

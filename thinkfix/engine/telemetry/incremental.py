@@ -65,7 +65,7 @@ from thinkfix.formats.detection import read_head
 from thinkfix.formats.records import EMPTY_CONTEXT, Context
 from thinkfix.io.compression import Compression
 from thinkfix.io.ranges import ByteRange
-from thinkfix.normalizer.spans import LeakKind
+from thinkfix.normalizer.kinds import LeakKind
 
 #: A file modified this close to the moment it was read may change again within the same
 #: clock tick without its size or times changing ("racily clean", as git calls it): such an

@@ -34,7 +34,7 @@ from thinkfix.engine.scan.options import ALL_KINDS
 from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.safewrite import atomic_write
-from thinkfix.normalizer.spans import LeakKind
+from thinkfix.normalizer.kinds import LeakKind
 
 STATE_VERSION = 3
 
