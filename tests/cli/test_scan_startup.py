@@ -121,17 +121,16 @@ _REPORTER_INFRASTRUCTURE = {
 
 
 #: The frozen dataclasses a scan of one clean session defines: the report and its summary
-#: (replaced field by field across the repair side, telemetry, settings and reporters), the
-#: normalizer's policy and the repair options a format's contract defaults to.
-#: Defining one compiles its methods, ~1 ms of every start-up each; the values a run only
-#: builds and reads (settings, scan and input options, candidates, a record's context, a
-#: text's site and slot, repairs, placements, a file's result, leak findings, input errors,
-#: message counts, skipped files, stale baseline entries) are NamedTuples, and what a health
-#: check found is loaded only where a check ran (#26 item 3). A new dataclass here is
-#: start-up every scan pays.
+#: (replaced field by field across the repair side, telemetry, settings and reporters) and
+#: the normalizer's policy (the public `Policy`, validated where it is made). Defining one
+#: compiles its methods, ~1 ms of every start-up each; the values a run only builds and reads
+#: (settings, scan and input options, candidates, a record's context, a text's site and
+#: slot, repairs, placements, the repair options a format's contract defaults to, a file's
+#: result, leak findings, input errors, message counts, skipped files, stale baseline
+#: entries) are NamedTuples, and what a health check found is loaded only where a check ran
+#: (#26 item 3). A new dataclass here is start-up every scan pays.
 _DATACLASSES = {
     "thinkfix.engine.report": {"Report", "Summary"},
-    "thinkfix.formats.repairs": {"ApplyOptions"},
     "thinkfix.normalizer.policy": {"Policy"},
 }
 

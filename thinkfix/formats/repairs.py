@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from itertools import accumulate
 from typing import TYPE_CHECKING, NamedTuple
@@ -12,12 +11,14 @@ from typing import TYPE_CHECKING, NamedTuple
 from thinkfix.formats.records import Record, Site
 
 if TYPE_CHECKING:  # annotations only: a scan loads no transcript model
+    from typing_extensions import Self
+
     from thinkfix.formats.turns import Path
 
 
-# Repair, Placement and TextSlot are NamedTuples, not frozen dataclasses: every scan loads
-# this module (the placement modes are settings), and a dataclass costs ~1 ms of every
-# start-up to define (#26 item 3). ApplyOptions stays one: it reads a mode given by name.
+# Repair, Placement, TextSlot and ApplyOptions are NamedTuples, not frozen dataclasses: every
+# scan loads this module (the placement modes are settings), and a dataclass costs ~1 ms of
+# every start-up to define (#26 item 3).
 
 
 class Repair(NamedTuple):
@@ -59,36 +60,53 @@ class AnthropicMode(str, Enum):
     MANIFEST = "manifest"  # the repair manifest only
 
 
-@dataclass(frozen=True)
-class ApplyOptions:
-    """Placement choices a user can make; the defaults follow DESIGN.md's table."""
+class _Placements(NamedTuple):
+    """`ApplyOptions`' fields (a NamedTuple class cannot define its own `__new__`)."""
 
-    claude_code_mode: ClaudeCodeMode = ClaudeCodeMode.RESUMABLE
-    # codex: "auto" inserts a reasoning item unless the session runs on OpenAI-hosted
-    # models (model_provider "openai"), where the extracted text goes to a sidecar;
-    # "insert" always inserts; "sidecar" never does.
-    codex_mode: CodexMode = CodexMode.AUTO
-    # anthropic: "auto" puts an unsigned thinking block in response logs and keeps
-    # request histories (replayed) clean; "manifest" never inserts a block.
-    anthropic_mode: AnthropicMode = AnthropicMode.AUTO
-    # pi / OpenClaw, api openai-completions: the wire field to name in
-    # `thinkingSignature` when the file names none.
-    pi_default_signature_field: str = "reasoning_content"
-    # openai-chat: the field to create when the file uses none.
-    openai_reasoning_field: str = "reasoning_content"
-    # gemini-cli: the `subject` of an appended thought.
-    gemini_subject: str = "thinkfix"
+    claude_code_mode: ClaudeCodeMode
+    codex_mode: CodexMode
+    anthropic_mode: AnthropicMode
+    pi_default_signature_field: str
+    openai_reasoning_field: str
+    gemini_subject: str
 
-    def __post_init__(self) -> None:
-        # a mode given by its name ("archive"), as a config file or a library caller says it
-        for name, mode in (
-            ("claude_code_mode", ClaudeCodeMode),
-            ("codex_mode", CodexMode),
-            ("anthropic_mode", AnthropicMode),
-        ):
-            value = getattr(self, name)
-            if not isinstance(value, mode):
-                object.__setattr__(self, name, mode(value))
+
+class ApplyOptions(_Placements):
+    """Placement choices a user can make; the defaults follow DESIGN.md's table.
+
+    A mode may be given by its name ("archive"), as a config file or a library caller says
+    it. A NamedTuple, not a frozen dataclass: every scan loads this module, and a dataclass
+    costs ~1 ms of every start-up to define (#26 item 3)."""
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        claude_code_mode: ClaudeCodeMode | str = ClaudeCodeMode.RESUMABLE,
+        # codex: "auto" inserts a reasoning item unless the session runs on OpenAI-hosted
+        # models (model_provider "openai"), where the extracted text goes to a sidecar;
+        # "insert" always inserts; "sidecar" never does.
+        codex_mode: CodexMode | str = CodexMode.AUTO,
+        # anthropic: "auto" puts an unsigned thinking block in response logs and keeps
+        # request histories (replayed) clean; "manifest" never inserts a block.
+        anthropic_mode: AnthropicMode | str = AnthropicMode.AUTO,
+        # pi / OpenClaw, api openai-completions: the wire field to name in
+        # `thinkingSignature` when the file names none.
+        pi_default_signature_field: str = "reasoning_content",
+        # openai-chat: the field to create when the file uses none.
+        openai_reasoning_field: str = "reasoning_content",
+        # gemini-cli: the `subject` of an appended thought.
+        gemini_subject: str = "thinkfix",
+    ) -> Self:
+        return super().__new__(
+            cls,
+            ClaudeCodeMode(claude_code_mode),
+            CodexMode(codex_mode),
+            AnthropicMode(anthropic_mode),
+            pi_default_signature_field,
+            openai_reasoning_field,
+            gemini_subject,
+        )
 
 
 DEFAULT_OPTIONS = ApplyOptions()

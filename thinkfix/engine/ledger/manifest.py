@@ -283,7 +283,7 @@ def manifest_document(
         "backup_dir": backup_dir,
         "options": {
             "policy": policy.to_dict(),
-            "apply": {k: getattr(apply, k) for k in apply.__dataclass_fields__},
+            "apply": apply._asdict(),
         },
         "files": list(entries),
     }
