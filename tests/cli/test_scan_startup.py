@@ -134,9 +134,24 @@ _DATACLASSES = {
     "thinkfix.normalizer.policy": {"Policy"},
 }
 
+#: The NamedTuples a scan of one clean session defines whose field annotations typing
+#: compiles (a string annotation becomes a ForwardRef: one `compile` each, ~200 a scan
+#: before, #26 item 3): the modules that define a scan's NamedTuples do without
+#: `from __future__ import annotations`, and quote only a name imported for annotations
+#: (what a health check found, the transcript's path); the rest are the lead's modules.
+_COMPILED_ANNOTATIONS = {
+    "thinkfix.engine.health.model": {"FileHealth"},
+    "thinkfix.engine.scan.result": {"ScannedFile"},
+    "thinkfix.formats.records": {"Site"},
+    "thinkfix.formats.repairs": {"TextSlot"},
+    "thinkfix.engine.scan.findings": {"CappedFindings"},
+    "thinkfix.engine.scan.survey": {"Block"},
+    "thinkfix.normalizer.grammar": {"Token", "_Literal"},
+}
+
 #: Printed by the probe after the run: the modules loaded, and the dataclasses they define.
 _PROBE_OUTPUT = """
-import dataclasses, gc, json, sys
+import dataclasses, gc, json, sys, typing
 defined = {
     name: sorted(
         v.__name__
@@ -146,9 +161,20 @@ defined = {
     for name, module in list(sys.modules.items())
     if name.startswith("thinkfix")
 }
+compiled = {
+    name: sorted(
+        v.__name__
+        for v in vars(module).values()
+        if isinstance(v, type) and issubclass(v, tuple) and v.__module__ == name
+        and any(isinstance(a, typing.ForwardRef) for a in getattr(v, "__annotations__", {}).values())
+    )
+    for name, module in list(sys.modules.items())
+    if name.startswith("thinkfix")
+}
 doc = {
     "modules": sorted(sys.modules),
     "dataclasses": {k: v for k, v in defined.items() if v},
+    "compiled_annotations": {k: v for k, v in compiled.items() if v},
     "collector": {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()},
 }
 sys.stderr.write("\\n" + json.dumps(doc))
@@ -225,6 +251,14 @@ def test_a_scan_of_one_session_defines_only_the_report_values_as_dataclasses(
     assert "thinkfix.engine.commands.scan" in found["modules"]
     defined = {module: set(names) for module, names in found["dataclasses"].items()}
     assert defined == _DATACLASSES
+
+
+def test_a_scan_of_one_session_compiles_few_annotations(tmp_path: Path) -> None:
+    session = tmp_path / "6a1f0c2e-session.jsonl"
+    session.write_bytes(_SESSION)
+    found = _probe(["scan", "-q", "--no-progress", "--isolated", str(session)], tmp_path)
+    compiled = {module: set(names) for module, names in found["compiled_annotations"].items()}
+    assert compiled == _COMPILED_ANNOTATIONS
 
 
 def test_a_program_imports_its_command_uncollected_and_a_library_call_does_not(

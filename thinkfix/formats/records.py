@@ -1,6 +1,8 @@
 """A stored session's records and the texts in them: each record keeps its original bytes and is parsed only when asked (`Record`), with the parse context a format carries between records (`Context`) and the limit past which a record is never parsed (`set_record_limit`, `too_large`); a `Site` is one assistant-visible text, located well enough to find it again."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing compiles every string annotation of a
+# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
+# is quoted.
 
 import json
 from collections.abc import Mapping
@@ -168,7 +170,7 @@ class Record:
             self._parse()
         return self._error
 
-    def moved(self, index: int, line: int) -> Record:
+    def moved(self, index: int, line: int) -> "Record":
         """The same record at another position (records were inserted before it)."""
         return Record(
             index,
@@ -229,6 +231,6 @@ class Site(NamedTuple):
     message_index: int = 0
     model: str | None = None
     signed: bool = False
-    path: Path = ()
+    path: "Path" = ()
     # a tool call follows the text in its message: rule 4's evidence, passed to `normalize`
     followed_by_tool_call: bool = False

@@ -1,6 +1,8 @@
 """What a repair asks of a format and what it gets back: the repaired text (`Repair`), the options that choose where reasoning goes (`ApplyOptions` and each runtime's mode), where it went (`Placement`), and the record edits a format proposes (`Edits`, proven or refused with `UnsafeEdit`)."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing compiles every string annotation of a
+# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
+# is quoted.
 
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -97,7 +99,7 @@ class ApplyOptions(_Placements):
         openai_reasoning_field: str = "reasoning_content",
         # gemini-cli: the `subject` of an appended thought.
         gemini_subject: str = "thinkfix",
-    ) -> Self:
+    ) -> "Self":
         return super().__new__(
             cls,
             ClaudeCodeMode(claude_code_mode),
@@ -152,7 +154,7 @@ class Placement(NamedTuple):
 class TextSlot(NamedTuple):
     """One assistant-visible string inside a message, by its path from the record root."""
 
-    path: Path
+    path: "Path"
     text: str
     signed: bool = False
     tool_after: bool = False  # a tool call follows it in its message (rule 4's evidence)
@@ -206,7 +208,7 @@ class Edits:
         yield from self.inserted.get(self.count, ())  # records added at the end
 
     @classmethod
-    def between(cls, originals: Sequence[Record], after: Iterable[Record]) -> Edits:
+    def between(cls, originals: Sequence[Record], after: Iterable[Record]) -> "Edits":
         """The edits that turn `originals` into `after` (a full list from `apply`)."""
         replaced: dict[int, Record] = {}
         inserted: dict[int, list[Record]] = {}

@@ -4,7 +4,9 @@ Reporters never read files and never print; the CLI decides where the text goes.
 reporter emits comes from the report, so the same report always renders to the same bytes.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing compiles every string annotation of a
+# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
+# is quoted.
 
 import importlib
 import re
@@ -332,22 +334,22 @@ def health_headline(report: Report) -> str:
     return text + (f", {new} new." if new else ", all covered by the baseline.")
 
 
-def shown_health(report: Report, options: RenderOptions) -> tuple[HealthFinding, ...]:
+def shown_health(report: Report, options: RenderOptions) -> "tuple[HealthFinding, ...]":
     """The health findings a person-facing list shows: new ones, baselined ones when asked."""
     found = report.health.findings if report.health is not None else ()
     return found if options.show_baselined else report.new_health
 
 
-def health_rule(f: HealthFinding) -> str:
+def health_rule(f: "HealthFinding") -> str:
     """A health finding's rule id in every format that has rules: `health/<problem>`."""
     return f"health/{f.problem.value}"
 
 
-def health_title(f: HealthFinding) -> str:
+def health_title(f: "HealthFinding") -> str:
     return f"Session health: {f.problem.value} ({f.check.value})"
 
 
-def health_message(f: HealthFinding) -> str:
+def health_message(f: "HealthFinding") -> str:
     """One line: what the problem is, where in the record, and whose."""
     parts = [f.message]
     if f.json_path:

@@ -6,7 +6,9 @@ through `ScanOptions`) happens here, so `cli/scan.py` stays a thin shell and a l
 gets the same run as the command.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing compiles every string annotation of a
+# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
+# is quoted.
 
 import os
 from collections.abc import Sequence

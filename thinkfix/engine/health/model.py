@@ -3,7 +3,9 @@
 The finding itself (`HealthFinding`, its `Check` and `Problem`) is part of the report model
 (engine/report/health.py and checks.py), beside the leaks and errors every report carries."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing compiles every string annotation of a
+# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
+# is quoted.
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
@@ -55,5 +57,5 @@ class FileHealth(NamedTuple):
     """What the checks found in one file, and (with `size`) its bytes per record type:
     (type, records, bytes), the largest first."""
 
-    findings: tuple[HealthFinding, ...] = ()
+    findings: "tuple[HealthFinding, ...]" = ()
     bytes_by_type: tuple[tuple[str, int, int], ...] = ()

@@ -1,6 +1,8 @@
 """The session files a run processes: what the user asked for (`InputOptions`), the files a walk lists (`Candidate`: stat only, no reads) and the files resolved (`InputFile`: format detected from the head, or `--format`; or an `InputError`; or a skip reason). `resolve` reads, so it runs in worker processes."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing compiles every string annotation of a
+# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
+# is quoted.
 
 import os
 from enum import Enum

@@ -3,7 +3,9 @@
 What `scan --check` found is its own module (`report.health`), loaded only when a check ran
 (#26 item 3: start-up); the checks a scan may be asked for are `report.checks`."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing compiles every string annotation of a
+# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
+# is quoted.
 
 from dataclasses import dataclass, field, fields
 from enum import IntEnum
@@ -11,10 +13,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from thinkfix._serialize import plain, record
 from thinkfix.io.errors import ErrorKind
+from thinkfix.normalizer.kinds import LeakKind
 
 if TYPE_CHECKING:  # annotations only: a scan that ran no check loads no health value
     from thinkfix.engine.report.health import HealthFinding, HealthSection
-    from thinkfix.normalizer.kinds import LeakKind
 
 SCHEMA_VERSION = 1
 
@@ -27,7 +29,7 @@ class ExitCode(IntEnum):
     ERROR = 2
 
     @classmethod
-    def of(cls, *, errors: bool, findings: bool) -> ExitCode:
+    def of(cls, *, errors: bool, findings: bool) -> "ExitCode":
         """The contract's order: an error outranks a finding; neither is clean."""
         if errors:
             return cls.ERROR
@@ -205,7 +207,7 @@ class Report:
     #: The folder relative paths are relative to (the working folder of the scan), when known.
     root: str | None = None
     #: `scan --check`'s findings; None when no check was asked for (then no output shows it).
-    health: HealthSection | None = None
+    health: "HealthSection | None" = None
 
     @property
     def new_findings(self) -> tuple[LeakFinding, ...]:
@@ -213,7 +215,7 @@ class Report:
         return tuple(f for f in self.findings if not f.baselined)
 
     @property
-    def new_health(self) -> tuple[HealthFinding, ...]:
+    def new_health(self) -> "tuple[HealthFinding, ...]":
         """Health findings not covered by a baseline: they fail a run as a leak does."""
         return tuple(f for f in self.health.findings if not f.baselined) if self.health else ()
 

@@ -6,7 +6,9 @@ mid-text that never closed and stays visible) is a notice, left out unless selec
 A message leaks when it has at least one reported finding.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing compiles every string annotation of a
+# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
+# is quoted.
 
 import fnmatch
 import os

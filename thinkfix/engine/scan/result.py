@@ -1,6 +1,8 @@
 """What one file's scan contributes to a report: a value that merges in any order."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing compiles every string annotation of a
+# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
+# is quoted.
 
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -34,7 +36,7 @@ class ScannedFile(NamedTuple):
     # (day, model, assistant, leaking, findings), when the options ask for days
     by_day: tuple[tuple[str, str, int, int, int], ...] = ()
     # `--check`: the file's health findings, and (with `size`) (type, records, bytes)
-    health: tuple[HealthFinding, ...] = ()
+    health: "tuple[HealthFinding, ...]" = ()
     bytes_by_type: tuple[tuple[str, int, int], ...] = ()
 
     @property

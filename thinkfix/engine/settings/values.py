@@ -1,6 +1,8 @@
 """Every setting's name, type and default (`Settings`), and how a value from a config file, `THINKFIX_*` or a flag is checked and given its type: lists, booleans, counts, sizes (`parse_size`), tag names."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing compiles every string annotation of a
+# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
+# is quoted.
 
 import os
 from enum import Enum
