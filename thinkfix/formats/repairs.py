@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from thinkfix.formats.records import Record, Site
 
 if TYPE_CHECKING:  # annotations only: a scan loads no transcript model
-    from typing_extensions import Self
-
     from thinkfix.formats.turns import Path
 
 
@@ -82,7 +80,7 @@ class ApplyOptions(_Placements):
 
     __slots__ = ()
 
-    def __new__(
+    def __new__(  # noqa: PYI034 - typing.Self is Python 3.11's
         cls,
         claude_code_mode: ClaudeCodeMode | str = ClaudeCodeMode.RESUMABLE,
         # codex: "auto" inserts a reasoning item unless the session runs on OpenAI-hosted
@@ -99,7 +97,7 @@ class ApplyOptions(_Placements):
         openai_reasoning_field: str = "reasoning_content",
         # gemini-cli: the `subject` of an appended thought.
         gemini_subject: str = "thinkfix",
-    ) -> "Self":
+    ) -> "ApplyOptions":
         return super().__new__(
             cls,
             ClaudeCodeMode(claude_code_mode),
