@@ -352,3 +352,33 @@ def test_watch_names_a_state_in_another_layout(tmp_path: Path) -> None:
     assert started.note is not None and "layout 2" in started.note
     assert (started.messages, started.leaking) == (1, 1)
     assert Serve(Watcher([str(root)], OPTIONS, str(state)), Serving(poll=True)).start().note is None
+
+
+def test_a_stop_signal_never_waits_in_the_main_thread_for_a_lock_it_holds(tmp_path: Path) -> None:
+    """SIGTERM's handler runs between two bytecodes of the main thread, perhaps while the loop
+    holds the lock of the event it waits on (`Event.wait` takes it). A handler that set the
+    events itself would wait for that lock in the thread holding it, forever: the watch would
+    ignore SIGTERM (the restart test's watch once did, for 30 s, under a loaded CI)."""
+    script = f"""
+import signal
+from thinkfix.engine.commands.watch import Serve, Serving
+from thinkfix.engine.scan.options import ScanOptions
+
+serve = Serve.watching(
+    [{str(tmp_path)!r}], ScanOptions(), {str(tmp_path / "state.json")!r}, Serving(poll=True),
+    lambda finding: None,
+)
+with serve._wake._cond:  # the loop, inside Event.wait, holding its lock
+    signal.getsignal(signal.SIGTERM)(signal.SIGTERM, None)
+print(serve._stop.wait(10))
+"""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        env=env,
+        check=False,
+    )
+    assert done.stdout.strip() == "True", done.stderr

@@ -169,12 +169,20 @@ class Serve:
         leak handed to `on_finding`, stopped by SIGINT or SIGTERM."""
         watcher = Watcher(paths, options, state_path(state_file), on_finding=on_finding)
         serve = cls(watcher, serving)
+
+        def stop_soon(*_: object) -> None:
+            # A signal's handler runs between two bytecodes of the main thread, perhaps while
+            # it holds the lock of the event it waits on (`Event.wait` takes it): `stop` sets
+            # those events, so it runs in a thread of its own, which waits for the lock.
+            threading.Thread(target=serve.stop, daemon=True).start()
+
         for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, lambda *_: serve.stop())
+            signal.signal(signum, stop_soon)
         return serve
 
     def stop(self) -> None:
-        """End the loop after the pass under way (safe to call from a signal handler)."""
+        """End the loop after the pass under way (it takes the events' locks: a signal
+        handler calls it from a thread, see `watching`)."""
         self._stop.set()
         self._wake.set()
 
