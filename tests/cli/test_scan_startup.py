@@ -87,6 +87,7 @@ _NEVER = (
     "thinkfix.io.lifeline",
     "thinkfix.normalizer.scanner",
     "thinkfix.normalizer.spans",  # a normalized text's spans: no text is normalized
+    "thinkfix.engine.secrets.rules",  # the credential rules mask a finding's snippet: none
     "thinkfix.normalizer.batch",
     "thinkfix.normalizer.stream",
     "thinkfix.cli.repair",
@@ -138,15 +139,13 @@ _DATACLASSES = {
 #: compiles (a string annotation becomes a ForwardRef: one `compile` each, ~200 a scan
 #: before, #26 item 3): the modules that define a scan's NamedTuples do without
 #: `from __future__ import annotations`, and quote only a name imported for annotations
-#: (what a health check found, the transcript's path); the rest are the lead's modules.
+#: (what a health check found, the transcript's path, a capped text's findings).
 _COMPILED_ANNOTATIONS = {
     "thinkfix.engine.health.model": {"FileHealth"},
     "thinkfix.engine.scan.result": {"ScannedFile"},
     "thinkfix.formats.records": {"Site"},
     "thinkfix.formats.repairs": {"TextSlot"},
-    "thinkfix.engine.scan.findings": {"CappedFindings"},
-    "thinkfix.engine.scan.survey": {"Block"},
-    "thinkfix.normalizer.grammar": {"Token", "_Literal"},
+    "thinkfix.engine.scan.findings": {"CappedFindings"},  # its findings' type is spans'
 }
 
 #: Printed by the probe after the run: the modules loaded, and the dataclasses they define.

@@ -6,8 +6,6 @@ unbounded quantifiers: attribute text is capped, so hostile input such as a
 10 MB run of `<think` cannot make a search backtrack quadratically.
 """
 
-from __future__ import annotations
-
 import re
 import sys
 from enum import Enum

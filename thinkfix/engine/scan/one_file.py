@@ -29,7 +29,6 @@ from thinkfix.engine.scan.prefilter import delimiter_candidates
 from thinkfix.engine.scan.result import UNKNOWN_MODEL, ScannedFile, bad_kind
 from thinkfix.engine.scan.sparse import skippable
 from thinkfix.engine.scan.survey import OUTSIDE, Dater, Key
-from thinkfix.engine.secrets.rules import snippet as redacted_snippet
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.common import keeps_visible, refusal_note
 from thinkfix.formats.detection import base_name
@@ -440,6 +439,8 @@ class _FileScan:
             )
         if not findings:
             return 0, capped
+        from thinkfix.engine.secrets.rules import snippet as redacted_snippet  # not a clean scan's
+
         path, fmt_id = self.file.path, self.fmt.id
         message = site.message_id or f"#{site.message_index}"
         session = _session_key(site, path)

@@ -38,8 +38,6 @@ checks are one native pass (`native.piece_hits`, `Surveyor.block(..., fast=True)
 same answer.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 import re
 from bisect import bisect_right
@@ -215,7 +213,7 @@ def applies(fmt: SessionFormat, windowed: bool) -> bool:
     return fmt.canonical is not None and not windowed
 
 
-def surveyor(fmt: SessionFormat, policy: Policy, days: Days, windowed: bool) -> Surveyor | None:
+def surveyor(fmt: SessionFormat, policy: Policy, days: Days, windowed: bool) -> "Surveyor | None":
     """The block counter of one file's scan, where it `applies`."""
     if fmt.canonical is None or not applies(fmt, windowed):
         return None
