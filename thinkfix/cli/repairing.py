@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -22,7 +22,6 @@ from thinkfix.cli.settings import (
 )
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.health.fixes.model import Fix, parse_fixes
-from thinkfix.engine.repair import audit
 from thinkfix.engine.repair.model import RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.secrets.redaction import Redaction
@@ -31,6 +30,9 @@ from thinkfix.formats.repairs import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions
 from thinkfix.reporters.diff import get_renderer
 from thinkfix.reporters.diff.base import DiffFormat
+
+if TYPE_CHECKING:  # the audit loads where a report is built (`repair_run.diff_report`)
+    from thinkfix.engine.repair import audit
 
 F = TypeVar("F", bound=Callable[..., Any])
 

