@@ -114,7 +114,8 @@ def _needle_lines(marker: bytes, markers: tuple[bytes, ...], thread: int) -> Lin
             else:  # a literal: its first match ends first (matches come in order of end)
                 first[pattern - 2] = lo + stop - lengths[pattern - 2]
 
-        db.scan(memoryview(buf)[lo:hi], match_event_handler=on)
+        # bytes, not a memoryview: hyperscan 0.7.23, the lowest version allowed, takes no other
+        db.scan(buf[lo:hi], match_event_handler=on)
         if firsts is not None:
             firsts.update(zip(markers, first))
         rfind = buf.rfind
