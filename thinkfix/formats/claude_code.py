@@ -170,13 +170,12 @@ class ClaudeCode(FormatBase):
         + rb',"message":'
         + _head(b"a")
         + b","
-        + tail(b"tail_a")
-        + rb"\}"
+        + tail(b"tail_a", rb"\}")
         + rb'|"message":'
         + _head(b"b")
         + b","
-        + tail(b"tail_b")
-        + rb',"type":"assistant","uuid":'
+        + tail(b"tail_b", b",")
+        + rb'"type":"assistant","uuid":'
         + PLAIN
         + b","
         + iso_stamp(b"date_b")

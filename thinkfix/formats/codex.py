@@ -86,8 +86,8 @@ class Codex(FormatBase):
         + rb'(?:"id":'
         + STRING
         + rb',)?"role":"assistant",'
-        + tail()
-        + rb"\}(?=\n)"
+        + tail(b"tail", rb"\}")
+        + rb"(?=\n)"
     )
     # Supersets of the lines the context follows; update_context checks the parsed line.
     context_markers = (

@@ -129,12 +129,11 @@ class Pi(FormatBase):
         + rb")*,"
         + iso_stamp()
         + rb',"message":\{"role":"assistant",'
-        + tail(b"tail_a")
-        + rb',"model":'
+        + tail(b"tail_a", b",")
+        + rb'"model":'
         + model_name()
         + b","
-        + tail(b"tail_b")
-        + b","
+        + tail(b"tail_b", b",")
         + MS_STAMP
         + rb"\}\}(?=\n)"
     )

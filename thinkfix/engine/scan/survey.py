@@ -297,12 +297,15 @@ class Surveyor:
             return Block([], [], [], wanted)
         rows: list[tuple[bytes | None, ...]] = list(map(_groups, found))  # type: ignore[arg-type]
         # The free parts of every line, joined: the checks run over them all at once. Every
-        # match sets the same number of free parts (one per alternative, or all).
+        # match sets the same number of free parts (one per alternative, or all); each group
+        # ends with the fixed byte after its part (`quick.tail`), dropped here.
         at = self._tails
         if len(at) == 1:
-            tails = [t for t in map(itemgetter(at[0]), rows) if t is not None]
+            tails = [t[:-1] for t in map(itemgetter(at[0]), rows) if t is not None]
         elif at:
-            tails = [t for t in chain.from_iterable(map(itemgetter(*at), rows)) if t is not None]
+            tails = [
+                t[:-1] for t in chain.from_iterable(map(itemgetter(*at), rows)) if t is not None
+            ]
         else:
             tails = []
         per = len(tails) // n
