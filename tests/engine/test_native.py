@@ -219,6 +219,25 @@ def test_the_pure_switch_and_the_warm_up_keep_hyperscan_out() -> None:
         assert native.warm(1)
 
 
+def test_a_run_that_will_read_the_warm_up_starts_native_at_its_first_byte(tmp_path: Path) -> None:
+    """A one-process scan knows its inputs' size before it reads a byte: from `WARM_UP` on,
+    the native passes run from the first block (the CLI's `--jobs 1` scan of the bench's pi
+    third read 16 MB through the pure passes first), and below it they wait as before."""
+    line = (_FIXTURES / "codex").glob("*.jsonl").__next__().read_bytes()
+    (tmp_path / "a.jsonl").write_bytes(line)
+    size = len(line)
+    options = ScanOptions(allow_no_sessions=True)
+    for warm_up, native_first in ((size, True), (size + 1, False)):
+        with (
+            patch.object(native, "USE", True),
+            patch.object(native, "_seen", 0),
+            patch.object(native, "WARM_UP", warm_up),
+            patch.object(native, "needle_lines", wraps=native.needle_lines) as built,
+        ):
+            scan([str(tmp_path)], options, jobs=1)
+            assert built.called is native_first
+
+
 def test_a_walk_compiles_no_hyperscan_database_for_its_ignore_rules(tmp_path: Path) -> None:
     """pathspec matches with hyperscan when it is installed (the `fast` extra), and compiling
     its database cost a CLI scan of a folder ~0.2 s of CPU (fixtures/codex: 0.53 s against

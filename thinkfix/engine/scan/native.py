@@ -74,6 +74,15 @@ def warm(size: int) -> bool:
     return _seen >= WARM_UP and hyperscan_module() is not None
 
 
+def expect(size: int) -> None:
+    """A run is about to read `size` bytes in this process: from `WARM_UP` on, its native
+    passes start with the first byte (their compiling pays for itself within the run), not
+    once `WARM_UP` bytes are read. The answers are the same either way."""
+    global _seen
+    if size >= WARM_UP:
+        _seen = max(_seen, WARM_UP)
+
+
 def needle_lines(marker: bytes, markers: tuple[bytes, ...] = ()) -> Lines | None:
     """`_needle_lines` of this thread, built once per marker (a file's reader asks for it)."""
     return _needle_lines(marker, markers, threading.get_ident())

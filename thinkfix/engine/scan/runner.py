@@ -19,6 +19,7 @@ from thinkfix.engine.inputs.walk import WalkStats, walk
 from thinkfix.engine.parallel import pool as parallel
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
 from thinkfix.engine.report import Report
+from thinkfix.engine.scan import native
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.report import build_report, require_sessions, with_display_paths
 from thinkfix.engine.scan.result import ScannedFile
@@ -75,6 +76,7 @@ def scan_files(
         else:
             tasks = []
         if len(tasks) <= 1:  # one process reads them all, in order
+            native.expect(total)
             for item in items:
                 result = scan_file(item, options)
                 progress.advance(result.path, result.size)
