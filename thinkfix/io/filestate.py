@@ -9,6 +9,7 @@ import re
 import stat
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import Any
 
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.regular import open_regular
@@ -96,6 +97,95 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+#: Bytes given to a `Digest` at once below this are hashed where they are given: a hand-off
+#: to the hashing thread costs about what hashing ~16 KB does.
+BESIDE = 1 << 16
+
+
+class Digest:
+    """The SHA-256 of bytes given in order (`update`), hashed in a thread beside the caller
+    (#26 item 4). hashlib lets go of the GIL while it hashes a large buffer, so the survey
+    parses a block, or the read back compares it, while the block hashes (a pass at ~1.3 GB/s:
+    ~0.08 s of each 100 MB read, twice in a `--out`). The hash is the same: `update` waits
+    until the block before is hashed, so the blocks are hashed one at a time, in order; each is
+    hashed from bytes of its own (a copy, unless it is `bytes` already), never from a buffer
+    the caller may reuse. Memory: one block. One thread a process hashes for every digest
+    (a thread per block cost ~0.5 ms of wall time to start and join); where none can be
+    started, a block is hashed in place."""
+
+    __slots__ = ("_done", "_hash", "_pending")
+
+    def __init__(self) -> None:
+        import hashlib  # loaded where a hash is taken: a dry run takes none
+
+        self._hash = hashlib.sha256()
+        self._done: Any = None  # the worker answers here when a block is hashed
+        self._pending = False
+
+    def update(self, data: bytes | bytearray | memoryview) -> None:
+        self._wait()
+        if len(data) < BESIDE:
+            self._hash.update(data)
+            return
+        block = data if type(data) is bytes else bytes(data)  # `bytes(b)` is `b`: no copy
+        jobs = _hashing_thread()
+        if jobs is None:  # no thread to be had: hashed here and now
+            self._hash.update(block)
+            return
+        if self._done is None:
+            import queue
+
+            self._done = queue.SimpleQueue()
+        jobs.put((self._hash, block, self._done))
+        self._pending = True
+
+    def _wait(self) -> None:
+        if self._pending:
+            self._pending = False
+            error = self._done.get()
+            if error is not None:
+                raise error
+
+    def hexdigest(self) -> str:
+        """The hash of every byte given, once the last block is hashed."""
+        self._wait()
+        return str(self._hash.hexdigest())
+
+
+_jobs: Any = None  # the hashing thread's queue...
+_jobs_pid = 0  # ...and the process that started it (a forked child starts its own)
+
+
+def _hashing_thread() -> Any:
+    """The queue of this process's hashing thread, started on first use (None where no
+    thread can be started)."""
+    global _jobs, _jobs_pid
+    if _jobs is not None and _jobs_pid == os.getpid():
+        return _jobs
+    import queue
+    import threading
+
+    jobs: Any = queue.SimpleQueue()
+    try:
+        threading.Thread(target=_hash_blocks, args=(jobs,), daemon=True).start()
+    except RuntimeError:
+        return None
+    _jobs, _jobs_pid = jobs, os.getpid()
+    return jobs
+
+
+def _hash_blocks(jobs: Any) -> None:
+    """The hashing thread: each block into its hash, in the order given; each answered."""
+    while True:
+        digest, block, done = jobs.get()
+        try:
+            digest.update(block)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, who raises it
+            done.put(exc)
+        else:
+            done.put(None)
+
+
 def real_path(path: str) -> str:
     """Where a (possibly symlinked) path really is: the file a repair must replace."""
     return os.path.realpath(path)
@@ -143,9 +233,7 @@ class FileState:
 def file_state(path: str) -> FileState:
     """A file's state, hashed in blocks, proving nothing was appended while it was read."""
     real = real_path(path)
-    import hashlib
-
-    digest = hashlib.sha256()
+    digest = Digest()  # a block hashes while the next is read
     try:
         with open_regular(real) as fp:
             before = Stamp.of(os.fstat(fp.fileno()))

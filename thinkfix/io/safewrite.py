@@ -19,7 +19,6 @@ target is replaced and the link kept."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import os
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
 
 from thinkfix.io.filestate import (
     BLOCK,
+    Digest,
     FileChanged,
     FileState,
     Snapshot,
@@ -118,7 +118,7 @@ class _Sink(io.RawIOBase):
         super().__init__()
         self.fd = fd
         self.size = 0
-        self.hash: Any = hashlib.sha256()
+        self.hash: Digest | None = Digest()
 
     def writable(self) -> bool:
         return True
@@ -126,7 +126,7 @@ class _Sink(io.RawIOBase):
     def write(self, data: Any) -> int:
         view = memoryview(data).cast("B")
         if self.hash is not None:
-            self.hash.update(view)
+            self.hash.update(data if type(data) is bytes else view)  # bytes: hashed uncopied
         n = len(view)
         while view:
             view = view[os.write(self.fd, view) :]
@@ -163,7 +163,7 @@ def copy_into(out: BinaryIO, fd: int, offset: int, count: int, name: str = "") -
 
 def hash_file(path: str) -> tuple[int, str]:
     """Size and sha256 of a file, read in blocks."""
-    digest, size = hashlib.sha256(), 0
+    digest, size = Digest(), 0  # a block hashes while the next is read
     with open(path, "rb") as fp:
         while block := fp.read(BLOCK):
             digest.update(block)
@@ -179,7 +179,7 @@ class _HashingReader(io.RawIOBase):
         super().__init__()
         self.fp = fp
         self.size = 0
-        self.hash = hashlib.sha256()
+        self.hash = Digest()  # a block hashes while the caller compares it (#26 item 4)
         self.hashed = hashed
 
     def readable(self) -> bool:
@@ -282,7 +282,7 @@ def atomic_write_stream(
         if durable:  # the bytes reach the disk while they are read back; the rename waits
             syncing = _Syncing(fd)
         unseen = sink.hash is None  # bytes `copy_into` copied: only the read back sees them
-        written = Written(real, sink.size, "" if unseen else sink.hash.hexdigest())
+        written = Written(real, sink.size, "" if sink.hash is None else sink.hash.hexdigest())
         if unseen and not (exact_read_back if read_back is not None else expected):
             raise VerifyError(f"{target}: bytes copied unseen need an exact read back")
         if read_back is not None:
