@@ -9,7 +9,7 @@ import hashlib
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given, settings
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from thinkfix.engine.repair.source import Source
 from thinkfix.io import filestate, safewrite
-from thinkfix.io.filestate import Digest
+from thinkfix.io.filestate import Digest, Lane
 
 _SHA256 = hashlib.sha256
 _kinds = st.sampled_from([bytes, bytearray, memoryview])
@@ -61,7 +61,7 @@ def test_a_buffer_reused_after_update_does_not_change_the_hash(blocks: list[byte
 class _Recording:
     """hashlib.sha256 that notes the thread of each large update."""
 
-    threads: list[int] = []
+    threads: ClassVar[list[int]] = []
 
     def __init__(self) -> None:
         self.inner = _SHA256()
@@ -82,9 +82,7 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return _Recording.threads
 
 
-def test_the_surveys_hash_is_taken_beside_the_reader(
-    tmp_path: Path, recording: list[int]
-) -> None:
+def test_the_surveys_hash_is_taken_beside_the_reader(tmp_path: Path, recording: list[int]) -> None:
     data = os.urandom(3 << 20) + b"\n"
     path = tmp_path / "s.jsonl"
     path.write_bytes(data)
@@ -131,7 +129,7 @@ def test_where_no_thread_can_be_started_the_block_is_hashed_in_place(
     def refuse(self: threading.Thread) -> None:
         raise RuntimeError("can't start new thread")
 
-    monkeypatch.setattr(filestate, "_jobs", None)
+    monkeypatch.setattr(filestate, "HASHING", Lane())  # a lane whose thread is not started
     monkeypatch.setattr(threading.Thread, "start", refuse)
     data = os.urandom(1 << 18)
     digest = Digest()
@@ -176,3 +174,22 @@ def test_a_forked_child_hashes_with_a_thread_of_its_own() -> None:
         got = fp.read().decode()
     os.waitpid(pid, 0)
     assert got == _SHA256(data).hexdigest()
+
+
+def test_the_blocks_of_many_digests_share_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[threading.Thread] = []
+    real_start = threading.Thread.start
+
+    def start(self: threading.Thread) -> None:
+        started.append(self)
+        real_start(self)
+
+    monkeypatch.setattr(filestate, "HASHING", Lane())
+    monkeypatch.setattr(threading.Thread, "start", start)
+    data = os.urandom(1 << 17)
+    for _ in range(4):
+        digest = Digest()
+        digest.update(data)
+        digest.update(data)
+        assert digest.hexdigest() == _SHA256(data + data).hexdigest()
+    assert len(started) == 1

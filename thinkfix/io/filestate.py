@@ -7,6 +7,7 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
@@ -102,16 +103,60 @@ def sha256(data: bytes) -> str:
 BESIDE = 1 << 16
 
 
+class Lane:
+    """One thread a process that runs the jobs given to it one at a time, in order, each
+    answered on its own queue (`submit`): a thread per job cost ~0.1 ms of CPU and up to
+    ~0.5 ms of wall time to start and join, per block hashed or file synced (#26 item 4).
+    A forked child starts a thread of its own on first use."""
+
+    __slots__ = ("_jobs", "_pid")
+
+    def __init__(self) -> None:
+        self._jobs: Any = None
+        self._pid = 0
+
+    def submit(self, job: Callable[[Any], object], arg: Any, done: Any) -> bool:
+        """Run `job(arg)` on the lane's thread, then put None (or what it raised) on `done`;
+        False, having run nothing, where no thread can be started."""
+        if self._jobs is None or self._pid != os.getpid():
+            import queue
+            import threading
+
+            jobs: Any = queue.SimpleQueue()
+            try:
+                threading.Thread(target=_run_lane, args=(jobs,), daemon=True).start()
+            except RuntimeError:
+                return False
+            self._jobs, self._pid = jobs, os.getpid()
+        self._jobs.put((job, arg, done))
+        return True
+
+
+def _run_lane(jobs: Any) -> None:
+    while True:
+        job, arg, done = jobs.get()
+        try:
+            job(arg)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, who raises it
+            done.put(exc)
+        else:
+            done.put(None)
+
+
+#: The lanes of this process: SHA-256 blocks (`Digest`), and output fsyncs (`safewrite`).
+HASHING = Lane()
+SYNCING = Lane()
+
+
 class Digest:
-    """The SHA-256 of bytes given in order (`update`), hashed in a thread beside the caller
-    (#26 item 4). hashlib lets go of the GIL while it hashes a large buffer, so the survey
-    parses a block, or the read back compares it, while the block hashes (a pass at ~1.3 GB/s:
-    ~0.08 s of each 100 MB read, twice in a `--out`). The hash is the same: `update` waits
-    until the block before is hashed, so the blocks are hashed one at a time, in order; each is
-    hashed from bytes of its own (a copy, unless it is `bytes` already), never from a buffer
-    the caller may reuse. Memory: one block. One thread a process hashes for every digest
-    (a thread per block cost ~0.5 ms of wall time to start and join); where none can be
-    started, a block is hashed in place."""
+    """The SHA-256 of bytes given in order (`update`), hashed beside the caller on the
+    `HASHING` lane (#26 item 4). hashlib lets go of the GIL while it hashes a large buffer,
+    so the survey parses a block, or the read back compares it, while the block hashes (a
+    pass at ~1.3 GB/s: ~0.08 s of each 100 MB read, twice in a `--out`). The hash is the
+    same: `update` waits until the block before is hashed, so the blocks are hashed one at a
+    time, in order; each is hashed from bytes of its own (a copy, unless it is `bytes`
+    already), never from a buffer the caller may reuse. Memory: one block. Where no thread
+    can be started, a block is hashed in place."""
 
     __slots__ = ("_done", "_hash", "_pending")
 
@@ -119,7 +164,7 @@ class Digest:
         import hashlib  # loaded where a hash is taken: a dry run takes none
 
         self._hash = hashlib.sha256()
-        self._done: Any = None  # the worker answers here when a block is hashed
+        self._done: Any = None  # the lane answers here when a block is hashed
         self._pending = False
 
     def update(self, data: bytes | bytearray | memoryview) -> None:
@@ -128,16 +173,13 @@ class Digest:
             self._hash.update(data)
             return
         block = data if type(data) is bytes else bytes(data)  # `bytes(b)` is `b`: no copy
-        jobs = _hashing_thread()
-        if jobs is None:  # no thread to be had: hashed here and now
-            self._hash.update(block)
-            return
         if self._done is None:
             import queue
 
             self._done = queue.SimpleQueue()
-        jobs.put((self._hash, block, self._done))
-        self._pending = True
+        self._pending = HASHING.submit(self._hash.update, block, self._done)
+        if not self._pending:  # no thread to be had: hashed here and now
+            self._hash.update(block)
 
     def _wait(self) -> None:
         if self._pending:
@@ -150,40 +192,6 @@ class Digest:
         """The hash of every byte given, once the last block is hashed."""
         self._wait()
         return str(self._hash.hexdigest())
-
-
-_jobs: Any = None  # the hashing thread's queue...
-_jobs_pid = 0  # ...and the process that started it (a forked child starts its own)
-
-
-def _hashing_thread() -> Any:
-    """The queue of this process's hashing thread, started on first use (None where no
-    thread can be started)."""
-    global _jobs, _jobs_pid
-    if _jobs is not None and _jobs_pid == os.getpid():
-        return _jobs
-    import queue
-    import threading
-
-    jobs: Any = queue.SimpleQueue()
-    try:
-        threading.Thread(target=_hash_blocks, args=(jobs,), daemon=True).start()
-    except RuntimeError:
-        return None
-    _jobs, _jobs_pid = jobs, os.getpid()
-    return jobs
-
-
-def _hash_blocks(jobs: Any) -> None:
-    """The hashing thread: each block into its hash, in the order given; each answered."""
-    while True:
-        digest, block, done = jobs.get()
-        try:
-            digest.update(block)
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller, who raises it
-            done.put(exc)
-        else:
-            done.put(None)
 
 
 def real_path(path: str) -> str:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
 
 from thinkfix.io.filestate import (
     BLOCK,
+    SYNCING,
     Digest,
     FileChanged,
     FileState,
@@ -333,31 +334,26 @@ def atomic_write_stream(
 
 class _Syncing:
     """The fsync of a temporary file, run beside its read back (#26 item 4: ~1.5 ms a 1 MB
-    file here, as long as the read back); the rename waits for it (`wait`)."""
+    file here, as long as the read back) on the `SYNCING` lane; the rename waits for it
+    (`wait`). Where no thread can be started the file is synced here and now."""
 
     def __init__(self, fd: int) -> None:
-        import threading
+        import queue
 
-        self.error: OSError | None = None
-        self.thread: threading.Thread | None = threading.Thread(
-            target=self._sync, args=(fd,), daemon=True
-        )
-        try:
-            self.thread.start()
-        except RuntimeError:  # no thread to be had: synced here and now, as before
-            self.thread = None
-            self._sync(fd)
-
-    def _sync(self, fd: int) -> None:
-        try:
-            os.fsync(fd)
-        except OSError as exc:
-            self.error = exc
+        self.error: BaseException | None = None
+        self.done: Any = queue.SimpleQueue()
+        self.pending = SYNCING.submit(os.fsync, fd, self.done)
+        if not self.pending:  # no thread to be had: synced here and now, as before
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                self.error = exc
 
     def join(self) -> None:
         """Return once the fsync is done, whatever it answered (its descriptor may close)."""
-        if self.thread is not None:
-            self.thread.join()
+        if self.pending:
+            self.pending = False
+            self.error = self.done.get()
 
     def wait(self) -> None:
         """Return once the bytes are on disk; raise the fsync's error if it failed."""
