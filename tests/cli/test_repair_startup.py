@@ -7,9 +7,9 @@ through the CLI), so the renderers load only when `--report` (or `thinkfix diff`
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.processes import run_python
 
 _ROOT = Path(__file__).resolve().parents[2]
 _PI = next(p for p in sorted((_ROOT / "fixtures" / "pi").iterdir()) if p.suffix == ".jsonl")
@@ -22,9 +22,7 @@ def _loaded(args: list[str]) -> list[str]:
         f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
         "sys.stdout.write('\\n' + json.dumps(sorted(sys.modules)))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=_ROOT
-    )
+    done = run_python(probe, cwd=_ROOT)
     modules: list[str] = json.loads(done.stdout.splitlines()[-1])
     return modules
 

@@ -11,13 +11,12 @@ import set is pinned here, in a fresh interpreter; the timing is bench/run.py's.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.processes import run_python
 from thinkfix.formats.registry import _WHERE
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -188,14 +187,7 @@ def _probe(args: list[str], cwd: Path, call: str = "main") -> dict[str, Any]:
         "from thinkfix.cli import main\n"
         f"try:\n    {call}({args!r})\nexcept SystemExit:\n    pass\n" + _PROBE_OUTPUT
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=cwd,
-        env={**_env(), "PYTHONPATH": str(_ROOT)},
-    )
+    done = run_python(probe, cwd=cwd, env={**_env(), "PYTHONPATH": str(_ROOT)})
     found: dict[str, Any] = json.loads(done.stderr.splitlines()[-1])
     return found
 

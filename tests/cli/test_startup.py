@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import click
 import pytest
 
+from tests.processes import run_python
 from thinkfix.cli import LAZY_COMMANDS, SUMMARIES, _LazyCommands, main
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -44,9 +43,7 @@ _NOT_FOR_SCAN = (
 def _modules_after(code: str) -> list[str]:
     """Module names loaded by `code` in a fresh interpreter run from the repository root."""
     probe = code + "\nimport json, sys\nsys.stdout.write('\\n' + json.dumps(sorted(sys.modules)))\n"
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=_ROOT
-    )
+    done = run_python(probe, cwd=_ROOT)
     loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
     return loaded
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Mapping
+
+from tests.processes import run_python
 
 _PROBE = (
     "import resource, subprocess, sys\n"
@@ -16,12 +17,6 @@ _PROBE = (
 
 def thinkfix_peak(*args: str, env: Mapping[str, str]) -> tuple[int, float, str]:
     """Exit code, peak RSS (MB) and output (stdout then stderr) of `thinkfix ARGS`."""
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, sys.executable, "-m", "thinkfix.cli", *args],
-        capture_output=True,
-        text=True,
-        env=dict(env),
-        check=True,
-    )
+    done = run_python(_PROBE, sys.executable, "-m", "thinkfix.cli", *args, env=env)
     code, peak = done.stdout.split()
     return int(code), int(peak) / 1024, done.stderr  # Linux: KiB

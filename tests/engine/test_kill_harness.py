@@ -20,8 +20,6 @@ import os
 import random
 import shutil
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ import zstandard
 
 from tests.engine.repair_helpers import copy_fixtures, temp_files
 from tests.formats.support import is_store, store_content, store_of, tree_content
+from tests.processes import start_thinkfix
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair.driver import repair_paths
@@ -97,25 +96,18 @@ def _trial(
     jobs = rng.choice(["1", "2"])
     killed_run = work / "killed"
     env = dict(os.environ, THINKFIX_ACTIVE_SECONDS="0")  # same state folder: same undo key
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "thinkfix.cli",
-            "repair",
-            "--in-place",
-            "--isolated",
-            "--jobs",
-            jobs,
-            "--run-dir",
-            str(killed_run),
-            "--no-progress",
-            str(root),
-        ],
+    proc = start_thinkfix(
+        "repair",
+        "--in-place",
+        "--isolated",
+        "--jobs",
+        jobs,
+        "--run-dir",
+        str(killed_run),
+        "--no-progress",
+        str(root),
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
+        new_session=True,
     )
     # Python's start-up takes a good part of a run: aim past it, into the writes.
     time.sleep(rng.uniform(0.15, 0.45 + 3 * elapsed))

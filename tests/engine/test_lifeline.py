@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine.repair_helpers import temp_files
+from tests.processes import run_python, run_thinkfix, start_thinkfix
 from thinkfix.io import lifeline
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
@@ -61,12 +62,7 @@ def test_killed_parent_takes_its_workers_along(tmp_path: Path, command: list[str
     # without making the finishing run below (one process, in place) take most of a minute.
     original = corpus(root, files=80 if command[0] == "repair" else 240)
     env = dict(os.environ, THINKFIX_STATE_DIR=str(tmp_path / "state"))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "thinkfix.cli", *command, "--isolated", "--jobs", "2", str(root)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = start_thinkfix(*command, "--isolated", "--jobs", "2", str(root), env=env)
     workers: list[int] = []
     deadline = time.monotonic() + 60
     while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
@@ -82,22 +78,8 @@ def test_killed_parent_takes_its_workers_along(tmp_path: Path, command: list[str
     repaired = {p.read_bytes() for p in root.iterdir() if p.suffix == ".jsonl"}
     assert len(repaired - {original}) <= 1
     if command[0] == "repair":
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "thinkfix.cli",
-                "repair",
-                "--in-place",
-                "--isolated",
-                "--jobs",
-                "1",
-                str(root),
-            ],
-            env=env,
-            check=False,
-            capture_output=True,
-            timeout=300,
+        result = run_thinkfix(
+            "repair", "--in-place", "--isolated", "--jobs", "1", str(root), env=env, timeout=300
         )
         assert result.returncode == 1, result.stderr  # leaks remain: refused, or left as read
         assert temp_files(root) == []
@@ -113,12 +95,6 @@ def test_die_with_parent_ends_a_worker_whose_parent_is_gone(tmp_path: Path) -> N
     )
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    result = subprocess.run(
-        [sys.executable, "-c", code, str(gone.pid)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = run_python(code, str(gone.pid), check=False, timeout=60)
     assert result.returncode == 1 and "survived" not in result.stdout
     assert lifeline.alive(os.getpid())

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.engine.repair_helpers import temp_files
+from tests.processes import run_thinkfix, start_python
 from thinkfix.engine.repair.driver import repair_paths
 from thinkfix.engine.repair.model import FileStatus, RepairOptions, WriteMode
 from thinkfix.engine.report import ExitCode
@@ -73,32 +72,22 @@ def test_writer_holding_append_descriptor_loses_no_line(tmp_path: Path, trial: i
     session.write_bytes(LEAKY.read_bytes())
     env = dict(os.environ, THINKFIX_STATE_DIR=str(tmp_path / "state"))
     stop = tmp_path / "stop"
-    writer = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(session), str(stop)], stdout=subprocess.PIPE, text=True
-    )
+    writer = start_python(WRITER, str(session), str(stop), stdin=False)
     assert writer.stdout is not None and writer.stdout.readline().strip() == "open"
     codes = []
     deadline = time.monotonic() + 1.5
     while time.monotonic() < deadline:  # repeated runs land at every point of the writes
         codes.append(
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "thinkfix.cli",
-                    "repair",
-                    "--in-place",
-                    "--isolated",
-                    "--include-active",
-                    "--jobs",
-                    "1",
-                    str(root),
-                ],
+            run_thinkfix(
+                "repair",
+                "--in-place",
+                "--isolated",
+                "--include-active",
+                "--jobs",
+                "1",
+                str(root),
                 env=env,
-                capture_output=True,
-                text=True,
                 timeout=120,
-                check=False,
             ).returncode
         )
     stop.touch()  # the descriptor stayed open through every run, even on a loaded machine
@@ -145,18 +134,11 @@ def test_writer_keeping_descriptor_after_rename_is_refused_before(tmp_path: Path
     """The descriptor check: a process holding the file open for writing is named."""
     session = tmp_path / "s.jsonl"
     session.write_bytes(LEAKY.read_bytes())
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            (
-                "import os,sys,time; fd=os.open(sys.argv[1], os.O_WRONLY|"
-                "os.O_APPEND); print('open', flush=True); time.sleep(30)"
-            ),
-            str(session),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
+    holder = start_python(
+        "import os,sys,time; fd=os.open(sys.argv[1], os.O_WRONLY|"
+        "os.O_APPEND); print('open', flush=True); time.sleep(30)",
+        str(session),
+        stdin=False,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
@@ -215,15 +197,8 @@ def test_cli_active_window_default_and_flag(tmp_path: Path) -> None:
     (root / "s.jsonl").write_bytes(LEAKY.read_bytes())
     env = dict(os.environ, THINKFIX_STATE_DIR=str(tmp_path / "state"))
     env.pop("THINKFIX_ACTIVE_SECONDS", None)
-    cmd = [sys.executable, "-m", "thinkfix.cli", "repair", "--in-place", "--isolated", str(root)]
-    first = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120, check=False)
+    cmd = ("repair", "--in-place", "--isolated", str(root))
+    first = run_thinkfix(*cmd, env=env, timeout=120)
     assert first.returncode == 2 and "--include-active" in first.stderr
-    forced = subprocess.run(
-        cmd + ["--include-active"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    forced = run_thinkfix(*cmd, "--include-active", env=env, timeout=120)
     assert forced.returncode == 1, forced.stderr  # repaired; its refused leak remains

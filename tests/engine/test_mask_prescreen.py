@@ -13,8 +13,6 @@ a process's first mask compiles no regex of every keyword. Past a process's firs
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from unittest.mock import patch
 
@@ -22,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.processes import run_python
 from tests.spies import compiled_sources
 from thinkfix.engine.secrets import gitleaks, rules
 
@@ -138,8 +137,7 @@ def test_a_first_mask_imports_no_pathlib() -> None:
         "assert rules.mask_secrets('password: hunter2hunter2') != 'password: hunter2hunter2'; "
         "print(sorted({'pathlib', 'urllib.parse'} & set(sys.modules)))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert run_python(code).stdout.strip() == "[]"
 
 
 @settings(max_examples=300, deadline=None)

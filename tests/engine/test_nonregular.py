@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.processes import run_python, run_thinkfix
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 
@@ -33,15 +34,7 @@ except OSError as exc:
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, THINKFIX_STATE_DIR=str(cwd / "state"))
-    return subprocess.run(
-        [sys.executable, "-m", "thinkfix.cli", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_thinkfix(*args, cwd=cwd, env=env, timeout=60)
 
 
 @pytest.mark.parametrize(
@@ -68,13 +61,7 @@ def test_fifo_swapped_in_after_walk_is_refused_by_every_reader(tmp_path: Path) -
     """The readers themselves refuse a FIFO too (it may appear after the walk listed a file)."""
     fifo = tmp_path / "late.jsonl"
     os.mkfifo(fifo)
-    result = subprocess.run(
-        [sys.executable, "-c", CODE, str(fifo)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = run_python(CODE, str(fifo), check=False, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("a FIFO, not a regular file") == 3, result.stdout
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import BinaryIO
@@ -21,6 +19,7 @@ from tests.engine.repair_helpers import (
     temp_files,
 )
 from tests.formats.support import leaking_fixtures, tree_content
+from tests.processes import run_python
 from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.ledger import restore
@@ -182,13 +181,7 @@ _KILL_SCRIPT = textwrap.dedent("""
 @pytest.mark.crash
 def test_repair_killed_after_temp_file_leaves_original_and_next_run_sweeps(tmp_path: Path) -> None:
     work = _work(tmp_path)
-    proc = subprocess.run(
-        [sys.executable, "-c", _KILL_SCRIPT, str(work), str(tmp_path / "run")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    proc = run_python(_KILL_SCRIPT, str(work), str(tmp_path / "run"), check=False, timeout=60)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     temp = proc.stdout.strip()
     assert temp and Path(temp).parent == work.parent

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import BinaryIO
 
 import pytest
 
+from tests.processes import run_python
 from thinkfix.io import filestate, safewrite
 from thinkfix.io.errors import ErrorKind
 
@@ -122,12 +121,7 @@ def test_fsio_read_snapshot_missing_file_is_unreadable(tmp_path: Path) -> None:
 
 def test_fsio_sweep_removes_temps_of_dead_processes_only(tmp_path: Path) -> None:
     target = str(tmp_path / "s.jsonl")
-    dead = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    dead = run_python("import os; print(os.getpid())")
     dead_pid = int(dead.stdout)
     mine = filestate.temp_name(target)
     theirs = mine.replace(f".{os.getpid()}.", f".{dead_pid}.")

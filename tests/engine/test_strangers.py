@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.processes import run_thinkfix
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
@@ -124,14 +123,7 @@ def test_cli_scan_stranger_exits_2(tmp_path: Path) -> None:
     path = _session(tmp_path, USER, QWEN_LIKE)
     env = dict(os.environ, THINKFIX_STATE_DIR=str(tmp_path / "state"))
     for args in (["scan", str(path)], ["scan", "--output-format", "json", str(path)]):
-        done = subprocess.run(
-            [sys.executable, "-m", "thinkfix.cli", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-            check=False,
-        )
+        done = run_thinkfix(*args, env=env, timeout=60)
         assert done.returncode == 2, done.stdout + done.stderr
         assert "bad_shape" in done.stdout  # the text report may cut the message to its width
 

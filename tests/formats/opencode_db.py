@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
 from typing import Any
+
+from tests.processes import held
 
 SCHEMA = Path(__file__).resolve().parents[1] / "data" / "opencode_schema.sql"
 
@@ -106,21 +106,10 @@ def holding(
 ) -> Iterator[None]:
     """`runtime` for any store: `rows` (table, every column's value) written by the other
     process."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _RUNTIME, str(path), _js(rows), end, "01"[exclusive]],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    with held(_RUNTIME, str(path), _js(rows), end, "01"[exclusive]) as proc:
         if end == "crash":
             proc.wait()
         yield
-    finally:
-        if proc.stdin is not None:
-            proc.stdin.close()
-        proc.wait()
 
 
 ASSISTANT = {

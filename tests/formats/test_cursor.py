@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -16,6 +14,7 @@ import pytest
 from tests.engine.repair_helpers import run
 from tests.formats import cursor_db
 from tests.formats.cursor_db import COMPOSER, LEAK, assistant, js, user
+from tests.processes import held
 from thinkfix.engine.ledger import journal, restore
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
@@ -275,19 +274,8 @@ sys.stdin.read()
 @contextmanager
 def _held(path: Path) -> Iterator[None]:
     """While the block runs, another process holds the store exclusively, as a writer does."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    with held(_HOLDER, str(path)):
         yield
-    finally:
-        if proc.stdin is not None:
-            proc.stdin.close()
-        proc.wait()
 
 
 def test_cursor_store_held_by_cursor_is_in_use_not_unknown(

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from hypothesis import strategies as st
 from tests.engine.repair_helpers import run
 from tests.formats import goose_db
 from tests.formats.support import FIXTURES
+from tests.processes import REPO, held, run_python
 from thinkfix.engine.ledger import journal, restore
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
@@ -121,8 +120,7 @@ def test_goose_store_scan_leaves_the_folder_as_it_was_and_reads_rows_only_in_the
         "db.execute('COMMIT')\n"
         "os._exit(0)\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    subprocess.run([sys.executable, "-c", script, str(db)], check=True, env=env)
+    run_python(script, str(db), env=dict(os.environ, PYTHONPATH=str(REPO)))
     folder = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in db.parent.iterdir()}
     assert "sessions.db-wal" in folder
     report = scan([str(db)], jobs=1)
@@ -144,19 +142,8 @@ def test_goose_store_locked_exclusively_is_in_use_where_goose_keeps_it(
         "print('ready', flush=True)\n"
         "sys.stdin.read()\n"
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", holder, str(db)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    with held(holder, str(db)):
         report = scan([str(db)], jobs=1)
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait()
     (error,) = report.errors
     assert "in use" in error.message and "not a known session format" not in error.message
     assert is_store_path(str(db)) and not is_store_path(str(tmp_path / "sessions.db"))

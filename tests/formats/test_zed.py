@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import subprocess
-import sys
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ import pytest
 from tests.engine.repair_helpers import run
 from tests.formats import zed_db
 from tests.formats.support import content
+from tests.processes import held
 from thinkfix.engine.ledger import restore
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
@@ -178,23 +177,9 @@ def test_zed_store_locked_by_zed_is_in_use_and_left_alone(
     monkeypatch.setattr(sqlite_store, "LOCK_WAIT", 0.0)
     db = _store(tmp_path)
     before = db.read_bytes()
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            HOLD,
-            str(db),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    with held(HOLD, str(db), ready="held"):
         scanned = scan([str(db)], ScanOptions(), jobs=1)
         assert "in use" in " ".join(e.message for e in scanned.errors)
         result = run([db], WriteMode.IN_PLACE, tmp_path)
         assert [f.status for f in result.files] == [FileStatus.SKIPPED]
-    finally:
-        holder.communicate("")
     assert db.read_bytes() == before

@@ -7,10 +7,10 @@ inside the package re-exports a name, so the facade is the one list a user reads
 from __future__ import annotations
 
 import inspect
-import subprocess
 import sys
 
 import thinkfix
+from tests.processes import run_python
 
 PUBLIC = {
     "DEFAULT",
@@ -44,5 +44,4 @@ def test_each_public_name_is_the_object_its_module_defines() -> None:
 
 def test_importing_the_facade_loads_no_normalizer_module() -> None:
     code = "import sys, thinkfix; print(sorted(m for m in sys.modules if 'normalizer' in m))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert run_python(code).stdout.strip() == "[]"

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.processes import run_python
 from tests.telemetry import sessions
 from thinkfix.cli import main
 from thinkfix.engine.scan.options import ScanOptions
@@ -45,10 +46,7 @@ with open(path, "ab") as fp:
 
 def append(path: Path, start: int, count: int) -> None:
     """Records written by another process, as an agent would."""
-    subprocess.run(
-        [sys.executable, "-c", APPEND.format(repo=str(REPO)), str(start), str(count), str(path)],
-        check=True,
-    )
+    run_python(APPEND.format(repo=str(REPO)), str(start), str(count), str(path))
 
 
 def free_port() -> int:
@@ -334,10 +332,7 @@ def test_core_commands_do_not_import_the_watch_extra() -> None:
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('prometheus_client', 'watchdog')))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
-    ).stdout
-    assert out.strip() == "[]"
+    assert run_python(code, cwd=REPO).stdout.strip() == "[]"
 
 
 def test_watch_names_a_state_in_another_layout(tmp_path: Path) -> None:
@@ -372,13 +367,7 @@ with serve._wake._cond:  # the loop, inside Event.wait, holding its lock
     signal.getsignal(signal.SIGTERM)(signal.SIGTERM, None)
 print(serve._stop.wait(10))
 """
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        env=env,
-        check=False,
+    done = run_python(
+        script, check=False, timeout=WAIT, env={**os.environ, "PYTHONPATH": str(REPO)}
     )
     assert done.stdout.strip() == "True", done.stderr
