@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import BinaryIO, ClassVar
 
 import pytest
@@ -109,6 +110,15 @@ class FakeReporter(Reporter):
     def document(self, report: Report, options: RenderOptions) -> str:
         s = report.summary
         return f"files={s.files} messages={s.assistant_messages} leaking={s.leaking_messages}\n"
+
+
+@pytest.fixture
+def isolated_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command run as a user would, alone: manifests and backups under the test's folder,
+    no config file named by the environment, the test's folder the working one."""
+    monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.delenv("THINKFIX_CONFIG", raising=False)
+    monkeypatch.chdir(tmp_path)
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from thinkfix.cli import main
+from tests.commands import invoke
 from thinkfix.engine.repair import driver as repair_engine
 from thinkfix.engine.repair import one_file as repair_one
 from thinkfix.engine.scan import runner as scan_runner
@@ -22,15 +22,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 LEAKY = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.delenv("THINKFIX_CONFIG", raising=False)
-    monkeypatch.chdir(tmp_path)
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, ["--help"] if not args else list(args))
+pytestmark = pytest.mark.usefixtures("isolated_cli")
 
 
 def folder(tmp_path: Path, n: int = 12) -> Path:

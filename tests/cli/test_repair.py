@@ -8,8 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
+from tests.commands import invoke
 from tests.formats.support import fixture_totals, leaking_fixtures, tree_content
 from thinkfix.cli import main
 
@@ -18,16 +19,7 @@ PI = next((FIXTURES / "pi").iterdir())
 SESSION_DIRS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir() and p.name != "streams")
 
 
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Manifests and backups under the test's folder; no config file or env from outside.
-    monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.delenv("THINKFIX_CONFIG", raising=False)
-    monkeypatch.chdir(tmp_path)
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+pytestmark = pytest.mark.usefixtures("isolated_cli")
 
 
 def sessions(tmp_path: Path) -> Path:

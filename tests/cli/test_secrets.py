@@ -197,10 +197,7 @@ def _leaks(output: str) -> list[str]:
 
 
 @pytest.fixture
-def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.delenv("THINKFIX_CONFIG", raising=False)
-    monkeypatch.chdir(tmp_path)
+def planted(tmp_path: Path, isolated_cli: None) -> Path:
     _claude(tmp_path)
     _chat(tmp_path)
     return tmp_path / "sessions"

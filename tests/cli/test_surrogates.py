@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from thinkfix.cli import main
+from tests.commands import invoke
 from thinkfix.io import jsontext
 
 LONE = "plan \ud800 and \udfff"
@@ -33,15 +33,7 @@ LINE = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.delenv("THINKFIX_CONFIG", raising=False)
-    monkeypatch.chdir(tmp_path)
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
+pytestmark = pytest.mark.usefixtures("isolated_cli")
 
 
 def session(tmp_path: Path) -> Path:

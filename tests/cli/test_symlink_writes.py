@@ -22,11 +22,8 @@ SECRET = b"precious bytes the link points at\n"
 
 
 @pytest.fixture
-def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+def planted(tmp_path: Path, isolated_cli: None) -> tuple[Path, Path]:
     """A session folder, and a file outside it that links will point at."""
-    monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.delenv("THINKFIX_CONFIG", raising=False)
-    monkeypatch.chdir(tmp_path)
     sessions = tmp_path / "sessions"
     sessions.mkdir()
     shutil.copy(LEAKING, sessions / "s.jsonl")

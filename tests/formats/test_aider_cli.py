@@ -7,11 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
+from tests.commands import invoke
 from tests.formats.aider_history import FIXTURES, History
 from tests.formats.support import FIXTURES as ROOT
-from thinkfix.cli import main
 from thinkfix.engine.inputs.discover import discover
 from thinkfix.formats.registry import detect_file
 
@@ -19,15 +18,7 @@ NAME = ".aider.chat.history.md"
 LEAKING = ROOT / "aider" / "leaking" / NAME
 
 
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.delenv("THINKFIX_CONFIG", raising=False)
-    monkeypatch.chdir(tmp_path)
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+pytestmark = pytest.mark.usefixtures("isolated_cli")
 
 
 def repos(tmp_path: Path) -> Path:
