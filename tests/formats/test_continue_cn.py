@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
+from tests.engine.repair_helpers import run
 from tests.formats.support import FIXTURES
-from thinkfix.engine.repair.driver import repair_paths
-from thinkfix.engine.repair.model import RepairOptions, WriteMode
+from thinkfix.engine.repair.model import WriteMode
 from thinkfix.normalizer.batch import normalize
 
 CN = os.environ.get("THINKFIX_CN") or shutil.which("cn")
@@ -121,15 +121,7 @@ def _replayed(tmp_path: Path, session: Path, server: ThreadingHTTPServer) -> lis
 def test_continue_cn_resumes_the_repaired_session_without_the_leaked_reasoning(
     tmp_path: Path, model: ThreadingHTTPServer
 ) -> None:
-    result = repair_paths(
-        [str(SOURCE)],
-        RepairOptions(
-            mode=WriteMode.OUT,
-            out_dir=str(tmp_path / "out"),
-            run_dir=str(tmp_path / "run"),
-            jobs=1,
-        ),
-    )
+    result = run([SOURCE], WriteMode.OUT, tmp_path, out_dir=str(tmp_path / "out"), jobs=1)
     assert not result.all_errors, result.all_errors
     moved = [s for c in result.changes if c.applied for s in c.extracted]
     assert len(moved) == 3

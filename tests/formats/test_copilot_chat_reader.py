@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.engine.repair_helpers import run
 from tests.formats.support import FIXTURES
-from thinkfix.engine.repair.driver import repair_paths
-from thinkfix.engine.repair.model import RepairOptions, WriteMode
+from thinkfix.engine.repair.model import WriteMode
 from thinkfix.normalizer.batch import normalize
 
 exporter = pytest.importorskip("copilotexport.exporter")
@@ -48,15 +48,7 @@ def _render(tmp_path: Path, session: Path) -> str:
 
 
 def test_copilot_chat_reader_renders_the_repaired_session_turn_for_turn(tmp_path: Path) -> None:
-    result = repair_paths(
-        [str(FLAT)],
-        RepairOptions(
-            mode=WriteMode.OUT,
-            out_dir=str(tmp_path / "out"),
-            run_dir=str(tmp_path / "run"),
-            jobs=1,
-        ),
-    )
+    result = run([FLAT], WriteMode.OUT, tmp_path, out_dir=str(tmp_path / "out"), jobs=1)
     assert not result.all_errors, result.all_errors
     before = _turns(_render(tmp_path / "a", FLAT))
     after = _turns(_render(tmp_path / "b", tmp_path / "out" / FLAT.name))

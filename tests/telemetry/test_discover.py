@@ -32,6 +32,18 @@ LAYOUT = {
     ".config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks/"
     "7d1e4c2a-9b3f-4a8e-b6d5-0c2f1e3a4b5d/api_conversation_history.json": "roo-code/tasks/7d1e4c2a-9b3f-4a8e-b6d5-0c2f1e3a4b5d/api_conversation_history.json",
 }
+#: The formats a scan of LAYOUT (with OpenCode's store) reads.
+LAID_OUT_FORMATS = {
+    "claude-code",
+    "codex",
+    "pi",
+    "gemini-cli",
+    "claw-code",
+    "hermes",
+    "cline",
+    "roo-code",
+    "opencode",
+}
 #: OpenCode's file store travels whole (a part's role is in its message file).
 OPENCODE_STORE = ".local/share/opencode/storage"
 
@@ -172,17 +184,7 @@ def test_scan_discover_reads_every_runtime(tmp_path: Path, monkeypatch: pytest.M
     )
     assert result.exit_code == 0, result.output
     formats = set(json.loads(result.stdout)["summary"]["by_format"])
-    assert formats == {
-        "claude-code",
-        "codex",
-        "pi",
-        "gemini-cli",
-        "claw-code",
-        "hermes",
-        "cline",
-        "roo-code",
-        "opencode",
-    }
+    assert formats == LAID_OUT_FORMATS
 
 
 def test_where_lists_found_folders_and_fails_when_none(
@@ -197,17 +199,7 @@ def test_where_lists_found_folders_and_fails_when_none(
     result = CliRunner().invoke(main, ["where", "--json"])
     assert result.exit_code == 0
     rows = json.loads(result.output)["locations"]
-    assert {r["format"] for r in rows if r["exists"]} == {
-        "claude-code",
-        "codex",
-        "pi",
-        "gemini-cli",
-        "claw-code",
-        "hermes",
-        "cline",
-        "roo-code",
-        "opencode",
-    }
+    assert {r["format"] for r in rows if r["exists"]} == LAID_OUT_FORMATS
 
 
 def test_opencode_sqlite_store_is_discovered_as_a_file(tmp_path: Path) -> None:
