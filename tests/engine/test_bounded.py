@@ -23,7 +23,8 @@ from thinkfix.engine.scan.findings import capped_findings
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 from thinkfix.engine.scan.sparse import SparseReader
-from thinkfix.formats.records import DEFAULT_RECORD_LIMIT, set_record_limit
+from thinkfix.formats.base import SessionFormat
+from thinkfix.formats.records import DEFAULT_RECORD_LIMIT, Record, set_record_limit
 from thinkfix.formats.registry import FORMATS
 from thinkfix.normalizer.batch import normalize
 from thinkfix.normalizer.policy import DEFAULT
@@ -252,16 +253,22 @@ def _peak(fn: Any) -> tuple[Any, int]:
         tracemalloc.stop()
 
 
+def _read_at_a_megabyte(fmt: SessionFormat, path: Path) -> tuple[list[Record], int]:
+    """The records `fmt` reads from `path` with the record limit at 1 MiB, and the peak of
+    memory the reading held."""
+    set_record_limit(1 << 20)
+    try:
+        with open(path, "rb") as fp:
+            return _peak(lambda: list(fmt.read(fp)))
+    finally:
+        set_record_limit(DEFAULT_RECORD_LIMIT)
+
+
 @pytest.mark.parametrize("name", [n for n, f in FORMATS.items() if f.line_records])
 def test_format_readers_read_past_a_line_over_the_limit(tmp_path: Path, name: str) -> None:
     fmt = FORMATS[name]
     path = _long_session(tmp_path / "s.jsonl", b'{"type": "user", "n": 1}')
-    set_record_limit(1 << 20)
-    try:
-        with open(path, "rb") as fp:
-            records, peak = _peak(lambda: list(fmt.read(fp)))
-    finally:
-        set_record_limit(DEFAULT_RECORD_LIMIT)
+    records, peak = _read_at_a_megabyte(fmt, path)
     assert peak < _LONG // 3, f"{name}: the reader held {peak:,} bytes"  # was the whole line
     assert [r.index for r in records] == [0, 1, 2]
     assert records[1].raw == b"" and (records[1].error or "").startswith("too large")
@@ -275,12 +282,7 @@ def test_a_document_over_the_limit_is_read_past_not_held(tmp_path: Path) -> None
     path.write_bytes(
         b'{\n  "sessionId": "s",\n  "messages": [],\n  "junk": "' + b"x" * _LONG + b'"\n}\n'
     )
-    set_record_limit(1 << 20)
-    try:
-        with open(path, "rb") as fp:
-            records, peak = _peak(lambda: list(fmt.read(fp)))
-    finally:
-        set_record_limit(DEFAULT_RECORD_LIMIT)
+    records, peak = _read_at_a_megabyte(fmt, path)
     assert peak < _LONG // 3, f"the reader held {peak:,} bytes"
     [record] = records
     assert record.raw == b"" and (record.error or "").startswith("too large")
