@@ -36,12 +36,11 @@ import orjson
 
 from thinkfix.formats import jsonedit, jsonspans
 from thinkfix.formats.base import Message
-from thinkfix.formats.common import FormatBase, as_str, place_elsewhere
+from thinkfix.formats.common import FormatBase, as_str
 from thinkfix.formats.locations import editor_users
-from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot, UnsafeEdit
-from thinkfix.formats.sqlite_format import DatabaseStore, store_confidence
+from thinkfix.formats.sqlite_format import StoreOnly, store_confidence
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import (
     RowChanges,
@@ -208,7 +207,7 @@ def _bubbles(doc: dict[str, Any]) -> Iterator[tuple[Path, dict[str, Any]]]:
                 yield ("conversation", i), bubble
 
 
-class Cursor(DatabaseStore, FormatBase):
+class Cursor(StoreOnly, FormatBase):
     id = "cursor"
     description = (
         "Cursor (the IDE) chats: globalStorage/state.vscdb, table cursorDiskKV "
@@ -232,6 +231,7 @@ class Cursor(DatabaseStore, FormatBase):
         "paths.py)"
     )
     shapes = (dict,)
+    manifest_only = "Cursor reads its chats from state.vscdb, not from a file"
     #: Every record holds it: whether a bubble is the assistant's is its `type`.
     assistant_marker = b'"composerId"'
 
@@ -257,9 +257,6 @@ class Cursor(DatabaseStore, FormatBase):
     def apply_database(self, db: Any, repairs: list[Repair]) -> list[Placement]:
         return apply_database(db, repairs)
 
-    def may_contain_assistant(self, raw: bytes) -> bool:
-        return True
-
     def messages(self, record: Record) -> Iterator[Message]:
         doc = record.obj
         if doc is None:
@@ -283,13 +280,6 @@ class Cursor(DatabaseStore, FormatBase):
                 model=_model(bubble),
                 session_id=composer_id,
             )
-
-    def plan_repair(self, plan: Plan, draft: Draft) -> None:
-        place_elsewhere(
-            draft,
-            PlacementKind.MANIFEST,
-            "repair manifest only (Cursor reads its chats from state.vscdb, not from a file)",
-        )
 
     def turns(self, record: Record) -> Iterator[Turn]:
         return turns(record)

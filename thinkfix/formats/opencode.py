@@ -35,7 +35,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from thinkfix.formats.base import Message
-from thinkfix.formats.common import FormatBase, as_str, place_elsewhere
+from thinkfix.formats.common import FormatBase, as_str
 from thinkfix.formats.detection import sample
 from thinkfix.formats.opencode_items import (
     TABLES,
@@ -48,11 +48,10 @@ from thinkfix.formats.opencode_items import (
     read_json,
     storage_kind,
 )
-from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.reader import read_auto
 from thinkfix.formats.records import Context, Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot
-from thinkfix.formats.sqlite_format import DatabaseStore, store_confidence
+from thinkfix.formats.sqlite_format import StoreOnly, store_confidence
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import (
     RowChanges,
@@ -63,7 +62,7 @@ from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
 
 
 #: Tables (and their columns) OpenCode's SQLite store has; anything else is not ours.
-class OpenCode(DatabaseStore, FormatBase):
+class OpenCode(StoreOnly, FormatBase):
     id = "opencode"
     description = (
         "OpenCode sessions: the SQLite store opencode.db (tables message, part) and "
@@ -84,6 +83,7 @@ class OpenCode(DatabaseStore, FormatBase):
         "session/session.sql.ts; storage/storage.ts)"
     )
     shapes = (dict,)
+    manifest_only = "in the file store a new reasoning part would be a new file"
     #: A part file holds no role (its message file does); every record with text has this.
     assistant_marker = b'"text"'
 
@@ -163,9 +163,6 @@ class OpenCode(DatabaseStore, FormatBase):
     def apply_database(self, db: Any, repairs: list[Repair]) -> list[Placement]:
         return apply_database(db, repairs)
 
-    def may_contain_assistant(self, raw: bytes) -> bool:
-        return True
-
     def messages(self, record: Record) -> Iterator[Message]:
         doc = record.obj
         if doc is None:
@@ -200,13 +197,6 @@ class OpenCode(DatabaseStore, FormatBase):
                 model=record.ctx.model,
                 session_id=as_str(doc.get("sessionID")),
             )
-
-    def plan_repair(self, plan: Plan, draft: Draft) -> None:
-        place_elsewhere(
-            draft,
-            PlacementKind.MANIFEST,
-            "repair manifest only (in the file store a new reasoning part would be a new file)",
-        )
 
     def turns(self, record: Record) -> Iterator[Turn]:
         """The record as the turns `show` prints (module-level `turns`)."""

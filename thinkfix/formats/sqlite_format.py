@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
+from thinkfix.formats.common import place_elsewhere
+from thinkfix.formats.repairs import PlacementKind
 from thinkfix.formats.sqlite_store import MAGIC, StoreInUse, has_tables, is_database
+
+if TYPE_CHECKING:
+    from thinkfix.formats.planner import Draft, Plan
 
 
 def store_confidence(
@@ -36,3 +42,21 @@ class DatabaseStore:
 
     def is_database(self, path: str) -> bool:
         return is_database(path)
+
+
+class StoreOnly(DatabaseStore):
+    """Mixed in, instead of `DatabaseStore`, by a format whose sessions are changed in their
+    store alone (Cursor, OpenCode, Zed): a record read from a plain file (an export, OpenCode's
+    file store) keeps its reasoning in the repair manifest, and no byte of a record proves it
+    free of an assistant message (the role sits in a nested object, or in another file)."""
+
+    #: Why a record read from a file keeps its reasoning in the manifest (its placement says).
+    manifest_only: str
+
+    def may_contain_assistant(self, raw: bytes) -> bool:
+        return True
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        place_elsewhere(
+            draft, PlacementKind.MANIFEST, f"repair manifest only ({self.manifest_only})"
+        )

@@ -30,12 +30,11 @@ import orjson
 import zstandard
 
 from thinkfix.formats.base import Message
-from thinkfix.formats.common import FormatBase, as_str, join_texts, place_elsewhere
+from thinkfix.formats.common import FormatBase, as_str, join_texts
 from thinkfix.formats.locations import LINUX, data_root, this_system
-from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot
-from thinkfix.formats.sqlite_format import DatabaseStore, store_confidence
+from thinkfix.formats.sqlite_format import StoreOnly, store_confidence
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import (
     RowChanges,
@@ -90,6 +89,18 @@ def threads(db: Any) -> Iterator[dict[str, Any]]:
         }
 
 
+def _thread(record: Record) -> tuple[dict[str, Any], dict[str, Any], list[Any]] | None:
+    """A thread record's row, its thread and the thread's messages; None where the row holds
+    no thread with a message list (its data could not be read)."""
+    doc = record.obj
+    if not isinstance(doc, dict):
+        return None
+    thread = doc.get("thread")
+    if not isinstance(thread, dict) or not isinstance(thread.get("messages"), list):
+        return None
+    return doc, thread, thread["messages"]
+
+
 def _agent(message: Any) -> dict[str, Any] | None:
     if isinstance(message, dict) and isinstance(message.get("Agent"), dict):
         agent: dict[str, Any] = message["Agent"]
@@ -125,7 +136,7 @@ def _native(content: list[Any]) -> str | None:
     return join_texts(_thinking(c) for c in content)
 
 
-class Zed(DatabaseStore, FormatBase):
+class Zed(StoreOnly, FormatBase):
     id = "zed"
     description = "Zed agent threads: the SQLite store threads/threads.db (zstd-compressed JSON)"
     detection = (
@@ -144,6 +155,7 @@ class Zed(DatabaseStore, FormatBase):
         "crates/agent/src/db.rs)"
     )
     shapes = (dict,)
+    manifest_only = "Zed reads its threads from threads.db, not from a file"
     assistant_marker = b'"Agent"'
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
@@ -187,18 +199,12 @@ class Zed(DatabaseStore, FormatBase):
     def apply_database(self, db: Any, repairs: list[Repair]) -> list[Placement]:
         return apply_database(db, repairs)
 
-    def may_contain_assistant(self, raw: bytes) -> bool:
-        return True
-
     def messages(self, record: Record) -> Iterator[Message]:
-        doc = record.obj
-        if not isinstance(doc, dict):
+        found = _thread(record)
+        if found is None:
             return
-        thread = doc.get("thread")
-        messages = thread.get("messages") if isinstance(thread, dict) else None
-        if not isinstance(messages, list):
-            return
-        model = thread.get("model") if isinstance(thread, dict) else None
+        doc, thread, messages = found
+        model = thread.get("model")
         model_name = as_str(model.get("model")) if isinstance(model, dict) else None
         for i, message in enumerate(messages):
             agent = _agent(message)
@@ -214,13 +220,6 @@ class Zed(DatabaseStore, FormatBase):
                 model=model_name,
                 session_id=as_str(doc.get("id")),
             )
-
-    def plan_repair(self, plan: Plan, draft: Draft) -> None:
-        place_elsewhere(
-            draft,
-            PlacementKind.MANIFEST,
-            "repair manifest only (Zed reads its threads from threads.db, not from a file)",
-        )
 
     def turns(self, record: Record) -> Iterator[Turn]:
         return turns(record)
@@ -331,13 +330,10 @@ def _result_text(content: Any) -> str:
 
 def turns(record: Record) -> Iterator[Turn]:
     """Every message of one thread, as `show` prints them."""
-    doc = record.obj
-    if not isinstance(doc, dict):
+    found = _thread(record)
+    if found is None:
         return
-    thread = doc.get("thread")
-    messages = thread.get("messages") if isinstance(thread, dict) else None
-    if not isinstance(messages, list):
-        return
+    doc, _, messages = found
     for i, message in enumerate(messages):
         base = ("thread", "messages", i)
         if isinstance(message, dict) and isinstance(message.get("User"), dict):
