@@ -47,7 +47,7 @@ from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.reader import read_auto
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot
-from thinkfix.formats.sqlite_format import DatabaseStore, store_confidence
+from thinkfix.formats.sqlite_format import DatabaseStore, refuse_emptied, store_confidence
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import (
     RowChanges,
@@ -367,14 +367,7 @@ def _apply_message(
     shown = [i for i, p in enumerate(parts) if i not in emptied and _shows(p)]
     for i, k, repair in list(done):
         if i in emptied and not shown:
-            out[k] = Placement(
-                repair.site,
-                PlacementKind.REFUSED,
-                "not repaired",
-                applied=False,
-                reason="refused: the text is all reasoning and nothing visible would "
-                "remain (an empty text part would break the session)",
-            )
+            out[k] = refuse_emptied(repair.site, "an empty text part would break the session")
             done.remove((i, k, repair))
             emptied.discard(i)
     if not done:

@@ -52,7 +52,7 @@ from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.reader import bounded_lines, iter_jsonl
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, UnsafeEdit
-from thinkfix.formats.sqlite_format import DatabaseStore, store_confidence
+from thinkfix.formats.sqlite_format import DatabaseStore, refuse_emptied, store_confidence
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import (
     RowChanges,
@@ -246,14 +246,7 @@ def _apply_row(db: RowChanges, row_id: str, repairs: list[Repair]) -> dict[int, 
         if not repair.visible.strip():
             others = [c for i, c in enumerate(content) if i not in emptied and shows_of(c)]
             if not others:
-                out[k] = Placement(
-                    repair.site,
-                    PlacementKind.REFUSED,
-                    "not repaired",
-                    applied=False,
-                    reason="refused: the text is all reasoning and nothing visible would "
-                    "remain (an empty text item would break the session)",
-                )
+                out[k] = refuse_emptied(repair.site, "an empty text item would break the session")
                 continue
             edits.append(jsonedit.RemoveItem((), at))
         else:

@@ -51,7 +51,7 @@ from thinkfix.formats.opencode_items import (
 from thinkfix.formats.reader import read_auto
 from thinkfix.formats.records import Context, Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot
-from thinkfix.formats.sqlite_format import StoreOnly, store_confidence
+from thinkfix.formats.sqlite_format import StoreOnly, refuse_emptied, store_confidence
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import (
     RowChanges,
@@ -285,14 +285,7 @@ def _apply_one(db: RowChanges, repair: Repair) -> Placement:
     emptied = not repair.visible.strip()
     others = [r for k, r in enumerate(rows) if k != index and _shows(loads(r[4]))]
     if emptied and not others:
-        return Placement(
-            site,
-            PlacementKind.REFUSED,
-            "not repaired",
-            applied=False,
-            reason="refused: the text is all reasoning and nothing visible would "
-            "remain (an empty text part would break the session)",
-        )
+        return refuse_emptied(site, "an empty text part would break the session")
     where = f"part {part_id}"
     if segments:
         previous = rows[index - 1][0] if index > 0 else None

@@ -11,7 +11,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from thinkfix.formats.common import place_elsewhere
-from thinkfix.formats.repairs import PlacementKind
+from thinkfix.formats.records import Site
+from thinkfix.formats.repairs import Placement, PlacementKind
 from thinkfix.formats.sqlite_store import MAGIC, StoreInUse, has_tables, is_database
 
 if TYPE_CHECKING:
@@ -33,6 +34,19 @@ def store_confidence(
         return 0.95 if has_tables(path, tables) else 0.0
     except StoreInUse:
         return 0.95 if claimed(path) else 0.0
+
+
+def refuse_emptied(site: Site, what: str = "") -> Placement:
+    """A repair refused because the message would show nothing: its text is all reasoning and
+    it has no other visible item; `what` says what the empty one would break."""
+    reason = "refused: the text is all reasoning and nothing visible would remain"
+    return Placement(
+        site,
+        PlacementKind.REFUSED,
+        "not repaired",
+        applied=False,
+        reason=f"{reason} ({what})" if what else reason,
+    )
 
 
 class DatabaseStore:

@@ -34,7 +34,7 @@ from thinkfix.formats.common import FormatBase, as_str, join_texts
 from thinkfix.formats.locations import LINUX, data_root, this_system
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import Placement, PlacementKind, Repair, TextSlot
-from thinkfix.formats.sqlite_format import StoreOnly, store_confidence
+from thinkfix.formats.sqlite_format import StoreOnly, refuse_emptied, store_confidence
 from thinkfix.formats.sqlite_store import MAGIC as SQLITE_MAGIC
 from thinkfix.formats.sqlite_store import (
     RowChanges,
@@ -298,13 +298,7 @@ def _apply_one(messages: list[Any], repair: Repair) -> Placement:
     emptied = not repair.visible.strip()
     others = [c for j, c in enumerate(content) if j != index and _shows(c)]
     if emptied and not others:
-        return Placement(
-            site,
-            PlacementKind.REFUSED,
-            "not repaired",
-            applied=False,
-            reason="refused: the text is all reasoning and nothing visible would remain",
-        )
+        return refuse_emptied(site)
     if emptied:
         del content[index]
     else:
