@@ -101,30 +101,11 @@ class _Claude:
 
     def _base(self, kind: str) -> dict[str, object]:
         self.n += 1
-        return {
-            "parentUuid": f"{self.session}-{self.n - 1}",
-            "isSidechain": False,
-            "userType": "external",
-            "cwd": "/home/dev/shop-api",
-            "sessionId": self.session,
-            "version": "2.1.32",
-            "gitBranch": "main",
-            "type": kind,
-            "uuid": f"{self.session}-{self.n}",
-            "timestamp": _iso(self.clock.tick()),
-        }
+        return corpus_gen.claude_entry(self.session, self.n, kind, _iso(self.clock.tick()))
 
     def _assistant(self, content: list[dict[str, object]]) -> bytes:
         entry = self._base("assistant")
-        entry["message"] = {
-            "model": "claude-opus-4-5-20251101",
-            "id": f"msg_{self.n}",
-            "type": "message",
-            "role": "assistant",
-            "content": content,
-            "stop_reason": None,
-            "usage": {"input_tokens": 3, "output_tokens": 120},
-        }
+        entry["message"] = corpus_gen.claude_answer(self.n, content)
         return orjson.dumps(entry)
 
     def turn(self) -> tuple[list[bytes], int, int]:
@@ -168,28 +149,8 @@ class _Pi:
         self.rng, self.session, self.n, self.clock = rng, session, 0, _Clock(rng)
 
     def header(self) -> list[bytes]:
-        start = self.clock.tick()
-        return [
-            orjson.dumps(
-                {
-                    "type": "session",
-                    "version": 3,
-                    "id": self.session,
-                    "timestamp": _iso(start),
-                    "cwd": "/work",
-                }
-            ),
-            orjson.dumps(
-                {
-                    "type": "model_change",
-                    "id": "m0",
-                    "parentId": None,
-                    "timestamp": _iso(start),
-                    "provider": "openrouter",
-                    "modelId": "minimax/minimax-m2",
-                }
-            ),
-        ]
+        start = _iso(self.clock.tick())
+        return corpus_gen.pi_header(self.session, start, start)
 
     def _msg(self, message: dict[str, object]) -> bytes:
         self.n += 1
@@ -197,15 +158,7 @@ class _Pi:
         # pi stamps the message when it is made and the entry when it is appended, a little
         # later: near midnight the two fall on different days (the message's is the day).
         message["timestamp"] = int(created * 1000)
-        return orjson.dumps(
-            {
-                "type": "message",
-                "id": f"{self.n:08x}",
-                "parentId": f"{self.n - 1:08x}",
-                "timestamp": _iso(created + self.rng.uniform(0.001, 3.0)),
-                "message": message,
-            }
-        )
+        return corpus_gen.pi_entry(self.n, _iso(created + self.rng.uniform(0.001, 3.0)), message)
 
     def turn(self) -> tuple[list[bytes], int, int]:
         rng, leaks, messages = self.rng, 0, 0
@@ -221,17 +174,12 @@ class _Pi:
                         "role": "assistant",
                         "content": [
                             {"type": "text", "text": text},
-                            {
-                                "type": "toolCall",
-                                "id": call,
-                                "name": "read",
-                                "arguments": {"path": "src/merge.ts"},
-                            },
+                            {"type": "toolCall", "id": call, **corpus_gen.PI_CALL},
                         ],
                         "api": "openai-completions",
                         "provider": "openrouter",
                         "model": "minimax/minimax-m2",
-                        "usage": {"input": 1200, "output": 300, "cost": {"total": 0.000005}},
+                        "usage": corpus_gen.PI_USAGE,
                         "stopReason": "toolUse",
                     }
                 )
@@ -263,21 +211,7 @@ class _Codex:
         )
 
     def header(self) -> list[bytes]:
-        return [
-            self._line(
-                "session_meta",
-                {
-                    "id": self.session,
-                    "timestamp": _iso(self.clock.now),
-                    "cwd": "/home/dev/tilemap",
-                    "originator": "codex_cli_rs",
-                    "cli_version": "0.98.0",
-                    "instructions": None,
-                    "source": "cli",
-                    "model_provider": "ollama",
-                },
-            )
-        ]
+        return [self._line("session_meta", codex_meta(self.session, _iso(self.clock.now)))]
 
     def turn(self) -> tuple[list[bytes], int, int]:
         rng = self.rng
@@ -291,6 +225,20 @@ class _Codex:
             lambda: _answer(rng)[:2],
             lambda: _output(rng, rng.randint(1, 9)),
         )
+
+
+def codex_meta(session: str, timestamp: str) -> dict[str, object]:
+    """A Codex rollout's session_meta payload (both corpora's)."""
+    return {
+        "id": session,
+        "timestamp": timestamp,
+        "cwd": "/home/dev/tilemap",
+        "originator": "codex_cli_rs",
+        "cli_version": "0.98.0",
+        "instructions": None,
+        "source": "cli",
+        "model_provider": "ollama",
+    }
 
 
 def codex_turn(

@@ -61,16 +61,7 @@ class _Codex:
                 {
                     "timestamp": "2026-03-02T10:21:07.412Z",
                     "type": "session_meta",
-                    "payload": {
-                        "id": self.session,
-                        "timestamp": "2026-03-02T10:21:07Z",
-                        "cwd": "/home/dev/tilemap",
-                        "originator": "codex_cli_rs",
-                        "cli_version": "0.98.0",
-                        "instructions": None,
-                        "source": "cli",
-                        "model_provider": "ollama",
-                    },
+                    "payload": dense.codex_meta(self.session, "2026-03-02T10:21:07Z"),
                 }
             )
         ]
@@ -105,13 +96,8 @@ def generate(corpus: Path, size_mb: float, seed: int) -> int:
         session = f"0195a0c4-{rng.getrandbits(48):012x}"
         gen = _Codex(rng, session)
         lines, size = gen.header(), rng.randint(100_000, 800_000)
-        total = 0
-        while total < size:
-            more, leaked = gen.turn()
-            lines += more
-            leaks += leaked
-            total += sum(len(x) + 1 for x in more)
-        data = b"\n".join(lines) + b"\n"
+        data, leaked = corpus_gen.session_data(lines, size, gen.turn)
+        leaks += leaked
         (corpus / "codex" / f"rollout-2026-03-02T10-21-07-{session}.jsonl").write_bytes(data)
         written += len(data)
     (corpus / "LEAKS").write_text(f"{leaks}\n")

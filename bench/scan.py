@@ -140,6 +140,85 @@ def _answer(rng: random.Random) -> tuple[str, bool]:
     return text, False
 
 
+def claude_entry(session: str, n: int, kind: str, timestamp: str) -> dict[str, object]:
+    """The `n`-th Claude Code entry of `session`, of type `kind`, without its message (both
+    corpora's, bench/dense.py's with advancing times)."""
+    return {
+        "parentUuid": f"{session}-{n - 1}",
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": "/home/dev/shop-api",
+        "sessionId": session,
+        "version": "2.1.32",
+        "gitBranch": "main",
+        "type": kind,
+        "uuid": f"{session}-{n}",
+        "timestamp": timestamp,
+    }
+
+
+def claude_answer(n: int, content: list[dict[str, object]]) -> dict[str, object]:
+    """A Claude Code assistant message holding `content`, as the `n`-th entry's."""
+    return {
+        "model": "claude-opus-4-5-20251101",
+        "id": f"msg_{n}",
+        "type": "message",
+        "role": "assistant",
+        "content": content,
+        "stop_reason": None,
+        "usage": {"input_tokens": 3, "output_tokens": 120},
+    }
+
+
+#: What a pi answer's tool call reads, and what the answer cost (both corpora's).
+PI_CALL = {"name": "read", "arguments": {"path": "src/merge.ts"}}
+PI_USAGE = {"input": 1200, "output": 300, "cost": {"total": 0.000005}}
+
+
+def pi_entry(n: int, timestamp: str, message: dict[str, object]) -> bytes:
+    """The `n`-th pi message entry, stamped `timestamp`."""
+    return orjson.dumps(
+        {
+            "type": "message",
+            "id": f"{n:08x}",
+            "parentId": f"{n - 1:08x}",
+            "timestamp": timestamp,
+            "message": message,
+        }
+    )
+
+
+def pi_header(session: str, started: str, model_changed: str | None = None) -> list[bytes]:
+    """A pi session's first two entries: the session, and the model chosen (stamped when
+    `model_changed` is given)."""
+    change: dict[str, object] = {"type": "model_change", "id": "m0", "parentId": None}
+    if model_changed is not None:
+        change["timestamp"] = model_changed
+    change.update(provider="openrouter", modelId="minimax/minimax-m2")
+    session_entry = {
+        "type": "session",
+        "version": 3,
+        "id": session,
+        "timestamp": started,
+        "cwd": "/work",
+    }
+    return [orjson.dumps(session_entry), orjson.dumps(change)]
+
+
+def session_data(
+    lines: list[bytes], size: int, turn: Callable[[], tuple[list[bytes], int]]
+) -> tuple[bytes, int]:
+    """A session's bytes: `lines`, then turns until they add `size` bytes or more; and the
+    leaking messages those turns hold."""
+    total = leaks = 0
+    while total < size:
+        more, leaked = turn()
+        lines += more
+        leaks += leaked
+        total += sum(len(x) + 1 for x in more)
+    return b"\n".join(lines) + b"\n", leaks
+
+
 class _Claude:
     """Claude Code lines: user prompts, assistant text and tool_use lines, big tool results."""
 
@@ -148,18 +227,7 @@ class _Claude:
 
     def _base(self, kind: str) -> dict[str, object]:
         self.n += 1
-        return {
-            "parentUuid": f"{self.session}-{self.n - 1}",
-            "isSidechain": False,
-            "userType": "external",
-            "cwd": "/home/dev/shop-api",
-            "sessionId": self.session,
-            "version": "2.1.32",
-            "gitBranch": "main",
-            "type": kind,
-            "uuid": f"{self.session}-{self.n}",
-            "timestamp": "2026-02-11T09:14:02.118Z",
-        }
+        return claude_entry(self.session, self.n, kind, "2026-02-11T09:14:02.118Z")
 
     def turn(self) -> tuple[list[bytes], int]:
         rng, out, leaks = self.rng, [], 0
@@ -170,15 +238,7 @@ class _Claude:
             text, leaked = _answer(rng)
             leaks += leaked
             entry = self._base("assistant")
-            entry["message"] = {
-                "model": "claude-opus-4-5-20251101",
-                "id": f"msg_{self.n}",
-                "type": "message",
-                "role": "assistant",
-                "content": [{"type": "text", "text": text}],
-                "stop_reason": None,
-                "usage": {"input_tokens": 3, "output_tokens": 120},
-            }
+            entry["message"] = claude_answer(self.n, [{"type": "text", "text": text}])
             out.append(orjson.dumps(entry))
             tool = self._base("assistant")
             tool["message"] = {
@@ -216,38 +276,11 @@ class _Pi:
         self.rng, self.session, self.n = rng, session, 0
 
     def header(self) -> list[bytes]:
-        return [
-            orjson.dumps(
-                {
-                    "type": "session",
-                    "version": 3,
-                    "id": self.session,
-                    "timestamp": "2026-01-15T08:30:12.417Z",
-                    "cwd": "/work",
-                }
-            ),
-            orjson.dumps(
-                {
-                    "type": "model_change",
-                    "id": "m0",
-                    "parentId": None,
-                    "provider": "openrouter",
-                    "modelId": "minimax/minimax-m2",
-                }
-            ),
-        ]
+        return pi_header(self.session, "2026-01-15T08:30:12.417Z")
 
     def _msg(self, message: dict[str, object]) -> bytes:
         self.n += 1
-        return orjson.dumps(
-            {
-                "type": "message",
-                "id": f"{self.n:08x}",
-                "parentId": f"{self.n - 1:08x}",
-                "timestamp": "2026-01-15T08:30:15.004Z",
-                "message": message,
-            }
-        )
+        return pi_entry(self.n, "2026-01-15T08:30:15.004Z", message)
 
     def turn(self) -> tuple[list[bytes], int]:
         rng, leaks = self.rng, 0
@@ -264,14 +297,9 @@ class _Pi:
                         "model": "minimax/minimax-m2",
                         "content": [
                             {"type": "text", "text": text},
-                            {
-                                "type": "toolCall",
-                                "id": f"call_{self.n}",
-                                "name": "read",
-                                "arguments": {"path": "src/merge.ts"},
-                            },
+                            {"type": "toolCall", "id": f"call_{self.n}", **PI_CALL},
                         ],
-                        "usage": {"input": 1200, "output": 300, "cost": {"total": 0.000005}},
+                        "usage": PI_USAGE,
                         "stopReason": "toolUse",
                     }
                 )
@@ -309,13 +337,8 @@ def generate(corpus: Path, size_mb: float, seed: int = 7) -> int:
             path = corpus / "pi" / f"{session}.jsonl"
             lines = gen.header()
         size = rng.randint(200_000, 1_500_000)
-        total = sum(len(x) for x in lines)
-        while total < size:
-            more, leaked = gen.turn()
-            lines += more
-            leaks += leaked
-            total += sum(len(x) + 1 for x in more)
-        data = b"\n".join(lines) + b"\n"
+        data, leaked = session_data(lines, size - sum(len(x) for x in lines), gen.turn)
+        leaks += leaked
         path.write_bytes(data)
         written += len(data)
     (corpus / "LEAKS").write_text(f"{leaks}\n")
