@@ -315,3 +315,52 @@ def test_an_untimed_scan_builds_no_block_counter_until_hyperscan_runs(
         report = scan([str(session)], ScanOptions(by_day=by_day), jobs=1)
     assert report.summary.assistant_messages == 2
     assert built.called is (by_day or warm)
+
+
+#: Regexes a scan of one clean session never compiles (#26 item 3: 1-10 M instructions each,
+#: ~14 M together): the prefilter's checks of the `<` literals (their anchors `<|`, `<s`, ...
+#: occur in no clean session, while code's `<` does), the normalizer's start characters (no
+#: text is normalized), the classes beyond Latin-1 of a name's controls and of the plain
+#: writer's one-cell characters (an ASCII report), and the place in a TOML error.
+_NEVER_COMPILED = ("channel", "begin_of", "\u25c1", "\u2028", "\u2500", "(at line")
+
+_COMPILES = """
+import re._compiler, sys
+compiled = []
+_compile = re._compiler.compile
+def _recording(p, flags=0):
+    compiled.append(p.decode("latin-1") if isinstance(p, bytes) else p)
+    return _compile(p, flags)
+re._compiler.compile = _recording
+from thinkfix.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+import json
+sys.stderr.write("\\n" + json.dumps(compiled))
+"""
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_a_clean_scan_compiles_no_regex_it_does_not_use(output: str, tmp_path: Path) -> None:
+    session = tmp_path / "6a1f0c2e-session.jsonl"
+    # code in the answer: the prefilter's `<` anchor occurs, and its tag names' check runs
+    code = {"type": "text", "text": "fn f() -> Vec<u8> { x < y }; <div>ok</div> \u2014 done"}
+    lines = _SESSION.splitlines()
+    assistant = json.loads(lines[1])
+    assistant["message"]["content"] = [code]
+    session.write_bytes(b"\n".join([lines[0], json.dumps(assistant).encode(), lines[2]]) + b"\n")
+    args = ["scan", "-q", "--no-progress", "--isolated", "--output-format", output, str(session)]
+    done = subprocess.run(
+        [sys.executable, "-c", _COMPILES, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={**_env(), "PYTHONPATH": str(_ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    compiled: list[str] = json.loads(done.stderr.splitlines()[-1])
+    assert any("think" in source for source in compiled)  # the tag names' check ran
+    assert [s for s in compiled if any(marker in s for marker in _NEVER_COMPILED)] == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import orjson
 import pytest
@@ -178,3 +179,57 @@ def test_a_check_is_compiled_only_when_its_anchor_occurs() -> None:
     assert checks and all(check._pattern is None for check in checks)
     assert candidates([*clean, b'{"text":"a <think> b"}']) == {2}
     assert any(check._pattern is not None for check in checks)
+
+
+def _one_lt_check(policy: Policy) -> list[tuple[bytes, re.Pattern[bytes] | None]]:
+    """The stages with every check that starts at `<` joined into one, under the anchor `<`:
+    the test as one regex of everything that may follow `<` gave it (before #26 item 3)."""
+    from thinkfix.engine.scan.prefilter import _compile
+
+    stages: list[tuple[bytes, re.Pattern[bytes] | None]] = []
+    lt: list[bytes] = []
+    for anchor, check in _compile(policy):
+        if anchor.startswith(b"<") and check is not None:
+            lt.append(check.source)
+        else:
+            stages.append((anchor, None if check is None else check.pattern))
+    if lt:
+        stages.append((b"<", re.compile(b"|".join(lt))))
+    return stages
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=texts,
+    policy_index=st.integers(0, len(POLICIES) - 1),
+    encoder=st.sampled_from(sorted(ENCODERS)),
+)
+def test_anchoring_a_literal_on_its_second_character_keeps_every_answer(
+    text: str, policy_index: int, encoder: str
+) -> None:
+    """A `<` literal whose second character no encoder escapes is anchored on both (`<|`,
+    `<s`): a record holding the literal holds the anchor in every spelling, so the answers
+    are those of one `<` check over every alternative."""
+    policy = POLICIES[policy_index]
+    raw = ENCODERS[encoder](_record(text))
+    one = any(
+        anchor in raw and (check is None or check.search(raw) is not None)
+        for anchor, check in _one_lt_check(policy)
+    )
+    assert delimiter_test(policy)(raw) is one, (text, encoder)
+
+
+def test_markup_in_code_compiles_only_the_tag_names_check() -> None:
+    """#26 item 3: a clean session's `<` (code, HTML) compiled one check of every literal
+    that starts with `<` (895 characters, ~10 M instructions of each start-up); now it
+    compiles the tag names' check, and the literals' checks wait for their own anchors."""
+    from thinkfix.engine.scan.prefilter import _compile
+
+    policy = Policy()
+    _compile.cache_clear()  # checks compiled by the tests before
+    code = [b'{"text":"fn f() -> Vec<u8> { <div>x</div> }"}', b'{"text":"a < b"}']
+    assert delimiter_candidates(policy)(code) == set()
+    compiled = [check.source for _, check in _compile(policy) if check and check._pattern]
+    assert len(compiled) == 1
+    assert b"think" in compiled[0] and b"channel" not in compiled[0]
+    assert delimiter_candidates(policy)([*code, b'{"text":"<|channel|>analysis"}']) == {2}

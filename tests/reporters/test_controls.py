@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from thinkfix.engine.controls import visible_controls
+from thinkfix.engine.controls import visible_controls, visible_name
 from thinkfix.reporters.controls import visible_strings
 
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+NAME_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def test_escape_sequences_become_control_pictures() -> None:
@@ -31,6 +32,16 @@ def test_no_control_character_survives(text: str) -> None:
     shown = visible_controls(text)
     assert not RAW_CONTROL.search(shown)
     assert visible_controls(shown) == shown
+
+
+@given(st.text(st.characters() | st.sampled_from("\t\n\x1b\x9b\u2028\u2029\u200b")))
+def test_a_name_shows_every_control_and_separator_and_nothing_else(text: str) -> None:
+    """Tested with `isprintable` instead of a regex (#26 item 3: start-up), the same answer."""
+    shown = visible_name(text)
+    assert not NAME_CONTROL.search(shown)
+    if not NAME_CONTROL.search(text):
+        assert shown == text  # a zero-width space or a soft hyphen is not a control
+    assert visible_name(shown) == shown
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ unbounded quantifiers: attribute text is capped, so hostile input such as a
 
 import re
 import sys
+from collections.abc import Callable
 from enum import Enum
 from functools import cached_property, lru_cache
 from typing import NamedTuple
@@ -143,8 +144,6 @@ class Grammar:
             starts |= {"`", "~"}
         self._start_chars = tuple(sorted(starts))
         self.start_chars = "".join(self._start_chars)  # what `candidate` looks for
-        self._partial_starts = re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]")
-        self.find_candidate = self._partial_starts.search  # for short texts, one C call
         self._call = policy.harmony
         self.max_literal = max((len(lit) for lit in self.literals), default=1)
 
@@ -152,6 +151,18 @@ class Grammar:
     # a plain attribute after its first read): the regexes' sources and compiling them cost
     # ~20 ms, most of a pre-commit hook's scan of a clean session (#13 start-up), and the
     # scan's byte prefilter reads only `literals` (#26 item 3).
+
+    @cached_property
+    def _partial_starts(self) -> re.Pattern[str]:
+        """Any start character. Built where text is normalized, not where the scan's prefilter
+        reads the literals: a non-Latin-1 start (`◁`) makes a class of 64K code points, ~2 M
+        instructions to compile (#26 item 3)."""
+        return re.compile("[" + "".join(re.escape(c) for c in self._start_chars) + "]")
+
+    @cached_property
+    def find_candidate(self) -> Callable[[str], re.Match[str] | None]:
+        """The first start character in a short text: one C call."""
+        return self._partial_starts.search
 
     @cached_property
     def prefix_literals(self) -> frozenset[str]:

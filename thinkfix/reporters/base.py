@@ -121,7 +121,7 @@ def pretty_json(value: object) -> bytes:
 # JSON escapes C0 controls but may carry DEL, C1 and the line and paragraph separators raw;
 # in UTF-8 these bytes are exactly those characters (0xC2 and 0xE2 only ever lead), and in a
 # JSON document they stand only inside strings.
-_RAW_JSON_CONTROLS = re.compile(b"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]")
+_RAW_JSON_CONTROLS = b"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]"
 
 
 def _json_escape(match: re.Match[bytes]) -> bytes:
@@ -132,7 +132,9 @@ def escaped_controls(document: bytes) -> bytes:
     """A JSON document with DEL, the C1 controls, U+2028 and U+2029 written as `\\u`
     escapes: the same value, nothing a terminal showing it would obey (`\\x9b` is a CSI),
     and no line end but its own for a reader that splits lines the way Python does."""
-    return _RAW_JSON_CONTROLS.sub(_json_escape, document)
+    if b"\x7f" not in document and b"\xc2" not in document and b"\xe2" not in document:
+        return document  # none of them: no regex to compile (#26 item 3: start-up)
+    return re.sub(_RAW_JSON_CONTROLS, _json_escape, document)
 
 
 def by_name(table: Mapping[E, R], choices: type[E], name: str | E, what: str) -> R:

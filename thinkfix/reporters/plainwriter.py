@@ -22,7 +22,9 @@ _WORD = re.compile(r"\s*\S+\s*")  # rich's word: the word and the blanks after i
 #: and Latin Extended, general punctuation, arrows, the control pictures `visible_controls`
 #: writes, box drawing and geometric shapes (Kimi's `◁think▷`) less two emoji-wide squares.
 ONE_CELL = "\u0020-\u007e\u00a0-\u024f\u2000-\u206f\u2190-\u21ff\u2400-\u2426\u2500-\u25fc\u25ff"
-_ONE_CELL = re.compile(f"[{ONE_CELL}]*")
+#: Compiled where a text is not ASCII (re's cache keeps it): a class of 64K code points costs
+#: ~2 M instructions, and most reports are ASCII (#26 item 3: start-up).
+_ONE_CELL = f"[{ONE_CELL}]*"
 _TITLE_PAD = " "
 
 
@@ -33,7 +35,7 @@ class NotPlain(Exception):
 def _plain(text: str) -> str:
     """`text`, when it is one line of one-cell characters (printable excludes tab, newline and
     every other control character); else NotPlain."""
-    if not text.isprintable() or not (text.isascii() or _ONE_CELL.fullmatch(text)):
+    if not text.isprintable() or not (text.isascii() or re.fullmatch(_ONE_CELL, text)):
         raise NotPlain
     return text
 

@@ -55,11 +55,16 @@ def _encoded(char: str) -> bytes:
     return rb"(?:" + re.escape(char.encode()) + rb"|\\u(?i:" + code.encode() + rb"))"
 
 
+def _verbatim(ch: str) -> bool:
+    """Whether no encoder escapes `ch`: where it is in a string, it is in the bytes."""
+    return ord(ch) < 128 and ch not in _ESCAPABLE and ch.isprintable()
+
+
 def _safe_run(text: str) -> str:
     """The longest piece of `text` no encoder escapes: it appears verbatim in the bytes."""
     best, run = "", ""
     for ch in text:
-        if ord(ch) < 128 and ch not in _ESCAPABLE and ch.isprintable():
+        if _verbatim(ch):
             run += ch
             best = max(best, run, key=len)
         else:
@@ -96,10 +101,15 @@ def _compile(policy: Policy) -> tuple[tuple[bytes, _Check | None], ...]:
         elif stages.get(anchor, []) is not None:
             stages.setdefault(anchor, []).append(check)  # type: ignore[union-attr]
 
-    after_lt: list[bytes] = []  # what may follow `<`, one factored regex
+    # What may follow `<`, one factored regex per anchor: a literal whose second character
+    # is written verbatim (`<|channel|>`, `<seed:think>`) is anchored on both, so the `<` of
+    # a clean session's code compiles only the check of the tag names and the `</...`
+    # literals (3.4 M instructions, where one check of them all cost 9.9 M: #26 item 3,
+    # start-up). A record still matches where `<` and one alternative follow, as before.
+    after_lt: dict[bytes, list[bytes]] = {b"<": []}
     if policy.tags:
         names = b"|".join(re.escape(t.encode()) for t in sorted(policy.tags, key=len))
-        after_lt.append(_RAW_WS + _SLASH + b"?" + _RAW_WS + b"(?i:" + names + b")")
+        after_lt[b"<"].append(_RAW_WS + _SLASH + b"?" + _RAW_WS + b"(?i:" + names + b")")
     escapes = [_ASCII_ESCAPE]
     for text, literal in grammar.literals.items():
         if literal.kind is Kind.TOOL_CALL:
@@ -109,15 +119,19 @@ def _compile(policy: Policy) -> tuple[tuple[bytes, _Check | None], ...]:
             add(first.encode(), None)
             escapes.append(f"(?i:{ord(first):04x})".encode())
         elif first == "<":
-            after_lt.append(b"".join(_encoded(c) for c in text[1:12]))
+            lead = "<" + text[1] if len(text) > 1 and _verbatim(text[1]) else "<"
+            after_lt.setdefault(lead.encode(), []).append(
+                b"".join(_encoded(c) for c in text[1:12])
+            )
         else:
             run = _safe_run(text)
             add(
                 run.encode() if run else first.encode(),
                 None if run else b"".join(_encoded(c) for c in text),
             )
-    if after_lt:
-        add(b"<", b"<(?:" + b"|".join(dict.fromkeys(after_lt)) + b")")
+    for anchor, follows in after_lt.items():
+        if follows:
+            add(anchor, b"<(?:" + b"|".join(dict.fromkeys(follows)) + b")")
     add(b"\\u", rb"\\u(?:" + b"|".join(dict.fromkeys(escapes)) + rb")")
     if policy.harmony:
         add(DETOK_OPEN.encode(), _LEADING_SPACE + re.escape(DETOK_OPEN.encode()))

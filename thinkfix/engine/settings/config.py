@@ -108,7 +108,8 @@ def find_config(start: str) -> str | None:
         folder = parent
 
 
-_TOML_AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
+#: Compiled on a TOML error only (re's cache keeps it): not a start-up cost (#26 item 3).
+_TOML_AT = r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$"
 
 
 def toml_error(path: str, exc: ValueError) -> ConfigError:
@@ -118,7 +119,7 @@ def toml_error(path: str, exc: ValueError) -> ConfigError:
     the prefix, where compilers and linters put it.
     """
     message = str(exc)
-    at = _TOML_AT.search(message)
+    at = re.search(_TOML_AT, message)
     if at is None:
         return ConfigError(f"{path}: invalid TOML: {message}")
     if at[1] is None:  # "at end of document": the place is after the last line
