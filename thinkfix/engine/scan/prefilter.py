@@ -120,9 +120,7 @@ def _compile(policy: Policy) -> tuple[tuple[bytes, _Check | None], ...]:
             escapes.append(f"(?i:{ord(first):04x})".encode())
         elif first == "<":
             lead = "<" + text[1] if len(text) > 1 and _verbatim(text[1]) else "<"
-            after_lt.setdefault(lead.encode(), []).append(
-                b"".join(_encoded(c) for c in text[1:12])
-            )
+            after_lt.setdefault(lead.encode(), []).append(b"".join(_encoded(c) for c in text[1:12]))
         else:
             run = _safe_run(text)
             add(
