@@ -352,15 +352,7 @@ def test_a_clean_scan_compiles_no_regex_it_does_not_use(output: str, tmp_path: P
     assistant["message"]["content"] = [code]
     session.write_bytes(b"\n".join([lines[0], json.dumps(assistant).encode(), lines[2]]) + b"\n")
     args = ["scan", "-q", "--no-progress", "--isolated", "--output-format", output, str(session)]
-    done = subprocess.run(
-        [sys.executable, "-c", _COMPILES, *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
-        env={**_env(), "PYTHONPATH": str(_ROOT)},
-    )
-    assert done.returncode == 0, done.stderr
+    done = run_python(_COMPILES, *args, cwd=tmp_path, env={**_env(), "PYTHONPATH": str(_ROOT)})
     compiled: list[str] = json.loads(done.stderr.splitlines()[-1])
     assert any("think" in source for source in compiled)  # the tag names' check ran
     assert [s for s in compiled if any(marker in s for marker in _NEVER_COMPILED)] == []
