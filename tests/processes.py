@@ -12,10 +12,6 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-#: The checkout's root: a child's `PYTHONPATH` or working folder when it must import this
-#: checkout's thinkfix (and `tests`) whatever the environment says.
-REPO = Path(__file__).resolve().parents[1]
-
 
 def run_python(
     script: str,
@@ -73,15 +69,21 @@ def held(script: str, *args: str, ready: str = "ready") -> Iterator[subprocess.P
 
 
 def start_thinkfix(
-    *args: str, env: Mapping[str, str] | None = None, new_session: bool = False
-) -> subprocess.Popen[bytes]:
-    """`python -m thinkfix.cli ARGS` left running, its output dropped: a run for the test to
-    kill; `new_session` puts it (and its workers) in a process group of its own."""
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    new_session: bool = False,
+    output: bool = False,
+) -> subprocess.Popen[str]:
+    """`python -m thinkfix.cli ARGS` left running (a run to kill, a `watch` to stop), its
+    output dropped, or with `output` its stdout and stderr text pipes; `new_session` puts it
+    (and its workers) in a process group of its own."""
+    pipe = subprocess.PIPE if output else subprocess.DEVNULL
     return subprocess.Popen(
         [sys.executable, "-m", "thinkfix.cli", *args],
         env=None if env is None else dict(env),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=pipe,
+        stderr=pipe,
+        text=True,
         start_new_session=new_session,
     )
 

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.engine.repair_helpers import temp_files
-from tests.processes import run_python, run_thinkfix, start_thinkfix
+from tests.processes import run_python, run_thinkfix, start_python, start_thinkfix
 from thinkfix.io import lifeline
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
@@ -93,7 +91,7 @@ def test_die_with_parent_ends_a_worker_whose_parent_is_gone(tmp_path: Path) -> N
         "import sys; from thinkfix.io.lifeline import die_with_parent; "
         "die_with_parent(int(sys.argv[1])); print('survived')"
     )
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone = start_python("pass", stdin=False)
     gone.wait()
     result = run_python(code, str(gone.pid), check=False, timeout=60)
     assert result.returncode == 1 and "survived" not in result.stdout

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from tests.engine.repair_helpers import run
 from tests.formats import goose_db
-from tests.formats.support import FIXTURES
-from tests.processes import REPO, held, run_python
+from tests.formats.support import FIXTURES, REPO
+from tests.processes import held, run_python
 from thinkfix.engine.ledger import journal, restore
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode

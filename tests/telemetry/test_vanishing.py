@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.processes import start_thinkfix
 from tests.telemetry import sessions
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
@@ -171,15 +170,9 @@ def test_watch_command_survives_churn(tmp_path: Path) -> None:
     root.mkdir()
     (root / "keep.jsonl").write_bytes(leaky(0))
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "thinkfix.cli", "watch", str(root), "--isolated", "--poll"]
-        + ["--interval", "0.05", "--state", str(tmp_path / "w.json")]
-        + ["--textfile", str(tmp_path / "m.prom")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-    )
+    args = ["watch", str(root), "--isolated", "--poll", "--interval", "0.05"]
+    files = ["--state", str(tmp_path / "w.json"), "--textfile", str(tmp_path / "m.prom")]
+    proc = start_thinkfix(*args, *files, env=env, output=True)
     try:
         textfile = tmp_path / "m.prom"
         deadline = time.monotonic() + 60

@@ -8,7 +8,6 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.processes import run_python
+from tests.processes import run_python, start_thinkfix
 from tests.telemetry import sessions
 from thinkfix.cli import main
 from thinkfix.engine.scan.options import ScanOptions
@@ -106,26 +105,9 @@ class Watch:
     def __init__(self, root: Path, state: Path, port: int, *extra: str) -> None:
         self.port = port
         env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", "COLUMNS": "200"}
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "thinkfix.cli",
-                "watch",
-                str(root),
-                "--isolated",
-                "--metrics-port",
-                str(port),
-                "--state",
-                str(state),
-                "--interval",
-                "0.1",
-                *extra,
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            text=True,
+        where = ["--metrics-port", str(port), "--state", str(state), "--interval", "0.1"]
+        self.proc = start_thinkfix(
+            "watch", str(root), "--isolated", *where, *extra, env=env, output=True
         )
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
