@@ -1,4 +1,4 @@
-"""Repair's line index (`source.LineIndex`) gives every line's start as a full list would,
+"""Repair's line index (`lineindex.LineIndex`) gives every line's start as a full list would,
 whatever the spacing at which it keeps them and however the file is cut into blocks, and holds
 memory bounded by the file's size, not its number of lines (#22 item 10)."""
 
@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thinkfix.engine.repair import source as source_module
-from thinkfix.engine.repair.source import SPACING, LineIndex, Source
+from thinkfix.engine.repair import lineindex as lineindex_module
+from thinkfix.engine.repair.lineindex import SPACING, LineIndex
+from thinkfix.engine.repair.source import Source
 
 
 def _starts(data: bytes) -> list[int]:
@@ -31,6 +32,7 @@ def _starts(data: bytes) -> list[int]:
     block=st.integers(1, 40),
     order=st.randoms(use_true_random=False),
     windows=st.sampled_from([1, 2, 64]),
+    whole=st.booleans(),
 )
 def test_the_index_is_every_line_start(
     tmp_path_factory: pytest.TempPathFactory,
@@ -39,16 +41,21 @@ def test_the_index_is_every_line_start(
     block: int,
     order: object,
     windows: int,
+    whole: bool,
 ) -> None:
-    """Whatever the spacing, the block size, the order of the lookups and how many windows of
-    skipped starts the index holds (`WINDOWS`: a lookup that finds none held reads one)."""
+    """Whatever the spacing, the block size, the order of the lookups, how many windows of
+    skipped starts the index holds (`WINDOWS`: a lookup that finds none held reads one), and
+    whether the survey kept the bytes (`Source.whole`: then nothing is read again)."""
     path = tmp_path_factory.mktemp("index") / "f.jsonl"
     path.write_bytes(data)
     expected = _starts(data)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(source_module, "BLOCK", block)
-        mp.setattr(source_module, "WINDOWS", windows)
+        mp.setattr(lineindex_module, "BLOCK", block)
+        mp.setattr(lineindex_module, "WINDOWS", windows)
         src = Source.open(str(path))
+        if whole:
+            src.whole = data
+            mp.setattr(src, "content_fd", -1)  # a read of the file would fail
         try:
             index = LineIndex.build(src, spacing)
             assert len(index) == len(expected)

@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 from tests.engine.repair_helpers import FIXTURES
 from tests.formats.test_fast_paths import GENERATED, lines_of
 from thinkfix.engine.inputs.files import InputOptions
+from thinkfix.engine.repair import lineindex as lineindex_module
 from thinkfix.engine.repair import source as source_module
 from thinkfix.engine.repair.driver import repair_paths
 from thinkfix.engine.repair.model import RepairOptions, WriteMode
+from thinkfix.engine.repair.source import Source
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.io import ranges
 
@@ -47,8 +49,12 @@ def _repaired(
     )
     with pytest.MonkeyPatch.context() as mp:
         if not fast:
-            mp.setattr(source_module, "SPACING", 256)
+            mp.setattr(lineindex_module, "SPACING", 256)
             mp.setattr(source_module, "_PREADV", None)
+            # the survey through the buffered stream: no bytes kept (`Source.whole`)
+            mp.setattr(
+                Source, "survey_stream", lambda self, hashed=False: self.stream(hashed=hashed)
+            )
         if not fast or not kernel:  # every byte through this process: `pread` then `write`
             mp.setattr(ranges, "_COPY_FILE_RANGE", None)
             mp.setattr(ranges, "_SENDFILE", None)

@@ -8,6 +8,8 @@ proven here to give what the line-by-line way gives.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -93,15 +95,19 @@ _LINES = st.lists(st.lists(_PIECES, max_size=12).map("".join), min_size=1, max_s
 
 @contextmanager
 def _records(
-    tmp: Path, lines: list[str], crlf: bool, block: int
+    tmp: Path, lines: list[str], crlf: bool, block: int, whole: bool = False
 ) -> Iterator[tuple[Source, FileRecords]]:
-    """The lines as a file read in blocks of `block` bytes, so a line straddles blocks."""
+    """The lines as a file read in blocks of `block` bytes, so a line straddles blocks; or,
+    `whole`, sliced from the bytes the survey kept (`Source.whole`), none read again."""
     eol = "\r\n" if crlf else "\n"
     path = tmp / "f.jsonl"
     path.write_bytes("".join(f'{{"t":"{line}"}}{eol}' for line in lines).encode())
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(source_module, "BLOCK", block)
         src = Source.open(str(path))
+        if whole:
+            src.whole = path.read_bytes()
+            mp.setattr(src, "content_fd", -1)  # a read of the file would fail
         try:
             yield src, FileRecords(src, registry.get("codex"), src.line_offsets(), {})
         finally:
@@ -109,22 +115,22 @@ def _records(
 
 
 @settings(max_examples=60, deadline=None)
-@given(lines=_LINES, crlf=st.booleans(), block=st.integers(8, 200))
+@given(lines=_LINES, crlf=st.booleans(), block=st.integers(8, 200), whole=st.booleans())
 def test_the_style_sniffed_from_blocks_is_the_style_sniffed_line_by_line(
-    tmp_path_factory: pytest.TempPathFactory, lines: list[str], crlf: bool, block: int
+    tmp_path_factory: pytest.TempPathFactory, lines: list[str], crlf: bool, block: int, whole: bool
 ) -> None:
-    with _records(tmp_path_factory.mktemp("style"), lines, crlf, block) as (src, records):
+    with _records(tmp_path_factory.mktemp("style"), lines, crlf, block, whole) as (src, records):
         per_line = Style.sniff(r.raw + r.eol for r in records)
         assert Style.sniff(records.raws()) == per_line
         assert b"".join(records.raws()) == src.read(0, src.size)
 
 
 @settings(max_examples=60, deadline=None)
-@given(lines=_LINES, crlf=st.booleans(), block=st.integers(8, 200))
+@given(lines=_LINES, crlf=st.booleans(), block=st.integers(8, 200), whole=st.booleans())
 def test_records_containing_a_needle_are_those_a_full_pass_finds(
-    tmp_path_factory: pytest.TempPathFactory, lines: list[str], crlf: bool, block: int
+    tmp_path_factory: pytest.TempPathFactory, lines: list[str], crlf: bool, block: int, whole: bool
 ) -> None:
-    with _records(tmp_path_factory.mktemp("needle"), lines, crlf, block) as (_, records):
+    with _records(tmp_path_factory.mktemp("needle"), lines, crlf, block, whole) as (_, records):
         for needle in (b"session_meta", b"/", b"\\u00"):
             want = [(r.index, r.raw, r.eol) for r in records if needle in r.raw]
             got = [(r.index, r.raw, r.eol) for r in records.containing(needle)]
@@ -202,3 +208,45 @@ def test_the_document_peek_reads_a_few_kilobytes_not_a_block(
     plan = _plan(path, tmp_path)
     assert len(plan.changes) == 1 and path.stat().st_size > 50_000
     assert peeked == [4096], peeked
+
+
+def test_a_file_read_in_one_block_is_read_once_to_plan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The survey keeps the bytes of a file it read in one block (`Source.whole`): the line
+    index, the style sniff and the records the planner asks for are sliced from them. Each of
+    those read the file again (`os.pread`: twice its size here; #26 item 4)."""
+    read: list[int] = []
+    real = os.pread
+
+    def pread(fd: int, n: int, at: int) -> bytes:
+        data = real(fd, n, at)
+        read.append(len(data))
+        return data
+
+    monkeypatch.setattr(os, "pread", pread)
+    path = _session(tmp_path / "s.jsonl", 500)
+    plan = _plan(path, tmp_path)
+    size = path.stat().st_size
+    assert len(plan.changes) == 1 and plan.edits.replaced and size > 50_000
+    assert sum(read) <= size + 4, (sum(read), size)  # the survey's read, and the magic sniffed
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.binary(max_size=300), block=st.integers(1, 400), hashed=st.booleans())
+def test_the_survey_stream_gives_the_bytes_and_keeps_them_when_read_in_one_block(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, block: int, hashed: bool
+) -> None:
+    path = tmp_path_factory.mktemp("survey") / "f.jsonl"
+    path.write_bytes(data)
+    src = Source.open(str(path))
+    try:
+        stream = src.survey_stream(hashed=hashed)
+        got = b"".join(iter(lambda: stream.read(block), b""))
+        assert got == data and stream.read(block) == b""
+        assert src.whole == (data if data and block >= len(data) else None)
+        src.hashed_through(stream)
+        assert src.read_digest == (hashlib.sha256(data).hexdigest() if hashed else None)
+        assert src.read(0, len(data)) == data and src.read(1, 3) == data[1:3]
+    finally:
+        src.close()

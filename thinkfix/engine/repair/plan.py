@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
 from operator import add
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from thinkfix.engine.health.fixes.model import Fixed
 from thinkfix.engine.ledger.change import Change
@@ -342,14 +342,16 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
         return n
 
     # A writing mode needs the content's hash: taken as the survey reads, not in a read of its own.
-    stream = source.stream(hashed=options.mode.writes)
+    hashed = options.mode.writes
     # peeked at apart: a peek at `stream` fills 4 MB to copy each block out of (#26 item 4)
     lines = fmt.line_records and not sparse.is_document(source.stream(buffer=4096))
+    fast = lines and scan.prefilter and sparse.supports(fmt)  # read by `Survey`: see there
+    stream = source.survey_stream(hashed=hashed) if fast else source.stream(hashed=hashed)
     records: list[Record] | None = None
-    if lines and scan.prefilter and sparse.supports(fmt):
+    if fast:
         reader = sparse.SparseReader(
             fmt,
-            stream,
+            cast(BinaryIO, stream),
             candidates=delimiter_candidates(scan.policy),
             quick=_sound,
             surveyor=CleanLines(scan.policy),
@@ -358,13 +360,13 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
         survey(reader)
         count = reader.records
     elif lines:
-        count = survey(fmt.read(stream))
+        count = survey(fmt.read(cast(BinaryIO, stream)))
     else:
         records = list(fmt.read(_named(stream.read(), source.path)))
         count = survey(records)
     bad.extend(finder.capped)
     source.check()
-    if options.mode.writes:
+    if hashed:
         source.hashed_through(stream)
     empty = Edits(count, {}, {})
     if records is not None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import io
 import os
 import stat
-from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any, BinaryIO, cast, overload
 
+from thinkfix.engine.repair.lineindex import LineIndex
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.records import EMPTY_CONTEXT, Record, record_limit, too_large
 from thinkfix.io import compression, filestate, remote
@@ -88,6 +88,9 @@ class Source:
         self.content_fd = content_fd  # the decompressed bytes (`fd` itself for a plain file)
         self.size = size
         self.read_digest: str | None = None  # the content's hash, taken as it was read
+        # the content, where the survey read it in one block (`survey_stream`): what is read
+        # again (line index, style, records, the read back's compare) is sliced from it
+        self.whole: bytes | None = None
 
     @classmethod
     def open(cls, path: str, limit: int = 0) -> Source:
@@ -142,11 +145,16 @@ class Source:
         reader.at = start if not hashed else 0
         return cast(BinaryIO, io.BufferedReader(reader, buffer))
 
-    def hashed_through(self, stream: BinaryIO) -> None:
+    def survey_stream(self, *, hashed: bool = False) -> Survey:
+        """The content from the start, for a reader that asks for blocks (`read(n)`) alone:
+        scan's sparse reader, the survey (`hashed`: as `stream`)."""
+        return Survey(self, _sha256() if hashed else None)
+
+    def hashed_through(self, stream: BinaryIO | Survey) -> None:
         """Keep the hash of a `stream(hashed=True)` that was read to its end: `content_sha256`
         (and, for a plain file, `sha256`) then need no read of their own."""
-        raw = getattr(stream, "raw", None)
-        if isinstance(raw, _Reader) and raw.digest is not None and raw.at == self.size:
+        raw = stream if isinstance(stream, Survey) else getattr(stream, "raw", None)
+        if isinstance(raw, (_Reader, Survey)) and raw.digest is not None and raw.at == self.size:
             self.read_digest = raw.digest.hexdigest()
 
     def raw_stream(self) -> BinaryIO:
@@ -154,6 +162,8 @@ class Source:
         return cast(BinaryIO, io.BufferedReader(_Reader(self.fd, self.stamp.size), BLOCK))
 
     def read(self, start: int, end: int) -> bytes:
+        if self.whole is not None:  # the survey's bytes (the whole range: the object itself)
+            return self.whole[start:end]
         return os.pread(self.content_fd, end - start, start) if end > start else b""
 
     def blocks(self, start: int, end: int) -> Iterator[bytes]:
@@ -202,117 +212,28 @@ class Source:
         return LineIndex.build(self)
 
 
-#: The line index keeps a line's start only when it is at least this many bytes past the last
-#: start it kept (the others found again by reading 4 KB): 16 bytes per 4 KB of the file at
-#: most. Every 256 bytes cost a dry run ~5-10% (a Python step a line, #26 item 4).
-SPACING = 4096
-#: Windows of skipped starts held for lines looked up again, `spacing` starts (8 bytes) each
-#: at most: a planner goes back and forth between records (one held read each ~2x, #26).
-WINDOWS = 64
+class Survey:
+    """The survey's stream (`Source.survey_stream`): each block read by `pread` into bytes
+    of its own, hashed as they are (no copy: `filestate.Digest`); a content read in one block
+    is kept as `Source.whole`, so the line index, the style sniff and the records the planner
+    asks for are not read from the file again (#26 item 4). Memory: one block (the sparse
+    reader's, 4 MB), held while the file is planned."""
 
+    def __init__(self, source: Source, digest: Any) -> None:
+        self.source, self.digest, self.at = source, digest, 0
 
-class LineIndex(Sequence[int]):
-    """Where each line of a Source starts, held in memory bounded by the file's size.
-
-    Eight bytes a line was unbounded (a newline bomb: a few KB of zstd holding hundreds of
-    millions of empty lines made gigabytes of it). A start is kept when it is at least
-    `spacing` bytes past the last one kept, with its line number once lines are skipped; a
-    skipped line's start is found again from the nearest kept one (within `spacing` bytes)."""
-
-    def __init__(self, source: Source, spacing: int) -> None:
-        self.source, self.spacing = source, spacing
-        self.starts = array("q")  # the kept starts...
-        self.lines: array[int] | None = None  # ...and their line numbers, once one is skipped
-        self.total = 0
-        self._windows: dict[int, array[int]] = {}  # kept entry -> its skipped lines' starts
-
-    @classmethod
-    def build(cls, source: Source, spacing: int = 0) -> LineIndex:
-        """The index of `source`, in one pass of block reads (`bytes.find` and `count` jump
-        over the lines not kept, so an empty line costs no Python step)."""
-        index = cls(source, spacing or SPACING)
-        size, gap = source.size, index.spacing
-        if not size:
-            return index
-        index._keep(0, 0)
-        starts = index.starts
-        keep = starts.append
-        newlines = at = 0
-        want = gap  # the first start that may be kept
-        while at < size:
-            block = source.read(at, min(size, at + BLOCK))
-            if not block:
-                break
-            end = at + len(block)
-            p = max(want - 1, at) - at
-            done = 0  # newlines of this block before `done` are counted
-            while (nl := block.find(b"\n", p)) >= 0 and at + nl + 1 < size:
-                # none in p..nl: only the bytes the search jumped over are counted
-                newlines += block.count(b"\n", done, p) + 1
-                done = nl + 1
-                start = at + done
-                if index.lines is None and newlines == len(starts):
-                    keep(start)  # every line kept so far: no line numbers needed
-                else:
-                    index._keep(start, newlines)
-                want = start + gap
-                if want - 1 >= end:
-                    break
-                p = want - 1 - at
-            newlines += block.count(b"\n", done)
-            at = end
-        index.total = newlines + (0 if source.read(at - 1, at) == b"\n" else 1)
-        if index.lines is None and index.total != len(index.starts):  # the last lines skipped
-            index.lines = array("q", range(len(index.starts)))
-        return index
-
-    def _keep(self, start: int, line: int) -> None:
-        if self.lines is None and line != len(self.starts):
-            self.lines = array("q", range(len(self.starts)))
-        self.starts.append(start)
-        if self.lines is not None:
-            self.lines.append(line)
-
-    def __len__(self) -> int:
-        return self.total
-
-    @overload
-    def __getitem__(self, index: int) -> int: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[int]: ...
-
-    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self.total))]
-        if index < 0:
-            index += self.total
-        if not 0 <= index < self.total:
-            raise IndexError(index)
-        if self.lines is None:
-            return self.starts[index]
-        kept = bisect_right(self.lines, index) - 1
-        first = self.lines[kept]
-        if first == index:
-            return self.starts[kept]
-        window = self._windows.get(kept)
-        if window is None:
-            if len(self._windows) >= WINDOWS:
-                self._windows.clear()
-            window = self._windows[kept] = self._starts_after(kept)
-        return window[index - first - 1]
-
-    def _starts_after(self, kept: int) -> array[int]:
-        """The starts of the lines skipped after kept entry `kept` (within `spacing` bytes)."""
-        start, lines = self.starts[kept], cast("array[int]", self.lines)
-        after = lines[kept + 1] if kept + 1 < len(lines) else self.total
-        block = self.source.read(start, min(self.source.size, start + self.spacing))
-        out, want = array("q"), after - lines[kept] - 1
-        p = block.find(b"\n")
-        while p >= 0 and len(out) < want:
-            out.append(start + p + 1)
-            p = block.find(b"\n", p + 1)
-        return out
+    def read(self, n: int = -1) -> bytes:
+        source = self.source
+        want = source.size - self.at if n < 0 else min(n, source.size - self.at)
+        if want <= 0:
+            return b""
+        data = os.pread(source.content_fd, want, self.at)
+        if self.at == 0 and len(data) == source.size:
+            source.whole = data
+        if self.digest is not None:
+            self.digest.update(data)
+        self.at += len(data)
+        return data
 
 
 def _fetch(url: str) -> int:

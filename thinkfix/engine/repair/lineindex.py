@@ -1,0 +1,144 @@
+"""Where each line of a file opened for repair starts, held in memory bounded by its size.
+
+The planner reads records by index (`source.FileRecords`): a record's bytes run from its
+line's start to the next one's. Eight bytes a line was unbounded (a newline bomb), so a
+start is kept every `SPACING` bytes and the others are found again when asked for."""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from collections.abc import Sequence
+from typing import Protocol, cast, overload
+
+from thinkfix.io.filestate import BLOCK
+
+#: The line index keeps a line's start only when it is at least this many bytes past the last
+#: start it kept (the others found again by reading 4 KB): 16 bytes per 4 KB of the file at
+#: most. Every 256 bytes cost a dry run ~5-10% (a Python step a line, #26 item 4).
+SPACING = 4096
+#: Windows of skipped starts held for lines looked up again, `spacing` starts (8 bytes) each
+#: at most: a planner goes back and forth between records (one held read each ~2x, #26).
+WINDOWS = 64
+
+
+class Readable(Protocol):
+    """What the index reads: a `source.Source`."""
+
+    size: int
+    whole: bytes | None  # the whole content, where the survey read it in one block
+
+    def read(self, start: int, end: int) -> bytes: ...
+
+
+class LineIndex(Sequence[int]):
+    """Where each line of a Source starts, held in memory bounded by the file's size.
+
+    Eight bytes a line was unbounded (a newline bomb: a few KB of zstd holding hundreds of
+    millions of empty lines made gigabytes of it). A start is kept when it is at least
+    `spacing` bytes past the last one kept, with its line number once lines are skipped; a
+    skipped line's start is found again from the nearest kept one (within `spacing` bytes)."""
+
+    def __init__(self, source: Readable, spacing: int) -> None:
+        self.source, self.spacing = source, spacing
+        self.starts = array("q")  # the kept starts...
+        self.lines: array[int] | None = None  # ...and their line numbers, once one is skipped
+        self.total = 0
+        self._windows: dict[int, array[int]] = {}  # kept entry -> its skipped lines' starts
+
+    @classmethod
+    def build(cls, source: Readable, spacing: int = 0) -> LineIndex:
+        """The index of `source`, in one pass over its bytes (`bytes.find` and `count` jump
+        over the lines not kept, so an empty line costs no Python step): the survey's own
+        bytes where it read the file in one block (`Source.whole`: not read again, #26
+        item 4), else block reads."""
+        index = cls(source, spacing or SPACING)
+        size, gap = source.size, index.spacing
+        if not size:
+            return index
+        starts = index.starts
+        keep = starts.append
+        keep(0)
+        lines = None  # index.lines, once a line is skipped
+        newlines = at = 0
+        want = gap  # the first start that may be kept
+        while at < size:
+            block = source.whole if source.whole is not None else b""
+            if not block:
+                block = source.read(at, min(size, at + BLOCK))
+                if not block:
+                    break
+            end = at + len(block)
+            p = max(want - 1, at) - at
+            done = 0  # newlines of this block before `done` are counted
+            find, count = block.find, block.count
+            while (nl := find(b"\n", p)) >= 0 and at + nl + 1 < size:
+                # none in p..nl: only the bytes the search jumped over are counted
+                newlines += count(b"\n", done, p) + 1
+                done = nl + 1
+                start = at + done
+                if lines is None:
+                    if newlines == len(starts):  # every line kept so far: no numbers needed
+                        keep(start)
+                        want = start + gap
+                        if want - 1 >= end:
+                            break
+                        p = want - 1 - at
+                        continue
+                    lines = index.lines = array("q", range(len(starts)))
+                keep(start)
+                lines.append(newlines)
+                want = start + gap
+                if want - 1 >= end:
+                    break
+                p = want - 1 - at
+            newlines += count(b"\n", done)
+            at = end
+        index.total = newlines + (0 if source.read(at - 1, at) == b"\n" else 1)
+        if index.lines is None and index.total != len(index.starts):  # the last lines skipped
+            index.lines = array("q", range(len(index.starts)))
+        return index
+
+    def __len__(self) -> int:
+        return self.total
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.total))]
+        if index < 0:
+            index += self.total
+        if not 0 <= index < self.total:
+            raise IndexError(index)
+        if self.lines is None:
+            return self.starts[index]
+        kept = bisect_right(self.lines, index) - 1
+        first = self.lines[kept]
+        if first == index:
+            return self.starts[kept]
+        window = self._windows.get(kept)
+        if window is None:
+            if len(self._windows) >= WINDOWS:
+                self._windows.clear()
+            window = self._windows[kept] = self._starts_after(kept)
+        return window[index - first - 1]
+
+    def _starts_after(self, kept: int) -> array[int]:
+        """The starts of the lines skipped after kept entry `kept` (within `spacing` bytes)."""
+        start, lines = self.starts[kept], cast("array[int]", self.lines)
+        after = lines[kept + 1] if kept + 1 < len(lines) else self.total
+        stop = min(self.source.size, start + self.spacing)
+        whole = self.source.whole
+        block, base = (whole, 0) if whole is not None else (self.source.read(start, stop), start)
+        out, want = array("q"), after - lines[kept] - 1
+        find, end = block.find, stop - base
+        p = find(b"\n", start - base, end)
+        while p >= 0 and len(out) < want:
+            out.append(base + p + 1)
+            p = find(b"\n", p + 1, end)
+        return out
