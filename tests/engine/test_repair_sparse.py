@@ -107,7 +107,7 @@ def _records(
         src = Source.open(str(path))
         if whole:
             src.whole = path.read_bytes()
-            mp.setattr(src, "content_fd", -1)  # a read of the file would fail
+            mp.setattr(os, "pread", _no_read)  # nothing is read from the file again
         try:
             yield src, FileRecords(src, registry.get("codex"), src.line_offsets(), {})
         finally:
@@ -250,3 +250,7 @@ def test_the_survey_stream_gives_the_bytes_and_keeps_them_when_read_in_one_block
         assert src.read(0, len(data)) == data and src.read(1, 3) == data[1:3]
     finally:
         src.close()
+
+
+def _no_read(fd: int, n: int, at: int) -> bytes:
+    raise AssertionError(f"read again: {n} bytes at {at}")
