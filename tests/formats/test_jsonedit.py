@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from thinkfix.formats.jsonedit import InsertItems, RemoveItem, SetKey, SetValue, dump_record, edit
-from thinkfix.formats.jsonspans import _WS, Style, _ws, dump_str
+from thinkfix.formats.jsonspans import _WS, Style, _members, _ws, dump_str, value_end
 from thinkfix.formats.repairs import UnsafeEdit
 
 BLOCK = {"type": "thinking", "thinking": "plan"}
@@ -321,3 +322,87 @@ def test_skipping_blanks_without_the_regex_lands_where_the_regex_does(
     the end of the text included."""
     i = data.draw(st.integers(0, len(text)))
     assert _ws(text, i) == _WS.match(text, i).end()  # type: ignore[union-attr]
+
+
+def _members_walked(text: str, i: int) -> tuple[list[tuple[str, int, int, int, int]], int]:
+    """`jsonspans._members` as it was, a call per blank skipped, per separator and per value
+    (the reference its written-out loop must match, offsets and errors)."""
+    if text[i] != "{":
+        raise UnsafeEdit(f"expected an object at {i}")
+    members: list[tuple[str, int, int, int, int]] = []
+    j = _ws(text, i + 1)
+    if text[j] == "}":
+        return members, j
+    while True:
+        if text[j] != '"':
+            raise UnsafeEdit(f"expected a key at {j}")
+        key, key_end = json.decoder.scanstring(text, j + 1)  # type: ignore[attr-defined]
+        k = _ws(text, key_end)
+        if text[k] != ":":
+            raise UnsafeEdit(f"expected ':' at {k}")
+        v = _ws(text, k + 1)
+        end = value_end(text, v)
+        members.append((key, j, key_end, v, end))
+        j = _ws(text, end)
+        if text[j] == ",":
+            j = _ws(text, j + 1)
+        elif text[j] == "}":
+            return members, j
+        else:
+            raise UnsafeEdit(f"expected ',' or '}}' at {j}")
+
+
+def _outcome(walk: Any, text: str, i: int) -> object:
+    try:
+        members, close = walk(text, i)
+    except (UnsafeEdit, IndexError, ValueError) as exc:
+        return type(exc), str(exc)
+    return [tuple(m) for m in members], close
+
+
+_JSON_PIECES = st.sampled_from(
+    [
+        "{",
+        "}",
+        '"k"',
+        '"\\u00e9\\"x"',
+        ":",
+        ",",
+        " ",
+        "\n  ",
+        "\t",
+        "1",
+        "-2.5e3",
+        "true",
+        "null",
+        "[1, {}]",
+        '"v"',
+        '"é"',
+        "[",
+        "]",
+        "x",
+    ]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    pieces=st.lists(_JSON_PIECES, max_size=24),
+    value=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+        max_leaves=8,
+    ),
+    indent=st.sampled_from([None, 1, "\t"]),
+    data=st.data(),
+)
+def test_the_written_out_member_walk_is_the_walk_it_was(
+    pieces: list[str], value: Any, indent: Any, data: st.DataObject
+) -> None:
+    """Any text, well-formed JSON objects (compact or pretty) and fragments: the same members
+    at the same offsets, or the same error, from every `{` (#26 item 4)."""
+    texts = ["".join(pieces), json.dumps({"a": value, "b": [value]}, indent=indent)]
+    for text in texts:
+        starts = [i for i, c in enumerate(text) if c == "{"]
+        for i in starts or [0] * bool(text):
+            assert _outcome(_members, text, i) == _outcome(_members_walked, text, i)
