@@ -46,6 +46,11 @@ settings.load_profile("ci" if os.environ.get("CI") else "untimed")
 if "THINKFIX_STATE_DIR" not in os.environ:
     os.environ["THINKFIX_STATE_DIR"] = tempfile.mkdtemp(prefix="thinkfix-test-state-")
 
+# Processes that compile a hyperscan database keep it in the cache folder (io.multimatch):
+# tests use a private one, never the user's ~/.cache.
+if "THINKFIX_CACHE_DIR" not in os.environ:
+    os.environ["THINKFIX_CACHE_DIR"] = tempfile.mkdtemp(prefix="thinkfix-test-cache-")
+
 # Tests write a session and repair it in place a moment later; by default `repair --in-place`
 # leaves a file modified in the last few seconds alone (a live agent may be appending), so the
 # suite turns that quiet time off. The live-writer tests set it themselves.

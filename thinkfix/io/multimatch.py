@@ -6,6 +6,14 @@ scan's byte passes (`engine.scan.native`: assistant lines, delimiters) and the s
 snippet). Both get their databases here, compiled once per pattern set and thread (a
 database's scratch space serves one scan at a time). Every caller keeps a pure path with the
 same answer for where hyperscan is missing, refuses a pattern, or `THINKFIX_PURE` is set.
+
+Compiling the scan's delimiter checks costs ~40 ms, paid again by every process (each CLI
+run, each pool worker), so a compiled database is kept on disk (`_cache_path`): in
+`$THINKFIX_CACHE_DIR`, else the user's cache folder (platformdirs: `~/.cache/thinkfix` on
+Linux), named by a hash of hyperscan's version, the machine and the patterns, never by
+anything a scanned file or a config says. hyperscan checks a loaded database's checksum and
+platform; one it refuses, or a folder that cannot be read or written, costs a compile, as
+before.
 """
 
 from __future__ import annotations
@@ -14,7 +22,10 @@ import os
 import threading
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: `THINKFIX_PURE` set (not "0"): every caller takes its pure path (the tests' and the bench's
 #: switch; each caller reads it through its own module constant so a test can patch one).
@@ -47,6 +58,10 @@ def database(patterns: tuple[bytes, ...], flags: tuple[int, ...], thread: int) -
     hs = hyperscan_module()
     if hs is None:
         return None
+    path = _cache_path(hs, patterns, flags)
+    db = _load(hs, path) if path is not None else None
+    if db is not None:
+        return db
     db = hs.Database(mode=hs.HS_MODE_BLOCK)
     try:
         db.compile(
@@ -57,7 +72,67 @@ def database(patterns: tuple[bytes, ...], flags: tuple[int, ...], thread: int) -
         )
     except Exception:  # noqa: BLE001 - hyperscan's compile error: the pure pass runs
         return None
+    if path is not None:
+        _store(hs, path, db)
     return db
+
+
+def _cache_path(hs: Any, patterns: tuple[bytes, ...], flags: tuple[int, ...]) -> Path | None:
+    """Where the compiled database of these patterns is kept, or None (no cache folder).
+    Its imports are here: only a process that builds a database pays for them."""
+    import hashlib
+    import platform
+    from pathlib import Path
+
+    folder = os.environ.get("THINKFIX_CACHE_DIR", "").strip()
+    if not folder:
+        try:
+            from platformdirs import user_cache_dir
+        except ImportError:  # pragma: no cover - a core dependency
+            return None
+        folder = user_cache_dir("thinkfix", appauthor=False)
+    key = hashlib.sha256()
+    for part in (getattr(hs, "__version__", ""), platform.machine(), *map(str, flags)):
+        key.update(part.encode() + b"\0")
+    for pattern in patterns:
+        key.update(len(pattern).to_bytes(8, "little") + pattern)
+    return Path(folder) / "hyperscan" / f"{key.hexdigest()}.db"
+
+
+def _load(hs: Any, path: Path) -> Any:
+    """The database kept at `path`, with its scratch space, or None (missing, unreadable, or
+    refused by hyperscan: corrupt, or built for another version or CPU, which a first scan
+    finds, here rather than in the middle of a file)."""
+    try:
+        db = hs.loadb(path.read_bytes(), hs.HS_MODE_BLOCK)
+        db.scratch = hs.Scratch(db)  # a loaded database comes without one
+        db.scan(b"\n", match_event_handler=_ignore)
+    except Exception:  # noqa: BLE001 - OSError or hyperscan's refusal: compile instead
+        return None
+    return db
+
+
+def _ignore(pattern: int, start: int, stop: int, flags: int, context: object) -> None:
+    """A match of `_load`'s trial scan."""
+
+
+def _store(hs: Any, path: Path, db: Any) -> None:
+    """Keep `db` at `path`, whole or not at all (written beside it, then renamed); a folder
+    that cannot be written keeps nothing."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fp:
+                fp.write(hs.dumpb(db))
+            os.replace(temp, path)
+        except BaseException:
+            os.unlink(temp)
+            raise
+    except Exception:  # noqa: BLE001 - a cache that cannot be written is only slower
+        return
 
 
 def present(words: tuple[bytes, ...]) -> Present | None:
