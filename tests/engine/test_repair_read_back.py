@@ -1,13 +1,14 @@
 """A repaired file is proven by one read back (#26 item 4): an uncompressed output is compared
 byte for byte with the plan (the original's untouched runs and the new records) and hashed once
 (the original's runs are copied by the kernel, unseen by the writer, so the read back's hash is
-the output's); a file copied as it is is hashed once as it is read back and must have the hash
-the survey took of the original. Whatever differs on disk, anywhere, is still refused and the
+the output's); a file copied as it is is compared with the bytes the survey kept (or, where it
+kept none, hashed once as it is read back and held to the hash the survey took of the original). Whatever differs on disk, anywhere, is still refused and the
 file left as it was."""
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import shutil
 from collections.abc import Callable
@@ -15,11 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.engine.repair_helpers import FIXTURES, run
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.repair.source import Source
-from thinkfix.io import safewrite
+from thinkfix.engine.repair.verify import same_bytes
+from thinkfix.io import filestate, safewrite
 
 PI = next(p for p in sorted((FIXTURES / "pi").iterdir()) if p.suffix == ".jsonl")
 
@@ -102,19 +106,61 @@ def test_an_output_read_back_intact_is_published_with_the_hash_of_its_bytes(
     assert entry["after"]["size"] == size
 
 
-@pytest.mark.parametrize(
-    "damage", [_flip_at(0.0), _flip_at(0.999), lambda d: d + b"\n", lambda d: d[:-1]]
-)
-def test_a_file_copied_as_it_is_is_proven_by_the_hash_the_survey_took(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: Callable[[bytes], bytes]
-) -> None:
-    """`--out` of a session with nothing to repair copies its bytes: the copy is hashed once
-    as it is read back and must have the hash the survey took of the original as it read it
-    (the original is not read again); a byte changed on disk is refused, nothing published."""
+_COPY_DAMAGE = [_flip_at(0.0), _flip_at(0.999), lambda d: d + b"\n", lambda d: d[:-1]]
+
+
+def _clean_session(tmp_path: Path) -> tuple[Path, bytes]:
     clean = b"".join(PI.read_bytes().splitlines(keepends=True)[:4])
     work = tmp_path / "sessions" / "clean.jsonl"
     work.parent.mkdir()
     work.write_bytes(clean)
+    return work, clean
+
+
+@pytest.mark.parametrize("damage", _COPY_DAMAGE)
+def test_a_copy_is_compared_with_the_bytes_the_survey_kept_and_not_hashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: Callable[[bytes], bytes]
+) -> None:
+    """`--out` of a session with nothing to repair copies its bytes. The survey kept them
+    (`Source.whole`, a file read in one block) and hashed them: the copy's read back is
+    compared with them byte for byte and not hashed (it was hashed whole, a SHA-256 pass per
+    byte copied, #26 item 4); the manifest has the survey's hash; a byte changed on disk is
+    refused, nothing published, and the original is not read again."""
+    work, clean = _clean_session(tmp_path)
+    files_hashed = _spy_on_file_hashing(monkeypatch)
+    read_backs = _spy_on_hashing(monkeypatch)
+    again: list[str] = []
+    monkeypatch.setattr(Source, "blocks", lambda self, *a: again.append("blocks"))
+    monkeypatch.setattr(Source, "raw_stream", lambda self: again.append("raw_stream"))
+    out = tmp_path / "out"
+    intact = run([work], WriteMode.OUT, tmp_path, out_dir=str(out))
+    (file,) = intact.files
+    assert file.status is FileStatus.COPIED and (out / "clean.jsonl").read_bytes() == clean
+    assert read_backs == [False] and clean not in files_hashed and again == []
+    (entry,) = [e for e in file.manifest_entries if e.get("role") == "session"]
+    assert entry["after"]["sha256"] == hashlib.sha256(clean).hexdigest()
+    assert entry["after"]["size"] == len(clean)
+    shutil.rmtree(out)
+    monkeypatch.setattr(safewrite, "_read_back", _damaged(damage))
+    damaged = run([work], WriteMode.OUT, tmp_path / "again", out_dir=str(out))
+    (file,) = damaged.files
+    assert file.status is FileStatus.FAILED
+    assert "did not read back as written" in file.errors[0].message
+    assert not out.exists() or not any(p.is_file() for p in out.rglob("*"))
+    assert work.read_bytes() == clean
+
+
+@pytest.mark.parametrize("damage", _COPY_DAMAGE)
+def test_a_file_copied_as_it_is_is_proven_by_the_hash_the_survey_took(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: Callable[[bytes], bytes]
+) -> None:
+    """Where the survey did not keep the bytes (a file past one block), the copy is hashed
+    once as it is read back and must have the hash the survey took of the original as it
+    read it (the original is not read again); a byte changed on disk is refused."""
+    monkeypatch.setattr(
+        Source, "survey_stream", lambda self, hashed=False: self.stream(hashed=hashed)
+    )
+    work, clean = _clean_session(tmp_path)
     hashed = _spy_on_file_hashing(monkeypatch)
     again: list[str] = []
     monkeypatch.setattr(Source, "blocks", lambda self, *a: again.append("blocks"))
@@ -162,3 +208,20 @@ def _damaged_once(damage: Callable[[bytes], bytes], name: str) -> Callable[[str]
         return real(path)
 
     return hash_file
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.binary(max_size=64), back=st.binary(max_size=64), block=st.integers(1, 70))
+def test_a_copy_is_the_same_bytes_only_when_every_byte_is(
+    data: bytes, back: bytes, block: int
+) -> None:
+    """`verify.same_bytes` in blocks of any size (read through a small buffer): it passes
+    exactly when the read back is the kept bytes, a byte more, less or other refused."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(filestate, "BLOCK", block)
+        stream = io.BufferedReader(io.BytesIO(back), 7)  # type: ignore[arg-type]
+        if back == data:
+            same_bytes(stream, data, "f")
+        else:
+            with pytest.raises(filestate.VerifyError, match="did not read back as written"):
+                same_bytes(stream, data, "f")

@@ -233,7 +233,9 @@ def atomic_write_stream(
     byte it reads, to the end, with the bytes `produce` was to write (known without the
     sink), so the read back is hashed only where the sink did not see every byte (`copy_into`),
     and its size checked. `expected`: the (size, sha256) the bytes must have (a copy of a file
-    whose hash is known): the read back is hashed and must match it, with no other check.
+    whose hash is known): the read back is hashed and must match it, with no other check; with
+    an exact `read_back` too, the bytes it compares with are those `expected` hashes (a copy of
+    a file whose bytes the caller holds), so the read back is not hashed at all (#26 item 4).
     Bytes copied in by the kernel (`copy_into`) need one of the two.
 
     `durable`: the bytes and the rename are synced to disk (the file, then its folder, unless
@@ -287,6 +289,11 @@ def atomic_write_stream(
         if unseen and not (exact_read_back if read_back is not None else expected):
             raise VerifyError(f"{target}: bytes copied unseen need an exact read back")
         if read_back is not None:
+            if exact_read_back and expected is not None:
+                # every byte is compared with bytes whose hash is `expected`: not hashed again
+                if sink.size != expected[0]:
+                    raise VerifyError(f"{target}: the temporary file did not read back as written")
+                written = Written(real, sink.size, expected[1])
             written = _verified(
                 target, lambda: _read_back(target, temp, read_back, written, exact_read_back)
             )

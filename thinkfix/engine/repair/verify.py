@@ -34,6 +34,19 @@ def _read(fp: BinaryIO, n: int) -> bytes:
     return b"".join(parts)
 
 
+def same_bytes(written: BinaryIO, data: bytes, name: str) -> None:
+    """VerifyError unless `written` (a copy, read back) is exactly `data`, compared a block at a
+    time where it lies (`startswith` at an offset: no slice copied)."""
+    at = 0
+    while at < len(data):
+        block = _read(written, min(filestate.BLOCK, len(data) - at))
+        if not block or not data.startswith(block, at):
+            raise filestate.VerifyError(f"{name}: the temporary file did not read back as written")
+        at += len(block)
+    if written.read(1):
+        raise filestate.VerifyError(f"{name}: the temporary file did not read back as written")
+
+
 def verify(plan: FilePlan, written: BinaryIO | None, options: ScanOptions) -> None:
     """VerifyError unless `written` (the repaired content, decompressed, read back from disk;
     None in a read-only mode, where only the new records are re-read) is the planned repair."""

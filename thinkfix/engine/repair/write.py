@@ -21,7 +21,7 @@ from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import FileResult, FileStatus, Job, WriteMode
 from thinkfix.engine.repair.plan import Copy, FilePlan, New
-from thinkfix.engine.repair.verify import verify
+from thinkfix.engine.repair.verify import same_bytes, verify
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import PlacementKind
 from thinkfix.io import compression, filestate, remote, safewrite, urlwrite
@@ -83,6 +83,13 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
     def proven(back: BinaryIO) -> None:
         with compression.wrap_reader(back, plan.compression) as fp:
             verify(plan, fp, options.scan)
+
+    # A plain file the survey kept whole (`Source.whole`) and copied as it is: its copy is
+    # compared with those bytes, whose hash the survey took, and not hashed again (#26 item 4).
+    kept = source.whole if source.content_fd == source.fd and not plan.changed else None
+
+    def copied(back: BinaryIO) -> None:
+        same_bytes(back, cast(bytes, kept), plan.path)
 
     def check(temp: str) -> None:  # a URL's temporary file, read back from its filesystem
         proven(urlwrite.open_written(temp))
@@ -155,7 +162,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                     target,
                     produce,
                     mode=source.mode,
-                    read_back=proven if plan.changed else None,
+                    read_back=proven if plan.changed else copied if kept is not None else None,
                     before_publish=commit,
                     watch=watch,
                     make_dirs=True,
