@@ -7,11 +7,11 @@ What `scan --check` found is its own module (`report.health`), loaded only when 
 # NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
 # is quoted.
 
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from thinkfix._serialize import plain, record
+from thinkfix._serialize import frozen, plain, record
 from thinkfix.io.errors import ErrorKind
 from thinkfix.normalizer.kinds import LeakKind
 
@@ -128,7 +128,7 @@ class MessageCounts(NamedTuple):
         return record(self, omit_none=("format",))
 
 
-@dataclass(frozen=True)
+@frozen
 class Summary:
     """A scan's totals, and its message counts by kind, format, model, file and day."""
 
@@ -194,7 +194,7 @@ class StaleEntry(NamedTuple):
         return record(self)
 
 
-@dataclass(frozen=True)
+@frozen
 class Report:
     """Everything a scan found, sorted so it is the same whatever order files ran in."""
 
