@@ -231,5 +231,7 @@ def test_markup_in_code_compiles_only_the_tag_names_check() -> None:
     assert delimiter_candidates(policy)(code) == set()
     compiled = [check.source for _, check in _compile(policy) if check and check._pattern]
     assert len(compiled) == 1
+    # nor spelled (each character of each literal in each way JSON may write it) the others
+    assert sum(1 for _, check in _compile(policy) if check and check._source) == 1
     assert b"think" in compiled[0] and b"channel" not in compiled[0]
     assert delimiter_candidates(policy)([*code, b'{"text":"<|channel|>analysis"}']) == {2}

@@ -72,16 +72,32 @@ def _safe_run(text: str) -> str:
     return best
 
 
+#: A piece of a check: a regex, or a literal's text, spelled as JSON may write it when the
+#: check is first needed.
+_Piece = bytes | str
+
+
 class _Check:
-    """An anchor's regex, compiled the first time its anchor is found: most anchors (`[THINK]`,
-    `◁`, Harmony's markers) occur in no clean session, and compiling every check costs a
-    few ms of each start-up."""
+    """An anchor's regex, spelled and compiled the first time its anchor is found: most anchors
+    (`[THINK]`, `◁`, Harmony's markers) occur in no clean session, and spelling every literal
+    in every way an encoder may write it (~350 characters) and compiling the checks cost a
+    few ms of each start-up (#13, #26 item 3)."""
 
-    __slots__ = ("_pattern", "source")
+    __slots__ = ("_around", "_pattern", "_pieces", "_source")
 
-    def __init__(self, source: bytes) -> None:
-        self.source = source
+    def __init__(self, pieces: list[_Piece], around: tuple[bytes, bytes] = (b"", b"")) -> None:
+        self._pieces = pieces  # the alternatives
+        self._around = around  # what stands before and after them
+        self._source: bytes | None = None
         self._pattern: re.Pattern[bytes] | None = None
+
+    @property
+    def source(self) -> bytes:
+        if self._source is None:
+            spelled = (p if isinstance(p, bytes) else _spelled(p) for p in self._pieces)
+            head, tail = self._around
+            self._source = head + b"|".join(dict.fromkeys(spelled)) + tail
+        return self._source
 
     @property
     def pattern(self) -> re.Pattern[bytes]:
@@ -90,23 +106,30 @@ class _Check:
         return self._pattern
 
 
+def _spelled(text: str) -> bytes:
+    """Regex for `text` as it may appear inside a JSON string."""
+    return b"".join(_encoded(c) for c in text)
+
+
 @lru_cache(maxsize=16)
 def _compile(policy: Policy) -> tuple[tuple[bytes, _Check | None], ...]:
     grammar = grammar_for(policy)
-    stages: dict[bytes, list[bytes] | None] = {}
+    stages: dict[bytes, tuple[list[_Piece], tuple[bytes, bytes]] | None] = {}
 
-    def add(anchor: bytes, check: bytes | None) -> None:
+    def add(anchor: bytes, check: _Piece | None, around: tuple[bytes, bytes] = (b"", b"")) -> None:
         if check is None:
             stages[anchor] = None
-        elif stages.get(anchor, []) is not None:
-            stages.setdefault(anchor, []).append(check)  # type: ignore[union-attr]
+        elif anchor not in stages:
+            stages[anchor] = ([check], around)
+        elif (stage := stages[anchor]) is not None:
+            stage[0].append(check)
 
     # What may follow `<`, one factored regex per anchor: a literal whose second character
     # is written verbatim (`<|channel|>`, `<seed:think>`) is anchored on both, so the `<` of
     # a clean session's code compiles only the check of the tag names and the `</...`
     # literals (3.4 M instructions, where one check of them all cost 9.9 M: #26 item 3,
     # start-up). A record still matches where `<` and one alternative follow, as before.
-    after_lt: dict[bytes, list[bytes]] = {b"<": []}
+    after_lt: dict[bytes, list[_Piece]] = {b"<": []}
     if policy.tags:
         names = b"|".join(re.escape(t.encode()) for t in sorted(policy.tags, key=len))
         after_lt[b"<"].append(_RAW_WS + _SLASH + b"?" + _RAW_WS + b"(?i:" + names + b")")
@@ -120,24 +143,21 @@ def _compile(policy: Policy) -> tuple[tuple[bytes, _Check | None], ...]:
             escapes.append(f"(?i:{ord(first):04x})".encode())
         elif first == "<":
             lead = "<" + text[1] if len(text) > 1 and _verbatim(text[1]) else "<"
-            after_lt.setdefault(lead.encode(), []).append(b"".join(_encoded(c) for c in text[1:12]))
+            after_lt.setdefault(lead.encode(), []).append(text[1:12])
         else:
             run = _safe_run(text)
-            add(
-                run.encode() if run else first.encode(),
-                None if run else b"".join(_encoded(c) for c in text),
-            )
+            add(run.encode() if run else first.encode(), None if run else text)
     for anchor, follows in after_lt.items():
-        if follows:
-            add(anchor, b"<(?:" + b"|".join(dict.fromkeys(follows)) + b")")
+        for follow in follows:
+            add(anchor, follow, (b"<(?:", b")"))
     add(b"\\u", rb"\\u(?:" + b"|".join(dict.fromkeys(escapes)) + rb")")
     if policy.harmony:
         add(DETOK_OPEN.encode(), _LEADING_SPACE + re.escape(DETOK_OPEN.encode()))
     # An anchor that contains another check-free anchor adds nothing (`[THINK]` vs `THINK]`).
-    free = [a for a, checks in stages.items() if checks is None]
+    free = [a for a, stage in stages.items() if stage is None]
     return tuple(
-        (anchor, None if checks is None else _Check(b"|".join(checks)))
-        for anchor, checks in stages.items()
+        (anchor, None if stage is None else _Check(*stage))
+        for anchor, stage in stages.items()
         if not any(other != anchor and other in anchor for other in free)
     )
 
