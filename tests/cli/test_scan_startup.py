@@ -98,6 +98,8 @@ _NEVER = (
     "thinkfix.formats.turns",
     "thinkfix.formats.turn_shapes",
     "multiprocessing",
+    "thinkfix.engine.parallel.dask",  # only `--dask` imports it
+    "fnmatch",  # only a `disable.models` glob needs it
     "gzip",
     "zstandard",
     "hashlib",

@@ -11,6 +11,7 @@ gets the same run as the command.
 # is quoted.
 
 import os
+import sys
 from collections.abc import Sequence
 from typing import BinaryIO, NamedTuple
 
@@ -60,6 +61,13 @@ class Window(NamedTuple):
 
 
 _ALL_TIME = Window()
+
+
+def _dask_unavailable(exc: Exception) -> bool:
+    """`--dask` without the extra; only `--dask` imports the module that raises it, so a run
+    that did not import it pays nothing to ask (#26 item 3: start-up)."""
+    module = sys.modules.get("thinkfix.engine.parallel.dask")
+    return module is not None and isinstance(exc, module.DaskUnavailable)
 
 
 def write(path: str, data: bytes) -> None:
@@ -154,8 +162,6 @@ def run(
     if state_file or incremental:
         report, stats = _incremental(paths, options, state_file, settings.jobs, progress, stdin)
     else:
-        from thinkfix.engine.parallel.dask import DaskUnavailable
-
         walked = WalkStats()
         try:
             report = scan(
@@ -167,8 +173,10 @@ def run(
                 walk_stats=walked,
                 dask=dask,
             )
-        except DaskUnavailable as exc:  # --dask without the extra installed
-            raise RunError(str(exc)) from None
+        except Exception as exc:
+            if _dask_unavailable(exc):  # --dask without the extra installed
+                raise RunError(str(exc)) from None
+            raise
         unmatched = tuple(walked.unmatched(settings.exclude))
     wrote = None
     if settings.write_baseline:

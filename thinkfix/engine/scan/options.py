@@ -10,7 +10,6 @@ A message leaks when it has at least one reported finding.
 # NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
 # is quoted.
 
-import fnmatch
 import os
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -115,5 +114,7 @@ class ScanOptions(NamedTuple):
         """Does a `disable.models` glob cover this model?"""
         if not self.disabled_models or not model:
             return False
+        import fnmatch  # only with model globs to match (#26 item 3: start-up)
+
         name = model.lower()
         return any(fnmatch.fnmatchcase(name, p.lower()) for p in self.disabled_models)
