@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from unittest.mock import patch
 
+import click
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from thinkfix.cli import main
+from thinkfix.cli.settings import RedactCommand
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 CAPTURE = FIXTURES / "streams" / "vllm_qwen3_think_leak.sse"
@@ -103,3 +108,53 @@ def test_statistics_with_a_one_line_per_finding_output_is_refused(fmt: str) -> N
         main, ["scan", "--isolated", "--statistics", "--output-format", fmt, str(LEAKY)]
     )
     assert result.exit_code == 2 and "--statistics" in result.stderr and fmt in result.stderr
+
+
+def _toy(cls: type[click.Command]) -> click.Command:
+    """A command with each kind of option: a short flag, a value-taking short option, a
+    counter, a flag pair with a short secondary, and paths."""
+
+    @click.command(cls=cls)
+    @click.option("-q", "--quiet", is_flag=True)
+    @click.option("-x", "--exclude", multiple=True)
+    @click.option("-v", "--verbose", count=True)
+    @click.option("--color/--no-color", " /-C", default=None)
+    @click.argument("paths", nargs=-1)
+    def toy(**values: object) -> None:
+        click.echo(json.dumps(values, sort_keys=True))
+
+    return toy
+
+
+_TOKENS = ["-q", "--quiet", "-x", "--exclude", "-v", "-C", "--color", "-qv", "-vq", "--", "-y"]
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from([*_TOKENS, "a", "-q=1", "--exclude=-q"]), max_size=6))
+def test_a_short_flag_reaches_click_by_its_long_name_with_the_same_answer(
+    args: list[str],
+) -> None:
+    """#26 item 3: `-q` alone is given to click as `--quiet`, which skips click's difflib
+    ranking of every long option (a suggestion for a failed long-option try nobody sees);
+    an option's value (`-x -q`), an argument after `--` and run-together flags (`-qv`) go as
+    typed, and every answer and error is click's own."""
+    runner = CliRunner()
+    ours = runner.invoke(_toy(RedactCommand), args)
+    clicks = runner.invoke(_toy(click.Command), args)
+    assert (ours.exit_code, ours.output) == (clicks.exit_code, clicks.output)
+
+
+def test_a_scan_with_short_flags_ranks_no_option_names(tmp_path: Path) -> None:
+    session = tmp_path / "s.jsonl"
+    answer = {"role": "assistant", "model": "m", "content": [{"type": "text", "text": "Done."}]}
+    session.write_text(
+        json.dumps({"type": "user", "uuid": "u", "message": {"role": "user", "content": "Go"}})
+        + "\n"
+        + json.dumps({"type": "assistant", "uuid": "a", "parentUuid": "u", "message": answer})
+        + "\n"
+    )
+    with patch("difflib.get_close_matches", side_effect=AssertionError("ranked")):
+        short = CliRunner().invoke(main, ["scan", "--isolated", "-q", str(session)])
+        long = CliRunner().invoke(main, ["scan", "--isolated", "--quiet", str(session)])
+    assert (short.exit_code, short.stdout) == (long.exit_code, long.stdout)
+    assert short.exit_code == 0 and short.stdout.count("\n") == 1

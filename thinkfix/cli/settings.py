@@ -269,11 +269,19 @@ def _source(ctx: click.Context, param: _Setting, config_file: str | None) -> tup
 
 
 class RedactCommand(click.Command):
-    """A command whose `--redact` may be given without a value.
+    """A command whose `--redact` may be given without a value, and whose short flags reach
+    click by their long names.
 
     `--redact none` and `--redact=none` take the value; a bare `--redact` followed by
     anything else (a path: `--redact sessions/`) means `--redact=secrets`, so Click
     does not take the path as the value.
+
+    Click tries every argument as a long option first, and a short one (`-q`) fails that
+    try only after ranking every long option by its likeness (difflib, ~4 M instructions
+    of a pre-commit hook's start-up: #26 item 3) for a suggestion nobody reads. A short flag
+    on its own is the same option as its long name, so it is given by that name; an
+    argument that is an option's value, one after `--`, and short flags run together
+    (`-qv`) go to click as typed.
     """
 
     choices: ClassVar[frozenset[str]] = frozenset({"none", "secrets", "all"})
@@ -281,14 +289,36 @@ class RedactCommand(click.Command):
     optional_values: ClassVar[dict[str, str]] = {"--redact": "secrets"}
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        out, literal = [], False
+        long_names, values = self._spellings(ctx)
+        out, literal, value = [], False, 0
         for i, arg in enumerate(args):
             following = args[i + 1] if i + 1 < len(args) else None
-            if not literal and arg in self.optional_values and following not in self.choices:
-                arg = f"{arg}={self.optional_values[arg]}"
+            if value:  # an option's value, whatever it looks like
+                value -= 1
+            elif not literal:
+                if arg in self.optional_values and following not in self.choices:
+                    arg = f"{arg}={self.optional_values[arg]}"
+                arg = long_names.get(arg, arg)
+                value = values.get(arg, 0)
             literal = literal or arg == "--"
             out.append(arg)
         return super().parse_args(ctx, out)
+
+    def _spellings(self, ctx: click.Context) -> tuple[dict[str, str], dict[str, int]]:
+        """(short flag -> its long name, option -> how many values follow it)."""
+        long_names: dict[str, str] = {}
+        values: dict[str, int] = {}
+        for param in self.get_params(ctx):
+            if not isinstance(param, click.Option):
+                continue
+            if not param.is_flag and not param.count:
+                values.update(dict.fromkeys([*param.opts, *param.secondary_opts], param.nargs))
+                continue
+            for names in (param.opts, param.secondary_opts):
+                long = next((n for n in names if n.startswith("--")), None)
+                if long is not None:
+                    long_names.update((n, long) for n in names if len(n) == 2 and n[0] == "-")
+        return long_names, values
 
 
 class SettingsCommand(RedactCommand):
