@@ -147,6 +147,7 @@ _COMPILED_ANNOTATIONS = {
     "thinkfix.formats.records": {"Site"},
     "thinkfix.formats.repairs": {"TextSlot"},
     "thinkfix.engine.scan.findings": {"CappedFindings"},  # its findings' type is spans'
+    "thinkfix.engine.commands.scan": {"ScanRun"},  # an incremental run's stats: telemetry's
 }
 
 #: Printed by the probe after the run: the modules loaded, and the dataclasses they define.

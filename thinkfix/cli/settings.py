@@ -289,7 +289,7 @@ class RedactCommand(click.Command):
     optional_values: ClassVar[dict[str, str]] = {"--redact": "secrets"}
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        long_names, values = self._spellings(ctx)
+        long_names, values = self._spellings()
         out, literal, value = [], False, 0
         for i, arg in enumerate(args):
             following = args[i + 1] if i + 1 < len(args) else None
@@ -304,11 +304,12 @@ class RedactCommand(click.Command):
             out.append(arg)
         return super().parse_args(ctx, out)
 
-    def _spellings(self, ctx: click.Context) -> tuple[dict[str, str], dict[str, int]]:
-        """(short flag -> its long name, option -> how many values follow it)."""
+    def _spellings(self) -> tuple[dict[str, str], dict[str, int]]:
+        """(short flag -> its long name, option -> how many values follow it), for the
+        command's own options (click's help option goes as typed)."""
         long_names: dict[str, str] = {}
         values: dict[str, int] = {}
-        for param in self.get_params(ctx):
+        for param in self.params:
             if not isinstance(param, click.Option):
                 continue
             if not param.is_flag and not param.count:

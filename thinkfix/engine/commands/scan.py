@@ -13,7 +13,7 @@ gets the same run as the command.
 import os
 import sys
 from collections.abc import Sequence
-from typing import BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from thinkfix.engine.inputs.walk import WalkStats
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
@@ -22,6 +22,9 @@ from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.report import with_display_paths
 from thinkfix.engine.scan.runner import scan
 from thinkfix.engine.settings import config, values
+
+if TYPE_CHECKING:  # annotations only: a scan that is not incremental loads no telemetry
+    from thinkfix.engine.telemetry.incremental import Stats
 
 
 class RunError(ValueError):
@@ -32,24 +35,13 @@ class RunError(ValueError):
 # of every start-up, and these are only built and read (#26 item 3).
 
 
-class Incremental(NamedTuple):
-    """What an incremental run read, for the note on stderr."""
-
-    full: int
-    appended: int
-    unchanged: int
-    bytes_read: int  # parsed or hashed
-    bytes_parsed: int
-    note: str | None = None  # why the state file there was not reused
-
-
 class ScanRun(NamedTuple):
     """The finished report and what a person should hear about the run besides it."""
 
     report: Report
     wrote_baseline: tuple[str, int] | None = None  # (path, entries)
     unmatched_excludes: tuple[str, ...] = ()  # exclude patterns that matched nothing
-    incremental: Incremental | None = None
+    incremental: "Stats | None" = None  # what an incremental run read
 
 
 class Window(NamedTuple):
@@ -100,7 +92,7 @@ def _incremental(
     jobs: int | None,
     progress: Progress,
     stdin: BinaryIO | None,
-) -> tuple[Report, Incremental]:
+) -> "tuple[Report, Stats]":
     from thinkfix.engine.telemetry import incremental
     from thinkfix.engine.telemetry.state import StateError
 
@@ -111,14 +103,7 @@ def _incremental(
         )
     except StateError as exc:
         raise RunError(str(exc)) from None
-    return with_display_paths(report), Incremental(
-        stats.full,
-        stats.appended,
-        stats.unchanged,
-        stats.bytes_read,
-        stats.bytes_parsed,
-        stats.note,
-    )
+    return with_display_paths(report), stats
 
 
 def run(
@@ -152,7 +137,7 @@ def run(
             baseline = baselines.load(settings.baseline)
         except baselines.BaselineError as exc:
             raise RunError(str(exc)) from None
-    stats: Incremental | None = None
+    stats: Stats | None = None
     unmatched: tuple[str, ...] = ()
     if options.checks and (state_file or incremental):
         raise RunError(
