@@ -8,6 +8,7 @@ read with `fields` alike, and never changed."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Any
 
 import pytest
@@ -93,3 +94,9 @@ def test_never_changed_and_factories_per_instance() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         del value.count  # type: ignore[misc]
     assert dataclasses.is_dataclass(Shared) and Shared.__match_args__ == Generated.__match_args__
+
+
+def test_shown_with_the_same_signature() -> None:
+    """`help()` and the API documentation show the fields, not the shared `*args, **kwargs`."""
+    assert str(inspect.signature(Shared)) == str(inspect.signature(Generated))
+    assert "(name: 'str', count: 'int' = 0," in str(inspect.signature(Shared))

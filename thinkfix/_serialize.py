@@ -16,7 +16,7 @@ set of them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
+from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, fields
 from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -104,7 +104,40 @@ def frozen(cls: type[T]) -> type[T]:
     setattr(done, "_frozen_compared", tuple(f.name for f in members if f.compare))  # noqa: B010
     for name, method in _FROZEN_METHODS.items():
         setattr(done, name, method)
+    setattr(done, "__signature__", _Signature())  # noqa: B010
     return done
+
+
+class _Factory:
+    """How a signature shows a default made by a factory, as `dataclass`'s does."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+def _default(f: Field[Any]) -> Any:
+    import inspect
+
+    if f.default is not MISSING:
+        return f.default
+    return inspect.Parameter.empty if f.default_factory is MISSING else _Factory()
+
+
+class _Signature:
+    """The class's signature as `dataclass` writes it (`help()`, documentation), built when
+    asked: the shared `__init__` takes `*args, **kwargs`."""
+
+    def __get__(self, obj: Any, cls: type) -> Any:
+        import inspect
+
+        keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        return inspect.Signature(
+            [
+                inspect.Parameter(f.name, keyword, default=_default(f), annotation=f.type)
+                for f in getattr(cls, "_frozen_fields", ())
+            ],
+            return_annotation=None,
+        )
 
 
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
