@@ -21,7 +21,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from typing_extensions import dataclass_transform
+    from typing import dataclass_transform  # Python 3.11+ (mypy checks as 3.11): PEP 681
 else:
 
     def dataclass_transform(**_: Any) -> Any:
