@@ -376,6 +376,12 @@ def main(argv: list[str] | None = None) -> int:
         help="bench/scan.py's corpus (sparse), issue #26's (dense), or both",
     )
     args = parser.parse_args(argv)
+    # Each repair --out row leaves a run's manifest and backups in the state folder: a private
+    # one, so the bench neither fills the user's (~1 GB after a few hundred rows) nor times
+    # file creation in a folder its own earlier runs made large.
+    if "THINKFIX_STATE_DIR" not in os.environ:
+        state = tempfile.TemporaryDirectory(prefix="thinkfix-bench-state-")
+        os.environ["THINKFIX_STATE_DIR"] = state.name
     if args.corpora in ("both", "sparse"):
         corpus: Path = args.corpus
         stamp = corpus / f"SIZE-{args.size_mb}-{args.seed}"
