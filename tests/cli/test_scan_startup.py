@@ -325,7 +325,7 @@ def test_an_untimed_scan_builds_no_block_counter_until_hyperscan_runs(
 #: occur in no clean session, while code's `<` does), the normalizer's start characters (no
 #: text is normalized), the classes beyond Latin-1 of a name's controls and of the plain
 #: writer's one-cell characters (an ASCII report), and the place in a TOML error.
-_NEVER_COMPILED = ("channel", "begin_of", "\u25c1", "\u2028", "\u2500", "(at line")
+_NEVER_COMPILED = ("channel", "begin_of", "\u25c1", "\u2028", "\u2500", "(at line", "\ud800")
 
 _COMPILES = """
 import re._compiler, sys
@@ -366,7 +366,8 @@ def test_the_report_values_compile_no_methods() -> None:
     start-up (~7 M instructions for `Summary`'s 13 fields); the report values that stay
     dataclasses share them (`_serialize.frozen`)."""
     from thinkfix.engine.report import Report, Summary
+    from thinkfix.normalizer.policy import Policy
 
-    for cls in (Report, Summary):
+    for cls in (Report, Summary, Policy):
         for name in ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__"):
             assert getattr(cls, name).__code__.co_filename != "<string>", (cls, name)

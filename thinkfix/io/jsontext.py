@@ -15,7 +15,8 @@ from typing import Any
 
 import orjson
 
-_LONE = re.compile("[\ud800-\udfff]")
+#: Compiled on the fallback only (re's cache keeps it): not a start-up cost (#26 item 3).
+_LONE = "[\ud800-\udfff]"
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -48,7 +49,7 @@ def dumps(
         separators=(",", ": ") if indent else (",", ":"),
         allow_nan=False,
     )
-    return _LONE.sub(_escape, text).encode("utf-8") + (b"\n" if newline else b"")
+    return re.sub(_LONE, _escape, text).encode("utf-8") + (b"\n" if newline else b"")
 
 
 def encode_text(text: str) -> bytes:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from enum import Enum
 from typing import Any
 
-from thinkfix._serialize import record
+from thinkfix._serialize import frozen, record
 
 
 class OrphanClose(str, Enum):
@@ -108,7 +108,7 @@ PROSE_PAIRS: tuple[tuple[str, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Policy:
     """Every configurable decision of the normalizer; the default is DESIGN.md's policy.
 
