@@ -293,15 +293,18 @@ def test_a_scan_loads_one_format_module_and_one_reporter(
         assert reporters - _REPORTER_INFRASTRUCTURE == _REPORTERS[output]
 
 
+@pytest.mark.parametrize("reached", [False, True])
 @pytest.mark.parametrize("warm", [False, True])
 @pytest.mark.parametrize("by_day", [False, True])
 def test_an_untimed_scan_builds_no_block_counter_until_hyperscan_runs(
-    by_day: bool, warm: bool, tmp_path: Path
+    by_day: bool, warm: bool, reached: bool, tmp_path: Path
 ) -> None:
     """The block counter dates clean lines from their bytes (it pays ~3 ms a MB on the dense
     corpus); an untimed scan (the text report, a pre-commit hook's) only counts, where it gains
     nothing in pure Python, so until the process runs hyperscan's passes (`native.warm`) it
-    never compiles the format's line pattern (~5-10 ms of start-up)."""
+    never compiles the format's line pattern (~5-10 ms of start-up). Nor does any scan before
+    its process reads, or expects to read, `survey.FROM_BYTES` (a small JSON report paid
+    ~17 M instructions for Claude Code's pattern)."""
     from types import SimpleNamespace
     from unittest.mock import patch
 
@@ -314,10 +317,11 @@ def test_an_untimed_scan_builds_no_block_counter_until_hyperscan_runs(
     with (
         patch.object(one_file, "native", SimpleNamespace(warm=lambda size: warm)),
         patch.object(survey, "Surveyor", wraps=survey.Surveyor) as built,
+        patch.object(survey, "FROM_BYTES", 0 if reached else 1 << 50),
     ):
         report = scan([str(session)], ScanOptions(by_day=by_day), jobs=1)
     assert report.summary.assistant_messages == 2
-    assert built.called is (by_day or warm)
+    assert built.called is (reached and (by_day or warm))
 
 
 #: Regexes a scan of one clean session never compiles (#26 item 3: 1-10 M instructions each,
@@ -325,7 +329,16 @@ def test_an_untimed_scan_builds_no_block_counter_until_hyperscan_runs(
 #: occur in no clean session, while code's `<` does), the normalizer's start characters (no
 #: text is normalized), the classes beyond Latin-1 of a name's controls and of the plain
 #: writer's one-cell characters (an ASCII report), and the place in a TOML error.
-_NEVER_COMPILED = ("channel", "begin_of", "\u25c1", "\u2028", "\u2500", "(at line", "\ud800")
+_NEVER_COMPILED = (
+    "channel",
+    "begin_of",
+    "\u25c1",
+    "\u2028",
+    "\u2500",
+    "(at line",
+    "\ud800",
+    '\\{"parentUuid":',  # Claude Code's canonical line: the block counter's (survey.FROM_BYTES)
+)
 
 _COMPILES = """
 import re._compiler, sys

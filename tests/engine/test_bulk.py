@@ -286,8 +286,10 @@ def _json(paths: list[str], options: ScanOptions) -> bytes:
 
 
 def _reports(paths: list[str], options: ScanOptions, names: list[str]) -> list[bytes]:
-    """The report with the block counter, without it, and with every fast path off."""
-    fast = _json(paths, options)
+    """The report with the block counter (from the first byte), without it, and with every
+    fast path off."""
+    with patch.object(survey, "FROM_BYTES", 0):
+        fast = _json(paths, options)
     with patch.object(survey, "applies", lambda fmt, windowed: False):
         plain = _json(paths, options)
     with ExitStack() as stack:

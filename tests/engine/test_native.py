@@ -44,8 +44,13 @@ MARKER_FORMATS = ("claude-code", "crush", "copilot-cli", "copilot-chat")
 
 @contextmanager
 def native_path(on: bool) -> Iterator[None]:
-    """The native passes from the first block (`on`), or the pure passes only."""
-    with patch.object(native, "USE", on), patch.object(native, "WARM_UP", 0):
+    """The native passes from the first block (`on`), or the pure passes only; the block
+    counter on from the first byte either way."""
+    with (
+        patch.object(native, "USE", on),
+        patch.object(native, "WARM_UP", 0),
+        patch.object(survey, "FROM_BYTES", 0),
+    ):
         yield
 
 
@@ -213,6 +218,7 @@ def test_the_pure_switch_and_the_warm_up_keep_hyperscan_out() -> None:
     with (
         patch.object(native, "USE", True),
         patch.object(native, "_seen", 0),
+        patch.object(native, "_expected", 0),
         patch.object(native, "WARM_UP", 10),
     ):
         assert not native.warm(9)
@@ -231,6 +237,7 @@ def test_a_run_that_will_read_the_warm_up_starts_native_at_its_first_byte(tmp_pa
         with (
             patch.object(native, "USE", True),
             patch.object(native, "_seen", 0),
+            patch.object(native, "_expected", 0),
             patch.object(native, "WARM_UP", warm_up),
             patch.object(native, "needle_lines", wraps=native.needle_lines) as built,
         ):

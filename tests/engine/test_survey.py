@@ -267,3 +267,27 @@ def test_generated_sessions_report_the_same_with_and_without_the_survey(
         )
         fast, parsed, slow = _reports([path], options, [name])
         assert fast == parsed == slow
+
+
+def test_the_block_counter_starts_where_the_run_says_it_reads_enough(tmp_path: Path) -> None:
+    """`scan_files` tells the process its inputs' size (`native.expect`) before reading: a run
+    of `survey.FROM_BYTES` or more counts by the block from its first line, a smaller one
+    reads line by line (no pattern compiled), with the same report."""
+    from thinkfix.engine.scan import native
+
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "claude-code"
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(next(p for p in sorted(fixture.glob("*.jsonl"))).read_bytes())
+    size = session.stat().st_size
+    reports = []
+    for threshold, counted in ((size, True), (size + 1, False)):
+        with (
+            patch.object(native, "_seen", 0),
+            patch.object(native, "_expected", 0),
+            patch.object(survey, "FROM_BYTES", threshold),
+            patch.object(survey, "Surveyor", wraps=survey.Surveyor) as built,
+        ):
+            report = scan([str(session)], ScanOptions(by_day=True), jobs=1)
+        assert built.called is counted
+        reports.append(JsonReporter().render_bytes(report))
+    assert reports[0] == reports[1]

@@ -62,25 +62,28 @@ Hits = Callable[[bytes, list[int]], set[int]]
 # value, not the key) without its lookahead: one character that is neither, or the end.
 _MODEL_VALUE = rb'"model"[ \t\r\n]*(?:[^ \t\r\n:]|\z)'
 _seen = 0  # bytes read so far in this process (`warm`)
+_expected = 0  # the most a run of this process said it would read (`expect`)
 
 
 def warm(size: int) -> bool:
-    """Count `size` bytes read; True when the native passes are on and this process has read
-    `WARM_UP` bytes (then hyperscan is imported)."""
+    """Count `size` bytes read; True when the native passes are on and this process has read,
+    or expects to read, `WARM_UP` bytes (then hyperscan is imported)."""
     global _seen
-    if not USE:
-        return False
     _seen += size
-    return _seen >= WARM_UP and hyperscan_module() is not None
+    return USE and reach() >= WARM_UP and hyperscan_module() is not None
 
 
 def expect(size: int) -> None:
-    """A run is about to read `size` bytes in this process: from `WARM_UP` on, its native
-    passes start with the first byte (their compiling pays for itself within the run), not
-    once `WARM_UP` bytes are read. The answers are the same either way."""
-    global _seen
-    if size >= WARM_UP:
-        _seen = max(_seen, WARM_UP)
+    """A run is about to read `size` bytes in this process: what pays for itself within that
+    many (the native passes from `WARM_UP`, the block counter from `survey.FROM_BYTES`) starts
+    with its first byte, not once so much is read. The answers are the same either way."""
+    global _expected
+    _expected = max(_expected, size)
+
+
+def reach() -> int:
+    """The bytes this process has read through the sparse reader, or expects to read, if more."""
+    return max(_seen, _expected)
 
 
 def needle_lines(marker: bytes, markers: tuple[bytes, ...] = ()) -> Lines | None:

@@ -85,6 +85,7 @@ def scan_files(
         # Largest first, so one big file started last does not leave the other workers idle.
         tasks.sort(key=lambda t: -max(0, getattr(t, "size", 0)))
         merger = split.Merger(options)  # tasks > 1: split was imported above
+        native.expect(total // workers)  # each (forked) worker's share
         outs = parallel.run_or_here(
             _task,
             tasks,
