@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from thinkfix import Label, LeakKind, Policy, normalize
@@ -42,6 +42,9 @@ def test_stream_any_partition_equals_batch(
 
 @SETTINGS
 @given(text=TEXTS, policy=POLICIES, start=st.booleans())
+# Found by this property (thirteenth session): after a tool call ended an empty block inside an
+# answer wrapper, the stream let the blank before the wrapper's closer go, which rule 7 trims.
+@example(text="</think><response><think><tool_call> </response>", policy=Policy(), start=False)
 def test_stream_one_char_chunks_equal_batch(text: str, policy: Policy, start: bool) -> None:
     assert stream(list(text), policy=policy, start_in_reasoning=start) == batch_pair(
         text, policy, start_in_reasoning=start

@@ -235,8 +235,9 @@ class Actions(ChunkText):
 
     def _cut_point(self) -> int:
         """Where the cut at the end of a scan may go: to `pos`, except that inside an
-        unwrapped answer trailing whitespace waits (its closer may follow, rule 7)."""
+        unwrapped answer trailing whitespace waits (its closer may follow, rule 7), also while
+        the scanner is back at a leading blank (a tool call that ended an empty block)."""
         st = self.st
-        if st.answer is None or not self.policy.trim or st.mode is not Mode.OUT:
+        if st.answer is None or not self.policy.trim or st.mode not in (Mode.OUT, Mode.LEAD):
             return self.pos
         return self._trailing_ws_start(self.pos)
