@@ -185,14 +185,26 @@ def delimiter_hits(policy: Policy) -> Callable[[bytes, list[int]], set[int]]:
     at `starts`, that may contain a delimiter (`delimiter_candidates` on records already
     joined: the block counter joins its lines once for all its checks)."""
     stages = _compile(policy)
+    # The anchors `<` and a second character (`<|`, `<s`: the literals', #26 item 3) are found
+    # together: one regex pass names those present, where a `not in` test of each cost a
+    # scan of the text apiece (the pure delimiter test over the dense corpus's assistant
+    # lines: 0.150 s with one `<` anchor, 0.374 s with seven, 0.16 s so).
+    pairs = [a for a, _ in stages if len(a) == 2 and a[:1] == b"<"]
+    follows = b"<([" + re.escape(b"".join(a[1:] for a in pairs)) + b"])"  # compiled if asked
 
     def hits_in(joined: bytes, starts: list[int]) -> set[int]:
         hits: set[int] = set()
         count = len(starts)
+        present: set[bytes] | None = None  # the `<X` anchors in `joined`, once asked
         for anchor, check in stages:
+            if anchor in pairs:
+                if present is None:
+                    present = {b"<" + x for x in set(re.findall(follows, joined))}
+                if anchor not in present:
+                    continue
             # A non-ASCII anchor's last byte is a UTF-8 continuation byte: rare in mostly
             # ASCII text and found at memchr speed, so it rules the anchor out cheaply.
-            if anchor[-1] >= 0x80 and anchor[-1:] not in joined or anchor not in joined:
+            elif anchor[-1] >= 0x80 and anchor[-1:] not in joined or anchor not in joined:
                 continue
             if check is None:
                 find, pos = joined.find, joined.find(anchor)
