@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.engine.repair_helpers import FIXTURES, run
-from thinkfix.engine.repair.model import FileStatus, WriteMode
+from thinkfix.engine.repair.model import FileStatus, RepairResult, WriteMode
 from thinkfix.engine.repair.source import Source
 from thinkfix.engine.repair.verify import same_bytes
 from thinkfix.io import filestate, safewrite
@@ -129,9 +129,7 @@ def test_a_copy_is_compared_with_the_bytes_the_survey_kept_and_not_hashed(
     work, clean = _clean_session(tmp_path)
     files_hashed = _spy_on_file_hashing(monkeypatch)
     read_backs = _spy_on_hashing(monkeypatch)
-    again: list[str] = []
-    monkeypatch.setattr(Source, "blocks", lambda self, *a: again.append("blocks"))
-    monkeypatch.setattr(Source, "raw_stream", lambda self: again.append("raw_stream"))
+    again = _spy_on_reading_again(monkeypatch)
     out = tmp_path / "out"
     intact = run([work], WriteMode.OUT, tmp_path, out_dir=str(out))
     (file,) = intact.files
@@ -143,11 +141,7 @@ def test_a_copy_is_compared_with_the_bytes_the_survey_kept_and_not_hashed(
     shutil.rmtree(out)
     monkeypatch.setattr(safewrite, "_read_back", _damaged(damage))
     damaged = run([work], WriteMode.OUT, tmp_path / "again", out_dir=str(out))
-    (file,) = damaged.files
-    assert file.status is FileStatus.FAILED
-    assert "did not read back as written" in file.errors[0].message
-    assert not out.exists() or not any(p.is_file() for p in out.rglob("*"))
-    assert work.read_bytes() == clean
+    _assert_copy_refused(damaged, out, work, clean)
 
 
 @pytest.mark.parametrize("damage", _COPY_DAMAGE)
@@ -162,9 +156,7 @@ def test_a_file_copied_as_it_is_is_proven_by_the_hash_the_survey_took(
     )
     work, clean = _clean_session(tmp_path)
     hashed = _spy_on_file_hashing(monkeypatch)
-    again: list[str] = []
-    monkeypatch.setattr(Source, "blocks", lambda self, *a: again.append("blocks"))
-    monkeypatch.setattr(Source, "raw_stream", lambda self: again.append("raw_stream"))
+    again = _spy_on_reading_again(monkeypatch)
     out = tmp_path / "out"
     intact = run([work], WriteMode.OUT, tmp_path, out_dir=str(out))
     (file,) = intact.files
@@ -176,6 +168,20 @@ def test_a_file_copied_as_it_is_is_proven_by_the_hash_the_survey_took(
     hashed.clear()
     monkeypatch.setattr(safewrite, "hash_file", _damaged_once(damage, "clean.jsonl"))
     damaged = run([work], WriteMode.OUT, tmp_path / "again", out_dir=str(out))
+    _assert_copy_refused(damaged, out, work, clean)
+
+
+def _spy_on_reading_again(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What read the original again after its survey (`Source.blocks`, `raw_stream`)."""
+    again: list[str] = []
+    monkeypatch.setattr(Source, "blocks", lambda self, *a: again.append("blocks"))
+    monkeypatch.setattr(Source, "raw_stream", lambda self: again.append("raw_stream"))
+    return again
+
+
+def _assert_copy_refused(damaged: RepairResult, out: Path, work: Path, clean: bytes) -> None:
+    """A copy that did not read back as written: refused, nothing published, the original
+    as it was."""
     (file,) = damaged.files
     assert file.status is FileStatus.FAILED
     assert "did not read back as written" in file.errors[0].message
