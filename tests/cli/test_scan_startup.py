@@ -341,13 +341,17 @@ _NEVER_COMPILED = (
 )
 
 _COMPILES = """
-import re._compiler, sys
+import sys
+try:
+    import re._compiler as compiler
+except ImportError:  # Python 3.10: re compiles through sre_compile
+    import sre_compile as compiler
 compiled = []
-_compile = re._compiler.compile
+_compile = compiler.compile
 def _recording(p, flags=0):
     compiled.append(p.decode("latin-1") if isinstance(p, bytes) else p)
     return _compile(p, flags)
-re._compiler.compile = _recording
+compiler.compile = _recording
 from thinkfix.cli import main
 try:
     main(sys.argv[1:])
