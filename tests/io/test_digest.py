@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.spies import first_args
 from thinkfix.engine.repair.source import Source
 from thinkfix.io import filestate, safewrite
 from thinkfix.io.filestate import Digest, Lane
@@ -177,15 +178,8 @@ def test_a_forked_child_hashes_with_a_thread_of_its_own() -> None:
 
 
 def test_the_blocks_of_many_digests_share_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    started: list[threading.Thread] = []
-    real_start = threading.Thread.start
-
-    def start(self: threading.Thread) -> None:
-        started.append(self)
-        real_start(self)
-
     monkeypatch.setattr(filestate, "HASHING", Lane())
-    monkeypatch.setattr(threading.Thread, "start", start)
+    started = first_args(monkeypatch, threading.Thread, "start")  # each thread started
     data = os.urandom(1 << 17)
     for _ in range(4):
         digest = Digest()

@@ -13,6 +13,7 @@ from typing import BinaryIO
 
 import pytest
 
+from tests.spies import first_args
 from thinkfix.io import safewrite
 from thinkfix.io.filestate import Lane, VerifyError
 
@@ -139,15 +140,8 @@ def test_the_fsyncs_of_many_files_share_one_thread(
 ) -> None:
     """A thread was started (and joined) per file written: ~0.1 ms of CPU and up to ~0.5 ms
     of wall time each, for a 1 MB file whose fsync takes ~1.5 ms (#26 item 4)."""
-    started: list[threading.Thread] = []
-    real_start = threading.Thread.start
-
-    def start(self: threading.Thread) -> None:
-        started.append(self)
-        real_start(self)
-
     monkeypatch.setattr(safewrite, "SYNCING", Lane())
-    monkeypatch.setattr(threading.Thread, "start", start)
+    started = first_args(monkeypatch, threading.Thread, "start")  # each thread started
     for i in range(5):
         safewrite.atomic_write(str(tmp_path / f"f{i}"), b"bytes %d" % i)
     assert [(tmp_path / f"f{i}").read_bytes() for i in range(5)] == [
