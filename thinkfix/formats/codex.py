@@ -25,9 +25,7 @@ from thinkfix.formats.common import (
     place_nothing,
 )
 from thinkfix.formats.detection import sample
-from thinkfix.formats.jsonedit import InsertItems, SetValue
 from thinkfix.formats.locations import env_dir
-from thinkfix.formats.planner import REFUSED, Draft, Plan
 from thinkfix.formats.quick import STRING, Canonical, iso_stamp, one_model, one_object, tail
 from thinkfix.formats.records import Context, Record, Site
 from thinkfix.formats.repairs import CodexMode, PlacementKind
@@ -37,6 +35,9 @@ from thinkfix.formats.values import fmt_path, get_path
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
+
+    # annotations only: a scan loads no repair planner or JSON edit (#26 item 3)
+    from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.codex_items import (
     ASSISTANT_ITEM,
     BARE_ITEMS,
@@ -223,6 +224,8 @@ class Codex(FormatBase):
                     pending = []
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        from thinkfix.formats.jsonedit import InsertItems
+
         site = draft.site
         record = plan.records[site.record_index]
         in_history = site.path[:2] == ("payload", "replacement_history")
@@ -308,6 +311,8 @@ class Codex(FormatBase):
     def plan_emptied(self, plan: Plan, draft: Draft) -> None:
         """As for every format; and an output_text dropped beside other parts must not leave
         an `agent_message` copy empty (the copy equal to it alone): that is refused too."""
+        from thinkfix.formats.planner import REFUSED
+
         if self._becomes_reasoning(plan, draft):
             return
         super().plan_emptied(plan, draft)
@@ -332,6 +337,8 @@ class Codex(FormatBase):
         call item after it) becomes the reasoning item Codex itself writes when a response
         has no text: its line holds the reasoning item, and its `agent_message` event copy
         becomes the `agent_reasoning` event. Only where reasoning items are inserted."""
+        from thinkfix.formats.jsonedit import SetValue
+
         site = draft.site
         base = site.path[:-3]
         mode = plan.options.codex_mode

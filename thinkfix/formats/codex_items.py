@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.common import (
     as_str,
     block_slots,
     join_texts,
 )
-from thinkfix.formats.planner import Plan
 from thinkfix.formats.records import Site
 from thinkfix.formats.repairs import TextSlot
 from thinkfix.formats.turns import Path
+
+if TYPE_CHECKING:
+    from thinkfix.formats.planner import Plan  # annotations only: a scan loads no planner
 
 PARTIAL_ENVELOPE = re.compile(
     rb'^\s*\{\s*(?:"timestamp"\s*:\s*"[^"]*"\s*,\s*)?"type"\s*:\s*'

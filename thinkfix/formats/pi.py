@@ -26,7 +26,6 @@ from thinkfix.formats.common import (
 )
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.locations import env_dir
-from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.quick import (
     KEY,
     MS_STAMP,
@@ -54,6 +53,8 @@ from thinkfix.formats.values import get_path
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
+
+    from thinkfix.formats.planner import Draft, Plan  # annotations only: a scan loads no planner
 
 WIRE_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 # On these APIs `textSignature` is a message id, not a signature; anywhere else it is one.

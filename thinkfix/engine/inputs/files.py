@@ -5,6 +5,7 @@
 # is quoted.
 
 import os
+from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any, BinaryIO, NamedTuple
 
@@ -35,6 +36,7 @@ ALWAYS_SKIP = (
     "*.thinkfix-tmp",
 )
 
+
 #: Names a walked file must match (after compression and OpenClaw archive suffixes are
 #: stripped, so `x.jsonl.reset.<ts>` and `x.jsonl.zst` count as `x.jsonl`), and the names
 #: OpenCode, Kilo CLI and Crush give their SQLite stores (other `.db` files abound and are not ours).
@@ -51,6 +53,31 @@ DEFAULT_INCLUDE = (
     "sessions.db",  # Goose's store: a generic name, claimed only by its tables
     ".aider.chat.history.md",
 )
+
+
+def name_globs(patterns: Sequence[str]) -> Callable[[str], bool]:
+    """Does a name (one path segment) match one of these patterns, as gitignore matching
+    (`pathspec`) reads them? For patterns that are a name, or hold one `*` and no other
+    wildcard: plain comparisons, so a walk with no ignore file and no `exclude` never
+    imports pathspec (~20-28 ms of a scan's start)."""
+    if any(c in p for p in patterns for c in "?[]\\!/") or any(p.count("*") > 1 for p in patterns):
+        raise ValueError(f"not simple name patterns: {patterns}")
+    exact = frozenset(p for p in patterns if "*" not in p)
+    parts = tuple(tuple(p.split("*")) for p in patterns if "*" in p)
+
+    def matches(name: str) -> bool:
+        return name in exact or any(
+            len(name) >= len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
+            for head, tail in parts
+        )
+
+    return matches
+
+
+#: Is this folder or file name never walked into (`ALWAYS_SKIP`)?
+always_skipped = name_globs(ALWAYS_SKIP)
+#: Does this name (compression and archive suffixes stripped) look like a session file?
+default_session_name = name_globs(DEFAULT_INCLUDE)
 
 IGNORE_FILES = (".gitignore", ".thinkfixignore")
 

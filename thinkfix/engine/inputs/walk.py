@@ -17,14 +17,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, BinaryIO
 
 from thinkfix.engine.inputs.files import (
-    ALWAYS_SKIP,
-    DEFAULT_INCLUDE,
     IGNORE_FILES,
     STDIN,
     Candidate,
     InputFile,
     InputOptions,
     _os_message,
+    always_skipped,
+    default_session_name,
 )
 from thinkfix.engine.report import InputError
 from thinkfix.formats.detection import base_name
@@ -61,13 +61,13 @@ def is_session_name(rel_path: str, include: Sequence[str] = ()) -> bool:
     patterns replace the default and are tried on the relative path, the name
     and the stripped name.
     """
-    from thinkfix.engine.inputs.ignore import _spec, glob_match  # a walked folder only
-
     name = rel_path.replace(os.sep, "/").rsplit("/", 1)[-1]
     stripped = base_name(name)
     if include:
+        from thinkfix.engine.inputs.ignore import glob_match  # patterns of the user's
+
         return any(glob_match(p, rel_path) or glob_match(p, stripped) for p in include)
-    return _spec(DEFAULT_INCLUDE).match_file(stripped)
+    return default_session_name(stripped)
 
 
 _spooled: list[str] = []
@@ -208,7 +208,6 @@ def _walk_folder(
         _ancestor_rules,
         _inside_ignored_folder,
         _read_ignore_rules,
-        _spec,
         ignored,
     )
 
@@ -244,7 +243,7 @@ def _walk_folder(
                 is_dir = entry.is_dir(follow_symlinks=options.follow_symlinks)
             except OSError:
                 is_dir = False
-            if _spec(ALWAYS_SKIP).match_file(entry.name):
+            if always_skipped(entry.name):
                 continue
             if entry.name in IGNORE_FILES:
                 continue

@@ -91,8 +91,6 @@ def capped_findings(
     which gives exactly `normalize`'s findings when it finishes (`StreamNormalizer`'s
     contract), and stops once the cap is passed with text still to read.
     """
-    from thinkfix.normalizer.stream import StreamNormalizer
-
     evidence = followed_by_tool_call
     if not may_pass(text, policy, cap):
         result = normalize(
@@ -109,6 +107,8 @@ def capped_findings(
             visible_empty=not result.visible.strip(),
             extracted=bool(result.extracted),
         )
+    from thinkfix.normalizer.stream import StreamNormalizer  # only for a text past the cap
+
     stream = StreamNormalizer(
         policy, native_reasoning=native, followed_by_tool_call=evidence, model=model
     )
