@@ -2,7 +2,7 @@
 
 A manifest tells `undo` which files to overwrite, with what bytes and mode, and
 which to delete; a forged one could write anywhere the user can. So every
-manifest (and every journal file of a run that died) is sealed with an
+manifest (and every journal entry of a run that died) is sealed with an
 HMAC-SHA256 keyed by a secret kept in the state folder (`undo.key`, created
 0600 on first use), and undo refuses a document whose seal does not verify
 before reading any of it. What passes is then checked as if it were hostile
@@ -33,7 +33,7 @@ KEY_NAME = "undo.key"
 KEY_BYTES = 32
 SIDECAR_SUFFIX = ".thinkfix.json"
 ALGORITHM = "hmac-sha256"
-MAC_SUFFIX = ".hmac"  # a journal file's seal sits beside it
+MAC_SUFFIX = ".hmac"  # a journal file's seal sat beside it (the layout before #26 item 4)
 
 _TRAILER = re.compile(
     rb',\n  "integrity": \{"alg": "hmac-sha256", "key": "([0-9a-f]{16})", '
@@ -158,6 +158,35 @@ def open_bytes(data: bytes, seal: bytes | None, key: bytes, where: str) -> bytes
     return _check(data, key, parts[1], parts[2], where)
 
 
+def chained_mac(key: bytes, previous: bytes, body: bytes) -> bytes:
+    """The seal of one entry of an append-only journal file: over the seal before it (the
+    file's header, which names a random nonce, for the first), its length and its bytes, so
+    no entry can be altered, reordered, left out or moved from another file unseen."""
+    sealed = hmac.new(key, previous, hashlib.sha256)
+    sealed.update(len(body).to_bytes(8, "big"))
+    sealed.update(body)
+    return sealed.digest()
+
+
+def chained_ok(key: bytes, previous: bytes, body: bytes, seal: bytes) -> bool:
+    return hmac.compare_digest(chained_mac(key, previous, body), seal)
+
+
+def altered(where: str) -> IntegrityError:
+    return IntegrityError(
+        f"{where}: the integrity seal does not match: the manifest was "
+        "altered after thinkfix wrote it; refusing to follow it"
+    )
+
+
+def other_key(where: str, kid: str, key: bytes) -> IntegrityError:
+    return IntegrityError(
+        f"{where}: sealed with another undo key (key {kid}, this state "
+        f"folder's is {key_id(key)}); undo it with the state folder the "
+        "repair used (THINKFIX_STATE_DIR)"
+    )
+
+
 def require_detached(seal: bytes | None, where: str) -> list[str]:
     parts = seal.decode("ascii", "replace").split() if seal is not None else []
     if len(parts) != 3 or parts[0] != ALGORITHM:
@@ -170,16 +199,9 @@ def require_detached(seal: bytes | None, where: str) -> list[str]:
 
 def _check(body: bytes, key: bytes, kid: str, want: str, where: str) -> bytes:
     if kid != key_id(key):
-        raise IntegrityError(
-            f"{where}: sealed with another undo key (key {kid}, this state "
-            f"folder's is {key_id(key)}); undo it with the state folder the "
-            "repair used (THINKFIX_STATE_DIR)"
-        )
+        raise other_key(where, kid, key)
     if not hmac.compare_digest(mac(key, body), want):
-        raise IntegrityError(
-            f"{where}: the integrity seal does not match: the manifest was "
-            "altered after thinkfix wrote it; refusing to follow it"
-        )
+        raise altered(where)
     return body
 
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import secrets
 import shutil
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from thinkfix.engine.ledger import integrity
@@ -58,33 +62,170 @@ def journal(
 ) -> None:
     """Record one file's entries durably (and sealed) before that file is replaced.
 
-    The seal goes first: a crash between the two leaves a seal with no entries, which
-    is harmless, never entries undo would refuse. `durable=False` (a run that only creates
-    files: `--out` to a folder holding none of its outputs) skips the syncs: a killed run's
-    entries are whole all the same, and a power cut can lose only the undo of files that
-    were created, never bytes that were there before.
+    They are appended to this process's journal file of the run (`_Log`), synced (and, for
+    its first entry, the file's name) before this returns. `durable=False` (a run that only
+    creates files: `--out` to a folder holding none of its outputs) skips the syncs: a killed
+    run's entries are whole all the same, and a power cut can lose only the undo of files
+    that were created, never bytes that were there before.
     """
-    path = os.path.join(journal_dir, f"{index:08d}.json")
-    data = document_bytes(list(entries))
-    # The journal's folder was swept as the run started it (`start_journal`): two listings per
-    # file journaled made a run quadratic in its files.
-    safewrite.atomic_write(
-        path + integrity.MAC_SUFFIX,
-        integrity.seal_bytes(data, _key(create=True)),
-        mode=0o600,
-        make_dirs=True,
-        durable=durable,
-        sweep=False,
-    )
-    safewrite.atomic_write(path, data, mode=0o600, make_dirs=True, durable=durable, sweep=False)
+    _append(journal_dir, index, list(entries), durable=durable)
 
 
 def unjournal(journal_dir: str, index: int) -> None:
-    """Drop a file's journaled entries: the file was not replaced after all."""
-    path = os.path.join(journal_dir, f"{index:08d}.json")
-    for name in (path, path + integrity.MAC_SUFFIX):
-        with contextlib.suppress(OSError):
-            os.unlink(name)
+    """Drop a file's journaled entries: the file was not replaced after all (an entry with
+    none for it follows; the last entry for a file is the one that counts)."""
+    with contextlib.suppress(OSError, filestate.WriteError):
+        _append(journal_dir, index, [], durable=False)
+
+
+# --- the journal's files ---------------------------------------------------------------------
+#
+# One file per process and run, `<n>.log` (n from 1, the first name free as it is created,
+# so a file made later has a larger n): a line of header naming the key and a random nonce,
+# then entries, each its length (8 bytes, big-endian), its seal (32 bytes, chained:
+# `integrity.chained_mac`) and a JSON object `{"index": file number, "files": entries}`.
+# Two processes never append to one file: a killed writer's partial entry would then sit
+# between another's whole ones; in a file of its own it can only be the last, dropped as
+# the file is read. Each entry is one `write` to a file opened `O_APPEND`.
+
+LOG_SUFFIX = ".log"
+_LOG_NAME = re.compile(r"([1-9][0-9]{0,8})\.log\Z")
+_MAGIC = b"thinkfix journal 1 "
+_HEADER = re.compile(rb"thinkfix journal 1 hmac-sha256 ([0-9a-f]{16}) [0-9a-f]{32}\n\Z")
+_HEADER_SIZE = len("thinkfix journal 1 hmac-sha256 ") + 16 + 1 + 32 + 1
+_LENGTH, _SEAL = 8, 32
+_FLAGS = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+_LOCK = threading.Lock()
+
+
+@dataclass
+class _Log:
+    """This process's journal file of one run, and the seal its next entry chains from."""
+
+    pid: int
+    path: str
+    key: bytes
+    last: bytes  # the header, until an entry is written; then the last entry's seal
+    size: int = 0  # bytes written (0: not even the header yet)
+    named: bool = False  # its folder synced since it was made: its name survives a power cut
+
+
+_LOGS: dict[str, _Log] = {}
+
+
+def _append(journal_dir: str, index: int, entries: list[dict[str, Any]], *, durable: bool) -> None:
+    body = jsontext.dumps({"index": index, "files": entries})
+    with _LOCK:
+        log = _LOGS.get(journal_dir)
+        if log is None or log.pid != os.getpid():  # a forked worker makes a file of its own
+            fd, log = _new_log(journal_dir)
+        else:
+            fd = _open(log.path, _FLAGS)
+        try:
+            seal = integrity.chained_mac(log.key, log.last, body)
+            data = b"".join(
+                [b"" if log.size else log.last, len(body).to_bytes(_LENGTH, "big"), seal, body]
+            )
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if durable:
+                os.fsync(fd)
+        except OSError as exc:
+            # A partial entry would stop every entry after it being read: the file is cut back
+            # to its last whole entry, and the next entry goes to a new file all the same (if
+            # the cut failed, this one's torn entry is its last, dropped as it is read).
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, log.size)
+            _LOGS.pop(journal_dir, None)
+            raise filestate.WriteError(
+                f"{log.path}: cannot journal: {exc.strerror or exc}"
+            ) from exc
+        finally:
+            os.close(fd)
+        log.size += len(data)
+        log.last = seal
+        _LOGS[journal_dir] = log
+        if durable and not log.named:
+            filestate.fsync_folder(journal_dir)
+            log.named = True
+
+
+def _new_log(journal_dir: str) -> tuple[int, _Log]:
+    """A new journal file for this process, and its descriptor; its header is written with
+    its first entry (a file killed before holds no entry: read as empty)."""
+    key = _key(create=True)
+    try:
+        os.makedirs(journal_dir, exist_ok=True)
+    except OSError as exc:
+        raise filestate.WriteError(f"{journal_dir}: cannot journal: {exc.strerror or exc}") from exc
+    header = (
+        f"thinkfix journal 1 {integrity.ALGORITHM} {integrity.key_id(key)} "
+        f"{secrets.token_hex(16)}\n"
+    ).encode()
+    n = 1
+    while True:
+        path = os.path.join(journal_dir, f"{n}{LOG_SUFFIX}")
+        try:
+            return _open(path, _FLAGS | os.O_CREAT | os.O_EXCL), _Log(
+                os.getpid(), path, key, header
+            )
+        except FileExistsError:
+            n += 1  # another process's, or an earlier one of this: never shared
+
+
+def _open(path: str, flags: int) -> int:
+    try:
+        return os.open(path, flags, 0o600)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        raise filestate.WriteError(f"{path}: cannot journal: {exc.strerror or exc}") from exc
+
+
+def forget_logs(journal_dir: str) -> None:
+    """This process's next entry of the run goes to a new journal file, numbered after every
+    file there now (so it counts over a dead worker's entry for the same file)."""
+    with _LOCK:
+        _LOGS.pop(journal_dir, None)
+
+
+def _log_entries(path: str, key: Callable[[], bytes]) -> list[bytes]:
+    """The whole entries of one journal file, each proven; a torn last entry is dropped.
+
+    A file shorter than its header (a start of one) was killed before its first entry. An entry cut short
+    (a killed or powered-off writer) can only be the last: dropped, as is a last entry whose
+    seal fails (a power cut can leave a file's new length before its bytes: zeros). Any other
+    entry whose seal fails means the file was altered: IntegrityError.
+    """
+    data = _read(path)
+    if len(data) < _HEADER_SIZE and _MAGIC.startswith(data[: len(_MAGIC)]):
+        return []
+    found = _HEADER.match(data[:_HEADER_SIZE])
+    if found is None:
+        raise integrity.IntegrityError(
+            f"{path}: not sealed by thinkfix (no journal header); undo only follows "
+            "journals thinkfix wrote"
+        )
+    secret = key()
+    if found.group(1).decode() != integrity.key_id(secret):
+        raise integrity.other_key(path, found.group(1).decode(), secret)
+    out: list[bytes] = []
+    last, at = data[:_HEADER_SIZE], _HEADER_SIZE
+    while len(data) - at >= _LENGTH + _SEAL:
+        size = int.from_bytes(data[at : at + _LENGTH], "big")
+        end = at + _LENGTH + _SEAL + size
+        if end > len(data):
+            break  # cut short: the last entry, torn
+        seal = data[at + _LENGTH : at + _LENGTH + _SEAL]
+        body = data[at + _LENGTH + _SEAL : end]
+        if not integrity.chained_ok(secret, last, body, seal):
+            if end == len(data):
+                break  # the last entry, torn
+            raise integrity.altered(path)
+        out.append(body)
+        last, at = seal, end
+    return out
 
 
 def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
@@ -112,29 +253,63 @@ def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
 
 
 def journal_entries(journal_dir: str) -> list[dict[str, Any]]:
-    """Every journaled entry, each file's seal proven first (ManifestError otherwise)."""
-    files: list[dict[str, Any]] = []
+    """Every journaled entry in file order, each seal proven first (ManifestError otherwise).
+
+    Read from the journal files (`<n>.log`, in the order they were made, a file's last entry
+    for each file counting) and from the layout earlier versions wrote (`<n>.json` with its
+    detached seal `<n>.json.hmac`): a run journaled by one still undoes.
+    """
     if not os.path.isdir(journal_dir):
-        return files
-    names = sorted(n for n in os.listdir(journal_dir) if n.endswith(".json"))
-    if not names:
-        return files
+        return []
+    names = os.listdir(journal_dir)
+    old = sorted(n for n in names if n.endswith(".json"))
+    logs = sorted((int(m.group(1)), n) for n in names if (m := _LOG_NAME.match(n)))
+    if not old and not logs:
+        return []
+    keys: list[bytes] = []
+
+    def key() -> bytes:  # loaded once, and only where a seal is there to check
+        if not keys:
+            keys.append(integrity.load_key(state_dir(), create=False))
+        return keys[0]
+
+    by_file: dict[int, list[dict[str, Any]]] = {}
     with _journal_errors(journal_dir, "malformed journal"):
-        for name in names:
+        for name in old:
+            by_file[_old_index(journal_dir, name)] = _old_entries(journal_dir, name, key)
+        for _, name in logs:
             path = os.path.join(journal_dir, name)
-            data = _read(path)
-            seal = (
-                _read(path + integrity.MAC_SUFFIX)
-                if os.path.exists(path + integrity.MAC_SUFFIX)
-                else None
-            )
-            integrity.require_detached(seal, path)
-            key = integrity.load_key(state_dir(), create=False)
-            entries = jsontext.loads(integrity.open_bytes(data, seal, key, path))
-            if not isinstance(entries, list):
-                raise ManifestError(f"{path}: malformed journal: not a list of entries")
-            files.extend(entries)
-    return files
+            for body in _log_entries(path, key):
+                doc = jsontext.loads(body)
+                if (
+                    not isinstance(doc, dict)
+                    or not isinstance(doc.get("index"), int)
+                    or not isinstance(doc.get("files"), list)
+                ):
+                    raise ManifestError(f"{path}: malformed journal: not a file's entries")
+                by_file[doc["index"]] = doc["files"]
+    return [e for n in sorted(by_file) for e in by_file[n]]
+
+
+def _old_index(journal_dir: str, name: str) -> int:
+    stem = name[: -len(".json")]
+    if not stem.isdigit():
+        raise ManifestError(f"{os.path.join(journal_dir, name)}: not a journal file thinkfix wrote")
+    return int(stem)
+
+
+def _old_entries(journal_dir: str, name: str, key: Callable[[], bytes]) -> list[dict[str, Any]]:
+    """One file's entries in the layout before #26 item 4, its detached seal proven first."""
+    path = os.path.join(journal_dir, name)
+    data = _read(path)
+    seal = (
+        _read(path + integrity.MAC_SUFFIX) if os.path.exists(path + integrity.MAC_SUFFIX) else None
+    )
+    integrity.require_detached(seal, path)
+    entries = jsontext.loads(integrity.open_bytes(data, seal, key(), path))
+    if not isinstance(entries, list):
+        raise ManifestError(f"{path}: malformed journal: not a list of entries")
+    return entries
 
 
 @contextlib.contextmanager
@@ -185,6 +360,7 @@ def _journal_document(journal_dir: str) -> dict[str, Any]:
 
 
 def remove_journal(journal_dir: str) -> None:
+    forget_logs(journal_dir)
     shutil.rmtree(journal_dir, ignore_errors=True)
 
 

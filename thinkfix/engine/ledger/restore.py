@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 from thinkfix.engine.ledger import integrity
 from thinkfix.engine.ledger import rows as store
-from thinkfix.engine.ledger.journal import journal_entries, load_manifest
+from thinkfix.engine.ledger.journal import forget_logs, journal_entries, load_manifest
 from thinkfix.engine.ledger.manifest import (
     ManifestError,
     current_sha256,
@@ -308,7 +308,10 @@ def roll_back_unfinished(journal_dir: str) -> None:
     A file's sidecar is written after its journal entry and before the file itself is
     renamed into place; a worker killed between the two leaves a sidecar for a file that
     still holds its leak. The run is then redone, and the redo would read that sidecar as
-    what was there before (so undo would keep it). Called before the redo."""
+    what was there before (so undo would keep it). Called before the redo, whose entries go
+    to a journal file of their own, made after the dead workers' (`forget_logs`): a file's
+    last entry is the one that counts."""
+    forget_logs(journal_dir)
     try:
         entries = journal_entries(journal_dir)
     except ManifestError:
