@@ -10,14 +10,19 @@ result; nothing here decides spacing or escaping.
 A report value that must stay a dataclass (`replace`d and `fields`-read across the program)
 is defined with `frozen`: `dataclass(frozen=True)` compiles six generated methods per class
 at every start-up (~7 M instructions for a 13-field class, #26 item 3), `frozen` shares one
-set of them.
+set of them. A value that is only built and read is a `NamedTuple`: typing's class of that
+name, built without its per-class `eval` and field checks (~0.5-2 M instructions a class).
 """
 
 from __future__ import annotations
 
+import sys
+import typing
+from collections import _tuplegetter  # type: ignore[attr-defined]
 from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, fields
 from enum import Enum
+from types import FunctionType, new_class
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -206,3 +211,184 @@ _FROZEN_METHODS = {
     "__setattr__": _setattr,
     "__delattr__": _delattr,
 }
+
+
+# `class X(NamedTuple)` costs typing ~0.5-2 M instructions a class at every start-up (27 on a
+# scan's path, #26 item 3): `collections.namedtuple` compiles each class's `__new__` from
+# source (`eval`, ~0.3 M), and typing checks each field's annotation and assigns the class's
+# `__bases__` again. `NamedTuple` below makes the same class (tuple subclass, fields,
+# defaults, `_make`, `_replace`, `_asdict`, repr, pickling, `__match_args__`, the class body's
+# methods and docstring) from `__new__` functions compiled once, into this module's bytecode
+# cache: the template of the class's arity with its field names in place of `aN`. Annotations
+# stay as written. Modules import it under `if not TYPE_CHECKING`, so type checkers read
+# typing's (tests/test_named_tuple.py holds a class made either way to the same answers).
+
+_tuple_new = tuple.__new__
+
+#: `__new__` of a NamedTuple of 1-40 fields: `collections.namedtuple`'s source for each arity.
+# fmt: off
+_NEW = (
+    lambda _cls, a0: _tuple_new(_cls, (a0,)),
+    lambda _cls, a0, a1: _tuple_new(_cls, (a0, a1)),
+    lambda _cls, a0, a1, a2: _tuple_new(_cls, (a0, a1, a2)),
+    lambda _cls, a0, a1, a2, a3: _tuple_new(_cls, (a0, a1, a2, a3)),
+    lambda _cls, a0, a1, a2, a3, a4: _tuple_new(_cls, (a0, a1, a2, a3, a4)),
+    lambda _cls, a0, a1, a2, a3, a4, a5: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35, a36: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35, a36)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35, a36, a37: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35, a36, a37)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35, a36, a37, a38: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35, a36, a37, a38)),
+    lambda _cls, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35, a36, a37, a38, a39: _tuple_new(_cls, (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35, a36, a37, a38, a39)),
+)
+# fmt: on
+
+_PROHIBITED = frozenset(
+    {"__new__", "__init__", "__slots__", "__getnewargs__", "_fields", "_field_defaults"}
+    | {"_make", "_replace", "_asdict", "_source"}
+)
+_SPECIAL = frozenset({"__module__", "__name__", "__annotations__"})
+_UNEXPECTED = TypeError if sys.version_info >= (3, 13) else ValueError
+
+
+def _new_function(typename: str, fields: tuple[str, ...], defaults: tuple[Any, ...]) -> Any:
+    """`collections.namedtuple`'s `__new__` for these fields."""
+    arg_list = ", ".join(fields)
+    if len(fields) == 1:
+        arg_list += ","
+    if 0 < len(fields) <= len(_NEW):
+        template = _NEW[len(fields) - 1].__code__
+        new = FunctionType(template.replace(co_varnames=("_cls", *fields)), globals())
+    else:  # no template: what `collections.namedtuple` does for every class
+        namespace = {"_tuple_new": _tuple_new, "__builtins__": {}, "__name__": typename}
+        new = eval(f"lambda _cls, {arg_list}: _tuple_new(_cls, ({arg_list}))", namespace)
+    new.__name__ = "__new__"
+    new.__doc__ = f"Create new instance of {typename}({arg_list})"
+    if defaults:
+        new.__defaults__ = defaults
+    return new
+
+
+def _named_tuple(typename: str, ns: dict[str, Any]) -> type:
+    """The class `collections.namedtuple` and typing's `NamedTuple` make of a class body."""
+    annotations = ns.get("__annotations__", {})
+    default_names: list[str] = []
+    for name in annotations:
+        if name in ns:
+            default_names.append(name)
+        elif default_names:
+            raise TypeError(
+                f"Non-default namedtuple field {name} cannot follow default field"
+                f"{'s' if len(default_names) > 1 else ''} {', '.join(default_names)}"
+            )
+    for name in annotations:
+        if name.startswith("_"):
+            raise ValueError(f"Field names cannot start with an underscore: {name!r}")
+    typename = sys.intern(typename)
+    fields = tuple(map(sys.intern, annotations))
+    defaults = tuple(ns[name] for name in default_names)
+    num_fields = len(fields)
+    arg_list = ", ".join(fields) + ("," if num_fields == 1 else "")
+    repr_fmt = "(" + ", ".join(f"{name}=%r" for name in fields) + ")"
+
+    def _make(cls: type, iterable: Iterable[Any]) -> Any:
+        result: tuple[Any, ...] = _tuple_new(cls, iterable)
+        if len(result) != num_fields:
+            raise TypeError(f"Expected {num_fields} arguments, got {len(result)}")
+        return result
+
+    _make.__doc__ = f"Make a new {typename} object from a sequence or iterable"
+
+    def _replace(self: Any, /, **kwds: Any) -> Any:
+        result = self._make(map(kwds.pop, fields, self))
+        if kwds:
+            raise _UNEXPECTED(f"Got unexpected field names: {list(kwds)!r}")
+        return result
+
+    _replace.__doc__ = f"Return a new {typename} object replacing specified fields with new values"
+
+    def __repr__(self: Any) -> str:
+        "Return a nicely formatted representation string"
+        return str(self.__class__.__name__ + repr_fmt % self)
+
+    def _asdict(self: Any) -> dict[str, Any]:
+        "Return a new dict which maps field names to their values."
+        return dict(zip(self._fields, self))
+
+    def __getnewargs__(self: Any) -> tuple[Any, ...]:
+        "Return self as a plain tuple.  Used by copy and pickle."
+        return tuple(self)
+
+    new = _new_function(typename, fields, defaults)
+    for method in (new, _make, _replace, __repr__, _asdict, __getnewargs__):
+        method.__qualname__ = f"{typename}.{method.__name__}"
+    body: dict[str, Any] = {
+        "__doc__": f"{typename}({arg_list})",
+        "__slots__": (),
+        "_fields": fields,
+        "_field_defaults": dict(zip(default_names, defaults)),
+        "__new__": new,
+        "_make": classmethod(_make),
+    }
+    if sys.version_info >= (3, 13):
+        body["__replace__"] = _replace
+    body.update(
+        _replace=_replace, __repr__=__repr__, _asdict=_asdict, __getnewargs__=__getnewargs__
+    )
+    body["__match_args__"] = fields
+    for index, name in enumerate(fields):
+        body[name] = _tuplegetter(index, sys.intern(f"Alias for field number {index}"))
+    body["__module__"] = ns["__module__"]
+    body["__annotations__"] = annotations
+    for key, value in ns.items():
+        if key in _PROHIBITED:
+            raise AttributeError("Cannot overwrite NamedTuple attribute " + key)
+        if key not in _SPECIAL and key not in fields:
+            body[key] = value
+    new.__annotations__ = annotations
+    return type(typename, (tuple,), body)
+
+
+class _NamedTupleType(type):
+    """Makes a subclass of `NamedTuple` as typing's `NamedTuple` does (`_named_tuple`)."""
+
+    def __new__(mcls, typename: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
+        if not bases:  # `NamedTuple` itself
+            return super().__new__(mcls, typename, bases, ns)
+        if bases != (NamedTuple,):
+            raise TypeError("can only inherit from a NamedTuple type and Generic")
+        if "__annotations__" not in ns:  # Python 3.14+ evaluates a body's annotations lazily
+            return new_class(typename, (typing.NamedTuple,), exec_body=lambda d: d.update(ns))
+        return _named_tuple(typename, ns)
+
+
+class NamedTuple(metaclass=_NamedTupleType):
+    """typing's `NamedTuple`, cheaper to subclass (see above)."""

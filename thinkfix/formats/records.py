@@ -7,12 +7,16 @@
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 if TYPE_CHECKING:  # annotations only: a scan needs no transcript types
+    from typing import NamedTuple
+
     from thinkfix.formats.turns import Path
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 _MISSING: Any = object()
 

@@ -13,7 +13,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from thinkfix.engine.report import (
     InputError,
@@ -28,7 +28,11 @@ from thinkfix.io.errors import ErrorKind
 from thinkfix.normalizer.kinds import LeakKind
 
 if TYPE_CHECKING:  # annotations only: a report without `--check` loads no health value
+    from typing import NamedTuple
+
     from thinkfix.engine.report.health import HealthFinding
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 E = TypeVar("E", bound=Enum)
 R = TypeVar("R")

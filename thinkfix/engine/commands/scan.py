@@ -13,7 +13,7 @@ gets the same run as the command.
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO
 
 from thinkfix.engine.inputs.walk import WalkStats
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
@@ -24,7 +24,11 @@ from thinkfix.engine.scan.runner import scan
 from thinkfix.engine.settings import config, values
 
 if TYPE_CHECKING:  # annotations only: a scan that is not incremental loads no telemetry
+    from typing import NamedTuple
+
     from thinkfix.engine.telemetry.incremental import Stats
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 
 class RunError(ValueError):

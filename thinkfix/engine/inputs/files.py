@@ -7,7 +7,7 @@
 import os
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from thinkfix.engine.report import InputError
 from thinkfix.formats import registry
@@ -17,6 +17,11 @@ from thinkfix.io import remote
 from thinkfix.io.compression import Compression, sniff, wrap_reader
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.regular import open_regular
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 STDIN = "-"
 

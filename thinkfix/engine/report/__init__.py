@@ -9,14 +9,18 @@ What `scan --check` found is its own module (`report.health`), loaded only when 
 
 from dataclasses import field, fields
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from thinkfix._serialize import frozen, plain, record
 from thinkfix.io.errors import ErrorKind
 from thinkfix.normalizer.kinds import LeakKind
 
 if TYPE_CHECKING:  # annotations only: a scan that ran no check loads no health value
+    from typing import NamedTuple
+
     from thinkfix.engine.report.health import HealthFinding, HealthSection
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 SCHEMA_VERSION = 1
 

@@ -12,7 +12,7 @@ A message leaks when it has at least one reported finding.
 
 import os
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING
 
 from thinkfix.engine.health.model import DEFAULT_HEALTH, HealthOptions
 from thinkfix.engine.inputs.files import InputOptions
@@ -21,6 +21,11 @@ from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.formats.records import DEFAULT_RECORD_LIMIT
 from thinkfix.normalizer.kinds import LeakKind
 from thinkfix.normalizer.policy import DEFAULT, Policy
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 #: Kinds reported unless `--select` says otherwise: every kind that changes the text.
 #: `unclosed_inline` is a notice (the opener stays visible); select it to see it.

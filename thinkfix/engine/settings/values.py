@@ -6,7 +6,7 @@
 
 import os
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from thinkfix.engine.inputs.files import UnknownPolicy
 from thinkfix.engine.secrets.redaction import Redaction
@@ -18,6 +18,11 @@ from thinkfix.normalizer.policy import (
     OrphanClose,
     bad_tag,
 )
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 ENV_PREFIX = "THINKFIX_"
 CONFIG_NAMES = ("thinkfix.toml", "pyproject.toml")
