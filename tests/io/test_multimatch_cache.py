@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.processes import run_python
 from thinkfix.io import multimatch
 from thinkfix.io.multimatch import SINGLEMATCH, database, literal
 
@@ -45,7 +46,7 @@ def _build(patterns: tuple[bytes, ...]) -> tuple[object, int]:
     database.cache_clear()
     load, loaded = multimatch._load, []
 
-    def spy(hs_module: object, path: Path) -> object:
+    def spy(hs_module: object, path: str) -> object:
         loaded.append(load(hs_module, path))
         return loaded[-1]
 
@@ -105,17 +106,75 @@ def test_a_cache_that_cannot_be_written_only_costs_a_compile(
 def test_the_folder_is_the_environment_s_else_the_user_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Where the entries go is decided by THINKFIX_CACHE_DIR, else platformdirs' user cache
-    folder (which honours XDG_CACHE_HOME): never by a scanned file or a checkout's config."""
+    """Where the entries go is decided by THINKFIX_CACHE_DIR, else the user's cache folder
+    (which honours XDG_CACHE_HOME): never by a scanned file or a checkout's config."""
     monkeypatch.delenv("THINKFIX_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     path = multimatch._cache_path(hs, PATTERNS, (0, 0, 0))
     assert path is not None
-    assert path.parent == tmp_path / "xdg" / "thinkfix" / "hyperscan"
+    assert Path(path).parent == tmp_path / "xdg" / "thinkfix" / "hyperscan"
     monkeypatch.setenv("THINKFIX_CACHE_DIR", str(tmp_path / "mine"))
     path = multimatch._cache_path(hs, PATTERNS, (0, 0, 0))
-    assert path is not None and path.parent == tmp_path / "mine" / "hyperscan"
+    assert path is not None and Path(path).parent == tmp_path / "mine" / "hyperscan"
     assert os.path.basename(path).removesuffix(".db").isalnum()  # a hash, not a pattern
+
+
+#: Values of XDG_CACHE_HOME and HOME: unset, empty, relative, absolute, padded.
+_PLACES = st.one_of(
+    st.none(),
+    st.sampled_from(["", "cache", "./c", "~/c", " /x", "/x/", "/home/u", "/var/tmp/c d"]),
+    st.text(st.sampled_from("/ab. "), max_size=6),
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the XDG rule is Linux's")
+@given(xdg=_PLACES, home=_PLACES)
+def test_the_user_cache_folder_is_platformdirs_on_linux(xdg: str | None, home: str | None) -> None:
+    """`cache_folder` spells the XDG rule itself (importing platformdirs cost ~10 ms of each
+    process that loads a database): the same folder as platformdirs' for any absolute
+    XDG_CACHE_HOME, or none and an absolute HOME; a relative XDG_CACHE_HOME is ignored, as the
+    XDG spec says (platformdirs from 4.x; 3.x took it as it was)."""
+    from platformdirs import user_cache_dir
+
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("THINKFIX_CACHE_DIR", "XDG_CACHE_HOME", "HOME")
+    }
+    env.update({k: v for k, v in (("XDG_CACHE_HOME", xdg), ("HOME", home)) if v is not None})
+    with patch.dict(os.environ, env, clear=True):
+        folder = multimatch.cache_folder()
+        if os.path.isabs(xdg or ""):
+            assert (
+                folder
+                == os.path.join(xdg or "", "thinkfix")
+                == user_cache_dir("thinkfix", appauthor=False)
+            )
+        elif os.path.isabs(home or ""):
+            assert folder == os.path.join(os.path.expanduser("~"), ".cache", "thinkfix")
+            if not xdg:
+                assert folder == user_cache_dir("thinkfix", appauthor=False)
+        else:
+            assert folder == user_cache_dir("thinkfix", appauthor=False)
+
+
+def test_loading_a_database_imports_no_platformdirs_or_pathlib(tmp_path: Path) -> None:
+    """A process that loads a cached database (every scan past `native.WARM_UP`) pays for
+    hyperscan and the entry, not for platformdirs, pathlib, tempfile or shutil."""
+    script = (
+        "import sys\n"
+        "from thinkfix.io.multimatch import database, literal\n"
+        "db = database((literal(b'<think'),), (0,), 1)\n"
+        "print(db is not None, sorted(m for m in ('platformdirs', 'pathlib', 'tempfile', 'shutil')"
+        " if m in sys.modules))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("THINKFIX_CACHE_DIR", "XDG_CACHE_HOME")}
+    env.update(HOME=str(tmp_path), PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    first = run_python(script, env=env)  # compiles, and stores the entry (tempfile)
+    again = run_python(script, env=env)
+    assert first.stdout.split(None, 1)[0] == "True"
+    assert again.stdout == "True []\n"
+    assert list((tmp_path / ".cache" / "thinkfix" / "hyperscan").glob("*.db"))
 
 
 WORDS = st.lists(st.binary(min_size=1, max_size=6), min_size=1, max_size=8, unique=True)
