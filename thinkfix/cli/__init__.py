@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
 from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
-from gettext import gettext
+from gettext import bindtextdomain, gettext, textdomain
 from typing import IO, Any
 
 import click
@@ -53,6 +54,77 @@ SUMMARIES: dict[str, str] = {
     "thinkfix_leaking_messages_total, thinkfix_findings_total{kind}, by format and model) "
     "over HTTP and/or to a text file.",
 }
+
+
+def click_text(message: str) -> str:
+    """`message` as click's `_()` gives it: gettext's translation, looked up only where gettext
+    has a catalog folder to look in.
+
+    click translates five texts at a scan's start (the help and version options' help, the
+    version line, a file argument's type name); each lookup walks the language variables, and
+    the first imports `locale`: ~5.5 M instructions of a pre-commit hook's start-up (#26 item
+    3). gettext reads a catalog only from the folder bound to its current domain
+    (`bindtextdomain`; by default under `sys.base_prefix`): where that folder does not exist,
+    no lookup can translate, and the answer is the message itself."""
+    if os.path.isdir(bindtextdomain(textdomain())):
+        return gettext(message)
+    return message
+
+
+def _show_help(ctx: click.Context, _: click.Parameter, value: bool) -> None:
+    """click's help option's callback."""
+    if value and not ctx.resilient_parsing:
+        click.echo(ctx.get_help(), color=ctx.color)
+        ctx.exit()
+
+
+def prepare_help_option(command: click.Command, ctx: click.Context) -> None:
+    """Gives `command` the help option click's `get_help_option` makes, with its help text
+    from `click_text`: click's own asks gettext every time (`help_option`'s default)."""
+    if command._help_option is not None or not command.add_help_option:
+        return
+    names = command.get_help_option_names(ctx)
+    if not names:
+        return
+    storage = getattr(click.core, "_HELP_OPTION_STORAGE_NAME", None)  # click 8.3+
+    command._help_option = click.Option(
+        [*names, storage] if storage else names,
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        help=click_text("Show this message and exit."),
+        callback=_show_help,
+    )
+
+
+def file_path() -> click.Path:
+    """`click.Path(dir_okay=False)`, its type name ("file") from `click_text`."""
+    if os.path.isdir(bindtextdomain(textdomain())):
+        return click.Path(dir_okay=False)
+    path = click.Path.__new__(click.Path)
+    vars(path).update(
+        exists=False,
+        file_okay=True,
+        dir_okay=False,
+        readable=True,
+        writable=False,
+        executable=False,
+        resolve_path=False,
+        allow_dash=False,
+        type=None,
+        name="file",
+    )
+    return path
+
+
+def _show_version(ctx: click.Context, _: click.Parameter, value: bool) -> None:
+    """click's `version_option` callback, for thinkfix's name and version."""
+    if not value or ctx.resilient_parsing:
+        return
+    message = click_text("%(prog)s, version %(version)s")
+    values = {"prog": "thinkfix", "package": "thinkfix", "version": __version__}
+    click.echo(message % values, color=ctx.color)
+    ctx.exit()
 
 
 @contextmanager
@@ -177,6 +249,10 @@ class _Main(click.Group):
             self.commands.program = True
         return super().__call__(*args, **kwargs)
 
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        prepare_help_option(self, ctx)
+        return super().get_help_option(ctx)
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
             return super().parse_args(ctx, args)
@@ -230,7 +306,15 @@ def _remote_unavailable(exc: Exception) -> bool:
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "-V", "--version", prog_name="thinkfix")
+@click.option(  # click's `version_option`, its texts from `click_text`
+    "-V",
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    help=click_text("Show the version and exit."),
+    callback=_show_version,
+)
 def main() -> None:
     """Find, count and repair reasoning that leaked into stored LLM agent sessions."""
 

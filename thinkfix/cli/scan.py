@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from thinkfix.cli import file_path
 from thinkfix.cli.options import (
     Failure,
     dask_option,
@@ -181,7 +182,7 @@ def _render(
     "state_file",
     default=None,
     metavar="FILE",
-    type=click.Path(dir_okay=False),
+    type=file_path(),
     help="The incremental state file (implies --incremental).",
 )
 @click.option(

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import click
 from click.core import ParameterSource
 
+from thinkfix.cli import prepare_help_option
+
 if TYPE_CHECKING:
     from thinkfix.engine.settings.config import Origin
     from thinkfix.engine.settings.values import Settings
@@ -287,6 +289,10 @@ class RedactCommand(click.Command):
     choices: ClassVar[frozenset[str]] = frozenset({"none", "secrets", "all"})
 
     optional_values: ClassVar[dict[str, str]] = {"--redact": "secrets"}
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        prepare_help_option(self, ctx)
+        return super().get_help_option(ctx)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         long_names, values = self._spellings()
