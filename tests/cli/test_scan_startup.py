@@ -339,6 +339,8 @@ _NEVER_COMPILED = (
     "(at line",
     "\ud800",
     '\\{"parentUuid":',  # Claude Code's canonical line: the block counter's (survey.FROM_BYTES)
+    "\x0b-\x1f",  # a control character in a report's text: every text is printable here
+    "\\s*\\S+\\s*",  # the plain writer's word: every line of the report fits its width
 )
 
 _COMPILES = """

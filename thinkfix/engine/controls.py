@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROLS = "[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 _NAME_TABLE: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20)}
 _NAME_TABLE[0x7F] = "\u2421"
 _NAME_TABLE.update({c: f"\\x{c:02x}" for c in range(0x80, 0xA0)})
@@ -29,7 +29,8 @@ _TEXT_TABLE = {c: s for c, s in _NAME_TABLE.items() if c not in (0x09, 0x0A, 0x2
 
 def visible_controls(text: str) -> str:
     """`text` with every control character but tab and newline shown, never interpreted."""
-    if not _CONTROLS.search(text):
+    # Printable text holds none: the class is compiled (re's cache) for text that may hold one
+    if text.isprintable() or not re.search(_CONTROLS, text):
         return text
     return text.replace("\r\n", "\n").translate(_TEXT_TABLE)
 

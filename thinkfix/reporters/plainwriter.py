@@ -16,7 +16,7 @@ from itertools import pairwise
 
 from thinkfix.reporters.layout import Block, Document, Grid, Panel, Paragraph
 
-_WORD = re.compile(r"\s*\S+\s*")  # rich's word: the word and the blanks after it
+_WORD = r"\s*\S+\s*"  # rich's word: the word and the blanks after it (compiled where used)
 #: Characters rich draws one cell wide, so a string of them is as wide as it is long
 #: (tests/reporters/test_plainwriter.py checks each against rich): printable ASCII, Latin-1
 #: and Latin Extended, general punctuation, arrows, the control pictures `visible_controls`
@@ -43,9 +43,11 @@ def _plain(text: str) -> str:
 def _paragraph(text: str, width: int) -> list[str]:
     """`text` split into lines at the spaces where rich's word wrap splits it."""
     _plain(text)
+    if len(text) <= width:  # every word fits: no break (and no regex to compile, #26 item 3)
+        return [text]
     breaks: list[int] = []
     offset = 0
-    for m in _WORD.finditer(text):
+    for m in re.finditer(_WORD, text):
         word = m.group()
         length = len(word.rstrip())
         if width - offset >= length:
