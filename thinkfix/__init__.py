@@ -1,8 +1,14 @@
 """thinkfix: find, count and repair reasoning that leaked into stored LLM agent sessions."""
 
-from typing import Any
+from __future__ import annotations
 
 from thinkfix._version import __version__
+
+# typing's TYPE_CHECKING without importing typing: the facade runs first in every run, and
+# `thinkfix.cli` imports typing (with click) with the cyclic collector off (#26 item 3).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DEFAULT",
