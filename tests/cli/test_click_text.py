@@ -22,7 +22,8 @@ from click.testing import CliRunner
 from tests.cli.test_scan_startup import _SESSION
 from tests.processes import run_python
 from thinkfix._version import __version__
-from thinkfix.cli import file_path, main
+from thinkfix.cli import main
+from thinkfix.cli.clicktext import file_path
 
 _ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from thinkfix.cli import file_path
+from thinkfix.cli.clicktext import file_path
 from thinkfix.cli.options import (
     Failure,
     dask_option,

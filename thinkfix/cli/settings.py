@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import click
 from click.core import ParameterSource
 
-from thinkfix.cli import prepare_help_option
+from thinkfix.cli.clicktext import prepare_help_option
 
 if TYPE_CHECKING:
     from thinkfix.engine.settings.config import Origin
