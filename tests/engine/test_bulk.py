@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.test_survey import MIDNIGHT_MS, _iso
+from tests.engine.test_survey import MIDNIGHT_MS, TEXT_BYTES, _iso
 from tests.formats.test_fast_paths import GENERATED, _record, without_fast_paths
 from thinkfix.engine.inputs.files import InputOptions
 from thinkfix.engine.scan import survey, trend
@@ -233,29 +233,34 @@ def test_an_accepted_line_is_one_message_of_its_model_on_its_day(
             _check(name, line, together[i])
 
 
+#: One assistant line of each runtime with a block counter, as it writes them (the fixtures'
+#: and the bench's shapes), its text `Done.`.
+RUNTIME_LINES = {
+    "claude-code": (
+        b'{"parentUuid":"p1","isSidechain":false,"userType":"external","cwd":"/w",'
+        b'"sessionId":"s1","version":"2.1.32","gitBranch":"main","message":{"id":"msg_1",'
+        b'"type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":'
+        b'"text","text":"Done."}],"stop_reason":null,"usage":{"input_tokens":3}},'
+        b'"requestId":"r1","type":"assistant","uuid":"u1",'
+        b'"timestamp":"2026-03-02T23:59:59.500Z"}'
+    ),
+    "pi": (
+        b'{"type":"message","id":"e1","parentId":null,"timestamp":"2026-03-02T23:59:59.500Z",'
+        b'"message":{"role":"assistant","content":[{"type":"text","text":"Done."}],'
+        b'"api":"x","provider":"x","model":"m","usage":{"input":1},"stopReason":"stop",'
+        b'"timestamp":1772495999000}}'
+    ),
+    "codex": (
+        b'{"timestamp":"2026-03-02T10:21:19.004Z","type":"response_item","payload":{"type":'
+        b'"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}'
+    ),
+}
+
+
 def test_the_runtimes_lines_are_accepted_and_hostile_ones_are_not() -> None:
     """Not vacuous: each runtime's own lines (the fixtures' and the bench's shapes) are
     accepted; one token, escape or odd stamp in them is enough to refuse."""
-    lines = {
-        "claude-code": (
-            b'{"parentUuid":"p1","isSidechain":false,"userType":"external","cwd":"/w",'
-            b'"sessionId":"s1","version":"2.1.32","gitBranch":"main","message":{"id":"msg_1",'
-            b'"type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":'
-            b'"text","text":"Done."}],"stop_reason":null,"usage":{"input_tokens":3}},'
-            b'"requestId":"r1","type":"assistant","uuid":"u1",'
-            b'"timestamp":"2026-03-02T23:59:59.500Z"}'
-        ),
-        "pi": (
-            b'{"type":"message","id":"e1","parentId":null,"timestamp":"2026-03-02T23:59:59.500Z",'
-            b'"message":{"role":"assistant","content":[{"type":"text","text":"Done."}],'
-            b'"api":"x","provider":"x","model":"m","usage":{"input":1},"stopReason":"stop",'
-            b'"timestamp":1772495999000}}'
-        ),
-        "codex": (
-            b'{"timestamp":"2026-03-02T10:21:19.004Z","type":"response_item","payload":{"type":'
-            b'"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}'
-        ),
-    }
+    lines = RUNTIME_LINES
     for name, line in lines.items():
         found = _accepted(name, [line])
         assert 0 in found, name
@@ -268,6 +273,11 @@ def test_the_runtimes_lines_are_accepted_and_hostile_ones_are_not() -> None:
             line.replace(b'"text":"Done."', b'"text":"Done.","model":"x"'),
             line.replace(b'"text":"Done."', b'"text":"Done.","created":"x"'),
             line.replace(b"Done.", b"\xff"),
+            line.replace(b"Done.", b"Do\\qne."),  # not JSON: an escape JSON does not have
+            line.replace(b"Done.", b"Done.\\u12"),
+            line.replace(b"Done.", b"a\\\\\\qb"),  # an escaped backslash, then `\q`
+            line.replace(b"Done.", b"Do\tne."),  # not JSON: a raw control character
+            line.replace(b"Done.", b"Do\x00ne."),
             line.replace(b"2026-03-02T", b"2026-02-30T"),
             line.replace(b"2026-03-02T", b"2100-03-02T"),
             line.replace(b"Done.", b"assistant").replace(b'"text":"assistant"', b'"assistant"'),
@@ -383,3 +393,20 @@ def test_accepted_lines_take_the_model_of_their_own_turn(tmp_path: Path) -> None
     report = orjson.loads(fast)
     counts = {m: row["assistant_messages"] for m, row in report["summary"]["by_model"].items()}
     assert counts == {"a": 4, "b": 2}
+
+
+@pytest.mark.parametrize("name", sorted(RUNTIME_LINES))
+def test_a_line_that_is_not_json_is_an_error_on_every_path(name: str, tmp_path: Path) -> None:
+    """Never silently clean: a runtime's line whose text holds what no JSON parser reads (an
+    escape JSON does not have, a raw control byte) is an input error whether it is counted
+    by the block, read line by line from its bytes or parsed; one a parser reads (an escaped
+    backslash before a letter, a lone surrogate, a colour escape) is one clean message."""
+    line = RUNTIME_LINES[name]
+    damaged = [line.replace(b"Done.", text) for text in TEXT_BYTES]
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(b"".join(x + b"\n" for x in [line] * 40 + damaged + [line] * 40))
+    options = ScanOptions(inputs=InputOptions(format=name), by_day=True)
+    fast, plain, slow = _reports([str(path)], options, [name])
+    assert fast == plain == slow
+    errors = orjson.loads(slow)["errors"]
+    assert [e["line"] for e in errors] == [41, 42, 43, 44, 45, 47]  # \\q .. \x00, a\\\\\\qb

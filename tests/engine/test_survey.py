@@ -220,6 +220,27 @@ _DELIMITED = st.sampled_from(
 )
 
 
+#: Text as bytes inside its JSON string: escapes a parser refuses (`\\q`, a short `\\u`, a
+#: raw control byte: not JSON, so the line is an input error, never a clean message) and
+#: ones it reads (an escaped backslash before a letter, a lone surrogate, a terminal's colour
+#: escape, an escaped letter). A line whose structure alone is broken (a string the text's
+#: last backslash leaves open) is the parse's to find: docs/performance.md, "Which lines are
+#: counted from their bytes".
+TEXT_BYTES = [
+    b"Do\\qne.",
+    b"Done.\\u12",
+    b"Do\tne.",
+    b"Do\x01ne.",
+    b"Do\x00ne.",
+    b"C:\\\\Users\\\\me",
+    b"a\\\\\\qb",
+    b"Done \\ud83d.",
+    b"\\u001b[32mPASS\\u001b[0m",
+    b"\\u0044one.",
+    b'Done.\\n\\t\\/\\"',
+]
+
+
 @st.composite
 def mixed_sessions(draw: st.DrawFn) -> dict[str, list[bytes]]:
     """Sessions of the three formats: the property generators' lines, assistant texts with
@@ -238,6 +259,11 @@ def mixed_sessions(draw: st.DrawFn) -> dict[str, list[bytes]]:
         if name == "pi":
             for _ in range(draw(st.integers(0, 6))):
                 lines.insert(draw(st.integers(0, len(lines))), draw(pi_stamped_lines()))
+        for _ in range(draw(st.integers(0, 3))):  # a line damaged, or oddly escaped, in its text
+            line = draw(timed_lines(name))
+            if b'"Done."' in line:
+                line = line.replace(b"Done.", draw(st.sampled_from(TEXT_BYTES)), 1)
+            lines.insert(draw(st.integers(0, len(lines))), line)
         out[name] = lines
     return out
 

@@ -10,6 +10,7 @@ the readers' markers rely on) and says "unsure" (None) otherwise, so the record 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 
 def one_model(raw: bytes) -> tuple[str | None] | None:
@@ -32,12 +33,41 @@ def one_model(raw: bytes) -> tuple[str | None] | None:
         return None
 
 
+#: What JSON text never holds raw: a control character (escaped in a string; a line's own
+#: terminator is not part of it). Over many lines at once, one `in` each finds them at
+#: memory speed (memchr; an int, not a one-byte `bytes`, which `in` first tries as an int,
+#: raising and formatting a TypeError each time), where a regex class costs ~10
+#: instructions a byte; in one line, `translate` to this table and one `in` (`json_text`).
+CONTROLS = range(0x20)
+_CONTROL_MAP = bytes(1 if byte in CONTROLS else 0 for byte in range(256))
+#: A backslash that starts no escape JSON has (`\\q`, a `\\u` without four hex digits), read
+#: from the first backslash of a run, whose pairs are escaped backslashes (`\\\\q` is JSON).
+#: A lone surrogate's escape is JSON: the stdlib reads it where orjson does not
+#: (`records.parse_json`).
+BAD_ESCAPE = rb'\\(?<!\\\\)(?:\\\\)*(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4}))'
+
+
+@lru_cache(maxsize=1)
+def bad_escape() -> re.Pattern[bytes]:
+    """`BAD_ESCAPE` compiled, on first use (a scan that reads no line from its bytes never)."""
+    return re.compile(BAD_ESCAPE)
+
+
+def json_text(raw: bytes) -> bool:
+    """Could a JSON parser read these bytes character by character: no raw control byte, no
+    backslash that starts no escape? A line counted from its bytes must be JSON: one that
+    is not is parsed, and reported (never silently clean). Its structure is what the
+    patterns and the tokens that count it prove, not this."""
+    return 1 not in raw.translate(_CONTROL_MAP) and bad_escape().search(raw) is None
+
+
 def one_object(raw: bytes) -> bool:
-    """Does the line look like one compact JSON object (no surrounding whitespace) in UTF-8?
+    """Does the line look like one compact JSON object (no surrounding whitespace) in UTF-8,
+    with no character a parser refuses (`json_text`)?
 
     The UTF-8 check is the one a parse would make that costs next to nothing here (an ASCII
     line passes at memory speed), so a line of broken text is still parsed and reported."""
-    if raw[:1] != b"{" or raw[-1:] != b"}":
+    if raw[:1] != b"{" or raw[-1:] != b"}" or not json_text(raw):
         return False
     if raw.isascii():
         return True
@@ -113,8 +143,8 @@ def record_time(raw: bytes) -> str | None:
 #: Words a key or a plain value of a canonical line's fixed parts may not start with: what the
 #: block counter looks for in its free parts (`engine.scan.survey.TAIL_TOKENS`).
 _NOT_A_TOKEN = rb'(?!assistant"|model"|time|created)'
-#: A plain string: ASCII without escape, brace or newline, and none of those words.
-STRING = rb'"' + _NOT_A_TOKEN + rb'[^"\\{\n\x80-\xff]*"'
+#: A plain string: printable ASCII without escape or brace, and none of those words.
+STRING = rb'"' + _NOT_A_TOKEN + rb'[^"\\{\x00-\x1f\x80-\xff]*"'
 #: A plain member's value: a plain string or a literal.
 PLAIN = rb"(?:" + STRING + rb"|null|true|false|-?[0-9]+)"
 #: A plain member's key.

@@ -52,7 +52,7 @@ from thinkfix.engine.scan import native
 from thinkfix.engine.scan.prefilter import SEPARATOR, delimiter_hits, delimiter_sources
 from thinkfix.engine.scan.trend import epoch
 from thinkfix.formats.base import SessionFormat
-from thinkfix.formats.quick import Canonical, record_time
+from thinkfix.formats.quick import CONTROLS, Canonical, bad_escape, record_time
 from thinkfix.formats.records import record_limit
 from thinkfix.io.multimatch import literal
 from thinkfix.normalizer.policy import Policy
@@ -305,14 +305,14 @@ class Surveyor:
         rows: list[tuple[bytes | None, ...]] = list(map(_groups, found))  # type: ignore[arg-type]
         # The free parts of every line, joined: the checks run over them all at once. Every
         # match sets the same number of free parts (one per alternative, or all); each group
-        # ends with the fixed byte after its part (`quick.tail`), dropped here.
+        # ends with the fixed byte after its part (`quick.tail`: `}` or `,`), kept: no word a
+        # check looks for ends with it or is undone by it, and an escape left open at a
+        # part's end (`\\` or `\\u12` before it: not JSON) is one inside its piece.
         at = self._tails
         if len(at) == 1:
-            tails = [t[:-1] for t in map(itemgetter(at[0]), rows) if t is not None]
+            tails = [t for t in map(itemgetter(at[0]), rows) if t is not None]
         elif at:
-            tails = [
-                t[:-1] for t in chain.from_iterable(map(itemgetter(*at), rows)) if t is not None
-            ]
+            tails = [t for t in chain.from_iterable(map(itemgetter(*at), rows)) if t is not None]
         else:
             tails = []
         per = len(tails) // n
@@ -325,7 +325,10 @@ class Surveyor:
         else:
             bad = {i // per for i in _tokens(joined, offsets)}
             bad.update(i // per for i in self.hits(joined, offsets))
+            bad.update(i // per for i in _not_json_text(joined, offsets))
         bad.update(i // per for i in _not_utf8(joined, offsets))
+        if 0 in b"".join(tails):  # a raw NUL, which the checks cannot tell from a separator
+            bad.update(i // per for i, tail in enumerate(tails) if 0 in tail)
         if self.limit:
             sizes = list(map(sub, ends, starts))
             if max(sizes) > self.limit:
@@ -369,12 +372,13 @@ class Surveyor:
         return list(map(decoded.get, names))  # type: ignore[arg-type]
 
     def _checks(self) -> Hits | None:
-        """The tokens and the delimiter test in one native pass, compiled on first use (None
+        """The tokens, the delimiter test and the JSON text's in one native pass, compiled
+        on first use (None
         where hyperscan refuses them: the pure passes run)."""
         if not self._tried:
             self._tried = True
             words = tuple(literal(t) for t in TAIL_TOKENS)
-            self._native = native.piece_hits(words + self.sources, SEPARATOR)
+            self._native = native.piece_hits(words + self.sources + NOT_JSON_TEXT, SEPARATOR)
         return self._native
 
 
@@ -389,6 +393,28 @@ def _tokens(joined: bytes, offsets: list[int]) -> set[int]:
             out.add(bisect_right(offsets, at) - 1)
             at = find(token, at + len(token))
     return out
+
+
+def _not_json_text(joined: bytes, offsets: list[int]) -> set[int]:
+    """The pieces a JSON parser refuses character by character (`quick.json_text`): a
+    backslash that starts no escape, a raw control byte other than NUL (the separator,
+    which `Surveyor.block` looks for in the pieces themselves). Such a line is parsed and
+    reported, never counted clean. The native checks find a superset in their one pass
+    (`NOT_JSON_TEXT`): a piece flagged that is JSON is parsed, with the same answer."""
+    out = {bisect_right(offsets, m.start()) - 1 for m in bad_escape().finditer(joined)}
+    if any(c in joined for c in CONTROLS[1:]):  # rare: which pieces
+        ends = [*offsets[1:], len(joined) + 1]
+        for i, (lo, hi) in enumerate(zip(offsets, ends)):
+            if any(c in joined[lo : hi - 1] for c in CONTROLS[1:]):
+                out.add(i)
+    return out
+
+
+#: `_not_json_text` for the native checks (hyperscan has no lookbehind to read a run of
+#: backslashes in pairs, and no pattern there may match the separator): a raw control byte,
+#: and a backslash before a byte that no escape is, or `\\u` without four hex digits. A
+#: superset: `\\\\q` (an escaped backslash, then `q`) is flagged too.
+NOT_JSON_TEXT = (rb"[\x01-\x1f]", rb'\\(?:[^"\\/bfnrtu\x00]|u[0-9a-fA-F]{0,3}[^0-9a-fA-F\x00])')
 
 
 def _not_utf8(joined: bytes, offsets: list[int]) -> set[int]:
