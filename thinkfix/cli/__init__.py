@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import gc
 
-# click's import makes ~10 thousand objects that live as long as the process; the cyclic
-# collector walked them each time they aged a generation (~9 M instructions, #26 item 3).
-# They are imported with it off and walked once when it is back on, as it was before.
+# click's import makes ~18 thousand objects that live as long as the process; the cyclic
+# collector walked them each time they aged a generation (~9 M instructions of a small scan,
+# #26 item 3). They are imported with it off; then, unless the importer froze objects of its
+# own, `freeze` and `unfreeze` move every object alive to the oldest generation unwalked
+# (what a collection of the younger ones would do after walking them), and the collector is
+# back on as the importer had it: its thresholds, nothing frozen, old objects still collected.
 _COLLECTING = gc.isenabled()
 gc.disable()
 try:
@@ -23,6 +26,9 @@ try:
     from thinkfix.cli.clicktext import click_text, prepare_help_option
 finally:
     if _COLLECTING:
+        if not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()
 
 #: Command name -> the `thinkfix.cli` module defining it. Named, not imported: a command's
