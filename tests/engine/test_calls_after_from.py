@@ -43,7 +43,9 @@ def _line(kind: str, mid: str | None, uuid: int) -> dict[str, Any]:
     return {"type": "assistant", "uuid": f"a{uuid}", "message": message}
 
 
-IDS = st.sampled_from(["msg_1", "msg_2", "msg_01Jq:x.y-z", None, "msg é", 'm"q'])
+# ids sharing a prefix (looked for by it), one that does not (each id looked for on its own),
+# ids a plain search cannot find (the format's own pass)
+IDS = st.sampled_from(["msg_1", "msg_2", "msg_01Jq:x.y-z", "msg_11", "req-7", None, "msg é", 'm"q'])
 FEW = st.sampled_from(["msg_1", "msg_2", None])
 LINES = st.lists(
     st.tuples(st.sampled_from(["text", "call", "user"]), IDS | FEW), min_size=1, max_size=40

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from os.path import commonprefix
 from typing import TYPE_CHECKING, BinaryIO
 
 from thinkfix.formats.base import SessionFormat
@@ -55,6 +56,9 @@ def called(site: Site) -> Site:
 #: An id a runtime cannot have escaped (letters, digits and `_.:-`): found by its bytes.
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]+")
 _BLOCK = 1 << 22
+#: The shortest prefix shared by the waiting ids that `_lines_naming` looks for instead of
+#: each id (`"msg_`: one occurrence per message id on most lines).
+_PREFIX = 4
 
 
 def calls_after_from(
@@ -102,13 +106,7 @@ def _naming(
         if hi == 0:  # no line ends in this block yet
             tail = buf
             continue
-        starts: set[int] = set()
-        for needle in needles:
-            at = buf.find(needle, 0, hi)
-            while at >= 0:
-                starts.add(buf.rfind(b"\n", 0, at) + 1)
-                end = buf.find(b"\n", at, hi)
-                at = buf.find(needle, end, hi) if end >= 0 else -1
+        starts = _lines_naming(buf, hi, needles)
         at, n = 0, line
         for start in sorted(starts):
             n += buf.count(b"\n", at, start)
@@ -131,3 +129,38 @@ def _naming(
         if not data:
             break
     yield from (given[i] for i in sorted(given))
+
+
+def _lines_naming(buf: bytes, hi: int, needles: tuple[bytes, ...]) -> set[int]:
+    """The starts of the lines of buf[:hi] holding one of `needles` (quoted plain ids).
+
+    Ids share a prefix (Claude Code's `"msg_`): each occurrence of it is read once and the
+    quoted id there looked up, one pass over the block however many ids wait. A search per
+    id cost a pass each: a 213 MB session waiting on a few hundred ids spent 4 of its 5 s
+    here (16 cores, bench/jobs.py's one-file row). Ids with no common prefix of a few bytes
+    are searched for one by one."""
+    starts: set[int] = set()
+    if not needles:
+        return starts
+    first, last = min(needles), max(needles)  # their common prefix is every needle's
+    prefix = first[: len(commonprefix((first, last)))]
+    if len(prefix) < _PREFIX and len(needles) > 1:
+        for needle in needles:
+            at = buf.find(needle, 0, hi)
+            while at >= 0:
+                starts.add(buf.rfind(b"\n", 0, at) + 1)
+                end = buf.find(b"\n", at, hi)
+                at = buf.find(needle, end, hi) if end >= 0 else -1
+        return starts
+    wanted = frozenset(needles)
+    find, rfind = buf.find, buf.rfind
+    at = find(prefix, 0, hi)
+    while at >= 0:
+        # a plain id holds no quote: the next one closes it, or this is no needle
+        close = find(b'"', at + 1, hi)
+        if close < 0:
+            break
+        if buf[at : close + 1] in wanted:
+            starts.add(rfind(b"\n", 0, at) + 1)
+        at = find(prefix, at + 1, hi)
+    return starts
