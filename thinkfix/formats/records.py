@@ -1,8 +1,8 @@
 """A stored session's records and the texts in them: each record keeps its original bytes and is parsed only when asked (`Record`), with the parse context a format carries between records (`Context`) and the limit past which a record is never parsed (`set_record_limit`, `too_large`); a `Site` is one assistant-visible text, located well enough to find it again."""
 
-# No `from __future__ import annotations`: typing compiles every string annotation of a
-# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
-# is quoted.
+# Without `from __future__ import annotations` (a name imported for annotations only is
+# quoted), from when typing compiled each string annotation of a NamedTuple's fields;
+# `_serialize.NamedTuple` keeps annotations as written (#26 item 3).
 
 import json
 from collections.abc import Mapping

@@ -4,9 +4,9 @@ Reporters never read files and never print; the CLI decides where the text goes.
 reporter emits comes from the report, so the same report always renders to the same bytes.
 """
 
-# No `from __future__ import annotations`: typing compiles every string annotation of a
-# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
-# is quoted.
+# Without `from __future__ import annotations` (a name imported for annotations only is
+# quoted), from when typing compiled each string annotation of a NamedTuple's fields;
+# `_serialize.NamedTuple` keeps annotations as written (#26 item 3).
 
 import importlib
 import re

@@ -6,9 +6,9 @@ through `ScanOptions`) happens here, so `cli/scan.py` stays a thin shell and a l
 gets the same run as the command.
 """
 
-# No `from __future__ import annotations`: typing compiles every string annotation of a
-# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
-# is quoted.
+# Without `from __future__ import annotations` (a name imported for annotations only is
+# quoted), from when typing compiled each string annotation of a NamedTuple's fields;
+# `_serialize.NamedTuple` keeps annotations as written (#26 item 3).
 
 import os
 import sys

@@ -1,8 +1,8 @@
 """The session files a run processes: what the user asked for (`InputOptions`), the files a walk lists (`Candidate`: stat only, no reads) and the files resolved (`InputFile`: format detected from the head, or `--format`; or an `InputError`; or a skip reason). `resolve` reads, so it runs in worker processes."""
 
-# No `from __future__ import annotations`: typing compiles every string annotation of a
-# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
-# is quoted.
+# Without `from __future__ import annotations` (a name imported for annotations only is
+# quoted), from when typing compiled each string annotation of a NamedTuple's fields;
+# `_serialize.NamedTuple` keeps annotations as written (#26 item 3).
 
 import os
 from collections.abc import Callable, Sequence

@@ -3,9 +3,9 @@
 What `scan --check` found is its own module (`report.health`), loaded only when a check ran
 (#26 item 3: start-up); the checks a scan may be asked for are `report.checks`."""
 
-# No `from __future__ import annotations`: typing compiles every string annotation of a
-# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
-# is quoted.
+# Without `from __future__ import annotations` (a name imported for annotations only is
+# quoted), from when typing compiled each string annotation of a NamedTuple's fields;
+# `_serialize.NamedTuple` keeps annotations as written (#26 item 3).
 
 from dataclasses import field, fields
 from enum import IntEnum

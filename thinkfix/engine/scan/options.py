@@ -6,9 +6,9 @@ mid-text that never closed and stays visible) is a notice, left out unless selec
 A message leaks when it has at least one reported finding.
 """
 
-# No `from __future__ import annotations`: typing compiles every string annotation of a
-# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
-# is quoted.
+# Without `from __future__ import annotations` (a name imported for annotations only is
+# quoted), from when typing compiled each string annotation of a NamedTuple's fields;
+# `_serialize.NamedTuple` keeps annotations as written (#26 item 3).
 
 import os
 from collections.abc import Iterable

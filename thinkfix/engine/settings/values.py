@@ -1,8 +1,8 @@
 """Every setting's name, type and default (`Settings`), and how a value from a config file, `THINKFIX_*` or a flag is checked and given its type: lists, booleans, counts, sizes (`parse_size`), tag names."""
 
-# No `from __future__ import annotations`: typing compiles every string annotation of a
-# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
-# is quoted.
+# Without `from __future__ import annotations` (a name imported for annotations only is
+# quoted), from when typing compiled each string annotation of a NamedTuple's fields;
+# `_serialize.NamedTuple` keeps annotations as written (#26 item 3).
 
 import os
 from enum import Enum
