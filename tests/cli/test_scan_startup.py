@@ -140,15 +140,8 @@ _DATACLASSES = {
 #: builds each through `collections.namedtuple`, which compiles the class's `__new__` from
 #: source (~0.3 M instructions), and checks each field's annotation (a string one becomes a
 #: ForwardRef: one `compile` each); `_serialize.NamedTuple` makes the same class from
-#: `__new__` templates in its bytecode cache. These are the modules that still use typing's.
-_TYPING_NAMED_TUPLES = {
-    "thinkfix.engine.health.model": {"FileHealth", "HealthOptions"},
-    "thinkfix.engine.scan.result": {"ScannedFile"},
-    "thinkfix.engine.scan.findings": {"CappedFindings"},
-    "thinkfix.engine.scan.survey": {"Block"},
-    "thinkfix.formats.repairs": {"Placement", "Repair", "TextSlot", "_Placements"},
-    "thinkfix.normalizer.grammar": {"Token", "_Literal"},
-}
+#: `__new__` templates in its bytecode cache. No class on a scan's path is typing's.
+_TYPING_NAMED_TUPLES: dict[str, set[str]] = {}
 
 #: Printed by the probe after the run: the modules loaded, and the dataclasses they define.
 _PROBE_OUTPUT = """

@@ -1,19 +1,23 @@
 """What a repair asks of a format and what it gets back: the repaired text (`Repair`), the options that choose where reasoning goes (`ApplyOptions` and each runtime's mode), where it went (`Placement`), and the record edits a format proposes (`Edits`, proven or refused with `UnsafeEdit`)."""
 
-# No `from __future__ import annotations`: typing compiles every string annotation of a
-# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
-# is quoted.
+# Without `from __future__ import annotations` (a name imported for annotations only is
+# quoted), from when typing compiled each string annotation of a NamedTuple's fields;
+# `_serialize.NamedTuple` keeps annotations as written (#26 item 3).
 
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from enum import Enum
 from itertools import accumulate
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from thinkfix.formats.records import Record, Site
 
 if TYPE_CHECKING:  # annotations only: a scan loads no transcript model
+    from typing import NamedTuple
+
     from thinkfix.formats.turns import Path
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 
 # Repair, Placement, TextSlot and ApplyOptions are NamedTuples, not frozen dataclasses: every

@@ -11,9 +11,14 @@ import sys
 from collections.abc import Callable
 from enum import Enum
 from functools import cached_property, lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING
 
 from thinkfix.normalizer.policy import ANSWER_WRAPPERS, PROSE_PAIRS, Policy
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 MAX_ATTRS = 256  # characters of attribute text allowed on an XML-style opener
 CONTEXT = 8  # characters kept before the scan position for look-behind checks

@@ -3,17 +3,21 @@
 The finding itself (`HealthFinding`, its `Check` and `Problem`) is part of the report model
 (engine/report/health.py and checks.py), beside the leaks and errors every report carries."""
 
-# No `from __future__ import annotations`: typing compiles every string annotation of a
-# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
-# is quoted.
+# Without `from __future__ import annotations` (a name imported for annotations only is
+# quoted), from when typing compiled each string annotation of a NamedTuple's fields;
+# `_serialize.NamedTuple` keeps annotations as written (#26 item 3).
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from thinkfix.engine.report.checks import Check
 
 if TYPE_CHECKING:  # annotations only: every scan loads this module, not the findings
+    from typing import NamedTuple
+
     from thinkfix.engine.report.health import HealthFinding
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 ALL_CHECKS: tuple[Check, ...] = tuple(Check)
 

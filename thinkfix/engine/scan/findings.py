@@ -6,13 +6,17 @@ Shared by the per-file scan, a byte range scanned apart (engine/scan/split.py) a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from thinkfix.normalizer.grammar import grammar_for
 from thinkfix.normalizer.policy import Policy
 
 if TYPE_CHECKING:  # annotations only: a scan that normalizes no text loads no spans
+    from typing import NamedTuple
+
     from thinkfix.normalizer.spans import Finding, Result
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 
 def fingerprint(fmt: str, session: str, message: str, leaked: str) -> str:

@@ -1,10 +1,10 @@
 """What one file's scan contributes to a report: a value that merges in any order."""
 
-# No `from __future__ import annotations`: typing compiles every string annotation of a
-# NamedTuple's fields at every start-up (#26 item 3); a name imported for annotations only
-# is quoted.
+# Without `from __future__ import annotations` (a name imported for annotations only is
+# quoted), from when typing compiled each string annotation of a NamedTuple's fields;
+# `_serialize.NamedTuple` keeps annotations as written (#26 item 3).
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from thinkfix.engine.report import InputError, LeakFinding
 from thinkfix.engine.scan.findings import TOO_MANY
@@ -12,7 +12,11 @@ from thinkfix.formats.records import TOO_LARGE
 from thinkfix.io.errors import ErrorKind
 
 if TYPE_CHECKING:  # annotations only: a scan that runs no check loads no health value
+    from typing import NamedTuple
+
     from thinkfix.engine.report.health import HealthFinding
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 UNKNOWN_MODEL = ""  # the by_model key for messages whose model is not recorded
 

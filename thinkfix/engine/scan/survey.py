@@ -46,7 +46,7 @@ from functools import partial
 from itertools import accumulate, chain
 from operator import add, itemgetter, sub
 from re import Match
-from typing import NamedTuple
+from typing import TYPE_CHECKING
 
 from thinkfix.engine.scan import native
 from thinkfix.engine.scan.prefilter import SEPARATOR, delimiter_hits, delimiter_sources
@@ -56,6 +56,11 @@ from thinkfix.formats.quick import CONTROLS, Canonical, bad_escape, record_time
 from thinkfix.formats.records import record_limit
 from thinkfix.io.multimatch import literal
 from thinkfix.normalizer.policy import Policy
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 # `"timestamp":"YYYY-MM-DDThh:mm:ss[.f]Z"`, years 1971-2099, the date captured.
 _ISO = re.compile(
