@@ -91,3 +91,28 @@ def test_sparse_matches_the_format_reader_on_any_lines(
     if not final_eol:
         data = data[: -len(ends[-1])]
     assert _sparse(fmt, data, block) == _expected(fmt, data)  # type: ignore[arg-type]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(LINES + [b"", b"x" * 40]), max_size=30),
+    crlf=st.booleans(),
+    tail=st.booleans(),
+    block=st.sampled_from([7, 64, 1000, sparse.BLOCK]),
+)
+def test_sparse_offsets_are_where_each_record_starts(
+    lines: list[bytes], crlf: bool, tail: bool, block: int
+) -> None:
+    """Asked for (`offsets=True`), the reader says where each record it yields starts: the
+    stream holds the record's bytes there (repair reads its neighbours from it, #26 item 4)."""
+    eol = b"\r\n" if crlf else b"\n"
+    data = eol.join(lines) + (b"" if tail or not lines else eol)
+    fmt = registry.get("claude-code")
+    reader = sparse.SparseReader(fmt, io.BufferedReader(io.BytesIO(data)), block, offsets=True)
+    records = list(reader)
+    assert reader.offsets is not None
+    assert sorted(reader.offsets) == [r.index for r in records]
+    for r in records:
+        at = reader.offsets[r.index]
+        assert data[at : at + len(r.raw) + len(r.eol)] == r.raw + r.eol
+        assert at == 0 or data[at - 1 : at] == b"\n"

@@ -95,6 +95,7 @@ class SparseReader:
         quick: Quick | None = None,
         surveyor: Surveyor | None = None,
         bulk: Bulk | None = None,
+        offsets: bool = False,
     ) -> None:
         # `start`, `ctx` and `crlf` resume a file mid-way (an incremental scan): `fp` then
         # begins at line `start`, and the context is what the lines before it left.
@@ -123,6 +124,11 @@ class SparseReader:
         self.bulk = bulk
         # `_lines_with` in one hyperscan pass, once the process is warm (`native.warm`).
         self.native_lines: native.Lines | None = None
+        # index -> where in the stream the line of each record yielded starts, when
+        # asked (`offsets`): repair finds its records without a line index of the file.
+        self.offsets: dict[int, int] | None = {} if offsets else None
+        self.read_total = 0  # bytes read from `fp`
+        self.base = 0  # where in the stream the block `_block` is given starts
 
     def __iter__(self) -> Iterator[Record]:
         for block in self.blocks():
@@ -133,7 +139,7 @@ class SparseReader:
         pending: list[bytes] = []
         held = 0  # bytes in `pending`
         limit = record_limit()
-        read = self.fp.read
+        read = self._read
         carry: bytes | None = None  # what followed an oversized line, read but not yet used
         while True:
             data, carry = (carry, None) if carry else (read(self.block), None)
@@ -155,6 +161,7 @@ class SparseReader:
             if pending:
                 head = b"".join(pending)
                 data, cut = head + data, cut + len(head)
+            self.base = self.read_total - len(data)
             yield self._block(data, cut)
             pending = [data[cut:]] if cut < len(data) else []
             held = len(data) - cut
@@ -163,7 +170,17 @@ class SparseReader:
             # A last line without a newline: truncated more often than not, so always parsed.
             index = self.records
             self.records += 1
+            self._at(index, self.read_total - len(tail))
             yield [self._record(index, tail, b"", self._marked(tail))]
+
+    def _read(self, n: int) -> bytes:
+        data = self.fp.read(n)
+        self.read_total += len(data)
+        return data
+
+    def _at(self, index: int, offset: int) -> None:
+        if self.offsets is not None:
+            self.offsets[index] = offset
 
     def _oversized(self, size: int) -> Record:
         """A record past the limit, not kept: its error says so (it counts as one line)."""
@@ -267,6 +284,7 @@ class SparseReader:
         lines = iter(wanted.items())
         line = next(lines, None)
         at, index, quick, ctx = lo, self.records, self.quick, self.ctx
+        offsets, base = self.offsets, self.base  # where records start, when asked
         hit = min((p for p in nxt.values() if p >= 0), default=-1)
         while True:
             row = None
@@ -306,9 +324,13 @@ class SparseReader:
             )
             at = start
             if not marked:  # a wanted line
+                if offsets is not None:
+                    offsets[index] = base + start
                 out.append(self._record(index, raw, eol))
                 continue
             if is_wanted:
+                if offsets is not None:
+                    offsets[index] = base + start
                 out.append(self._record(index, raw, eol, True))
             elif not self.keeps(raw, ctx):  # else proven to leave the context: not parsed
                 self._record(index, raw, eol, True)
@@ -357,8 +379,9 @@ class SparseReader:
 
     def _lines(self, buf: bytes, lo: int, hi: int) -> list[Record]:
         """Line by line, exactly as iter_jsonl: the first line, CRLF files."""
-        wanted, out = self.wanted, []
+        wanted, out, at = self.wanted, [], self.base + lo
         for line in buf[lo:hi].split(b"\n")[:-1]:
+            start, at = at, at + len(line) + 1
             index = self.records
             self.records += 1
             raw, eol = (line[:-1], b"\r\n") if line.endswith(b"\r") else (line, b"\n")
@@ -367,6 +390,7 @@ class SparseReader:
             if index == 0 or keep or marked:
                 record = self._record(index, raw, eol, marked)
                 if keep:
+                    self._at(index, start)
                     out.append(record)
         return out
 
