@@ -30,7 +30,7 @@ from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.report import ExitCode
-from thinkfix.io import safewrite
+from thinkfix.io import filestate, safewrite
 
 
 def _corpus(root: Path, count: int, leaking: Sequence[bool] | None = None) -> Path:
@@ -233,6 +233,31 @@ def test_a_journal_file_thinkfix_did_not_write_is_refused(tmp_path: Path) -> Non
     (Path(folder) / "1.log").write_bytes(b"hello, this is not a journal of thinkfix at all\n")
     with pytest.raises(mf.ManifestError, match="not sealed by thinkfix"):
         ledger_journal.journal_entries(folder)
+
+
+def test_an_append_that_fails_midway_leaves_the_journal_readable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write cut short (a full disk) is cut back off the file, the entry is refused (so its
+    file is not replaced), and the next entry goes on to a new journal file."""
+    folder = _started(tmp_path)
+    ledger_journal.journal(folder, 0, _files(0))
+    whole = _log(folder).stat().st_size
+    real_write = os.write
+
+    def half_then_full(fd: int, data: Any) -> int:
+        real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", half_then_full)
+    with pytest.raises(filestate.WriteError, match="cannot journal"):
+        ledger_journal.journal(folder, 1, _files(1))
+    monkeypatch.undo()
+    assert _log(folder).stat().st_size == whole  # the half entry cut back off
+    assert _targets(folder) == ["/t/0"]
+    ledger_journal.journal(folder, 2, _files(2))
+    assert sorted(n for n in os.listdir(folder) if n.endswith(".log")) == ["1.log", "2.log"]
+    assert _targets(folder) == ["/t/0", "/t/2"]
 
 
 # --- what counts: a file's last entry --------------------------------------------------------
