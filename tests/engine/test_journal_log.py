@@ -131,9 +131,12 @@ def test_each_worker_journals_into_its_own_file(
 # --- torn, altered and foreign entries -------------------------------------------------------
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(count=st.integers(1, 4), data=st.data())
 def test_a_torn_last_entry_is_dropped_and_whole_ones_kept(count: int, data: st.DataObject) -> None:
+    """Cut at any point, then zeros or not: a power cut can keep a file's new length but not
+    its bytes (the review of #26 item 4: zeros after whole entries, or where a file's very
+    first write was, were refused as tampering)."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = _started(Path(tmp))
         ends = []
@@ -142,7 +145,8 @@ def test_a_torn_last_entry_is_dropped_and_whole_ones_kept(count: int, data: st.D
             ends.append(_log(folder).stat().st_size)
         whole = _log(folder).read_bytes()
         cut = data.draw(st.integers(0, len(whole)), label="cut")
-        _log(folder).write_bytes(whole[:cut])
+        zeros = data.draw(st.sampled_from([0, len(whole) - cut]) | st.integers(0, 300), "zeros")
+        _log(folder).write_bytes(whole[:cut] + b"\0" * zeros)
         kept = [f"/t/{i}" for i, end in enumerate(ends) if end <= cut]
         assert _targets(folder) == kept
         ledger_journal.remove_journal(folder)
@@ -231,7 +235,7 @@ def test_a_journal_sealed_with_another_key_is_refused(
 def test_a_journal_file_thinkfix_did_not_write_is_refused(tmp_path: Path) -> None:
     folder = _started(tmp_path)
     (Path(folder) / "1.log").write_bytes(b"hello, this is not a journal of thinkfix at all\n")
-    with pytest.raises(mf.ManifestError, match="not sealed by thinkfix"):
+    with pytest.raises(mf.ManifestError, match="no journal header"):
         ledger_journal.journal_entries(folder)
 
 

@@ -9,7 +9,7 @@ import secrets
 import shutil
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from thinkfix.engine.ledger import integrity
@@ -95,7 +95,10 @@ _HEADER = re.compile(rb"thinkfix journal 1 hmac-sha256 ([0-9a-f]{16}) [0-9a-f]{3
 _HEADER_SIZE = len("thinkfix journal 1 hmac-sha256 ") + 16 + 1 + 32 + 1
 _LENGTH, _SEAL = 8, 32
 _FLAGS = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
-_LOCK = threading.Lock()
+# Reentrant: Ctrl-C can land between a `with` block's last line and its exit, leaving the lock
+# held by the main thread (the only one it interrupts), whose next append (`unjournal`, as the
+# interrupted write unwinds) must not then wait on itself for ever.
+_LOCK = threading.RLock()
 
 
 @dataclass
@@ -116,7 +119,11 @@ _LOGS: dict[str, _Log] = {}
 def _append(journal_dir: str, index: int, entries: list[dict[str, Any]], *, durable: bool) -> None:
     body = jsontext.dumps({"index": index, "files": entries})
     with _LOCK:
-        log = _LOGS.get(journal_dir)
+        # Out of `_LOGS` while the file changes, back in (as a new `_Log`) only once the entry
+        # is whole and synced: an append stopped anywhere between (an error, or Ctrl-C, which
+        # lands between any two lines) leaves no `_Log` whose seal the file does not end with;
+        # this process's next entry goes to a new file (#26 item 4 review).
+        log = _LOGS.pop(journal_dir, None)
         if log is None or log.pid != os.getpid():  # a forked worker makes a file of its own
             fd, log = _new_log(journal_dir)
         else:
@@ -131,24 +138,23 @@ def _append(journal_dir: str, index: int, entries: list[dict[str, Any]], *, dura
                 view = view[os.write(fd, view) :]
             if durable:
                 os.fsync(fd)
-        except OSError as exc:
-            # A partial entry would stop every entry after it being read: the file is cut back
-            # to its last whole entry, and the next entry goes to a new file all the same (if
-            # the cut failed, this one's torn entry is its last, dropped as it is read).
+                if not log.named:
+                    filestate.fsync_folder(journal_dir)
+        except BaseException as exc:
+            # The entry is refused, so its file is not replaced: cut back off (tidy, and a torn
+            # entry would else be the file's last; if the cut fails, it is, dropped as read).
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, log.size)
-            _LOGS.pop(journal_dir, None)
-            raise filestate.WriteError(
-                f"{log.path}: cannot journal: {exc.strerror or exc}"
-            ) from exc
+            if isinstance(exc, OSError):
+                raise filestate.WriteError(
+                    f"{log.path}: cannot journal: {exc.strerror or exc}"
+                ) from exc
+            raise
         finally:
             os.close(fd)
-        log.size += len(data)
-        log.last = seal
-        _LOGS[journal_dir] = log
-        if durable and not log.named:
-            filestate.fsync_folder(journal_dir)
-            log.named = True
+        _LOGS[journal_dir] = replace(
+            log, last=seal, size=log.size + len(data), named=log.named or durable
+        )
 
 
 def _new_log(journal_dir: str) -> tuple[int, _Log]:
@@ -191,21 +197,26 @@ def forget_logs(journal_dir: str) -> None:
 
 
 def _log_entries(path: str, key: Callable[[], bytes]) -> list[bytes]:
-    """The whole entries of one journal file, each proven; a torn last entry is dropped.
+    """The whole entries of one journal file, each proven; a torn tail is dropped.
 
-    A file shorter than its header (a start of one) was killed before its first entry. An entry cut short
-    (a killed or powered-off writer) can only be the last: dropped, as is a last entry whose
-    seal fails (a power cut can leave a file's new length before its bytes: zeros). Any other
-    entry whose seal fails means the file was altered: IntegrityError.
+    Only an append that never finished (a killed or powered-off writer) tears a file, and
+    only at its end (a run that replaces files syncs each entry before the next). What it
+    can leave is
+    an entry cut short, one whose seal fails as the file's last, or zeros (a power
+    cut can keep a file's new length but not its bytes): a file that is zeros from some
+    point on ends there (an entry ends in `}`, never a zero byte), and an entry of length 0
+    is the start of zeros (an entry is never empty). A file holding no whole header (its
+    first write torn) holds no entry. Any other entry whose seal fails means the file was
+    altered or damaged: IntegrityError.
     """
-    data = _read(path)
+    data = _read(path).rstrip(b"\0")
     if len(data) < _HEADER_SIZE and _MAGIC.startswith(data[: len(_MAGIC)]):
         return []
     found = _HEADER.match(data[:_HEADER_SIZE])
     if found is None:
         raise integrity.IntegrityError(
-            f"{path}: not sealed by thinkfix (no journal header); undo only follows "
-            "journals thinkfix wrote"
+            f"{path}: no journal header: not a journal file thinkfix wrote, or one damaged "
+            "since; undo only follows journals thinkfix wrote"
         )
     secret = key()
     if found.group(1).decode() != integrity.key_id(secret):
@@ -215,27 +226,30 @@ def _log_entries(path: str, key: Callable[[], bytes]) -> list[bytes]:
     while len(data) - at >= _LENGTH + _SEAL:
         size = int.from_bytes(data[at : at + _LENGTH], "big")
         end = at + _LENGTH + _SEAL + size
-        if end > len(data):
-            break  # cut short: the last entry, torn
+        if size == 0 or end > len(data):
+            break  # the last entry, torn: zeros, or cut short
         seal = data[at + _LENGTH : at + _LENGTH + _SEAL]
         body = data[at + _LENGTH + _SEAL : end]
         if not integrity.chained_ok(secret, last, body, seal):
             if end == len(data):
                 break  # the last entry, torn
-            raise integrity.altered(path)
+            raise integrity.IntegrityError(
+                f"{path}: the integrity seal of entry {len(out) + 1} does not match and "
+                "entries follow it: the journal file was altered or damaged after thinkfix "
+                "wrote it; refusing to follow it"
+            )
         out.append(body)
         last, at = seal, end
     return out
 
 
 def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
-    """Journaled entries of files that were really written (their bytes are the new ones)."""
+    """Journaled entries of files that were really written (their bytes are the new ones).
+
+    ManifestError when the journal cannot be read (its seals fail): never taken for one
+    that holds nothing, for it is then the only record of the files the run replaced."""
     out: list[dict[str, Any]] = []
-    try:
-        entries = journal_entries(journal_dir)
-    except ManifestError:
-        return out  # not what this run journaled: nothing of it goes into a sealed manifest
-    for entry in entries:
+    for entry in journal_entries(journal_dir):
         target = entry.get("target")
         if not isinstance(target, str) or target in known:
             continue
@@ -243,13 +257,19 @@ def recover_journal(journal_dir: str, known: set[str]) -> list[dict[str, Any]]:
             if store.state(entry)[0] == "after":
                 out.append(entry)
             continue
-        try:
-            now = urlwrite.sha256(target) if remote.is_url(target) else current_sha256(target)
-        except filestate.WriteError:
-            continue
-        if now is not None and now == entry["after"]["sha256"]:
+        if holds_written(entry):
             out.append(entry)
     return out
+
+
+def holds_written(entry: dict[str, Any]) -> bool:
+    """Does an entry's file (not a store's) hold the bytes the repair wrote: was it replaced?"""
+    target = entry["target"]
+    try:
+        now = urlwrite.sha256(target) if remote.is_url(target) else current_sha256(target)
+    except filestate.WriteError:
+        return False
+    return now is not None and now == entry["after"]["sha256"]
 
 
 def journal_entries(journal_dir: str) -> list[dict[str, Any]]:

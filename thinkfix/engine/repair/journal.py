@@ -33,17 +33,32 @@ def finalise(
 
     Results may be missing (a worker died, the run was interrupted, a file met a bug
     after its rename), so the journal's entries of files that now hold the bytes the
-    repair wrote count too.
+    repair wrote count too. A journal that cannot be read is kept as it is and reported
+    (it may be the only record of files the run replaced); the manifest then holds the
+    files this process knows it replaced.
     """
-    errors: tuple[InputError, ...] = ()
+    errors: list[InputError] = []
     written = [e for r in results for e in r.manifest_entries]
     if journal_dir is None and manifest_path is None:
-        return errors, written  # a read-only run: no ledger to load (start-up, #26 item 3)
+        return (), written  # a read-only run: no ledger to load (start-up, #26 item 3)
     from thinkfix.engine.ledger import journal as ledger_journal
     from thinkfix.engine.ledger import manifest as mf
 
+    readable = True
     if journal_dir is not None:
-        written += ledger_journal.recover_journal(journal_dir, {e["target"] for e in written})
+        try:
+            written += ledger_journal.recover_journal(journal_dir, {e["target"] for e in written})
+        except mf.ManifestError as exc:
+            readable = False
+            errors.append(
+                InputError(
+                    journal_dir,
+                    None,
+                    ErrorKind.WRITE_FAILED,
+                    f"the run's undo journal cannot be read ({exc}); it is kept as it is: "
+                    "files it names may have been replaced, and undo cannot follow them",
+                )
+            )
     if manifest_path is not None and written:
         try:
             _sync_folders(written)
@@ -59,23 +74,23 @@ def finalise(
                     roots=roots,
                 ),
             )
-            if journal_dir is not None:
+            if journal_dir is not None and readable:
                 ledger_journal.remove_journal(journal_dir)
         except (OSError, filestate.WriteError) as exc:
-            errors = (
+            errors.append(
                 InputError(
                     manifest_path,
                     None,
                     ErrorKind.WRITE_FAILED,
                     f"the undo manifest could not be written ({exc}); its entries "
                     f"are kept in {journal_dir}",
-                ),
+                )
             )
-    elif journal_dir is not None:
+    elif journal_dir is not None and readable:
         ledger_journal.remove_journal(journal_dir)  # nothing was replaced: nothing to undo
         if run_dir is not None and options.run_dir is None:
             _remove_empty(run_dir)
-    return errors, written
+    return tuple(errors), written
 
 
 def _sync_folders(entries: Sequence[dict[str, Any]]) -> None:

@@ -5,8 +5,9 @@ temporary file beside the target (compressed as the original was) and proven by
 reading them back (`verify`); only then is the manifest entry journaled
 (durable before the file it describes changes), the sidecar written, and the
 file renamed into place, after the live-writer checks in `io.safewrite`. A failure at any
-step leaves the file as it was (a sidecar written for it is put back, backups of
-it are removed, its journal entry dropped).
+step before the rename leaves the file as it was (a sidecar written for it is put back,
+backups of it are removed, its journal entry dropped); one after it (Ctrl-C in the folder's
+sync) leaves all of them, for the file was replaced and undo needs them.
 """
 
 from __future__ import annotations
@@ -141,6 +142,15 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
             else:
                 safewrite.atomic_write(sidecar[0], sidecar[1], mode=source.mode, make_dirs=True)
 
+    published: list[bool] = []  # whether the file was replaced, once that is asked
+
+    def replaced() -> bool:
+        """Was the file replaced before the write stopped? Only once its entry is journaled
+        can it be; then it holds the bytes its entry says the repair wrote."""
+        if not published:
+            published.append(bool(entries) and ledger_journal.holds_written(entries[0]))
+        return published[0]
+
     try:
         try:
             # A file read from a URL was copied once before planning: nothing to watch.
@@ -176,10 +186,12 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
                     sweep=options.dask is not None,
                 )
         except BaseException:
-            if sidecar is not None and side:
+            if sidecar is not None and side and not replaced():
                 _put_back(sidecar[0], side[0])
             raise
     except BaseException:
+        if replaced():  # stopped after the rename (Ctrl-C in the folder's sync): undo needs all
+            raise
         for path in made:
             with contextlib.suppress(OSError):
                 os.unlink(path)
