@@ -24,7 +24,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.engine.repair_helpers import run, tree_bytes
-from tests.engine.test_journal_log import _corpus, _files, _log, _started, _targets
+from tests.engine.test_journal_log import (
+    _corpus,
+    _dies_before_its_manifest,
+    _files,
+    _log,
+    _started,
+    _targets,
+)
 from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.ledger import restore
@@ -336,3 +343,23 @@ def test_an_interrupt_at_any_line_of_a_files_write_is_undone_exactly(line: int) 
                 ExitCode.CLEAN
             )
         assert _sessions(corpus) == before
+
+
+# --- undo of a run folder --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("died", [False, True], ids=["finished", "killed"])
+def test_undo_follows_a_run_folder_as_its_manifest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, died: bool
+) -> None:
+    """`undo RUN_DIR` followed a finished run's folder (its manifest.json) but failed on a
+    killed run's ("Is a directory"), whose folder holds only the journal."""
+    corpus = _corpus(tmp_path / "in", 2)
+    before = tree_bytes(corpus)
+    if died:
+        _dies_before_its_manifest(monkeypatch)
+    run([corpus], WriteMode.IN_PLACE, tmp_path)
+    monkeypatch.undo()
+    assert (tmp_path / "run" / mf.MANIFEST_NAME).exists() is not died
+    assert restore.undo(str(tmp_path / "run")).exit_code() is ExitCode.CLEAN
+    assert tree_bytes(corpus) == before

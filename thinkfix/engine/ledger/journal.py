@@ -398,12 +398,14 @@ def write_manifest(path: str, doc: dict[str, Any]) -> None:
 
 
 def load_manifest(path: str) -> dict[str, Any]:
-    """A manifest document; a run that died before finishing is read from its journal."""
+    """A manifest document (`path` the manifest or its run's folder); a run that died before
+    finishing is read from its journal."""
     journal_dir = path + JOURNAL_SUFFIX
     if not os.path.exists(path) and os.path.isdir(journal_dir):
         return _journal_document(journal_dir)
-    if os.path.isdir(path) and os.path.exists(os.path.join(path, MANIFEST_NAME)):
-        return load_manifest(os.path.join(path, MANIFEST_NAME))
+    inner = os.path.join(path, MANIFEST_NAME)  # a run's folder: its manifest, or its journal
+    if os.path.isdir(path) and (os.path.exists(inner) or os.path.isdir(inner + JOURNAL_SUFFIX)):
+        return load_manifest(inner)
     data = _read(path)
     try:
         doc = jsontext.loads(data)
