@@ -1,13 +1,12 @@
 """Plan a file's repair in one streamed pass: find what leaks, let the format draft the edits.
 
 Pass one reads the file with scan's reader (`sparse.SparseReader`, its block survey
-`CleanLines`) and keeps only the records holding a repair. The format then plans against a
-lazy view of the file (`source.FileRecords`: any record by index, read from disk, or all of
-them in one pass) and answers with the records that change (`Edits`). The plan is those
-edits laid over the original bytes as `segments`: runs copied from the original and new
-records, all the writer, the verifier and the manifest need. Memory: the records that
-change, plus a line index. Documents (one pretty-printed JSON value) and formats with their
-own reader are read whole (bounded by the record limit for a document)."""
+`CleanLines`) and keeps the records holding a repair and where its records start. The format
+plans against a lazy view of the file (`source.FileRecords`: any record by index, read from
+disk, or all in one pass) and answers with the records that change (`Edits`), laid over the
+original bytes as `segments`: runs copied and new records, all the writer, the verifier and
+the manifest need. Memory: the records that change, plus a line index. Documents and formats
+with their own reader are read whole (bounded by the record limit)."""
 
 from __future__ import annotations
 
@@ -348,6 +347,7 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
     fast = lines and scan.prefilter and sparse.supports(fmt)  # read by `Survey`: see there
     stream = source.survey_stream(hashed=hashed) if fast else source.stream(hashed=hashed)
     records: list[Record] | None = None
+    seen: dict[int, int] | None = None  # where the sparse reader's records start
     if fast:
         reader = sparse.SparseReader(
             fmt,
@@ -356,9 +356,10 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
             quick=_sound,
             surveyor=CleanLines(scan.policy),
             bulk=_uncounted,
+            offsets=True,
         )
         survey(reader)
-        count = reader.records
+        count, seen = reader.records, reader.offsets
     elif lines:
         count = survey(fmt.read(cast(BinaryIO, stream)))
     else:
@@ -381,7 +382,7 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
     if not found:
         return plan
     if records is None:
-        plan.offsets = source.line_offsets()
+        plan.offsets = source.line_offsets(seen, count)
         if len(plan.offsets) != count:
             raise filestate.FileChanged(f"{path}: changed while it was being read; skipped")
         plan.originals = FileRecords(source, fmt, plan.offsets, known)
@@ -430,8 +431,7 @@ class CleanLines(Surveyor):
     counter matches each line to count it by model and day; repair counts nothing, so the
     byte tests run over the block's wanted lines joined (the delimiter test in one hyperscan
     pass where the reader runs the native passes, UTF-8 in one decode), and the reader goes
-    line by line only through the rest (leaks, context markers, lines that are not one
-    compact object), as before."""
+    line by line only through the rest (leaks, context markers, not one compact object)."""
 
     __slots__ = ()
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any, BinaryIO, cast, overload
 
-from thinkfix.engine.repair.lineindex import LineIndex
+from thinkfix.engine.repair.lineindex import LineIndex, SeenLines
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.records import EMPTY_CONTEXT, Record, record_limit, too_large
 from thinkfix.io import compression, filestate, remote
@@ -207,9 +207,11 @@ class Source:
     def state(self) -> filestate.FileState:
         return filestate.FileState(self.path, self.stamp, self.mode, self.stamp.size, self.sha256)
 
-    def line_offsets(self) -> LineIndex:
-        """Where each line starts (a JSONL record is a line, blank ones included)."""
-        return LineIndex.build(self)
+    def line_offsets(self, seen: dict[int, int] | None = None, total: int = 0) -> Sequence[int]:
+        """Where each line starts (a JSONL record is a line, blank ones included): from the
+        starts of the `total` lines' records the sparse reader saw (`seen`), stepping to the
+        others, or a line index of the whole file."""
+        return LineIndex.build(self) if seen is None else SeenLines(self, seen, total)
 
 
 class Survey:
@@ -369,6 +371,13 @@ class FileRecords(Sequence[Record]):
         at C speed). A line past the record limit is left out (it is never read)."""
         size, limit = self.source.size, record_limit()
         offsets, count = self.offsets, len(self.offsets)
+        if isinstance(offsets, SeenLines) and offsets.full is None:
+            for at, cut, block in self._cuts(offsets):  # no line index: cut at newlines
+                if block is not None:
+                    yield block[:cut] if cut < len(block) else block
+                elif not (limit and cut - at > limit + 2):
+                    yield self.source.read(at, cut)
+            return
         at = 0
         while at < count:
             start = offsets[at]
@@ -388,6 +397,25 @@ class FileRecords(Sequence[Record]):
         """The records whose bytes hold `needle`, in order, found a block at a time by
         `bytes.find`: a file-wide fact only such lines hold costs a search, not every record."""
         offsets, count = self.offsets, len(self.offsets)
+        if isinstance(offsets, SeenLines) and offsets.full is None:
+            # no line index: a hit's line is counted from the nearest line the survey saw
+            for at, cut, block in self._cuts(offsets):
+                if block is None:  # one line longer than a block: read by index (or never)
+                    line, _ = offsets.line_at(at)
+                    record = self[line]
+                    if needle in record.raw:
+                        yield record
+                    continue
+                pos = block.find(needle, 0, cut)
+                while pos >= 0:
+                    line, start = offsets.line_at(at + pos)
+                    stop = block.find(b"\n", pos, cut) + 1 or cut
+                    known = self.known.get(line)
+                    yield (
+                        known if known is not None else self._record(line, block[start - at : stop])
+                    )
+                    pos = block.find(needle, stop, cut)
+            return
         size, at = self.source.size, 0
         while at < count:
             start = offsets[at]
@@ -409,6 +437,24 @@ class FileRecords(Sequence[Record]):
                 yield known if known is not None else self._record(index, buf[lo:hi])
                 pos = find(needle, hi)
             at = last
+
+    def _cuts(self, offsets: SeenLines) -> Iterator[tuple[int, int, bytes | None]]:
+        """The file a block of whole lines at a time, cut at its last newline, with no line
+        index: (start, end of the lines in `block`, block); a line longer than a block comes
+        as (its start, its end, None), unread."""
+        size, at = self.source.size, 0
+        while at < size:
+            block = self.source.read(at, min(size, at + BLOCK))
+            if not block:
+                raise filestate.FileChanged(f"{self.source.path}: shorter than when it was read")
+            cut = len(block) if at + len(block) >= size else block.rfind(b"\n") + 1
+            if cut == 0:
+                stop = offsets.line_end(at)
+                yield at, stop, None
+                at = stop
+                continue
+            yield at, cut, block
+            at += cut
 
     def _record(self, index: int, line: bytes) -> Record:
         if line.endswith(b"\r\n"):
