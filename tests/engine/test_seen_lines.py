@@ -45,6 +45,7 @@ def _opened(tmp: Path, data: bytes, whole: bool) -> Source:
     picked=st.sets(st.integers(0, 200)),
     step=st.sampled_from([0, 1, 3, 64]),
     chunk=st.sampled_from([1, 5, 65536]),
+    most=st.sampled_from([0, 3, 1 << 16]),
     order=st.randoms(use_true_random=False),
     whole=st.booleans(),
 )
@@ -54,12 +55,13 @@ def test_every_start_is_the_full_index_s(
     picked: set[int],
     step: int,
     chunk: int,
+    most: int,
     order: object,
     whole: bool,
 ) -> None:
     """Whichever lines the reader saw, however far a lookup steps (`STEP`; past it the whole
-    index is built), in any order, whether the survey kept the bytes or they are read a
-    `CHUNK` at a time."""
+    index is built, as it is past `STEPPED` starts held), in any order, whether the survey
+    kept the bytes or they are read a `CHUNK` at a time."""
     expected = _starts(data)
     seen = {i: expected[i] for i in picked if i < len(expected)}
     src = _opened(tmp_path_factory.mktemp("seen"), data, whole)
@@ -67,6 +69,8 @@ def test_every_start_is_the_full_index_s(
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(lineindex_module, "STEP", step)
             mp.setattr(lineindex_module, "CHUNK", chunk)
+            mp.setattr(lineindex_module, "STEPPED", most)  # past it: the whole-file index
+            mp.setattr(lineindex_module, "BLOCK", chunk)  # `line_at` counts a block at a time
             starts = SeenLines(src, seen, len(expected))
             picks = list(range(len(expected)))
             order.shuffle(picks)  # type: ignore[attr-defined]
@@ -74,7 +78,7 @@ def test_every_start_is_the_full_index_s(
             assert list(starts) == expected
             with pytest.raises(IndexError):
                 starts[len(expected)]
-            if step >= len(expected):
+            if step >= len(expected) and most >= len(expected):
                 assert starts.full is None  # never the whole-file index
             for pos in range(len(data)):
                 line = max(i for i, s in enumerate(expected) if s <= pos)

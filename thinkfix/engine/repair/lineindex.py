@@ -147,6 +147,9 @@ class LineIndex(Sequence[int]):
 #: A start is found by stepping lines from the nearest one the survey saw when it is at most
 #: this many lines on; farther, the whole-file index is built (once) and asked instead.
 STEP = 64
+#: Starts found by stepping held at most (past that the whole-file index, bounded by the
+#: file's size, is built): a plan reading many records far apart holds no entry per line.
+STEPPED = 1 << 16
 #: Bytes read at a time while stepping where the survey kept no bytes (`Source.whole`).
 CHUNK = 65536
 
@@ -165,6 +168,7 @@ class SeenLines(Sequence[int]):
             self.seen.setdefault(0, 0)
             self.seen[total] = source.size
         self.keys = sorted(self.seen)  # the lines the reader saw (those stepped to are added)
+        self.most = len(self.keys) + STEPPED  # starts held at most (else: the whole index)
         self.full: LineIndex | None = None
 
     def __len__(self) -> int:
@@ -191,7 +195,7 @@ class SeenLines(Sequence[int]):
         k = bisect_right(self.keys, index)
         # the nearest lines seen before and after (Codex's event copies are read backwards)
         first, after = self.keys[k - 1], self.keys[k]
-        if min(index - first, after - index) > STEP:
+        if min(index - first, after - index) > STEP or len(self.seen) > self.most:
             return self.whole()[index]
         if index - first <= after - index:
             at = self.seen[first]
@@ -248,11 +252,15 @@ class SeenLines(Sequence[int]):
         """The line holding byte `pos` and where it starts: counted from the nearest line seen
         at or before `pos` (the seen starts grow with their lines)."""
         starts = [self.seen[k] for k in self.keys]
-        k = self.keys[bisect_right(starts, pos) - 1]
-        at = self.seen[k]
-        source = self.source
-        block = source.whole if source.whole is not None else source.read(at, pos + 1)
-        base = 0 if source.whole is not None else at
-        line = k + block.count(b"\n", at - base, pos - base)
-        start = block.rfind(b"\n", at - base, pos - base) + 1
-        return line, (start + base if start else at)
+        line = self.keys[bisect_right(starts, pos) - 1]
+        start = at = self.seen[line]
+        whole = self.source.whole
+        while at < pos:  # the bytes between, a chunk at a time (a file is never held whole)
+            end = pos if whole is not None else min(pos, at + BLOCK)
+            block, base = (whole, 0) if whole is not None else (self.source.read(at, end), at)
+            line += block.count(b"\n", at - base, end - base)
+            nl = block.rfind(b"\n", at - base, end - base)
+            if nl >= 0:
+                start = base + nl + 1
+            at = end
+        return line, start

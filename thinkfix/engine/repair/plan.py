@@ -10,7 +10,6 @@ with their own reader are read whole (bounded by the record limit)."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,7 +20,7 @@ from typing import BinaryIO, cast
 from thinkfix.engine.health.fixes.model import Fixed
 from thinkfix.engine.ledger.change import Change
 from thinkfix.engine.repair.model import RepairOptions
-from thinkfix.engine.repair.source import FileRecords, Source, record_span
+from thinkfix.engine.repair.source import FileRecords, Source, named_stream, record_span
 from thinkfix.engine.scan import evidence, native, sparse
 from thinkfix.engine.scan.evidence import awaits_call
 from thinkfix.engine.scan.findings import TOO_MANY, CappedFindings, capped_findings, may_pass
@@ -312,13 +311,6 @@ class FilePlan:
         return digest.hexdigest()
 
 
-def _named(content: bytes, path: str) -> io.BytesIO:
-    """The bytes as a stream that knows the file's name (OpenCode reads a part's role beside)."""
-    stream = io.BytesIO(content)
-    stream.name = path
-    return stream
-
-
 def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOptions) -> FilePlan:
     """Plan one file's repair: what changes, where the reasoning goes (see the module doc)."""
     scan = options.scan
@@ -327,6 +319,7 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
     bad: list[tuple[int, str]] = []
 
     finder = RepairFinder(fmt, scan)
+    seen: dict[int, int] | None = None  # where the sparse reader's records start
 
     def survey(records: Iterable[Record]) -> int:
         n = 0
@@ -336,6 +329,8 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
             if hits:
                 known[record.index] = record
                 found.extend(hits)
+            elif seen is not None:  # the start of a record holding a repair is kept, no other
+                seen.pop(record.index, None)  # (memory: as `known`, not one entry a line)
             # After the sites were asked for: a record whose fields the format rejected is bad.
             bad.extend((r.line, r.error or "") for r in bad_records(fmt, (record,), scan))
         return n
@@ -347,7 +342,6 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
     fast = lines and scan.prefilter and sparse.supports(fmt)  # read by `Survey`: see there
     stream = source.survey_stream(hashed=hashed) if fast else source.stream(hashed=hashed)
     records: list[Record] | None = None
-    seen: dict[int, int] | None = None  # where the sparse reader's records start
     if fast:
         reader = sparse.SparseReader(
             fmt,
@@ -358,12 +352,13 @@ def plan_file(path: str, fmt: SessionFormat, source: Source, options: RepairOpti
             bulk=_uncounted,
             offsets=True,
         )
+        seen = reader.offsets
         survey(reader)
-        count, seen = reader.records, reader.offsets
+        count = reader.records
     elif lines:
         count = survey(fmt.read(cast(BinaryIO, stream)))
     else:
-        records = list(fmt.read(_named(stream.read(), source.path)))
+        records = list(fmt.read(named_stream(stream.read(), source.path)))
         count = survey(records)
     bad.extend(finder.capped)
     source.check()

@@ -238,6 +238,13 @@ class Survey:
         return data
 
 
+def named_stream(content: bytes, path: str) -> io.BytesIO:
+    """The bytes as a stream that knows the file's name (OpenCode reads a part's role beside)."""
+    stream = io.BytesIO(content)
+    stream.name = path
+    return stream
+
+
 def _fetch(url: str) -> int:
     """A file named by an fsspec URL, copied once as it streams into an anonymous temporary
     file (gone with the process): the bytes planned, verified and written are the ones read,

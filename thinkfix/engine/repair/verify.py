@@ -14,7 +14,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-from thinkfix.engine.repair.plan import Copy, FilePlan, New, RepairFinder, _named, wanted
+from thinkfix.engine.repair.plan import Copy, FilePlan, New, RepairFinder, wanted
+from thinkfix.engine.repair.source import named_stream
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.records import Record, Site
@@ -94,7 +95,7 @@ def _reread(plan: FilePlan) -> Iterator[Record]:
     for seg in plan.segments:
         if not isinstance(seg, New) or not seg.size:  # a record a fix cut reads as nothing
             continue
-        got = list(plan.fmt.read(_named(seg.data, plan.source.path)))
+        got = list(plan.fmt.read(named_stream(seg.data, plan.source.path)))
         if len(got) != 1 or got[0].raw != seg.record.raw or got[0].eol != seg.record.eol:
             raise filestate.VerifyError(
                 f"{plan.path}: a repaired record does not read back as one record"
