@@ -11,7 +11,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Protocol, cast, overload
 
-from thinkfix.io.filestate import BLOCK
+from thinkfix.io.filestate import BLOCK, FileChanged
 
 #: The line index keeps a line's start only when it is at least this many bytes past the last
 #: start it kept (the others found again by reading 4 KB): 16 bytes per 4 KB of the file at
@@ -25,6 +25,7 @@ WINDOWS = 64
 class Readable(Protocol):
     """What the index reads: a `source.Source`."""
 
+    path: str
     size: int
     whole: bytes | None  # the whole content, where the survey read it in one block
 
@@ -168,6 +169,8 @@ class SeenLines(Sequence[int]):
             self.seen.setdefault(0, 0)
             self.seen[total] = source.size
         self.keys = sorted(self.seen)  # the lines the reader saw (those stepped to are added)
+        self.starts = [self.seen[k] for k in self.keys]
+        self.last = (0, 0, -1)  # `line_at`'s last answer: (line, its start, the byte asked)
         self.most = len(self.keys) + STEPPED  # starts held at most (else: the whole index)
         self.full: LineIndex | None = None
 
@@ -212,9 +215,7 @@ class SeenLines(Sequence[int]):
         if self.full is None:
             self.full = LineIndex.build(self.source)
             if len(self.full) != self.total:
-                from thinkfix.io.filestate import FileChanged
-
-                raise FileChanged("changed while it was being read; skipped")
+                raise FileChanged(f"{self.source.path}: changed while it was being read; skipped")
         return self.full
 
     def line_end(self, start: int) -> int:
@@ -250,10 +251,14 @@ class SeenLines(Sequence[int]):
 
     def line_at(self, pos: int) -> tuple[int, int]:
         """The line holding byte `pos` and where it starts: counted from the nearest line seen
-        at or before `pos` (the seen starts grow with their lines)."""
-        starts = [self.seen[k] for k in self.keys]
-        line = self.keys[bisect_right(starts, pos) - 1]
-        start = at = self.seen[line]
+        at or before `pos`, or from the last `pos` asked for when that is nearer (a search
+        asks in file order, for every assistant line of a file at times)."""
+        k = bisect_right(self.starts, pos) - 1
+        line, start = self.keys[k], self.starts[k]
+        at = start
+        last = self.last
+        if start <= last[2] <= pos:
+            line, start, at = last
         whole = self.source.whole
         while at < pos:  # the bytes between, a chunk at a time (a file is never held whole)
             end = pos if whole is not None else min(pos, at + BLOCK)
@@ -263,4 +268,5 @@ class SeenLines(Sequence[int]):
             if nl >= 0:
                 start = base + nl + 1
             at = end
+        self.last = (line, start, pos)
         return line, start
