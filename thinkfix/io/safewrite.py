@@ -308,8 +308,10 @@ def atomic_write_stream(
             before_publish(written)
         if syncing is not None:
             syncing.wait()
-        os.close(fd)
-        fd = -1
+        # cleared before it is closed: an interrupt between the two leaks it rather than have
+        # the `finally` close it again (another thread may hold that number by then)
+        fd, closing = -1, fd
+        os.close(closing)
         old: OldInode | None = None
         if watch is not None:
             check_unchanged(*watch)
