@@ -9,7 +9,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
-from typing import Protocol, cast, overload
+from typing import Protocol, TypeVar, cast, overload
 
 from thinkfix.io.filestate import BLOCK, FileChanged
 
@@ -22,6 +22,34 @@ SPACING = 4096
 WINDOWS = 64
 
 
+T = TypeVar("T")
+
+
+class Indexed(Sequence[T]):
+    """A sequence whose items are found or read when asked (`_item`, for an index already
+    checked): slices, negative indices and the bounds are dealt with here, once for the line
+    indexes and the records of a file (`source.FileRecords`)."""
+
+    def _item(self, index: int) -> T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        size = len(self)
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(size))]
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError(index)
+        return self._item(index)
+
+
 class Readable(Protocol):
     """What the index reads: a `source.Source`."""
 
@@ -32,7 +60,7 @@ class Readable(Protocol):
     def read(self, start: int, end: int) -> bytes: ...
 
 
-class LineIndex(Sequence[int]):
+class LineIndex(Indexed[int]):
     """Where each line of a Source starts, held in memory bounded by the file's size.
 
     Eight bytes a line was unbounded (a newline bomb: a few KB of zstd holding hundreds of
@@ -103,19 +131,7 @@ class LineIndex(Sequence[int]):
     def __len__(self) -> int:
         return self.total
 
-    @overload
-    def __getitem__(self, index: int) -> int: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[int]: ...
-
-    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self.total))]
-        if index < 0:
-            index += self.total
-        if not 0 <= index < self.total:
-            raise IndexError(index)
+    def _item(self, index: int) -> int:
         if self.lines is None:
             return self.starts[index]
         kept = bisect_right(self.lines, index) - 1
@@ -155,7 +171,7 @@ STEPPED = 1 << 16
 CHUNK = 65536
 
 
-class SeenLines(Sequence[int]):
+class SeenLines(Indexed[int]):
     """Where each line of a Source starts, from the starts of the lines the survey's reader
     yielded (`SparseReader(offsets=True)`): a line near one of them (a record's end, a
     neighbour the planner reads) is found by stepping with `find`, and no whole-file index is
@@ -177,19 +193,7 @@ class SeenLines(Sequence[int]):
     def __len__(self) -> int:
         return self.total
 
-    @overload
-    def __getitem__(self, index: int) -> int: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[int]: ...
-
-    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self.total))]
-        if index < 0:
-            index += self.total
-        if not 0 <= index < self.total:
-            raise IndexError(index)
+    def _item(self, index: int) -> int:
         if self.full is not None:
             return self.full[index]
         at = self.seen.get(index)

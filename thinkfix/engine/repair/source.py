@@ -14,9 +14,9 @@ import stat
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
-from typing import Any, BinaryIO, cast, overload
+from typing import Any, BinaryIO, cast
 
-from thinkfix.engine.repair.lineindex import LineIndex, SeenLines
+from thinkfix.engine.repair.lineindex import Indexed, LineIndex, SeenLines
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.records import EMPTY_CONTEXT, Record, record_limit, too_large
 from thinkfix.io import compression, filestate, remote
@@ -300,7 +300,7 @@ def record_span(offsets: Sequence[int], index: int, size: int) -> tuple[int, int
     return offsets[index], end
 
 
-class FileRecords(Sequence[Record]):
+class FileRecords(Indexed[Record]):
     """A line-record file's records by index (read from disk on demand) or in one pass.
     `known` holds records already read (with their context), returned as they are; a record
     past the record limit comes back empty, with its error, never read."""
@@ -321,19 +321,7 @@ class FileRecords(Sequence[Record]):
         """Record `index`'s bytes in the decompressed file, its terminator included."""
         return record_span(self.offsets, index, self.source.size)
 
-    @overload
-    def __getitem__(self, index: int) -> Record: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Record]: ...
-
-    def __getitem__(self, index: int | slice) -> Record | Sequence[Record]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
+    def _item(self, index: int) -> Record:
         known = self.known.get(index)
         if known is not None:
             return known
