@@ -4,10 +4,11 @@ and a diff report written to a file."""
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -21,13 +22,15 @@ from thinkfix.cli.settings import (
     stacked,
 )
 from thinkfix.engine.commands import repair as repair_run
+from thinkfix.engine.controls import visible_name
 from thinkfix.engine.health.fixes.model import Fix, parse_fixes
+from thinkfix.engine.repair.driver import RunInterrupted
 from thinkfix.engine.repair.model import RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.engine.settings import values
 from thinkfix.formats.repairs import AnthropicMode, ClaudeCodeMode, CodexMode
-from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions
+from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions, plural
 from thinkfix.reporters.diff import get_renderer
 from thinkfix.reporters.diff.base import DiffFormat
 
@@ -150,11 +153,30 @@ def run(
     progress = progress_for(sys.stderr, unless_quiet(flag, quiet), verb)
     try:
         return repair_run.run(paths, options, progress)
+    except RunInterrupted as stop:
+        interrupted(stop, options.mode)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
     except repair_run.ClusterError as exc:  # --dask: no extra installed, no scheduler there
         echo_error(str(exc))
         sys.exit(int(ExitCode.ERROR))
+
+
+def interrupted(stop: RunInterrupted, mode: WriteMode) -> NoReturn:
+    """Ctrl-C stopped the run: say what it had replaced and how to take it back, out loud
+    (the files stay replaced), and exit with the shell's status for SIGINT."""
+    for e in stop.errors:
+        echo_error(e.message if e.message.startswith(e.path) else f"{e.path}: {e.message}")
+    verb = "replaced" if mode is WriteMode.IN_PLACE else "written"
+    if stop.written is None:
+        what = "files may have been " + verb
+    elif stop.written:
+        what = f"{plural(stop.written, 'file')} already {verb}"
+    else:
+        what = f"no file was {verb}"
+    undo = f"; undo with: thinkfix undo {stop.manifest_path}" if stop.manifest_path else ""
+    click.echo(visible_name(f"interrupted: {what}{undo}"), err=True)
+    sys.exit(128 + signal.SIGINT)
 
 
 def write_report(

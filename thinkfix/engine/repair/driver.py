@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from thinkfix.engine.inputs.files import STDIN
 from thinkfix.engine.inputs.walk import walk
@@ -32,8 +33,11 @@ from thinkfix.engine.repair.model import (
     failed,
 )
 from thinkfix.engine.repair.one_file import repair_file
+from thinkfix.engine.report import InputError
 from thinkfix.io import filestate, remote
 from thinkfix.io.errors import ErrorKind
+
+Entry = dict[str, Any]  # a manifest entry (`engine.ledger.manifest`)
 
 # --- a whole run -----------------------------------------------------------------------------
 
@@ -130,7 +134,9 @@ def repair_paths(
     tool_version: str = "",
     progress: Progress = NULL_PROGRESS,
 ) -> RepairResult:
-    """Repair every session file under `paths`; the library entry point behind the CLI."""
+    """Repair every session file under `paths`; the library entry point behind the CLI.
+    Stopped by Ctrl-C, it raises `RunInterrupted` (a KeyboardInterrupt) once every file it
+    replaced is in the manifest, saying how many and where that is."""
     check_paths(paths, options)
     run_dir = manifest_path = journal_dir = backup_dir = None
     roots: list[str] = []  # where the run may write: undo follows entries inside them only
@@ -140,7 +146,6 @@ def repair_paths(
         from thinkfix.engine.ledger import integrity
         from thinkfix.engine.ledger import journal as ledger_journal
         from thinkfix.engine.ledger import manifest as mf
-        from thinkfix.engine.repair.write import inside
 
         run_id = new_run_id()
         run_dir = options.run_dir or mf.default_run_dir(run_id)
@@ -154,8 +159,50 @@ def repair_paths(
         ledger_journal.start_journal(
             journal_dir, roots=roots, mode=options.mode.value, backup_dir=backup_dir
         )
+
+    def finish(results: Sequence[FileResult]) -> tuple[tuple[InputError, ...], list[Entry]]:
+        return finalise(
+            results,
+            options=options,
+            manifest_path=manifest_path,
+            journal_dir=journal_dir,
+            run_dir=run_dir,
+            backup_dir=backup_dir,
+            tool_version=tool_version,
+            roots=roots,
+        )
+
+    results: list[FileResult] = []
+    try:
+        jobs = _jobs(paths, options, backup_dir, journal_dir)
+        # A worker process would read and write its own, empty memory:// filesystem.
+        local = any(remote.process_local(p) for p in [*paths, options.out_dir or ""])
+        results, _ = _run(jobs, 1 if local else options.jobs, progress, options.dask)
+    except KeyboardInterrupt as exc:
+        raise _interrupted(lambda: finish(results), manifest_path, journal_dir) from exc
+    except BaseException:
+        # Whatever else stopped the run (a bug), every file already replaced is journaled:
+        # the manifest is written for them before the exception goes on.
+        finish(results)
+        raise
+    try:
+        errors, written = finish(results)
+    except KeyboardInterrupt as exc:  # Ctrl-C as the run ends: its journal is kept
+        raise RunInterrupted(None, manifest_path, _kept(exc, journal_dir)) from exc
+    files = tuple(sorted((r for r in results if r.skipped_reason is None), key=lambda r: r.path))
+    backups = backup_dir if backup_dir is not None and os.path.isdir(backup_dir) else None
+    return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
+
+
+def _jobs(
+    paths: Sequence[str], options: RepairOptions, backup_dir: str | None, journal_dir: str | None
+) -> list[Job]:
+    """A job for every session file under `paths`; for a writing run, the folders they are
+    written into swept of killed runs' temporary files first."""
     base = out = None
     if options.mode is WriteMode.OUT:
+        from thinkfix.engine.repair.write import inside  # a writing run's only
+
         assert options.out_dir is not None
         base, out = out_paths(paths, options.out_dir)
     jobs: list[Job] = []
@@ -188,27 +235,52 @@ def repair_paths(
         # then finds nothing left to write (the killed run may have finished them); once per
         # folder, not once per file written into it.
         _sweep(jobs)
-    results: list[FileResult] = []
+    return jobs
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run. Every file it replaced by then is journaled into
+    `manifest_path` (`thinkfix undo` takes them back); `written` is how many files that is
+    (None when the run's end was itself cut short), `errors` what kept the manifest from
+    being finished (the journal is then kept, and undo follows it from the same path)."""
+
+    def __init__(
+        self, written: int | None, manifest_path: str | None, errors: tuple[InputError, ...]
+    ) -> None:
+        super().__init__()
+        self.written = written
+        self.manifest_path = manifest_path
+        self.errors = errors
+
+
+def _interrupted(
+    finish: Callable[[], tuple[tuple[InputError, ...], list[Entry]]],
+    manifest_path: str | None,
+    journal_dir: str | None,
+) -> RunInterrupted:
+    """What an interrupted run replaced, its journal finished into the manifest first; a
+    failure to finish it (a second Ctrl-C, a full disk, a bug) is one of its errors."""
     try:
-        # A worker process would read and write its own, empty memory:// filesystem.
-        local = any(remote.process_local(p) for p in [*paths, options.out_dir or ""])
-        results, _ = _run(jobs, 1 if local else options.jobs, progress, options.dask)
-    finally:
-        # Whatever stopped the run (an interrupt, a bug), every file already replaced is
-        # journaled: the manifest is written for them before the exception goes on.
-        errors, written = finalise(
-            results,
-            options=options,
-            manifest_path=manifest_path,
-            journal_dir=journal_dir,
-            run_dir=run_dir,
-            backup_dir=backup_dir,
-            tool_version=tool_version,
-            roots=roots,
-        )
-    files = tuple(sorted((r for r in results if r.skipped_reason is None), key=lambda r: r.path))
-    backups = backup_dir if backup_dir is not None and os.path.isdir(backup_dir) else None
-    return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
+        errors, written = finish()
+    except BaseException as exc:  # noqa: BLE001 - said to the user, never dropped
+        return RunInterrupted(None, manifest_path, _kept(exc, journal_dir))
+    kept = [p for p in (manifest_path, journal_dir) if p is not None and os.path.lexists(p)]
+    undo = manifest_path if kept else None  # none: nothing was replaced, nothing to undo
+    return RunInterrupted(len({e["target"] for e in written}), undo, errors)
+
+
+def _kept(exc: BaseException, journal_dir: str | None) -> tuple[InputError, ...]:
+    why = "interrupted" if isinstance(exc, KeyboardInterrupt) else describe(exc)
+    where = journal_dir or "the run's folder"
+    return (
+        InputError(
+            where,
+            None,
+            ErrorKind.WRITE_FAILED,
+            f"the run's undo manifest was not finished ({why}); its journal is kept in "
+            f"{where}: files it names may have been replaced",
+        ),
+    )
 
 
 def _taken(output: str | None) -> bool:

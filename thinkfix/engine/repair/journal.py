@@ -1,8 +1,9 @@
 """The end of a repair run: its journal becomes the sealed undo manifest.
 
 Entries are journaled one file at a time before each file is replaced
-(`write`); whatever stopped the run, the driver calls `finalise` in a
-`finally`, so every file already replaced is in a manifest undo can follow.
+(`write`); whatever stopped the run, the driver calls `finalise` before the
+exception goes on (an interrupt's says what was replaced), so every file
+already replaced is in a manifest undo can follow.
 """
 
 from __future__ import annotations
