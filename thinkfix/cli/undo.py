@@ -1,4 +1,5 @@
-"""`thinkfix undo`: restore every file a repair wrote, byte for byte, from its manifest."""
+"""`thinkfix undo`: restore every file a repair wrote, byte for byte, from its manifest (or
+its run's folder, which holds the manifest, or the journal of a run that never finished)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from thinkfix.reporters.base import plural
 
 
 @click.command("undo")
-@click.argument("manifest", type=click.Path())
+@click.argument("manifest", type=click.Path(), metavar="MANIFEST|RUN_DIR")
 @click.option("--dry-run", is_flag=True, help="Check every file and say what would be restored.")
 @click.option(
     "--skip-changed",
@@ -25,7 +26,13 @@ from thinkfix.reporters.base import plural
 )
 @quiet_option
 def undo_command(manifest: str, dry_run: bool, skip_changed: bool, quiet: bool) -> None:
-    """Restore every file a repair wrote, byte for byte, from its MANIFEST."""
+    """Restore every file a repair wrote, byte for byte, from its MANIFEST.
+
+    MANIFEST is the file a repair names ("undo with: thinkfix undo MANIFEST"). RUN_DIR, the
+    run's folder (--run-dir, or the run's own under $XDG_STATE_HOME/thinkfix/runs), does as
+    well: it also follows a run that was killed or interrupted before its manifest was
+    written, from the journal the run kept there.
+    """
     try:
         result = undo(manifest, dry_run=dry_run, skip_changed=skip_changed)
     except ManifestError as exc:
