@@ -267,6 +267,10 @@ def atomic_write_stream(
         mode = default_mode() if link else current_mode(real)
     temp = temp_name(real)
     fd, syncing = -1, None
+    # The replaced file's old inode, held across the rename of the very file read, until it
+    # is handed to `release` or `settle`; and its second name, removed whatever stops this.
+    old: OldInode | None = None
+    keep: str | None = None
     try:
         try:
             fd = os.open(
@@ -312,33 +316,54 @@ def atomic_write_stream(
         # the `finally` close it again (another thread may hold that number by then)
         fd, closing = -1, fd
         os.close(closing)
-        old: OldInode | None = None
         if watch is not None:
             check_unchanged(*watch)
             if real_path(watch[0]) == real:  # replacing the very file read: a live writer?
                 from thinkfix.io.livewriters import OldInode
 
                 old = OldInode.hold(target, real, watch[1])
-        try:
-            _publish(temp, real)
-        except OSError as exc:
-            if old is not None:
-                old.release()
-            raise WriteError(f"{target}: cannot rename into place: {exc.strerror or exc}") from exc
+                keep = old.keep
+        _rename(target, temp, real)  # failing, `old` is let go as for any failure below
+        if durable and sync_folder:
+            fsync_folder(folder)
+        if old is not None:
+            held, old = old, None
+            held.settle()
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
+        _undo_names(temp, old, keep)
         raise
     finally:
         if syncing is not None:
             syncing.join()  # never close a descriptor an fsync is still using
         if fd >= 0:
             os.close(fd)
-    if durable and sync_folder:
-        fsync_folder(folder)
-    if old is not None:
-        old.settle()
     return written
+
+
+def _rename(target: str, temp: str, real: str) -> None:
+    """The rename into place, or a WriteError."""
+    try:
+        _publish(temp, real)
+    except OSError as exc:
+        raise WriteError(f"{target}: cannot rename into place: {exc.strerror or exc}") from exc
+
+
+def _undo_names(temp: str, old: OldInode | None, keep: str | None) -> None:
+    """What a write that stopped (an error, Ctrl-C at any line) leaves of its own names: none.
+    An old inode not yet handed on is let go (`release`) or, when the rename happened (its
+    temporary name is gone), checked for a writer that raced it (`settle`: that writer's
+    lines put back); then the second name is removed if it is still there. Both names are
+    this write's own (its pid and a random token): nothing else is touched."""
+    published = not os.path.lexists(temp)
+    if not published:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+    if old is not None:
+        with contextlib.suppress(OSError, WriteError):  # what stopped the write goes on
+            old.settle() if published else old.release()
+    if keep is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(keep)
 
 
 class _Syncing:
