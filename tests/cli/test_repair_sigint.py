@@ -73,6 +73,9 @@ main()
 """
 
 
+_IN_PLACE = ("--in-place", "--isolated", "--include-active")  # the files were just written
+
+
 def _corpus(tmp_path: Path, n: int) -> Path:
     root = tmp_path / "in"
     root.mkdir()
@@ -89,9 +92,7 @@ def _interrupted_repair(tmp_path: Path, root: Path, at: int, jobs: int) -> tuple
         str(at),
         str(flag),
         "repair",
-        "--in-place",
-        "--isolated",
-        "--include-active",
+        *_IN_PLACE,
         "--no-progress",
         "--jobs",
         str(jobs),
@@ -135,6 +136,22 @@ def test_repair_interrupted_says_what_it_replaced_and_how_to_undo(tmp_path: Path
     assert temp_files(root) == []
 
 
+def test_repair_interrupted_with_jobs_stops_at_the_next_file(tmp_path: Path) -> None:
+    """Failed before the fix: the pool's shutdown waited for every chunk already submitted
+    (the whole run), so all 40 files were repaired after the Ctrl-C."""
+    root = _corpus(tmp_path, 40)
+    before = tree_bytes(root)
+    stderr, started = _interrupted_repair(tmp_path, root, at=3, jobs=2)
+    # The third file, and one the other worker may have had in hand: nothing after.
+    assert len(started) <= 3 + 1, started
+    replaced = [name for name, data in tree_bytes(root).items() if data != before[name]]
+    assert 0 < len(replaced) <= len(started)
+    assert re.search(rf"interrupted.*\b{len(replaced)} files?\b", stderr), stderr
+    _undo_as_told(stderr)
+    assert tree_bytes(root) == before
+    assert temp_files(root) == []
+
+
 def _interrupt_the_third_file(monkeypatch: pytest.MonkeyPatch) -> None:
     real, seen = repair_one._repair_file, [0]
 
@@ -162,17 +179,7 @@ def test_repair_interrupted_whose_manifest_fails_says_so_and_undoes(
 
     monkeypatch.setattr(ledger_journal, "write_manifest", write_manifest)
     run_dir = tmp_path / "run"
-    result = invoke(
-        "repair",
-        "--in-place",
-        "--isolated",
-        "--include-active",
-        "--jobs",
-        "1",
-        "--run-dir",
-        str(run_dir),
-        str(root),
-    )
+    result = invoke("repair", *_IN_PLACE, "--jobs", "1", "--run-dir", str(run_dir), str(root))
     assert result.exit_code == 128 + signal.SIGINT, result.output
     assert re.search(r"error: .*manifest.*(not finished|could not be written)", result.stderr)
     assert not (run_dir / mf.MANIFEST_NAME).exists()
@@ -191,17 +198,7 @@ def test_repair_interrupted_before_any_write_says_nothing_to_undo(
     before = tree_bytes(root)
     monkeypatch.setattr(repair_one, "_repair_file", _raise_interrupt)
     run_dir = tmp_path / "run"
-    result = invoke(
-        "repair",
-        "--in-place",
-        "--isolated",
-        "--include-active",
-        "--jobs",
-        "1",
-        "--run-dir",
-        str(run_dir),
-        str(root),
-    )
+    result = invoke("repair", *_IN_PLACE, "--jobs", "1", "--run-dir", str(run_dir), str(root))
     assert result.exit_code == 128 + signal.SIGINT, result.output
     assert "interrupted: no file was replaced" in result.stderr
     assert "thinkfix undo" not in result.stderr

@@ -8,13 +8,20 @@ a killed run would go on working for nobody), and a pool whose worker died raise
 `BrokenProcessPool` instead of hanging (`_never_wait_for_a_dead_reader`), so the caller
 can redo what is missing in its own process. Callers merge results in a fixed order, so
 what the pool's order is never shows in a report.
+
+Ctrl-C is the parent's to act on: workers ignore SIGINT (a terminal sends it to them too),
+and a parent that stops early (an interrupt, any error) cancels the chunks not started and
+sets a stop flag every worker reads before each task, so each stops at its next task's
+boundary instead of finishing its chunk, or the run (the pool's shutdown used to wait for
+every chunk already submitted).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Generator, Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -26,6 +33,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _shared: Any = None  # what the work function gets besides its task, in a worker
+_stop: Any = None  # the run's stop flag (a multiprocessing Event), set when its parent stops
 
 
 def __getattr__(name: str) -> Any:
@@ -61,18 +69,30 @@ def chunk_size(tasks: int, workers: int, most: int = 32) -> int:
     return max(1, min(most, tasks // (workers * 8)))
 
 
-def _start(shared: Any, parent: int) -> None:
-    """A worker's start: it dies with `parent`, and keeps `shared` unless forked with it."""
+def _start(shared: Any, parent: int, stop: Any) -> None:
+    """A worker's start: it dies with `parent`, leaves Ctrl-C to it (`stop` says when to
+    stop), and keeps `shared` unless forked with it."""
+    import signal
+
     from thinkfix.io.lifeline import die_with_parent
 
-    global _shared
+    global _shared, _stop
     die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _stop = stop
     if shared is not None:
         _shared = shared
 
 
 def _call(fn: Callable[[Any, Any], Any], chunk: Sequence[Any]) -> list[Any]:
-    return [fn(_shared, task) for task in chunk]
+    """A chunk's results, up to the task before which the parent said stop (its results are
+    not waited for then)."""
+    out = []
+    for task in chunk:
+        if _stop is not None and _stop.is_set():
+            break
+        out.append(fn(_shared, task))
+    return out
 
 
 def run(
@@ -82,33 +102,42 @@ def run(
     workers: int,
     *,
     chunk: int | None = None,
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     """`fn(shared, task)` for every task in `workers` processes, yielding results as their
     chunks finish (tasks start in the order given: put the longest first).
 
     `fn` must be a module-level function (it is sent by name). Raises `BrokenProcessPool`
-    when a worker dies; the results yielded before that are sound."""
+    when a worker dies; the results yielded before that are sound. Stopped early (Ctrl-C
+    here, an error, the caller no longer reading), the pool starts no more tasks and
+    returns once each worker has finished the task it was on."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     global _shared
     method = start_method()
+    context = multiprocessing.get_context(method)
     size = chunk or chunk_size(len(tasks), workers)
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+    stop = context.Event()
     _shared = shared  # a forked worker inherits it (and whatever it compiled) from here
     try:
         with ProcessPoolExecutor(
             max_workers=max(1, min(workers, len(chunks))),
-            mp_context=multiprocessing.get_context(method),
+            mp_context=context,
             initializer=_start,
-            initargs=(None if method == "fork" else shared, os.getpid()),
+            initargs=(None if method == "fork" else shared, os.getpid(), stop),
         ) as pool:
             _never_wait_for_a_dead_reader(pool)
             pending: set[Future[list[R]]] = {pool.submit(_call, fn, c) for c in chunks}
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    yield from future.result()
+            try:
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        yield from future.result()
+            except BaseException:
+                stop.set()  # before the cancel: a chunk a worker takes meanwhile stops too
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
     finally:
         _shared = None
 
@@ -130,9 +159,10 @@ def run_or_here(
 
     done: set[Hashable] = set()
     try:
-        for out in run(fn, tasks, shared, workers, chunk=chunk):
-            done.add(result_key(out))
-            yield out
+        with contextlib.closing(run(fn, tasks, shared, workers, chunk=chunk)) as results:
+            for out in results:
+                done.add(result_key(out))
+                yield out
     except BrokenProcessPool:
         for task in tasks:  # a worker died: what did not come back is done here
             if key(task) not in done:

@@ -11,6 +11,7 @@ manifest, the worker pool. The rooms it uses: `one_file` (one file end to end),
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -327,14 +328,16 @@ def _run(
             return [_done(progress, j, repair_file(j)) for j in jobs], False
         try:
             got: dict[int, FileResult] = {}
-            for i, result in parallel.run(
-                _repair_task,
-                list(enumerate(jobs)),
-                None,
-                min(workers, len(jobs)),
-                chunk=_chunk(len(jobs), workers),
-            ):
-                got[i] = _done(progress, jobs[i], result)
+            tasks = list(enumerate(jobs))
+            chunk = _chunk(len(jobs), workers)
+            # Closed however this loop ends (Ctrl-C in its body too): the pool then starts
+            # nothing more and its workers stop at their next file, before the run's end reads
+            # the journal they write.
+            with contextlib.closing(
+                parallel.run(_repair_task, tasks, None, min(workers, len(jobs)), chunk=chunk)
+            ) as results:
+                for i, result in results:
+                    got[i] = _done(progress, jobs[i], result)
             return [got[i] for i in range(len(jobs))], False
         except parallel.BrokenProcessPool:
             # A worker died (killed, out of memory) mid-file. Which files it finished is
