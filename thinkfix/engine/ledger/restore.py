@@ -17,10 +17,14 @@ from typing import Any, BinaryIO
 
 from thinkfix.engine.ledger import integrity
 from thinkfix.engine.ledger import rows as store
-from thinkfix.engine.ledger.journal import forget_logs, journal_entries, load_manifest
+from thinkfix.engine.ledger.journal import (
+    forget_logs,
+    holds_written,
+    journal_entries,
+    load_manifest,
+)
 from thinkfix.engine.ledger.manifest import (
     ManifestError,
-    current_sha256,
     current_state,
     is_store_entry,
     unblob,
@@ -322,7 +326,7 @@ def roll_back_unfinished(journal_dir: str) -> None:
         if e.get("role") == "session"
         and isinstance(e.get("target"), str)
         and not remote.is_url(e["target"])
-        and _sha256_or_none(e["target"]) == e["after"]["sha256"]
+        and holds_written(e)
     }
     for entry in entries:
         if entry.get("role") != "sidecar" or entry.get("path") in replaced:
@@ -331,13 +335,6 @@ def roll_back_unfinished(journal_dir: str) -> None:
         if status is UndoStatus.WOULD_RESTORE and now is not None:
             with contextlib.suppress(filestate.WriteError):
                 _restore(entry, now)
-
-
-def _sha256_or_none(target: str) -> str | None:
-    try:
-        return current_sha256(target)
-    except filestate.WriteError:
-        return None
 
 
 def _expect(sha: str) -> Callable[[str], None]:
