@@ -134,3 +134,38 @@ def test_a_failed_rename_over_the_file_read_leaves_it_and_no_name(
     assert target.read_bytes() == OLD
     assert temp_files(tmp_path) == []
     assert len(released) == 1
+
+
+def test_an_interrupt_at_any_line_of_the_hold_on_the_old_inode_leaves_no_name_or_descriptor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`OldInode.hold` links the file read to a second name before the write holds it: an
+    interrupt after the link, before the hold returned, left that name (and its descriptor)
+    with nobody to remove them. Every line of the hold is interrupted in turn (the scan of
+    /proc for live writers, thousands of lines of its own, answered "none"). Failed first
+    at the three lines after the link."""
+    monkeypatch.setattr(livewriters, "open_writers", lambda real: [])
+    target = tmp_path / "count.jsonl"
+    target.write_bytes(OLD)
+    with interrupted_at(0, {livewriters.__file__}) as seen:
+        livewriters.OldInode.hold(str(target), str(target), Stamp.of(os.stat(target))).release()
+    lines = seen[0]
+    assert lines > 5
+    fds = set(os.listdir("/proc/self/fd"))
+    left: dict[int, list[str]] = {}
+    for line in range(1, lines + 1):
+        folder = tmp_path / f"at-{line}"
+        folder.mkdir()
+        target = folder / "session.jsonl"
+        target.write_bytes(OLD)
+        stamp = Stamp.of(os.stat(target))
+        held = None
+        with contextlib.suppress(KeyboardInterrupt), interrupted_at(line, {livewriters.__file__}):
+            held = livewriters.OldInode.hold(str(target), str(target), stamp)
+        if held is not None:  # not interrupted: the caller's to let go of
+            held.release()
+        if temp_files(folder):
+            left[line] = temp_files(folder)
+        assert set(os.listdir("/proc/self/fd")) == fds, f"a descriptor left at line {line}"
+        assert target.read_bytes() == OLD
+    assert left == {}

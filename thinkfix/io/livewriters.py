@@ -94,6 +94,15 @@ def _name(pid: int) -> str:
         return ""
 
 
+def _linked(real: str, name: str) -> bool:
+    """Link `real` to `name`; False where the filesystem has no hard links."""
+    try:
+        os.link(real, name)
+    except OSError:
+        return False
+    return True
+
+
 class OldInode:
     """The replaced file's inode, held across the rename to catch a writer that raced it.
 
@@ -119,22 +128,30 @@ class OldInode:
                 f"{', '.join(str(w) for w in writers)} (a live session); "
                 "skipped, left as it is"
             )
+        # Until the caller holds what this returns, the descriptor and the second name are
+        # this call's to let go of, whatever stops it (Ctrl-C between two lines included).
+        fd, name = -1, None
         try:
-            fd = os.open(real, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        except OSError as exc:
-            raise FileChanged(
-                f"{target}: cannot hold it open ({exc.strerror or exc}); skipped"
-            ) from exc
-        if Stamp.of(os.fstat(fd)) != stamp:  # it changed just now, before the hold
-            os.close(fd)
-            raise FileChanged(f"{target}: changed since it was read; skipped, left as it is")
-        name = temp_name(real)
-        try:
-            os.link(real, name)
-            keep: str | None = name
-        except OSError:
-            keep = None  # no hard links here: the tail is copied instead (see settle)
-        return cls(target, real, stamp, fd, keep)
+            try:
+                fd = os.open(real, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            except OSError as exc:
+                raise FileChanged(
+                    f"{target}: cannot hold it open ({exc.strerror or exc}); skipped"
+                ) from exc
+            if Stamp.of(os.fstat(fd)) != stamp:  # it changed just now, before the hold
+                raise FileChanged(f"{target}: changed since it was read; skipped, left as it is")
+            held = cls(target, real, stamp, fd, None)
+            name = temp_name(real)
+            # no hard links here: the tail is copied instead (see settle)
+            held.keep = name if _linked(real, name) else None
+            return held
+        except BaseException:  # (no nested `try` line above: a traced interrupt there skipped it)
+            if name is not None:  # this process's pid and a random token: no other's name
+                with contextlib.suppress(OSError):
+                    os.unlink(name)
+            if fd >= 0:
+                os.close(fd)
+            raise
 
     def release(self) -> None:
         if self.keep is not None:
