@@ -27,6 +27,7 @@ from thinkfix.formats.common import (
 from thinkfix.formats.detection import has_keys, sample, share
 from thinkfix.formats.locations import env_dir
 from thinkfix.formats.quick import (
+    FREE,
     KEY,
     MS_STAMP,
     PLAIN,
@@ -123,7 +124,9 @@ class Pi(FormatBase):
         # the message's own stamp ends the line, exactly as the rest of the pattern reads it: a
         # line that ends otherwise fails at once (without it, a long line of many `"model":`
         # members backtracks between the two free parts: seconds for 100 KB)
-        rb'\n\{"type":"message"(?=[^\n]*,"timestamp":[1-9][0-9]{11,12}\}\}\n)(?:,'
+        rb'\n\{"type":"message"(?='
+        + FREE
+        + rb',"timestamp":[1-9][0-9]{11,12}\}\}\n)(?:,'
         + KEY
         + b":"
         + PLAIN
