@@ -34,6 +34,8 @@ DETOK_CLOSE = "assistantfinal"
 CALL_PREFIX = "<|channel|>commentary to="
 _CALL_BODY = r"[^<>\n]{1,128}(?:<\|constrain\|>[^<>\n]{0,64})?"
 _CALL_SOURCE = re.escape(CALL_PREFIX[1:]) + _CALL_BODY + re.escape("<|message|>")
+CALL_TAG = "<|channel|>commentary"  # a call token's tag, whoever the recipient
+_XML_TOKENS_KEPT = 1024
 
 
 class Kind(Enum):
@@ -54,6 +56,29 @@ class Kind(Enum):
     CALL = (
         "call"  # Harmony's commentary to a recipient: ends a block, opens one that needs no close
     )
+
+    # Members are singletons compared by identity; Enum's own `__hash__` is a Python call,
+    # paid at every set lookup of a token's kind (several per token).
+    __hash__ = object.__hash__
+
+
+# In 3.11 a member read through its class costs ~130 ns (EnumType's `__getattr__` puts every
+# attribute read of the class on the slow path); the scanner reads kinds per token, so it
+# reads these instead.
+OPEN, CLOSE, EMPTY, MARKER = Kind.OPEN, Kind.CLOSE, Kind.EMPTY, Kind.MARKER
+VISIBLE_HEADER, END, FENCE, TICKS, TEXT = (
+    Kind.VISIBLE_HEADER,
+    Kind.END,
+    Kind.FENCE,
+    Kind.TICKS,
+    Kind.TEXT,
+)
+ANSWER_OPEN, ANSWER_CLOSE, TOOL_CALL, CALL = (
+    Kind.ANSWER_OPEN,
+    Kind.ANSWER_CLOSE,
+    Kind.TOOL_CALL,
+    Kind.CALL,
+)
 
 
 # Token and _Literal are NamedTuples, not frozen dataclasses: as cheap to make per token, and
@@ -78,6 +103,11 @@ def _atomic(pattern: str, name: str) -> str:
     if sys.version_info >= (3, 11):
         return f"(?>{pattern})"
     return f"(?=(?P<{name}>{pattern}))(?P={name})"
+
+
+#: `Token(kind, start, end, tag, xml)` without the Python-level `__new__` of a NamedTuple (a
+#: frame per token): all five fields in order.
+_new_token = tuple.__new__
 
 
 class _Literal(NamedTuple):
@@ -144,6 +174,8 @@ class Grammar:
             group = self._probes.setdefault("<", {})
             group["<|"] = group.get("<|", ()) + (CALL_PREFIX,)
         self.max_token = max([len(lit.text) for lit in literals] + [MAX_ATTRS + 64])
+        # text a scanner keeps before its scan position: the longest unfinished delimiter
+        self.context = max(CONTEXT, self.max_token)
         starts = {"<"} | {lit.text[0] for lit in literals}
         if policy.protect_code:
             starts |= {"`", "~"}
@@ -276,38 +308,71 @@ class Grammar:
 
     def token(self, m: re.Match[str], offset: int) -> Token:
         """The token a match of `pattern` stands for; `offset` maps window to text positions."""
-        start, end = m.start() + offset, m.end() + offset
+        start, end = m.span()
         group = m.lastgroup
         if group == "xml":
-            name = m.group("name").lower()
-            if m.group("slash"):
-                return Token(Kind.CLOSE, start, end, f"</{name}>", xml=True)
-            inner = m.group("xml")[1:-1].rstrip(" \t\r\n")
-            if inner.endswith("/"):
-                return Token(Kind.EMPTY, start, end, f"<{name}/>", xml=True)
-            return Token(Kind.OPEN, start, end, f"<{name}>", xml=True)
+            found = m.group()
+            meaning = self._xml_tokens.get(found)
+            if meaning is None:
+                meaning = self._xml_meaning(m)
+            return _new_token(Token, (meaning[0], start + offset, end + offset, meaning[1], True))
         if group == "call":
-            return Token(Kind.CALL, start, end, "<|channel|>commentary")
+            return _new_token(Token, (CALL, start + offset, end + offset, CALL_TAG, False))
         if group is not None and group.startswith("lit"):
             lit = self.literals[m.group()]
-            return Token(lit.kind, start, end, lit.tag)
+            return _new_token(Token, (lit.kind, start + offset, end + offset, lit.tag, False))
         run = m.group()
-        if len(run) >= 3 and _at_line_start(m.string, m.start()):
-            return Token(Kind.FENCE, start, end, run)
-        return Token(Kind.TICKS if group == "ticks" else Kind.TEXT, start, end, run)
+        if len(run) >= 3 and _at_line_start(m.string, start):
+            kind = FENCE
+        else:
+            kind = TICKS if group == "ticks" else TEXT
+        return _new_token(Token, (kind, start + offset, end + offset, run, False))
+
+    @cached_property
+    def _xml_tokens(self) -> dict[str, tuple[Kind, str]]:
+        """An XML tag's kind and canonical tag by its text: the few spellings a text uses
+        recur at every block, and reading one costs five group reads and two string copies."""
+        return {}
+
+    def _xml_meaning(self, m: re.Match[str]) -> tuple[Kind, str]:
+        name = m.group("name").lower()
+        if m.group("slash"):
+            meaning = (CLOSE, f"</{name}>")
+        elif m.group("xml")[1:-1].rstrip(" \t\r\n").endswith("/"):
+            meaning = (EMPTY, f"<{name}/>")
+        else:
+            meaning = (OPEN, f"<{name}>")
+        cache = self._xml_tokens
+        if len(cache) >= _XML_TOKENS_KEPT:
+            cache.clear()  # a hostile text of many attribute spellings keeps memory bounded
+        cache[m.group()] = meaning
+        return meaning
 
     def maybe_delimited(self, text: str) -> bool:
         """False only when no delimiter can occur in `text`: substring tests at C speed."""
         for first, groups in self._probes.items():
             if first not in text:
                 continue
-            if first == "<" and self._names:
-                lower = text.lower()
-                if any(name in lower for name in self._names):
-                    return True
+            if first == "<" and self._names and self._has_name(text):
+                return True
             for prefix, probes in groups.items():
-                if prefix in text and any(p in text for p in probes):
-                    return True
+                if prefix in text:
+                    for probe in probes:
+                        if probe in text:
+                            return True
+        return False
+
+    def _has_name(self, text: str) -> bool:
+        """True when a tag name occurs in `text`, in any case. Its usual spelling is looked
+        for first: lowering a text that is not ASCII costs ~45 instructions a character."""
+        names = self._names
+        for name in names:
+            if name in text:
+                return True
+        lower = text.lower()
+        for name in names:
+            if name in lower:
+                return True
         return False
 
     def may_grow(self, m: re.Match[str], window: str) -> bool:

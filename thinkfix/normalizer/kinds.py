@@ -17,6 +17,13 @@ class Label(str, Enum):
     DUPLICATE = "duplicate"  # reasoning already present in the native field
 
 
+# In 3.11 a member read through its class costs ~130 ns (EnumType's `__getattr__` puts every
+# attribute read of the class on the slow path); the normalizer labels spans per token, so it
+# reads these instead.
+VISIBLE, THINKING, DELIMITER = Label.VISIBLE, Label.THINKING, Label.DELIMITER
+TRIMMED, DUPLICATE = Label.TRIMMED, Label.DUPLICATE
+
+
 class LeakKind(str, Enum):
     """The kinds of leak the normalizer reports (DESIGN.md's damage table, plus two notices)."""
 

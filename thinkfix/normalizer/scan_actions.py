@@ -6,11 +6,27 @@ from __future__ import annotations
 
 from copy import copy
 
-from thinkfix.normalizer.grammar import Kind, Token
-from thinkfix.normalizer.kinds import Label, LeakKind
+from thinkfix.normalizer.grammar import (
+    OPEN,
+    Token,
+)
+from thinkfix.normalizer.kinds import (
+    DELIMITER,
+    THINKING,
+    TRIMMED,
+    VISIBLE,
+    Label,
+    LeakKind,
+)
 from thinkfix.normalizer.policy import OrphanClose
 from thinkfix.normalizer.scan_state import (
+    DETOK,
+    IN,
+    INSIDE,
+    LEAD,
+    LITERAL,
     NON_WS,
+    OUT,
     BlockFinding,
     Checkpoint,
     Mode,
@@ -54,11 +70,11 @@ class Actions(ChunkText):
                 spans[-1] = RawSpan(last.start, end, label, block)
             else:
                 spans.append(RawSpan(start, end, label, block))
-            if label is not Label.VISIBLE:
+            if label is not VISIBLE:
                 st = self.st
                 if (
                     start != st.visible_from
-                    and st.mode not in (Mode.IN, Mode.DETOK)
+                    and st.mode not in INSIDE
                     and not self._trimmed_gap(st.visible_from, start)
                 ):
                     # a new run of removed text begins here, after visible text
@@ -90,12 +106,12 @@ class Actions(ChunkText):
         upto = self.pos if upto is None else upto
         if upto <= st.seg:
             return
-        if st.mode in (Mode.IN, Mode.DETOK):
-            self._add(st.seg, upto, Label.THINKING, st.block)
+        if st.mode in INSIDE:
+            self._add(st.seg, upto, THINKING, st.block)
             if not st.content and NON_WS.search(self.text_at(st.seg, upto)):
                 st.content = True
         else:
-            self._add(st.seg, upto, Label.VISIBLE)
+            self._add(st.seg, upto, VISIBLE)
             if not st.shown and NON_WS.search(self.text_at(st.seg, upto)):
                 st.shown = True
         st.seg = upto
@@ -108,7 +124,7 @@ class Actions(ChunkText):
     def _remove(self, tok: Token, kind: LeakKind) -> None:
         """A delimiter that goes on its own; the text around it stays where it is."""
         self._cut(tok.start)
-        self._add(tok.start, tok.end, Label.DELIMITER)
+        self._add(tok.start, tok.end, DELIMITER)
         self._finding(kind, tok.tag, tok.start, tok.end)
         st = self.st
         st.seg, st.first_delim, st.window, st.mode = tok.end, True, None, self._after_removal()
@@ -116,12 +132,12 @@ class Actions(ChunkText):
 
     def _after_removal(self) -> Mode:
         """With nothing visible yet, the text after a removed delimiter is leading text again."""
-        return Mode.OUT if self.st.shown else Mode.LEAD
+        return OUT if self.st.shown else LEAD
 
     def _enter_block(self, tok: Token, opener: Token, mode: Mode, *, leading: bool) -> None:
         """The opener `tok` is removed and a new reasoning block starts after it."""
         self._cut(tok.start)
-        self._add(tok.start, tok.end, Label.DELIMITER)
+        self._add(tok.start, tok.end, DELIMITER)
         st = self.st
         st.mode, st.seg, st.first_delim, st.window = mode, tok.end, True, None
         st.block += 1
@@ -130,21 +146,19 @@ class Actions(ChunkText):
 
     def _open_block(self, tok: Token, *, leading: bool) -> None:
         if not leading:
-            self._checkpoint(tok.start, Override.LITERAL)
-        self._enter_block(tok, tok, Mode.IN, leading=leading)
+            self._checkpoint(tok.start, LITERAL)
+        self._enter_block(tok, tok, IN, leading=leading)
         self.st.depth, self.st.prose = 1, 0
 
     def _start_detok(self, tok: Token) -> None:
         """A detokenised Harmony `analysis` header: reasoning, if its `assistantfinal` comes."""
-        self._checkpoint(tok.start, Override.LITERAL)
-        self._enter_block(
-            tok, Token(Kind.OPEN, tok.start, tok.end, "harmony"), Mode.DETOK, leading=True
-        )
+        self._checkpoint(tok.start, LITERAL)
+        self._enter_block(tok, Token(OPEN, tok.start, tok.end, "harmony"), DETOK, leading=True)
 
     def _close_block(self, tok: Token) -> None:
         self._cut(tok.start)
         st = self.st
-        self._add(tok.start, tok.end, Label.DELIMITER)
+        self._add(tok.start, tok.end, DELIMITER)
         opener = st.opener
         start = opener.start if opener is not None else 0
         kind = LeakKind.BLOCK if st.content else LeakKind.EMPTY_BLOCK
@@ -195,13 +209,13 @@ class Actions(ChunkText):
         content = False
         for n, span in enumerate(self.spans):
             if span.start >= window:
-                self.spans[n] = RawSpan(span.start, span.end, Label.THINKING, block)
+                self.spans[n] = RawSpan(span.start, span.end, THINKING, block)
                 content = content or bool(NON_WS.search(self.text_at(span.start, span.end)))
-        self._add(tok.start, tok.end, Label.DELIMITER)
+        self._add(tok.start, tok.end, DELIMITER)
         kind = LeakKind.ORPHAN_CLOSE if content else LeakKind.STRAY_CLOSE
         self._finding(kind, tok.tag, window if content else tok.start, tok.end, block)
         st.seg, st.first_delim, st.window, st.block = tok.end, True, None, block
-        st.shown, st.mode, st.after_block = False, Mode.LEAD, tok.end
+        st.shown, st.mode, st.after_block = False, LEAD, tok.end
         st.prose = 0  # a prose opener in the text that became reasoning awaits no close
         # whether a code marker after the removed run starts a line is judged on what stays
         # visible before it, as normalizing the result again will read it
@@ -217,7 +231,7 @@ class Actions(ChunkText):
         start = self._trailing_ws_start(tok.start)
         if start < tok.start:
             self._cut(start)
-            self._add(start, tok.start, Label.TRIMMED)
+            self._add(start, tok.start, TRIMMED)
             self.st.seg = tok.start
 
     def _trailing_ws_start(self, end: int) -> int:
@@ -238,6 +252,6 @@ class Actions(ChunkText):
         unwrapped answer trailing whitespace waits (its closer may follow, rule 7), also while
         the scanner is back at a leading blank (a tool call that ended an empty block)."""
         st = self.st
-        if st.answer is None or not self.policy.trim or st.mode not in (Mode.OUT, Mode.LEAD):
+        if st.answer is None or not self.policy.trim or st.mode not in (OUT, LEAD):
             return self.pos
         return self._trailing_ws_start(self.pos)

@@ -7,13 +7,24 @@ import re
 from bisect import bisect_left
 from functools import lru_cache
 
-from thinkfix.normalizer.grammar import Kind, Token
+from thinkfix.normalizer.grammar import (
+    CLOSE,
+    END,
+    FENCE,
+    TEXT,
+    TICKS,
+    Token,
+)
 from thinkfix.normalizer.scan_actions import Actions
-from thinkfix.normalizer.scan_state import NEWLINE, RUN_GROUPS, Mode
+from thinkfix.normalizer.scan_state import (
+    IN,
+    NEWLINE,
+    RUN_GROUPS,
+)
 
 _TICKS = re.compile(r"`+")
 #: Tags that end a fence when glued to its closing run, inside a reasoning block.
-_FENCE_CLOSERS = frozenset({Kind.CLOSE, Kind.END})
+_FENCE_CLOSERS = frozenset({CLOSE, END})
 
 
 @lru_cache(maxsize=32)
@@ -58,9 +69,9 @@ class CodeRules(Actions):
             # up to three spaces of indentation, as a fence line allows (`_at_line_start`)
             line_start = st.gap_indent is not None and st.gap_indent + len(gap) <= 3
         if line_start and len(tok.tag) >= 3:
-            kind = Kind.FENCE
+            kind = FENCE
         else:
-            kind = Kind.TICKS if tok.tag[0] == "`" else Kind.TEXT
+            kind = TICKS if tok.tag[0] == "`" else TEXT
         return tok if kind is tok.kind else Token(kind, tok.start, tok.end, tok.tag)
 
     def _pass_marker(self, tok: Token) -> None:
@@ -80,15 +91,15 @@ class CodeRules(Actions):
         if gap < 0 or gap > 3 or self._look_back(st.marker_end, tok.start, w, off).strip(" "):
             return tok  # a newline or text in between: the original line rules
         if st.marker_indent is not None and st.marker_indent + gap <= 3 and len(tok.tag) >= 3:
-            kind = Kind.FENCE
+            kind = FENCE
         else:
-            kind = Kind.TICKS if tok.tag[0] == "`" else Kind.TEXT
+            kind = TICKS if tok.tag[0] == "`" else TEXT
         return tok if kind is tok.kind else Token(kind, tok.start, tok.end, tok.tag)
 
     def _skip_code(self, tok: Token, w: str, off: int, final: bool) -> bool:
         """A fence opens a code block; an inline span skips to its matching run (False while
         the line that decides has not arrived)."""
-        if tok.kind is Kind.FENCE:
+        if tok.kind is FENCE:
             self.st.fence = tok.tag
             self.pos = tok.end
             return True
@@ -140,7 +151,7 @@ class CodeRules(Actions):
         line = _fence_closer(fence).match(w, m.start())
         if line is not None:
             return line.end() if line.group().endswith("\n") or final else None
-        if self.st.mode is not Mode.IN:
+        if self.st.mode is not IN:
             return -1
         j, g = m.end(), self.grammar
         tm = g.pattern.match(w, j)

@@ -4,8 +4,17 @@ scanner's state already says what it is (visible text, or reasoning inside a blo
 from __future__ import annotations
 
 from thinkfix.normalizer.grammar import DETOK_OPEN
-from thinkfix.normalizer.kinds import Label
-from thinkfix.normalizer.scan_state import NON_WS, Mode
+from thinkfix.normalizer.kinds import (
+    THINKING,
+    VISIBLE,
+    Label,
+)
+from thinkfix.normalizer.scan_state import (
+    IN,
+    NON_WS,
+    OUT,
+    Mode,
+)
 from thinkfix.normalizer.scan_tokens import TokenRules
 
 
@@ -19,7 +28,7 @@ class PlainChunks(TokenRules):
         """
         st = self.st
         if (
-            st.mode not in (Mode.OUT, Mode.IN)
+            st.mode not in (OUT, IN)
             or st.fence is not None
             or self.pos != self.length
             or st.answer is not None
@@ -28,13 +37,13 @@ class PlainChunks(TokenRules):
             return None
         self.feed(chunk)
         self.pos = self.length
-        if st.mode is Mode.IN:
+        if st.mode is IN:
             if not st.content and NON_WS.search(chunk):
                 st.content = True
-            return Label.THINKING
+            return THINKING
         if not st.shown and NON_WS.search(chunk):
             st.shown = True
-        return Label.VISIBLE
+        return VISIBLE
 
     def lead_is_visible(self, chunk: str) -> bool:
         """True when text starting with `chunk` starts with visible text: no candidate
@@ -48,13 +57,13 @@ class PlainChunks(TokenRules):
     def open_visible(self) -> None:
         """The state after reading a first chunk that `lead_is_visible`, with holdback 0."""
         st = self.st
-        st.mode, st.shown, st.window = Mode.OUT, True, None
+        st.mode, st.shown, st.window = OUT, True, None
 
     def plain_mode(self) -> Mode | None:
         """OUT or IN when a chunk with no candidate character may bypass the scan entirely."""
         st = self.st
         if (
-            st.mode in (Mode.OUT, Mode.IN)
+            st.mode in (OUT, IN)
             and st.fence is None
             and self.pos == self.length
             and self._ck is None
@@ -73,7 +82,7 @@ class PlainChunks(TokenRules):
         """True when a chunk with no candidate character would be taken and held, unread."""
         st = self.st
         return (
-            st.mode in (Mode.OUT, Mode.IN)
+            st.mode in (OUT, IN)
             and st.fence is None
             and self.pos == self.length
             and not self.settled()

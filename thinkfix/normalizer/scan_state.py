@@ -35,12 +35,23 @@ class Mode(Enum):
     IN = "in"  # inside a reasoning block
     DETOK = "detok"  # inside a detokenised harmony `analysis...assistantfinal` candidate
 
+    __hash__ = object.__hash__  # as `Kind`'s: identity, without a Python call
+
+
+# Read per token: module constants, not class attributes (see `grammar.OPEN`).
+LEAD, OUT, IN, DETOK = Mode.LEAD, Mode.OUT, Mode.IN, Mode.DETOK
+#: The modes inside reasoning (a block, or a detokenised Harmony analysis).
+INSIDE = (IN, DETOK)
+
 
 class Override(Enum):
     """What a rollback decides for the token a checkpoint stands at."""
 
     LITERAL = "literal"  # the token is text
     CLOSE = "close"  # the token ends the block
+
+
+LITERAL = Override.LITERAL  # read per token (see `grammar.OPEN`)
 
 
 class RawSpan(NamedTuple):

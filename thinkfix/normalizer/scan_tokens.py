@@ -7,20 +7,41 @@ yet fed leaves `pos` at the token and returns False.
 
 from __future__ import annotations
 
-from thinkfix.normalizer.grammar import MAX_ATTRS, Kind, Token
-from thinkfix.normalizer.kinds import Label, LeakKind
+from thinkfix.normalizer.grammar import (
+    ANSWER_CLOSE,
+    ANSWER_OPEN,
+    CALL,
+    CLOSE,
+    EMPTY,
+    END,
+    FENCE,
+    MARKER,
+    MAX_ATTRS,
+    OPEN,
+    TEXT,
+    TICKS,
+    TOOL_CALL,
+    VISIBLE_HEADER,
+    Token,
+)
+from thinkfix.normalizer.kinds import (
+    DELIMITER,
+    LeakKind,
+)
 from thinkfix.normalizer.scan_code import CodeRules
 from thinkfix.normalizer.scan_state import (
     CODE_KINDS,
+    IN,
+    LITERAL,
     NON_WS,
+    OUT,
     PROSE_BEFORE,
     RUN_GROUPS,
-    Mode,
     Override,
 )
 
 #: Kinds that end the visible text before them and begin a new answer (or end one).
-_MARKERS = frozenset({Kind.MARKER, Kind.VISIBLE_HEADER, Kind.END})
+_MARKERS = frozenset({MARKER, VISIBLE_HEADER, END})
 
 
 class TokenRules(CodeRules):
@@ -36,27 +57,27 @@ class TokenRules(CodeRules):
         """Act on one token; False when more text is needed first (pos is left at the token)."""
         st = self.st
         if tok.kind in CODE_KINDS:
-            if st.mode is Mode.OUT and st.visible_from > 0:
+            if st.mode is OUT and st.visible_from > 0:
                 tok = self._after_removal_code(tok, w, off)
-            elif st.mode is Mode.IN and st.marker_end >= 0:
+            elif st.mode is IN and st.marker_end >= 0:
                 tok = self._after_marker_code(tok, w, off)
-        if tok.kind in (Kind.FENCE, Kind.TICKS):
+        if tok.kind in (FENCE, TICKS):
             return self._skip_code(tok, w, off, final)
-        if tok.kind is Kind.TEXT:
+        if tok.kind is TEXT:
             self.pos = tok.end
             return True
         override = self._overrides.get(tok.start)
-        if override is Override.LITERAL:
+        if override is LITERAL:
             self.pos = tok.end
             return True
-        if tok.kind is Kind.TOOL_CALL:
+        if tok.kind is TOOL_CALL:
             # whoever opened the leading block, the template or the model (rule 3)
-            if st.mode is Mode.IN and st.leading:
+            if st.mode is IN and st.leading:
                 self._end_at_tool_call(tok)
             else:
                 self.pos = tok.end  # text, and no delimiter: rule 4 still waits for one
             return True
-        if st.mode is Mode.IN:
+        if st.mode is IN:
             return self._in_block(tok, w, off, override)
         return self._outside(tok, w, off, final, lead)
 
@@ -77,24 +98,24 @@ class TokenRules(CodeRules):
             self.pos = tok.end
             return True
         kind = tok.kind
-        if kind is Kind.OPEN or kind is Kind.EMPTY:
+        if kind is OPEN or kind is EMPTY:
             self._cut(tok.start)
             prose = not lead and self.st.shown and self._prose_mention(tok, w, off)
-            if kind is Kind.OPEN:
+            if kind is OPEN:
                 return self._outside_open(tok, prose, lead)
             if not prose:
                 self._remove(tok, LeakKind.EMPTY_BLOCK)
             self.pos = tok.end
             return True
-        if kind is Kind.CALL:
+        if kind is CALL:
             self._cut(tok.start)
             self._open_block(tok, leading=True)  # a special token: never prose, needs no close
             return True
         if kind in _MARKERS:
             return self._outside_marker(tok)
-        if kind is Kind.ANSWER_OPEN:
+        if kind is ANSWER_OPEN:
             return self._outside_answer_open(tok, w, off)
-        if kind is Kind.ANSWER_CLOSE:
+        if kind is ANSWER_CLOSE:
             return self._outside_answer_close(tok)
         return self._outside_close(tok, w, off, final, lead)
 
@@ -188,18 +209,18 @@ class TokenRules(CodeRules):
 
     def _in_block(self, tok: Token, w: str, off: int, override: Override | None) -> bool:
         kind = tok.kind
-        if kind is Kind.OPEN:
+        if kind is OPEN:
             self._in_block_open(tok, w, off)
             return True
-        if kind is Kind.MARKER:
+        if kind is MARKER:
             self._pass_marker(tok)
             return True
-        if kind in (Kind.EMPTY, Kind.ANSWER_OPEN, Kind.ANSWER_CLOSE):
+        if kind in (EMPTY, ANSWER_OPEN, ANSWER_CLOSE):
             self.pos = tok.end
             return True
-        if kind is Kind.CALL:
+        if kind is CALL:
             # a new Harmony message: this block ends where the call's own block begins
-            self._close_block(Token(Kind.CLOSE, tok.start, tok.start, tok.tag))
+            self._close_block(Token(CLOSE, tok.start, tok.start, tok.tag))
             self._open_block(tok, leading=True)
             return True
         # CLOSE, END or VISIBLE_HEADER: closes (a level of) the block
@@ -236,7 +257,7 @@ class TokenRules(CodeRules):
             and not st.content
             and st.depth == 1
         ):
-            self._add(tok.start, tok.end, Label.DELIMITER)
+            self._add(tok.start, tok.end, DELIMITER)
             st.seg = tok.end
         elif self._prose_mention(tok, w, off):
             st.prose += 1
@@ -317,7 +338,7 @@ class TokenRules(CodeRules):
             if not final and (tm.end() == len(w) or g.may_grow(tm, w)):
                 return None
             tokens, j = True, tm.end()
-            opens = opens or g.token(tm, 0).kind is Kind.OPEN
+            opens = opens or g.token(tm, 0).kind is OPEN
         if not final and limit == len(w) and limit - i <= MAX_ATTRS:
             return None
         return ("tokens", bound) if tokens else ("none", None)

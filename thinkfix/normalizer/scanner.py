@@ -15,16 +15,35 @@ from __future__ import annotations
 
 import re
 
-from thinkfix.normalizer.grammar import CONTEXT, DETOK_CLOSE, DETOK_OPEN, Kind, Token, grammar_for
+from thinkfix.normalizer.grammar import (
+    ANSWER_CLOSE,
+    ANSWER_OPEN,
+    CALL,
+    CLOSE,
+    CONTEXT,
+    DETOK_CLOSE,
+    DETOK_OPEN,
+    EMPTY,
+    END,
+    MARKER,
+    OPEN,
+    VISIBLE_HEADER,
+    Token,
+    grammar_for,
+)
 from thinkfix.normalizer.kinds import LeakKind
 from thinkfix.normalizer.policy import Policy, harmony_model
 from thinkfix.normalizer.scan_shortcuts import PlainChunks
 from thinkfix.normalizer.scan_state import (
     CLOSING,
+    DETOK,
+    IN,
+    INSIDE,
+    LEAD,
+    LITERAL,
     NON_WS,
+    OUT,
     RUN_GROUPS,
-    Mode,
-    Override,
     RawSpan,
     ScanState,
 )
@@ -33,15 +52,15 @@ _RESCAN_SLACK = 1 << 16
 #: Kinds that may start the text as delimiters (anything else there is visible text).
 _LEAD_KINDS = frozenset(
     {
-        Kind.OPEN,
-        Kind.EMPTY,
-        Kind.CLOSE,
-        Kind.END,
-        Kind.MARKER,
-        Kind.VISIBLE_HEADER,
-        Kind.ANSWER_OPEN,
-        Kind.ANSWER_CLOSE,
-        Kind.CALL,
+        OPEN,
+        EMPTY,
+        CLOSE,
+        END,
+        MARKER,
+        VISIBLE_HEADER,
+        ANSWER_OPEN,
+        ANSWER_CLOSE,
+        CALL,
     }
 )
 
@@ -81,16 +100,16 @@ class Scanner(PlainChunks):
         self._line_ticks = None
         if start_in_reasoning:
             self.st = ScanState(
-                Mode.IN,
+                IN,
                 depth=1,
                 block=0,
                 leading=True,
                 first_delim=True,
                 window=None,
-                opener=Token(Kind.OPEN, 0, 0, "<think>", xml=True),
+                opener=Token(OPEN, 0, 0, "<think>", xml=True),
             )
         else:
-            self.st = ScanState(Mode.LEAD)
+            self.st = ScanState(LEAD)
 
     # -- the frontier ---------------------------------------------------------------------
 
@@ -155,9 +174,9 @@ class Scanner(PlainChunks):
         w, off = self._window()
         while True:
             st = self.st
-            if st.mode is Mode.LEAD:
+            if st.mode is LEAD:
                 going = self._scan_lead(w, off, final)
-            elif st.mode is Mode.DETOK:
+            elif st.mode is DETOK:
                 going = self._scan_detok(w, off)
             elif st.fence is not None:
                 going = self._in_fence(st.fence, w, off, self.pos - off, final)
@@ -175,10 +194,10 @@ class Scanner(PlainChunks):
         j = m.start()
         self.pos = off + j
         g = self.grammar
-        if self.detok and self._overrides.get(self.pos) is not Override.LITERAL:
+        if self.detok and self._overrides.get(self.pos) is not LITERAL:
             tail = w[j : j + len(DETOK_OPEN)]
             if tail == DETOK_OPEN:
-                self._start_detok(Token(Kind.OPEN, off + j, off + j + len(tail), DETOK_OPEN))
+                self._start_detok(Token(OPEN, off + j, off + j + len(tail), DETOK_OPEN))
                 return True
             if not final and DETOK_OPEN.startswith(tail) and j + len(tail) == len(w):
                 return False
@@ -189,14 +208,14 @@ class Scanner(PlainChunks):
             self._await_run(tm, len(w))
             return False
         tok = g.token(tm, off) if tm is not None else None
-        self.st.mode = Mode.OUT
+        self.st.mode = OUT
         if (
             tok is not None
             and tok.kind in _LEAD_KINDS
             and not self._on_token(tok, w, off, final, lead=True)
         ):
             if self.pos == tok.start:
-                self.st.mode = Mode.LEAD  # it waits, still the first thing
+                self.st.mode = LEAD  # it waits, still the first thing
             return False
         return True
 
@@ -208,7 +227,7 @@ class Scanner(PlainChunks):
             keep = len(DETOK_CLOSE) - 1
             self.pos = off + max(i, len(w) - keep)
             return False
-        self._close_block(Token(Kind.CLOSE, off + k, off + k + len(DETOK_CLOSE), DETOK_CLOSE))
+        self._close_block(Token(CLOSE, off + k, off + k + len(DETOK_CLOSE), DETOK_CLOSE))
         return True
 
     def _scan_text(self, w: str, off: int, final: bool) -> bool:
@@ -266,7 +285,7 @@ class Scanner(PlainChunks):
     def _end_of_text(self) -> bool:
         """Settle what the end of the text decides; False if a rollback needs another scan."""
         st = self.st
-        if st.mode in (Mode.IN, Mode.DETOK):
+        if st.mode in INSIDE:
             if self._ck is not None:
                 self._roll_back(st)
                 return True
@@ -277,7 +296,7 @@ class Scanner(PlainChunks):
             tag = opener.tag if opener is not None else ""
             kind = LeakKind.UNCLOSED if st.content else LeakKind.EMPTY_BLOCK
             self._finding(kind, tag, start, self.length, st.block)
-            st.mode, st.seg = Mode.OUT, self.length
+            st.mode, st.seg = OUT, self.length
             return False
         self.pos = self.length
         self._cut()
@@ -294,7 +313,7 @@ class Scanner(PlainChunks):
         del self.findings[ck.findings :]
         self._overrides[ck.pos] = ck.override
         self._ck = None
-        if ck.override is Override.LITERAL and st.mode is Mode.IN:
+        if ck.override is LITERAL and st.mode is IN:
             self._finding(
                 LeakKind.UNCLOSED_INLINE,
                 st.opener.tag if st.opener else "",

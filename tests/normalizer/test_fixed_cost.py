@@ -1,0 +1,55 @@
+"""What the normalizer keeps between calls to cut its fixed cost per text (#26 item 2) never
+changes an answer: a value kept from an earlier text, or built once for a policy, gives what
+building it afresh gives."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from thinkfix.normalizer.grammar import Grammar, Kind, grammar_for
+from thinkfix.normalizer.policy import DEFAULT, Policy
+
+from .strategies import SETTINGS
+
+_NAMES = st.sampled_from(["think", "THINK", "Thinking", "reason", "reflection", "thought"])
+_BLANKS = st.text(" \t\r\n", max_size=3)
+_ATTRS = st.text(st.characters(blacklist_characters="<>"), max_size=12)
+XML_TAGS = st.builds(
+    lambda ws1, slash, ws2, name, gap, attrs, tail: f"<{ws1}{slash}{ws2}{name}{gap}{attrs}{tail}>",
+    _BLANKS,
+    st.sampled_from(["", "/"]),
+    _BLANKS,
+    _NAMES,
+    st.sampled_from(["", " ", "\n", "/"]),
+    _ATTRS,
+    st.sampled_from(["", "/", " / "]),
+)
+
+
+def _tokens(grammar: Grammar, text: str, offset: int) -> list[tuple[Kind, int, int, str, bool]]:
+    return [tuple(grammar.token(m, offset)) for m in grammar.pattern.finditer(text)]  # type: ignore[misc]
+
+
+@SETTINGS
+@given(tags=st.lists(XML_TAGS, min_size=1, max_size=6), offset=st.integers(0, 99))
+def test_grammar_token_equal_with_a_fresh_and_a_reused_tag_cache(
+    tags: list[str], offset: int
+) -> None:
+    text = "x".join(tags)
+    warm = grammar_for(DEFAULT)
+    warm_tokens = _tokens(warm, text, offset)
+    again = _tokens(warm, text, offset)  # every spelling now comes from the cache
+    fresh = _tokens(Grammar(Policy()), text, offset)
+    assert warm_tokens == again == fresh
+
+
+def test_grammar_tag_cache_stays_bounded_and_right_after_it_is_cleared() -> None:
+    grammar = Grammar(Policy())
+    spellings = [f'<think a="{n}">' for n in range(3000)]
+    for text in spellings:
+        (m,) = grammar.pattern.finditer(text)
+        assert tuple(grammar.token(m, 0)) == (Kind.OPEN, 0, len(text), "<think>", True)
+    assert len(grammar._xml_tokens) <= 1024
+    (m,) = grammar.pattern.finditer("</ Think>")
+    assert grammar.token(m, 5) == (Kind.CLOSE, 5, 14, "</think>", True)
