@@ -7,10 +7,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from thinkfix import normalize
 from thinkfix.normalizer.grammar import Grammar, Kind, grammar_for
+from thinkfix.normalizer.kinds import Label
 from thinkfix.normalizer.policy import DEFAULT, Policy
+from thinkfix.normalizer.spans import Result, Span, new_result, spans_of
 
-from .strategies import SETTINGS
+from .strategies import NATIVE, POLICIES, SETTINGS, TEXTS
 
 _NAMES = st.sampled_from(["think", "THINK", "Thinking", "reason", "reflection", "thought"])
 _BLANKS = st.text(" \t\r\n", max_size=3)
@@ -53,3 +56,46 @@ def test_grammar_tag_cache_stays_bounded_and_right_after_it_is_cleared() -> None
     assert len(grammar._xml_tokens) <= 1024
     (m,) = grammar.pattern.finditer("</ Think>")
     assert grammar.token(m, 5) == (Kind.CLOSE, 5, 14, "</think>", True)
+
+
+_ROWS = st.lists(
+    st.tuples(
+        st.integers(0, 50),
+        st.integers(0, 50),
+        st.sampled_from(Label),
+        st.none() | st.integers(0, 3),
+    ),
+    max_size=6,
+)
+
+
+@SETTINGS
+@given(rows=_ROWS)
+def test_spans_of_equals_the_spans_the_dataclass_makes(
+    rows: list[tuple[int, int, Label, int | None]],
+) -> None:
+    made = spans_of(rows)
+    built = tuple(Span(*row) for row in rows)
+    assert made == built
+    assert [hash(s) for s in made] == [hash(s) for s in built]
+    assert [repr(s) for s in made] == [repr(s) for s in built]
+    assert [vars(s) for s in made] == [vars(s) for s in built]
+
+
+@SETTINGS
+@given(text=TEXTS, policy=POLICIES, native=NATIVE)
+def test_new_result_equals_the_result_the_dataclass_makes(
+    text: str, policy: Policy, native: str | None
+) -> None:
+    r = normalize(text, policy=policy, native_reasoning=native)
+    built = Result(
+        text, tuple(Span(s.start, s.end, s.label, s.block) for s in r.spans), r.findings, r.native
+    )
+    assert r == built
+    assert vars(new_result(text, built.spans, built.findings, built.native)) == vars(built)
+    assert (r.visible, r.extracted, r.thinking, r.changed) == (
+        built.visible,
+        built.extracted,
+        built.thinking,
+        built.changed,
+    )

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from thinkfix.normalizer.kinds import Label, LeakKind
+from operator import itemgetter
+
+from thinkfix.normalizer.kinds import THINKING, VISIBLE, Label, LeakKind
 from thinkfix.normalizer.policy import Policy
 from thinkfix.normalizer.scanner import Scanner
-from thinkfix.normalizer.spans import Finding, Result, Span
-from thinkfix.normalizer.stages import Deduper, Piece, Trimmer
+from thinkfix.normalizer.spans import Finding, Result, new_result, spans_of
+from thinkfix.normalizer.stages import Deduper, Piece, Trimmer, new_piece
+
+#: A span's fields, in order, before it is made a `Span`.
+_Row = tuple[int, int, Label, int | None]
 
 
 class Pipeline:
@@ -32,7 +37,8 @@ class Pipeline:
         self.trimmer = Trimmer(policy.trim)
         self.deduper = Deduper(policy, native)
         self.native = native
-        self.spans: list[Span] = []  # what batch mode keeps (`keep`); streaming drains it
+        # what batch mode keeps (`keep`): (start, end, label, block) rows, made spans at the end
+        self._rows: list[_Row] = []
         self._in_order = True
         self.finished = False
 
@@ -48,7 +54,7 @@ class Pipeline:
             return []  # it waits, with the text before it, for the scanner's next cut
         # the hot path of a live stream: plain text with nothing pending goes straight out
         scanner.pass_through()
-        block = scanner.st.block if label is Label.THINKING else None
+        block = scanner.st.block if label is THINKING else None
         piece = Piece(start, scanner.length, label, block, chunk)
         scanner.release(start)
         return self.deduper.push(self.trimmer.push([piece]))
@@ -60,9 +66,12 @@ class Pipeline:
             self.scanner.feed(last)
         self.scanner.run(final=True)
         out = self._drain()
-        tail = self.deduper.push(self.trimmer.finish()) + self.deduper.finish()
+        tail = self.trimmer.finish()
+        deduper = self.deduper
+        if deduper.active:
+            tail = deduper.push(tail) + deduper.finish()
         self.finished = True
-        return out + tail
+        return out + tail if tail else out
 
     def open_visible(self, chunk: str) -> bool:
         """Take a first chunk of plain visible text by setting the state reading it would reach.
@@ -95,67 +104,73 @@ class Pipeline:
         if mode is None or deduper.held or not trimmer.enabled:
             return None
         if mode.value == "out":
-            return Label.VISIBLE if trimmer.visible_flowing() else None
+            return VISIBLE if trimmer.visible_flowing() else None
         if deduper.active or not trimmer.thinking_flowing(self.scanner.st.block):
             return None
-        return Label.THINKING
+        return THINKING
 
     def _drain(self) -> list[Piece]:
         scanner = self.scanner
         raw = scanner.take()
-        pieces = [
-            Piece(s.start, s.end, s.label, s.block, scanner.text_at(s.start, s.end)) for s in raw
-        ]
-        if raw:
-            scanner.release(raw[-1].end)
-        return self.deduper.push(self.trimmer.push(pieces))
+        if not raw:
+            return []
+        # the spans tile the text from the first to the last: one read, then slices of it
+        lo, hi = raw[0].start, raw[-1].end
+        text = scanner.text_at(lo, hi)
+        pieces = [new_piece(Piece, (*s, text[s.start - lo : s.end - lo])) for s in raw]
+        scanner.release(hi)
+        pieces = self.trimmer.push(pieces)
+        return self.deduper.push(pieces) if self.deduper.active else pieces
 
     def findings(self) -> tuple[Finding, ...]:
         """Findings so far (all of them once finished), duplicates relabelled."""
-        out = []
-        for bf in self.scanner.findings:
-            f = bf.finding
-            if (
-                bf.block is not None
-                and bf.block in self.deduper.duplicates
-                and f.kind is LeakKind.BLOCK
-            ):
-                f = Finding(LeakKind.DUPLICATE, f.tag, f.start, f.end)
-            out.append(f)
-        return tuple(sorted(out, key=lambda f: (f.start, f.end)))
+        duplicates = self.deduper.duplicates
+        out = [bf.finding for bf in self.scanner.findings]
+        if duplicates:
+            for n, (f, block) in enumerate(self.scanner.findings):
+                if block is not None and block in duplicates and f.kind is LeakKind.BLOCK:
+                    out[n] = Finding(LeakKind.DUPLICATE, f.tag, f.start, f.end)
+        if len(out) > 1:
+            out.sort(key=_offsets)
+        return tuple(out)
 
     def keep(self, pieces: list[Piece]) -> None:
         """Batch mode: add `pieces` to the result's spans, each merged into the last it
         continues, so a text of many tokens keeps a few spans, not a piece per token."""
-        spans = self.spans
-        for p in pieces:
-            if p.end <= p.start:
+        rows = self._rows
+        for start, end, label, block, _ in pieces:
+            if end <= start:
                 continue
-            last = spans[-1] if spans else None
-            if last is not None and last.end == p.start:
-                if last.label is p.label and last.block == p.block:
-                    spans[-1] = Span(last.start, p.end, p.label, p.block)
-                    continue
-            elif last is not None:
-                self._in_order = False
-            spans.append(Span(p.start, p.end, p.label, p.block))
+            if rows:
+                last = rows[-1]
+                if last[1] == start:
+                    if last[2] is label and last[3] == block:
+                        rows[-1] = (last[0], end, label, block)
+                        continue
+                else:
+                    self._in_order = False
+            rows.append((start, end, label, block))
 
     def result(self, text: str) -> Result:
-        spans = self.spans if self._in_order else _merge(sorted(self.spans, key=_start))
-        return Result(text, tuple(spans), self.findings(), self.native)
+        rows = self._rows if self._in_order else _merge(sorted(self._rows, key=_first))
+        return new_result(text, spans_of(rows), self.findings(), self.native)
 
 
-def _start(span: Span) -> int:
-    return span.start
+_first = itemgetter(0)
 
 
-def _merge(spans) -> tuple[Span, ...]:  # type: ignore[no-untyped-def]
-    out: list[Span] = []
-    for s in spans:
-        if s.end <= s.start:
+def _offsets(f: Finding) -> tuple[int, int]:
+    return f.start, f.end
+
+
+def _merge(rows: list[_Row]) -> list[_Row]:
+    out: list[_Row] = []
+    for row in rows:
+        start, end, label, block = row
+        if end <= start:
             continue
-        if out and out[-1].label is s.label and out[-1].block == s.block and out[-1].end == s.start:
-            out[-1] = Span(out[-1].start, s.end, s.label, s.block)
+        if out and out[-1][2] is label and out[-1][3] == block and out[-1][1] == start:
+            out[-1] = (out[-1][0], end, label, block)
         else:
-            out.append(s)
-    return tuple(out)
+            out.append(row)
+    return out

@@ -8,10 +8,9 @@ streaming run the very same stages, which is what keeps them equal.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from typing import NamedTuple
 
-from thinkfix.normalizer.kinds import Label
+from thinkfix.normalizer.kinds import DUPLICATE, THINKING, TRIMMED, VISIBLE, Label
 from thinkfix.normalizer.policy import NativeMode, Policy
 from thinkfix.normalizer.spans import squash_whitespace
 
@@ -37,13 +36,21 @@ class Piece(NamedTuple):
 
     def split(self, at: int) -> tuple[Piece, Piece]:
         """Two pieces at `at` characters into this one."""
+        start, end, label, block, text = self
+        cut = start + at
         return (
-            Piece(self.start, self.start + at, self.label, self.block, self.text[:at]),
-            Piece(self.start + at, self.end, self.label, self.block, self.text[at:]),
+            new_piece(Piece, (start, cut, label, block, text[:at])),
+            new_piece(Piece, (cut, end, label, block, text[at:])),
         )
 
     def relabel(self, label: Label) -> Piece:
-        return Piece(self.start, self.end, label, self.block, self.text)
+        start, end, _, block, text = self
+        return new_piece(Piece, (start, end, label, block, text))
+
+
+#: `Piece(start, end, label, block, text)` from its five fields in order, without the
+#: NamedTuple's Python-level `__new__` (a frame per piece, several pieces per text).
+new_piece = tuple.__new__
 
 
 class Trimmer:
@@ -58,26 +65,28 @@ class Trimmer:
         self._block: int | None = None
         self._think_started = False
         self._think_pending: list[Piece] = []
+        # False while the three fields above are as `_end_thinking` leaves them (it need not run)
+        self._thinking = False
 
-    def push(self, pieces: Iterable[Piece]) -> list[Piece]:
+    def push(self, pieces: list[Piece]) -> list[Piece]:
+        if not self.enabled:
+            return pieces
         out: list[Piece] = []
         for piece in pieces:
-            if not self.enabled:
-                out.append(piece)
-            elif piece.label is Label.VISIBLE:
+            if piece.label is VISIBLE:
                 self._visible(piece, out)
             else:
                 self._removed(piece, out)
         return out
 
     def finish(self) -> list[Piece]:
-        out: list[Piece] = []
-        if self.enabled:
-            label = Label.VISIBLE if self._vis_state == "start" else Label.TRIMMED
-            out.extend(p.relabel(label) for p in self._vis_pending)
-            out.extend(p.relabel(Label.TRIMMED) for p in self._think_pending)
+        if not self._vis_pending and not self._think_pending:
+            return []
+        label = VISIBLE if self._vis_state == "start" else TRIMMED
+        out = [p.relabel(label) for p in self._vis_pending]
+        out.extend([p.relabel(TRIMMED) for p in self._think_pending])
         self._vis_pending, self._think_pending = [], []
-        return sorted(out, key=lambda p: p.start)
+        return sorted(out, key=_start)
 
     def saw_visible(self, tail: str) -> None:
         """Visible text that bypassed the stage (the stream's fast lane) ended with `tail`."""
@@ -103,7 +112,8 @@ class Trimmer:
         )
 
     def _visible(self, piece: Piece, out: list[Piece]) -> None:
-        self._end_thinking(out)
+        if self._thinking:
+            self._end_thinking(out)
         if self._vis_state == "content":
             self._emit_visible(piece, out)
             return
@@ -111,15 +121,19 @@ class Trimmer:
         if m is None:
             self._vis_pending.append(piece)
             return
-        lead, rest = piece.split(m.start())
-        pending = self._vis_pending + ([lead] if lead.text else [])
+        pending = self._vis_pending
+        if m.start():
+            lead, piece = piece.split(m.start())
+            pending.append(lead)
         self._vis_pending = []
-        if self._vis_state == "start" or not self._at_line_start:
+        if not pending:
+            pass
+        elif self._vis_state == "start" or not self._at_line_start:
             out.extend(pending)  # mid-line, the whitespace separates words or paragraphs
         else:
             out.extend(self._drop_blank_lines(pending))
         self._vis_state = "content"
-        self._emit_visible(rest, out)
+        self._emit_visible(piece, out)
 
     def _emit_visible(self, piece: Piece, out: list[Piece]) -> None:
         out.append(piece)
@@ -136,10 +150,10 @@ class Trimmer:
         result: list[Piece] = []
         for p in pending:
             if cut >= len(p.text):
-                result.append(p.relabel(Label.TRIMMED))
+                result.append(p.relabel(TRIMMED))
             elif cut > 0:
                 head, tail = p.split(cut)
-                result.extend((head.relabel(Label.TRIMMED), tail))
+                result.extend((head.relabel(TRIMMED), tail))
             else:
                 result.append(p)
             cut -= len(p.text)
@@ -147,38 +161,53 @@ class Trimmer:
 
     def _removed(self, piece: Piece, out: list[Piece]) -> None:
         if self._vis_pending:
-            out.extend(p.relabel(Label.TRIMMED) for p in self._vis_pending)
+            out.extend([p.relabel(TRIMMED) for p in self._vis_pending])
             self._vis_pending = []
         self._vis_state = "after_removed"
-        if piece.label is not Label.THINKING:
-            self._end_thinking(out)
+        if piece.label is not THINKING:
+            if self._thinking:
+                self._end_thinking(out)
             out.append(piece)
             return
         if piece.block != self._block:
-            self._end_thinking(out)
+            if self._thinking:
+                self._end_thinking(out)
             self._block = piece.block
+        self._thinking = True
+        text = piece.text
         if not self._think_started:
-            m = _NON_WS.search(piece.text)
+            m = _NON_WS.search(text)
             if m is None:
-                out.append(piece.relabel(Label.TRIMMED))
+                out.append(piece.relabel(TRIMMED))
                 return
             if m.start():
                 lead, piece = piece.split(m.start())
-                out.append(lead.relabel(Label.TRIMMED))
+                out.append(lead.relabel(TRIMMED))
+                text = piece.text
             self._think_started = True
-        body, tail = piece.split(len(piece.text.rstrip(WS_CHARS)))
-        if body.text:
-            out.extend(self._think_pending)
-            self._think_pending = []
-            out.append(body)
-        if tail.text:
+        body = len(text.rstrip(WS_CHARS))
+        tail = None
+        if body < len(text):
+            piece, tail = piece.split(body)
+        if body:
+            if self._think_pending:
+                out.extend(self._think_pending)
+                self._think_pending = []
+            out.append(piece)
+        if tail is not None:
             self._think_pending.append(tail)
 
     def _end_thinking(self, out: list[Piece]) -> None:
-        out.extend(p.relabel(Label.TRIMMED) for p in self._think_pending)
-        self._think_pending = []
+        if self._think_pending:
+            out.extend([p.relabel(TRIMMED) for p in self._think_pending])
+            self._think_pending = []
         self._think_started = False
         self._block = None
+        self._thinking = False
+
+
+def _start(piece: Piece) -> int:
+    return piece.start
 
 
 class Deduper:
@@ -186,21 +215,21 @@ class Deduper:
 
     def __init__(self, policy: Policy, native: str) -> None:
         self.mode = policy.native
-        self.native = squash_whitespace(native)
+        self.native = squash_whitespace(native) if native else ""
         self.active = bool(self.native) and self.mode is not NativeMode.MERGE
         self._held: list[Piece] = []
         self.duplicates: set[int] = set()
 
-    def push(self, pieces: Iterable[Piece]) -> list[Piece]:
+    def push(self, pieces: list[Piece]) -> list[Piece]:
         if not self.active:
-            return list(pieces)
+            return pieces
         out: list[Piece] = []
         for piece in pieces:
-            if piece.label is Label.THINKING:
+            if piece.label is THINKING:
                 if self._held and self._held[0].block != piece.block:
                     out.extend(self._decide())
                 self._held.append(piece)
-            elif piece.label is Label.TRIMMED and self._held:
+            elif piece.label is TRIMMED and self._held:
                 self._held.append(piece)  # trimmed edges inside the block wait with it
             else:
                 out.extend(self._decide())
@@ -218,10 +247,10 @@ class Deduper:
         held, self._held = self._held, []
         if not held:
             return []
-        thinking = [p for p in held if p.label is Label.THINKING]
+        thinking = [p for p in held if p.label is THINKING]
         segment = squash_whitespace("".join(p.text for p in thinking))
         duplicate = self.mode is NativeMode.NATIVE_ONLY or (segment and segment in self.native)
         if not duplicate:
             return held
         self.duplicates.add(thinking[0].block)  # type: ignore[arg-type]
-        return [p.relabel(Label.DUPLICATE) if p.label is Label.THINKING else p for p in held]
+        return [p.relabel(DUPLICATE) if p.label is THINKING else p for p in held]
