@@ -11,7 +11,7 @@ from thinkfix import normalize
 from thinkfix.normalizer.grammar import Grammar, Kind, grammar_for
 from thinkfix.normalizer.kinds import Label
 from thinkfix.normalizer.policy import DEFAULT, Policy
-from thinkfix.normalizer.spans import Result, Span, new_result, spans_of
+from thinkfix.normalizer.spans import Finding, Result, Span, new_result, spans_of
 
 from .strategies import NATIVE, POLICIES, SETTINGS, TEXTS
 
@@ -92,6 +92,15 @@ def test_new_result_equals_the_result_the_dataclass_makes(
         text, tuple(Span(s.start, s.end, s.label, s.block) for s in r.spans), r.findings, r.native
     )
     assert r == built
+    for f in r.findings:  # each made by `new_finding`
+        again = Finding(f.kind, f.tag, f.start, f.end)
+        assert (f, hash(f), repr(f), vars(f), f.to_dict()) == (
+            again,
+            hash(again),
+            repr(again),
+            vars(again),
+            again.to_dict(),
+        )
     assert vars(new_result(text, built.spans, built.findings, built.native)) == vars(built)
     assert (r.visible, r.extracted, r.thinking, r.changed) == (
         built.visible,

@@ -174,8 +174,6 @@ class Grammar:
             group = self._probes.setdefault("<", {})
             group["<|"] = group.get("<|", ()) + (CALL_PREFIX,)
         self.max_token = max([len(lit.text) for lit in literals] + [MAX_ATTRS + 64])
-        # text a scanner keeps before its scan position: the longest unfinished delimiter
-        self.context = max(CONTEXT, self.max_token)
         starts = {"<"} | {lit.text[0] for lit in literals}
         if policy.protect_code:
             starts |= {"`", "~"}
@@ -327,6 +325,11 @@ class Grammar:
         else:
             kind = TICKS if group == "ticks" else TEXT
         return _new_token(Token, (kind, start + offset, end + offset, run, False))
+
+    @cached_property
+    def context(self) -> int:
+        """Text a scanner keeps before its scan position: the longest unfinished delimiter."""
+        return max(CONTEXT, self.max_token)
 
     @cached_property
     def _xml_tokens(self) -> dict[str, tuple[Kind, str]]:

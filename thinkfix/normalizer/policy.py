@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 from thinkfix._serialize import frozen, record
@@ -86,6 +87,7 @@ TOOL_CALL_OPENERS: tuple[str, ...] = (
 _HARMONY_MODELS = re.compile(r"gpt[-_ ]?oss", re.IGNORECASE)
 
 
+@lru_cache(maxsize=256)  # asked per text normalized; a session names a model or two
 def harmony_model(model: str | None) -> bool:
     """True when `model` names a gpt-oss-family model (evidence for detokenised Harmony)."""
     return model is not None and _HARMONY_MODELS.search(model) is not None

@@ -32,9 +32,11 @@ from thinkfix.normalizer.scan_state import (
     Mode,
     Override,
     RawSpan,
+    new_block_finding,
+    new_raw_span,
 )
 from thinkfix.normalizer.scan_text import ChunkText
-from thinkfix.normalizer.spans import Finding
+from thinkfix.normalizer.spans import new_finding
 from thinkfix.normalizer.stages import WS_CHARS
 
 _GAP_LOOK = 4096  # a blank gap longer than this between removed runs is taken as kept
@@ -57,29 +59,32 @@ class Actions(ChunkText):
         """A span from `start` to `end`, merged into the last one when it continues it (a
         text of many prose mentions held a span per mention until its end: ~5x the text);
         never into one from before the checkpoint, which a roll back keeps."""
-        if end > start:
-            spans, ck = self.spans, self._ck
-            last = spans[-1] if spans else None
+        if end <= start:
+            return
+        spans, ck = self.spans, self._ck
+        if spans:
+            last_start, last_end, last_label, last_block = spans[-1]
             if (
-                last is not None
-                and last.end == start
-                and last.label is label
-                and last.block == block
+                last_end == start
+                and last_label is label
+                and last_block == block
                 and (ck is None or len(spans) > ck.spans)
             ):
-                spans[-1] = RawSpan(last.start, end, label, block)
+                spans[-1] = new_raw_span(RawSpan, (last_start, end, label, block))
             else:
-                spans.append(RawSpan(start, end, label, block))
-            if label is not VISIBLE:
-                st = self.st
-                if (
-                    start != st.visible_from
-                    and st.mode not in INSIDE
-                    and not self._trimmed_gap(st.visible_from, start)
-                ):
-                    # a new run of removed text begins here, after visible text
-                    st.gap_indent = self._indent_before(start)
-                st.visible_from = end
+                spans.append(new_raw_span(RawSpan, (start, end, label, block)))
+        else:
+            spans.append(new_raw_span(RawSpan, (start, end, label, block)))
+        if label is not VISIBLE:
+            st = self.st
+            if (
+                start != st.visible_from
+                and st.mode not in INSIDE
+                and not self._trimmed_gap(st.visible_from, start)
+            ):
+                # a new run of removed text begins here, after visible text
+                st.gap_indent = self._indent_before(start)
+            st.visible_from = end
 
     def _indent_before(self, i: int) -> int | None:
         """How many spaces (at most three) stand between the start of its line and offset
@@ -119,7 +124,9 @@ class Actions(ChunkText):
     def _finding(
         self, kind: LeakKind, tag: str, start: int, end: int, block: int | None = None
     ) -> None:
-        self.findings.append(BlockFinding(Finding(kind, tag, start, end), block))
+        self.findings.append(
+            new_block_finding(BlockFinding, (new_finding(kind, tag, start, end), block))
+        )
 
     def _remove(self, tok: Token, kind: LeakKind) -> None:
         """A delimiter that goes on its own; the text around it stays where it is."""
@@ -209,7 +216,7 @@ class Actions(ChunkText):
         content = False
         for n, span in enumerate(self.spans):
             if span.start >= window:
-                self.spans[n] = RawSpan(span.start, span.end, THINKING, block)
+                self.spans[n] = new_raw_span(RawSpan, (span.start, span.end, THINKING, block))
                 content = content or bool(NON_WS.search(self.text_at(span.start, span.end)))
         self._add(tok.start, tok.end, DELIMITER)
         kind = LeakKind.ORPHAN_CLOSE if content else LeakKind.STRAY_CLOSE

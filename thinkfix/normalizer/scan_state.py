@@ -68,6 +68,11 @@ class BlockFinding(NamedTuple):
     block: int | None = None
 
 
+#: `RawSpan(...)` and `BlockFinding(...)` from all their fields in order, without the
+#: NamedTuple's Python-level `__new__` (a frame per span the scanner cuts).
+new_raw_span = new_block_finding = tuple.__new__
+
+
 @dataclass(slots=True)
 class ScanState:
     """The scanner's mutable position in the grammar (copied into checkpoints)."""

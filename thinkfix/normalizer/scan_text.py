@@ -33,6 +33,9 @@ class ChunkText(ScanBase):
         """The fed text between two absolute offsets (both at or after the released point)."""
         if start >= end:
             return ""
+        if self._dropped == len(self._chunks) - 1:  # one chunk kept (a batch text's only one)
+            base = self._starts[-1]
+            return self._chunks[-1][start - base : end - base]
         i = max(bisect_right(self._starts, start, lo=self._dropped) - 1, self._dropped)
         first = self._chunks[i]
         base = self._starts[i]

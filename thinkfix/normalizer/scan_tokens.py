@@ -14,12 +14,10 @@ from thinkfix.normalizer.grammar import (
     CLOSE,
     EMPTY,
     END,
-    FENCE,
     MARKER,
     MAX_ATTRS,
     OPEN,
     TEXT,
-    TICKS,
     TOOL_CALL,
     VISIBLE_HEADER,
     Token,
@@ -56,21 +54,21 @@ class TokenRules(CodeRules):
     def _on_token(self, tok: Token, w: str, off: int, final: bool, *, lead: bool) -> bool:
         """Act on one token; False when more text is needed first (pos is left at the token)."""
         st = self.st
-        if tok.kind in CODE_KINDS:
+        kind = tok.kind
+        if kind in CODE_KINDS:
             if st.mode is OUT and st.visible_from > 0:
                 tok = self._after_removal_code(tok, w, off)
             elif st.mode is IN and st.marker_end >= 0:
                 tok = self._after_marker_code(tok, w, off)
-        if tok.kind in (FENCE, TICKS):
+            if tok.kind is TEXT:
+                self.pos = tok.end
+                return True
             return self._skip_code(tok, w, off, final)
-        if tok.kind is TEXT:
-            self.pos = tok.end
-            return True
-        override = self._overrides.get(tok.start)
+        override = self._overrides.get(tok.start) if self._overrides else None
         if override is LITERAL:
             self.pos = tok.end
             return True
-        if tok.kind is TOOL_CALL:
+        if kind is TOOL_CALL:
             # whoever opened the leading block, the template or the model (rule 3)
             if st.mode is IN and st.leading:
                 self._end_at_tool_call(tok)

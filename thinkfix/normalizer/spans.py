@@ -48,6 +48,15 @@ def spans_of(rows: Iterable[tuple[int, int, Label, int | None]]) -> tuple[Span, 
     return tuple(out)
 
 
+def new_finding(kind: LeakKind, tag: str, start: int, end: int) -> Finding:
+    """`Finding(kind, tag, start, end)`, made as `spans_of` makes a span: the scanner makes
+    one per leak it finds."""
+    finding = _new(Finding)
+    fields = finding.__dict__
+    fields["kind"], fields["tag"], fields["start"], fields["end"] = kind, tag, start, end
+    return finding
+
+
 _WS = re.compile(r"\s+")
 
 
