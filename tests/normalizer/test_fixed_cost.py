@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 from thinkfix import normalize
 from thinkfix.normalizer.grammar import Grammar, Kind, grammar_for
 from thinkfix.normalizer.kinds import Label
+from thinkfix.normalizer.pipeline import Pipeline
 from thinkfix.normalizer.policy import DEFAULT, Policy
 from thinkfix.normalizer.spans import Finding, Result, Span, new_result, spans_of
+from thinkfix.normalizer.stages import Deduper
 
 from .strategies import NATIVE, POLICIES, SETTINGS, TEXTS
 
@@ -108,3 +110,19 @@ def test_new_result_equals_the_result_the_dataclass_makes(
         built.thinking,
         built.changed,
     )
+
+
+@SETTINGS
+@given(texts=st.lists(TEXTS, min_size=1, max_size=4), policy=POLICIES, native=NATIVE)
+def test_shared_inactive_deduper_gives_what_a_fresh_one_gives(
+    texts: list[str], policy: Policy, native: str | None
+) -> None:
+    for text in texts:  # each text after the first meets the deduper the others used
+        shared = Pipeline(policy, native=native or "")
+        fresh = Pipeline(policy, native=native or "")
+        fresh.deduper = Deduper(policy, native or "")
+        for pipeline in (shared, fresh):
+            pipeline.keep(pipeline.finish(text))
+        assert shared.result(text) == fresh.result(text)
+    idle = Deduper.of(policy, "")
+    assert not idle.active and not idle.held and not idle.duplicates

@@ -35,7 +35,7 @@ class Pipeline:
             model=model,
         )
         self.trimmer = Trimmer(policy.trim)
-        self.deduper = Deduper(policy, native)
+        self.deduper = Deduper.of(policy, native)
         self.native = native
         # what batch mode keeps (`keep`): (start, end, label, block) rows, made spans at the end
         self._rows: list[_Row] = []
@@ -65,7 +65,7 @@ class Pipeline:
         if last:
             self.scanner.feed(last)
         self.scanner.run(final=True)
-        out = self._drain()
+        out = self._drain(last=True)
         tail = self.trimmer.finish()
         deduper = self.deduper
         if deduper.active:
@@ -109,7 +109,9 @@ class Pipeline:
             return None
         return THINKING
 
-    def _drain(self) -> list[Piece]:
+    def _drain(self, *, last: bool = False) -> list[Piece]:
+        """The scanner's final spans as pieces, through the stages; `last` when the text is
+        over (nothing reads it again, so it need not be released)."""
         scanner = self.scanner
         raw = scanner.take()
         if not raw:
@@ -117,8 +119,9 @@ class Pipeline:
         # the spans tile the text from the first to the last: one read, then slices of it
         lo, hi = raw[0].start, raw[-1].end
         text = scanner.text_at(lo, hi)
-        pieces = [new_piece(Piece, (*s, text[s.start - lo : s.end - lo])) for s in raw]
-        scanner.release(hi)
+        pieces = [new_piece(Piece, (a, b, c, d, text[a - lo : b - lo])) for a, b, c, d in raw]
+        if not last:
+            scanner.release(hi)
         pieces = self.trimmer.push(pieces)
         return self.deduper.push(pieces) if self.deduper.active else pieces
 

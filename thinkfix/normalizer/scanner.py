@@ -127,11 +127,15 @@ class Scanner(PlainChunks):
     def take(self) -> list[RawSpan]:
         """Pop the spans that can no longer change."""
         limit = self.frontier()
-        n = 0
-        for span in self.spans:
-            if span.end > limit:
-                break
-            n += 1
+        spans = self.spans
+        if spans and spans[-1].end <= limit:
+            n = len(spans)  # they end in order: all of them (the end of a batch text)
+        else:
+            n = 0
+            for span in spans:
+                if span.end > limit:
+                    break
+                n += 1
         ck = self._ck
         if ck is not None:
             n = min(n, ck.spans)

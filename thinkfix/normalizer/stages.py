@@ -11,7 +11,7 @@ import re
 from typing import NamedTuple
 
 from thinkfix.normalizer.kinds import DUPLICATE, THINKING, TRIMMED, VISIBLE, Label
-from thinkfix.normalizer.policy import NativeMode, Policy
+from thinkfix.normalizer.policy import DEFAULT, NativeMode, Policy
 from thinkfix.normalizer.spans import squash_whitespace
 
 _NON_WS = re.compile(r"[^\s\ufeff]")
@@ -220,6 +220,12 @@ class Deduper:
         self._held: list[Piece] = []
         self.duplicates: set[int] = set()
 
+    @staticmethod
+    def of(policy: Policy, native: str) -> Deduper:
+        """The deduper of a text with native reasoning `native`. Without any, the one shared
+        inactive deduper: it holds nothing and changes nothing, so texts can share it."""
+        return Deduper(policy, native) if native else _INACTIVE
+
     def push(self, pieces: list[Piece]) -> list[Piece]:
         if not self.active:
             return pieces
@@ -254,3 +260,6 @@ class Deduper:
             return held
         self.duplicates.add(thinking[0].block)  # type: ignore[arg-type]
         return [p.relabel(DUPLICATE) if p.label is THINKING else p for p in held]
+
+
+_INACTIVE = Deduper(DEFAULT, "")
