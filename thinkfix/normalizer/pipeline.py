@@ -12,6 +12,7 @@ from thinkfix.normalizer.stages import Deduper, Piece, Trimmer, new_piece
 
 #: A span's fields, in order, before it is made a `Span`.
 _Row = tuple[int, int, Label, int | None]
+_NO_ROW: _Row = (-1, -1, VISIBLE, None)  # what `keep` compares a first piece with: it ends nowhere
 
 
 class Pipeline:
@@ -141,18 +142,18 @@ class Pipeline:
         """Batch mode: add `pieces` to the result's spans, each merged into the last it
         continues, so a text of many tokens keeps a few spans, not a piece per token."""
         rows = self._rows
+        last = rows[-1] if rows else _NO_ROW
         for start, end, label, block, _ in pieces:
             if end <= start:
                 continue
-            if rows:
-                last = rows[-1]
-                if last[1] == start:
-                    if last[2] is label and last[3] == block:
-                        rows[-1] = (last[0], end, label, block)
-                        continue
-                else:
-                    self._in_order = False
-            rows.append((start, end, label, block))
+            if last[1] == start:
+                if last[2] is label and last[3] == block:
+                    last = rows[-1] = (last[0], end, label, block)
+                    continue
+            elif rows:
+                self._in_order = False
+            last = (start, end, label, block)
+            rows.append(last)
 
     def result(self, text: str) -> Result:
         rows = self._rows if self._in_order else _merge(sorted(self._rows, key=_first))
