@@ -73,10 +73,21 @@ class Trimmer:
             return pieces
         out: list[Piece] = []
         for piece in pieces:
-            if piece.label is VISIBLE:
+            label = piece.label
+            if label is VISIBLE:
                 self._visible(piece, out)
+                continue
+            # removed text: blanks held before it were next to a removed block
+            if self._vis_pending:
+                out.extend([p.relabel(TRIMMED) for p in self._vis_pending])
+                self._vis_pending = []
+            self._vis_state = "after_removed"
+            if label is THINKING:
+                self._reasoning(piece, out)
             else:
-                self._removed(piece, out)
+                if self._thinking:
+                    self._end_thinking(out)
+                out.append(piece)
         return out
 
     def finish(self) -> list[Piece]:
@@ -159,16 +170,8 @@ class Trimmer:
             cut -= len(p.text)
         return result
 
-    def _removed(self, piece: Piece, out: list[Piece]) -> None:
-        if self._vis_pending:
-            out.extend([p.relabel(TRIMMED) for p in self._vis_pending])
-            self._vis_pending = []
-        self._vis_state = "after_removed"
-        if piece.label is not THINKING:
-            if self._thinking:
-                self._end_thinking(out)
-            out.append(piece)
-            return
+    def _reasoning(self, piece: Piece, out: list[Piece]) -> None:
+        """A piece of a reasoning block: its leading and trailing blanks are trimmed."""
         if piece.block != self._block:
             if self._thinking:
                 self._end_thinking(out)
