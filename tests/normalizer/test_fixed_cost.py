@@ -126,3 +126,15 @@ def test_shared_inactive_deduper_gives_what_a_fresh_one_gives(
         assert shared.result(text) == fresh.result(text)
     idle = Deduper.of(policy, "")
     assert not idle.active and not idle.held and not idle.duplicates
+
+
+@SETTINGS
+@given(text=TEXTS | TEXTS.map(str.upper), policy=POLICIES)
+def test_probes_never_call_a_text_with_a_delimiter_clean(text: str, policy: Policy) -> None:
+    grammar = grammar_for(policy)
+    tokens = [grammar.token(m, 0) for m in grammar.prefilter.finditer(text)]
+    if any(t.kind is not Kind.TOOL_CALL for t in tokens):  # a tool call alone is text
+        assert grammar.probes.maybe_delimited(text)
+    if "\u00e9" not in text:  # the same text not ASCII: the names are looked for unlowered first
+        accented = text + "\u00e9"
+        assert grammar.probes.maybe_delimited(accented) == grammar.probes.maybe_delimited(text)

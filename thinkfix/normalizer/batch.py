@@ -31,7 +31,7 @@ def normalize(
     still splits. `model`, the model the record names, is evidence too: detokenised Harmony
     (`analysis...assistantfinal`) is read only from a gpt-oss model.
     """
-    native = clean_native(native_reasoning, policy)
+    native = clean_native(native_reasoning, policy) if native_reasoning else ""
     if not policy.enabled or (not start_in_reasoning and _clean(text, policy, model)):
         spans = (Span(0, len(text), Label.VISIBLE),) if text else ()
         return Result(text, spans, (), native)
@@ -51,7 +51,7 @@ def normalize(
 
 def _clean(text: str, policy: Policy, model: str | None) -> bool:
     """True when no delimiter can be in `text`: one C-level search, no Python loop."""
-    if grammar_for(policy).maybe_delimited(text):
+    if grammar_for(policy).probes.maybe_delimited(text):
         return False
     return not (policy.harmony and text.lstrip().startswith(DETOK_OPEN) and harmony_model(model))
 

@@ -14,6 +14,7 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 from thinkfix.normalizer.policy import ANSWER_WRAPPERS, PROSE_PAIRS, Policy
+from thinkfix.normalizer.probes import Probes
 
 if TYPE_CHECKING:
     from typing import NamedTuple
@@ -65,20 +66,10 @@ class Kind(Enum):
 # In 3.11 a member read through its class costs ~130 ns (EnumType's `__getattr__` puts every
 # attribute read of the class on the slow path); the scanner reads kinds per token, so it
 # reads these instead.
-OPEN, CLOSE, EMPTY, MARKER = Kind.OPEN, Kind.CLOSE, Kind.EMPTY, Kind.MARKER
-VISIBLE_HEADER, END, FENCE, TICKS, TEXT = (
-    Kind.VISIBLE_HEADER,
-    Kind.END,
-    Kind.FENCE,
-    Kind.TICKS,
-    Kind.TEXT,
-)
-ANSWER_OPEN, ANSWER_CLOSE, TOOL_CALL, CALL = (
-    Kind.ANSWER_OPEN,
-    Kind.ANSWER_CLOSE,
-    Kind.TOOL_CALL,
-    Kind.CALL,
-)
+OPEN, CLOSE, EMPTY, MARKER, END = Kind.OPEN, Kind.CLOSE, Kind.EMPTY, Kind.MARKER, Kind.END
+FENCE, TICKS, TEXT, CALL = Kind.FENCE, Kind.TICKS, Kind.TEXT, Kind.CALL
+VISIBLE_HEADER, TOOL_CALL = Kind.VISIBLE_HEADER, Kind.TOOL_CALL
+ANSWER_OPEN, ANSWER_CLOSE = Kind.ANSWER_OPEN, Kind.ANSWER_CLOSE
 
 
 # Token and _Literal are NamedTuples, not frozen dataclasses: as cheap to make per token, and
@@ -154,25 +145,6 @@ class Grammar:
         self.harmony = policy.harmony
         self.tags = policy.tags
         self._policy = policy
-        # the fewest substring tests that find every name (`think` finds `thinking` too)
-        self._names = tuple(
-            n for n in policy.tags if not any(o != n and o in n for o in policy.tags)
-        )
-        # first character -> (two-character prefix -> literals): a literal is looked for only
-        # when its prefix is in the text, so code full of `<` pays for few searches. A `<`
-        # literal holding a tag name (`<seed:think>`) needs no test of its own: the names
-        # are looked for first.
-        self._probes: dict[str, dict[str, tuple[str, ...]]] = {"<": {}} if policy.tags else {}
-        for lit in literals:
-            if lit.kind is Kind.TOOL_CALL:
-                continue  # text on its own: `normalize` without an implicit block ignores it
-            if lit.text[0] == "<" and any(n in lit.text.lower() for n in self._names):
-                continue
-            group = self._probes.setdefault(lit.text[0], {})
-            group[lit.text[:2]] = group.get(lit.text[:2], ()) + (lit.text,)
-        if policy.harmony:
-            group = self._probes.setdefault("<", {})
-            group["<|"] = group.get("<|", ()) + (CALL_PREFIX,)
         self.max_token = max([len(lit.text) for lit in literals] + [MAX_ATTRS + 64])
         starts = {"<"} | {lit.text[0] for lit in literals}
         if policy.protect_code:
@@ -327,9 +299,11 @@ class Grammar:
         return _new_token(Token, (kind, start + offset, end + offset, run, False))
 
     @cached_property
-    def context(self) -> int:
-        """Text a scanner keeps before its scan position: the longest unfinished delimiter."""
-        return max(CONTEXT, self.max_token)
+    def probes(self) -> Probes:
+        """The clean-text check's substring tests (a tool call alone is text: `normalize`
+        without an implicit block ignores it)."""
+        texts = [t for t, lit in self.literals.items() if lit.kind is not TOOL_CALL]
+        return Probes(self.tags, [*texts, CALL_PREFIX] if self.harmony else texts)
 
     @cached_property
     def _xml_tokens(self) -> dict[str, tuple[Kind, str]]:
@@ -350,35 +324,6 @@ class Grammar:
             cache.clear()  # a hostile text of many attribute spellings keeps memory bounded
         cache[m.group()] = meaning
         return meaning
-
-    def maybe_delimited(self, text: str) -> bool:
-        """False only when no delimiter can occur in `text`: substring tests at C speed."""
-        for first, groups in self._probes.items():
-            if first not in text:
-                continue
-            if first == "<" and self._names and self._has_name(text):
-                return True
-            for prefix, probes in groups.items():
-                if prefix in text:
-                    for probe in probes:
-                        if probe in text:
-                            return True
-        return False
-
-    def _has_name(self, text: str) -> bool:
-        """True when a tag name occurs in `text`, in any case. In a text that is not ASCII
-        its usual spelling is looked for first: lowering one costs ~45 instructions a
-        character, an ASCII one's lowering about one."""
-        names = self._names
-        if not text.isascii():
-            for name in names:
-                if name in text:
-                    return True
-        lower = text.lower()
-        for name in names:
-            if name in lower:
-                return True
-        return False
 
     def may_grow(self, m: re.Match[str], window: str) -> bool:
         """True when the match is a literal that the rest of the window may still extend."""

@@ -81,7 +81,7 @@ class Scanner(PlainChunks):
         self.grammar = grammar_for(policy)
         # text kept before the scan position (the scan window itself starts CONTEXT
         # before it): enough to read back the longest unfinished delimiter
-        self.context = self.grammar.context
+        self.context = max(CONTEXT, self.grammar.max_token)
         self.holdback = holdback
         self.start_in_reasoning = start_in_reasoning
         # rule 4's evidence from outside the text: a tool call follows it in its message

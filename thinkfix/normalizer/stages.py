@@ -137,12 +137,11 @@ class Trimmer:
             lead, piece = piece.split(m.start())
             pending.append(lead)
         self._vis_pending = []
-        if not pending:
-            pass
-        elif self._vis_state == "start" or not self._at_line_start:
-            out.extend(pending)  # mid-line, the whitespace separates words or paragraphs
-        else:
-            out.extend(self._drop_blank_lines(pending))
+        if pending:
+            if self._vis_state == "start" or not self._at_line_start:
+                out.extend(pending)  # mid-line, the whitespace separates words or paragraphs
+            else:
+                out.extend(self._drop_blank_lines(pending))
         self._vis_state = "content"
         self._emit_visible(piece, out)
 
