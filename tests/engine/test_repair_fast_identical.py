@@ -37,10 +37,16 @@ ON_FILES = settings(
 
 
 def _repaired(
-    inputs: Path, work: Path, fast: bool, scan: ScanOptions | None = None, kernel: bool = True
+    inputs: Path,
+    work: Path,
+    fast: bool,
+    scan: ScanOptions | None = None,
+    kernel: bool = True,
+    whole: bool = True,
 ) -> tuple[dict[str, bytes], dict[str, Any]]:
     """Every output file's bytes (by path under the output) and the manifest, less its
-    volatile keys, of `repair --out` of `inputs` with the fast paths on or off."""
+    volatile keys, of `repair --out` of `inputs` with the fast paths on or off (`whole`: the
+    survey keeps a file read in one block, and a repaired one is written from those bytes)."""
     out, run_dir = work / "out", work / "run"
     shutil.rmtree(out, ignore_errors=True)
     shutil.rmtree(run_dir, ignore_errors=True)
@@ -51,6 +57,7 @@ def _repaired(
         if not fast:
             mp.setattr(lineindex_module, "SPACING", 256)
             mp.setattr(source_module, "_PREADV", None)
+        if not fast or not whole:
             # the survey through the buffered stream: no bytes kept (`Source.whole`)
             mp.setattr(
                 Source, "survey_stream", lambda self, hashed=False: self.stream(hashed=hashed)
@@ -143,10 +150,11 @@ LEAKS = {
 def test_runs_copied_by_the_kernel_are_the_bytes_a_plain_copy_writes(
     name: str, data: st.DataObject, tmp_path: Path
 ) -> None:
-    """`--out` copies the original's untouched runs by the kernel (`ranges.copy_range`): the
-    output and manifest are those of the same repair with every byte read and written by
-    this process, whether the leak is the first line, one in the middle or the last, with
-    LF or CRLF lines, with or without a final newline."""
+    """`--out` copies the original's untouched runs by the kernel (`ranges.copy_range`) where
+    the survey kept no bytes: the output and manifest are those of the same repair with every
+    byte read and written by this process, and of the output joined from the bytes the survey
+    kept, whether the leak is the first line, one in the middle or the last, with LF or CRLF
+    lines, with or without a final newline."""
     lines = data.draw(st.lists(lines_of(name) | st.just(b""), max_size=30))
     at = data.draw(st.sampled_from([0, len(lines) // 2, len(lines)]))
     lines.insert(at, LEAKS[name])
@@ -156,6 +164,7 @@ def test_runs_copied_by_the_kernel_are_the_bytes_a_plain_copy_writes(
     folder.mkdir(exist_ok=True)
     (folder / f"{name}.jsonl").write_bytes(eol.join(lines) + ending)
     scan = ScanOptions(inputs=InputOptions(format=name), allow_no_sessions=True)
-    kernel = _repaired(folder, tmp_path, True, scan)
+    kernel = _repaired(folder, tmp_path, True, scan, whole=False)
     assert any(entry.get("records") for entry in kernel[1]["files"])  # the leak was repaired
-    assert kernel == _repaired(folder, tmp_path, True, scan, kernel=False)
+    assert kernel == _repaired(folder, tmp_path, True, scan, kernel=False, whole=False)
+    assert kernel == _repaired(folder, tmp_path, True, scan)

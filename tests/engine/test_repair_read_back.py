@@ -1,9 +1,10 @@
 """A repaired file is proven by one read back (#26 item 4): an uncompressed output is compared
-byte for byte with the plan (the original's untouched runs and the new records) and hashed once
-(the original's runs are copied by the kernel, unseen by the writer, so the read back's hash is
-the output's); a file copied as it is is compared with the bytes the survey kept (or, where it
-kept none, hashed once as it is read back and held to the hash the survey took of the original). Whatever differs on disk, anywhere, is still refused and the
-file left as it was."""
+byte for byte with the plan (the original's untouched runs and the new records), and hashed once:
+as it is written, where the survey kept the original and the output is written from it, else as
+it is read back (the original's runs copied by the kernel, unseen by the writer); a file copied
+as it is is compared with the bytes the survey kept (or, where it kept none, hashed once as it is
+read back and held to the hash the survey took of the original). Whatever differs on disk,
+anywhere, is still refused and the file left as it was."""
 
 from __future__ import annotations
 
@@ -67,21 +68,30 @@ def _spy_on_hashing(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     ids=["first byte", "middle", "last byte", "one more", "one less"],
 )
 @pytest.mark.parametrize("mode", [WriteMode.OUT, WriteMode.IN_PLACE])
+@pytest.mark.parametrize("kept", [True, False], ids=["kept", "not kept"])
 def test_a_byte_changed_on_disk_is_refused_by_the_compare(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     damage: Callable[[bytes], bytes],
     mode: WriteMode,
+    kept: bool,
 ) -> None:
+    """Whether the survey kept the original (the output written from it, hashed as written)
+    or not (its runs copied by the kernel, the read back hashed)."""
     work = tmp_path / "sessions" / PI.name
     work.parent.mkdir()
     work.write_bytes(PI.read_bytes())
+    if not kept:
+        monkeypatch.setattr(
+            Source, "survey_stream", lambda self, hashed=False: self.stream(hashed=hashed)
+        )
     seen = _spy_on_hashing(monkeypatch)
     monkeypatch.setattr(safewrite, "_read_back", _damaged(damage))
     out = tmp_path / "out"
     result = run([work], mode, tmp_path, out_dir=str(out) if mode is WriteMode.OUT else None)
     (file,) = result.files
-    assert seen == [True]  # one read back, hashed once (the writer hashed none of it)
+    # one read back, hashed only where the writer did not see every byte (the kernel copied)
+    assert seen == [not kept]
     assert file.status is FileStatus.FAILED
     assert "not the planned ones" in file.errors[0].message or "changed near byte" in (
         file.errors[0].message
@@ -231,3 +241,42 @@ def test_a_copy_is_the_same_bytes_only_when_every_byte_is(
         else:
             with pytest.raises(filestate.VerifyError, match="did not read back as written"):
                 same_bytes(stream, data, "f")
+
+
+def test_a_repaired_file_the_survey_kept_is_written_at_once_and_not_hashed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A leaking file the survey kept (`Source.whole`) is written from those bytes in one
+    write, hashed as it is written: no kernel copy per untouched run, and its read back only
+    compares (it hashed every byte again, #26 item 4). The output and its manifest hashes are
+    those of the file written with the runs copied by the kernel (the survey keeping none)."""
+    work = tmp_path / "sessions" / PI.name
+    work.parent.mkdir()
+    work.write_bytes(PI.read_bytes())
+    copies: list[int] = []
+    real_copy = safewrite.copy_into
+
+    def copy_into(out: Any, fd: int, offset: int, count: int, name: str = "") -> None:
+        copies.append(count)
+        real_copy(out, fd, offset, count, name)
+
+    monkeypatch.setattr(safewrite, "copy_into", copy_into)
+    seen = _spy_on_hashing(monkeypatch)
+    kept = run([work], WriteMode.OUT, tmp_path / "a", out_dir=str(tmp_path / "a" / "out"))
+    (file,) = kept.files
+    assert file.status is FileStatus.REPAIRED and file.output is not None
+    assert copies == [] and seen == [False]
+    (entry,) = [e for e in file.manifest_entries if e.get("role") == "session"]
+    size, digest = safewrite.hash_file(file.output)
+    assert entry["after"]["sha256"] == digest == entry["content"]["after_sha256"]
+    assert entry["after"]["size"] == size
+    monkeypatch.setattr(
+        Source, "survey_stream", lambda self, hashed=False: self.stream(hashed=hashed)
+    )
+    unkept = run([work], WriteMode.OUT, tmp_path / "b", out_dir=str(tmp_path / "b" / "out"))
+    (other,) = unkept.files
+    assert copies and seen == [False, True]  # the runs copied by the kernel, the read back hashed
+    assert other.output is not None
+    assert Path(other.output).read_bytes() == Path(file.output).read_bytes()
+    (again,) = [e for e in other.manifest_entries if e.get("role") == "session"]
+    assert again["after"] == entry["after"] and again["content"] == entry["content"]

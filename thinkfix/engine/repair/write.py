@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, BinaryIO, cast
 
@@ -63,10 +64,18 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
     content = hashlib.sha256()
 
     def produce(out: BinaryIO) -> None:
-        # The original's bytes are copied by the kernel (`safewrite.copy_into`), never through
-        # Python: the read back hashes them, as it reads them to prove them anyway.
+        # Bytes the survey did not keep are copied by the kernel (`safewrite.copy_into`), never
+        # through Python: the read back hashes them, as it reads them to prove them anyway.
         if not plan.changed:  # copied as it is, compressed or not
             safewrite.copy_into(out, source.fd, 0, source.stamp.size, plan.path)
+            return
+        if plan.compression is compression.Compression.NONE and source.whole is not None:
+            # The survey kept the original (`Source.whole`, one reader's block at most): the new
+            # content is joined from it and written at once, hashed as it is written (bytes:
+            # handed to the hashing lane uncopied), so the read back only compares. A kernel
+            # copy per untouched run cost more than this one copy of the file, and left every
+            # byte for the read back to hash (#26 item 4).
+            out.write(b"".join(_pieces(plan, source.whole)))
             return
         if plan.compression is compression.Compression.NONE:
             for seg in plan.segments:
@@ -200,6 +209,17 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
         raise
     status = FileStatus.REPAIRED if plan.changed else FileStatus.COPIED
     return replace(base, status=status, output=target, manifest_entries=tuple(entries))
+
+
+def _pieces(plan: FilePlan, whole: bytes) -> Iterator[bytes | memoryview]:
+    """The repaired content of a plain file in order: views of the original's untouched runs
+    (`whole`, its content) and the new records' bytes."""
+    view = memoryview(whole)
+    for seg in plan.segments:
+        if isinstance(seg, New):
+            yield from seg.pieces()
+        else:
+            yield view[seg.start : seg.end]
 
 
 def record_entries(plan: FilePlan) -> list[dict[str, Any]]:
