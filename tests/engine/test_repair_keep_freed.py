@@ -1,7 +1,9 @@
 """A survey that keeps a large file's bytes asks glibc's malloc, once a process, to keep the
 memory it frees (#26 item 4): each file's bytes were otherwise mapped afresh and faulted in
 page by page (~25,000 page faults per 100 MB of the dense corpus). A small session never
-asks (nor loads ctypes: start-up), and a C library without `mallopt` changes nothing."""
+asks (nor loads ctypes: start-up), and a C library without `mallopt` changes nothing. Only
+thinkfix's own process asks (the command line turns `source.TUNE_ALLOCATOR` on): a program
+calling the library keeps its allocator as it set it."""
 
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ class _Libc:
 def libc(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Libc]:
     fake = _Libc()
     monkeypatch.setattr(ctypes, "CDLL", lambda name: fake)
+    monkeypatch.setattr(source, "TUNE_ALLOCATOR", True)  # as the command line's process
     source.keep_freed.cache_clear()
     yield fake
     source.keep_freed.cache_clear()  # the next test's process state is its own
@@ -80,5 +83,50 @@ def test_a_c_library_without_mallopt_changes_nothing(
         (file,) = result.files
         assert file.status is FileStatus.REPAIRED
         assert (out / big.name).read_bytes() != big.read_bytes()
+    finally:
+        source.keep_freed.cache_clear()
+
+
+def test_a_program_calling_the_library_keeps_its_allocator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The setting is the whole process's: the library alone never makes it. Failed first
+    (the library asked malloc as soon as it read a large file)."""
+    fake = _Libc()
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: fake)
+    monkeypatch.setattr(source, "TUNE_ALLOCATOR", False)
+    source.keep_freed.cache_clear()
+    try:
+        folder = tmp_path / "in"
+        folder.mkdir()
+        _large(folder, "a.jsonl")
+        result = run([folder], WriteMode.DRY_RUN, tmp_path)
+        assert [f.status for f in result.files] == [FileStatus.WOULD_CHANGE]
+        assert fake.calls == []
+    finally:
+        source.keep_freed.cache_clear()
+
+
+def test_the_command_line_tunes_its_own_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`thinkfix repair` (in this process, through click) turns the setting on before it reads."""
+    from click.testing import CliRunner
+
+    from thinkfix.cli import main
+
+    fake = _Libc()
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: fake)
+    monkeypatch.setattr(source, "TUNE_ALLOCATOR", False)
+    source.keep_freed.cache_clear()
+    try:
+        folder = tmp_path / "in"
+        folder.mkdir()
+        _large(folder, "a.jsonl")
+        outcome = CliRunner().invoke(
+            main, ["repair", "--isolated", "--dry-run", "--jobs", "1", str(folder)]
+        )
+        assert outcome.exit_code in (0, 1), outcome.output
+        assert fake.calls == [(-1, 256 << 20), (-3, 32 << 20)]
     finally:
         source.keep_freed.cache_clear()

@@ -24,6 +24,7 @@ from thinkfix.cli.settings import (
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.health.fixes.model import Fix, parse_fixes
+from thinkfix.engine.repair import source
 from thinkfix.engine.repair.driver import RunInterrupted
 from thinkfix.engine.repair.model import RepairOptions, RepairResult, WriteMode
 from thinkfix.engine.report import ExitCode
@@ -151,6 +152,7 @@ def run(
     """The repair with a bar on stderr (--quiet hides it unless --progress asks for it)."""
     verb = "Repairing" if options.mode.writes else "Checking"
     progress = progress_for(sys.stderr, unless_quiet(flag, quiet), verb)
+    source.TUNE_ALLOCATOR = True  # this process is thinkfix's own (`source.keep_freed`)
     try:
         return repair_run.run(paths, options, progress)
     except RunInterrupted as stop:

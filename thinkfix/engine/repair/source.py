@@ -39,6 +39,10 @@ class TooLarge(Exception):
 _PREADV = getattr(os, "preadv", None)
 #: A content kept whole from this size asks the C allocator to keep what is freed (`keep_freed`).
 KEEP_FREED_FROM = 1 << 20
+#: Whether this process may tune the C allocator (`keep_freed`): the command line's process
+#: says so (`cli.repairing.run`); a program that calls the library keeps its allocator as it
+#: set it, since the setting is the whole process's.
+TUNE_ALLOCATOR = False
 
 
 @cache
@@ -249,7 +253,7 @@ class Survey:
         want = source.size - self.at if n < 0 else min(n, source.size - self.at)
         if want <= 0:
             return b""
-        if want >= KEEP_FREED_FROM:
+        if want >= KEEP_FREED_FROM and TUNE_ALLOCATOR:
             keep_freed()
         data = os.pread(source.content_fd, want, self.at)
         if self.at == 0 and len(data) == source.size:
