@@ -87,46 +87,41 @@ def test_a_c_library_without_mallopt_changes_nothing(
         source.keep_freed.cache_clear()
 
 
-def test_a_program_calling_the_library_keeps_its_allocator(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The setting is the whole process's: the library alone never makes it. Failed first
-    (the library asked malloc as soon as it read a large file)."""
+@pytest.fixture
+def untuned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[_Libc, Path]]:
+    """A fake C library, the setting off (as in a program calling the library) and a folder
+    holding one large session."""
     fake = _Libc()
     monkeypatch.setattr(ctypes, "CDLL", lambda name: fake)
     monkeypatch.setattr(source, "TUNE_ALLOCATOR", False)
     source.keep_freed.cache_clear()
-    try:
-        folder = tmp_path / "in"
-        folder.mkdir()
-        _large(folder, "a.jsonl")
-        result = run([folder], WriteMode.DRY_RUN, tmp_path)
-        assert [f.status for f in result.files] == [FileStatus.WOULD_CHANGE]
-        assert fake.calls == []
-    finally:
-        source.keep_freed.cache_clear()
+    folder = tmp_path / "in"
+    folder.mkdir()
+    _large(folder, "a.jsonl")
+    yield fake, folder
+    source.keep_freed.cache_clear()
 
 
-def test_the_command_line_tunes_its_own_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_program_calling_the_library_keeps_its_allocator(
+    tmp_path: Path, untuned: tuple[_Libc, Path]
 ) -> None:
+    """The setting is the whole process's: the library alone never makes it. Failed first
+    (the library asked malloc as soon as it read a large file)."""
+    fake, folder = untuned
+    result = run([folder], WriteMode.DRY_RUN, tmp_path)
+    assert [f.status for f in result.files] == [FileStatus.WOULD_CHANGE]
+    assert fake.calls == []
+
+
+def test_the_command_line_tunes_its_own_process(untuned: tuple[_Libc, Path]) -> None:
     """`thinkfix repair` (in this process, through click) turns the setting on before it reads."""
     from click.testing import CliRunner
 
     from thinkfix.cli import main
 
-    fake = _Libc()
-    monkeypatch.setattr(ctypes, "CDLL", lambda name: fake)
-    monkeypatch.setattr(source, "TUNE_ALLOCATOR", False)
-    source.keep_freed.cache_clear()
-    try:
-        folder = tmp_path / "in"
-        folder.mkdir()
-        _large(folder, "a.jsonl")
-        outcome = CliRunner().invoke(
-            main, ["repair", "--isolated", "--dry-run", "--jobs", "1", str(folder)]
-        )
-        assert outcome.exit_code in (0, 1), outcome.output
-        assert fake.calls == [(-1, 256 << 20), (-3, 32 << 20)]
-    finally:
-        source.keep_freed.cache_clear()
+    fake, folder = untuned
+    outcome = CliRunner().invoke(
+        main, ["repair", "--isolated", "--dry-run", "--jobs", "1", str(folder)]
+    )
+    assert outcome.exit_code in (0, 1), outcome.output
+    assert fake.calls == [(-1, 256 << 20), (-3, 32 << 20)]
