@@ -68,6 +68,13 @@ def floor(files: list[Path]) -> None:
                 orjson.loads(line)
 
 
+def print_rows(size_mb: float, rows: list[tuple[str, float]]) -> None:
+    """Each row's seconds and throughput over `size_mb`, labels aligned."""
+    width = max(len(label) for label, _ in rows)
+    for label, seconds in rows:
+        print(f"  {label:{width}s} {seconds:7.3f} s  {size_mb / seconds:7.1f} MB/s")
+
+
 def suspect_seconds(root: Path) -> tuple[float, int]:
     """The time a real scan of `root` spends in `_FileScan._record` (parse, normalize, snippet
     of each suspected leak), and how many it made: the part no pass over the bytes removes."""
@@ -116,15 +123,17 @@ def main(argv: list[str]) -> int:
     whole = _best(3, lambda: scan([str(root)], ScanOptions(), jobs=1))
     bound = best_pass + suspects
 
-    def row(label: str, seconds: float) -> None:
-        print(f"  {label:52s} {seconds:7.3f} s  {size / seconds:7.1f} MB/s")
-
     print(f"{root}: {size:.1f} MB, {len(files)} files")
-    row("orjson floor (read and parse every line)", best_floor)
-    row(f"native pass, one empty Python call per report ({reported[0]:,})", best_pass)
-    row(f"suspects: _FileScan._record x {count:,}, inside a scan", suspects)
-    row("sum: the plan's bound in CPython", bound)
-    row("thinkfix scan in-process (--jobs 1)", whole)
+    print_rows(
+        size,
+        [
+            ("orjson floor (read and parse every line)", best_floor),
+            (f"native pass, one empty Python call per report ({reported[0]:,})", best_pass),
+            (f"suspects: _FileScan._record x {count:,}, inside a scan", suspects),
+            ("sum: the plan's bound in CPython", bound),
+            ("thinkfix scan in-process (--jobs 1)", whole),
+        ],
+    )
     print(
         f"best ratio any such scan reaches: {best_floor / bound:.2f}x the floor "
         f"(the issue's target in-process: 2.0x; the scan today: {best_floor / whole:.2f}x)"

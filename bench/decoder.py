@@ -32,7 +32,7 @@ import msgspec
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bound import _best, corpus, floor, suspect_seconds
+from bound import _best, corpus, floor, print_rows, suspect_seconds
 
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.prefilter import delimiter_sources
@@ -157,14 +157,19 @@ def main(argv: list[str]) -> int:
     best_decoder = _best(3, decode_all)
     bound = best_decoder + suspects
 
-    def row(label: str, seconds: float) -> None:
-        print(f"  {label:68s} {seconds:7.3f} s  {size / seconds:7.1f} MB/s")
-
     print(f"{root}: {size:.1f} MB, {len(files)} files, {sum(counted.values()):,} messages")
-    row("orjson floor (read and parse every line)", best_floor)
-    row(f"decode_lines, count by model and day, delimiter pass ({hits[0]:,} hits)", best_decoder)
-    row(f"suspects: _FileScan._record x {made:,}, inside a scan", suspects)
-    row("sum: a structured decoder's bound in CPython", bound)
+    print_rows(
+        size,
+        [
+            ("orjson floor (read and parse every line)", best_floor),
+            (
+                f"decode_lines, count by model and day, delimiter pass ({hits[0]:,} hits)",
+                best_decoder,
+            ),
+            (f"suspects: _FileScan._record x {made:,}, inside a scan", suspects),
+            ("sum: a structured decoder's bound in CPython", bound),
+        ],
+    )
     print(f"best ratio such a scan reaches: {best_floor / bound:.2f}x the floor")
     return 0
 

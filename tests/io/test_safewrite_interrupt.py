@@ -60,6 +60,15 @@ def _lines_of_a_watched_write(tmp_path: Path) -> int:
     return seen[0]
 
 
+def _session_at(tmp_path: Path, line: int) -> Path:
+    """A folder of its own for the run interrupted at `line`, holding a session of `OLD`."""
+    folder = tmp_path / f"at-{line}"
+    folder.mkdir()
+    target = folder / "session.jsonl"
+    target.write_bytes(OLD)
+    return target
+
+
 def test_an_interrupt_at_any_line_of_a_watched_write_leaves_no_second_name(
     tmp_path: Path,
 ) -> None:
@@ -70,10 +79,8 @@ def test_an_interrupt_at_any_line_of_a_watched_write_leaves_no_second_name(
     assert lines > 60  # the hold, the rename and the settle were traced
     left: dict[int, list[str]] = {}
     for line in range(1, lines + 1):
-        folder = tmp_path / f"at-{line}"
-        folder.mkdir()
-        target = folder / "session.jsonl"
-        target.write_bytes(OLD)
+        target = _session_at(tmp_path, line)
+        folder = target.parent
         with contextlib.suppress(KeyboardInterrupt), interrupted_at(line, {safewrite.__file__}):
             _write_over_the_file_read(target)
         assert target.read_bytes() in (OLD, NEW)
@@ -154,10 +161,8 @@ def test_an_interrupt_at_any_line_of_the_hold_on_the_old_inode_leaves_no_name_or
     fds = set(os.listdir("/proc/self/fd"))
     left: dict[int, list[str]] = {}
     for line in range(1, lines + 1):
-        folder = tmp_path / f"at-{line}"
-        folder.mkdir()
-        target = folder / "session.jsonl"
-        target.write_bytes(OLD)
+        target = _session_at(tmp_path, line)
+        folder = target.parent
         stamp = Stamp.of(os.stat(target))
         held = None
         with contextlib.suppress(KeyboardInterrupt), interrupted_at(line, {livewriters.__file__}):
