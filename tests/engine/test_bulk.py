@@ -26,13 +26,14 @@ from hypothesis import strategies as st
 from tests.engine.test_survey import MIDNIGHT_MS, TEXT_BYTES, _iso
 from tests.formats.test_fast_paths import GENERATED, _record, without_fast_paths
 from thinkfix.engine.inputs.files import InputOptions
-from thinkfix.engine.scan import survey, trend
+from thinkfix.engine.scan import native, survey, trend
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.prefilter import delimiter_hits
 from thinkfix.engine.scan.runner import scan
 from thinkfix.engine.scan.survey import Days, Key, Surveyor, record_day
 from thinkfix.formats import registry
 from thinkfix.formats.records import EMPTY_CONTEXT
+from thinkfix.io import jsoncheck
 from thinkfix.reporters.json import JsonReporter
 
 _FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -185,9 +186,10 @@ def _surveyor(name: str) -> Surveyor:
     return Surveyor(canon, delimiter_hits(ScanOptions().policy), Days(), 0)
 
 
-def _accepted(name: str, lines: list[bytes]) -> dict[int, Key]:
+def _accepted(name: str, lines: list[bytes], fast: bool = False) -> dict[int, Key]:
     """{line number: key} of the lines one block's survey accepts (the lines in one buffer,
-    after a first line, each one wanted as the sparse reader would hand it)."""
+    after a first line, each one wanted as the sparse reader would hand it); `fast`: its
+    native checks, and msgspec's JSON check (`io.jsoncheck`)."""
     first = b'{"first":1}\n'
     buf = first + b"".join(line + b"\n" for line in lines)
     wanted: dict[int, int] = {}
@@ -197,7 +199,8 @@ def _accepted(name: str, lines: list[bytes]) -> dict[int, Key]:
         wanted[at] = at + len(line)
         number[at] = i
         at += len(line) + 1
-    found = _surveyor(name).block(buf, wanted)
+    with patch.object(jsoncheck, "MSGSPEC_FROM", 0 if fast else 1 << 62):
+        found = _surveyor(name).block(buf, wanted, fast)
     assert set(found.starts).isdisjoint(found.rest)
     assert sorted([*found.starts, *found.rest]) == list(wanted)  # every line, once
     return {number[s]: key for s, key in zip(found.starts, found.keys)}
@@ -306,40 +309,34 @@ CLAUDE_TYPE_FIRST = (
 )
 
 
-def _known_blind_spot(shape: str) -> object:
-    return pytest.mark.xfail(
-        strict=True,
-        reason=f"known: {shape} line cut just after a `}}` of its last free part (and a "
-        "newline) matches the pattern, whose end is one `}`; only a parse sees what is left "
-        "open (docs/performance.md, 'Which lines are counted from their bytes')",
-    )
-
-
+@pytest.mark.parametrize("fast", [False, True], ids=["pure", "native"])
 @pytest.mark.parametrize(
     ("name", "line"),
     [
         pytest.param("claude-code", RUNTIME_LINES["claude-code"], id="claude-code"),
         pytest.param("pi", RUNTIME_LINES["pi"], id="pi"),
-        pytest.param(
-            "claude-code",
-            CLAUDE_TYPE_FIRST,
-            id="claude-code-type-first",
-            marks=_known_blind_spot("a Claude Code type-first"),
-        ),
-        pytest.param(
-            "codex", RUNTIME_LINES["codex"], id="codex", marks=_known_blind_spot("a Codex")
-        ),
+        pytest.param("claude-code", CLAUDE_TYPE_FIRST, id="claude-code-type-first"),
+        pytest.param("codex", RUNTIME_LINES["codex"], id="codex"),
     ],
 )
-def test_a_line_cut_in_two_by_a_newline_is_never_accepted(name: str, line: bytes) -> None:
+def test_a_line_cut_in_two_by_a_newline_is_never_accepted(
+    name: str, line: bytes, fast: bool
+) -> None:
     """A free part runs to the end of the window it is searched in (`quick.FREE`), which the
     survey ends just past the line's newline: a line cut short at any byte by a newline (a
     torn write, a line glued to the next) can neither borrow the rest from the next line nor
-    be read as one; both pieces are left to the parse. It holds where the pattern's end is
-    more than a `}` (pi's stamp, Claude Code's message-first shape), not yet elsewhere."""
-    assert 0 in _accepted(name, [line, line])  # not vacuous: whole, each is accepted
+    be read as one; both pieces are left to the parse. Where the pattern's end is one `}`
+    (Codex's lines, Claude Code's type-first shape), a cut just after a `}` of the last free
+    part still matched: the JSON check (`io.jsoncheck`) refuses it (it failed before it)."""
+    assert 0 in _accepted(name, [line, line], fast)  # not vacuous: whole, each is accepted
     for cut in range(1, len(line)):
-        assert _accepted(name, [line[:cut], line[cut:]]) == {}, cut
+        assert _accepted(name, [line[:cut], line[cut:]], fast) == {}, cut
+
+
+#: A runtime's line whose structure alone is broken, where no word, escape or byte the
+#: survey checks shows it: a quote lost inside a text, a bracket lost, a member cut after a
+#: `}`. Each was counted clean from its bytes before the JSON check (`io.jsoncheck`).
+BROKEN_TEXTS = (b'Do"ne.', b'Done."}],"x":[{"y":1', b"Done.\\")
 
 
 # --- the report -------------------------------------------------------------------------------
@@ -464,3 +461,34 @@ def test_a_line_that_is_not_json_is_an_error_on_every_path(name: str, tmp_path: 
     assert fast == plain == slow
     errors = orjson.loads(slow)["errors"]
     assert [e["line"] for e in errors] == [41, 42, 43, 44, 45, 47]  # \\q .. \x00, a\\\\\\qb
+
+
+@pytest.mark.parametrize("on", [False, True], ids=["pure", "native"])
+@pytest.mark.parametrize("name", [*sorted(RUNTIME_LINES), "claude-code-type-first"])
+def test_a_line_whose_structure_alone_is_broken_is_an_error_on_every_path(
+    name: str, on: bool, tmp_path: Path
+) -> None:
+    """Never silently clean: a runtime's line whose structure is broken where no word,
+    escape or byte shows it (`BROKEN_TEXTS`: a lost quote, a lost bracket, a quote escaped by
+    a text's last backslash), or cut just after a `}` with the rest on the next line, is an
+    input error whether it is counted by the block, read line by line from its bytes or
+    parsed, on the native passes and the pure ones. Before the JSON check (`io.jsoncheck`)
+    the fast paths counted them clean."""
+    line = CLAUDE_TYPE_FIRST if name == "claude-code-type-first" else RUNTIME_LINES[name]
+    fmt = name.removesuffix("-type-first")
+    cut = line.rindex(b"}", 0, len(line) - 1) + 1  # just after a `}` of the last free part
+    damaged = [line.replace(b"Done.", text) for text in BROKEN_TEXTS] + [line[:cut], line[cut:]]
+    path = tmp_path / f"{fmt}.jsonl"
+    path.write_bytes(b"".join(x + b"\n" for x in [line] * 40 + damaged + [line] * 40))
+    options = ScanOptions(inputs=InputOptions(format=fmt), by_day=True)
+    with (
+        patch.object(native, "USE", on),
+        patch.object(native, "WARM_UP", 0),
+        patch.object(jsoncheck, "MSGSPEC_FROM", 0 if on else 1 << 62),
+    ):
+        fast, plain, slow = _reports([str(path)], options, [fmt])
+    assert fast == plain == slow
+    report = orjson.loads(slow)
+    # the cut line's second half is read only where it holds the assistant marker
+    assert [e["line"] for e in report["errors"]] in ([41, 42, 43, 44], [41, 42, 43, 44, 45])
+    assert report["summary"]["assistant_messages"] == 80

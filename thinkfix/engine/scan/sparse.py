@@ -30,6 +30,7 @@ from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.reader import opens_document
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, record_limit, too_large
 from thinkfix.formats.strangers import names_turn, turn_needles
+from thinkfix.io.jsoncheck import not_json
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
 Quick = Callable[[bytes, Context], bool]
@@ -351,13 +352,17 @@ class SparseReader:
 
     def _clean(self, buf: bytes, wanted: dict[int, int]) -> set[int]:
         """Starts of the wanted lines the delimiter test proves clean (none without `quick`),
-        complete and within the record limit."""
+        complete, within the record limit, and JSON (`io.jsoncheck`: a line `quick` counts
+        from its bytes must be one a parse reads)."""
         if self.quick is None or self.candidates is None or not wanted:
             return set()
         limit = record_limit()
         starts = [s for s, e in wanted.items() if not (limit and e - s > limit)]
-        leaky = self.candidates([buf[s : wanted[s]] for s in starts])
-        return {s for i, s in enumerate(starts) if i not in leaky}
+        lines = [buf[s : wanted[s]] for s in starts]
+        leaky = self.candidates(lines)
+        kept = [i for i in range(len(starts)) if i not in leaky]
+        broken = not_json([lines[i] for i in kept], native.reach())
+        return {starts[i] for j, i in enumerate(kept) if j not in broken}
 
     def _lines_with(
         self, buf: bytes, lo: int, hi: int, firsts: dict[bytes, int] | None = None

@@ -54,6 +54,7 @@ from thinkfix.engine.scan.trend import epoch
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.quick import CONTROLS, Canonical, bad_escape, record_time
 from thinkfix.formats.records import record_limit
+from thinkfix.io.jsoncheck import not_json
 from thinkfix.io.multimatch import literal
 from thinkfix.normalizer.policy import Policy
 
@@ -350,6 +351,9 @@ class Surveyor:
             sizes = list(map(sub, ends, starts))
             if max(sizes) > self.limit:
                 bad.update(i for i, size in enumerate(sizes) if size > self.limit)
+        # Each line one JSON value, by a parser (`io.jsoncheck`): what its free parts hide of
+        # its structure (a lost quote, a line cut after a `}`) the pattern cannot see.
+        bad.update(not_json(list(map(buf.__getitem__, map(slice, starts, ends))), native.reach()))
         days = self._days(rows)
         models = self._models(rows)
         keys: list[Key] = list(zip(models, days))  # type: ignore[arg-type]

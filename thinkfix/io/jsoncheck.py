@@ -1,0 +1,67 @@
+"""Is each line one JSON value? A parser's answer for the lines a scan counts from their bytes.
+
+A clean assistant line is counted without being parsed where its bytes prove what a parse
+would find (`engine.scan.survey`'s block counter, a format's `quick_messages`). Patterns
+prove its keys, stamps and model, and byte checks its characters; its structure they cannot:
+a quote or bracket lost inside a text, or a line cut just after a `}` and ended there by a
+newline, still matches, and was counted clean where a parse says "not JSON" (never silently
+clean: docs/performance.md, "Which lines are counted from their bytes"). `not_json` runs
+every such line through a real parser: msgspec's validating decoder into `msgspec.Raw`,
+which builds nothing (~4 M instructions per MB of lines), for a run that reads
+`MSGSPEC_FROM` bytes or more; orjson, which builds each value and drops it (~12 M per MB),
+for a smaller one, which importing msgspec (~20 ms) would cost more than it saves.
+
+Either may refuse a line the scan's own parse reads (both refuse a lone surrogate's escape,
+which `records.parse_json` then reads with the stdlib): such a line is parsed, with the same
+answer. Neither accepts a line that parse refuses, UTF-8 aside: msgspec does not check a
+string's bytes, so the callers check UTF-8 themselves, as they did before
+(tests/io/test_jsoncheck.py holds both to `parse_json`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+import orjson
+
+#: What a refused line raises: both parsers' errors are `ValueError`s; a value nested past a
+#: parser's depth may raise `RecursionError` instead.
+_REFUSED = (ValueError, RecursionError)
+
+
+@lru_cache(maxsize=1)
+def _raw_decode() -> Callable[[bytes], Any] | None:
+    """msgspec's decoder into `Raw` (validates, builds nothing), or None where it cannot be
+    imported (a broken install: orjson checks instead). Imported on first use."""
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    return msgspec.json.Decoder(msgspec.Raw).decode
+
+
+#: A run reading this many bytes (`engine.scan.native.reach`) checks with msgspec.
+MSGSPEC_FROM = 6 << 20
+
+
+def not_json(lines: list[bytes], run_bytes: int = 0) -> set[int]:
+    """The indices of the lines that are not each one JSON value (or that the check cannot
+    vouch for): those are parsed and reported, never counted from their bytes. `run_bytes`:
+    what the run reads, which picks the parser (`MSGSPEC_FROM`)."""
+    check = (_raw_decode() if run_bytes >= MSGSPEC_FROM else None) or orjson.loads
+    try:
+        deque(map(check, lines), maxlen=0)  # C-level: no Python frame per line
+    except _REFUSED:
+        pass
+    else:
+        return set()
+    out: set[int] = set()
+    for i, line in enumerate(lines):  # rare (a damaged file): which lines
+        try:
+            check(line)
+        except _REFUSED:
+            out.add(i)
+    return out
