@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
@@ -27,7 +28,7 @@ from thinkfix.engine.repair import source as source_module
 from thinkfix.engine.repair.model import WriteMode
 from thinkfix.engine.repair.plan import FilePlan, plan_file
 from thinkfix.engine.repair.source import FileRecords, Source
-from thinkfix.engine.scan import sparse
+from thinkfix.engine.scan import native, sparse
 from thinkfix.formats import registry
 from thinkfix.formats.jsonspans import Style
 
@@ -69,6 +70,21 @@ def test_clean_assistant_lines_are_not_parsed(
 def test_a_clean_line_that_is_plainly_not_json_is_still_reported(tmp_path: Path) -> None:
     broken = b'{"type":"assistant","message":{"role":"assistant","content":"cut off'
     plan = _plan(_session(tmp_path / "s.jsonl", 20, broken), tmp_path)
+    assert [line for line, _ in plan.bad] == [4]
+    assert len(plan.changes) == 1
+
+
+@pytest.mark.parametrize("run_bytes", [0, 1 << 40], ids=["orjson", "msgspec"])
+def test_a_clean_line_whose_structure_alone_is_broken_is_reported(
+    tmp_path: Path, run_bytes: int
+) -> None:
+    """A line the block survey would copy through (one compact object in UTF-8, no possible
+    delimiter) whose structure alone is broken (a quote lost inside its text) is parsed and
+    reported, as the scan reports it (`io.jsoncheck`); it was copied through unreported."""
+    broken = chained_claude_line(99, "assistant", [{"type": "text", "text": "Do'ne."}])
+    broken = broken.replace(b"Do'ne.", b'Do"ne.')
+    with patch.object(native, "reach", lambda: run_bytes):
+        plan = _plan(_session(tmp_path / "s.jsonl", 20, broken), tmp_path)
     assert [line for line, _ in plan.bad] == [4]
     assert len(plan.changes) == 1
 

@@ -21,7 +21,7 @@ string's bytes, so the callers check UTF-8 themselves, as they did before
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -33,7 +33,7 @@ _REFUSED = (ValueError, RecursionError)
 
 
 @lru_cache(maxsize=1)
-def _raw_decode() -> Callable[[bytes], Any] | None:
+def _raw_decode() -> Callable[[bytes | memoryview], Any] | None:
     """msgspec's decoder into `Raw` (validates, builds nothing), or None where it cannot be
     imported (a broken install: orjson checks instead). Imported on first use."""
     try:
@@ -47,7 +47,7 @@ def _raw_decode() -> Callable[[bytes], Any] | None:
 MSGSPEC_FROM = 6 << 20
 
 
-def not_json(lines: list[bytes], run_bytes: int = 0) -> set[int]:
+def not_json(lines: Sequence[bytes | memoryview], run_bytes: int = 0) -> set[int]:
     """The indices of the lines that are not each one JSON value (or that the check cannot
     vouch for): those are parsed and reported, never counted from their bytes. `run_bytes`:
     what the run reads, which picks the parser (`MSGSPEC_FROM`)."""

@@ -39,6 +39,7 @@ from thinkfix.formats.quick import one_object
 from thinkfix.formats.records import Context, Record, Site, record_limit
 from thinkfix.formats.repairs import Edits, Placement, Repair
 from thinkfix.io import compression, filestate
+from thinkfix.io.jsoncheck import not_json
 from thinkfix.normalizer.batch import normalize
 from thinkfix.normalizer.policy import Policy
 from thinkfix.normalizer.spans import Finding, Result
@@ -458,6 +459,9 @@ class CleanLines(Surveyor):
                 joined.decode()  # every piece is UTF-8 when the whole is (cut at ASCII bytes)
             except UnicodeDecodeError:
                 bad.update(i for i, piece in enumerate(pieces) if not one_object(bytes(piece)))
+        # one JSON value each, as the scan checks (`io.jsoncheck`): a line whose structure
+        # alone is broken is parsed and reported, not copied through
+        bad.update(not_json(pieces, native.reach()))
         starts = [s for i, (s, _) in enumerate(spans) if i not in bad]
         kept = set(starts)
         return Block(
