@@ -1,0 +1,54 @@
+"""Defects found by review8 at the scan's and repair's edges, each held by a test that fails
+today (xfail strict): the fix turns it green and must drop the mark. See
+/work/helpers/shared/review8-findings.md for each one's input, command and suggested fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.commands import invoke
+
+pytestmark = pytest.mark.usefixtures("isolated_cli")
+
+_USER = (
+    '{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/srv",'
+    '"sessionId":"s1","version":"2.1.41","type":"user","message":{"role":"user",'
+    '"content":"hi"},"uuid":"u1","timestamp":"2026-03-05T16:02:11.004Z"}\n'
+)
+
+
+def _assistant(role: str, kind: str, text: str) -> str:
+    """A Claude Code assistant line, its role and type spelled as given (JSON text)."""
+    return (
+        '{"parentUuid":"u1","isSidechain":false,"userType":"external","cwd":"/srv",'
+        '"sessionId":"s1","version":"2.1.41","message":{"id":"msg_1","type":"message",'
+        f'"role":"{role}","model":"glm-4.6","content":[{{"type":"text","text":"{text}"}}],'
+        f'"stop_reason":"end_turn"}},"type":"{kind}","uuid":"u2",'
+        '"timestamp":"2026-03-05T16:02:19.350Z"}\n'
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review8: a role word spelled with a JSON escape hides the line from the marker test",
+)
+@pytest.mark.parametrize("parse_all", [False, True])
+def test_an_escaped_role_word_still_names_an_assistant_turn(
+    tmp_path: Path, parse_all: bool
+) -> None:
+    """`"role":"\\u0061ssistant"` is the string "assistant" to every JSON parser; the line's
+    leak must be found (exit 1), as it is with the word spelled plainly. Today the marker
+    test (`FormatBase._messages`, `SparseReader`'s jump) reads the bytes `"assistant"` only:
+    exit 0, "No leaked reasoning" (and with --parse-all the message is counted, its leak
+    not looked for)."""
+    escaped = "\\u0061ssistant"
+    session = tmp_path / "s.jsonl"
+    session.write_text(_USER + _assistant(escaped, escaped, "<think>plan</think>Done."))
+    args = ["scan", "--isolated", "--output-format", "json", str(session)]
+    result = invoke(*args, *(["--parse-all"] if parse_all else []))
+    report = json.loads(result.stdout)
+    assert report["summary"]["findings"] == 1, report["summary"]
+    assert result.exit_code == 1
