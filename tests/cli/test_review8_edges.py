@@ -52,3 +52,38 @@ def test_an_escaped_role_word_still_names_an_assistant_turn(
     report = json.loads(result.stdout)
     assert report["summary"]["findings"] == 1, report["summary"]
     assert result.exit_code == 1
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+LEAKY = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review8: a relative --run-dir (or THINKFIX_STATE_DIR) writes a manifest undo refuses",
+)
+@pytest.mark.parametrize("how", ["run-dir", "state-dir"])
+def test_a_relative_run_folder_gives_a_manifest_undo_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """`repair --in-place --run-dir run` (a relative folder, as a user types it) prints
+    `undo with: thinkfix undo run/manifest.json`; that command must restore every byte.
+    Today the manifest keeps `"backup_dir": "run/backup"` as given and undo refuses it:
+    `malformed manifest: backup_dir 'run/backup' is not a normalised absolute path`, exit 2,
+    the file left repaired. The same with a relative THINKFIX_STATE_DIR."""
+    (tmp_path / "s").mkdir()
+    session = tmp_path / "s" / "a.jsonl"
+    session.write_bytes(LEAKY.read_bytes())
+    extra: list[str] = []
+    if how == "run-dir":
+        extra = ["--run-dir", "run"]
+    else:
+        monkeypatch.setenv("THINKFIX_STATE_DIR", "state")
+    repaired = invoke("repair", "--isolated", "--in-place", "--include-active", *extra, "s")
+    assert repaired.exit_code in (0, 1), repaired.output
+    assert session.read_bytes() != LEAKY.read_bytes()
+    command = next(line for line in repaired.output.splitlines() if line.startswith("undo with: "))
+    manifest = command.removeprefix("undo with: thinkfix undo ")
+    undone = invoke("undo", manifest)
+    assert undone.exit_code == 0, undone.output
+    assert session.read_bytes() == LEAKY.read_bytes()
