@@ -87,3 +87,38 @@ def test_a_relative_run_folder_gives_a_manifest_undo_reads(
     undone = invoke("undo", manifest)
     assert undone.exit_code == 0, undone.output
     assert session.read_bytes() == LEAKY.read_bytes()
+
+
+def _agree(session: Path) -> tuple[tuple[int, dict[str, object]], tuple[int, dict[str, object]]]:
+    """(exit code, summary) of a default scan and of one that parses every line."""
+    out = []
+    for extra in ([], ["--parse-all"]):
+        result = invoke("scan", "--isolated", "--output-format", "json", *extra, str(session))
+        summary = json.loads(result.stdout)["summary"]
+        out.append((result.exit_code, {k: summary[k] for k in ("findings", "by_kind")}))
+    return out[0], out[1]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review8: the byte prefilter folds case in ASCII only, the normalizer in Unicode",
+)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<thin\u212a>plan</thin\u212a>Done.",  # KELVIN SIGN, which str.lower() makes "k"
+        "<thin\\u212a>plan</thin\\u212a>Done.",  # the same, as a JSON escape
+        "plan</thin\u212a>Done.",  # a bare close
+    ],
+)
+def test_the_prefilter_and_the_normalizer_agree_on_a_tags_case(tmp_path: Path, text: str) -> None:
+    """The normalizer matches tag names with `(?i:...)` over str and lowers the name it found
+    (`normalizer/grammar.py`), so `<thinK>` (U+212A) is a `<think>` tag: `--parse-all`
+    reports a leak (exit 1). The raw-byte delimiter test (`engine/scan/prefilter.py`,
+    `(?i:names)` over bytes: ASCII folding only, and no anchor for a `\\u212a` escape) proves
+    the line has no delimiter, so the default scan counts it clean: exit 0. A False from the
+    prefilter must be a proof; the two paths must give the same report."""
+    session = tmp_path / "s.jsonl"
+    session.write_text(_USER + _assistant("assistant", "assistant", text), encoding="utf-8")
+    default, parsed = _agree(session)
+    assert default == parsed
