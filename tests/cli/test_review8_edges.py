@@ -197,3 +197,41 @@ def test_a_session_rewritten_in_place_while_scanned_is_an_error(
     assert session.read_bytes() == rewritten  # the rewrite happened mid-read
     assert result.exit_code == 2, report["summary"]
     assert report["errors"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review8: a checkout's config may write into its .git folder (an executable hook)",
+)
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("output", '".git/hooks/pre-commit"'),
+        ("report", '["concise=.git/hooks/pre-commit"]'),
+        ("write-baseline", '".git/hooks/pre-commit"'),
+    ],
+)
+def test_a_checkouts_config_cannot_write_into_its_git_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, value: str
+) -> None:
+    """A checkout's config may write only inside its own folder (`settings.config.
+    _trusted_file_value`), but its `.git` folder is not the checkout's content: git never
+    checks a `.git` path out, so a pull request cannot put a hook there, and a CI runner
+    (or `pre-commit install`) owns it. Today `output = ".git/hooks/pre-commit"` overwrites
+    an executable hook, its mode kept, with the report, and the report carries the
+    session's own strings: a model named `glm$(touch${IFS}PWNED)` ran on the next
+    `git commit` (review8-findings.md, 6). The value must be refused (exit 2) and the
+    hook left as it was."""
+    repo = tmp_path / "repo"
+    (repo / "sessions").mkdir(parents=True)
+    hooks = repo / ".git" / "hooks"
+    hooks.mkdir(parents=True)
+    hook = hooks / "pre-commit"
+    hook.write_text("#!/bin/sh\nexec pre-commit run\n")
+    hook.chmod(0o755)
+    (repo / "sessions" / "s.jsonl").write_bytes(LEAKY.read_bytes())
+    (repo / "pyproject.toml").write_text(f"[tool.thinkfix]\n{key} = {value}\n")
+    monkeypatch.chdir(repo)
+    result = invoke("scan", "sessions")
+    assert hook.read_text() == "#!/bin/sh\nexec pre-commit run\n"
+    assert result.exit_code == 2
