@@ -5,12 +5,18 @@ today (xfail strict): the fix turns it green and must drop the mark. See
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from tests.commands import invoke
 from tests.engine.conftest import claude_line
+from tests.engine.repair_helpers import run
+from tests.formats import opencode_db
+from thinkfix.engine.ledger import restore as restore_mod
+from thinkfix.engine.repair.model import WriteMode
 from thinkfix.engine.scan import sparse
 from thinkfix.formats import records
 from thinkfix.formats.records import DEFAULT_RECORD_LIMIT
@@ -235,3 +241,30 @@ def test_a_checkouts_config_cannot_write_into_its_git_folder(
     result = invoke("scan", "sessions")
     assert hook.read_text() == "#!/bin/sh\nexec pre-commit run\n"
     assert result.exit_code == 2
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review8: undo puts back a part the repair deleted under a message deleted since",
+)
+def test_store_undo_does_not_bring_back_a_part_of_a_message_deleted_since(tmp_path: Path) -> None:
+    """The repair of OpenCode's store deletes a lone `</think>` text part (its message still
+    shows its other text). The user then deletes that message in OpenCode (its row and its
+    parts). Undo keeps what the runtime wrote since (docs/formats.md, "Undo, SQLite"): the
+    message stays deleted, so the part must not come back as an orphan row whose message
+    is gone (or the store is refused, naming the row). Today undo re-inserts it: `restored`,
+    exit 0, `part` holds a row of a message that no longer exists."""
+    store = opencode_db.build(tmp_path / "opencode.db", opencode_db.LEAKY)
+    message = "msg_95e0f3e20003cQ5tX9oZ2fMnUh"  # its parts: the lone `</think>`, a text
+    result = run([store], WriteMode.IN_PLACE, tmp_path)
+    assert result.manifest_path is not None
+    with closing(sqlite3.connect(store)) as db:  # the user deletes that message
+        db.execute("DELETE FROM part WHERE message_id = ?", (message,))
+        db.execute("DELETE FROM message WHERE id = ?", (message,))
+        db.commit()
+    restore_mod.undo(result.manifest_path)
+    with closing(sqlite3.connect(store)) as db:
+        orphans = db.execute(
+            "SELECT id FROM part WHERE message_id NOT IN (SELECT id FROM message)"
+        ).fetchall()
+    assert orphans == []
