@@ -134,9 +134,6 @@ def test_the_prefilter_and_the_normalizer_agree_on_a_tags_case(tmp_path: Path, t
     assert default == parsed
 
 
-@pytest.mark.xfail(
-    strict=True, reason="review8: an incremental scan reads past --max-record-size (never set)"
-)
 def test_an_incremental_scan_keeps_the_record_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

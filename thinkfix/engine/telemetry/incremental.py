@@ -62,7 +62,7 @@ from thinkfix.engine.telemetry.state import Entry, State
 from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.detection import read_head
-from thinkfix.formats.records import EMPTY_CONTEXT, Context
+from thinkfix.formats.records import EMPTY_CONTEXT, Context, set_record_limit
 from thinkfix.io.compression import Compression
 from thinkfix.io.ranges import ByteRange
 from thinkfix.normalizer.kinds import LeakKind
@@ -186,6 +186,9 @@ def scan_increment(
     item: Candidate | InputFile, entry: Entry | None, options: ScanOptions, key: str | None = None
 ) -> Increment:
     """Scan one file, reusing `entry` (what an earlier run committed) where it still holds."""
+    # as `scan_file` does first: the parts read here (`_full`, `_resume`) keep the run's
+    # `--max-record-size`, not whatever the process last set (review8, finding 4)
+    set_record_limit(options.max_record_size)
     key = key or options_key(options)
     path = item.real_path
     if item.path == STDIN or (isinstance(item, InputFile) and item.error is not None):
