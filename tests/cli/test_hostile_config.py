@@ -4,6 +4,7 @@ flag or a `THINKFIX_*` variable, which come from whoever runs thinkfix, may."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -153,3 +154,46 @@ def test_repair_and_diff_refuse_the_same_config(checkout: Path, command: str) ->
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2, result.output
     assert "redact" in result.stderr and str(config) in result.stderr
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        ".git/hooks/pre-commit",
+        ".GIT/hooks/pre-commit",  # case-insensitive file systems
+        ".git./config",  # NTFS drops trailing dots and spaces
+        "git~1/config",  # NTFS's short name of .git
+        ".g\u200cit/config",  # HFS+ ignores the zero-width non-joiner
+        "vendor/lib/.git/modules/x/hooks/post-checkout",  # a submodule's git folder
+        "hook-link",  # a link in the checkout to the git folder's hook
+        "tool.sh",  # an executable file
+        "fifo",  # not a regular file
+    ],
+)
+def test_config_cannot_write_into_what_is_not_the_checkouts_content(
+    checkout: Path, target: str
+) -> None:
+    """A git folder is not a checkout's content (git checks none of its paths out, under any
+    spelling a file system folds to `.git`): a hook there runs on the next commit, with
+    the report's session-controlled strings (review8, finding 6). Nor is a program or a
+    FIFO a report. A config naming one is refused (exit 2), nothing written; a flag may."""
+    hooks = checkout / ".git" / "hooks"
+    hooks.mkdir(parents=True)
+    hook = hooks / "pre-commit"
+    hook.write_text("#!/bin/sh\nexec true\n")
+    hook.chmod(0o755)
+    (checkout / "hook-link").symlink_to(hook)
+    (checkout / "tool.sh").write_text("#!/bin/sh\n")
+    (checkout / "tool.sh").chmod(0o755)
+    os.mkfifo(checkout / "fifo")
+    _pyproject(checkout, f"output = {json.dumps(target)}")
+    before = {p: p.read_bytes() for p in _files(checkout) if p.name != "fifo"}
+    result = _scan()
+    assert result.exit_code == 2, result.output
+    assert "output" in result.stderr and "Traceback" not in result.output
+    assert {p: p.read_bytes() for p in _files(checkout) if p.name != "fifo"} == before
+    # not vacuous: the same name from a flag is the runner's choice, and is written
+    (checkout / "pyproject.toml").unlink()
+    if target == "tool.sh":
+        assert _scan("--output", target).exit_code == 1
+        assert "sessions/s.jsonl" in (checkout / "tool.sh").read_text()

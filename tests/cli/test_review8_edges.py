@@ -202,10 +202,6 @@ def test_a_session_rewritten_in_place_while_scanned_is_an_error(
     assert report["errors"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review8: a checkout's config may write into its .git folder (an executable hook)",
-)
 @pytest.mark.parametrize(
     ("key", "value"),
     [

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Mapping
 from enum import Enum
@@ -65,19 +66,60 @@ def _inside(path: str, root: str) -> bool:
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
+#: Code points HFS+ ignores in a name (git's `is_hfs_dotgit`): `.g\u200cit` is `.git` there.
+_IGNORED = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+
+
+def _git_name(part: str) -> bool:
+    """Is this path component a git folder's name on some file system: `.git` in any case
+    (case-insensitive systems), with trailing dots or spaces (NTFS drops them), with the
+    code points HFS+ ignores, or NTFS's short name `git~1`? git refuses to check any of them
+    out, so no checkout's content lies there."""
+    name = _IGNORED.sub("", part).rstrip(". ").lower()
+    return name in (".git", "git~1")
+
+
+def _not_checkout_content(path: str, root: str) -> str | None:
+    """Why a config in `root` may not write `path` though it lies inside: it is in a git
+    folder (a hook there runs on the next commit), or what is there now is not a plain,
+    non-executable file (a config's report never replaces a program). None: it may."""
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    if any(_git_name(part) for part in os.path.relpath(real, top).split(os.sep)):
+        return "inside a git folder, which is not the checkout's content"
+    try:
+        st = os.stat(real)
+    except OSError:
+        return None  # not there yet: written afresh
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    if st.st_mode & 0o111:
+        return "an executable file"
+    return None
+
+
 def _trusted_file_value(name: str, value: Any, config_file: str) -> None:
-    """ConfigError when a config file's value writes outside its folder or unmasks secrets:
-    the config of a checkout is as untrusted as the sessions in it."""
+    """ConfigError when a config file's value writes outside its folder (or into what is
+    not the checkout's content: `_not_checkout_content`) or unmasks secrets: the config of
+    a checkout is as untrusted as the sessions in it."""
     root = os.path.dirname(config_file)
     if name in WRITES:
         targets = value if isinstance(value, tuple) else (value,)
         for target in targets:
             path = target.partition("=")[2] if name == "report" else target
-            if path and not _inside(path, root):
+            if not path:
+                continue
+            why = (
+                f"outside the project ({root})"
+                if not _inside(path, root)
+                else _not_checkout_content(path, root)
+            )
+            if why is not None:
+                if not why.startswith("outside"):
+                    why = f"{why} ({os.path.realpath(path)})"
                 raise ConfigError(
-                    f"{config_file}: {name} names {path!r}, outside the project ({root}); "
-                    f"a config file writes only inside its own folder (a flag or "
-                    f"${env_name(name)} may name any file)"
+                    f"{config_file}: {name} names {path!r}, {why}; a config file writes only "
+                    f"files of its own folder's content (a flag or ${env_name(name)} may name "
+                    "any file)"
                 )
     if name == "redact" and _weakens(value):
         raise ConfigError(
