@@ -261,3 +261,27 @@ def test_store_undo_does_not_bring_back_a_part_of_a_message_deleted_since(tmp_pa
             "SELECT id FROM part WHERE message_id NOT IN (SELECT id FROM message)"
         ).fetchall()
     assert orphans == []
+
+
+PI = FIXTURES / "pi" / "2026-01-15T08-30-12-417Z_4b1d6e2a-8c3f-4e5a-9d7b-1f0e2c3a4b5d.jsonl"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review8: a line that is not UTF-8 is never validated when it lacks the marker",
+)
+def test_a_byte_of_bad_utf8_in_the_role_word_is_an_error(tmp_path: Path) -> None:
+    """One corrupt byte in the role word of a leaking pi line (`"role":"assist\\xc3ant"`:
+    not UTF-8, so not JSON) hides the whole line from the default scan: the sparse reader
+    jumps only to lines holding `"assistant"` and never validates the others
+    (`engine/scan/sparse.py`: "never parsed and never validated"), so the session is
+    reported clean, exit 0. `--parse-all` says `not UTF-8`, exit 2. A file that is not
+    UTF-8 is not one thinkfix has read: it must be an error on every path."""
+    lines = PI.read_bytes().split(b"\n")[:5]  # the header, a user turn, the leaking answer
+    assert b"<think>" in lines[4] and lines[4].count(b'"role":"assistant"') == 1
+    lines[4] = lines[4].replace(b'"role":"assistant"', b'"role":"assist\xc3ant"')
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(b"\n".join(lines) + b"\n")
+    default, parsed = _agree(session)
+    assert parsed[0] == 2
+    assert default == parsed
