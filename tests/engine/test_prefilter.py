@@ -72,6 +72,13 @@ PIECES = [
     "&",
     "'",
     "think",
+    # letters whose Unicode case folding is an ASCII letter of a tag name (KELVIN SIGN for
+    # `k`, LONG S for `s`, dotted and dotless I): the tag names fold in ASCII on both sides
+    "thin",
+    "\u212a",
+    "\u017f",
+    "\u0130",
+    "\u0131",
 ]
 POLICIES = [
     DEFAULT,
@@ -235,3 +242,32 @@ def test_markup_in_code_compiles_only_the_tag_names_check() -> None:
     assert sum(1 for _, check in _compile(policy) if check and check._source) == 1
     assert b"think" in compiled[0] and b"channel" not in compiled[0]
     assert delimiter_candidates(policy)([*code, b'{"text":"<|channel|>analysis"}']) == {2}
+
+
+#: Characters whose Unicode case folding (`re`'s `(?i)` over str, `str.lower`) is an ASCII
+#: letter, against the letter: what a tag name spelled with one would fold to.
+UNICODE_FOLDS = {"\u212a": "k", "\u017f": "s", "\u0130": "i", "\u0131": "i"}
+
+
+@pytest.mark.parametrize("encoder", sorted(ENCODERS))
+@pytest.mark.parametrize("policy", POLICIES, ids=range(len(POLICIES)))
+def test_a_tag_name_spelled_with_a_unicode_fold_is_text_on_both_sides(
+    policy: Policy, encoder: str
+) -> None:
+    """`<thin\\u212a>` (KELVIN SIGN) was a tag to the normalizer (Unicode case folding) and no
+    delimiter to the byte prefilter (ASCII folding), so the default scan counted its leak
+    clean where `--parse-all` found it (review8, finding 3). Tag names fold in ASCII on both
+    sides now: each such spelling of every tag is text to both, in every encoding."""
+    cases = 0
+    for tag in policy.tags:
+        for char, letter in UNICODE_FOLDS.items():
+            for at in [i for i, c in enumerate(tag) if c == letter]:
+                name = tag[:at] + char + tag[at + 1 :]
+                for text in (f"<{name}>plan</{name}>Done.", f"plan</{name}>Done."):
+                    cases += 1
+                    found = bool(normalize(text, policy=policy).findings)
+                    raw = ENCODERS[encoder](_record(text))
+                    assert not found, text
+                    assert found <= delimiter_test(policy)(raw)
+    # not vacuous: where a tag has a k, an s or an i
+    assert cases or not any(c in t for t in policy.tags for c in UNICODE_FOLDS.values())

@@ -196,7 +196,7 @@ class Grammar:
             firsts = "".join(sorted({c for t in policy.tags for c in (t[0].lower(), t[0].upper())}))
             branches.setdefault("<", []).append(
                 rf"(?P<xml>(?=[ \t\r\n/{re.escape(firsts)}]){_atomic(_WS, '_ws1')}(?P<slash>/)?"
-                rf"{_atomic(_WS, '_ws2')}(?P<name>{_atomic(f'(?i:{names})', '_tag')})"
+                rf"{_atomic(_WS, '_ws2')}(?P<name>{_atomic(f'(?ai:{names})', '_tag')})"
                 rf"(?=[ \t\r\n/>])(?:[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}?)?>)"
             )
         if policy.harmony:
@@ -250,7 +250,7 @@ class Grammar:
         """An XML opener's attribute run alone."""
         tags = self._policy.tags
         return re.compile(
-            rf"<{_WS}(?:/{_WS})?(?i:{_trie(sorted(tags))})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}\Z"
+            rf"<{_WS}(?:/{_WS})?(?ai:{_trie(sorted(tags))})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}\Z"
             if tags
             else _NEVER
         )
@@ -447,9 +447,9 @@ def unfinished_arms(policy: Policy, *, attributes: bool = True) -> list[str]:
     if policy.tags:
         names = sorted(policy.tags)
         partial_names = sorted({t[:n] for t in names for n in range(len(t) + 1)})
-        arms.append(rf"<{_WS}(?:/{_WS})?(?i:{_trie(partial_names)})")
+        arms.append(rf"<{_WS}(?:/{_WS})?(?ai:{_trie(partial_names)})")
         if attributes:
-            arms.append(rf"<{_WS}(?:/{_WS})?(?i:{_trie(names)})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}")
+            arms.append(rf"<{_WS}(?:/{_WS})?(?ai:{_trie(names)})[ \t\r\n/][^<>]{{0,{MAX_ATTRS}}}")
     if policy.protect_code:
         arms.append("[`~]")  # a removal here could join two runs into a new code marker
     return arms

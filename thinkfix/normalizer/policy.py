@@ -114,7 +114,9 @@ PROSE_PAIRS: tuple[tuple[str, str], ...] = (
 class Policy:
     """Every configurable decision of the normalizer; the default is DESIGN.md's policy.
 
-    `tags` are the XML-style names, `special_pairs` the literal token families;
+    `tags` are the XML-style names (ASCII, `TAG_NAME`; matched in any ASCII case, `<THINK>`,
+    never by Unicode folding, `<thin\u212a>`: the byte prefilter folds as they do),
+    `special_pairs` the literal token families;
     `answer_pairs` the answer wrappers unwrapped right after a reasoning block;
     `tool_calls` the tool-call openers that end an implicit reasoning block;
     `harmony` turns on the gpt-oss channel grammar (raw tokens and, where the record
