@@ -41,10 +41,6 @@ def _assistant(role: str, kind: str, text: str) -> str:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review8: a role word spelled with a JSON escape hides the line from the marker test",
-)
 @pytest.mark.parametrize("parse_all", [False, True])
 def test_an_escaped_role_word_still_names_an_assistant_turn(
     tmp_path: Path, parse_all: bool

@@ -492,3 +492,35 @@ def test_a_line_whose_structure_alone_is_broken_is_an_error_on_every_path(
     # the cut line's second half is read only where it holds the assistant marker
     assert [e["line"] for e in report["errors"]] in ([41, 42, 43, 44], [41, 42, 43, 44, 45])
     assert report["summary"]["assistant_messages"] == 80
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    name=st.sampled_from(sorted(RUNTIME_LINES)),
+    letters=st.sets(st.integers(0, 8), min_size=1),
+    on=st.booleans(),
+)
+def test_a_role_word_spelled_with_escapes_still_names_its_turn(
+    name: str, letters: set[int], on: bool, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`"\\u0061ssistant"` is "assistant" to every JSON parser: a runtime's leaking line whose
+    role word (and type) has any of its letters escaped is found on every path, native and
+    pure, as with the word spelled plainly (review8, finding 1: the marker test read bytes,
+    and the default scan and `--parse-all` both counted it clean)."""
+    word = "assistant"
+    escaped = "".join(f"\\u{ord(c):04x}" if i in letters else c for i, c in enumerate(word))
+    line = RUNTIME_LINES[name].replace(b"Done.", b"<think>plan</think>Done.")
+    line = line.replace(b'"assistant"', f'"{escaped}"'.encode())
+    assert orjson.loads(line) == orjson.loads(  # not vacuous: the same record
+        RUNTIME_LINES[name].replace(b"Done.", b"<think>plan</think>Done.")
+    )
+    path = tmp_path_factory.mktemp("escaped") / f"{name}.jsonl"
+    path.write_bytes(b"".join(x + b"\n" for x in [RUNTIME_LINES[name]] * 3 + [line]))
+    options = ScanOptions(inputs=InputOptions(format=name), by_day=True)
+    with patch.object(native, "USE", on), patch.object(native, "WARM_UP", 0):
+        fast, plain, slow = _reports([str(path)], options, [name])
+    assert fast == plain == slow
+    report = orjson.loads(fast)
+    assert report["summary"]["findings"] == 1 and report["summary"]["assistant_messages"] == 4

@@ -24,6 +24,12 @@ BODY_KEYS = ("content", "parts", "text", "message", "blocks")
 
 ASSISTANT = b'"assistant"'
 _MODEL_VALUE = re.compile(rb'"model"(?![ \t\r\n]*:)')
+#: A JSON escape of an ASCII letter (`\u0061` is `a`): with one, a line may spell
+#: "assistant", "model" or a format's marker without its bytes holding the word (review8,
+#: finding 1: `"role":"\u0061ssistant"` hid a leak), so such a line is read as one that may.
+#: A superset (`\\u0061`, an escaped backslash before `u0061`, is flagged too): parsed.
+ESCAPED_LETTER = rb"\\u00[4-7]"
+ESCAPED = re.compile(ESCAPED_LETTER)
 
 
 def model_value(raw: bytes, lo: int = 0, hi: int | None = None) -> int:
@@ -36,16 +42,24 @@ def model_value(raw: bytes, lo: int = 0, hi: int | None = None) -> int:
 
 def turn_needles(marker: bytes) -> re.Pattern[bytes]:
     """One pattern for a line reader's jump: a format's `marker`, "assistant", or "model" as a
-    string value. A line none of them occurs in has no assistant message and names no turn
-    (`names_turn` is False)."""
+    string value. A line none of them occurs in, nor an escaped letter (`ESCAPED`, searched
+    on its own: in this alternation it stopped the search at every backslash, +80% of a
+    pure dense scan), has no assistant message and names no turn (`names_turn` is False)."""
     words = [re.escape(w) for w in dict.fromkeys((marker, ASSISTANT)) if w]
     return re.compile(b"|".join([*words, _MODEL_VALUE.pattern]))
 
 
+def escapes_a_letter(raw: bytes) -> bool:
+    """Does the line hold an escaped letter (`ESCAPED_LETTER`)? Then no word test on its
+    bytes proves what it names."""
+    return ESCAPED.search(raw) is not None
+
+
 def names_turn(raw: bytes) -> bool:
     """False proves from the bytes alone that no object of the record has `role` or `type`
-    equal to "assistant" or "model" (so the guard has nothing to check: no parse needed)."""
-    return ASSISTANT in raw or model_value(raw) >= 0
+    equal to "assistant" or "model" (so the guard has nothing to check: no parse needed):
+    neither word occurs, nor an escaped letter that could spell one."""
+    return ASSISTANT in raw or model_value(raw) >= 0 or escapes_a_letter(raw)
 
 
 def _turn(o: Any) -> str | None:

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Protocol
 
-from thinkfix.formats.strangers import ASSISTANT
+from thinkfix.formats.strangers import ASSISTANT, ESCAPED_LETTER
 from thinkfix.io.multimatch import (
     PURE,
     SINGLEMATCH,
@@ -96,13 +96,15 @@ def needle_lines(marker: bytes, markers: tuple[bytes, ...] = ()) -> Lines | None
 @lru_cache(maxsize=32)
 def _needle_lines(marker: bytes, markers: tuple[bytes, ...], thread: int) -> Lines | None:
     """`lines(buf, lo, hi, firsts) -> {start: end}`: `SparseReader._lines_with`'s answer (the
-    lines of buf[lo:hi] holding `marker`, `"assistant"` or `"model"` as a string value, in
-    order; `end` the offset of the line's newline; `hi` just past a newline) from one pass,
+    lines of buf[lo:hi] holding `marker`, `"assistant"`, an escaped letter or `"model"` as a
+    string value, in order; `end` the offset of the line's newline; `hi` just past a
+    newline) from one pass,
     which also finds where each of the format's context `markers` first occurs (`firsts`):
     the reader looked for each with `find`, and one absent from a block (Codex's
     `"reasoning"`, Claude Code's `"thinking"`: a `"` starts most candidates) cost a scan of it,
     ~6% of a dense scan. None where hyperscan is missing."""
     words = b"|".join(literal(w) for w in dict.fromkeys((marker, ASSISTANT)) if w)
+    words += b"|" + ESCAPED_LETTER  # `SparseReader._lines_with`'s escaped letter
     # A word's line is reported once, at its newline; a model value with where it starts
     # (its whitespace may run past the newline); a context marker once, where it first ends.
     patterns = (b"(?:" + words + rb")[^\n]*\n", _MODEL_VALUE, *map(literal, markers))

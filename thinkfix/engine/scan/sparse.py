@@ -29,7 +29,7 @@ from thinkfix.engine.scan.survey import Key, Surveyor
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.reader import opens_document
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, record_limit, too_large
-from thinkfix.formats.strangers import names_turn, turn_needles
+from thinkfix.formats.strangers import ESCAPED, escapes_a_letter, names_turn, turn_needles
 from thinkfix.io.jsoncheck import not_json
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
@@ -360,7 +360,8 @@ class SparseReader:
         starts = [s for s, e in wanted.items() if not (limit and e - s > limit)]
         lines = [buf[s : wanted[s]] for s in starts]
         leaky = self.candidates(lines)
-        kept = [i for i in range(len(starts)) if i not in leaky]
+        # a line with an escaped letter may spell a word `quick` counts: parsed
+        kept = [i for i in range(len(starts)) if i not in leaky and not escapes_a_letter(lines[i])]
         broken = not_json([lines[i] for i in kept], native.reach())
         return {starts[i] for j, i in enumerate(kept) if j not in broken}
 
@@ -370,7 +371,8 @@ class SparseReader:
         """{start: end} of the lines in buf[lo:hi] holding the format's marker or naming a turn
         (`turn_needles`), in order (end is the offset of the line's newline). One regex pass
         finds both: a second `find` pass for the turn words cost a scan of a clean Claude Code
-        file 30%, the alternation about 5% (docs/performance.md). `firsts` is left as it is:
+        file 30%, the alternation about 5% (docs/performance.md); the lines with an escaped
+        letter (`strangers.ESCAPED`) in a search of their own. `firsts` is left as it is:
         the context markers are found with `find` (`native.needle_lines` fills it)."""
         out: dict[int, int] = {}
         find, rfind, search = buf.find, buf.rfind, self.needles.search
@@ -380,6 +382,12 @@ class SparseReader:
             end = find(b"\n", pos, hi)
             out[rfind(b"\n", lo, pos) + 1 or lo] = end
             hit = search(buf, end, hi)
+        escaped = ESCAPED.search(buf, lo, hi)  # ~0.5 ns a byte; a match is rare
+        if escaped is not None:  # the lines with an escaped letter too, in file order
+            for m in ESCAPED.finditer(buf, escaped.start(), hi):
+                pos = m.start()
+                out.setdefault(rfind(b"\n", lo, pos) + 1 or lo, find(b"\n", pos, hi))
+            out = dict(sorted(out.items()))
         return out
 
     def _lines(self, buf: bytes, lo: int, hi: int) -> list[Record]:
