@@ -13,8 +13,11 @@ import click
 
 from thinkfix.cli.options import dask_option, echo_error, exit_zero_option, quiet_option
 from thinkfix.cli.repairing import (
+    changes_done,
     engine_options,
     fix_option,
+    refused_line,
+    repaired_line,
     run,
     selection_options,
     write_report,
@@ -27,28 +30,18 @@ from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.engine.settings.redact import redact_lines
 from thinkfix.formats.repairs import PlacementKind
 from thinkfix.reporters.base import plural
-from thinkfix.reporters.diff.base import DiffFormat
+from thinkfix.reporters.diff.base import DiffFormat, fix_count
 
 
 def _describe(f: FileResult, mode: WriteMode) -> str | None:
     applied = sum(1 for c in f.changes if c.applied)
-    what = plural(applied, "message")
-    if f.fixes:
-        what += f", {_fixes(len(f.fixes))}"
-    path = visible_name(f.path)
     if f.status is FileStatus.REPAIRED:
-        where = f" -> {visible_name(f.output or '')}" if mode is WriteMode.OUT else ""
-        return f"repaired {path} ({what}){where}"
+        return repaired_line(
+            f.path, applied, len(f.fixes), (f.output or "") if mode is WriteMode.OUT else None
+        )
     if f.status is FileStatus.WOULD_CHANGE:
-        return f"would repair {path} ({what})"
-    if f.status in (FileStatus.SKIPPED, FileStatus.FAILED, FileStatus.ERROR):
-        return None  # its errors say why
-    return None
-
-
-def _fixes(n: int) -> str:
-    """`1 fix`, `2 fixes` (`--fix`)."""
-    return f"{n} fix{'' if n == 1 else 'es'}"
+        return f"would repair {visible_name(f.path)} ({changes_done(applied, len(f.fixes))})"
+    return None  # skipped, failed, in error: its errors say why; clean or copied: nothing
 
 
 def _print_patch(result: RepairResult, redaction: Redaction) -> None:
@@ -67,10 +60,7 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
         for c in f.changes:
             if not c.applied:
                 click.echo(
-                    visible_name(
-                        f"warning: {f.path}:{c.site.line} {c.site.json_path}: not repaired: "
-                        f"{c.placement.reason}"
-                    ),
+                    refused_line(f.path, c.site.line, c.site.json_path, c.placement.reason),
                     err=True,
                 )
     for e in result.all_errors:
@@ -88,7 +78,7 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
     fixes = sum(len(f.fixes) for f in changed)
     summary = (
         f"{verb} {plural(messages, 'message')}"
-        + (f" and {_fixes(fixes)}" if fixes else "")
+        + (f" and {fix_count(fixes)}" if fixes else "")
         + f" in {plural(len(changed), 'file')}"
         f" ({plural(len(result.files), 'file')} read"
     )

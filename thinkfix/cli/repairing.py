@@ -8,7 +8,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -25,15 +25,15 @@ from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.health.fixes.model import Fix, parse_fixes
 from thinkfix.engine.repair import source
-from thinkfix.engine.repair.driver import RunInterrupted
-from thinkfix.engine.repair.model import RepairOptions, RepairResult, WriteMode
+from thinkfix.engine.repair.driver import RunFailed, RunInterrupted
+from thinkfix.engine.repair.model import RepairOptions, RepairResult, Stopped, WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.engine.settings import values
 from thinkfix.formats.repairs import AnthropicMode, ClaudeCodeMode, CodexMode
 from thinkfix.reporters.base import DEFAULT_OPTIONS, RenderOptions, plural
 from thinkfix.reporters.diff import get_renderer
-from thinkfix.reporters.diff.base import DiffFormat
+from thinkfix.reporters.diff.base import DiffFormat, fix_count
 
 if TYPE_CHECKING:  # the audit loads where a report is built (`repair_run.diff_report`)
     from thinkfix.engine.repair import audit
@@ -156,7 +156,12 @@ def run(
     try:
         return repair_run.run(paths, options, progress)
     except RunInterrupted as stop:
-        interrupted(stop, options.mode)
+        stopped(stop.stopped, options.mode, quiet, "interrupted")
+        sys.exit(128 + signal.SIGINT)  # the shell's status for SIGINT
+    except RunFailed as stop:
+        stopped(stop.stopped, options.mode, quiet, "stopped by the internal error below")
+        # The command group's last line of defence says it, as every crash: traceback, exit 2.
+        raise stop.error from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
     except repair_run.ClusterError as exc:  # --dask: no extra installed, no scheduler there
@@ -164,9 +169,14 @@ def run(
         sys.exit(int(ExitCode.ERROR))
 
 
-def interrupted(stop: RunInterrupted, mode: WriteMode) -> NoReturn:
-    """Ctrl-C stopped the run: say what it had replaced and how to take it back, out loud
-    (the files stay replaced), and exit with the shell's status for SIGINT."""
+def stopped(stop: Stopped, mode: WriteMode, quiet: bool, why: str) -> None:
+    """A run stopped early: the lines a finished run gives each file it had repaired, then
+    what it had replaced and how to take it back, out loud (the files stay replaced)."""
+    for f in stop.files:
+        if not quiet:
+            click.echo(repaired_line(f.path, f.messages, f.fixes, f.output), err=True)
+        for line, json_path, reason in f.refused:
+            click.echo(refused_line(f.path, line, json_path, reason), err=True)
     for e in stop.errors:
         echo_error(e.message if e.message.startswith(e.path) else f"{e.path}: {e.message}")
     verb = "replaced" if mode is WriteMode.IN_PLACE else "written"
@@ -177,8 +187,23 @@ def interrupted(stop: RunInterrupted, mode: WriteMode) -> NoReturn:
     else:
         what = f"no file was {verb}"
     undo = f"; undo with: thinkfix undo {stop.manifest_path}" if stop.manifest_path else ""
-    click.echo(visible_name(f"interrupted: {what}{undo}"), err=True)
-    sys.exit(128 + signal.SIGINT)
+    click.echo(visible_name(f"{why}: {what}{undo}"), err=True)
+
+
+def changes_done(messages: int, fixes: int) -> str:
+    """`3 messages`, `1 message, 2 fixes` (`--fix`)."""
+    return plural(messages, "message") + (f", {fix_count(fixes)}" if fixes else "")
+
+
+def repaired_line(path: str, messages: int, fixes: int, output: str | None) -> str:
+    """What a run says of a file it repaired (and where it wrote it, --out)."""
+    where = f" -> {visible_name(output)}" if output is not None else ""
+    return f"repaired {visible_name(path)} ({changes_done(messages, fixes)}){where}"
+
+
+def refused_line(path: str, line: int, json_path: str, reason: str | None) -> str:
+    """The warning for a message a run left as it was."""
+    return visible_name(f"warning: {path}:{line} {json_path}: not repaired: {reason}")
 
 
 def write_report(

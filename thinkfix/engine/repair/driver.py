@@ -22,13 +22,14 @@ from thinkfix.engine.inputs.files import STDIN
 from thinkfix.engine.inputs.walk import walk
 from thinkfix.engine.parallel import pool as parallel
 from thinkfix.engine.progress import NULL_PROGRESS, Progress
-from thinkfix.engine.repair.journal import finalise
+from thinkfix.engine.repair.journal import finalise, replaced_files
 from thinkfix.engine.repair.model import (
     FileResult,
     FileStatus,
     Job,
     RepairOptions,
     RepairResult,
+    Stopped,
     WriteMode,
     describe,
     failed,
@@ -137,7 +138,8 @@ def repair_paths(
 ) -> RepairResult:
     """Repair every session file under `paths`; the library entry point behind the CLI.
     Stopped by Ctrl-C, it raises `RunInterrupted` (a KeyboardInterrupt) once every file it
-    replaced is in the manifest, saying how many and where that is."""
+    replaced is in the manifest, saying which and where that is; stopped by an unexpected
+    exception after it replaced files, `RunFailed` from that exception, saying the same."""
     check_paths(paths, options)
     run_dir = manifest_path = journal_dir = backup_dir = None
     roots: list[str] = []  # where the run may write: undo follows entries inside them only
@@ -173,23 +175,34 @@ def repair_paths(
             roots=roots,
         )
 
-    results: list[FileResult] = []
+    done: dict[int, FileResult] = {}  # each job's result as it comes back
+
+    def so_far() -> Stopped:
+        results = [done[i] for i in sorted(done)]
+        return _stopped(lambda: finish(results), results, options.mode, manifest_path, journal_dir)
+
     try:
         jobs = _jobs(paths, options, backup_dir, journal_dir)
         # A worker process would read and write its own, empty memory:// filesystem.
         local = any(remote.process_local(p) for p in [*paths, options.out_dir or ""])
-        results, _ = _run(jobs, 1 if local else options.jobs, progress, options.dask)
+        results, _ = _run(jobs, 1 if local else options.jobs, progress, options.dask, done)
     except KeyboardInterrupt as exc:
-        raise _interrupted(lambda: finish(results), manifest_path, journal_dir) from exc
+        raise RunInterrupted(so_far()) from exc
+    except Exception as exc:
+        # A bug, or an OSError or MemoryError that is no one file's: every file already
+        # replaced is journaled, and the manifest is written for them before the error goes
+        # on, saying what they are. With nothing to undo it goes on as it was.
+        stopped = so_far()
+        if stopped.manifest_path is None and not stopped.errors:
+            raise
+        raise RunFailed(stopped, exc) from exc
     except BaseException:
-        # Whatever else stopped the run (a bug), every file already replaced is journaled:
-        # the manifest is written for them before the exception goes on.
-        finish(results)
+        so_far()  # SystemExit and the like: the manifest is written all the same
         raise
     try:
         errors, written = finish(results)
     except KeyboardInterrupt as exc:  # Ctrl-C as the run ends: its journal is kept
-        raise RunInterrupted(None, manifest_path, _kept(exc, journal_dir)) from exc
+        raise RunInterrupted(Stopped(None, manifest_path, _kept(exc, journal_dir))) from exc
     files = tuple(sorted((r for r in results if r.skipped_reason is None), key=lambda r: r.path))
     backups = backup_dir if backup_dir is not None and os.path.isdir(backup_dir) else None
     return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
@@ -240,34 +253,42 @@ def _jobs(
 
 
 class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped a run. Every file it replaced by then is journaled into
-    `manifest_path` (`thinkfix undo` takes them back); `written` is how many files that is
-    (None when the run's end was itself cut short), `errors` what kept the manifest from
-    being finished (the journal is then kept, and undo follows it from the same path)."""
+    """Ctrl-C stopped a run. Every file it replaced by then is journaled into the manifest
+    (`thinkfix undo` takes them back); `stopped` says what they are."""
 
-    def __init__(
-        self, written: int | None, manifest_path: str | None, errors: tuple[InputError, ...]
-    ) -> None:
+    def __init__(self, stopped: Stopped) -> None:
         super().__init__()
-        self.written = written
-        self.manifest_path = manifest_path
-        self.errors = errors
+        self.stopped = stopped
 
 
-def _interrupted(
+class RunFailed(Exception):
+    """An unexpected exception (`error`, the cause) stopped a run after it had replaced
+    files: they are journaled into the manifest, and `stopped` says what they are."""
+
+    def __init__(self, stopped: Stopped, error: Exception) -> None:
+        super().__init__(describe(error))
+        self.stopped = stopped
+        self.error = error
+
+
+def _stopped(
     finish: Callable[[], tuple[tuple[InputError, ...], list[Entry]]],
+    results: Sequence[FileResult],
+    mode: WriteMode,
     manifest_path: str | None,
     journal_dir: str | None,
-) -> RunInterrupted:
-    """What an interrupted run replaced, its journal finished into the manifest first; a
+) -> Stopped:
+    """What a run stopped early replaced, its journal finished into the manifest first; a
     failure to finish it (a second Ctrl-C, a full disk, a bug) is one of its errors."""
     try:
         errors, written = finish()
     except BaseException as exc:  # noqa: BLE001 - said to the user, never dropped
-        return RunInterrupted(None, manifest_path, _kept(exc, journal_dir))
+        return Stopped(None, manifest_path, _kept(exc, journal_dir))
     kept = [p for p in (manifest_path, journal_dir) if p is not None and os.path.lexists(p)]
     undo = manifest_path if kept else None  # none: nothing was replaced, nothing to undo
-    return RunInterrupted(len({e["target"] for e in written}), undo, errors)
+    outputs = {r.path: r.output for r in results if r.output is not None}
+    files = replaced_files(written, mode, outputs)
+    return Stopped(len({e["target"] for e in written}), undo, errors, files)
 
 
 def _kept(exc: BaseException, journal_dir: str | None) -> tuple[InputError, ...]:
@@ -316,18 +337,22 @@ def _sweep(jobs: Sequence[Job]) -> None:
 def _run(
     jobs: list[Job],
     workers: int,
-    progress: Progress = NULL_PROGRESS,
-    dask: str | None = None,
+    progress: Progress,
+    dask: str | None,
+    got: dict[int, FileResult],
 ) -> tuple[list[FileResult], bool]:
-    """Every job's result, and whether a worker died (the run was then redone here)."""
+    """Every job's result, and whether a worker died (the run was then redone here). Each
+    result goes into `got` (by job) as it comes back: a run stopped early knows what it
+    finished."""
     progress.start(len(jobs), sum(_size(j) for j in jobs))
     try:
         if dask:
-            return _run_dask(jobs, dask, progress), False
+            return _run_dask(jobs, dask, progress, got), False
         if workers <= 1 or len(jobs) <= 1:
-            return [_done(progress, j, repair_file(j)) for j in jobs], False
+            for i, j in enumerate(jobs):
+                got[i] = _done(progress, j, repair_file(j))
+            return [got[i] for i in range(len(jobs))], False
         try:
-            got: dict[int, FileResult] = {}
             tasks = list(enumerate(jobs))
             chunk = _chunk(len(jobs), workers)
             # Closed however this loop ends (Ctrl-C in its body too): the pool then starts
@@ -349,19 +374,22 @@ def _run(
                 from thinkfix.engine.ledger import restore  # rare: not paid at start-up
 
                 restore.roll_back_unfinished(jobs[0].journal_dir)
-            return [repair_file(j) for j in jobs], True
+            for i, j in enumerate(jobs):
+                got[i] = repair_file(j)
+            return [got[i] for i in range(len(jobs))], True
     finally:
         progress.finish()
 
 
-def _run_dask(jobs: list[Job], address: str, progress: Progress) -> list[FileResult]:
+def _run_dask(
+    jobs: list[Job], address: str, progress: Progress, got: dict[int, FileResult]
+) -> list[FileResult]:
     """Every job repaired on the Dask cluster at `address`, in job order whatever order they
     finish in. A task the cluster lost (its workers died) is an error for its file: its
     output, if one was published, is complete (written only where nothing was), so nothing
     is redone here."""
     from thinkfix.engine.parallel import dask as distributed
 
-    got: dict[int, FileResult] = {}
     for i, outcome in distributed.run_tasks(repair_file, jobs, address, [_size(j) for j in jobs]):
         result = outcome if isinstance(outcome, FileResult) else _lost(jobs[i], outcome)
         got[i] = _done(progress, jobs[i], result)

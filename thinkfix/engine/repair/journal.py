@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from thinkfix.engine.repair.model import FileResult, RepairOptions
+from thinkfix.engine.repair.model import FileResult, RepairOptions, Replaced, WriteMode
 from thinkfix.engine.report import InputError
 from thinkfix.io import filestate, remote
 from thinkfix.io.errors import ErrorKind
@@ -92,6 +92,43 @@ def finalise(
         if run_dir is not None and options.run_dir is None:
             _remove_empty(run_dir)
     return tuple(errors), written
+
+
+def replaced_files(
+    entries: Sequence[dict[str, Any]], mode: WriteMode, outputs: Mapping[str, str]
+) -> tuple[Replaced, ...]:
+    """The files a run repaired, by path, from the manifest's entries of what it wrote (a
+    journal recovers a file whose result never came back, so the entries, not the results,
+    say it); `outputs` spells an --out copy as the run named it, where its result is known.
+    Sidecars and unchanged copies are left out, as a finished run's lines leave them."""
+    seen: dict[str, list[dict[str, Any]]] = {}
+    for e in entries:
+        if e.get("role") in ("session", "database"):
+            seen.setdefault(str(e["path"]), []).append(e)
+    files = []
+    for path, group in sorted(seen.items()):
+        # a store journals its entries batch by batch: each holds its own repairs, and all
+        # the same fixes
+        repairs = [r for e in group for r in e.get("repairs", ())]
+        messages = sum(1 for r in repairs if r.get("applied"))
+        fixes = max(len(e.get("fixes", ())) for e in group)
+        if not messages and not fixes:
+            continue
+        target = str(group[0]["target"])
+        files.append(
+            Replaced(
+                path,
+                outputs.get(path, target) if mode is WriteMode.OUT else None,
+                messages,
+                fixes,
+                tuple(
+                    (int(r["line"]), str(r["json_path"]), str(r["reason"]))
+                    for r in repairs
+                    if not r.get("applied")
+                ),
+            )
+        )
+    return tuple(files)
 
 
 def _sync_folders(entries: Sequence[dict[str, Any]]) -> None:

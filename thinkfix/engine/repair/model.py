@@ -185,6 +185,32 @@ class RepairResult:
 
 
 @dataclass(frozen=True)
+class Replaced:
+    """A file a run that stopped early had already replaced (or written, --out), as its
+    manifest records it: what a finished run would have said of it."""
+
+    path: str
+    output: str | None  # --out: the copy written
+    messages: int  # repaired
+    fixes: int  # made by --fix
+    refused: tuple[tuple[int, str, str], ...] = ()  # (line, JSON path, why) left as they were
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """What a run stopped early (Ctrl-C, an unexpected exception) had done: `written` files
+    (None when the run's end was itself cut short) in `manifest_path`, which `thinkfix undo`
+    follows (None when there is nothing to undo), those it had repaired (`files`, by path),
+    and `errors`, what kept the manifest from being finished (its journal is then kept, and
+    undo follows it from the same path)."""
+
+    written: int | None
+    manifest_path: str | None
+    errors: tuple[InputError, ...] = ()
+    files: tuple[Replaced, ...] = ()
+
+
+@dataclass(frozen=True)
 class Job:
     """One file to repair, with everything a worker process needs to do it alone."""
 
