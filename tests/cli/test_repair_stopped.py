@@ -244,6 +244,25 @@ def test_repair_stopped_by_an_error_says_what_it_replaced_and_how_to_undo(
     assert temp_files(root) == []
 
 
+def test_repair_stopped_by_an_error_shows_its_whole_chain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The crash is said as every crash is: its traceback with its cause (a re-raise
+    `from None` dropped the cause)."""
+    root = _corpus(tmp_path / "in", 3)
+    try:
+        raise KeyError("where it began")
+    except KeyError as exc:
+        failure = RuntimeError("a bug")
+        failure.__cause__ = exc
+    _stop_at(monkeypatch, 1, failure)
+    result = invoke("repair", *_IN_PLACE, "--jobs", "1", str(root))
+    assert result.exit_code == 2, result.output
+    assert "KeyError: 'where it began'" in result.stderr
+    assert "direct cause of the following exception" in result.stderr
+    assert re.search(r"\b1 file already replaced; undo with", result.stderr)
+
+
 def test_repair_stopped_by_an_error_before_any_write_is_the_plain_crash(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

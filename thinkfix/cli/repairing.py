@@ -160,13 +160,15 @@ def run(
         sys.exit(128 + signal.SIGINT)  # the shell's status for SIGINT
     except RunFailed as stop:
         stopped(stop.stopped, options.mode, quiet, "stopped by the internal error below")
-        # The command group's last line of defence says it, as every crash: traceback, exit 2.
-        raise stop.error from None
+        failure = stop.error
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
     except repair_run.ClusterError as exc:  # --dask: no extra installed, no scheduler there
         echo_error(str(exc))
         sys.exit(int(ExitCode.ERROR))
+    # The command group's last line of defence says it, as every crash (traceback, exit 2);
+    # raised outside the handler, the error keeps its own cause and context.
+    raise failure
 
 
 def stopped(stop: Stopped, mode: WriteMode, quiet: bool, why: str) -> None:
