@@ -324,10 +324,6 @@ def _zst_cut_on_a_line_end(tmp_path: Path) -> tuple[Path, Path]:
     return first, lined
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review8: a zstd session cut short reads as empty or as a clean prefix, no error",
-)
 @pytest.mark.parametrize("which", ["first-block", "on-a-line-end"])
 def test_a_zstd_session_cut_short_is_an_error(tmp_path: Path, which: str) -> None:
     """A gzip session cut short is `cannot read: Compressed file ended before the

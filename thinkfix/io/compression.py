@@ -55,10 +55,9 @@ def wrap_reader(raw: BinaryIO, compression: Compression | None = None) -> Binary
     if compression is Compression.ZSTD:
         import zstandard
 
-        reader = zstandard.ZstdDecompressor().stream_reader(
-            buffered, read_across_frames=True, closefd=True
-        )
-        return cast(BinaryIO, io.BufferedReader(cast(Any, reader)))
+        from thinkfix.io.zstdframes import checked_reader
+
+        return checked_reader(buffered, zstandard)
     return cast(BinaryIO, buffered)
 
 
