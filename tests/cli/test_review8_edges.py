@@ -378,9 +378,6 @@ def test_a_turn_context_with_an_escaped_model_key_is_parsed(tmp_path: Path) -> N
 GEMINI = FIXTURES / "gemini-cli" / "session-2026-02-03T10-15-4f2a9c1e.json"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="review8: a record past the limit with no bytes kept is dropped unseen"
-)
 @pytest.mark.parametrize(
     ("session", "extra"),
     [(GEMINI, []), (LEAKY, ["--parse-all"])],
