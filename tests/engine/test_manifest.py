@@ -64,8 +64,8 @@ def test_manifest_undo_refuses_when_a_file_changed_and_restores_nothing(tmp_path
     result = run([src], WriteMode.IN_PLACE, tmp_path)
     repaired = tree_bytes(src)
     victim = min(src.rglob("*.jsonl"))
-    with open(victim, "ab") as fp:
-        fp.write(b'{"type":"user"}\n')  # the session went on after the repair
+    # the runtime rewrote the session since the repair (a summary line put first)
+    victim.write_bytes(b'{"type":"summary"}\n' + victim.read_bytes())
     assert result.manifest_path is not None
     undone = restore.undo(result.manifest_path)
     assert undone.refused and undone.exit_code() is ExitCode.ERROR
@@ -83,7 +83,7 @@ def test_manifest_undo_skip_changed_restores_the_others(tmp_path: Path) -> None:
     original = tree_content(src)
     result = run([src], WriteMode.IN_PLACE, tmp_path)
     victim = min(src.rglob("*.jsonl"))
-    victim.write_bytes(victim.read_bytes() + b"\n")
+    victim.write_bytes(b"\n" + victim.read_bytes())
     assert result.manifest_path is not None
     undone = restore.undo(result.manifest_path, skip_changed=True)
     assert not undone.refused and undone.exit_code() is ExitCode.ERROR

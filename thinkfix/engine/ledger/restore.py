@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from thinkfix.engine.ledger import integrity
 from thinkfix.engine.ledger import rows as store
@@ -34,6 +35,7 @@ from thinkfix.formats import registry
 from thinkfix.formats.records import record_limit, set_record_limit
 from thinkfix.io import filestate, remote, safewrite, urlwrite
 from thinkfix.io.errors import ErrorKind
+from thinkfix.io.ranges import ByteRange
 
 # --- undo ------------------------------------------------------------------------------------
 
@@ -96,6 +98,9 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, filestate.FileSta
         return UndoStatus.WOULD_RESTORE, "", now
     if before is not None and now.sha256 == before["sha256"]:
         return UndoStatus.ALREADY, "already holds the bytes from before the repair", now
+    kept = appended(entry, now)
+    if kept:
+        return UndoStatus.WOULD_RESTORE, f"keeping the {kept:,} bytes appended since", now
     return (
         UndoStatus.CHANGED,
         (
@@ -104,6 +109,36 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, filestate.FileSta
         ),
         now,
     )
+
+
+def appended(entry: dict[str, Any], now: filestate.FileState) -> int:
+    """How many bytes a runtime appended since the repair to a session of lines that still
+    holds every byte the repair wrote (its first `after.size` bytes hash to `after.sha256`
+    and end a line), or 0 when it is not that. Undo then restores what the repair changed
+    and keeps those lines (an agent that went on writing its session since)."""
+    after, before = entry["after"], entry.get("before")
+    size = after.get("size")
+    if (
+        before is None
+        or entry.get("role") != "session"
+        or entry.get("compression") != "none"
+        or not isinstance(size, int)
+        or not 0 < size < now.size
+        or not registry.get(entry["format"]).line_records
+    ):
+        return 0
+    digest, last = hashlib.sha256(), b""
+    try:
+        with open(now.path, "rb") as raw:
+            fp = ByteRange(raw, 0, size)
+            while block := fp.read(filestate.BLOCK):
+                digest.update(block)
+                last = block[-1:]
+    except OSError:
+        return 0
+    if fp.pos != size or last != b"\n" or digest.hexdigest() != after["sha256"]:
+        return 0
+    return now.size - size
 
 
 def _classify_url(target: str, after: str) -> tuple[UndoStatus, str]:
@@ -167,10 +202,13 @@ def _undo_store(entry: dict[str, Any], status: UndoStatus, message: str, dry_run
 Producer = Callable[[BinaryIO], object]
 
 
-def previous_bytes(entry: dict[str, Any], now: filestate.FileState) -> Producer:
+def previous_bytes(
+    entry: dict[str, Any], now: filestate.FileState, written: int | None = None
+) -> Producer:
     """A writer of the bytes a file held before the repair, from the first source whose hash
     proves it (a backup, bytes embedded in the manifest, or the file rebuilt from its changed
-    records); each is read in blocks or by record, never whole."""
+    records: from its first `written` bytes, where lines were appended since); each is read
+    in blocks or by record, never whole."""
     before = entry["before"]
     want = before["sha256"]
     backup = before.get("backup")
@@ -183,12 +221,12 @@ def previous_bytes(entry: dict[str, Any], now: filestate.FileState) -> Producer:
     if entry.get("content", {}).get("rebuildable"):
         digest = _Digest()
         try:
-            rebuild(entry, now.path, digest)
+            rebuild(entry, now.path, digest, written)
         except filestate.WriteError:
             pass
         else:
             if digest.hash.hexdigest() == want:
-                return lambda out: rebuild(entry, now.path, out)
+                return lambda out: rebuild(entry, now.path, out, written)
     raise filestate.WriteError(
         f"{entry['target']}: no intact copy of the previous bytes (backup "
         "missing or altered, and the records cannot rebuild them)"
@@ -212,9 +250,11 @@ def _copy(path: str, out: BinaryIO | _Digest) -> None:
             out.write(block)
 
 
-def rebuild(entry: dict[str, Any], current: str, out: BinaryIO | _Digest) -> None:
-    """The original file from the repaired one at `current`, record by record: drop inserted
-    records, put originals back."""
+def rebuild(
+    entry: dict[str, Any], current: str, out: BinaryIO | _Digest, written: int | None = None
+) -> None:
+    """The original file from the repaired one at `current` (its first `written` bytes,
+    where given), record by record: drop inserted records, put originals back."""
     fmt = registry.get(entry["format"])
     inserted = {r["after"]["index"] for r in entry["records"] if r["inserted"]}
     replaced = {
@@ -224,8 +264,10 @@ def rebuild(entry: dict[str, Any], current: str, out: BinaryIO | _Digest) -> Non
     limit = record_limit()
     set_record_limit(0)  # every record's bytes are needed, however long (the hash proves them)
     try:
-        with open(current, "rb") as fp:
-            for k, rec in enumerate(fmt.read(fp)):
+        with open(current, "rb") as raw:
+            end = os.fstat(raw.fileno()).st_size if written is None else written
+            fp = io.BufferedReader(ByteRange(raw, 0, end))
+            for k, rec in enumerate(fmt.read(cast(BinaryIO, fp))):
                 count += 1
                 if k in inserted:
                     continue
@@ -277,10 +319,10 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
             results.append(UndoFile(target, status, message))
             continue
         if dry_run:
-            results.append(UndoFile(target, status))
+            results.append(UndoFile(target, status, message))
             continue
         try:
-            results.append(UndoFile(target, _restore(entry, now)))
+            results.append(UndoFile(target, _restore(entry, now), message))
         except filestate.WriteError as exc:
             status = UndoStatus.CHANGED if exc.kind is ErrorKind.CHANGED else UndoStatus.FAILED
             results.append(UndoFile(target, status, str(exc)))
@@ -296,14 +338,36 @@ def _restore(entry: dict[str, Any], now: filestate.FileState) -> UndoStatus:
         return UndoStatus.REMOVED
     # Permission bits only: never setuid, setgid or sticky, whatever was recorded.
     mode = int(entry["before"].get("mode", "0o644"), 8) & 0o777
+    kept = 0 if now.sha256 == entry["after"]["sha256"] else appended(entry, now)
+    written = entry["after"]["size"]
+    previous = previous_bytes(entry, now, written if kept else None)
+    tail = _tail_sha256(now.path, written) if kept else None
+
+    def produce(out: BinaryIO) -> None:
+        previous(out)
+        if kept:  # what the runtime appended since, after the bytes from before the repair
+            with open(now.path, "rb") as raw:
+                appended_lines = ByteRange(raw, written, now.size)
+                while block := appended_lines.read(filestate.BLOCK):
+                    out.write(block)
+
     safewrite.atomic_write_stream(
         target,
-        previous_bytes(entry, now),
+        produce,
         mode=mode,
         watch=(now.path, now.stamp),
-        verify=_expect(entry["before"]["sha256"]),
+        verify=_expect(entry["before"]["sha256"], entry["before"].get("size"), tail),
     )
     return UndoStatus.RESTORED
+
+
+def _tail_sha256(path: str, start: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as raw:
+        tail = ByteRange(raw, start, os.fstat(raw.fileno()).st_size)
+        while block := tail.read(filestate.BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def roll_back_unfinished(journal_dir: str) -> None:
@@ -337,11 +401,30 @@ def roll_back_unfinished(journal_dir: str) -> None:
                 _restore(entry, now)
 
 
-def _expect(sha: str) -> Callable[[str], None]:
+def _expect(sha: str, size: int | None = None, tail: str | None = None) -> Callable[[str], None]:
+    """The check of a restored file: it hashes to `sha`; or, keeping lines appended since
+    the repair (`tail`, their hash), its first `size` bytes hash to `sha` and the rest to
+    `tail`."""
+
     def check(temp: str) -> None:
-        if safewrite.hash_file(temp)[1] != sha:
+        if tail is None or size is None:
+            ok = safewrite.hash_file(temp)[1] == sha
+        else:
+            with open(temp, "rb") as raw:
+                end = os.fstat(raw.fileno()).st_size
+                ok = _sha256(ByteRange(raw, 0, size)) == sha and (
+                    _sha256(ByteRange(raw, size, end)) == tail
+                )
+        if not ok:
             raise filestate.VerifyError(
                 "restored bytes do not match the hash from before the repair"
             )
 
     return check
+
+
+def _sha256(fp: ByteRange) -> str:
+    digest = hashlib.sha256()
+    while block := fp.read(filestate.BLOCK):
+        digest.update(block)
+    return digest.hexdigest()
