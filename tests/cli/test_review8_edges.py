@@ -232,10 +232,6 @@ def test_a_checkouts_config_cannot_write_into_its_git_folder(
     assert result.exit_code == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review8: undo puts back a part the repair deleted under a message deleted since",
-)
 def test_store_undo_does_not_bring_back_a_part_of_a_message_deleted_since(tmp_path: Path) -> None:
     """The repair of OpenCode's store deletes a lone `</think>` text part (its message still
     shows its other text). The user then deletes that message in OpenCode (its row and its

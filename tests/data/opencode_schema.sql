@@ -30,7 +30,8 @@ CREATE TABLE `message` (
     `session_id` text NOT NULL,
     `time_created` integer NOT NULL,
     `time_updated` integer NOT NULL,
-    `data` text NOT NULL
+    `data` text NOT NULL,
+    CONSTRAINT `fk_message_session_id_session_id_fk` FOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON DELETE CASCADE
 );
 CREATE TABLE `part` (
     `id` text PRIMARY KEY,
@@ -38,7 +39,8 @@ CREATE TABLE `part` (
     `session_id` text NOT NULL,
     `time_created` integer NOT NULL,
     `time_updated` integer NOT NULL,
-    `data` text NOT NULL
+    `data` text NOT NULL,
+    CONSTRAINT `fk_part_message_id_message_id_fk` FOREIGN KEY (`message_id`) REFERENCES `message`(`id`) ON DELETE CASCADE
 );
 CREATE INDEX `message_session_time_created_id_idx` ON `message` (`session_id`,`time_created`,`id`);
 CREATE INDEX `part_message_id_id_idx` ON `part` (`message_id`,`id`);
