@@ -72,10 +72,6 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 LEAKY = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review8: a relative --run-dir (or THINKFIX_STATE_DIR) writes a manifest undo refuses",
-)
 @pytest.mark.parametrize("how", ["run-dir", "state-dir"])
 def test_a_relative_run_folder_gives_a_manifest_undo_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str

@@ -151,8 +151,13 @@ def repair_paths(
         from thinkfix.engine.ledger import manifest as mf
 
         run_id = new_run_id()
-        run_dir = options.run_dir or mf.default_run_dir(run_id)
-        manifest_path = options.manifest_path or os.path.join(run_dir, mf.MANIFEST_NAME)
+        # absolute from here on: the manifest journals these folders, and undo follows only
+        # absolute ones (a relative --run-dir or THINKFIX_STATE_DIR made a manifest the
+        # printed `thinkfix undo` refused: review8, finding 2)
+        run_dir = os.path.abspath(options.run_dir or mf.default_run_dir(run_id))
+        manifest_path = os.path.abspath(
+            options.manifest_path or os.path.join(run_dir, mf.MANIFEST_NAME)
+        )
         if not options.dask:  # a cluster's workers cannot reach this machine's run folder
             journal_dir = manifest_path + mf.JOURNAL_SUFFIX
             backup_dir = os.path.join(run_dir, "backup") if options.backup else None
