@@ -152,10 +152,6 @@ def test_an_incremental_scan_keeps_the_record_limit(tmp_path: Path) -> None:
     assert incremental == full
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review8: a session rewritten in place while scan reads it is counted clean",
-)
 def test_a_session_rewritten_in_place_while_scanned_is_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -177,3 +177,20 @@ def test_a_piece_settles_its_texts_awaiting_evidence_itself(
     whole = scan_file(item, OPTIONS)
     assert whole.findings  # not vacuous: the stray closes are found
     assert merged == whole
+
+
+def test_a_session_rewritten_shorter_before_its_pieces_are_read_is_an_error(
+    tmp_path: Path,
+) -> None:
+    """A runtime that saves by truncating and rewriting its session may do so between the
+    split's plan and its pieces' reads: a piece past the new end reads nothing, the others
+    read the new bytes. The merged result is a "changed while it was being read" error,
+    never a clean count (review8, finding 5; it was counted clean before)."""
+    leaky = next(p for p in SESSIONS if p.parent.name == "claude-code")
+    item = _big(tmp_path, leaky, 12)
+    file = resolve(item, OPTIONS.inputs)
+    data = Path(item.path).read_bytes()
+    Path(item.path).write_bytes(data[: len(data) // 3])  # rewritten, shorter
+    parts = [split.scan_piece(split.Piece(file, k, 4), OPTIONS) for k in range(4)]
+    merged = split.merge(parts, OPTIONS)
+    assert any("changed while it was being read" in e.message for e in merged.errors), merged

@@ -34,7 +34,7 @@ from thinkfix.engine.scan.findings import fingerprint_of
 from thinkfix.engine.scan.one_file import _FileScan
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.result import ScannedFile
-from thinkfix.engine.scan.task import scan_file
+from thinkfix.engine.scan.task import rewritten, scan_file
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, record_limit, set_record_limit
 from thinkfix.io import remote
 from thinkfix.io.compression import Compression
@@ -215,6 +215,9 @@ def scan_piece(piece: Piece, options: ScanOptions) -> PieceResult:
             numbered=first == 0,
             origin=start,
         )
+        changed = rewritten(file.path, raw, file.size)  # a piece past a new end reads nothing
+        if changed is not None:
+            scan.errors.append(changed)
     result = scan.result()._replace(size=file.size)
     after = scan.ctx_after if scan.ctx_after is not None else ctx
     return PieceResult(

@@ -6,6 +6,8 @@ one function, so a file's result is the same wherever it is scanned.
 
 from __future__ import annotations
 
+import os
+
 from thinkfix.engine.inputs.files import DISABLED, Candidate, InputFile, resolve
 from thinkfix.engine.report import InputError
 from thinkfix.engine.scan.one_file import _FileScan
@@ -49,7 +51,11 @@ def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile
     scan = _FileScan(file, file.session_format(), options)
     try:
         with file.open() as fp:
+            size = _size(fp)
             scan.run(fp)
+            changed = rewritten(file.path, fp, size)
+            if changed is not None:
+                scan.errors.append(changed)
     except (OSError, EOFError, ValueError) as exc:
         scan.errors.append(
             InputError(
@@ -68,6 +74,33 @@ def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile
     result = scan.result()
     unread = any(e.kind is ErrorKind.UNREADABLE for e in scan.errors)
     return _with_health(file, result, options) if options.checks and not unread else result
+
+
+def _size(fp: object) -> int | None:
+    """The size of the file under `fp` now, or None where it has no descriptor of its own
+    (a zstd stream, a remote object)."""
+    try:
+        return os.fstat(fp.fileno()).st_size  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def rewritten(path: str, fp: object, size: int | None) -> InputError | None:
+    """An error for a file that shrank while it was read (`size`: its size before): a
+    runtime that saves by truncating and writing the same file (Node's `writeFileSync`, a
+    compaction) did so mid-read, and what was read may join two versions. A session only
+    grows otherwise, and what an append adds is read or is a partial last line (review8,
+    finding 5: a rewrite between two block reads was counted clean, exit 0)."""
+    now = _size(fp)
+    if size is None or now is None or now >= size:
+        return None
+    return InputError(
+        path,
+        None,
+        ErrorKind.CHANGED,
+        f"changed while it was being read (it shrank from {size:,} to {now:,} bytes: "
+        "rewritten?); scan it again",
+    )
 
 
 def _with_health(file: InputFile, result: ScannedFile, options: ScanOptions) -> ScannedFile:
