@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_review8_edges import _USER, _agree
+from tests.cli.test_edges_reviewed import _USER, _agree
 
 pytestmark = pytest.mark.usefixtures("isolated_cli")
 

@@ -1,6 +1,12 @@
-"""Defects found by review8 at the scan's and repair's edges, each held by a test that fails
-today (xfail strict): the fix turns it green and must drop the mark. See
-/work/helpers/shared/review8-findings.md for each one's input, command and suggested fix."""
+"""Defects a review of the scan's and repair's edges found in the sixteenth session ("review8,
+finding N" in the code, the docs and the commits), each held by a test that failed before
+its fix: a role word spelled with escapes, a relative run folder, a tag spelled with a
+Unicode case fold, the record limit of an incremental scan, a session rewritten mid-read,
+a checkout's config writing into its git folder, a store undo under a deleted message, a
+zstd session cut short, a Codex model key spelled with an escape, a record past the limit
+read as nothing. One is still open, an xfail strict: a line without the marker whose bytes
+are not UTF-8 is never read (docs/performance.md, "Which lines are counted from their
+bytes")."""
 
 from __future__ import annotations
 
@@ -207,7 +213,7 @@ def test_a_checkouts_config_cannot_write_into_its_git_folder(
     (or `pre-commit install`) owns it. Today `output = ".git/hooks/pre-commit"` overwrites
     an executable hook, its mode kept, with the report, and the report carries the
     session's own strings: a model named `glm$(touch${IFS}PWNED)` ran on the next
-    `git commit` (review8-findings.md, 6). The value must be refused (exit 2) and the
+    `git commit` (review8, finding 6). The value must be refused (exit 2) and the
     hook left as it was."""
     repo = tmp_path / "repo"
     (repo / "sessions").mkdir(parents=True)
