@@ -45,6 +45,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from thinkfix.formats.sqlite_keys import missing_parent
 from thinkfix.formats.sqlite_triggers import Triggers
 
 MAGIC = b"SQLite format 3\x00"
@@ -421,31 +422,10 @@ def conflicts(db: sqlite3.Connection, changes: Sequence[dict[str, Any]]) -> list
         if row_hash(read_row(db, table, key)) != change.get("after_sha256"):
             out.append(name)
         elif change.get("after_sha256") is None and before is not None:
-            gone = _missing_parent(db, table, before)
+            gone = missing_parent(db, table, before)
             if gone is not None:
                 out.append(f"{name} (its {gone} was deleted since)")
     return out
-
-
-def _missing_parent(db: sqlite3.Connection, table: str, row: Mapping[str, Value]) -> str | None:
-    """The parent a row would be put back under, by the table's foreign keys, where it is no
-    longer there (`parent {"id": ...}`), else None. Undo must not bring back a part whose
-    message the user deleted since: the runtime's own cascade would never leave one (review8,
-    finding 7: OpenCode's `part.message_id` references `message.id` ON DELETE CASCADE)."""
-    keys: dict[int, list[tuple[str, str, str | None]]] = {}
-    for fk in db.execute(f"PRAGMA foreign_key_list({quote(table)})"):
-        keys.setdefault(fk[0], []).append((fk[2], fk[3], fk[4]))
-    for columns in keys.values():
-        parent = columns[0][0]
-        values = [row.get(source) for _, source, _ in columns]
-        if any(v is None for v in values):
-            continue  # a NULL key constrains nothing
-        targets = [target or "rowid" for _, _, target in columns]
-        where = " AND ".join(f"{quote(t) if t != 'rowid' else t} = ?" for t in targets)
-        if db.execute(f"SELECT 1 FROM {quote(parent)} WHERE {where} LIMIT 1", values).fetchone():
-            continue
-        return f"{parent} {json.dumps(dict(zip(targets, values, strict=True)), sort_keys=True)}"
-    return None
 
 
 def already_undone(db: sqlite3.Connection, changes: Sequence[dict[str, Any]]) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import Any, BinaryIO
 
 from thinkfix.engine.inputs.files import InputFile
@@ -123,7 +124,8 @@ class _FileScan:
             )
             batches = reader.blocks()
         else:
-            batches = _chunks(self._filtered(fmt.read(fp), options.prefilter), self.BATCH)
+            records = self._filtered(fmt.read(fp), options.prefilter)
+            batches = iter(lambda: list(islice(records, self.BATCH)), [])
         count = self._count_timed if timed else self._count
         for batch in batches:
             leaky = candidates([r.raw for r in batch]) if candidates is not None else None
@@ -493,14 +495,3 @@ class _FileScan:
             by_model=tuple(sorted((m, a, lk, n) for m, (a, lk, n) in self.by_model.items())),
             by_day=tuple(sorted((d, m, a, lk, n) for (d, m), (a, lk, n) in self.by_day.items())),
         )
-
-
-def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
-    batch: list[Record] = []
-    for record in records:
-        batch.append(record)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
