@@ -56,6 +56,7 @@ SUPPORT_MODULES = {
     "repairs",
     "strangers",
     "sqlite_format",
+    "sqlite_keys",
     "sqlite_store",
     "sqlite_triggers",
     "turn_shapes",
