@@ -74,8 +74,15 @@ def normalize(text: str, **kwargs: Any) -> Result:
 
 def may_pass(text: str, policy: Policy, cap: int) -> bool:
     """False when `text` cannot hold more than `cap` findings (fewer candidate characters
-    than two per finding), or there is no cap: substring counts at C speed."""
-    return cap > 0 and sum(text.count(c) for c in grammar_for(policy).start_chars) > 2 * cap
+    than two per finding), or there is no cap: substring counts at C speed, and none for a
+    text shorter than that (the start characters are distinct: their counts sum to at most
+    its length), as nearly every suspected text is."""
+    limit = 2 * cap
+    return (
+        cap > 0
+        and len(text) > limit
+        and sum(text.count(c) for c in grammar_for(policy).start_chars) > limit
+    )
 
 
 def capped_findings(

@@ -19,12 +19,7 @@ from thinkfix.engine.inputs.files import InputFile
 from thinkfix.engine.report import InputError, LeakFinding
 from thinkfix.engine.scan import native, sparse, survey, trend
 from thinkfix.engine.scan.evidence import awaits_call, called, calls_after_from
-from thinkfix.engine.scan.findings import (
-    CappedFindings,
-    capped_findings,
-    fingerprint,
-    text_hash,
-)
+from thinkfix.engine.scan.findings import CappedFindings, capped_findings, fingerprint_of, text_hash
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.prefilter import delimiter_candidates
 from thinkfix.engine.scan.result import UNKNOWN_MODEL, ScannedFile, bad_kind
@@ -458,8 +453,9 @@ class _FileScan:
             if kind not in options.kinds:
                 continue
             leaked = site.text[f.start : f.end]
+            leaked_hash = text_hash(leaked)
             if not site.message_id:
-                self.positional.append((len(self.findings), session, text_hash(leaked)))
+                self.positional.append((len(self.findings), session, leaked_hash))
             self.findings.append(
                 LeakFinding(
                     path=path,
@@ -475,7 +471,7 @@ class _FileScan:
                     message_id=site.message_id,
                     message_index=site.message_index,
                     model=model,
-                    fingerprint=fingerprint(fmt_id, session, message, leaked),
+                    fingerprint=fingerprint_of(fmt_id, session, message, leaked_hash),
                     snippet=redacted_snippet(leaked, options.snippet_chars, options.redaction),
                 )
             )
