@@ -121,6 +121,7 @@ class Record:
         "line",
         "raw",
         "touched",
+        "walked",
     )
 
     def __init__(
@@ -146,6 +147,9 @@ class Record:
         self._shapes = shapes
         self._data = data
         self._error = error
+        # (format, with texts, its messages): the last walk of this record's messages, which
+        # a scan asks for twice (to count, then for the sites): `FormatBase.checked_messages`
+        self.walked: tuple[object, bool, list[Any]] | None = None
 
     def _parse(self) -> None:
         limit = _limit[0]
