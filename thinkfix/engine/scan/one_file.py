@@ -61,6 +61,7 @@ class _FileScan:
         # per (day, model): assistant messages, leaking messages, findings (timed scans)
         self.by_day: dict[tuple[str, str], list[int]] = {}
         self._file_time: float | None = None
+        self._days: dict[float, str] = {}  # UTC day by day number (`_in_window`): ~5 µs each
         # (finding, session, leaked-text hash) of findings whose message is known by its place
         # (no message id): a byte range scanned apart renumbers them (engine/scan/split.py).
         self.positional: list[tuple[int, str, str]] = []
@@ -259,18 +260,20 @@ class _FileScan:
         return None if self._in_window(self._file_time) is None else trend.UNDATED
 
     def _in_window(self, when: float) -> str | None:
-        """The UTC day of a time, or None when it falls outside the time window."""
+        """The UTC day of a time (kept per day number), or None outside the time window."""
         options = self.options
         if (options.since is not None and when < options.since) or (
             options.until is not None and when >= options.until
         ):
             return None
-        return trend.day(when)
+        number, rest = divmod(when, 86400)
+        if not 1 <= rest <= 86399:  # rounded to the microsecond, it may be the next day
+            return trend.day(when)
+        return self._days.get(number) or self._days.setdefault(number, trend.day(when))
 
     def _messages(self, record: Record) -> list[tuple[str, list[Any], str | None]]:
         """(model, text paths, day) per assistant message of a sound record; the day is ""
         unless the scan is timed, and None for a message outside the time window."""
-        fmt = self.fmt
         timed = self.options.timed
         ctx_model = record.ctx.model
         return [
@@ -279,7 +282,7 @@ class _FileScan:
                 [t.path for t in m.texts],
                 self._day(record, m.path) if timed else "",
             )
-            for m in fmt.checked_messages(record, texts=True)
+            for m in self.fmt.checked_messages(record, texts=True)
         ]
 
     def _record(self, record: Record, followed: bool | None = None) -> None:
