@@ -168,12 +168,12 @@ def snippet(text: str, chars: int, mode: Redaction) -> str:
 def mask_secrets(text: str) -> str:
     """`text` with every likely credential replaced by `[REDACTED:<kind>]`: what the hand
     rules and gitleaks' rules find, overlapping finds masked as one (the first one's kind)."""
-    from thinkfix.engine.secrets import gitleaks
-
     lowered = text.lower()
     present = _present(lowered)
     if not _might_hold_secret(lowered, present):
         return text  # no rule's keyword and no bare key: nothing to mask (most snippets)
+    from thinkfix.engine.secrets import gitleaks  # a package: each import runs a Python call
+
     found: list[tuple[int, int, str]] = []
     for i, (name, _source, _flags, group, check) in enumerate(_SECRET_SOURCES):
         words = _HAND_KEYWORDS.get(name)
