@@ -104,48 +104,41 @@ class Frames:
             self._skip = int.from_bytes(header[4:8], "little")
 
 
-class _Fed(io.RawIOBase):
-    """The compressed stream, each byte read also fed to `frames`."""
+class _Wrapped(io.RawIOBase):
+    """A readable stream over `inner` (closed with it) that watches the frames of a zstd
+    stream; `readinto` says what it does with each read."""
 
-    def __init__(self, raw: BinaryIO, frames: Frames) -> None:
-        self._raw = raw
+    def __init__(self, inner: Any, frames: Frames) -> None:
+        self._inner = inner
         self._frames = frames
 
     def readable(self) -> bool:
         return True
 
+    def close(self) -> None:
+        if not self.closed:
+            self._inner.close()
+        super().close()
+
+
+class _Fed(_Wrapped):
+    """The compressed stream, each byte read also fed to `frames`."""
+
     def readinto(self, buffer: Any) -> int:
-        n: int = self._raw.readinto(buffer)  # type: ignore[attr-defined]
+        n: int = self._inner.readinto(buffer)
         if n:
             self._frames.feed(memoryview(buffer)[:n])
         return n
 
-    def close(self) -> None:
-        if not self.closed:
-            self._raw.close()
-        super().close()
 
-
-class _Checked(io.RawIOBase):
+class _Checked(_Wrapped):
     """The decoded stream; its end an EOFError where the input stopped inside a frame."""
 
-    def __init__(self, reader: Any, frames: Frames) -> None:
-        self._reader = reader
-        self._frames = frames
-
-    def readable(self) -> bool:
-        return True
-
     def readinto(self, buffer: Any) -> int:
-        n: int = self._reader.readinto(buffer)
+        n: int = self._inner.readinto(buffer)
         if n == 0 and len(buffer) and not self._frames.complete:
             raise EOFError("compressed file ended inside a zstd frame (cut short?)")
         return n
-
-    def close(self) -> None:
-        if not self.closed:
-            self._reader.close()
-        super().close()
 
 
 def checked_reader(raw: BinaryIO, zstandard: Any) -> BinaryIO:
