@@ -114,8 +114,9 @@ def _trusted_file_value(name: str, value: Any, config_file: str) -> None:
                 else _not_checkout_content(path, root)
             )
             if why is not None:
-                if not why.startswith("outside"):
-                    why = f"{why} ({os.path.realpath(path)})"
+                real = os.path.realpath(path)
+                if not why.startswith("outside") and real != os.path.abspath(path):
+                    why = f"{why} ({real})"  # where a link in the path leads
                 raise ConfigError(
                     f"{config_file}: {name} names {path!r}, {why}; a config file writes only "
                     f"files of its own folder's content (a flag or ${env_name(name)} may name "
