@@ -27,20 +27,24 @@ from typing import Any
 
 import orjson
 
-#: What a refused line raises: both parsers' errors are `ValueError`s; a value nested past a
-#: parser's depth may raise `RecursionError` instead.
-_REFUSED = (ValueError, RecursionError)
+#: What a refused line raises: orjson's errors are `ValueError`s, and msgspec's `DecodeError`
+#: is one in recent versions only (not in 0.18 or 0.19: `_raw_decode` adds it); a value
+#: nested past a parser's depth may raise `RecursionError` instead.
+_REFUSED: tuple[type[BaseException], ...] = (ValueError, RecursionError)
 
 
 @lru_cache(maxsize=1)
-def _raw_decode() -> Callable[[bytes | memoryview], Any] | None:
-    """msgspec's decoder into `Raw` (validates, builds nothing), or None where it cannot be
-    imported (a broken install: orjson checks instead). Imported on first use."""
+def _raw_decode() -> (
+    tuple[Callable[[bytes | memoryview], Any], tuple[type[BaseException], ...]] | None
+):
+    """msgspec's decoder into `Raw` (validates, builds nothing) and what it raises for a line
+    it refuses, or None where it cannot be imported (a broken install: orjson checks
+    instead). Imported on first use."""
     try:
         import msgspec
     except ImportError:
         return None
-    return msgspec.json.Decoder(msgspec.Raw).decode
+    return msgspec.json.Decoder(msgspec.Raw).decode, (msgspec.DecodeError, *_REFUSED)
 
 
 #: A run reading this many bytes (`engine.scan.native.reach`) checks with msgspec. Importing
@@ -55,10 +59,13 @@ def not_json(lines: Sequence[bytes | memoryview], run_bytes: int = 0) -> set[int
     """The indices of the lines that are not each one JSON value (or that the check cannot
     vouch for): those are parsed and reported, never counted from their bytes. `run_bytes`:
     what the run reads, which picks the parser (`MSGSPEC_FROM`)."""
-    check = (_raw_decode() if run_bytes >= MSGSPEC_FROM else None) or orjson.loads
+    check, refused = (_raw_decode() if run_bytes >= MSGSPEC_FROM else None) or (
+        orjson.loads,
+        _REFUSED,
+    )
     try:
         deque(map(check, lines), maxlen=0)  # C-level: no Python frame per line
-    except _REFUSED:
+    except refused:
         pass
     else:
         return set()
@@ -66,6 +73,6 @@ def not_json(lines: Sequence[bytes | memoryview], run_bytes: int = 0) -> set[int
     for i, line in enumerate(lines):  # rare (a damaged file): which lines
         try:
             check(line)
-        except _REFUSED:
+        except refused:
             out.add(i)
     return out
