@@ -27,9 +27,9 @@ from typing import Any
 
 import orjson
 
-#: What a refused line raises: orjson's errors are `ValueError`s, and msgspec's `DecodeError`
-#: is one in recent versions only (not in 0.18 or 0.19: `_raw_decode` adds it); a value
-#: nested past a parser's depth may raise `RecursionError` instead.
+#: What a refused line raises: orjson's errors are `ValueError`s; msgspec's `DecodeError` is
+#: one only from 0.21 on (not in 0.18.6-0.20, which the floor allows: `_raw_decode` adds
+#: it); a value nested past a parser's depth may raise `RecursionError` instead.
 _REFUSED: tuple[type[BaseException], ...] = (ValueError, RecursionError)
 
 
