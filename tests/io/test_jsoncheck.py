@@ -115,8 +115,12 @@ def test_what_it_refuses_and_what_the_parse_then_reads(run_bytes: int) -> None:
         b"[" * 5000 + b"]" * 5000,
         LINE.replace(b"Done.", b"\\ud83d"),
     ]
-    assert not_json(lines, run_bytes) == {1, 2, 3, 4, 5}
+    refused = not_json(lines, run_bytes)
+    assert refused - {4} == {1, 2, 3, 5}
     assert _parses(lines[5])
+    # 5,000 levels: past msgspec's depth and recent orjson's (1,024); orjson 3.9, the floor,
+    # reads it, and so does the scan's own parse then: never vouched for unless it parses
+    assert 4 in refused or _parses(lines[4])
 
 
 def _utf8(raw: bytes) -> bool:
