@@ -4,9 +4,8 @@ its fix: a role word spelled with escapes, a relative run folder, a tag spelled 
 Unicode case fold, the record limit of an incremental scan, a session rewritten mid-read,
 a checkout's config writing into its git folder, a store undo under a deleted message, a
 zstd session cut short, a Codex model key spelled with an escape, a record past the limit
-read as nothing. One is still open, an xfail strict: a line without the marker whose bytes
-are not UTF-8 is never read (docs/performance.md, "Which lines are counted from their
-bytes")."""
+read as nothing, and (in the seventeenth session) a line without the marker whose bytes are
+not UTF-8, which the fast path never read (`io.textcheck`)."""
 
 from __future__ import annotations
 
@@ -256,15 +255,11 @@ def test_store_undo_does_not_bring_back_a_part_of_a_message_deleted_since(tmp_pa
 PI = FIXTURES / "pi" / "2026-01-15T08-30-12-417Z_4b1d6e2a-8c3f-4e5a-9d7b-1f0e2c3a4b5d.jsonl"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review8: a line that is not UTF-8 is never validated when it lacks the marker",
-)
 def test_a_byte_of_bad_utf8_in_the_role_word_is_an_error(tmp_path: Path) -> None:
     """One corrupt byte in the role word of a leaking pi line (`"role":"assist\\xc3ant"`:
     not UTF-8, so not JSON) hides the whole line from the default scan: the sparse reader
     jumps only to lines holding `"assistant"` and never validates the others
-    (`engine/scan/sparse.py`: "never parsed and never validated"), so the session is
+    (`engine/scan/sparse.py`: "never parsed and never validated", before), so the session was
     reported clean, exit 0. `--parse-all` says `not UTF-8`, exit 2. A file that is not
     UTF-8 is not one thinkfix has read: it must be an error on every path."""
     lines = PI.read_bytes().split(b"\n")[:5]  # the header, a user turn, the leaking answer

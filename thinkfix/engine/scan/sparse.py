@@ -5,8 +5,9 @@ to even split most lines out of the file. This reader takes big blocks and
 jumps with `bytes.find` straight to the lines holding the format's assistant
 marker (`SessionFormat.assistant_marker`: an unescaped quoted role word, which no
 JSON string can contain) or one of its context markers. Every other line is
-counted and never becomes a `Record`, is never parsed and never validated: it
-can hold no assistant text, so no leak. The last line is always yielded when it
+counted and never becomes a `Record` and is never parsed: it can hold no assistant
+text, so no leak. Only its bytes are checked, with the whole block's, to be UTF-8
+(`io.textcheck`): a line that is not is no JSON, and is parsed so its error is reported. The last line is always yielded when it
 has no newline (a session cut off mid-write), so a truncated record is reported.
 
 It follows `formats.reader.iter_jsonl` exactly for the records it yields (same
@@ -31,6 +32,7 @@ from thinkfix.formats.reader import opens_document
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, record_limit, too_large
 from thinkfix.formats.strangers import ESCAPED, escapes_a_letter, names_turn, turn_needles
 from thinkfix.io.jsoncheck import not_json
+from thinkfix.io.textcheck import not_utf8_lines
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
 Quick = Callable[[bytes, Context], bool]
@@ -244,12 +246,15 @@ class SparseReader:
         context does). A clean wanted line the `quick` counter takes is counted, not parsed."""
         out: list[Record] = []
         lo = 0
+        # Lines that are not UTF-8, wherever they are: parsed, so each is reported as a parse
+        # of every line reports it (`io.textcheck`); their block is read line by line (rare).
+        broken = not_utf8_lines(buf, 0, hi)
         if self.records == 0:  # the first line always reaches the context hook
             lo = buf.index(b"\n") + 1
             self.crlf = buf[lo - 2 : lo - 1] == b"\r"
-            out.extend(self._lines(buf, 0, lo))
-        if self.crlf:  # rare: read line by line so every terminator is kept exactly
-            out.extend(self._lines(buf, lo, hi))
+            out.extend(self._lines(buf, 0, lo, broken))
+        if self.crlf or broken:  # rare: read line by line so every terminator is kept exactly
+            out.extend(self._lines(buf, lo, hi, broken))
             return out
         fast = native.warm(hi - lo)  # the same answers from hyperscan passes (`native`)
         if fast and self.native_lines is None:
@@ -390,27 +395,36 @@ class SparseReader:
             out = dict(sorted(out.items()))
         return out
 
-    def _lines(self, buf: bytes, lo: int, hi: int) -> list[Record]:
-        """Line by line, exactly as iter_jsonl: the first line, CRLF files."""
-        wanted, out, at = self.wanted, [], self.base + lo
+    def _lines(
+        self, buf: bytes, lo: int, hi: int, broken: dict[int, int] | None = None
+    ) -> list[Record]:
+        """Line by line, exactly as iter_jsonl: the first line, CRLF files, and a block with
+        lines that are not UTF-8 (`broken`, by start: yielded, so their error is reported)."""
+        wanted, out, at = self.wanted, [], lo
         for line in buf[lo:hi].split(b"\n")[:-1]:
             start, at = at, at + len(line) + 1
             index = self.records
             self.records += 1
             raw, eol = (line[:-1], b"\r\n") if line.endswith(b"\r") else (line, b"\n")
             marked = self._marked(raw)
-            keep = wanted in raw or names_turn(raw)
+            keep = wanted in raw or names_turn(raw) or bool(broken and start in broken)
             if index == 0 or keep or marked:
                 record = self._record(index, raw, eol, marked)
                 if keep:
-                    self._at(index, start)
+                    self._at(index, self.base + start)
                     out.append(record)
         return out
 
 
 def skippable(fmt: SessionFormat, record: Record) -> bool:
-    """Scan's rule for a record it need not parse (nor validate): it cannot hold an assistant
-    message nor name a turn of another shape (`formats.strangers`), and it is not an
-    unterminated last line (which may be a truncated record)."""
+    """Scan's rule for a record it need not parse: it cannot hold an assistant message nor
+    name a turn of another shape (`formats.strangers`), it is not an unterminated last line
+    (which may be a truncated record), and its bytes are UTF-8 (else it is no JSON: parsed,
+    its error reported, `io.textcheck`)."""
     raw = record.raw
-    return bool(record.eol) and not fmt.may_contain_assistant(raw) and not names_turn(raw)
+    return (
+        bool(record.eol)
+        and not fmt.may_contain_assistant(raw)
+        and not names_turn(raw)
+        and not not_utf8_lines(raw, 0, len(raw))
+    )
