@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tests.engine.test_bulk import _json, _reports, session_files, sessions
 from thinkfix.engine.scan import native, sparse
-from thinkfix.io.textcheck import not_utf8_lines
+from thinkfix.io.textcheck import not_utf8_lines, unread_not_utf8
 
 # Each is invalid wherever it is put into valid UTF-8 (a lone continuation byte breaks the
 # count of any sequence it lands in or beside; the others are never valid).
@@ -80,3 +80,25 @@ def test_not_utf8_lines_are_the_lines_a_decode_refuses(lines: list[bytes]) -> No
             expected[start] = start + len(line)
     hi = len(buf) - len(b"tail \xff")  # just past the last newline
     assert not_utf8_lines(buf, 0, hi) == expected
+
+
+@given(
+    lines=st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=12),
+    data=st.data(),
+)
+def test_the_unread_lines_check_is_the_whole_check_less_the_lines_read(
+    lines: list[bytes], data: st.DataObject
+) -> None:
+    """The sparse reader decodes only the lines it does not read itself (`unread_not_utf8`):
+    its answer is the whole check's without the lines read, whichever those are."""
+    buf = b"".join(line + b"\n" for line in lines)
+    starts = [sum(len(x) + 1 for x in lines[:i]) for i in range(len(lines))]
+    read = {
+        s: s + len(line)
+        for s, line in zip(starts, lines)
+        if data.draw(st.booleans(), label=f"read line at {s}")
+    }
+    whole = not_utf8_lines(buf, 0, len(buf))
+    assert unread_not_utf8(buf, 0, len(buf), read) == {
+        s: e for s, e in whole.items() if s not in read
+    }

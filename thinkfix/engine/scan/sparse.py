@@ -32,7 +32,7 @@ from thinkfix.formats.reader import opens_document
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, record_limit, too_large
 from thinkfix.formats.strangers import ESCAPED, escapes_a_letter, names_turn, turn_needles
 from thinkfix.io.jsoncheck import not_json
-from thinkfix.io.textcheck import not_utf8_lines
+from thinkfix.io.textcheck import not_utf8_lines, unread_not_utf8
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
 Quick = Callable[[bytes, Context], bool]
@@ -246,15 +246,12 @@ class SparseReader:
         context does). A clean wanted line the `quick` counter takes is counted, not parsed."""
         out: list[Record] = []
         lo = 0
-        # Lines that are not UTF-8, wherever they are: parsed, so each is reported as a parse
-        # of every line reports it (`io.textcheck`); their block is read line by line (rare).
-        broken = not_utf8_lines(buf, 0, hi)
         if self.records == 0:  # the first line always reaches the context hook
             lo = buf.index(b"\n") + 1
             self.crlf = buf[lo - 2 : lo - 1] == b"\r"
-            out.extend(self._lines(buf, 0, lo, broken))
-        if self.crlf or broken:  # rare: read line by line so every terminator is kept exactly
-            out.extend(self._lines(buf, lo, hi, broken))
+            out.extend(self._lines(buf, 0, lo, not_utf8_lines(buf, 0, lo)))
+        if self.crlf:  # rare: read line by line so every terminator is kept exactly
+            out.extend(self._lines(buf, lo, hi, not_utf8_lines(buf, lo, hi)))
             return out
         fast = native.warm(hi - lo)  # the same answers from hyperscan passes (`native`)
         if fast and self.native_lines is None:
@@ -263,6 +260,14 @@ class SparseReader:
         # where each context marker first occurs, where the native pass found it on its way
         firsts: dict[bytes, int] = {}
         wanted = (self.native_lines if fast else self._lines_with)(buf, lo, hi, firsts)  # type: ignore[misc]
+        # Lines that are not UTF-8, wherever they are, are parsed, so each is reported as a
+        # parse of every line reports it (`io.textcheck`); their block is read line by line
+        # (rare). The wanted lines are checked where they are read: a parse, the survey's and
+        # `quick_messages`' UTF-8 checks before a line is counted from its bytes.
+        broken = unread_not_utf8(buf, lo, hi, wanted)
+        if broken:
+            out.extend(self._lines(buf, lo, hi, broken))
+            return out
         starts: list[int] = []
         ends: list[int] = []
         keys: list[Key] = []
