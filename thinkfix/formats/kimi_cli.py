@@ -42,6 +42,7 @@ from thinkfix.formats.repairs import (
     Repair,
     TextSlot,
 )
+from thinkfix.formats.shapes import text_or_parts, typed_parts
 from thinkfix.formats.turn_shapes import tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
 from thinkfix.formats.values import fmt_path
@@ -74,18 +75,24 @@ def _kimi_evidence(o: dict[str, Any]) -> bool:
 
 
 def _slots(m: dict[str, Any]) -> list[TextSlot]:
-    content = m.get("content")
+    """The text parts; a content kosong never writes (`Message` validates a string or a list
+    of parts with a string `type`, `ContentPart`'s validator) raises `UnexpectedShape`."""
+    content = text_or_parts(m.get("content"), ("content",))
     tools = bool(m.get("tool_calls"))  # calls follow the text: rule 4's evidence
     if isinstance(content, str):
         return [TextSlot(("content",), content, tool_after=tools)]
-    if not isinstance(content, list):
+    if content is None:
         return []
+    typed_parts(content, ("content",), texts=_TEXT_FIELDS)
     return [
         TextSlot(("content", i, "text"), p["text"], tool_after=tools)
         for i, p in enumerate(content)
         if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
     ]
 
+
+#: The text field of kosong's text and think parts (`TextPart.text`, `ThinkPart.think`).
+_TEXT_FIELDS = {"text": "text", "think": "think"}
 
 #: Where a string content's text is once it became a part list (after its think part).
 _STRING_TEXT = ("content", 1, "text")
