@@ -62,3 +62,102 @@ def test_kimi_cli_text_of_an_unexpected_shape_is_an_error(tmp_path: Path, conten
     path = tmp_path / ".kimi" / "sessions" / "a" / "b" / "context.jsonl"
     text = _lines(*_KIMI_HEAD, {"role": "assistant", "content": content})
     _assert_error(path, text, "kimi-cli", 3)
+
+
+# --- Qwen Code: a Gemini `Content`'s parts are objects, a part's `text` a string ---------
+
+
+def _qwen(parts: Any) -> str:
+    envelope = {"sessionId": "s1", "cwd": "/w", "version": "0.0.14", "gitBranch": "main"}
+    user = {"uuid": "u1", "parentUuid": None, **envelope, "type": "user"}
+    user["message"] = {"role": "user", "parts": [{"text": "hi"}]}
+    answer = {"uuid": "u2", "parentUuid": "u1", **envelope, "type": "assistant"}
+    answer |= {"model": "qwen3-coder-plus", "message": {"role": "model", "parts": parts}}
+    return _lines(user, answer)
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [[LEAK], [{"text": [LEAK]}], [{"text": {"text": LEAK}}]],
+    ids=["string part", "list text", "object text"],
+)
+def test_qwen_code_text_of_an_unexpected_shape_is_an_error(tmp_path: Path, parts: Any) -> None:
+    path = tmp_path / ".qwen" / "projects" / "-w" / "chats" / "s1.jsonl"
+    _assert_error(path, _qwen(parts), "qwen-code", 2)
+
+
+# --- Copilot CLI: `assistant.message`'s `data.content` is a string (copilot-sdk) --------
+
+
+def _copilot_event(kind: str, data: dict[str, Any], n: int) -> dict[str, Any]:
+    at = f"2026-03-18T14:02:{n:02}.000Z"
+    return {"type": kind, "data": data, "id": f"e{n}", "timestamp": at, "parentId": f"e{n - 1}"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [[LEAK], {"text": LEAK}, [{"type": "text", "text": LEAK}]],
+    ids=["list", "object", "parts"],
+)
+def test_copilot_cli_event_content_of_an_unexpected_shape_is_an_error(
+    tmp_path: Path, content: Any
+) -> None:
+    path = tmp_path / ".copilot" / "session-state" / "s1" / "events.jsonl"
+    start = {"sessionId": "s1", "version": 1, "producer": "copilot-agent", "startTime": "t"}
+    answer = {"messageId": "m1", "content": content, "toolRequests": [], "reasoningText": None}
+    text = _lines(
+        _copilot_event("session.start", start, 1),
+        _copilot_event("user.message", {"content": "hi", "attachments": []}, 2),
+        _copilot_event("assistant.message", answer, 3),
+    )
+    _assert_error(path, text, "copilot-cli", 3)
+
+
+def test_copilot_cli_legacy_content_of_an_unexpected_shape_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / ".copilot" / "history-session-state" / "session_s1_1759957816398.json"
+    doc = {
+        "sessionId": "s1",
+        "startTime": "2025-10-08T21:10:16.398Z",
+        "chatMessages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "text", "text": LEAK}]},
+        ],
+        "timeline": [],
+    }
+    _assert_error(path, json.dumps(doc, indent=2), "copilot-cli", 1)
+
+
+# --- Factory Droid (and every reader of Anthropic-style block lists: common.block_slots) -
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        [LEAK],
+        [{"text": LEAK}],
+        [{"type": "text", "text": [LEAK]}],
+        {"type": "text", "text": LEAK},
+    ],
+    ids=["string block", "untyped block", "list text", "object content"],
+)
+def test_factory_droid_text_of_an_unexpected_shape_is_an_error(
+    tmp_path: Path, content: Any
+) -> None:
+    path = tmp_path / ".factory" / "sessions" / "-w" / "s1.jsonl"
+    text = _lines(
+        {"type": "session_start", "id": "s1", "title": "t", "owner": "dev", "version": 2},
+        {
+            "type": "message",
+            "id": "m1",
+            "timestamp": "2026-02-11T10:30:02.114Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        },
+        {
+            "type": "message",
+            "id": "m2",
+            "timestamp": "2026-02-11T10:30:09.877Z",
+            "message": {"role": "assistant", "content": content},
+            "parentId": "m1",
+        },
+    )
+    _assert_error(path, text, "factory-droid", 3)

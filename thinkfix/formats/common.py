@@ -25,7 +25,7 @@ from thinkfix.formats.repairs import (
     TextSlot,
 )
 from thinkfix.formats.strangers import names_turn
-from thinkfix.formats.values import fmt_path, get_path
+from thinkfix.formats.values import fmt_path, get_path, parts_list, text_or_parts, typed_parts
 
 if TYPE_CHECKING:
     # The editing side (plans, JSON edits) loads when a repair plans one: a scan reads
@@ -94,10 +94,14 @@ def block_slots(
     """Text slots of a content-block list: `{"type": <types>, "text": str}` blocks.
 
     A block carrying any of the `signed` keys (non-empty) is marked signed; one with a
-    tool-call block after it is marked `tool_after`.
+    tool-call block after it is marked `tool_after`. Content that no runtime writes (a block
+    that is no object or has no string `type`, a text block whose text is no string, an
+    object for the list) raises `UnexpectedShape`: skipped, its leak was counted clean.
     """
-    if not isinstance(blocks, list):
+    blocks = parts_list(blocks, base)
+    if blocks is None:
         return []
+    typed_parts(blocks, base, texts=dict.fromkeys(types, "text"))
     slots = []
     last_tool = -1
     for i, block in enumerate(blocks):
@@ -130,8 +134,8 @@ def block_reasoning(
 
 
 def content_slots(message: dict[str, Any], base: Path, **kw: Any) -> list[TextSlot]:
-    """Slots of `message["content"]`, which is either a string or a block list."""
-    content = message.get("content")
+    """Slots of `message["content"]`, which is either a string or a block list (or nothing)."""
+    content = text_or_parts(message.get("content"), base + ("content",))
     if isinstance(content, str):
         return [TextSlot(base + ("content",), content)]
     return block_slots(content, base + ("content",), **kw)

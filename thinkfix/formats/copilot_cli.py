@@ -41,7 +41,7 @@ from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import text_parts, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
-from thinkfix.formats.values import fmt_path, get_path
+from thinkfix.formats.values import fmt_path, get_path, text_value
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
@@ -272,15 +272,19 @@ class CopilotCli(FormatBase):
 
 
 def _event_slots(data: dict[str, Any]) -> list[TextSlot]:
-    content = data.get("content")
-    if not isinstance(content, str):
+    """`data.content` is a string (`content: string` of `assistant.message` in the SDK's
+    session-events.ts); anything else raises `UnexpectedShape`, never skipped as clean."""
+    content = text_value(data.get("content"), ("data", "content"))
+    if content is None:
         return []
     return [TextSlot(("data", "content"), content, tool_after=bool(data.get("toolRequests")))]
 
 
 def _legacy_slots(m: dict[str, Any], base: Path) -> list[TextSlot]:
-    content = m.get("content")
-    if not isinstance(content, str):
+    """A legacy chat message's string content; a content of another shape (a list of parts
+    this reader does not mirror into the timeline) raises `UnexpectedShape`."""
+    content = text_value(m.get("content"), base + ("content",))
+    if content is None:
         return []
     return [TextSlot(base + ("content",), content, tool_after=bool(m.get("tool_calls")))]
 

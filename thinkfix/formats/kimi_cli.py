@@ -42,10 +42,9 @@ from thinkfix.formats.repairs import (
     Repair,
     TextSlot,
 )
-from thinkfix.formats.shapes import text_or_parts, typed_parts
 from thinkfix.formats.turn_shapes import tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
-from thinkfix.formats.values import fmt_path
+from thinkfix.formats.values import fmt_path, text_or_parts, typed_parts
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up

@@ -37,7 +37,7 @@ from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import output_text, tool_call
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
-from thinkfix.formats.values import fmt_path, get_path
+from thinkfix.formats.values import UnexpectedShape, fmt_path, get_path, text_value
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
@@ -67,9 +67,15 @@ def _record(o: Any) -> bool:
 
 def part_slots(parts: Any, base: Path) -> list[TextSlot]:
     """Visible text parts of a `Content`'s parts (thought parts are reasoning), each marked
-    signed when it carries a thought signature and `tool_after` when a call follows it."""
+    signed when it carries a thought signature and `tool_after` when a call follows it. A
+    part that is no object, or a `text` that is no string (`Part.text?: string` in
+    @google/genai, the `Content` Qwen Code records), raises `UnexpectedShape`."""
     if not isinstance(parts, list):
         return []
+    for i, p in enumerate(parts):
+        if not isinstance(p, dict):
+            raise UnexpectedShape((*base, i), p, "a part object")
+        text_value(p.get("text"), (*base, i, "text"))
     last_call = max(
         (i for i, p in enumerate(parts) if isinstance(p, dict) and p.get("functionCall")),
         default=-1,
