@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.formats import goose_db
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
 
@@ -161,3 +162,40 @@ def test_factory_droid_text_of_an_unexpected_shape_is_an_error(
         },
     )
     _assert_error(path, text, "factory-droid", 3)
+
+
+# --- Goose: `MessageContent` items are serde-tagged objects; a text item's text a string --
+
+_GOOSE_ITEMS = [
+    [LEAK],
+    [{"text": LEAK}],
+    [{"type": "text", "text": [LEAK]}],
+    [{"type": "thinking", "thinking": {"t": LEAK}, "signature": ""}, {"type": "text", "text": "A"}],
+]
+_GOOSE_IDS = ["string item", "untyped item", "list text", "object thinking"]
+
+
+@pytest.mark.parametrize("content", _GOOSE_ITEMS, ids=_GOOSE_IDS)
+def test_goose_jsonl_item_of_an_unexpected_shape_is_an_error(tmp_path: Path, content: Any) -> None:
+    path = tmp_path / ".local" / "share" / "goose" / "sessions" / "20250310_091530.jsonl"
+    meta = {"working_dir": "/w", "description": "d", "message_count": 2, "total_tokens": 10}
+    user = {"role": "user", "created": 1741597000, "content": [{"type": "text", "text": "hi"}]}
+    answer = {"role": "assistant", "created": 1741597010, "content": content}
+    answer["metadata"] = goose_db.VISIBLE
+    _assert_error(path, _lines(meta, user, answer), "goose", 3)
+
+
+@pytest.mark.parametrize(
+    "content", [*_GOOSE_ITEMS, {"type": "text", "text": LEAK}], ids=[*_GOOSE_IDS, "object"]
+)
+def test_goose_store_item_of_an_unexpected_shape_is_an_error(tmp_path: Path, content: Any) -> None:
+    session = (
+        "20260409_1",
+        "ollama",
+        "qwen3:32b",
+        [("user", [goose_db.text("hi")]), ("assistant", content)],
+    )
+    store = goose_db.build(tmp_path / "sessions.db", [session])
+    report = scan([str(store)], jobs=1)
+    assert int(report.exit_code()) == ExitCode.ERROR, report.errors
+    assert [e.line for e in report.errors] == [2], report.errors

@@ -12,6 +12,7 @@ from thinkfix.formats import sqlite_store
 from thinkfix.formats.common import join_texts
 from thinkfix.formats.repairs import TextSlot
 from thinkfix.formats.turns import Path
+from thinkfix.formats.values import parts_list, typed_parts
 
 TABLES = {
     "sessions": {"id", "working_dir"},
@@ -135,9 +136,14 @@ def goose_items(o: dict[str, Any]) -> bool:
 
 
 def slots(content: Any, base: Path) -> list[TextSlot]:
-    """Text items of a message; one with a tool request after it carries rule 4's evidence."""
-    if not isinstance(content, list):
+    """Text items of a message; one with a tool request after it carries rule 4's evidence.
+    An item that is no object or has no string `type` (`MessageContent` is serde-tagged by
+    `type`, block/goose crates/goose/src/conversation/message.rs), or a text or thinking item
+    whose text is no string, raises `UnexpectedShape`: skipped, its leak counted clean."""
+    content = parts_list(content, base)
+    if content is None:
         return []
+    typed_parts(content, base, texts=_TEXT_FIELDS)
     last_call = max(
         (i for i, c in enumerate(content) if isinstance(c, dict) and c.get("type") in CALLS),
         default=-1,
@@ -147,6 +153,10 @@ def slots(content: Any, base: Path) -> list[TextSlot]:
         for i, c in enumerate(content)
         if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str)
     ]
+
+
+#: The text field of Goose's text and thinking items (`TextContent.text`, `ThinkingContent.thinking`).
+_TEXT_FIELDS = {"text": "text", "thinking": "thinking"}
 
 
 def reasoning_of(content: Any) -> str | None:
