@@ -37,7 +37,7 @@ def _scan(path: Path, text: str, fmt: str) -> tuple[int, list[tuple[int | None, 
 def _assert_error(path: Path, text: str, fmt: str, line: int | None) -> None:
     code, errors = _scan(path, text, fmt)
     assert code == ExitCode.ERROR, (code, errors)
-    assert any(at == line and "unexpected" in message for at, message in errors), errors
+    assert any(at == line and "unknown shape" in message for at, message in errors), errors
 
 
 # --- Kimi CLI: kosong's Message.content is a string or a list of typed parts -------------
@@ -199,3 +199,34 @@ def test_goose_store_item_of_an_unexpected_shape_is_an_error(tmp_path: Path, con
     report = scan([str(store)], jobs=1)
     assert int(report.exit_code()) == ExitCode.ERROR, report.errors
     assert [e.line for e in report.errors] == [2], report.errors
+
+
+# --- a document of many messages: one of an unexpected shape beside messages that read ---
+
+
+def test_claw_code_document_message_of_an_unexpected_shape_is_an_error(tmp_path: Path) -> None:
+    """claw-code's legacy `.json` (`Session` with `messages: [{role, blocks}]`, keys sorted):
+    a message whose blocks are an object was skipped while the others read."""
+    doc = {
+        "messages": [
+            {"blocks": [{"text": "list the crates", "type": "text"}], "role": "user"},
+            {"blocks": {"text": LEAK, "type": "text"}, "role": "assistant"},
+            {"blocks": [{"text": "Four crates.", "type": "text"}], "role": "assistant"},
+        ],
+        "version": 1,
+    }
+    path = tmp_path / ".claw" / "sessions" / "session-1775123456789.json"
+    _assert_error(path, json.dumps(doc, separators=(",", ":"), sort_keys=True), "claw-code", 1)
+
+
+def test_cline_history_message_of_an_unexpected_shape_is_an_error(tmp_path: Path) -> None:
+    """Cline's `api_conversation_history.json`: an assistant entry whose content is an object
+    beside entries that read."""
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nhi\n</task>"}], "ts": 1},
+        {"role": "assistant", "content": {"type": "text", "text": LEAK}, "ts": 2},
+        {"role": "user", "content": [{"type": "text", "text": "and?"}], "ts": 3},
+        {"role": "assistant", "content": [{"type": "text", "text": "Done."}], "ts": 4},
+    ]
+    path = tmp_path / "tasks" / "1775400000100" / "api_conversation_history.json"
+    _assert_error(path, json.dumps(history, separators=(",", ":")), "cline", 1)

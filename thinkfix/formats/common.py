@@ -24,7 +24,7 @@ from thinkfix.formats.repairs import (
     Repair,
     TextSlot,
 )
-from thinkfix.formats.strangers import names_turn
+from thinkfix.formats.strangers import names_turn, unread_beside, unread_turn
 from thinkfix.formats.values import fmt_path, get_path, parts_list, text_or_parts, typed_parts
 
 if TYPE_CHECKING:
@@ -213,6 +213,11 @@ class FormatBase(SessionFormat):
         if walked is not None and walked[0] is self and (walked[1] or not texts):
             return walked[2]
         found = super().checked_messages(record, texts=texts)
+        if found and record.error is None and names_turn(record.raw):
+            where = unread_beside(record.data, [fmt_path(m.path) for m in found])
+            if where is not None:
+                record.reject(unread_turn(self.id, where))
+                found = []
         record.walked = (self, texts, found)
         return found
 

@@ -101,14 +101,36 @@ def stranger_turn(data: Any) -> str | None:
     """Where a parsed record names an assistant or model turn with content (`type
     "assistant", message.role "model"`), or None. Called only for a record its format read
     no message from."""
+    return unread_beside(data, [])
+
+
+def unread_beside(data: Any, read: list[str]) -> str | None:
+    """Where a parsed record names an assistant or model turn with content (as
+    `stranger_turn` finds them) that is none of the messages its format read, nor holds one:
+    `read` are those messages' paths (`fmt_path`). A document of many messages (a claw-code
+    or Cline history) whose other messages read hid one of an unexpected shape, so its leak
+    was counted clean (review9)."""
     found = []
     for where, o in _near(data):
+        if any(_within(r, where) for r in read):
+            continue
         what = _turn(o)
         if what is not None:
             found.append(f"{where}.{what}" if where else what)
             if len(found) == 3:
                 break
     return ", ".join(found) or None
+
+
+def _within(path: str, where: str) -> bool:
+    """Is the message at `path` the object at `where`, or inside it (or the record itself,
+    which a message at the root is whole)?"""
+    return (
+        not where
+        or not path
+        or path == where
+        or (path.startswith(where) and path[len(where) : len(where) + 1] in (".", "["))
+    )
 
 
 def unread_turn(format_id: str, where: str) -> str:
