@@ -15,9 +15,11 @@ from typing import Any
 
 import pytest
 
-from tests.formats import goose_db
+from tests.formats import goose_db, support
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
+from thinkfix.formats import registry
+from thinkfix.formats.repairs import Repair
 
 LEAK = "<think>plan the answer</think>The answer."
 
@@ -230,3 +232,63 @@ def test_cline_history_message_of_an_unexpected_shape_is_an_error(tmp_path: Path
     ]
     path = tmp_path / "tasks" / "1775400000100" / "api_conversation_history.json"
     _assert_error(path, json.dumps(history, separators=(",", ":")), "cline", 1)
+
+
+# --- Gemini CLI: a message's content is a PartListUnion (string, Part, or list of both) ---
+
+
+def _gemini_chat(content: Any) -> str:
+    doc = {
+        "sessionId": "s1",
+        "projectHash": "ab12",
+        "startTime": "2026-02-03T10:15:00.000Z",
+        "lastUpdated": "2026-02-03T10:16:00.000Z",
+        "messages": [
+            {"id": "m1", "timestamp": "2026-02-03T10:15:01.000Z", "type": "user", "content": "hi"},
+            {
+                "id": "m2",
+                "timestamp": "2026-02-03T10:15:09.000Z",
+                "type": "gemini",
+                "content": content,
+                "thoughts": [],
+                "model": "gemini-2.5-pro",
+            },
+        ],
+    }
+    return json.dumps(doc, indent=2)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [{"text": LEAK}, [LEAK], [{"text": "Checking."}, LEAK]],
+    ids=["part", "string", "mixed"],
+)
+def test_gemini_cli_part_list_union_content_is_read_and_repaired(
+    tmp_path: Path, content: Any
+) -> None:
+    """A `Part` or a string item is text Gemini CLI shows: its leak is found, and the repair
+    moves the reasoning into the message's `thoughts` (display only) as for a string."""
+    path = tmp_path / ".gemini" / "tmp" / "ab12" / "chats" / "session-2026-02-03T10-15-s1.json"
+    code, errors = _scan(path, _gemini_chat(content), "gemini-cli")
+    assert (code, errors) == (ExitCode.FINDINGS, [])
+    fmt = registry.get("gemini-cli")
+    records = support.read(fmt, path.read_bytes(), path)
+    site = next(s for r in records for s in fmt.sites(r) if "<think>" in s.text)
+    after, placements = fmt.apply(records, [Repair(site, "The answer.", ("plan the answer",))])
+    doc = json.loads(support.write(fmt, after))
+    message = doc["messages"][1]
+    assert [t["description"] for t in message["thoughts"]] == ["plan the answer"]
+    assert "<think>" not in json.dumps(message["content"])
+    assert placements[0].applied
+
+
+@pytest.mark.parametrize(
+    "content",
+    [[[LEAK]], [{"text": [LEAK]}], {"text": {"t": LEAK}}],
+    ids=["list", "list text", "part"],
+)
+def test_gemini_cli_content_of_an_unexpected_shape_is_an_error(
+    tmp_path: Path, content: Any
+) -> None:
+    path = tmp_path / ".gemini" / "tmp" / "ab12" / "chats" / "session-2026-02-03T10-15-s1.json"
+    _assert_error(path, _gemini_chat(content), "gemini-cli", 1)

@@ -22,7 +22,7 @@ from thinkfix.formats.records import Context, Record
 from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import output_text, tool_call
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
-from thinkfix.formats.values import fmt_path, get_path
+from thinkfix.formats.values import UnexpectedShape, fmt_path, get_path, text_value
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
@@ -39,30 +39,43 @@ def _header(o: dict[str, Any]) -> bool:
 
 
 def _slots(m: dict[str, Any], base: Path) -> list[TextSlot]:
+    """The message's visible texts. `content` is a `PartListUnion` (newer builds'
+    `BaseMessageRecord`; a string before): a string, one `Part`, or a list of parts and
+    strings. Each is read; a value of another shape raises `UnexpectedShape`, because one
+    skipped was a leak counted clean."""
     content = m.get("content")
     tools = bool(m.get("toolCalls"))  # the message's tool calls follow its text: rule 4's evidence
     if isinstance(content, str):
         return [TextSlot(base + ("content",), content, tool_after=tools)]
-    if not isinstance(content, list):
+    if isinstance(content, dict):
+        parts: list[tuple[Path, Any]] = [(base + ("content",), content)]
+    elif isinstance(content, list):
+        parts = [(base + ("content", i), part) for i, part in enumerate(content)]
+    elif content is None:
         return []
+    else:
+        raise UnexpectedShape(base + ("content",), content, "a string, a part or a list of parts")
     last_call = max(
         (
-            i
-            for i, part in enumerate(content)
+            n
+            for n, (_, part) in enumerate(parts)
             if isinstance(part, dict) and part.get("functionCall")
         ),
         default=-1,
     )
-    return [
-        TextSlot(
-            base + ("content", i, "text"),
-            part["text"],
-            bool(part.get("thoughtSignature") or part.get("thought_signature")),
-            tool_after=tools or i < last_call,
-        )
-        for i, part in enumerate(content)
-        if isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought")
-    ]
+    slots = []
+    for n, (path, part) in enumerate(parts):
+        after = tools or n < last_call
+        if isinstance(part, str):
+            slots.append(TextSlot(path, part, tool_after=after))
+            continue
+        if not isinstance(part, dict):
+            raise UnexpectedShape(path, part, "a part object or a string")
+        text = text_value(part.get("text"), (*path, "text"))
+        if text is not None and not part.get("thought"):
+            signed = bool(part.get("thoughtSignature") or part.get("thought_signature"))
+            slots.append(TextSlot((*path, "text"), text, signed, tool_after=after))
+    return slots
 
 
 def _native(m: dict[str, Any]) -> str | None:
@@ -160,7 +173,8 @@ class GeminiCli(FormatBase):
             draft.place(PlacementKind.NONE, "no reasoning to place (only delimiters were removed)")
             return
         record = plan.records[site.record_index]
-        msg_path = site.path[:-1] if site.path[-1] == "content" else site.path[:-3]
+        # the message holds `content`, whatever part of it (a part, a string item) the text is
+        msg_path = site.path[: len(site.path) - 1 - site.path[::-1].index("content")]
         msg = get_path(record.data, msg_path)
         order = plan.fact("gemini-cli:thought-keys", lambda: self._thought_keys(plan))
         fields = {"subject": plan.options.gemini_subject, "timestamp": msg.get("timestamp")}
