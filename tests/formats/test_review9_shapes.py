@@ -292,3 +292,56 @@ def test_gemini_cli_content_of_an_unexpected_shape_is_an_error(
 ) -> None:
     path = tmp_path / ".gemini" / "tmp" / "ab12" / "chats" / "session-2026-02-03T10-15-s1.json"
     _assert_error(path, _gemini_chat(content), "gemini-cli", 1)
+
+
+# --- Copilot Chat (VS Code): response parts as chatSessionOperationLog.ts stores them ------
+
+
+def _copilot_chat(response: list[Any]) -> str:
+    flat = json.loads(
+        (support.FIXTURES / "copilot-chat" / "chatSessions").glob("*.json").__next__().read_text()
+    )
+    request = flat["requests"][1]
+    request["response"] = response
+    request["result"] = {"metadata": {"toolCallRounds": []}}
+    flat["requests"] = [request]
+    return json.dumps(flat, separators=(",", ":"))
+
+
+def _markdown(text: Any) -> dict[str, Any]:
+    return {"value": text, "supportThemeIcons": False, "supportHtml": False}
+
+
+def test_copilot_chat_markdown_vuln_part_is_read_and_repaired(tmp_path: Path) -> None:
+    """`markdownVuln` (`IChatAgentMarkdownContentWithVulnerability`) is model text VS Code
+    shows and stores as is: its leak is found, and the reasoning goes into a `thinking`
+    part before it, as for a markdown part."""
+    vuln = {"kind": "markdownVuln", "content": _markdown(LEAK), "vulnerabilities": []}
+    path = tmp_path / "User" / "workspaceStorage" / "w1" / "chatSessions" / "s1.json"
+    code, errors = _scan(path, _copilot_chat([vuln]), "copilot-chat")
+    assert (code, errors) == (ExitCode.FINDINGS, [])
+    fmt = registry.get("copilot-chat")
+    records = support.read(fmt, path.read_bytes(), path)
+    site = next(s for r in records for s in fmt.sites(r))
+    assert site.json_path == "requests[0].response[0].content.value"
+    after, placements = fmt.apply(records, [Repair(site, "The answer.", ("plan the answer",))])
+    parts = json.loads(support.write(fmt, after))["requests"][0]["response"]
+    assert parts[0] == {"kind": "thinking", "value": "plan the answer"}
+    assert parts[1]["content"]["value"] == "The answer."
+    assert placements[0].applied
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        [_markdown("Checking."), LEAK],
+        [_markdown([LEAK])],
+        [_markdown("Checking."), {"kind": "markdownVuln", "content": LEAK}],
+    ],
+    ids=["string part", "list value", "vuln string content"],
+)
+def test_copilot_chat_part_of_an_unexpected_shape_is_an_error(
+    tmp_path: Path, response: list[Any]
+) -> None:
+    path = tmp_path / "User" / "workspaceStorage" / "w1" / "chatSessions" / "s1.json"
+    _assert_error(path, _copilot_chat(response), "copilot-chat", 1)

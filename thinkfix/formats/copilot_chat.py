@@ -45,14 +45,14 @@ from typing import TYPE_CHECKING, Any
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, join_texts, place_elsewhere, place_nothing
 from thinkfix.formats.detection import has_keys, sample
-from thinkfix.formats.jsonedit import SetValue
+from thinkfix.formats.jsonedit import InsertItems, SetValue
 from thinkfix.formats.locations import VSCODE_EDITORS, editor_users
 from thinkfix.formats.planner import Draft, Plan
 from thinkfix.formats.records import Context, Record
 from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import args_text
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
-from thinkfix.formats.values import fmt_path
+from thinkfix.formats.values import UnexpectedShape, fmt_path, get_path, text_value
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
@@ -108,6 +108,46 @@ def _markdown(part: Any) -> bool:
     return isinstance(part, dict) and "kind" not in part and isinstance(part.get("value"), str)
 
 
+def _vuln(part: Any) -> bool:
+    """Model text with code-vulnerability notes: `{kind: "markdownVuln", content:
+    IMarkdownString, vulnerabilities}` (`IChatAgentMarkdownContentWithVulnerability`), stored
+    as is (`responsePartSchema` in chatSessionOperationLog.ts turns only `markdownContent`
+    into its bare content)."""
+    content = part.get("content") if isinstance(part, dict) else None
+    return (
+        part.get("kind") == "markdownVuln"
+        and isinstance(content, dict)
+        and isinstance(content.get("value"), str)
+    )
+
+
+def _may_hold_text(part: Any) -> bool:
+    """A markdown or markdownVuln part, or one of no shape VS Code writes (`_slots` checks it)."""
+    return not isinstance(part, dict) or "kind" not in part or part["kind"] == "markdownVuln"
+
+
+#: Where a text part's text is, from the part: a bare markdown string's, a markdownVuln's.
+_MARKDOWN_TEXT: Path = ("value",)
+_VULN_TEXT: Path = ("content", "value")
+
+
+def _text_path(part: Any, where: Path) -> Path | None:
+    """Where a response part (at `where`) holds model text VS Code shows, or None. A part VS
+    Code never writes (no object; no `kind` and a `value` that is no string; a `markdownVuln`
+    whose content is no markdown string) raises `UnexpectedShape`: skipped, its leak was
+    counted clean."""
+    if not isinstance(part, dict):
+        raise UnexpectedShape(where, part, "a response part object")
+    if "kind" not in part:
+        text_value(part.get("value"), (*where, "value"))
+        return _MARKDOWN_TEXT if "value" in part else None
+    if part.get("kind") == "markdownVuln":
+        if not _vuln(part):
+            raise UnexpectedShape((*where, "content"), part.get("content"), "a markdown string")
+        return _VULN_TEXT
+    return None
+
+
 def _thinking(parts: list[Any]) -> str | None:
     texts: list[Any] = []
     for p in parts:
@@ -126,11 +166,12 @@ def _slots(parts: list[Any], base: Path) -> list[TextSlot]:
         (i for i, p in enumerate(parts) if isinstance(p, dict) and p.get("kind") in _TOOL_KINDS),
         default=-1,
     )
-    return [
-        TextSlot(base + (i, "value"), p["value"], tool_after=i < last_tool)
-        for i, p in enumerate(parts)
-        if _markdown(p)
-    ]
+    slots = []
+    for i, p in enumerate(parts):
+        at = _text_path(p, (*base, i))
+        if at is not None and isinstance(get_path(p, at), str):
+            slots.append(TextSlot((*base, i, *at), get_path(p, at), tool_after=i < last_tool))
+    return slots
 
 
 def _responses(
@@ -266,7 +307,7 @@ class CopilotChat(FormatBase):
 
     def messages(self, record: Record) -> Iterator[Message]:
         for path, parts, index, request in _responses(record):
-            if not any(_markdown(p) for p in parts):
+            if not any(_may_hold_text(p) for p in parts):
                 continue  # a pending request, or a tool call's progress: no text of the model
             yield Message(
                 path,
@@ -296,7 +337,17 @@ class CopilotChat(FormatBase):
             )
             return
         part = {"kind": "thinking", "value": "\n\n".join(draft.segments)}
-        self.place_blocks(draft, [part], "a thinking response part")
+        # the response part the text is in: a markdown string's `value`, a markdownVuln's
+        # `content.value`
+        inside = _VULN_TEXT if site.path[-2:] == _VULN_TEXT else _MARKDOWN_TEXT
+        array, index = site.path[: -len(inside) - 1], site.path[-len(inside) - 1]
+        assert isinstance(index, int)
+        draft.edit(site.record_index, InsertItems(array, index, (part,)))
+        draft.place(
+            PlacementKind.BLOCK,
+            f"a thinking response part before {fmt_path(site.path[: len(array) + 1])}",
+            block=(site.record_index, array, index),
+        )
 
     def _fix_rounds(self, plan: Plan, draft: Draft) -> None:
         """The same leak in a `result.metadata.toolCallRounds[].response` Copilot replays."""
@@ -399,8 +450,9 @@ def _request_turns(request: dict[str, Any], parts_path: Path, where: str) -> Ite
 def _response_turn(parts: list[Any], base: Path, model: str | None, where: str) -> Turn:
     out: list[Part] = []
     for i, p in enumerate(parts):
-        if _markdown(p):
-            out.append(Part(PartKind.TEXT, p["value"], path=base + (i, "value")))
+        if _markdown(p) or _vuln(p):
+            at = _MARKDOWN_TEXT if _markdown(p) else _VULN_TEXT
+            out.append(Part(PartKind.TEXT, get_path(p, at), path=(*base, i, *at)))
         elif isinstance(p, dict) and p.get("kind") == "thinking":
             value = p.get("value")
             text = (
