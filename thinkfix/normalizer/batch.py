@@ -6,6 +6,7 @@ from thinkfix.normalizer.grammar import DETOK_OPEN, grammar_for
 from thinkfix.normalizer.kinds import Label
 from thinkfix.normalizer.pipeline import Pipeline
 from thinkfix.normalizer.policy import DEFAULT, NativeMode, Policy, harmony_model
+from thinkfix.normalizer.shapes import settle
 from thinkfix.normalizer.spans import Result, Span
 
 #: Characters fed to the pipeline at a time. Fed whole, a text's raw spans and pieces (one
@@ -35,6 +36,10 @@ def normalize(
     if not policy.enabled or (not start_in_reasoning and _clean(text, policy, model)):
         spans = (Span(0, len(text), Label.VISIBLE),) if text else ()
         return Result(text, spans, (), native)
+    if not native and not start_in_reasoning and len(text) <= CHUNK:
+        shaped = settle(text, policy, followed_by_tool_call, model)
+        if shaped is not None:
+            return shaped  # a common leak shape, without the scanner (`shapes`)
     pipeline = Pipeline(
         policy,
         native=native,

@@ -1,0 +1,173 @@
+"""The common leak shapes, settled without the scanner (#26 item 2).
+
+Most texts a scan normalizes hold one leak and nothing else that looks like a delimiter: a
+leading block (`<think>plan</think>Answer`, rule 3) or an orphan close (`plan</think>Answer`,
+rule 4). For those `settle` computes the `Result` directly: one token search per delimiter
+and a few slices, where the scanner, its stages and the pipeline cost ~200 Python calls a
+text. It answers only where the general path's decisions are known from the shape, and
+returns None for anything else (a code marker, a second delimiter, an unfinished one, a
+prose mention, detokenised Harmony, native reasoning...), which the general path then reads.
+A property test holds every `Result` equal to the general path's (tests/normalizer/
+test_shapes.py): the rules stay in the scanner; this restates their outcome for two shapes.
+"""
+
+from __future__ import annotations
+
+from thinkfix.normalizer.grammar import (
+    CLOSE,
+    CONTEXT,
+    DETOK_OPEN,
+    OPEN,
+    Grammar,
+    Token,
+    grammar_for,
+)
+from thinkfix.normalizer.kinds import DELIMITER, THINKING, TRIMMED, VISIBLE, Label, LeakKind
+from thinkfix.normalizer.policy import OrphanClose, Policy, harmony_model
+from thinkfix.normalizer.scan_state import NON_WS, PROSE_BEFORE
+from thinkfix.normalizer.spans import Result, new_finding, new_result, spans_of
+from thinkfix.normalizer.stages import WS_CHARS
+
+_Row = tuple[int, int, Label, int | None]
+
+
+def settle(
+    text: str, policy: Policy, followed_by_tool_call: bool, model: str | None
+) -> Result | None:
+    """`normalize(text)`'s Result for a text (fed whole, no native reasoning, not started in
+    reasoning) that is a leading block or an orphan (or stray) close and nothing else; None
+    when it is not, or when telling needs the general path."""
+    g = grammar_for(policy)
+    search = g.pattern.search
+    first = search(text)
+    lead = NON_WS.search(text)
+    if first is None or lead is None or first.start() < lead.start():
+        return None
+    j = lead.start()
+    detok = policy.harmony and harmony_model(model)
+    if detok and text.startswith(DETOK_OPEN, j):
+        return None  # the scanner reads a detokenised Harmony analysis here
+    tok = g.token(first, 0)
+    if first.start() == j:
+        return _leading_block(text, g, policy.trim, tok, detok) if tok.kind is OPEN else None
+    if tok.kind is not CLOSE:
+        return None
+    return _orphan(text, g, policy, tok, followed_by_tool_call, detok)
+
+
+def _leading_block(text: str, g: Grammar, trim: bool, opener: Token, detok: bool) -> Result | None:
+    """Rule 3: an opener first, its close, and text with no delimiter after it."""
+    so, eo, tag = opener.start, opener.end, opener.tag
+    m = g.pattern.search(text, eo)
+    if m is None:
+        return None
+    close = g.token(m, 0)
+    sc, ec = close.start, close.end
+    if close.kind is not CLOSE or NON_WS.search(text, eo, sc) is None:
+        return None  # another token in the block, or an empty block
+    if g.pattern.search(text, ec) is not None or _detok_after(text, ec, detok):
+        return None
+    rows: list[_Row] = []
+    if trim:
+        if so:
+            rows.append((0, so, TRIMMED, None))
+        rows.append((so, eo, DELIMITER, None))
+        _reasoning(text, eo, sc, rows)
+        rows.append((sc, ec, DELIMITER, None))
+        _after_removal(text, ec, rows, shown=False, at_line_start=True)
+    else:
+        if so:
+            rows.append((0, so, VISIBLE, None))
+        rows += [(so, eo, DELIMITER, None), (eo, sc, THINKING, 0), (sc, ec, DELIMITER, None)]
+        if ec < len(text):
+            rows.append((ec, len(text), VISIBLE, None))
+    finding = new_finding(LeakKind.BLOCK, tag, so, ec)
+    return new_result(text, spans_of(rows), (finding,), "")
+
+
+def _orphan(
+    text: str, g: Grammar, policy: Policy, close: Token, followed: bool, detok: bool
+) -> Result | None:
+    """Rule 4: text with no delimiter, a close, and text with no delimiter."""
+    sc, ec, tag = close.start, close.end, close.tag
+    n = len(text)
+    if g.pattern.search(text, ec) is not None:
+        return None
+    if g.has_candidate(text[max(0, sc - max(CONTEXT, g.max_token)) : sc]):
+        return None  # what stands before the close may be an unfinished delimiter
+    if close.xml and text[sc - 1] in PROSE_BEFORE and ec < n and text[ec] in PROSE_BEFORE:
+        return None  # `Use the </think> tag`: prose
+    mode = policy.orphan_close
+    after = NON_WS.search(text, ec)
+    if mode is OrphanClose.STRIP:
+        splits = False
+    elif mode is OrphanClose.SPLIT:
+        splits = True
+    else:
+        splits = after is not None or followed
+    rows: list[_Row] = []
+    trim = policy.trim
+    if splits:
+        if after is not None and _detok_after(text, ec, detok):
+            return None
+        if trim:
+            _reasoning(text, 0, sc, rows)
+        else:
+            rows.append((0, sc, THINKING, 0))
+        rows.append((sc, ec, DELIMITER, None))
+        finding = new_finding(LeakKind.ORPHAN_CLOSE, tag, 0, ec)
+    else:
+        rows += [(0, sc, VISIBLE, None), (sc, ec, DELIMITER, None)]
+        finding = new_finding(LeakKind.STRAY_CLOSE, tag, sc, ec)
+    if trim:
+        _after_removal(
+            text, ec, rows, shown=not splits, at_line_start=splits or text.endswith("\n", 0, sc)
+        )
+    elif ec < n:
+        rows.append((ec, n, VISIBLE, None))
+    return new_result(text, spans_of(rows), (finding,), "")
+
+
+def _detok_after(text: str, at: int, detok: bool) -> bool:
+    """True when, after a removal with nothing visible before it, a detokenised Harmony
+    analysis starts the text again (the scanner's lead reads it)."""
+    if not detok:
+        return False
+    m = NON_WS.search(text, at)
+    return m is not None and text.startswith(DETOK_OPEN, m.start())
+
+
+def _reasoning(text: str, lo: int, hi: int, rows: list[_Row]) -> None:
+    """Rule 7 on block 0's reasoning text[lo:hi] (not blank): its edges are trimmed."""
+    m = NON_WS.search(text, lo, hi)
+    assert m is not None
+    a = m.start()
+    b = lo + len(text[lo:hi].rstrip(WS_CHARS))
+    if a > lo:
+        rows.append((lo, a, TRIMMED, 0))
+    rows.append((a, b, THINKING, 0))
+    if b < hi:
+        rows.append((b, hi, TRIMMED, 0))
+
+
+def _after_removal(
+    text: str, at: int, rows: list[_Row], *, shown: bool, at_line_start: bool
+) -> None:
+    """Rule 7 on the visible text after a removed delimiter: blank, it is trimmed; else its
+    leading blank lines are dropped (through the last newline; all of its blanks when nothing
+    was shown before and none is a newline), keeping the first line's indentation."""
+    n = len(text)
+    if at == n:
+        return
+    m = NON_WS.search(text, at)
+    if m is None:
+        rows.append((at, n, TRIMMED, None))
+        return
+    k = m.start()
+    cut = at
+    if k > at and at_line_start:
+        newline = text.rfind("\n", at, k)
+        cut = newline + 1 if newline >= 0 else (at if shown else k)
+    if cut > at:
+        rows.append((at, cut, TRIMMED, None))
+    rows.append((cut, n, VISIBLE, None))
