@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from thinkfix.normalizer.grammar import (
     CLOSE,
-    CONTEXT,
     DETOK_OPEN,
     OPEN,
     Grammar,
@@ -38,10 +37,14 @@ def settle(
     reasoning) that is a leading block or an orphan (or stray) close and nothing else; None
     when it is not, or when telling needs the general path."""
     g = grammar_for(policy)
-    search = g.pattern.search
-    first = search(text)
     lead = NON_WS.search(text)
-    if first is None or lead is None or first.start() < lead.start():
+    at = g.find_candidate(text)
+    if lead is None or at is None or at.start() < lead.start():
+        return None
+    # The first character that may start a delimiter must start one: then nothing before it
+    # can be an unfinished delimiter, and it is the token the scanner meets first.
+    first = g.pattern.match(text, at.start())
+    if first is None:
         return None
     j = lead.start()
     detok = policy.harmony and harmony_model(model)
@@ -88,13 +91,12 @@ def _leading_block(text: str, g: Grammar, trim: bool, opener: Token, detok: bool
 def _orphan(
     text: str, g: Grammar, policy: Policy, close: Token, followed: bool, detok: bool
 ) -> Result | None:
-    """Rule 4: text with no delimiter, a close, and text with no delimiter."""
+    """Rule 4: text with no delimiter (nor the start of one), a close, and text with no
+    delimiter."""
     sc, ec, tag = close.start, close.end, close.tag
     n = len(text)
     if g.pattern.search(text, ec) is not None:
         return None
-    if g.has_candidate(text[max(0, sc - max(CONTEXT, g.max_token)) : sc]):
-        return None  # what stands before the close may be an unfinished delimiter
     if close.xml and text[sc - 1] in PROSE_BEFORE and ec < n and text[ec] in PROSE_BEFORE:
         return None  # `Use the </think> tag`: prose
     mode = policy.orphan_close
