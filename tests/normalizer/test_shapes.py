@@ -98,11 +98,38 @@ FILL = st.lists(st.sampled_from(_PROSE), max_size=8).map("".join) | st.lists(
     ),
     max_size=8,
 ).map("".join)
+#: Visible text with code (rule 2): fences and inline spans, closed or not, with
+#: delimiters inside and around them.
+CODE = st.lists(
+    st.sampled_from(
+        [
+            *_PROSE,
+            "```\n<think>x</think>\n```\n",
+            "```html\n<think>not a leak</think>\n```",
+            "  ```\n",
+            "\n```\n",
+            "````\n",
+            "~~~\n</think>\n~~~\n",
+            "~~",
+            "`<think>`",
+            "``a`</think>``",
+            "`",
+            "``",
+            "```",
+            "<think>",
+            "</think>",
+            "<thi",
+            "Vec<u8>",
+        ]
+    ),
+    max_size=10,
+).map("".join)
 BLANKS = st.text(" \t\r\n\ufeff\u00a0", max_size=4)
 SHAPED = (
-    st.tuples(BLANKS, OPENERS, FILL, CLOSES, FILL).map("".join)
-    | st.tuples(FILL, CLOSES, FILL).map("".join)
+    st.tuples(BLANKS, OPENERS, FILL, CLOSES, FILL | CODE).map("".join)
+    | st.tuples(FILL, CLOSES, FILL | CODE).map("".join)
     | st.tuples(BLANKS, st.sampled_from(["word", "plan\n", "x "]), CLOSES, FILL).map("".join)
+    | CODE
 )
 
 
@@ -149,6 +176,7 @@ def test_any_text_settles_as_the_scanner_reads_it(
         ("◁think▷plan◁/think▷Answer", LeakKind.BLOCK),
         ("plan\n</think>\n\nAnswer", LeakKind.ORPHAN_CLOSE),
         ("Answer.</think>", LeakKind.STRAY_CLOSE),
+        ("<think>plan</think>Answer:\n```\n<think>\n```\n`<think>`", LeakKind.BLOCK),
     ],
 )
 def test_the_common_shapes_take_the_short_way(text: str, kind: LeakKind) -> None:
@@ -159,10 +187,19 @@ def test_the_common_shapes_take_the_short_way(text: str, kind: LeakKind) -> None
     assert shaped == _general(text)
 
 
+def test_text_with_only_code_takes_the_short_way() -> None:
+    """Delimiters inside code are text: nothing to find, the text visible as it is."""
+    text = "See:\n\n```html\n<think>not a leak</think>\n```\nand `<think>` too."
+    shaped = settle(text, DEFAULT, False, None)
+    assert shaped is not None
+    assert shaped.findings == () and shaped.visible == text
+    assert shaped == _general(text)
+
+
 @pytest.mark.parametrize(
     "text",
     [
-        "<think>plan</think>Answer `code`",  # a code marker after it
+        "<think>plan</think>\n```\ncode\n```",  # a code marker right after it
         "<think>a</think>b<think>c</think>",  # a second block
         "Use the </think> tag",  # a prose mention
         "<thi plan</think>Answer",  # an unfinished delimiter before the close
@@ -171,5 +208,6 @@ def test_the_common_shapes_take_the_short_way(text: str, kind: LeakKind) -> None
     ],
 )
 def test_other_texts_go_the_general_way(text: str) -> None:
+    """And these go the general way (the scanner decides them)."""
     assert settle(text, DEFAULT, False, None) is None
     assert normalize(text) == _general(text)

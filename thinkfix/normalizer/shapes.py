@@ -16,14 +16,17 @@ from __future__ import annotations
 from thinkfix.normalizer.grammar import (
     CLOSE,
     DETOK_OPEN,
+    FENCE,
     OPEN,
+    TEXT,
     Grammar,
     Token,
     grammar_for,
 )
 from thinkfix.normalizer.kinds import DELIMITER, THINKING, TRIMMED, VISIBLE, Label, LeakKind
 from thinkfix.normalizer.policy import OrphanClose, Policy, harmony_model
-from thinkfix.normalizer.scan_state import NON_WS, PROSE_BEFORE
+from thinkfix.normalizer.scan_code import _TICKS, _fence_closer, _fence_run
+from thinkfix.normalizer.scan_state import CODE_KINDS, NON_WS, PROSE_BEFORE
 from thinkfix.normalizer.spans import Result, new_finding, new_result, spans_of
 from thinkfix.normalizer.stages import WS_CHARS
 
@@ -51,6 +54,10 @@ def settle(
     if detok and text.startswith(DETOK_OPEN, j):
         return None  # the scanner reads a detokenised Harmony analysis here
     tok = g.token(first, 0)
+    if tok.kind in CODE_KINDS:
+        if not _only_code(text, g, tok.start, -1):
+            return None
+        return new_result(text, spans_of([(0, len(text), VISIBLE, None)]), (), "")
     if first.start() == j:
         return _leading_block(text, g, policy.trim, tok, detok) if tok.kind is OPEN else None
     if tok.kind is not CLOSE:
@@ -68,7 +75,7 @@ def _leading_block(text: str, g: Grammar, trim: bool, opener: Token, detok: bool
     sc, ec = close.start, close.end
     if close.kind is not CLOSE or NON_WS.search(text, eo, sc) is None:
         return None  # another token in the block, or an empty block
-    if g.pattern.search(text, ec) is not None or _detok_after(text, ec, detok):
+    if not _only_code(text, g, ec, ec) or _detok_after(text, ec, detok):
         return None
     rows: list[_Row] = []
     if trim:
@@ -95,7 +102,7 @@ def _orphan(
     delimiter."""
     sc, ec, tag = close.start, close.end, close.tag
     n = len(text)
-    if g.pattern.search(text, ec) is not None:
+    if not _only_code(text, g, ec, ec):
         return None
     if close.xml and text[sc - 1] in PROSE_BEFORE and ec < n and text[ec] in PROSE_BEFORE:
         return None  # `Use the </think> tag`: prose
@@ -128,6 +135,44 @@ def _orphan(
     elif ec < n:
         rows.append((ec, n, VISIBLE, None))
     return new_result(text, spans_of(rows), (finding,), "")
+
+
+def _only_code(text: str, g: Grammar, at: int, removed: int) -> bool:
+    """True when the scanner, reading visible text from `at` to the end, meets no delimiter
+    outside code: each token is a code marker, skipped with the code it opens (rule 2, as
+    `scan_code.CodeRules` reads it at the end of the text), or text. `removed`: where a
+    removed delimiter ends just before `at` (-1: none); a marker with only blanks between it
+    and that removal is judged on the visible text around it, which this leaves to the
+    general path."""
+    n = len(text)
+    search = g.pattern.search
+    pos = at
+    while True:
+        m = search(text, pos)
+        if m is None:
+            return True
+        tok = g.token(m, 0)
+        kind = tok.kind
+        if kind not in CODE_KINDS or (removed >= 0 and not text[removed : tok.start].strip()):
+            return False
+        if kind is TEXT:
+            pos = tok.end
+        elif kind is FENCE:
+            pos = n
+            eol = text.find("\n", tok.end)
+            for run in _fence_run(tok.tag).finditer(text, eol) if eol >= 0 else ():
+                line = _fence_closer(tok.tag).match(text, run.start())
+                if line is not None:
+                    pos = line.end()
+                    break
+        else:  # an inline span: on to the next run as long on its line, if any
+            size = tok.end - tok.start
+            eol = text.find("\n", tok.end)
+            pos = tok.end
+            for run in _TICKS.finditer(text, tok.end, eol if eol >= 0 else n):
+                if run.end() - run.start() == size:
+                    pos = run.end()
+                    break
 
 
 def _detok_after(text: str, at: int, detok: bool) -> bool:
