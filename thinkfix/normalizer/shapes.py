@@ -27,7 +27,7 @@ from thinkfix.normalizer.kinds import DELIMITER, THINKING, TRIMMED, VISIBLE, Lab
 from thinkfix.normalizer.policy import OrphanClose, Policy, harmony_model
 from thinkfix.normalizer.scan_code import _TICKS, _fence_closer, _fence_run
 from thinkfix.normalizer.scan_state import CODE_KINDS, NON_WS, PROSE_BEFORE
-from thinkfix.normalizer.spans import Result, new_finding, new_result, spans_of
+from thinkfix.normalizer.spans import Finding, Result, new_finding, new_result, spans_of
 from thinkfix.normalizer.stages import WS_CHARS
 
 _Row = tuple[int, int, Label, int | None]
@@ -57,7 +57,7 @@ def settle(
     if tok.kind in CODE_KINDS:
         if not _only_code(text, g, tok.start, -1):
             return None
-        return new_result(text, spans_of([(0, len(text), VISIBLE, None)]), (), "")
+        return _result(text, [(0, len(text), VISIBLE, None)], ())
     if first.start() == j:
         return _leading_block(text, g, policy.trim, tok, detok) if tok.kind is OPEN else None
     if tok.kind is not CLOSE:
@@ -92,7 +92,7 @@ def _leading_block(text: str, g: Grammar, trim: bool, opener: Token, detok: bool
         if ec < len(text):
             rows.append((ec, len(text), VISIBLE, None))
     finding = new_finding(LeakKind.BLOCK, tag, so, ec)
-    return new_result(text, spans_of(rows), (finding,), "")
+    return _result(text, rows, (finding,))
 
 
 def _orphan(
@@ -134,7 +134,20 @@ def _orphan(
         )
     elif ec < n:
         rows.append((ec, n, VISIBLE, None))
-    return new_result(text, spans_of(rows), (finding,), "")
+    return _result(text, rows, (finding,))
+
+
+def _result(text: str, rows: list[_Row], findings: tuple[Finding, ...]) -> Result:
+    """The Result of `rows` (block 0's reasoning in one row at most), with its visible text
+    and extracted reasoning read off the rows."""
+    visible, extracted = [], []
+    for start, end, label, _ in rows:
+        if label is VISIBLE:
+            visible.append(text[start:end])
+        elif label is THINKING:
+            extracted.append(text[start:end])
+    known = ("".join(visible), tuple(extracted))
+    return new_result(text, spans_of(rows), findings, "", known)
 
 
 def _only_code(text: str, g: Grammar, at: int, removed: int) -> bool:

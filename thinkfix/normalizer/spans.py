@@ -138,10 +138,16 @@ class Result:
 
 
 def new_result(
-    text: str, spans: tuple[Span, ...], findings: tuple[Finding, ...], native: str
+    text: str,
+    spans: tuple[Span, ...],
+    findings: tuple[Finding, ...],
+    native: str,
+    known: tuple[str, tuple[str, ...]] | None = None,
 ) -> Result:
     """`Result(text, spans, findings, native)` without the frozen dataclass's `__init__`
-    (as `spans_of`): one per normalize."""
+    (as `spans_of`): one per normalize. `known`: its `visible` and `extracted`, where the
+    caller has them at hand (`shapes`), kept as their first read would keep them (deriving
+    them from the spans costs ~30 k instructions a text, and a scan reads both)."""
     result = _new(Result)
     fields = result.__dict__
     fields["text"], fields["spans"], fields["findings"], fields["native"] = (
@@ -150,6 +156,8 @@ def new_result(
         findings,
         native,
     )
+    if known is not None:
+        fields["visible"], fields["extracted"] = known
     return result
 
 
