@@ -1,14 +1,16 @@
 """The common leak shapes, settled without the scanner (#26 item 2).
 
-Most texts a scan normalizes hold one leak and nothing else that looks like a delimiter: a
-leading block (`<think>plan</think>Answer`, rule 3) or an orphan close (`plan</think>Answer`,
-rule 4). For those `settle` computes the `Result` directly: one token search per delimiter
-and a few slices, where the scanner, its stages and the pipeline cost ~200 Python calls a
-text. It answers only where the general path's decisions are known from the shape, and
-returns None for anything else (a code marker, a second delimiter, an unfinished one, a
-prose mention, detokenised Harmony, native reasoning...), which the general path then reads.
-A property test holds every `Result` equal to the general path's (tests/normalizer/
-test_shapes.py): the rules stay in the scanner; this restates their outcome for two shapes.
+Most texts a scan normalizes hold one leak and nothing else that looks like a delimiter
+outside code: a leading block (`<think>plan</think>Answer`, rule 3), an orphan close
+(`plan</think>Answer`, rule 4), or no leak at all, only a tag inside a code example (rule 2).
+For those `settle` computes the `Result` directly: a token search per delimiter or code
+marker and a few slices, where the scanner, its stages and the pipeline cost ~200 Python
+calls a text. It answers only where the general path's decisions are known from the shape,
+and returns None for anything else (a second delimiter, an unfinished one, a prose mention,
+a code marker right after a removal, detokenised Harmony, native reasoning...), which the
+general path then reads. A property test holds every `Result` equal to the general path's
+(tests/normalizer/test_shapes.py): the rules stay in the scanner; this restates their
+outcome for these shapes.
 """
 
 from __future__ import annotations
@@ -37,8 +39,9 @@ def settle(
     text: str, policy: Policy, followed_by_tool_call: bool, model: str | None
 ) -> Result | None:
     """`normalize(text)`'s Result for a text (fed whole, no native reasoning, not started in
-    reasoning) that is a leading block or an orphan (or stray) close and nothing else; None
-    when it is not, or when telling needs the general path."""
+    reasoning) that is a leading block, an orphan (or stray) close, or neither, with only code
+    markers in its visible text; None when it is not, or when telling needs the general
+    path."""
     g = grammar_for(policy)
     lead = NON_WS.search(text)
     at = g.find_candidate(text)
