@@ -82,8 +82,29 @@ def _uri(path: str, **params: str) -> str:
 
 
 def connect(path: str, *, timeout: float = 5.0, **params: str) -> sqlite3.Connection:
-    """A connection to the file at `path` (URI parameters as keywords), in autocommit mode."""
-    return sqlite3.connect(_uri(path, **params), uri=True, timeout=timeout, isolation_level=None)
+    """A connection to the file at `path` (URI parameters as keywords), in autocommit mode,
+    whose text values that are not UTF-8 raise `NotText` (`_text`)."""
+    db = sqlite3.connect(_uri(path, **params), uri=True, timeout=timeout, isolation_level=None)
+    db.text_factory = _text
+    return db
+
+
+class NotText(sqlite3.DataError):
+    """A stored text value that is not UTF-8: an error for its store, which names no byte of
+    the value (the session's text, and whatever credential it quotes)."""
+
+
+def _text(raw: bytes) -> str:
+    """A TEXT value as `str`. sqlite3's own decoding fails with "Could not decode to UTF-8
+    column 'parts' with text '…'", quoting the value's first bytes: that message reached
+    every report, unmasked, with a session's reasoning or a token in it (`--redact` never
+    saw it: it masks the texts a report shows, not an error's)."""
+    try:
+        return raw.decode()
+    except UnicodeDecodeError as exc:
+        raise NotText(
+            f"a stored text value is not UTF-8 (byte {exc.start:,} of {len(raw):,}: {exc.reason})"
+        ) from None
 
 
 def _size(path: str) -> int:
