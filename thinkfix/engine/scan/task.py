@@ -13,6 +13,7 @@ from thinkfix.engine.report import InputError
 from thinkfix.engine.scan.one_file import _FileScan
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.result import ScannedFile
+from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.formats.records import set_record_limit
 from thinkfix.io.errors import ErrorKind
 
@@ -62,18 +63,33 @@ def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile
                 file.path,
                 None,
                 ErrorKind.UNREADABLE,
-                f"read failed after {scan.records} records: {exc}",
+                f"read failed after {scan.records} records: {_why(exc, options)}",
             )
         )
     except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
         scan.errors.append(
             InputError(
-                file.path, None, ErrorKind.UNREADABLE, f"read failed: {type(exc).__name__}: {exc}"
+                file.path,
+                None,
+                ErrorKind.UNREADABLE,
+                f"read failed: {type(exc).__name__}: {_why(exc, options)}",
             )
         )
     result = scan.result()
     unread = any(e.kind is ErrorKind.UNREADABLE for e in scan.errors)
     return _with_health(file, result, options) if options.checks and not unread else result
+
+
+def _why(exc: BaseException, options: ScanOptions) -> str:
+    """An exception's text as the report shows it, masked as the run's snippets are
+    (`--redact`): a reader's error may quote what it read (sqlite3's decode error quoted a
+    row's text, `formats.sqlite_store._text`), and no reporter masks an error's message."""
+    text = str(exc)
+    if options.redaction is Redaction.NONE:
+        return text
+    from thinkfix.engine.secrets.rules import mask_secrets  # only for a file that failed
+
+    return mask_secrets(text)
 
 
 def _size(fp: object) -> int | None:
