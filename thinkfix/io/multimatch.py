@@ -25,6 +25,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from thinkfix.io.digest import sha256
+
 #: `THINKFIX_PURE` set (not "0"): every caller takes its pure path (the tests' and the bench's
 #: switch; each caller reads it through its own module constant so a test can patch one).
 PURE = os.environ.get("THINKFIX_PURE", "") not in ("", "0")
@@ -78,13 +80,12 @@ def database(patterns: tuple[bytes, ...], flags: tuple[int, ...], thread: int) -
 def _cache_path(hs: Any, patterns: tuple[bytes, ...], flags: tuple[int, ...]) -> str | None:
     """Where the compiled database of these patterns is kept, or None (no cache folder).
     Its imports are here: only a process that builds a database pays for them."""
-    import hashlib
     import platform
 
     folder = cache_folder()
     if folder is None:
         return None
-    key = hashlib.sha256()
+    key = sha256()
     for part in (getattr(hs, "__version__", ""), platform.machine(), *map(str, flags)):
         key.update(part.encode() + b"\0")
     for pattern in patterns:
