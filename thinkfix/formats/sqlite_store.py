@@ -47,6 +47,7 @@ from typing import Any
 
 from thinkfix.formats.sqlite_keys import missing_parent
 from thinkfix.formats.sqlite_triggers import Triggers
+from thinkfix.io.textcheck import stored_text
 
 MAGIC = b"SQLite format 3\x00"
 #: How long a read waits for an exclusive lock to go (a commit holds one for milliseconds).
@@ -76,35 +77,14 @@ class StoreInUse(OSError):
 # --- reading without a trace -------------------------------------------------------------
 
 
-def _uri(path: str, **params: str) -> str:
-    quoted = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
-    return f"file:{quoted}?" + "&".join(f"{k}={v}" for k, v in params.items())
-
-
 def connect(path: str, *, timeout: float = 5.0, **params: str) -> sqlite3.Connection:
     """A connection to the file at `path` (URI parameters as keywords), in autocommit mode,
-    whose text values that are not UTF-8 raise `NotText` (`_text`)."""
-    db = sqlite3.connect(_uri(path, **params), uri=True, timeout=timeout, isolation_level=None)
-    db.text_factory = _text
+    whose text values that are not UTF-8 raise `NotText` (`io.textcheck.stored_text`)."""
+    quoted = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    uri = f"file:{quoted}?" + "&".join(f"{k}={v}" for k, v in params.items())
+    db = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
+    db.text_factory = stored_text
     return db
-
-
-class NotText(sqlite3.DataError):
-    """A stored text value that is not UTF-8: an error for its store, which names no byte of
-    the value (the session's text, and whatever credential it quotes)."""
-
-
-def _text(raw: bytes) -> str:
-    """A TEXT value as `str`. sqlite3's own decoding fails with "Could not decode to UTF-8
-    column 'parts' with text '…'", quoting the value's first bytes: that message reached
-    every report, unmasked, with a session's reasoning or a token in it (`--redact` never
-    saw it: it masks the texts a report shows, not an error's)."""
-    try:
-        return raw.decode()
-    except UnicodeDecodeError as exc:
-        raise NotText(
-            f"a stored text value is not UTF-8 (byte {exc.start:,} of {len(raw):,}: {exc.reason})"
-        ) from None
 
 
 def _size(path: str) -> int:
