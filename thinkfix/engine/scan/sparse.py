@@ -32,7 +32,7 @@ from thinkfix.formats.reader import opens_document
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, record_limit, too_large
 from thinkfix.formats.strangers import ESCAPED, escapes_a_letter, names_turn, turn_needles
 from thinkfix.io.jsoncheck import not_json
-from thinkfix.io.textcheck import not_utf8_lines, unread_not_utf8
+from thinkfix.io.textcheck import unread_not_utf8
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
 Quick = Callable[[bytes, Context], bool]
@@ -249,9 +249,9 @@ class SparseReader:
         if self.records == 0:  # the first line always reaches the context hook
             lo = buf.index(b"\n") + 1
             self.crlf = buf[lo - 2 : lo - 1] == b"\r"
-            out.extend(self._lines(buf, 0, lo, not_utf8_lines(buf, 0, lo)))
+            out.extend(self._lines(buf, 0, lo))
         if self.crlf:  # rare: read line by line so every terminator is kept exactly
-            out.extend(self._lines(buf, lo, hi, not_utf8_lines(buf, lo, hi)))
+            out.extend(self._lines(buf, lo, hi, check=True))
             return out
         fast = native.warm(hi - lo)  # the same answers from hyperscan passes (`native`)
         if fast and self.native_lines is None:
@@ -260,13 +260,13 @@ class SparseReader:
         # where each context marker first occurs, where the native pass found it on its way
         firsts: dict[bytes, int] = {}
         wanted = (self.native_lines if fast else self._lines_with)(buf, lo, hi, firsts)  # type: ignore[misc]
-        # Lines that are not UTF-8, wherever they are, are parsed, so each is reported as a
-        # parse of every line reports it (`io.textcheck`); their block is read line by line
-        # (rare). The wanted lines are checked where they are read: a parse, the survey's and
-        # `quick_messages`' UTF-8 checks before a line is counted from its bytes.
-        broken = unread_not_utf8(buf, lo, hi, wanted)
-        if broken:
-            out.extend(self._lines(buf, lo, hi, broken))
+        # Every line is UTF-8, or its block is read line by line (rare) and each line a parse
+        # refuses is yielded, so it is reported as a parse of every line reports it. The
+        # wanted lines are checked where they are read (a parse; before a line is counted
+        # from its bytes, the survey's or `quick_messages`' checks); the others here, never
+        # parsed (`io.textcheck`).
+        if unread_not_utf8(buf, lo, hi, wanted):
+            out.extend(self._lines(buf, lo, hi, check=True))
             return out
         starts: list[int] = []
         ends: list[int] = []
@@ -400,11 +400,11 @@ class SparseReader:
             out = dict(sorted(out.items()))
         return out
 
-    def _lines(
-        self, buf: bytes, lo: int, hi: int, broken: dict[int, int] | None = None
-    ) -> list[Record]:
-        """Line by line, exactly as iter_jsonl: the first line, CRLF files, and a block with
-        lines that are not UTF-8 (`broken`, by start: yielded, so their error is reported)."""
+    def _lines(self, buf: bytes, lo: int, hi: int, check: bool = False) -> list[Record]:
+        """Line by line, exactly as iter_jsonl: the first line, CRLF files, and (`check`) a
+        block with a line that is not UTF-8 or not JSON. Every line parsed (the first, the
+        marked, and with `check` each one orjson refuses) that the parse too refuses is
+        yielded, so its error is reported, as a parse of every line reports it."""
         wanted, out, at = self.wanted, [], lo
         for line in buf[lo:hi].split(b"\n")[:-1]:
             start, at = at, at + len(line) + 1
@@ -412,10 +412,13 @@ class SparseReader:
             self.records += 1
             raw, eol = (line[:-1], b"\r\n") if line.endswith(b"\r") else (line, b"\n")
             marked = self._marked(raw)
-            keep = wanted in raw or names_turn(raw) or bool(broken and start in broken)
-            if index == 0 or keep or marked:
+            keep = wanted in raw or names_turn(raw)
+            refused = (
+                check and not keep and bool(raw) and not raw.isspace() and bool(not_json((raw,)))
+            )
+            if index == 0 or keep or marked or refused:
                 record = self._record(index, raw, eol, marked)
-                if keep:
+                if keep or record.error is not None:
                     self._at(index, self.base + start)
                     out.append(record)
         return out
@@ -424,12 +427,12 @@ class SparseReader:
 def skippable(fmt: SessionFormat, record: Record) -> bool:
     """Scan's rule for a record it need not parse: it cannot hold an assistant message nor
     name a turn of another shape (`formats.strangers`), it is not an unterminated last line
-    (which may be a truncated record), and its bytes are UTF-8 (else it is no JSON: parsed,
-    its error reported, `io.textcheck`)."""
+    (which may be a truncated record), and it is UTF-8 and one JSON value (else parsed, its
+    error reported as a parse of every line reports it: orjson checks both)."""
     raw = record.raw
     return (
         bool(record.eol)
         and not fmt.may_contain_assistant(raw)
         and not names_turn(raw)
-        and not not_utf8_lines(raw, 0, len(raw))
+        and not not_json((raw,))
     )
