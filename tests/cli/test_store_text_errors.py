@@ -4,7 +4,7 @@ sqlite3's own decoding fails with "Could not decode to UTF-8 column 'parts' with
 the value's first bytes quoted. That message was every command's error for the store, and
 `--redact` never saw it: a token in the row, and its reasoning, reached the scan's report,
 repair's and diff's output unmasked. Stores now decode their text themselves
-(`io.textcheck.stored_text`): the error names the byte, not the text.
+(`io.storedtext.stored_text`): the error names the byte, not the text.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 
 from tests.commands import invoke
 from thinkfix.formats.sqlite_store import connect
-from thinkfix.io.textcheck import NotText
+from thinkfix.io.storedtext import NotText
 
 pytestmark = pytest.mark.usefixtures("isolated_cli")
 

@@ -18,12 +18,16 @@ from thinkfix.formats.strangers import names_turn
 
 
 def _expected(fmt: FormatBase, data: bytes) -> tuple[list[tuple], int]:
-    """What iter_jsonl gives for the wanted lines (and the line count)."""
+    """What iter_jsonl gives for the wanted lines, and a first line that does not parse (the
+    reader parses it for the context hook: its error is reported), and the line count."""
     records = list(fmt.read(io.BytesIO(data)))
     kept = [
         (r.index, r.line, r.raw, r.eol, r.ctx)
         for r in records
-        if fmt.assistant_marker in r.raw or not r.eol or names_turn(r.raw)
+        if fmt.assistant_marker in r.raw
+        or not r.eol
+        or names_turn(r.raw)
+        or (r.index == 0 and r.error is not None)
     ]
     return kept, len(records)
 

@@ -47,7 +47,7 @@ from typing import Any
 
 from thinkfix.formats.sqlite_keys import missing_parent
 from thinkfix.formats.sqlite_triggers import Triggers
-from thinkfix.io.textcheck import stored_text
+from thinkfix.io.storedtext import stored_text
 
 MAGIC = b"SQLite format 3\x00"
 #: How long a read waits for an exclusive lock to go (a commit holds one for milliseconds).
@@ -79,7 +79,7 @@ class StoreInUse(OSError):
 
 def connect(path: str, *, timeout: float = 5.0, **params: str) -> sqlite3.Connection:
     """A connection to the file at `path` (URI parameters as keywords), in autocommit mode,
-    whose text values that are not UTF-8 raise `NotText` (`io.textcheck.stored_text`)."""
+    whose text values that are not UTF-8 raise `NotText` (`io.storedtext.stored_text`)."""
     quoted = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
     uri = f"file:{quoted}?" + "&".join(f"{k}={v}" for k, v in params.items())
     db = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)

@@ -1,6 +1,5 @@
-"""Bytes that are not UTF-8: which lines of a buffer, and a store's text values.
+"""Which lines of a buffer are not UTF-8: the one check a line nobody parses still needs.
 
-The lines: the one check a line nobody parses still needs.
 A scan jumps to the lines that can hold an assistant message and never reads the rest
 (`engine.scan.sparse`). A file whose bytes are not UTF-8 is not JSON, so not a session
 thinkfix has read: a parse of every line says `not UTF-8` for it, and the fast path must
@@ -8,12 +7,11 @@ too, or a corrupt byte (in a role word, say) hides a leak and the file counts cl
 silently clean: review8, finding 8). One decode of a whole block is the cheapest exact
 test CPython has (~0.45 ms a MB of non-ASCII text, memory speed for ASCII; hyperscan with
 the invalid sequences as patterns was no faster); only a block that fails is looked at line
-by line. The values: sqlite3's own decoding quotes the value it refuses (`stored_text`).
+by line.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections import deque
 from itertools import repeat
 
@@ -59,22 +57,3 @@ def unread_not_utf8(buf: bytes, lo: int, hi: int, read: dict[int, int]) -> dict[
             out.update(not_utf8_lines(buf, start, end))
         return out
     return {}
-
-
-class NotText(sqlite3.DataError):
-    """A stored text value that is not UTF-8: an error for its store, which names no byte of
-    the value (the session's text, and whatever credential it quotes)."""
-
-
-def stored_text(raw: bytes) -> str:
-    """A store's TEXT value as `str` (`formats.sqlite_store.connect`'s `text_factory`).
-    sqlite3's own decoding fails with "Could not decode to UTF-8 column 'parts' with text
-    '…'", quoting the value's first bytes: that message reached every report, unmasked, with
-    a session's reasoning or a token in it (`--redact` masks the texts a report shows, not
-    an error's)."""
-    try:
-        return raw.decode()
-    except UnicodeDecodeError as exc:
-        raise NotText(
-            f"a stored text value is not UTF-8 (byte {exc.start:,} of {len(raw):,}: {exc.reason})"
-        ) from None

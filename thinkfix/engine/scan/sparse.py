@@ -32,7 +32,7 @@ from thinkfix.formats.reader import opens_document
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, record_limit, too_large
 from thinkfix.formats.strangers import ESCAPED, escapes_a_letter, names_turn, turn_needles
 from thinkfix.io.jsoncheck import not_json
-from thinkfix.io.textcheck import unread_not_utf8
+from thinkfix.io.textcheck import not_utf8_lines, unread_not_utf8
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
 Quick = Callable[[bytes, Context], bool]
@@ -249,9 +249,9 @@ class SparseReader:
         if self.records == 0:  # the first line always reaches the context hook
             lo = buf.index(b"\n") + 1
             self.crlf = buf[lo - 2 : lo - 1] == b"\r"
-            out.extend(self._lines(buf, 0, lo))
+            out.extend(self._lines(buf, 0, lo, not_utf8_lines(buf, 0, lo)))
         if self.crlf:  # rare: read line by line so every terminator is kept exactly
-            out.extend(self._lines(buf, lo, hi, check=True))
+            out.extend(self._lines(buf, lo, hi, not_utf8_lines(buf, lo, hi)))
             return out
         fast = native.warm(hi - lo)  # the same answers from hyperscan passes (`native`)
         if fast and self.native_lines is None:
@@ -260,13 +260,13 @@ class SparseReader:
         # where each context marker first occurs, where the native pass found it on its way
         firsts: dict[bytes, int] = {}
         wanted = (self.native_lines if fast else self._lines_with)(buf, lo, hi, firsts)  # type: ignore[misc]
-        # Every line is UTF-8, or its block is read line by line (rare) and each line a parse
-        # refuses is yielded, so it is reported as a parse of every line reports it. The
-        # wanted lines are checked where they are read (a parse; before a line is counted
-        # from its bytes, the survey's or `quick_messages`' checks); the others here, never
-        # parsed (`io.textcheck`).
-        if unread_not_utf8(buf, lo, hi, wanted):
-            out.extend(self._lines(buf, lo, hi, check=True))
+        # Lines that are not UTF-8, wherever they are, are parsed, so each is reported as a
+        # parse of every line reports it (`io.textcheck`); their block is read line by line
+        # (rare). The wanted lines are checked where they are read: a parse, the survey's and
+        # `quick_messages`' UTF-8 checks before a line is counted from its bytes.
+        broken = unread_not_utf8(buf, lo, hi, wanted)
+        if broken:
+            out.extend(self._lines(buf, lo, hi, broken))
             return out
         starts: list[int] = []
         ends: list[int] = []
@@ -344,7 +344,11 @@ class SparseReader:
                     offsets[index] = base + start
                 out.append(self._record(index, raw, eol, True))
             elif not self.keeps(raw, ctx):  # else proven to leave the context: not parsed
-                self._record(index, raw, eol, True)
+                record = self._record(index, raw, eol, True)
+                if record.error is not None:  # parsed, and refused: reported, as by a parse
+                    if offsets is not None:
+                        offsets[index] = base + start
+                    out.append(record)
             # The context may have changed, and with it the markers that matter.
             if pending and self.ctx.model != ctx.model:  # counted with the model read under
                 bulk(pending, ctx)  # type: ignore[misc]
@@ -400,11 +404,12 @@ class SparseReader:
             out = dict(sorted(out.items()))
         return out
 
-    def _lines(self, buf: bytes, lo: int, hi: int, check: bool = False) -> list[Record]:
-        """Line by line, exactly as iter_jsonl: the first line, CRLF files, and (`check`) a
-        block with a line that is not UTF-8 or not JSON. Every line parsed (the first, the
-        marked, and with `check` each one orjson refuses) that the parse too refuses is
-        yielded, so its error is reported, as a parse of every line reports it."""
+    def _lines(
+        self, buf: bytes, lo: int, hi: int, broken: dict[int, int] | None = None
+    ) -> list[Record]:
+        """Line by line, exactly as iter_jsonl: the first line, CRLF files, and a block with
+        lines that are not UTF-8 (`broken`, by start). A line parsed (the first, a marked one,
+        a broken one) whose parse fails is yielded, so its error is reported."""
         wanted, out, at = self.wanted, [], lo
         for line in buf[lo:hi].split(b"\n")[:-1]:
             start, at = at, at + len(line) + 1
@@ -413,10 +418,7 @@ class SparseReader:
             raw, eol = (line[:-1], b"\r\n") if line.endswith(b"\r") else (line, b"\n")
             marked = self._marked(raw)
             keep = wanted in raw or names_turn(raw)
-            refused = (
-                check and not keep and bool(raw) and not raw.isspace() and bool(not_json((raw,)))
-            )
-            if index == 0 or keep or marked or refused:
+            if index == 0 or keep or marked or (broken and start in broken):
                 record = self._record(index, raw, eol, marked)
                 if keep or record.error is not None:
                     self._at(index, self.base + start)
