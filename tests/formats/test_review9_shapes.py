@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.formats import goose_db, support
+from tests.formats import crush_db, goose_db, support
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
@@ -345,3 +345,28 @@ def test_copilot_chat_part_of_an_unexpected_shape_is_an_error(
 ) -> None:
     path = tmp_path / "User" / "workspaceStorage" / "w1" / "chatSessions" / "s1.json"
     _assert_error(path, _copilot_chat(response), "copilot-chat", 1)
+
+
+# --- Crush: parts as `unmarshalParts` (internal/message/message.go) reads them back ------
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        [LEAK],
+        [{"data": {"text": LEAK}}],
+        [{"type": "text", "data": LEAK}],
+        [{"type": "text", "data": {"text": [LEAK]}}],
+        [{"type": "markdown", "data": {"text": LEAK}}],
+        {"type": "text", "data": {"text": LEAK}},
+    ],
+    ids=["string part", "untyped part", "string data", "list text", "unknown type", "object"],
+)
+def test_crush_part_of_an_unexpected_shape_is_an_error(tmp_path: Path, parts: Any) -> None:
+    store = tmp_path / "shop" / ".crush" / "crush.db"
+    store.parent.mkdir(parents=True)
+    messages = [("m1", "user", [crush_db.text("hi")]), ("m2", "assistant", parts)]
+    crush_db.build(store, messages, "s1")
+    report = scan([str(store)], jobs=1)
+    assert int(report.exit_code()) == ExitCode.ERROR, report.errors
+    assert [e.line for e in report.errors] == [2], report.errors

@@ -56,6 +56,7 @@ from thinkfix.formats.sqlite_store import (
 )
 from thinkfix.formats.turn_shapes import args_text, iso
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.values import UnexpectedShape, parts_list, text_value, typed_parts
 
 #: Tables (and their columns) of Crush's store; anything else is not ours.
 _TABLES = {
@@ -142,10 +143,44 @@ def _signed(reasoning: Mapping[str, Any]) -> bool:
     )
 
 
+#: The part types Crush reads back (`unmarshalParts`, internal/message/message.go): any
+#: other type, a part that is no `{type, data}` object, or a text or reasoning part whose
+#: text is no string fails Crush's own read, and was skipped here with its leak.
+_PART_TYPES = frozenset(
+    {
+        "reasoning",
+        "text",
+        "image_url",
+        "binary",
+        "tool_call",
+        "tool_result",
+        "finish",
+        "shell_command",
+    }
+)
+_TEXT_FIELDS = {"text": "text", "reasoning": "thinking"}
+
+
+def _checked(parts: list[Any]) -> None:
+    """Raise `UnexpectedShape` at the first part Crush's `unmarshalParts` would refuse."""
+    typed_parts(parts, ("parts",))
+    for i, part in enumerate(parts):
+        if part["type"] not in _PART_TYPES:
+            raise UnexpectedShape(("parts", i, "type"), part["type"], "a part type it knows")
+        field = _TEXT_FIELDS.get(part["type"])
+        data = part.get("data")
+        if field is not None and not isinstance(data, dict):
+            raise UnexpectedShape(("parts", i, "data"), data, "an object")
+        if field is not None:
+            text_value(data.get(field), ("parts", i, "data", field))
+
+
 def _slots(parts: Any) -> list[TextSlot]:
     """The message's text parts; one with a tool call after it carries rule 4's evidence."""
-    if not isinstance(parts, list):
+    parts = parts_list(parts, ("parts",))
+    if parts is None:
         return []
+    _checked(parts)
     last_call = max(
         (i for i, p in enumerate(parts) if _data(p, "tool_call") is not None), default=-1
     )
