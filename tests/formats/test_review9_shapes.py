@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.formats import crush_db, goose_db, support
+from tests.formats import crush_db, goose_db, support, zed_db
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
@@ -370,3 +370,36 @@ def test_crush_part_of_an_unexpected_shape_is_an_error(tmp_path: Path, parts: An
     report = scan([str(store)], jobs=1)
     assert int(report.exit_code()) == ExitCode.ERROR, report.errors
     assert [e.line for e in report.errors] == [2], report.errors
+
+
+# --- Zed: a thread's messages are serde's externally tagged `Message` ---------------------
+
+_LEGACY = {  # agent 1's SerializedMessage, which DbThread::from_json still upgrades
+    "id": 1,
+    "role": "assistant",
+    "segments": [{"type": "text", "text": LEAK}],
+    "tool_uses": [],
+    "tool_results": [],
+    "context": "",
+    "creases": [],
+    "is_hidden": False,
+}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        _LEGACY,
+        zed_db.agent({"Text": [LEAK]}),
+        zed_db.agent(LEAK),
+        {"Agent": {"content": {"Text": LEAK}, "tool_results": {}}},
+    ],
+    ids=["legacy message", "list text", "string item", "object content"],
+)
+def test_zed_message_of_an_unexpected_shape_is_an_error(tmp_path: Path, message: Any) -> None:
+    """Beside a message that reads (so the thread is not empty of messages)."""
+    doc = zed_db.thread("t", [zed_db.user("hi"), zed_db.agent({"Text": "Hello."}), message])
+    store = zed_db.build(tmp_path / "threads.db", [("t1", doc)])
+    report = scan([str(store)], jobs=1)
+    assert int(report.exit_code()) == ExitCode.ERROR, report.errors
+    assert [e.line for e in report.errors] == [1], report.errors

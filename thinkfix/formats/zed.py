@@ -42,6 +42,7 @@ from thinkfix.formats.sqlite_store import (
 )
 from thinkfix.formats.turn_shapes import args_text, output_text
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.values import UnexpectedShape, parts_list, text_value
 
 #: The columns Zed's first release of the table has; later columns are optional.
 _TABLES = {"threads": {"id", "summary", "updated_at", "data_type", "data"}}
@@ -113,8 +114,30 @@ def _content(agent: dict[str, Any]) -> list[Any]:
     return content if isinstance(content, list) else []
 
 
+def _checked(message: Any, where: tuple[str | int, ...]) -> None:
+    """Raise `UnexpectedShape` for a thread message this reader cannot read: one that is
+    neither "Resume" nor an externally tagged object (`Message` in crates/agent/src/thread.rs),
+    such as a legacy agent-1 message (`{id, role, segments}`, which Zed still reads and
+    upgrades: `DbThread::from_json`, `upgrade_from_agent_1`), or an Agent message whose
+    content is no list. Skipped, a leak in it was counted clean."""
+    if message == "Resume":
+        return
+    if not isinstance(message, dict) or "role" in message or len(message) != 1:
+        raise UnexpectedShape(where, message, 'a {"User": ...}, {"Agent": ...} or "Resume"')
+    agent = message.get("Agent")
+    if "Agent" in message and not isinstance(agent, dict):
+        raise UnexpectedShape((*where, "Agent"), agent, "an agent message object")
+    if isinstance(agent, dict):
+        parts_list(agent.get("content"), (*where, "Agent", "content"))
+
+
 def _text_slots(content: list[Any], base: tuple[str | int, ...]) -> list[TextSlot]:
-    """Text items; one with a ToolUse after it carries rule 4's evidence."""
+    """Text items; one with a ToolUse after it carries rule 4's evidence. An item that is no
+    object, or a Text that is no string, raises `UnexpectedShape`."""
+    for i, c in enumerate(content):
+        if not isinstance(c, dict):
+            raise UnexpectedShape((*base, i), c, 'an item object ({"Text": ...}, ...)')
+        text_value(c.get("Text"), (*base, i, "Text"))
     last_tool = max(
         (i for i, c in enumerate(content) if isinstance(c, dict) and "ToolUse" in c), default=-1
     )
@@ -207,6 +230,7 @@ class Zed(StoreOnly, FormatBase):
         model = thread.get("model")
         model_name = as_str(model.get("model")) if isinstance(model, dict) else None
         for i, message in enumerate(messages):
+            _checked(message, ("thread", "messages", i))
             agent = _agent(message)
             if agent is None:
                 continue
