@@ -10,12 +10,14 @@ beside the runtime's own records field for field; the scan must exit 2 and name 
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.formats import crush_db, goose_db, support, zed_db
+from tests.formats import crush_db, cursor_db, goose_db, opencode_db, support, zed_db
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
@@ -403,3 +405,54 @@ def test_zed_message_of_an_unexpected_shape_is_an_error(tmp_path: Path, message:
     report = scan([str(store)], jobs=1)
     assert int(report.exit_code()) == ExitCode.ERROR, report.errors
     assert [e.line for e in report.errors] == [1], report.errors
+
+
+# --- Cursor: an assistant bubble's `text` is the string the chat shows --------------------
+
+
+@pytest.mark.parametrize("text", [[LEAK], {"text": LEAK}], ids=["list", "object"])
+def test_cursor_bubble_text_of_an_unexpected_shape_is_an_error(tmp_path: Path, text: Any) -> None:
+    bubbles = [cursor_db.user("b1", "hi"), cursor_db.assistant("b2", "x")]
+    bubbles[1]["text"] = text
+    store = cursor_db.build(tmp_path / "state.vscdb", {"c1": bubbles})
+    report = scan([str(store)], jobs=1)
+    assert int(report.exit_code()) == ExitCode.ERROR, report.errors
+    assert any("unknown shape" in e.message for e in report.errors), report.errors
+
+
+# --- OpenCode (and Kilo): a message row and its part rows as OpenCode stores them --------
+
+
+def _opencode(tmp_path: Path, part: Any, *, message_data: str | None = None) -> Path:
+    store = tmp_path / "opencode.db"
+    messages: list[opencode_db.Message] = [
+        ("msg_01", "user", {}, [("prt_01", {"type": "text", "text": "hi"})]),
+        ("msg_02", "assistant", {"modelID": "MiniMax-M2"}, [("prt_02", {"type": "text"})]),
+    ]
+    opencode_db.build(store, messages)
+    with closing(sqlite3.connect(store)) as db:
+        raw = part if isinstance(part, str) else json.dumps(part)
+        db.execute("UPDATE part SET data = ? WHERE id = 'prt_02'", (raw,))
+        if message_data is not None:
+            db.execute("UPDATE message SET data = ? WHERE id = 'msg_02'", (message_data,))
+        db.commit()
+    return store
+
+
+@pytest.mark.parametrize(
+    ("part", "message_data"),
+    [
+        ({"type": "text", "text": [LEAK]}, None),
+        ({"text": LEAK}, None),
+        ('{"type":"text","text":"' + LEAK, None),  # a row cut short: not JSON
+        ({"type": "text", "text": LEAK}, '{"role":"assistant",'),
+    ],
+    ids=["list text", "untyped part", "part not JSON", "message not JSON"],
+)
+def test_opencode_store_row_of_an_unexpected_shape_is_an_error(
+    tmp_path: Path, part: Any, message_data: str | None
+) -> None:
+    store = _opencode(tmp_path, part, message_data=message_data)
+    report = scan([str(store)], jobs=1)
+    assert int(report.exit_code()) == ExitCode.ERROR, report.errors
+    assert [e.line for e in report.errors] == [2], report.errors

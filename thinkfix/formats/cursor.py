@@ -48,6 +48,7 @@ from thinkfix.formats.sqlite_store import (
 )
 from thinkfix.formats.turn_shapes import iso, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
+from thinkfix.formats.values import text_value
 
 TABLE = "cursorDiskKV"
 _TABLES = {TABLE: {"key", "value"}}
@@ -265,10 +266,11 @@ class Cursor(StoreOnly, FormatBase):
         for path, bubble in _bubbles(doc):
             if not _assistant(bubble):
                 continue
-            text = bubble.get("text")
+            # a text of another type was skipped with its leak: `UnexpectedShape`
+            text = text_value(bubble.get("text"), (*path, "text"))
             slots = (
                 [TextSlot(path + ("text",), text, tool_after=_tool(bubble) is not None)]
-                if isinstance(text, str) and text
+                if text
                 else []  # an empty text (a tool call's bubble) holds nothing to find
             )
             yield Message(

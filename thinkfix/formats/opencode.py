@@ -59,6 +59,7 @@ from thinkfix.formats.sqlite_store import (
 )
 from thinkfix.formats.turn_shapes import args_text, iso, output_text
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
+from thinkfix.formats.values import UnexpectedShape, text_value
 
 
 #: Tables (and their columns) OpenCode's SQLite store has; anything else is not ours.
@@ -137,7 +138,18 @@ class OpenCode(StoreOnly, FormatBase):
             raise ValueError("OpenCode's SQLite store is read from the file on disk, not a stream")
         with snapshot(path) as db:
             for n, message in enumerate(database_messages(db)):
-                yield Record(n, n + 1, orjson.dumps(message), b"\n", shapes=self.shapes)
+                raw = orjson.dumps(message)
+                # a row whose data is not JSON reads as nothing (a part as its id alone): its
+                # text is lost to the record, so no leak could be seen in it; never clean
+                lost = [p["id"] for p in message["parts"] if set(p) == {"id"}]
+                if message["info"] is None or lost:
+                    rows = ", ".join(map(str, lost)) or f"message {message['id']}"
+                    error = f"unknown shape: the data of {rows} is not JSON"
+                    yield Record(
+                        n, n + 1, raw, b"\n", shapes=self.shapes, data=message, error=error
+                    )
+                    continue
+                yield Record(n, n + 1, raw, b"\n", shapes=self.shapes)
 
     @staticmethod
     def _part_context(path: str, part: dict[str, Any]) -> Context:
@@ -168,7 +180,9 @@ class OpenCode(StoreOnly, FormatBase):
         if doc is None:
             return
         if "info" in doc and "parts" in doc:  # a SQLite message with its parts
-            info = doc["info"] if isinstance(doc["info"], dict) else {}
+            info = doc["info"]
+            if not isinstance(info, dict):  # its data is not JSON: its role is unknown
+                raise UnexpectedShape(("info",), info, "the message's data, a JSON object")
             if info.get("role") != "assistant":
                 return
             yield Message(
@@ -185,7 +199,7 @@ class OpenCode(StoreOnly, FormatBase):
             storage_kind(doc) == "part"
             and doc.get("type") == "text"
             and record.ctx.extra.get("role") == "assistant"
-            and isinstance(doc.get("text"), str)
+            and text_value(doc.get("text"), ("text",)) is not None
             and not doc.get("synthetic")
         ):
             yield Message(

@@ -10,6 +10,7 @@ import orjson
 
 from thinkfix.formats.common import join_texts
 from thinkfix.formats.repairs import TextSlot
+from thinkfix.formats.values import parts_list, typed_parts
 
 TABLES = {
     "message": {"id", "session_id", "data"},
@@ -94,9 +95,14 @@ def read_json(path: str) -> Any:
 
 
 def part_slots(parts: Any, base: tuple[str | int, ...]) -> list[TextSlot]:
-    """Text parts; one with a `tool` part after it carries rule 4's evidence."""
-    if not isinstance(parts, list):
+    """Text parts; one with a `tool` part after it carries rule 4's evidence. A part that
+    is no object with a string `type` (a row whose data is not JSON reads as one), or a text
+    or reasoning part whose text is no string, raises `UnexpectedShape`: skipped, its leak
+    was counted clean (`Part` in packages/opencode/src/session/message-v2.ts)."""
+    parts = parts_list(parts, base)
+    if parts is None:
         return []
+    typed_parts(parts, base, texts=_TEXT_FIELDS)
     last_tool = max(
         (i for i, p in enumerate(parts) if isinstance(p, dict) and p.get("type") == "tool"),
         default=-1,
@@ -109,6 +115,9 @@ def part_slots(parts: Any, base: tuple[str | int, ...]) -> list[TextSlot]:
         and isinstance(p.get("text"), str)
         and not p.get("synthetic")
     ]
+
+
+_TEXT_FIELDS = {"text": "text", "reasoning": "text"}
 
 
 def part_reasoning(parts: Any) -> str | None:
