@@ -456,3 +456,40 @@ def test_opencode_store_row_of_an_unexpected_shape_is_an_error(
     report = scan([str(store)], jobs=1)
     assert int(report.exit_code()) == ExitCode.ERROR, report.errors
     assert [e.line for e in report.errors] == [2], report.errors
+
+
+# --- Continue: a session's history is ChatHistoryItems -----------------------------------
+
+
+def _continue(entry: Any) -> str:
+    def item(role: str, content: Any) -> dict[str, Any]:
+        return {"message": {"id": role, "role": role, "content": content}, "contextItems": []}
+
+    doc = {
+        "sessionId": "s1",
+        "title": "t",
+        "workspaceDirectory": "file:///w",
+        # past the 200 entries detection weighs, so the file is Continue's
+        "history": [item("user", "hi"), item("assistant", "Hello.")] * 100 + [entry],
+    }
+    return json.dumps(doc, indent=2)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"message": {"role": "assistant", "content": LEAK}},
+        {"message": {"role": "assistant", "text": LEAK}, "contextItems": []},
+        {
+            "message": {"role": "assistant", "content": {"type": "text", "text": LEAK}},
+            "contextItems": [],
+        },
+        {"message": {"role": "assistant", "content": [{"text": LEAK}]}, "contextItems": []},
+    ],
+    ids=["no contextItems", "no content", "object content", "untyped part"],
+)
+def test_continue_history_entry_of_an_unexpected_shape_is_an_error(
+    tmp_path: Path, entry: Any
+) -> None:
+    path = tmp_path / ".continue" / "sessions" / "s1.json"
+    _assert_error(path, _continue(entry), "continue", 1)

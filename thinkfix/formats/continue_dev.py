@@ -39,7 +39,7 @@ from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import output_text, text_parts, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
-from thinkfix.formats.values import fmt_path, get_path
+from thinkfix.formats.values import UnexpectedShape, fmt_path, get_path
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
@@ -57,6 +57,10 @@ def _item(value: Any) -> bool:
         return False
     message = value.get("message")
     return isinstance(message, dict) and message.get("role") in _ROLES and "content" in message
+
+
+#: What a history entry is (`ChatHistoryItem` in continuedev/continue core/index.d.ts).
+_ITEM = "a ChatHistoryItem {message: {role, content}, contextItems}"
 
 
 def _session(doc: Any) -> bool:
@@ -191,7 +195,9 @@ class Continue(FormatBase):
         history = doc["history"]
         session = as_str(doc.get("sessionId"))
         for i, item in enumerate(history):
-            if _item(item) and item["message"].get("role") == "assistant":
+            if not _item(item):  # skipped, a leak in it was counted clean
+                raise UnexpectedShape(("history", i), item, _ITEM)
+            if item["message"].get("role") == "assistant":
                 base: Path = ("history", i, "message")
                 yield Message(
                     base,
