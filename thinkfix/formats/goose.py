@@ -23,13 +23,13 @@ Placement: a `thinking` item holding the reasoning, right before the text item, 
 message (the store: one UPDATE of that row's `content_json`, through `RowChanges`; the
 JSONL: the same item spliced into the line). `ThinkingContent.signature` is a required
 string, so the item carries `"signature": ""` (no signature: one absent would make the
-whole message fail to deserialize). Goose never sends it to a model: the agent strips
-thinking before every provider call (`Message::agent_visible_content` ->
-`MessageContent::filter_for_audience` returns None for `Thinking`; `agents/reply_parts.rs`
-`stream_response_from_provider`). Were it sent, the Anthropic formatter
-(`providers/formats/anthropic.rs` `format_messages`) would copy the empty signature into a
-`thinking` block, which Anthropic rejects: that path is not taken today. The update writes
-only `content_json`; Goose's counter triggers (`session/counter_triggers.rs`) fire on
+whole message fail to deserialize). The agent does send thinking items to the provider
+(`Message::agent_visible_content` keeps `Thinking` for `Role::Assistant`,
+`MessageContent::filter_for_audience`), and the Anthropic formatter
+(`providers/formats/anthropic.rs` `format_messages_with_options`) sends one only with its
+signature: an unsigned item is dropped, or sent as a signature-less block only where the
+model is configured with `preserve_unsigned_thinking` (Anthropic-compatible hosts that take
+it). The update writes only `content_json`; Goose's counter triggers (`session/counter_triggers.rs`) fire on
 INSERT, DELETE and `UPDATE OF metadata_json, created_timestamp`, so none fires.
 """
 
