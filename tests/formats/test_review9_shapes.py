@@ -83,12 +83,29 @@ def _qwen(parts: Any) -> str:
 
 @pytest.mark.parametrize(
     "parts",
-    [[LEAK], [{"text": [LEAK]}], [{"text": {"text": LEAK}}]],
-    ids=["string part", "list text", "object text"],
+    [[{"text": [LEAK]}], [{"text": {"text": LEAK}}], [7, {"text": LEAK}]],
+    ids=["list text", "object text", "number part"],
 )
 def test_qwen_code_text_of_an_unexpected_shape_is_an_error(tmp_path: Path, parts: Any) -> None:
     path = tmp_path / ".qwen" / "projects" / "-w" / "chats" / "s1.jsonl"
     _assert_error(path, _qwen(parts), "qwen-code", 2)
+
+
+def test_qwen_code_string_part_is_read_and_repaired(tmp_path: Path) -> None:
+    """A bare string part is text Qwen Code replays as the turn's content
+    (`processContent` in core/openaiContentGenerator/converter.ts): its leak is found, and
+    the reasoning goes into a `{text, thought: true}` part before it."""
+    path = tmp_path / ".qwen" / "projects" / "-w" / "chats" / "s1.jsonl"
+    code, errors = _scan(path, _qwen(["Checking.", LEAK]), "qwen-code")
+    assert (code, errors) == (ExitCode.FINDINGS, [])
+    fmt = registry.get("qwen-code")
+    records = support.read(fmt, path.read_bytes(), path)
+    site = next(s for r in records for s in fmt.sites(r) if "<think>" in s.text)
+    assert site.json_path == "message.parts[1]"
+    after, placements = fmt.apply(records, [Repair(site, "The answer.", ("plan the answer",))])
+    parts = json.loads(support.write(fmt, after).splitlines()[1])["message"]["parts"]
+    assert parts == ["Checking.", {"text": "plan the answer", "thought": True}, "The answer."]
+    assert placements[0].applied
 
 
 # --- Copilot CLI: `assistant.message`'s `data.content` is a string (copilot-sdk) --------

@@ -368,7 +368,7 @@ class FormatBase(SessionFormat):
         from thinkfix.formats import jsonedit
 
         site = draft.site
-        array, at = site.path[:-2], site.path[-2]
+        array, at = part_at(site.path)
         assert isinstance(at, int)
         if blocks:
             draft.edit(site.record_index, jsonedit.InsertItems(array, at, tuple(blocks)))
@@ -379,6 +379,15 @@ class FormatBase(SessionFormat):
             )
         else:
             place_nothing(draft)
+
+
+def part_at(path: Path) -> tuple[Path, str | int]:
+    """The list a text's part sits in and its index there: the text is the part's `text`
+    (`(..., i, "text")`), or the part itself where a runtime keeps a bare string in the list
+    (`(..., i)`: a Gemini `PartUnion`)."""
+    if path and isinstance(path[-1], int):
+        return path[:-1], path[-1]
+    return path[:-2], path[-2]
 
 
 def keeps_visible(data: Any, site: Site, emptied: Collection[tuple[int, Path]] = ()) -> bool:

@@ -28,7 +28,14 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from thinkfix.formats.base import Message
-from thinkfix.formats.common import FormatBase, as_str, join_texts, place_nothing, refusal
+from thinkfix.formats.common import (
+    FormatBase,
+    as_str,
+    join_texts,
+    part_at,
+    place_nothing,
+    refusal,
+)
 from thinkfix.formats.detection import base_name, sample
 from thinkfix.formats.jsonedit import RemoveItem, SetValue
 from thinkfix.formats.locations import env_dir
@@ -68,27 +75,32 @@ def _record(o: Any) -> bool:
 def part_slots(parts: Any, base: Path) -> list[TextSlot]:
     """Visible text parts of a `Content`'s parts (thought parts are reasoning), each marked
     signed when it carries a thought signature and `tool_after` when a call follows it. A
-    part that is no object, or a `text` that is no string (`Part.text?: string` in
-    @google/genai, the `Content` Qwen Code records), raises `UnexpectedShape`."""
+    string part is text too: Qwen Code's `processContent` (core/openaiContentGenerator/
+    converter.ts) replays it as content. Any other part, or a `text` that is no string
+    (`Part.text?: string` in @google/genai), raises `UnexpectedShape`."""
     if not isinstance(parts, list):
         return []
     for i, p in enumerate(parts):
-        if not isinstance(p, dict):
-            raise UnexpectedShape((*base, i), p, "a part object")
-        text_value(p.get("text"), (*base, i, "text"))
+        if not isinstance(p, (dict, str)):
+            raise UnexpectedShape((*base, i), p, "a part object or a string")
+        if isinstance(p, dict):
+            text_value(p.get("text"), (*base, i, "text"))
     last_call = max(
         (i for i, p in enumerate(parts) if isinstance(p, dict) and p.get("functionCall")),
         default=-1,
     )
     return [
-        TextSlot(
+        TextSlot((*base, i), p, tool_after=i < last_call)
+        if isinstance(p, str)
+        else TextSlot(
             base + (i, "text"),
             p["text"],
             bool(p.get("thoughtSignature") or p.get("thought_signature")),
             tool_after=i < last_call,
         )
         for i, p in enumerate(parts)
-        if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought")
+        if isinstance(p, str)
+        or (isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought"))
     ]
 
 
@@ -115,8 +127,8 @@ def drop_emptied_part(
     else refused. The shared rule counts any part without a known reasoning `type` as
     visible, which a thought or think part is not."""
     site = draft.site
-    at = site.path[-2] if len(site.path) >= 3 else None
-    items = get_path(plan.records[site.record_index].data, site.path[:-2])
+    array, at = part_at(site.path) if len(site.path) >= 2 else ((), None)
+    items = get_path(plan.records[site.record_index].data, array)
     if not isinstance(at, int) or not isinstance(items, list):
         draft.failure = refusal(draft)
         return
@@ -124,7 +136,7 @@ def drop_emptied_part(
     if not others and not calls:
         draft.failure = refusal(draft)
         return
-    draft.edit(site.record_index, RemoveItem(site.path[:-2], at))
+    draft.edit(site.record_index, RemoveItem(array, at))
     draft.dropped = True
     fmt.plan_repair(plan, draft)
 
@@ -152,7 +164,7 @@ def place_part(
     `_convert_message`), and Kimi merges adjacent unsigned think parts itself
     (`ThinkPart.merge_in_place`)."""
     site = draft.site
-    array, at = site.path[:-2], site.path[-2]
+    array, at = part_at(site.path)
     items = get_path(plan.records[site.record_index].data, array)
     before = items[at - 1] if isinstance(at, int) and at > 0 else None
     if not unsigned(before):
