@@ -510,3 +510,36 @@ def test_continue_history_entry_of_an_unexpected_shape_is_an_error(
 ) -> None:
     path = tmp_path / ".continue" / "sessions" / "s1.json"
     _assert_error(path, _continue(entry), "continue", 1)
+
+
+# --- a record that names itself a message, of a shape the runtime never writes -----------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [LEAK, [{"content": LEAK}], {"messageId": "m1", "text": LEAK}],
+    ids=["string data", "list data", "no content"],
+)
+def test_copilot_cli_assistant_event_of_an_unexpected_shape_is_an_error(
+    tmp_path: Path, data: Any
+) -> None:
+    path = tmp_path / ".copilot" / "session-state" / "s1" / "events.jsonl"
+    start = {"sessionId": "s1", "version": 1, "producer": "copilot-agent", "startTime": "t"}
+    text = _lines(
+        _copilot_event("session.start", start, 1),
+        _copilot_event("assistant.message", data, 2),
+    )
+    _assert_error(path, text, "copilot-cli", 2)
+
+
+@pytest.mark.parametrize("role", [["assistant"], "model", None], ids=["list", "model", "none"])
+def test_goose_message_of_an_unexpected_role_is_an_error(tmp_path: Path, role: Any) -> None:
+    """rmcp's Role is user or assistant; a line naming the assistant any other way was
+    skipped with its leak."""
+    path = tmp_path / ".local" / "share" / "goose" / "sessions" / "20250310_091530.jsonl"
+    meta = {"working_dir": "/w", "description": "d", "message_count": 2, "total_tokens": 10}
+    user = {"role": "user", "created": 1741597000, "content": [{"type": "text", "text": "hi"}]}
+    user["metadata"] = goose_db.VISIBLE
+    answer = {"role": role, "created": 1741597010, "content": [{"type": "text", "text": LEAK}]}
+    answer["metadata"] = {"assistant": True, **goose_db.VISIBLE}
+    _assert_error(path, _lines(meta, user, answer), "goose", 3)

@@ -41,7 +41,7 @@ from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import text_parts, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
-from thinkfix.formats.values import fmt_path, get_path, text_value
+from thinkfix.formats.values import UnexpectedShape, fmt_path, get_path, text_value
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
@@ -81,10 +81,15 @@ def _legacy(doc: Any) -> bool:
 
 
 def _assistant(o: dict[str, Any]) -> dict[str, Any] | None:
+    """An `assistant.message` event's data; an event of that type whose data is no object
+    with a `content` (the SDK's `data: {content: string, ...}`) raises `UnexpectedShape`:
+    skipped, a leak in it was counted clean."""
+    if o.get("type") != "assistant.message":
+        return None
     data = o.get("data")
-    if o.get("type") == "assistant.message" and isinstance(data, dict):
-        return data
-    return None
+    if not isinstance(data, dict) or "content" not in data:
+        raise UnexpectedShape(("data",), data, "an object with the message's content")
+    return data
 
 
 def _reasoning(data: dict[str, Any]) -> str | None:

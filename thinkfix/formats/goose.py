@@ -60,6 +60,7 @@ from thinkfix.formats.sqlite_store import (
 )
 from thinkfix.formats.turn_shapes import args_text, output_text
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
+from thinkfix.formats.values import UnexpectedShape
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
@@ -161,6 +162,10 @@ class Goose(DatabaseStore, FormatBase):
 
     def messages(self, record: Record) -> Iterator[Message]:
         o = record.obj
+        if o is not None and not is_metadata(o) and o.get("role") not in ("user", "assistant"):
+            # a message's role is rmcp's Role (user or assistant): anything else was skipped
+            # with its leak
+            raise UnexpectedShape(("role",), o.get("role"), '"user" or "assistant"')
         if o is None or o.get("role") != "assistant" or not isinstance(o.get("content"), list):
             return
         yield Message(
