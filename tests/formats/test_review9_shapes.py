@@ -111,9 +111,20 @@ def test_qwen_code_string_part_is_read_and_repaired(tmp_path: Path) -> None:
 # --- Copilot CLI: `assistant.message`'s `data.content` is a string (copilot-sdk) --------
 
 
-def _copilot_event(kind: str, data: dict[str, Any], n: int) -> dict[str, Any]:
+def _copilot_event(kind: str, data: Any, n: int) -> dict[str, Any]:
     at = f"2026-03-18T14:02:{n:02}.000Z"
     return {"type": kind, "data": data, "id": f"e{n}", "timestamp": at, "parentId": f"e{n - 1}"}
+
+
+def _copilot_log(answer: Any) -> tuple[Path, str]:
+    """An events.jsonl path and a log whose third event is `assistant.message` with `answer`."""
+    start = {"sessionId": "s1", "version": 1, "producer": "copilot-agent", "startTime": "t"}
+    text = _lines(
+        _copilot_event("session.start", start, 1),
+        _copilot_event("user.message", {"content": "hi", "attachments": []}, 2),
+        _copilot_event("assistant.message", answer, 3),
+    )
+    return Path(".copilot") / "session-state" / "s1" / "events.jsonl", text
 
 
 @pytest.mark.parametrize(
@@ -124,15 +135,9 @@ def _copilot_event(kind: str, data: dict[str, Any], n: int) -> dict[str, Any]:
 def test_copilot_cli_event_content_of_an_unexpected_shape_is_an_error(
     tmp_path: Path, content: Any
 ) -> None:
-    path = tmp_path / ".copilot" / "session-state" / "s1" / "events.jsonl"
-    start = {"sessionId": "s1", "version": 1, "producer": "copilot-agent", "startTime": "t"}
     answer = {"messageId": "m1", "content": content, "toolRequests": [], "reasoningText": None}
-    text = _lines(
-        _copilot_event("session.start", start, 1),
-        _copilot_event("user.message", {"content": "hi", "attachments": []}, 2),
-        _copilot_event("assistant.message", answer, 3),
-    )
-    _assert_error(path, text, "copilot-cli", 3)
+    path, text = _copilot_log(answer)
+    _assert_error(tmp_path / path, text, "copilot-cli", 3)
 
 
 def test_copilot_cli_legacy_content_of_an_unexpected_shape_is_an_error(tmp_path: Path) -> None:
@@ -523,13 +528,8 @@ def test_continue_history_entry_of_an_unexpected_shape_is_an_error(
 def test_copilot_cli_assistant_event_of_an_unexpected_shape_is_an_error(
     tmp_path: Path, data: Any
 ) -> None:
-    path = tmp_path / ".copilot" / "session-state" / "s1" / "events.jsonl"
-    start = {"sessionId": "s1", "version": 1, "producer": "copilot-agent", "startTime": "t"}
-    text = _lines(
-        _copilot_event("session.start", start, 1),
-        _copilot_event("assistant.message", data, 2),
-    )
-    _assert_error(path, text, "copilot-cli", 2)
+    path, text = _copilot_log(data)
+    _assert_error(tmp_path / path, text, "copilot-cli", 3)
 
 
 @pytest.mark.parametrize("role", [["assistant"], "model", None], ids=["list", "model", "none"])
