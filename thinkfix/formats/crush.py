@@ -146,18 +146,8 @@ def _signed(reasoning: Mapping[str, Any]) -> bool:
 #: The part types Crush reads back (`unmarshalParts`, internal/message/message.go): any
 #: other type, a part that is no `{type, data}` object, or a text or reasoning part whose
 #: text is no string fails Crush's own read, and was skipped here with its leak.
-_PART_TYPES = frozenset(
-    {
-        "reasoning",
-        "text",
-        "image_url",
-        "binary",
-        "tool_call",
-        "tool_result",
-        "finish",
-        "shell_command",
-    }
-)
+_PART_TYPES = frozenset({"reasoning", "text", "image_url", "binary", "tool_call", "tool_result"})
+_PART_TYPES |= {"finish", "shell_command"}
 _TEXT_FIELDS = {"text": "text", "reasoning": "thinking"}
 
 
