@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
+from tests.engine.repair_helpers import run
 from tests.formats import crush_db, cursor_db, goose_db, opencode_db, support, zed_db
+from thinkfix.engine.repair.model import WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats import registry
@@ -413,12 +415,13 @@ _LEGACY = {  # agent 1's SerializedMessage, which DbThread::from_json still upgr
 @pytest.mark.parametrize(
     "message",
     [
-        _LEGACY,
         zed_db.agent({"Text": [LEAK]}),
         zed_db.agent(LEAK),
         {"Agent": {"content": {"Text": LEAK}, "tool_results": {}}},
+        {**_LEGACY, "segments": [{"type": "text", "text": [LEAK]}]},
+        {"role": "assistant", "content": LEAK},
     ],
-    ids=["legacy message", "list text", "string item", "object content"],
+    ids=["list text", "string item", "object content", "legacy list text", "role message"],
 )
 def test_zed_message_of_an_unexpected_shape_is_an_error(tmp_path: Path, message: Any) -> None:
     """Beside a message that reads (so the thread is not empty of messages)."""
@@ -543,3 +546,20 @@ def test_goose_message_of_an_unexpected_role_is_an_error(tmp_path: Path, role: A
     answer = {"role": role, "created": 1741597010, "content": [{"type": "text", "text": LEAK}]}
     answer["metadata"] = {"assistant": True, **goose_db.VISIBLE}
     _assert_error(path, _lines(meta, user, answer), "goose", 3)
+
+
+def test_zed_legacy_thread_is_read_and_its_repair_refused_with_the_reason(tmp_path: Path) -> None:
+    """An agent-1 thread (`SerializedThread`, no "0.3" version) that Zed still loads: its
+    assistant segments are read, so its leak is found; repair leaves it and says why."""
+    user = {**_LEGACY, "id": 0, "role": "user", "segments": [{"type": "text", "text": "hi"}]}
+    doc = {"summary": "t", "updated_at": "2025-05-01T10:00:00Z", "messages": [user, _LEGACY]}
+    doc |= {"version": "0.2.0", "title": "t"}
+    store = zed_db.build(tmp_path / "threads.db", [("t1", doc)])
+    report = scan([str(store)], jobs=1)
+    assert (int(report.exit_code()), report.errors) == (ExitCode.FINDINGS, ())
+    assert [f.json_path for f in report.findings] == ["thread.messages[1].segments[0].text"]
+    before = support.content(store)
+    result = run([store], WriteMode.IN_PLACE, tmp_path)
+    assert support.content(store) == before
+    reasons = [c.placement.reason for f in result.files for c in f.changes]
+    assert any("legacy agent-1 thread" in (r or "") for r in reasons), result.files

@@ -42,7 +42,7 @@ from thinkfix.formats.sqlite_store import (
 )
 from thinkfix.formats.turn_shapes import args_text, output_text
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
-from thinkfix.formats.values import UnexpectedShape, parts_list, text_value
+from thinkfix.formats.values import UnexpectedShape, parts_list, text_value, typed_parts
 
 #: The columns Zed's first release of the table has; later columns are optional.
 _TABLES = {"threads": {"id", "summary", "updated_at", "data_type", "data"}}
@@ -112,6 +112,32 @@ def _agent(message: Any) -> dict[str, Any] | None:
 def _content(agent: dict[str, Any]) -> list[Any]:
     content = agent.get("content")
     return content if isinstance(content, list) else []
+
+
+def _legacy(message: Any) -> bool:
+    """An agent-1 message (`legacy_thread::SerializedMessage`: `{id, role, segments, ...}`),
+    which Zed still reads and upgrades (`DbThread::from_json`, `upgrade_from_agent_1`)."""
+    return isinstance(message, dict) and "role" in message and "segments" in message
+
+
+def _legacy_slots(message: dict[str, Any], base: tuple[str | int, ...]) -> list[TextSlot]:
+    """Its `{"type": "text", "text"}` segments (the upgrade makes each a Text item); a
+    segment of no shape serde reads raises `UnexpectedShape`."""
+    segments = parts_list(message.get("segments"), (*base, "segments"))
+    typed_parts(segments or [], (*base, "segments"), texts={"text": "text", "thinking": "text"})
+    tools = bool(message.get("tool_uses"))  # its tool uses follow its segments
+    return [
+        TextSlot((*base, "segments", j, "text"), seg["text"], tool_after=tools)
+        for j, seg in enumerate(segments or [])
+        if seg["type"] == "text" and isinstance(seg.get("text"), str)
+    ]
+
+
+def _legacy_native(message: dict[str, Any]) -> str | None:
+    segments = message.get("segments")
+    return join_texts(
+        s.get("text") for s in segments or () if isinstance(s, dict) and s.get("type") == "thinking"
+    )
 
 
 def _checked(message: Any, where: tuple[str | int, ...]) -> None:
@@ -230,7 +256,20 @@ class Zed(StoreOnly, FormatBase):
         model = thread.get("model")
         model_name = as_str(model.get("model")) if isinstance(model, dict) else None
         for i, message in enumerate(messages):
-            _checked(message, ("thread", "messages", i))
+            base = ("thread", "messages", i)
+            if _legacy(message):
+                if message["role"] == "assistant":
+                    yield Message(
+                        base,
+                        i,
+                        partial(_legacy_slots, message, base),
+                        native=partial(_legacy_native, message),
+                        message_id=f"{doc.get('id')}#{i}",
+                        model=model_name,
+                        session_id=as_str(doc.get("id")),
+                    )
+                continue
+            _checked(message, base)
             agent = _agent(message)
             if agent is None:
                 continue
@@ -309,6 +348,12 @@ def apply_database(db: RowChanges, repairs: list[Repair]) -> list[Placement]:
 def _apply_one(messages: list[Any], repair: Repair) -> Placement:
     site = repair.site
     where = _site_indexes(repair)
+    if "segments" in site.path[3:4]:
+        why = (
+            "a legacy agent-1 thread: Zed upgrades it when it loads it and rewrites it on "
+            "the next change; repair it after that (the scan keeps reporting the leak)"
+        )
+        return _skip(repair, "not modified", why)
     if where is None or not 0 <= where[0] < len(messages):
         return _skip(repair, "message not found", "the thread's messages changed")
     agent = _agent(messages[where[0]])
