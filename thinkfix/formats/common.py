@@ -213,7 +213,7 @@ class FormatBase(SessionFormat):
         if walked is not None and walked[0] is self and (walked[1] or not texts):
             return walked[2]
         found = super().checked_messages(record, texts=texts)
-        if found and record.error is None and names_turn(record.raw):
+        if found and _document(record, found) and record.error is None and names_turn(record.raw):
             where = unread_beside(record.data, [fmt_path(m.path) for m in found])
             if where is not None:
                 record.reject(unread_turn(self.id, where))
@@ -379,6 +379,14 @@ class FormatBase(SessionFormat):
             )
         else:
             place_nothing(draft)
+
+
+def _document(record: Record, found: list[Message]) -> bool:
+    """Does the record hold its messages as a document (a list, several messages, or one
+    nested in a list), where one of an unexpected shape can hide beside those read? A line
+    of one message (Claude Code's `message`, Kimi's whole line) has the record-level guard
+    alone; checking it again cost --parse-all ~4% of its instructions."""
+    return isinstance(record.data, list) or len(found) > 1 or len(found[0].path) > 1
 
 
 def part_at(path: Path) -> tuple[Path, str | int]:
