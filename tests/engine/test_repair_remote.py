@@ -175,7 +175,7 @@ def test_a_failed_write_leaves_nothing_at_the_final_name_nor_a_temporary_object(
         monkeypatch.setattr(repair_write.FilePlan, "blocks", fail)
         monkeypatch.setattr(repair_write.safewrite, "copy_into", fail)  # the original's runs
         monkeypatch.setattr(repair_write.New, "write_to", fail)  # the new records
-        monkeypatch.setattr(repair_write, "_pieces", fail)  # or both, from the bytes kept
+        monkeypatch.setattr(repair_write, "planned", fail)  # or both, from the bytes kept
     elif step == "verify":
         monkeypatch.setattr(repair_write, "verify", fail)
     elif step == "journal":

@@ -23,28 +23,44 @@ from thinkfix.io import filestate
 from thinkfix.normalizer.spans import Result
 
 
-def _read(fp: BinaryIO, n: int) -> bytes:
-    """Exactly `n` bytes, or fewer at the end of the stream."""
-    parts, got = [], 0
-    while got < n:
-        block = fp.read(n - got)
-        if not block:
-            break
-        parts.append(block)
-        got += len(block)
-    return b"".join(parts)
+class _ReadBack:
+    """The bytes read back, compared with what was planned a piece at a time (`same`).
+
+    Read a block at a time (`read(BLOCK)` of the read back's stream, whose buffer is a block:
+    straight from the file into the block's bytes) and compared with the planned pieces where
+    they lie (`startswith` at an offset: memcmp, nothing sliced or joined). The read back
+    compared each run of the original with a slice of it, one more copy of every byte, and
+    read a new record's bytes apart (#26 item 4)."""
+
+    def __init__(self, written: BinaryIO) -> None:
+        self.written = written
+        self.block = b""
+        self.pos = 0  # bytes of `block` compared
+
+    def same(self, piece: bytes | memoryview) -> int:
+        """How many of `piece`'s bytes the next bytes read back equal, before the first that
+        differs or the end of the file (all of them: `len(piece)`)."""
+        view, done = memoryview(piece), 0
+        while view:
+            if self.pos == len(self.block):
+                self.block, self.pos = self.written.read(filestate.BLOCK), 0
+                if not self.block:
+                    break
+            n = min(len(view), len(self.block) - self.pos)
+            if not self.block.startswith(view[:n], self.pos):
+                break
+            self.pos, done, view = self.pos + n, done + n, view[n:]
+        return done
+
+    def more(self) -> bool:
+        """Is anything left to read back?"""
+        return self.pos < len(self.block) or bool(self.written.read(1))
 
 
 def same_bytes(written: BinaryIO, data: bytes, name: str) -> None:
-    """VerifyError unless `written` (a copy, read back) is exactly `data`, compared a block at a
-    time where it lies (`startswith` at an offset: no slice copied)."""
-    at = 0
-    while at < len(data):
-        block = _read(written, min(filestate.BLOCK, len(data) - at))
-        if not block or not data.startswith(block, at):
-            raise filestate.VerifyError(f"{name}: the temporary file did not read back as written")
-        at += len(block)
-    if written.read(1):
+    """VerifyError unless `written` (a copy, read back) is exactly `data` (`_ReadBack`)."""
+    back = _ReadBack(written)
+    if back.same(data) < len(data) or back.more():
         raise filestate.VerifyError(f"{name}: the temporary file did not read back as written")
 
 
@@ -55,18 +71,21 @@ def verify(plan: FilePlan, written: BinaryIO | None, options: ScanOptions) -> No
     if not plan.covers:
         raise filestate.VerifyError(f"{name}: the records do not cover the file exactly")
     if written is not None:
+        back = _ReadBack(written)
         for seg in plan.segments:
-            if isinstance(seg, Copy):
-                at = seg.start
-                for block in plan.source.blocks(seg.start, seg.end):
-                    if _read(written, len(block)) != block:
+            done = 0  # bytes of `seg` read back as planned
+            for piece in planned(plan, seg):
+                n = back.same(piece)
+                done += n
+                if n < len(piece):
+                    if isinstance(seg, New):
                         raise filestate.VerifyError(
-                            f"{name}: an untouched record changed near byte {at}"
+                            f"{name}: the new bytes are not the planned ones"
                         )
-                    at += len(block)
-            elif not seg.same(_read(written, seg.size)):
-                raise filestate.VerifyError(f"{name}: the new bytes are not the planned ones")
-        if written.read(1):
+                    raise filestate.VerifyError(
+                        f"{name}: an untouched record changed near byte {seg.start + done}"
+                    )
+        if back.more():
             raise filestate.VerifyError(
                 f"{name}: the new bytes are not the planned ones (more than planned)"
             )
@@ -77,6 +96,17 @@ def verify(plan: FilePlan, written: BinaryIO | None, options: ScanOptions) -> No
         raise filestate.VerifyError(
             f"{name}: {sum(left.values())} repaired text(s) still leak on a re-scan"
         )
+
+
+def planned(plan: FilePlan, seg: Copy | New) -> Iterator[bytes | memoryview]:
+    """A segment's planned bytes in pieces: a view of the original's bytes the survey kept
+    (`Source.whole`), else its blocks read again; a new record's own pieces."""
+    if isinstance(seg, New):
+        yield from seg.pieces()
+    elif plan.source.whole is not None:
+        yield memoryview(plan.source.whole)[seg.start : seg.end]
+    else:
+        yield from plan.source.blocks(seg.start, seg.end)
 
 
 def find_repairs(

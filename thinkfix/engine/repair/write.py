@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, BinaryIO, cast
 
@@ -23,7 +22,7 @@ from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import FileResult, FileStatus, Job, WriteMode
 from thinkfix.engine.repair.plan import Copy, FilePlan, New
-from thinkfix.engine.repair.verify import same_bytes, verify
+from thinkfix.engine.repair.verify import planned, same_bytes, verify
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import PlacementKind
 from thinkfix.io import compression, filestate, remote, safewrite, urlwrite
@@ -75,7 +74,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
             # handed to the hashing lane uncopied), so the read back only compares. A kernel
             # copy per untouched run cost more than this one copy of the file, and left every
             # byte for the read back to hash (#26 item 4).
-            out.write(b"".join(_pieces(plan, source.whole)))
+            out.write(b"".join(p for seg in plan.segments for p in planned(plan, seg)))
             return
         if plan.compression is compression.Compression.NONE:
             for seg in plan.segments:
@@ -209,17 +208,6 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
         raise
     status = FileStatus.REPAIRED if plan.changed else FileStatus.COPIED
     return replace(base, status=status, output=target, manifest_entries=tuple(entries))
-
-
-def _pieces(plan: FilePlan, whole: bytes) -> Iterator[bytes | memoryview]:
-    """The repaired content of a plain file in order: views of the original's untouched runs
-    (`whole`, its content) and the new records' bytes."""
-    view = memoryview(whole)
-    for seg in plan.segments:
-        if isinstance(seg, New):
-            yield from seg.pieces()
-        else:
-            yield view[seg.start : seg.end]
 
 
 def record_entries(plan: FilePlan) -> list[dict[str, Any]]:
