@@ -46,6 +46,7 @@ from thinkfix.io.filestate import (
     sweep_stale,
     temp_name,
 )
+from thinkfix.io.outfile import Sink
 from thinkfix.io.ranges import copy_range
 from thinkfix.io.regular import open_regular
 
@@ -109,43 +110,13 @@ def atomic_write(
     )
 
 
-class _Sink(io.RawIOBase):
-    """A write-only view of a descriptor that hashes and counts what goes through it; closing
-    it leaves the descriptor open (compressing writers close what they wrap). Bytes copied in
-    by the kernel (`copy_into`) go by unseen: the hash is then dropped (None), and the read
-    back hashes the file instead."""
-
-    def __init__(self, fd: int) -> None:
-        super().__init__()
-        self.fd = fd
-        self.size = 0
-        self.hash: Digest | None = Digest()
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data: Any) -> int:
-        view = memoryview(data).cast("B")
-        if self.hash is not None:
-            self.hash.update(data if type(data) is bytes else view)  # bytes: hashed uncopied
-        n = len(view)
-        while view:
-            view = view[os.write(self.fd, view) :]
-        self.size += n
-        return n
-
-    def close(self) -> None:  # the descriptor belongs to atomic_write_stream
-        self.flush()
-        super().close()
-
-
 def copy_into(out: BinaryIO, fd: int, offset: int, count: int, name: str = "") -> None:
     """Write bytes [offset, offset + count) of descriptor `fd` to `out`, a stream `produce`
     was given: copied by the kernel (`ranges.copy_range`, never through this process) when
     `out` is `atomic_write_stream`'s own, whose read back must then hash and prove them
     (`exact_read_back` or `expected`); through a buffer otherwise. FileChanged if `fd` ends
     before `offset + count`."""
-    if isinstance(out, _Sink):
+    if isinstance(out, Sink):
         out.flush()
         out.hash = None
         copied = copy_range(fd, out.fd, offset, count)
@@ -281,7 +252,7 @@ def atomic_write_stream(
                 f"{target}: cannot create a temporary file in {folder or '.'}: "
                 f"{exc.strerror or exc}"
             ) from exc
-        sink = _Sink(fd)
+        sink = Sink(fd)
         produce(cast(BinaryIO, sink))
         os.fchmod(fd, mode)
         if not link:

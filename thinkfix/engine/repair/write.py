@@ -25,7 +25,7 @@ from thinkfix.engine.repair.plan import Copy, FilePlan, New
 from thinkfix.engine.repair.verify import planned, same_bytes, verify
 from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import PlacementKind
-from thinkfix.io import compression, filestate, remote, safewrite, urlwrite
+from thinkfix.io import compression, filestate, outfile, remote, safewrite, urlwrite
 from thinkfix.io.errors import ErrorKind
 
 SIDECAR_SUFFIX = ".thinkfix.json"
@@ -70,11 +70,11 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
             return
         if plan.compression is compression.Compression.NONE and source.whole is not None:
             # The survey kept the original (`Source.whole`, one reader's block at most): the new
-            # content is joined from it and written at once, hashed as it is written (bytes:
-            # handed to the hashing lane uncopied), so the read back only compares. A kernel
-            # copy per untouched run cost more than this one copy of the file, and left every
-            # byte for the read back to hash (#26 item 4).
-            out.write(b"".join(p for seg in plan.segments for p in planned(plan, seg)))
+            # content is written from it at once (`writev` of views of its untouched runs and
+            # the new records' bytes), hashed as it is written (handed to the hashing lane
+            # uncopied), so the read back only compares. A kernel copy per untouched run cost
+            # more, and left every byte for the read back to hash (#26 item 4).
+            outfile.write_pieces(out, [p for seg in plan.segments for p in planned(plan, seg)])
             return
         if plan.compression is compression.Compression.NONE:
             for seg in plan.segments:
