@@ -114,7 +114,7 @@ def write(job: Job, plan: FilePlan, base: FileResult) -> FileResult:
             mf.file_entry(
                 path=plan.path,
                 source=source.path,
-                target=_real(target),
+                target=written.path,  # where the write resolved `target` to (`_real`)
                 link=os.path.abspath(plan.path) if os.path.islink(plan.path) else None,
                 fmt=plan.fmt.id,
                 compression=plan.compression.value,
