@@ -4,7 +4,6 @@ and a diff report written to a file."""
 
 from __future__ import annotations
 
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from enum import Enum
@@ -39,6 +38,10 @@ if TYPE_CHECKING:  # the audit loads where a report is built (`repair_run.diff_r
     from thinkfix.engine.repair import audit
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: The exit status of a run stopped by Ctrl-C: the shell's for SIGINT (128 + 2). A number, not
+#: `signal.SIGINT`: the signal module (its enum of every signal) is a dry run's start-up else.
+INTERRUPTED = 130
 
 
 #: Each format's placement flag: (flag, its modes, what the modes mean).
@@ -157,7 +160,7 @@ def run(
         return repair_run.run(paths, options, progress)
     except RunInterrupted as stop:
         stopped(stop.stopped, options.mode, quiet, "interrupted")
-        sys.exit(128 + signal.SIGINT)  # the shell's status for SIGINT
+        sys.exit(INTERRUPTED)
     except RunFailed as stop:
         stopped(stop.stopped, options.mode, quiet, "stopped by the internal error below")
         failure = stop.error
