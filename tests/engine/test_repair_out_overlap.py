@@ -1,7 +1,8 @@
 """What `repair --out` waits for (#26 item 4): a hash still being taken on the hashing lane is
 waited for only where it is needed (the survey's by the manifest entry, the written bytes'
-after their read back), never as the survey ends or before the read back starts. The hashes
-are the same."""
+after their read back), never as the survey ends or before the read back starts; and each is
+settled before its file's source closes or its write ends, asked for or not, so no more than
+one file's bytes wait for the lane. The hashes are the same."""
 
 from __future__ import annotations
 
@@ -41,18 +42,25 @@ def held_lane() -> Iterator[tuple[threading.Event, threading.Event]]:
         done.wait(HOLD_S)
 
 
+def _surveyed(folder: Path, data: bytes) -> Source:
+    """A session of `data`, opened and surveyed with its hash taken (`hashed_through`)."""
+    path = folder / "s.jsonl"
+    path.write_bytes(data)
+    source = Source.open(str(path))
+    stream = source.survey_stream(hashed=True)
+    assert stream.read(len(data)) == data
+    source.hashed_through(stream)
+    return source
+
+
 def test_the_survey_ends_without_waiting_for_its_hash(
     tmp_path: Path, held_lane: tuple[threading.Event, threading.Event]
 ) -> None:
     release, done = held_lane
     data = os.urandom(2 << 20) + b"\n"  # past `BESIDE`: hashed on the lane
-    path = tmp_path / "s.jsonl"
-    path.write_bytes(data)
-    source = Source.open(str(path))
+    source = _surveyed(tmp_path, data)
     try:
-        stream = source.survey_stream(hashed=True)
-        assert stream.read(len(data)) == data and source.whole == data
-        source.hashed_through(stream)
+        assert source.whole == data
         # before: `hashed_through` waited for the block's hash, behind the held lane
         assert not done.is_set()
         release.set()
@@ -118,3 +126,48 @@ def test_a_hash_that_fails_on_the_lane_still_refuses_the_write(
             exact_read_back=True,
         )
     assert not target.exists() and os.listdir(tmp_path) == []
+
+
+def _release_soon(release: threading.Event) -> None:
+    """Let the held lane go in a moment, from another thread (a wait for it then ends)."""
+    timer = threading.Timer(0.2, release.set)
+    timer.daemon = True
+    timer.start()
+
+
+def test_a_source_closes_once_its_hash_is_taken_asked_for_or_not(
+    tmp_path: Path, held_lane: tuple[threading.Event, threading.Event]
+) -> None:
+    """No hash is left pending, its bytes held, when the next file starts: memory stays one
+    file's however far the hashing lane falls behind."""
+    release, done = held_lane
+    source = _surveyed(tmp_path, os.urandom(1 << 20) + b"\n")
+    try:
+        assert not done.is_set()
+        _release_soon(release)
+    finally:
+        source.close()
+    # before: close returned at once, the block still queued behind the held lane
+    assert done.is_set()
+
+
+def test_a_refused_write_settles_the_hash_of_its_bytes(
+    tmp_path: Path, held_lane: tuple[threading.Event, threading.Event]
+) -> None:
+    release, done = held_lane
+    data = os.urandom(1 << 20)
+
+    def refuse(fp: BinaryIO) -> None:
+        _release_soon(release)
+        raise ValueError("not the planned bytes")
+
+    with pytest.raises(filestate.VerifyError, match="not the planned bytes"):
+        safewrite.atomic_write_stream(
+            str(tmp_path / "out.jsonl"),
+            lambda out: out.write(data),
+            read_back=refuse,
+            exact_read_back=True,
+        )
+    # before: the refused write returned with its bytes still queued behind the held lane
+    assert done.is_set()
+    assert os.listdir(tmp_path) == []

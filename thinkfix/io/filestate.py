@@ -158,7 +158,7 @@ class Digest:
     view of `bytes` already), never from a buffer the caller may reuse. Memory: one block. Where no thread
     can be started, a block is hashed in place."""
 
-    __slots__ = ("_done", "_hash", "_pending")
+    __slots__ = ("_done", "_error", "_hash", "_pending")
 
     def __init__(self) -> None:
         import hashlib  # loaded where a hash is taken: a dry run takes none
@@ -166,6 +166,7 @@ class Digest:
         self._hash = hashlib.sha256()
         self._done: Any = None  # the lane answers here when a block is hashed
         self._pending = False
+        self._error: BaseException | None = None  # what the lane raised, raised when asked
 
     def update(self, data: bytes | bytearray | memoryview) -> None:
         self.update_pieces((data,))
@@ -189,12 +190,18 @@ class Digest:
             for piece in held:
                 self._hash.update(piece)
 
-    def _wait(self) -> None:
+    def settle(self) -> None:
+        """Return once the last block given is hashed, raising nothing (what the lane raised
+        is raised by `hexdigest`): a hash nobody asks for is still waited for before its
+        caller moves on, so no more than one is ever pending and its bytes held (#26 item 4)."""
         if self._pending:
             self._pending = False
-            error = self._done.get()
-            if error is not None:
-                raise error
+            self._error = self._done.get()
+
+    def _wait(self) -> None:
+        self.settle()
+        if self._error is not None:
+            raise self._error
 
     def hexdigest(self) -> str:
         """The hash of every byte given, once the last block is hashed."""

@@ -237,7 +237,7 @@ def atomic_write_stream(
     if mode is None:
         mode = default_mode() if link else current_mode(real)
     temp = temp_name(real)
-    fd, syncing = -1, None
+    fd, syncing, sink = -1, None, None
     # The replaced file's old inode, held across the rename of the very file read, until it
     # is handed to `release` or `settle`; and its second name, removed whatever stops this.
     old: OldInode | None = None
@@ -309,6 +309,8 @@ def atomic_write_stream(
         _undo_names(temp, old, keep)
         raise
     finally:
+        if sink is not None and sink.hash is not None:
+            sink.hash.settle()  # a write refused before its hash was asked for: held no longer
         if syncing is not None:
             syncing.join()  # never close a descriptor an fsync is still using
         if fd >= 0:

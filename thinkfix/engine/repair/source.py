@@ -150,6 +150,10 @@ class Source:
             raise
 
     def close(self) -> None:
+        """Close the file, once the survey's hash is taken (`Digest.settle`), asked for or not:
+        the bytes it hashes are held until then, one file's at most."""
+        if self._read_hash is not None:
+            self._read_hash.settle()
         if self.content_fd != self.fd:
             os.close(self.content_fd)
         os.close(self.fd)
