@@ -111,10 +111,9 @@ class Source:
         self.compression = kind
         self.content_fd = content_fd  # the decompressed bytes (`fd` itself for a plain file)
         self.size = size
-        # the hash of the content, taken beside the survey as it read it (`hashed_through`)
-        self._read_hash: filestate.Digest | None = None
+        self._read_hash: filestate.Digest | None = None  # taken as the survey read it
         # the content, where the survey read it in one block (`survey_stream`): what is read
-        # again (line index, style, records, the read back's compare) is sliced from it
+        # again (line index, style, records, the read back's compare) is taken from it
         self.whole: bytes | None = None
 
     @classmethod
@@ -184,9 +183,8 @@ class Source:
         (and, for a plain file, `sha256`) then need no read of their own."""
         raw = stream if isinstance(stream, Survey) else getattr(stream, "raw", None)
         if isinstance(raw, (_Reader, Survey)) and raw.digest is not None and raw.at == self.size:
-            # Kept hashing: its last block is waited for only when the hash is asked for (the
-            # manifest entry, after the write and its read back), not as the survey ends: the
-            # wait was ~0.3 ms a 1 MB file of a `--out` (#26 item 4).
+            # waited for when asked for (the manifest entry, after the write and its read back),
+            # not as the survey ends: ~0.3 ms a 1 MB file of a `--out` (#26 item 4)
             self._read_hash = raw.digest
 
     @property
