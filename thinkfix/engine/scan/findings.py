@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from thinkfix.io.digest import sha256
 from thinkfix.normalizer.grammar import grammar_for
 from thinkfix.normalizer.policy import Policy
 
@@ -25,18 +26,14 @@ def fingerprint(fmt: str, session: str, message: str, leaked: str) -> str:
 
 
 def text_hash(leaked: str) -> str:
-    import hashlib  # here: a clean scan hashes nothing, and loading OpenSSL costs ~2 ms
-
-    return hashlib.sha256(leaked.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(leaked.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def fingerprint_of(fmt: str, session: str, message: str, leaked_hash: str) -> str:
     """`fingerprint` from the leaked text's hash (a byte range of a file, scanned apart, knows
     a message's place only once the ranges before it are counted: engine/scan/split.py)."""
-    import hashlib
-
     key = f"{fmt}\0{session}\0{message}\0{leaked_hash}"
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 #: How the error of a message over the cap begins (scan reports it; repair leaves the record).

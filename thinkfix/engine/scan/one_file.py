@@ -445,7 +445,8 @@ class _FileScan:
             )
         if not findings:
             return 0, capped
-        from thinkfix.engine.secrets.rules import snippet as redacted_snippet  # not a clean scan's
+        # not a clean scan's; `import as`: a `from` import of a module looks up `__path__`
+        import thinkfix.engine.secrets.rules as rules  # noqa: PLR0402
 
         path, fmt_id = self.file.path, self.fmt.id
         message = site.message_id or f"#{site.message_index}"
@@ -475,7 +476,7 @@ class _FileScan:
                     message_index=site.message_index,
                     model=model,
                     fingerprint=fingerprint_of(fmt_id, session, message, leaked_hash),
-                    snippet=redacted_snippet(leaked, options.snippet_chars, options.redaction),
+                    snippet=rules.snippet(leaked, options.snippet_chars, options.redaction),
                 )
             )
             count += 1
