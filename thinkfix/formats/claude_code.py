@@ -179,7 +179,8 @@ class ClaudeCode(FormatBase):
         + PLAIN
         + b","
         + iso_stamp(b"date_b")
-        + rb"\})(?=\n)"
+        + rb"\})(?=\n)",
+        ("message", True),
     )
 
     locations_source = (

@@ -88,7 +88,8 @@ class Codex(FormatBase):
         + STRING
         + rb',)?"role":"assistant",'
         + tail(b"tail", rb"\}")
-        + rb"(?=\n)"
+        + rb"(?=\n)",
+        ("payload", False),
     )
     # Supersets of the lines the context follows; update_context checks the parsed line.
     context_markers = (

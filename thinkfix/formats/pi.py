@@ -139,7 +139,8 @@ class Pi(FormatBase):
         + b","
         + tail(b"tail_b", b",")
         + MS_STAMP
-        + rb"\}\}(?=\n)"
+        + rb"\}\}(?=\n)",
+        ("message", True),
     )
 
     locations_source = (

@@ -200,10 +200,14 @@ class Canonical:
     the free parts hold no `bulk.TAIL_TOKENS` and are UTF-8 (tests/engine/test_bulk.py).
     Compiled on first use: a scan that never reaches the format pays nothing at start-up."""
 
-    __slots__ = ("_pattern", "source")
+    __slots__ = ("_pattern", "content", "source")
 
-    def __init__(self, source: bytes) -> None:
+    def __init__(self, source: bytes, content: tuple[str, bool]) -> None:
         self.source = source
+        # Where the line's message object is, and whether its `content` may be a string: a
+        # line counted from its bytes must also hold parts of the shapes its reader reads
+        # (`io.jsoncheck.not_json`; `formats.values`: typed parts, texts that are strings).
+        self.content = content
         self._pattern: re.Pattern[bytes] | None = None
 
     @property

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, Optional, Union
 
 import orjson
 
@@ -47,6 +47,62 @@ def _raw_decode() -> (
     return msgspec.json.Decoder(msgspec.Raw).decode, (msgspec.DecodeError, *_REFUSED)
 
 
+@lru_cache(maxsize=8)
+def _shaped_decode(
+    content: tuple[str, bool],
+) -> tuple[Callable[[bytes | memoryview], Any], tuple[type[BaseException], ...]] | None:
+    """`_raw_decode` into the shape `_shaped` checks, as msgspec structs (other members are
+    skipped, validated as JSON): a line whose message content is of another shape is refused,
+    so parsed, and the reader's error for it reported (`formats.values.UnexpectedShape`)."""
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    key, text_ok = content
+    text = Optional[str]  # noqa: UP045 - a runtime type for msgspec, on Python 3.10 too
+    part = msgspec.defstruct(
+        "Part", [("type", str), ("text", text, None), ("thinking", text, None)]
+    )
+    parts = list[part]  # type: ignore[valid-type]
+    kind = Union[str, parts, None] if text_ok else Optional[parts]  # noqa: UP007, UP045
+    message = msgspec.defstruct("Message", [("content", kind, None)])
+    line = msgspec.defstruct("Line", [(key, message)])
+    return msgspec.json.Decoder(line).decode, (msgspec.DecodeError, *_REFUSED)
+
+
+def _shaped(value: Any, content: tuple[str, bool]) -> bool:
+    """Is `value`'s message content of the shapes every reader reads: absent or null, a string
+    where `content` allows one, or a list of objects each with a string `type` whose `text`
+    and `thinking`, where present, are strings (`formats.values.typed_parts`; stricter than a
+    reader may be: a line refused here is parsed, with the same answer)."""
+    key, text_ok = content
+    message = value.get(key) if isinstance(value, dict) else None
+    if not isinstance(message, dict):
+        return False
+    parts = message.get("content")
+    if parts is None or (text_ok and isinstance(parts, str)):
+        return True
+    if not isinstance(parts, list):
+        return False
+    for part in parts:
+        if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+            return False
+        for field in ("text", "thinking"):
+            if part.get(field) is not None and not isinstance(part[field], str):
+                return False
+    return True
+
+
+def _shaped_loads(content: tuple[str, bool]) -> Callable[[bytes | memoryview], Any]:
+    """orjson's parse, refusing what `_shaped` does (a run below `MSGSPEC_FROM`)."""
+
+    def check(line: bytes | memoryview) -> None:
+        if not _shaped(orjson.loads(line), content):
+            raise ValueError("not of the shapes the readers read")
+
+    return check
+
+
 #: A run reading this many bytes (`engine.scan.native.reach`) checks with msgspec. Importing
 #: it costs ~87 M instructions (~25 ms: typing_extensions, inspect, uuid, decimal come with
 #: it), what its check saves over orjson's in ~6 MB of dense sessions (callgrind, a CLI scan
@@ -55,14 +111,19 @@ def _raw_decode() -> (
 MSGSPEC_FROM = 6 << 20
 
 
-def not_json(lines: Sequence[bytes | memoryview], run_bytes: int = 0) -> set[int]:
+def not_json(
+    lines: Sequence[bytes | memoryview],
+    run_bytes: int = 0,
+    content: tuple[str, bool] | None = None,
+) -> set[int]:
     """The indices of the lines that are not each one JSON value (or that the check cannot
     vouch for): those are parsed and reported, never counted from their bytes. `run_bytes`:
-    what the run reads, which picks the parser (`MSGSPEC_FROM`)."""
-    check, refused = (_raw_decode() if run_bytes >= MSGSPEC_FROM else None) or (
-        orjson.loads,
-        _REFUSED,
-    )
+    what the run reads, which picks the parser (`MSGSPEC_FROM`). `content` (`Canonical.content`:
+    the key of the line's message object, and whether its `content` may be a string): each
+    line's message content must also be of the shapes the readers read (`_shaped`)."""
+    msgspec = run_bytes >= MSGSPEC_FROM
+    found = (_shaped_decode(content) if content else _raw_decode()) if msgspec else None
+    check, refused = found or ((_shaped_loads(content) if content else orjson.loads), _REFUSED)
     try:
         deque(map(check, lines), maxlen=0)  # C-level: no Python frame per line
     except refused:

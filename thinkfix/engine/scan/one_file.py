@@ -117,6 +117,7 @@ class _FileScan:
                 if timed or native.warm(0)
                 else None,
                 bulk=self._bulk,
+                content=fmt.canonical.content if fmt.canonical is not None else None,
             )
             batches = reader.blocks()
         else:
@@ -211,9 +212,11 @@ class _FileScan:
         self.assistant += len(keys)
 
     def _count(self, record: Record) -> None:
-        """The hot path: a record with no possible delimiter only adds to the counts."""
+        """The hot path: a record with no possible delimiter only adds to the counts (its
+        texts are still walked: a text of a shape the reader refuses is an error, as when
+        the record is checked, `formats.values`)."""
         by_model, ctx_model = self.by_model, record.ctx.model
-        messages = self.fmt.checked_messages(record)
+        messages = self.fmt.checked_messages(record, texts=True)
         if record.error is not None:
             self._bad(record)
         for m in messages:
@@ -228,7 +231,7 @@ class _FileScan:
     def _count_timed(self, record: Record) -> None:
         """`_count` for a scan that needs each message's day or keeps a time window."""
         ctx_model = record.ctx.model
-        messages = self.fmt.checked_messages(record)
+        messages = self.fmt.checked_messages(record, texts=True)
         if record.error is not None:
             self._bad(record)
         for m in messages:

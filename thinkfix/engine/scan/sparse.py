@@ -99,6 +99,7 @@ class SparseReader:
         surveyor: Surveyor | None = None,
         bulk: Bulk | None = None,
         offsets: bool = False,
+        content: tuple[str, bool] | None = None,
     ) -> None:
         # `start`, `ctx` and `crlf` resume a file mid-way (an incremental scan): `fp` then
         # begins at line `start`, and the context is what the lines before it left.
@@ -122,6 +123,9 @@ class SparseReader:
         # wanted line from its bytes (True: counted; False: parse it as usual).
         self.candidates = candidates
         self.quick = quick
+        # where a line `quick` counts holds its message, whose parts must be of the shapes its
+        # reader reads (`io.jsoncheck`, `Canonical.content`; the scan's, not repair's)
+        self.content = content
         # The block counter (`survey.Surveyor`): the canonical clean lines of a block, counted by key.
         self.surveyor = surveyor if quick is not None and bulk is not None else None
         self.bulk = bulk
@@ -376,7 +380,7 @@ class SparseReader:
         leaky = self.candidates(lines)
         # a line with an escaped letter may spell a word `quick` counts: parsed
         kept = [i for i in range(len(starts)) if i not in leaky and not escapes_a_letter(lines[i])]
-        broken = not_json([lines[i] for i in kept], native.reach())
+        broken = not_json([lines[i] for i in kept], native.reach(), self.content)
         return {starts[i] for j, i in enumerate(kept) if j not in broken}
 
     def _lines_with(

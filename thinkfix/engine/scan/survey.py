@@ -353,7 +353,8 @@ class Surveyor:
                 bad.update(i for i, size in enumerate(sizes) if size > self.limit)
         # Each line one JSON value, by a parser (`io.jsoncheck`): what its free parts hide of
         # its structure (a lost quote, a line cut after a `}`) the pattern cannot see.
-        bad.update(not_json(list(map(buf.__getitem__, map(slice, starts, ends))), native.reach()))
+        lines = list(map(buf.__getitem__, map(slice, starts, ends)))
+        bad.update(not_json(lines, native.reach(), self.canon.content))
         days = self._days(rows)
         models = self._models(rows)
         keys: list[Key] = list(zip(models, days))  # type: ignore[arg-type]
