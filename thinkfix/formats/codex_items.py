@@ -185,19 +185,53 @@ def _equal_strings(value: Any, target: str, path: Path) -> Iterator[Path]:
 
 def copies_of(plan: Plan, site: Site) -> Iterator[tuple[int, Path]]:
     """(record, path) of each event copy of the site's text (agent_message, task_complete,
-    ...): the event lines near the message, up to the next message or turn."""
+    ...): the event lines near the message, up to the next message or turn.
+
+    Codex writes a message's events, then its item (codex-rs `handle_output_item_done`
+    emits the completed turn item before it records the response item; rollouts before
+    turn items recorded the items at the turn's end), so an event after the message is
+    its copy only when the next message is not of the same text: one event is the copy of
+    one message, never of two (two edits on its one span refused the whole file)."""
+    i = site.record_index
+    later, end = _events_until_boundary(plan, site.text, i, 1)
+    if end is not None and _says(plan.records[end].obj, site.text):
+        later = [c for c in later if end - c[0] > _WINDOW]  # the next message's own copies
+    yield from later
+    yield from _events_until_boundary(plan, site.text, i, -1)[0]
+
+
+def _events_until_boundary(
+    plan: Plan, text: str, i: int, step: int
+) -> tuple[list[tuple[int, Path]], int | None]:
+    """The copies of `text` from record `i` on in direction `step`, and the record of the
+    boundary that ends them (None: the window or the file ends first)."""
     records = plan.records
-    for step in (1, -1):
-        j = site.record_index + step
-        while 0 <= j < len(records) and abs(j - site.record_index) <= _WINDOW:
-            o = records[j].obj
-            if o is not None:
-                if boundary(o):
-                    break
-                if o.get("type") == "event_msg":
-                    for path in _equal_strings(o.get("payload"), site.text, ("payload",)):
-                        yield j, path
-            j += step
+    found: list[tuple[int, Path]] = []
+    j = i + step
+    while 0 <= j < len(records) and abs(j - i) <= _WINDOW:
+        o = records[j].obj
+        if o is not None:
+            if boundary(o):
+                return found, j
+            found.extend(_event_copies(o, text, j))
+        j += step
+    return found, None
+
+
+def _event_copies(o: dict[str, Any], text: str, j: int) -> Iterator[tuple[int, Path]]:
+    if o.get("type") == "event_msg":
+        for path in _equal_strings(o.get("payload"), text, ("payload",)):
+            yield j, path
+
+
+def _says(o: dict[str, Any] | None, text: str) -> bool:
+    """Is the line an assistant message with `text` as one of its output texts?"""
+    if o is None:
+        return False
+    item, base = item_of(o)
+    return (
+        item is not None and is_assistant(item) and any(s.text == text for s in slots(item, base))
+    )
 
 
 def reasoning_item(segments: tuple[str, ...]) -> dict[str, Any]:
