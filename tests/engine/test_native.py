@@ -32,6 +32,7 @@ from thinkfix.engine.scan.runner import scan
 from thinkfix.engine.scan.sparse import SparseReader
 from thinkfix.engine.scan.survey import TAIL_TOKENS, Days, Surveyor
 from thinkfix.formats import registry
+from thinkfix.io import jsoncheck
 from thinkfix.io.multimatch import literal
 from thinkfix.reporters.json import JsonReporter
 
@@ -121,7 +122,30 @@ def test_the_pass_finds_where_each_context_marker_first_occurs(
     assert lines is not None
     firsts: dict[bytes, int] = {}
     lines(buf, lo, len(buf), firsts)
+    assert firsts.pop(native.EDGE) >= -1  # the JSON check's (below)
     assert firsts == {m: buf.find(m, lo) for m in markers}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from(["{}", "{", "}", "\n", "x", '"a"', ":", "}\n{"]), max_size=20),
+    cut=st.integers(0, 40),
+)
+def test_the_pass_finds_a_newline_that_does_not_close_an_object_and_open_the_next(
+    parts: list[str], cut: int
+) -> None:
+    """The same pass says whether a block may hold a line that is no object (`native.EDGE`):
+    as `jsoncheck.EDGE` says, for the block whose first line opens an object and whose last
+    closes one (the JSON check asks no more of it)."""
+    buf = ("{" + "".join(parts) + "}").encode() + b"\n"
+    lo = min(cut, len(buf) - 1)
+    lines = native.needle_lines(registry.get("claude-code").assistant_marker)
+    assert lines is not None
+    firsts: dict[bytes, int] = {}
+    lines(buf, lo, len(buf), firsts)
+    if buf[lo] == 123:
+        pure = jsoncheck.EDGE.search(buf, lo, len(buf) - 1) is not None
+        assert (firsts[native.EDGE] >= 0) == pure
 
 
 # --- the block counter's checks -----------------------------------------------------------------

@@ -18,8 +18,9 @@ from thinkfix.formats.strangers import names_turn
 
 
 def _expected(fmt: FormatBase, data: bytes) -> tuple[list[tuple], int]:
-    """What iter_jsonl gives for the wanted lines, and a first line that does not parse (the
-    reader parses it for the context hook: its error is reported), and the line count."""
+    """What iter_jsonl gives for the wanted lines, and any other line but a blank one that
+    does not parse (the reader checks every line it does not read: its error is reported,
+    as a parse of every line reports it), and the line count."""
     records = list(fmt.read(io.BytesIO(data)))
     kept = [
         (r.index, r.line, r.raw, r.eol, r.ctx)
@@ -27,7 +28,7 @@ def _expected(fmt: FormatBase, data: bytes) -> tuple[list[tuple], int]:
         if fmt.assistant_marker in r.raw
         or not r.eol
         or names_turn(r.raw)
-        or (r.index == 0 and r.error is not None)
+        or (r.error is not None and r.raw.strip())
     ]
     return kept, len(records)
 

@@ -117,13 +117,16 @@ def test_copilot_cli_corrupted_files_are_an_error_for_that_file_never_a_crash(
     )
     assert result.exit_code == 2, result.output  # an unreadable input, reported; not a crash
     report = json.loads(result.stdout)
+    # the raw newline leaves two lines that are not JSON: the event's head and its rest (the
+    # rest, with no assistant marker, was never read before: now reported, as by a parse)
     assert [(e["path"], e["line"], e["kind"]) for e in report["errors"]] == [
         (str(session), 4, "bad_line"),
+        (str(session), 5, "bad_line"),
         (str(session), 10, "bad_line"),
         (str(session), 12, "bad_line"),
     ]
     assert report["errors"][0]["message"].startswith("truncated: Unterminated string")
-    assert report["errors"][2]["message"].startswith("not JSON: Extra data")
+    assert report["errors"][3]["message"].startswith("not JSON: Extra data")
     # msg_04 (line 13) is sound and is read and counted as ever
     assert report["summary"]["by_format"]["copilot-cli"]["assistant_messages"] == 1
 

@@ -20,12 +20,15 @@ string's bytes, so the callers check UTF-8 themselves, as they did before
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, Optional, Union
 
 import orjson
+
+from thinkfix.io.textcheck import gaps
 
 #: What a refused line raises: orjson's errors are `ValueError`s; msgspec's `DecodeError` is
 #: one only from 0.21 on (not in 0.18.6-0.20, which the floor allows: `_raw_decode` adds
@@ -137,3 +140,102 @@ def not_json(
         except refused:
             out.add(i)
     return out
+
+
+# A newline that does not end a line closing an object (`}`) or start one opening an object
+# (`{`): the block holds a line that is not one compact JSON object, or a value that runs
+# across lines. Written with the newline first, so `re` finds candidates at memchr speed.
+EDGE = re.compile(rb"\n(?:(?<!\}\n)|(?!\{))")
+
+
+def unread_not_objects(
+    buf: bytes,
+    lo: int,
+    hi: int,
+    read: dict[int, int],
+    lines: int,
+    run_bytes: int = 0,
+    edges: bool | None = None,
+) -> list[int]:
+    """Starts of the lines of buf[lo:hi] outside `read` that may not each be one JSON object
+    (a superset: the caller's parse decides), given `lines`, how many lines lie outside `read`
+    (`hi` is just past a newline; `lo` starts a line).
+
+    A sparse scan never parses those lines: they cannot hold an assistant message. But a
+    line that is not JSON is one its runtime cannot read either, and a parse of every line
+    reports it (never silently clean). The check, for a run that reads `MSGSPEC_FROM` bytes:
+    every newline of the block closes an object and opens the next (`EDGE`), so every line
+    holds at least one value and no value crosses a line; msgspec reads the unread bytes as
+    a stream of values, each gap at once (a refused value fails it); and there are as many
+    values as lines, so each line is exactly one object. Only a block that fails is looked
+    at line by line, as is every block of a smaller run (orjson, each line alone). `edges`:
+    whether the block has a newline `EDGE` matches, where a native pass found out already."""
+    if lo >= hi:
+        return []
+    starts, ends = gaps(lo, hi, read)
+    decode = _lines_decode() if run_bytes >= MSGSPEC_FROM else None
+    if (
+        decode is not None
+        and buf[lo] == 123  # `{`: the first line opens an object; `}`: the last closes one
+        and buf[hi - 2] == 125
+        and not (EDGE.search(buf, lo, hi - 1) is not None if edges is None else edges)
+    ):
+        view = memoryview(buf)
+        try:
+            values = sum(map(len, map(decode, map(view.__getitem__, map(slice, starts, ends)))))
+        except _lines_refused():
+            values = -1
+        if values == lines:
+            return []
+    out: list[int] = []
+    for start, end in zip(starts, ends):  # line by line: small runs, damaged blocks
+        if start < end:
+            out.extend(not_objects(buf, start, end, run_bytes))
+    return out
+
+
+def not_objects(buf: bytes, lo: int, hi: int, run_bytes: int) -> list[int]:
+    """Starts of the lines of buf[lo:hi] that are not each one JSON object (or that the check
+    cannot vouch for: a line of whitespace, one that `not_json` refuses). Blank lines are no
+    records, and are never listed. In batches: its memory is a batch's, whatever the lines
+    (a block of four million newlines, a bomb, lists nothing)."""
+    out: list[int] = []
+    batch: list[re.Match[bytes]] = []
+    for line in _LINE.finditer(buf, lo, hi):
+        batch.append(line)
+        if len(batch) == _BATCH:
+            out.extend(_refused(batch, run_bytes))
+            batch = []
+    out.extend(_refused(batch, run_bytes))
+    return out
+
+
+_LINE = re.compile(rb"[^\n]+")
+_BATCH = 4096
+
+
+def _refused(matches: list[re.Match[bytes]], run_bytes: int) -> list[int]:
+    """Starts of the lines `matches` that `not_objects` lists."""
+    lines = [match[0] for match in matches]
+    edged = [i for i, line in enumerate(lines) if line[:1] == b"{" and line[-1:] == b"}"]
+    refused = not_json([lines[i] for i in edged], run_bytes)
+    kept = {i for j, i in enumerate(edged) if j not in refused}
+    return [match.start() for i, match in enumerate(matches) if i not in kept]
+
+
+@lru_cache(maxsize=1)
+def _lines_decode() -> Callable[[bytes | memoryview], list[Any]] | None:
+    """msgspec's reader of a stream of JSON values into `Raw` (builds nothing), or None where
+    msgspec cannot be imported."""
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    return msgspec.json.Decoder(msgspec.Raw).decode_lines
+
+
+def _lines_refused() -> tuple[type[BaseException], ...]:
+    """What `_lines_decode`'s reader raises for bytes it refuses (msgspec is imported)."""
+    import msgspec
+
+    return (msgspec.DecodeError, *_REFUSED)

@@ -39,6 +39,12 @@ def not_utf8_lines(buf: bytes, lo: int, hi: int) -> dict[int, int]:
     return out
 
 
+def gaps(lo: int, hi: int, read: dict[int, int]) -> tuple[list[int], list[int]]:
+    """Where the bytes of buf[lo:hi] outside the lines `read` ({start: offset of its
+    newline}, in order) start and end: what a sparse reader never parses."""
+    return [lo, *map((1).__add__, read.values())], [*read, hi]
+
+
 def unread_not_utf8(buf: bytes, lo: int, hi: int, read: dict[int, int]) -> dict[int, int]:
     """`not_utf8_lines` of the bytes of buf[lo:hi] outside the lines `read` ({start: offset
     of its newline}, in order): those a reader parses or checks as it counts them, which
@@ -46,8 +52,7 @@ def unread_not_utf8(buf: bytes, lo: int, hi: int, read: dict[int, int]) -> dict[
     C iterators: no Python frame per line."""
     if buf.isascii():
         return {}
-    starts = [lo, *map((1).__add__, read.values())]
-    ends = [*read, hi]
+    starts, ends = gaps(lo, hi, read)
     view = memoryview(buf)
     try:
         deque(map(str, map(view.__getitem__, map(slice, starts, ends)), repeat("utf-8")), 0)

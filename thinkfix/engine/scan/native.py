@@ -88,6 +88,11 @@ def reach() -> int:
     return max(_seen, _expected)
 
 
+#: `Lines`' key in `firsts` for the newlines that do not close an object and open the next:
+#: where the first of them was found, or -1 (`io.jsoncheck.unread_not_objects`' `edges`).
+EDGE = b"\n"
+
+
 def needle_lines(marker: bytes, markers: tuple[bytes, ...] = ()) -> Lines | None:
     """`_needle_lines` of this thread, built once per marker (a file's reader asks for it)."""
     return _needle_lines(marker, markers, threading.get_ident())
@@ -99,16 +104,23 @@ def _needle_lines(marker: bytes, markers: tuple[bytes, ...], thread: int) -> Lin
     lines of buf[lo:hi] holding `marker`, `"assistant"`, an escaped letter or `"model"` as a
     string value, in order; `end` the offset of the line's newline; `hi` just past a
     newline) from one pass,
-    which also finds where each of the format's context `markers` first occurs (`firsts`):
+    which also finds where each of the format's context `markers` first occurs (`firsts`;
+    and under `EDGE`, whether a line may be no object, which the JSON check needs):
     the reader looked for each with `find`, and one absent from a block (Codex's
     `"reasoning"`, Claude Code's `"thinking"`: a `"` starts most candidates) cost a scan of it,
     ~6% of a dense scan. None where hyperscan is missing."""
     words = b"|".join(literal(w) for w in dict.fromkeys((marker, ASSISTANT)) if w)
     words += b"|" + ESCAPED_LETTER  # `SparseReader._lines_with`'s escaped letter
     # A word's line is reported once, at its newline; a model value with where it starts
-    # (its whitespace may run past the newline); a context marker once, where it first ends.
-    patterns = (b"(?:" + words + rb")[^\n]*\n", _MODEL_VALUE, *map(literal, markers))
-    flags = (0, SOM_LEFTMOST, *(SINGLEMATCH,) * len(markers))
+    # (its whitespace may run past the newline); a context marker once, where it first ends;
+    # a newline that does not close an object and open the next (`jsoncheck.EDGE`) once.
+    patterns = (
+        b"(?:" + words + rb")[^\n]*\n",
+        _MODEL_VALUE,
+        rb"[^}]\n|\n[^{]",
+        *map(literal, markers),
+    )
+    flags = (0, SOM_LEFTMOST, SINGLEMATCH, *(SINGLEMATCH,) * len(markers))
     db = database(patterns, flags, thread)
     if db is None:
         return None
@@ -119,7 +131,7 @@ def _needle_lines(marker: bytes, markers: tuple[bytes, ...], thread: int) -> Lin
     ) -> dict[int, int]:
         ends: list[int] = []
         values: list[int] = []
-        first = [-1] * len(markers)
+        first = [-1] * (len(markers) + 1)  # the edge's, then each marker's
         end, value = ends.append, values.append
 
         def on(pattern: int, start: int, stop: int, flags: int, context: object) -> None:
@@ -127,13 +139,15 @@ def _needle_lines(marker: bytes, markers: tuple[bytes, ...], thread: int) -> Lin
                 end(stop)
             elif pattern == 1:
                 value(start)
+            elif pattern == 2:
+                first[0] = lo + stop
             else:  # a literal: its first match ends first (matches come in order of end)
-                first[pattern - 2] = lo + stop - lengths[pattern - 2]
+                first[pattern - 2] = lo + stop - lengths[pattern - 3]
 
         # bytes, not a memoryview: hyperscan 0.7.23, the lowest version allowed, takes no other
         db.scan(buf[lo:hi], match_event_handler=on)
         if firsts is not None:
-            firsts.update(zip(markers, first))
+            firsts.update(zip((EDGE, *markers), first))
         rfind = buf.rfind
         out = {rfind(b"\n", lo, e) + 1 or lo: e for e in [lo + stop - 1 for stop in ends]}
         if values:  # rare: a line whose only needle is a model value

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
+from operator import attrgetter
 from typing import BinaryIO
 
 from orjson import JSONDecodeError, loads
@@ -31,7 +32,7 @@ from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.reader import opens_document
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, record_limit, too_large
 from thinkfix.formats.strangers import ESCAPED, escapes_a_letter, names_turn, turn_needles
-from thinkfix.io.jsoncheck import not_json
+from thinkfix.io.jsoncheck import not_json, not_objects, unread_not_objects
 from thinkfix.io.textcheck import not_utf8_lines, unread_not_utf8
 
 Candidates = Callable[[Sequence[bytes]], set[int]]
@@ -257,6 +258,7 @@ class SparseReader:
         if self.crlf:  # rare: read line by line so every terminator is kept exactly
             out.extend(self._lines(buf, lo, hi, not_utf8_lines(buf, lo, hi)))
             return out
+        first = self.records  # the index of the line at lo
         fast = native.warm(hi - lo)  # the same answers from hyperscan passes (`native`)
         if fast and self.native_lines is None:
             self.native_lines = native.needle_lines(self.wanted, self.all_markers)
@@ -275,6 +277,7 @@ class SparseReader:
         starts: list[int] = []
         ends: list[int] = []
         keys: list[Key] = []
+        read = wanted  # every other line is only checked (`_unread_errors`)
         if self.surveyor is not None:  # the canonical clean lines, counted by the block
             block = self.surveyor.block(buf, wanted, fast)
             if len(block.starts) * 2 < len(wanted):
@@ -366,6 +369,36 @@ class SparseReader:
         if pending:
             bulk(pending, ctx)  # type: ignore[misc]
         self.records = index + count_lines(buf, at, hi, long_lines)
+        unread = self.records - first - len(read)
+        edges = None if native.EDGE not in firsts else firsts[native.EDGE] >= 0
+        bad = unread_not_objects(buf, lo, hi, read, unread, native.reach(), edges)
+        return self._unread_errors(buf, lo, first, bad, out) if bad else out
+
+    def _unread_errors(
+        self, buf: bytes, lo: int, first: int, bad: list[int], out: list[Record]
+    ) -> list[Record]:
+        """`out` and, in line order, the records of the unread lines starting at `bad` (those
+        `io.jsoncheck` cannot vouch are each one JSON object) whose parse fails: a line that
+        is not JSON holds no assistant text, but its runtime cannot read it either, and a
+        parse of every line reports it (never silently clean). Rare: a damaged file."""
+        seen = {record.index for record in out}
+        at, index, added = lo, first, False
+        for start in bad:
+            index += buf.count(b"\n", at, start)
+            at = start
+            end = buf.index(b"\n", start)
+            raw, eol = (
+                (buf[start : end - 1], b"\r\n") if buf[end - 1] == 13 else (buf[start:end], b"\n")
+            )
+            if index in seen or not raw or raw.isspace():  # read already; blank (no record)
+                continue
+            record = self._record(index, raw, eol)  # not the first line: no context hook
+            if record.error is not None:
+                self._at(index, self.base + start)
+                out.append(record)
+                added = True
+        if added:
+            out.sort(key=attrgetter("index"))
         return out
 
     def _clean(self, buf: bytes, wanted: dict[int, int]) -> set[int]:
@@ -415,6 +448,8 @@ class SparseReader:
         lines that are not UTF-8 (`broken`, by start). A line parsed (the first, a marked one,
         a broken one) whose parse fails is yielded, so its error is reported."""
         wanted, out, at = self.wanted, [], lo
+        # lines that may not be one JSON object: parsed, so an error is reported
+        unsure = set(not_objects(buf, lo, hi, native.reach()))
         for line in buf[lo:hi].split(b"\n")[:-1]:
             start, at = at, at + len(line) + 1
             index = self.records
@@ -422,7 +457,13 @@ class SparseReader:
             raw, eol = (line[:-1], b"\r\n") if line.endswith(b"\r") else (line, b"\n")
             marked = self._marked(raw)
             keep = wanted in raw or names_turn(raw)
-            if index == 0 or keep or marked or (broken and start in broken):
+            if (
+                index == 0
+                or keep
+                or marked
+                or (broken and start in broken)
+                or (start in unsure and raw and not raw.isspace())
+            ):
                 record = self._record(index, raw, eol, marked)
                 if keep or record.error is not None:
                     self._at(index, self.base + start)
@@ -434,10 +475,13 @@ def skippable(fmt: SessionFormat, record: Record) -> bool:
     """Scan's rule for a record it need not parse: it cannot hold an assistant message nor
     name a turn of another shape (`formats.strangers`), it is not an unterminated last line
     (which may be a truncated record), and it is UTF-8 and one JSON value (else parsed, its
-    error reported as a parse of every line reports it: orjson checks both)."""
+    error reported as a parse of every line reports it: orjson checks both), and an object
+    (`{...}`: a line of another shape is parsed, which says whether the format reads it)."""
     raw = record.raw
     return (
         bool(record.eol)
+        and raw[:1] == b"{"
+        and raw[-1:] == b"}"
         and not fmt.may_contain_assistant(raw)
         and not names_turn(raw)
         and not not_json((raw,))
