@@ -7,13 +7,14 @@ row instead of rewriting it from records (`sqlite_store` holds the reading and t
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from thinkfix.formats.common import place_elsewhere
 from thinkfix.formats.records import Site
 from thinkfix.formats.repairs import Placement, PlacementKind
-from thinkfix.formats.sqlite_store import MAGIC, StoreInUse, has_tables, is_database
+from thinkfix.formats.sqlite_store import MAGIC, StoreInUse, is_database, quote, snapshot
 
 if TYPE_CHECKING:
     from thinkfix.formats.planner import Draft, Plan
@@ -24,16 +25,41 @@ def store_confidence(
 ) -> float | None:
     """How sure a store format is that the file at `path` is its store, from its tables; None
     when `head` is not SQLite's (the format may read the file as records). A store locked by its
-    runtime cannot be opened, so there the format's own claim on the path decides, and reading
-    the file later says "in use" rather than the file going unread."""
+    runtime, or one SQLite cannot read (cut short, its pages overwritten), has no tables to
+    show, so there the format's own claim on the path decides, and reading the file later says
+    "in use" or what is wrong with it rather than the file going unread as no session
+    (review10: a damaged `crush.db` beside a clean session was skipped, exit 0)."""
     if not head.startswith(MAGIC):
         return None
     if not path or not os.path.isfile(path):
         return 0.0
     try:
         return 0.95 if has_tables(path, tables) else 0.0
-    except StoreInUse:
+    except (StoreInUse, StoreDamaged):
         return 0.95 if claimed(path) else 0.0
+
+
+class StoreDamaged(Exception):
+    """SQLite cannot read the file as a database (`SQLITE_CORRUPT`, `SQLITE_NOTADB`)."""
+
+
+def has_tables(path: str, tables: Mapping[str, Iterable[str]]) -> bool:
+    """Does the SQLite file at `path` have these tables with (at least) these columns?
+    StoreInUse when it cannot be read now, StoreDamaged when SQLite cannot read it as a
+    database at all; False when it lacks them (or cannot be opened: no store there)."""
+    try:
+        with snapshot(path) as db:
+            for table, columns in tables.items():
+                have = {row[1] for row in db.execute(f"PRAGMA table_info({quote(table)})")}
+                if not set(columns) <= have:
+                    return False
+        return True
+    except sqlite3.OperationalError:
+        return False
+    except sqlite3.DatabaseError as exc:  # malformed, not a database: never an empty store
+        raise StoreDamaged(str(exc)) from None
+    except sqlite3.Error:
+        return False
 
 
 def refuse_emptied(site: Site, what: str = "") -> Placement:

@@ -214,20 +214,6 @@ def _private_copy(path: str) -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def has_tables(path: str, tables: Mapping[str, Iterable[str]]) -> bool:
-    """Does the SQLite file at `path` have these tables with (at least) these columns?
-    StoreInUse when it cannot be read now; False when it is no database or lacks them."""
-    try:
-        with snapshot(path) as db:
-            for table, columns in tables.items():
-                have = {row[1] for row in db.execute(f"PRAGMA table_info({quote(table)})")}
-                if not set(columns) <= have:
-                    return False
-        return True
-    except sqlite3.Error:
-        return False
-
-
 def is_database(path: str) -> bool:
     """Does the file at `path` start with SQLite's magic bytes?"""
     try:
