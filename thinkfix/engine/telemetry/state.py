@@ -32,6 +32,7 @@ import orjson
 from thinkfix.engine.report import InputError, LeakFinding
 from thinkfix.engine.scan.options import ALL_KINDS
 from thinkfix.engine.scan.result import ScannedFile
+from thinkfix.formats import registry
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.safewrite import atomic_write
 from thinkfix.normalizer.kinds import LeakKind
@@ -204,13 +205,118 @@ def encode(entries: Mapping[str, Entry]) -> dict[str, Any]:
     }
 
 
+# --- the shape of a document, checked before any of it is used ----------------------------
+#
+# Every value a run reuses must be of the type this version writes: a number that is text, a
+# count that is a list, a format id this version does not know, reached the run's arithmetic
+# or the format registry and ended it with an internal error, no state saved (review10). A
+# state of the wrong shape is damaged: not reused, every file read whole.
+
+
+_Check = Callable[[Any], bool]
+
+
+def _need(ok: bool) -> None:
+    if not ok:
+        raise TypeError("a value of the wrong type")
+
+
+def _int(v: Any) -> bool:
+    return type(v) is int  # not bool, not float
+
+
+def _text(v: Any) -> bool:
+    return type(v) is str
+
+
+def _maybe(check: _Check) -> _Check:
+    return lambda v: v is None or check(v)
+
+
+def _index(table: list[Any]) -> _Check:
+    return lambda v: _int(v) and 0 <= v < len(table)
+
+
+def _row(row: Any, checks: list[_Check], least: int) -> bool:
+    """`row` is a list of `least` to len(checks) values, each passing its check (or raise)."""
+    _need(type(row) is list and least <= len(row) <= len(checks))
+    for value, check in zip(row, checks):
+        _need(check(value))
+    return True
+
+
+def _rows(value: Any, checks: list[_Check], least: int | None = None) -> bool:
+    _need(type(value) is list)
+    for row in value:
+        _row(row, checks, len(checks) if least is None else least)
+    return True
+
+
+def _own_path(v: Any) -> bool:
+    return v == 0 and _int(v) or _text(v)
+
+
+#: A finding's fields as `_committed_row` writes them (`LeakFinding`; its first nine needed).
+_FINDING: list[_Check] = [_own_path, _int, _text, _text, _text, _text, _int, _int, _int]
+_FINDING += [_maybe(_text), _maybe(_text), _int, _maybe(_text), _text]
+_FINDING += [lambda v: type(v) is bool, _text, _maybe(_text)]
+_ERROR_KINDS = frozenset(kind.value for kind in ErrorKind)
+
+
+def _error_kind(v: Any) -> bool:
+    return _text(v) and v in _ERROR_KINDS
+
+
+def _ctx(v: Any) -> bool:
+    return _row(v, [_maybe(_text), _maybe(_text), lambda extra: type(extra) is dict], 0)
+
+
+def _entry_checks(formats: list[str], models: list[str], options: list[str]) -> _Check:
+    """A check of one entry's row against the document's tables (made once a document)."""
+    model = _index(models)
+    committed: list[_Check] = [
+        _maybe(_text),
+        _maybe(_index(formats)),
+        *[_int] * 4,
+        lambda v: _rows(v, [model, _int, _int, _int]),
+        lambda v: _rows(v, _FINDING, 9),
+        lambda v: _rows(v, [_own_path, _maybe(_int), _error_kind, _text]),
+        _maybe(_text),
+        lambda v: _rows(v, [_text, model, _int, _int, _int]),
+    ]
+    entry: list[_Check] = [
+        _index(options),
+        *[_int] * 6,  # dev, ino, size, mtime, ctime - mtime, flags
+        _maybe(_index(formats)),
+        _int,
+        _text,
+        _int,
+        _maybe(_ctx),
+        lambda v: _row(v, committed, 0),
+    ]
+    return lambda row: _row(row, entry, len(entry))
+
+
+def _check_tables(data: Mapping[str, Any]) -> tuple[list[str], list[str], list[str]]:
+    tables = data["options"], data["formats"], data["models"]
+    for table in tables:
+        _need(type(table) is list and all(_text(v) for v in table))
+    _need(all(f in registry.FORMATS for f in tables[1]))
+    _need(type(data["dirs"]) is dict)
+    for files in data["dirs"].values():
+        _need(type(files) is dict)
+    return tables
+
+
 def decode(data: Mapping[str, Any]) -> dict[str, Entry]:
     """The entries of a layout-3 document (any malformed part raises)."""
-    options, formats, models = data["options"], data["formats"], data["models"]
+    options, formats, models = _check_tables(data)
+    shaped = _entry_checks(formats, models, options)
     out: dict[str, Entry] = {}
     for folder, files in data["dirs"].items():
         for name, row in files.items():
             path = folder + name
+            shaped(row)
             opt, dev, ino, size, mtime, ctime, flags, fmt, offset, check, lines, ctx, com = row
             out[path] = Entry(
                 options[opt],
