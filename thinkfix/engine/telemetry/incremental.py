@@ -47,7 +47,7 @@ from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.report import build_report, require_sessions, with_display_paths
 from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.engine.scan.runner import POOL_MIN_BYTES, default_jobs
-from thinkfix.engine.scan.task import scan_file
+from thinkfix.engine.scan.task import rewritten, scan_file
 from thinkfix.engine.telemetry.appended import (
     HashedRange,
     check_digest,
@@ -303,6 +303,8 @@ def _resume(
             tail, _, _, _ = _part(file, options, fp, cut, end, lines, ctx, crlf)
             total = merge(committed, tail.result(), size=end)
             parsed += end - cut
+        if _shrank(fp, end):
+            return None  # rewritten shorter since its stat: what was proven is gone
     new = _stat_entry(
         key,
         st,
@@ -317,6 +319,11 @@ def _resume(
     )
     mode = UNCHANGED if st.st_size == entry.size else APPENDED
     return Increment(total._replace(size=st.st_size), new, mode, hashed + parsed, parsed)
+
+
+def _shrank(fp: BinaryIO, size: int) -> bool:
+    """Is the open file shorter than `size` now (rewritten while it was read)?"""
+    return os.fstat(fp.fileno()).st_size < size
 
 
 def _may_await_call(fmt: SessionFormat, entry: Entry, options: ScanOptions) -> bool:
@@ -343,6 +350,7 @@ def _full(
             result, _stat_entry(key, st, result.format, result) if keep else None, FULL, size, size
         )
     with open(file.real_path, "rb") as fp:
+        opened = os.fstat(fp.fileno()).st_size
         if sparse.is_document(io.BufferedReader(ByteRange(fp, 0, size))):
             result = scan_file(file, options)
             return Increment(result, _stat_entry(key, st, result.format, result), FULL, size, size)
@@ -355,7 +363,11 @@ def _full(
         if size > cut:
             tail, _, _, _ = _part(file, options, fp, cut, size, lines, ctx, scan.crlf_after)
             total = merge(total, tail.result(), size=size)
+        # as a full scan says it (`task.rewritten`): what was read may join two versions
+        changed = rewritten(file.path, fp, opened)
     total = total._replace(size=size)
+    if changed is not None:
+        total = total._replace(errors=(*total.errors, changed))
     if not whole or any(e.line is None for e in total.errors):
         return Increment(total, None, FULL, size, size)
     if ctx_json is None:  # cannot go on mid-file: remember it as a whole file
