@@ -23,12 +23,14 @@ not read line by line are not split.
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, BinaryIO, cast
 
 from thinkfix.engine.inputs.files import Candidate, InputFile, resolve
+from thinkfix.engine.report import InputError
 from thinkfix.engine.scan import sparse
 from thinkfix.engine.scan.findings import fingerprint_of
 from thinkfix.engine.scan.one_file import _FileScan
@@ -38,6 +40,7 @@ from thinkfix.engine.scan.task import rewritten, scan_file
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, record_limit, set_record_limit
 from thinkfix.io import remote
 from thinkfix.io.compression import Compression
+from thinkfix.io.errors import ErrorKind
 from thinkfix.io.ranges import ByteRange
 from thinkfix.io.regular import open_regular
 
@@ -74,6 +77,8 @@ class Piece:
     start: int = -1
     end: int = -1
     ctx: Portable | None = None
+    #: (device, inode) of the file the plan cut: every piece opens the file by its name
+    identity: tuple[int, int] | None = None
 
     @property
     def path(self) -> str:
@@ -120,8 +125,14 @@ def plan(items: Sequence[Candidate | InputFile], options: ScanOptions, workers: 
         count = -(-file.size // piece)
         if not splittable(file, options):
             tasks.append(file)
-        else:
-            tasks.extend(Piece(file, k, count) for k in range(count))
+            continue
+        try:
+            st = os.stat(file.real_path)
+        except OSError:
+            tasks.append(file)  # gone since the walk: read whole, where that is an error
+            continue
+        identity = (st.st_dev, st.st_ino)
+        tasks.extend(Piece(file, k, count, identity=identity) for k in range(count))
     return tasks
 
 
@@ -216,6 +227,8 @@ def scan_piece(piece: Piece, options: ScanOptions) -> PieceResult:
             origin=start,
         )
         changed = rewritten(file.path, raw, file.size)  # a piece past a new end reads nothing
+        if changed is None:
+            changed = _replaced(piece, raw)
         if changed is not None:
             scan.errors.append(changed)
     result = scan.result()._replace(size=file.size)
@@ -231,6 +244,21 @@ def scan_piece(piece: Piece, options: ScanOptions) -> PieceResult:
         # a text awaiting rule 4's evidence is judged by the whole file's records (`merge`)
         failed=scan.unsettled,
         deferred_from=len(result.findings) if scan.deferred_from is None else scan.deferred_from,
+    )
+
+
+def _replaced(piece: Piece, raw: BinaryIO) -> InputError | None:
+    """An error for a piece that opened another file than the plan cut (a save by rename
+    between two pieces' reads): the pieces would join two files, and a leak that moved
+    between their halves would be read in neither (review10)."""
+    st = os.fstat(raw.fileno())
+    if piece.identity is None or (st.st_dev, st.st_ino) == piece.identity:
+        return None
+    return InputError(
+        piece.path,
+        None,
+        ErrorKind.CHANGED,
+        "changed while it was being read (replaced by another file of its name); scan it again",
     )
 
 
