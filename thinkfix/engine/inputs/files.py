@@ -90,6 +90,7 @@ IGNORE_FILES = (".gitignore", ".thinkfixignore")
 EMPTY = "empty"
 UNKNOWN = "not a known session format"
 DISABLED = "disabled by configuration"
+NOT_REGULAR = "not a regular file"  # a FIFO, socket or device found in a folder
 
 
 class UnknownPolicy(str, Enum):

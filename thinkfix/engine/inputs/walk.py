@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from thinkfix.engine.inputs.files import (
     IGNORE_FILES,
+    NOT_REGULAR,
     STDIN,
     Candidate,
     InputFile,
@@ -267,6 +268,9 @@ def _walk_folder(
                 )
                 continue
             if not stat.S_ISREG(st.st_mode):
+                if _special(st.st_mode):  # never read, but named: not as if it were not there
+                    path = os.path.join(root, rel)
+                    yield InputFile(path, path, explicit=False, skipped=NOT_REGULAR)
                 continue
             key = _identity(entry.path, st)
             if key in seen:
@@ -276,6 +280,11 @@ def _walk_folder(
             yield Candidate(path, path, False, st.st_size)
         # Files of a folder come before its subfolders' files, both sorted by name.
         stack.extend(reversed(subdirs))
+
+
+def _special(mode: int) -> bool:
+    """A FIFO, socket or device: what a read could block on forever or never finish."""
+    return any(test(mode) for test in (stat.S_ISFIFO, stat.S_ISSOCK, stat.S_ISCHR, stat.S_ISBLK))
 
 
 def _parent(rel: str) -> str:
