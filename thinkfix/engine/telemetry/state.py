@@ -34,6 +34,7 @@ from thinkfix.engine.scan.options import ALL_KINDS
 from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.formats import registry
 from thinkfix.io.errors import ErrorKind
+from thinkfix.io.filestate import WriteError
 from thinkfix.io.safewrite import atomic_write
 from thinkfix.normalizer.kinds import LeakKind
 
@@ -380,6 +381,8 @@ def write_document(path: str, entries: Mapping[str, Entry], **more: Any) -> None
     try:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         atomic_write(path, data)
+    except WriteError as exc:  # the safe writer's own (no OSError): its text names the path
+        raise StateError(f"cannot write the state file: {exc}") from None
     except OSError as exc:
         raise StateError(f"cannot write the state file {path}: {exc}") from None
 
