@@ -205,7 +205,7 @@ def scan_increment(
         or entry.committed.path != item.path
     ):
         entry = None
-    trusted = entry is not None and entry.settled and entry.same_stat(st)
+    trusted = entry is not None and vouched(entry, st, path)
     if entry is not None and trusted and (not entry.resumable or entry.offset == st.st_size):
         return Increment(entry.committed, entry, UNCHANGED)
     try:
@@ -234,6 +234,27 @@ def scan_increment(
     if done.entry is not None:
         done.entry.settled = max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS < now
     return done
+
+
+def vouched(entry: Entry, st: os.stat_result, path: str) -> bool:
+    """Does the file's stat alone prove it holds what `entry` read (reused unread)? Its
+    identity, size and times unchanged since a read well after its last change, and, for a
+    store, no side file its rows may have changed in."""
+    return entry.settled and entry.same_stat(st) and (entry.resumable or not _store_in_flux(path))
+
+
+def _store_in_flux(path: str) -> bool:
+    """Does a SQLite store at `path` have a `-wal` or `-journal` with bytes in it? Its rows
+    may then change while its own file's stat does not: a runtime in WAL mode (OpenCode,
+    Crush, Goose) writes only its `-wal` until a checkpoint, so a settled store was reused
+    unread and the messages written since never seen (review10)."""
+    for side in ("-wal", "-journal"):
+        try:
+            if os.stat(path + side).st_size > 0:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _detection_reads_past(path: str, size: int) -> bool:

@@ -27,7 +27,7 @@ from thinkfix.engine.inputs.walk import walk
 from thinkfix.engine.report import LeakFinding
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.result import ScannedFile
-from thinkfix.engine.telemetry.incremental import options_key, scan_increment
+from thinkfix.engine.telemetry.incremental import options_key, scan_increment, vouched
 from thinkfix.engine.telemetry.state import (
     Entry,
     State,
@@ -189,7 +189,7 @@ class Watcher:
             except OSError:
                 continue
             old = entries.get(item.path) or self._renamed(item.path, st)
-            if old is not None and old.options == self.key and old.settled and old.same_stat(st):
+            if old is not None and old.options == self.key and vouched(old, st, item.real_path):
                 continue  # untouched since it was read (a rewrite moves the ctime)
             inc = scan_increment(item, old, self.options, self.key)
             if inc.entry is None:
