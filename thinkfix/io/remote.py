@@ -18,6 +18,8 @@ import os
 import re
 from typing import Any, BinaryIO
 
+from thinkfix.io.regular import open_regular
+
 #: What a URL's scheme is made of after its first letter (RFC 3986): `is_url` reads it with
 #: str methods, so importing this module (every scan does) compiles no regex (#26 item 3).
 _SCHEME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
@@ -121,8 +123,12 @@ def listing(url: str) -> tuple[bool, list[tuple[str, str, int]]]:
 
 
 def open_url(url: str) -> BinaryIO:
-    """The file at `url`, open for reading in binary (seekable, buffered by fsspec)."""
+    """The file at `url`, open for reading in binary (seekable, buffered by fsspec). A local
+    one (`file://`) is opened as a local path is (`open_regular`): fsspec opens a FIFO
+    blocking, and a scan waited for a writer forever (review10)."""
     fs, path = filesystem(url)
+    if is_local(fs):
+        return open_regular(path)
     fp: BinaryIO = fs.open(path, "rb")
     return fp
 
