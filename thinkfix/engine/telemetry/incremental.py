@@ -238,9 +238,13 @@ def scan_increment(
 
 def vouched(entry: Entry, st: os.stat_result, path: str) -> bool:
     """Does the file's stat alone prove it holds what `entry` read (reused unread)? Its
-    identity, size and times unchanged since a read well after its last change, and, for a
-    store, no side file its rows may have changed in."""
-    return entry.settled and entry.same_stat(st) and (entry.resumable or not _store_in_flux(path))
+    identity, size and times unchanged since a read well after its last change; and, for a
+    file not read line by line, no errors (a document may owe them to another file: an
+    OpenCode part read before its message file was written; review10) and, for a store, no
+    side file its rows may have changed in."""
+    if not (entry.settled and entry.same_stat(st)):
+        return False
+    return entry.resumable or not (entry.committed.errors or _store_in_flux(path))
 
 
 def _store_in_flux(path: str) -> bool:
