@@ -285,6 +285,10 @@ def _resume(
         # no complete line committed yet: nothing to go on from, and a first line that opens
         # a document is read as one (scan.one_file), which is no line reader's resume
         return None
+    if (options.since, options.until) != (None, None) and st.st_mtime_ns != entry.mtime_ns:
+        # a message with no time of its own is judged by its file's, which the append moved:
+        # the committed part may now fall inside the window or outside it (review10)
+        return None
     if (
         st.st_size > entry.size
         and _detection_reads_past(item.real_path, entry.size)
