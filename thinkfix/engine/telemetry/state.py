@@ -23,6 +23,7 @@ whole, says so (`State.note`), and writes this layout.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +36,8 @@ from thinkfix.engine.scan.result import ScannedFile
 from thinkfix.formats import registry
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.filestate import WriteError
-from thinkfix.io.safewrite import atomic_write
+from thinkfix.io.regular import NotRegular, kind_of, open_regular
+from thinkfix.io.safewrite import write_output
 from thinkfix.normalizer.kinds import LeakKind
 
 STATE_VERSION = 3
@@ -347,10 +349,13 @@ def read_document(path: str) -> tuple[dict[str, Any] | None, str | None]:
     there is simply no state yet)."""
     why = "every file is read whole, and the state written anew"
     try:
-        with open(path, "rb") as fp:
+        # never `open`: a FIFO named as the state would wait for a writer forever (review10)
+        with open_regular(path) as fp:
             data = orjson.loads(fp.read())
     except FileNotFoundError:
         return None, None
+    except NotRegular:
+        return None, f"the state file {path} is {_kind(path)}, not a regular file: {why}"
     except (OSError, ValueError) as exc:
         return None, f"the state file {path} cannot be read ({exc}): {why}"
     version = data.get("version") if isinstance(data, dict) else None
@@ -360,6 +365,16 @@ def read_document(path: str) -> tuple[dict[str, Any] | None, str | None]:
             f"{STATE_VERSION}: {why}"
         )
     return data, None
+
+
+def _kind(path: str) -> str | None:
+    """What `path` is when it is no regular file ("a FIFO", "a character device"), else
+    None (a regular file, or nothing there)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else kind_of(mode)
 
 
 def decoded(
@@ -378,9 +393,13 @@ def decoded(
 def write_document(path: str, entries: Mapping[str, Entry], **more: Any) -> None:
     """Save `entries` (and `more` keys) at `path` atomically, or `StateError`."""
     data = orjson.dumps({"version": STATE_VERSION, **encode(entries), **more})
+    kind = _kind(path)
+    if kind in ("a FIFO", "a socket"):  # a write would wait for a reader, or fail
+        raise StateError(f"cannot write the state file {path}: {kind}, not a regular file")
     try:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        atomic_write(path, data)
+        # a device (`--state /dev/null`) is written into, as `-o` writes it: a rename over it
+        # replaced /dev/null itself with a regular file, run as root (review10)
+        write_output(path, data)
     except WriteError as exc:  # the safe writer's own (no OSError): its text names the path
         raise StateError(f"cannot write the state file: {exc}") from None
     except OSError as exc:
