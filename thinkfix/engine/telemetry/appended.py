@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 from collections.abc import Mapping
 from typing import Any, BinaryIO
 
@@ -121,3 +122,8 @@ def context_from(data: Mapping[str, Any] | None) -> Context:
     if not data:
         return EMPTY_CONTEXT
     return Context(data.get("session_id"), data.get("model"), dict(data.get("extra") or {}))
+
+
+def shrank(fp: BinaryIO, size: int) -> bool:
+    """Is the open file shorter than `size` now (rewritten while it was read)?"""
+    return os.fstat(fp.fileno()).st_size < size

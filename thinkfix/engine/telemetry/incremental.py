@@ -57,8 +57,9 @@ from thinkfix.engine.telemetry.appended import (
     merge,
     new_digest,
     prefix_digest,
+    shrank,
 )
-from thinkfix.engine.telemetry.state import Entry, State
+from thinkfix.engine.telemetry.state import Entry, State, vouched
 from thinkfix.formats import registry
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.detection import read_head
@@ -236,31 +237,6 @@ def scan_increment(
     return done
 
 
-def vouched(entry: Entry, st: os.stat_result, path: str) -> bool:
-    """Does the file's stat alone prove it holds what `entry` read (reused unread)? Its
-    identity, size and times unchanged since a read well after its last change; and, for a
-    file not read line by line, no errors (a document may owe them to another file: an
-    OpenCode part read before its message file was written; review10) and, for a store, no
-    side file its rows may have changed in."""
-    if not (entry.settled and entry.same_stat(st)):
-        return False
-    return entry.resumable or not (entry.committed.errors or _store_in_flux(path))
-
-
-def _store_in_flux(path: str) -> bool:
-    """Does a SQLite store at `path` have a `-wal` or `-journal` with bytes in it? Its rows
-    may then change while its own file's stat does not: a runtime in WAL mode (OpenCode,
-    Crush, Goose) writes only its `-wal` until a checkpoint, so a settled store was reused
-    unread and the messages written since never seen (review10)."""
-    for side in ("-wal", "-journal"):
-        try:
-            if os.stat(path + side).st_size > 0:
-                return True
-        except OSError:
-            continue
-    return False
-
-
 def _detection_reads_past(path: str, size: int) -> bool:
     """Detection of the file as it is now reads past `size`: its verdict may have changed.
 
@@ -332,7 +308,7 @@ def _resume(
             tail, _, _, _ = _part(file, options, fp, cut, end, lines, ctx, crlf)
             total = merge(committed, tail.result(), size=end)
             parsed += end - cut
-        if _shrank(fp, end):
+        if shrank(fp, end):
             return None  # rewritten shorter since its stat: what was proven is gone
     new = _stat_entry(
         key,
@@ -348,11 +324,6 @@ def _resume(
     )
     mode = UNCHANGED if st.st_size == entry.size else APPENDED
     return Increment(total._replace(size=st.st_size), new, mode, hashed + parsed, parsed)
-
-
-def _shrank(fp: BinaryIO, size: int) -> bool:
-    """Is the open file shorter than `size` now (rewritten while it was read)?"""
-    return os.fstat(fp.fileno()).st_size < size
 
 
 def _may_await_call(fmt: SessionFormat, entry: Entry, options: ScanOptions) -> bool:

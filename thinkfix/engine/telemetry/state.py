@@ -76,6 +76,31 @@ class Entry:
         )
 
 
+def vouched(entry: Entry, st: os.stat_result, path: str) -> bool:
+    """Does the file's stat alone prove it holds what `entry` read (reused unread)? Its
+    identity, size and times unchanged since a read well after its last change; and, for a
+    file not read line by line, no errors (a document may owe them to another file: an
+    OpenCode part read before its message file was written; review10) and, for a store, no
+    side file its rows may have changed in."""
+    if not (entry.settled and entry.same_stat(st)):
+        return False
+    return entry.resumable or not (entry.committed.errors or _store_in_flux(path))
+
+
+def _store_in_flux(path: str) -> bool:
+    """Does a SQLite store at `path` have a `-wal` or `-journal` with bytes in it? Its rows
+    may then change while its own file's stat does not: a runtime in WAL mode (OpenCode,
+    Crush, Goose) writes only its `-wal` until a checkpoint, so a settled store was reused
+    unread and the messages written since never seen (review10)."""
+    for side in ("-wal", "-journal"):
+        try:
+            if os.stat(path + side).st_size > 0:
+                return True
+        except OSError:
+            continue
+    return False
+
+
 class StateError(Exception):
     """The state file cannot be written."""
 

@@ -27,13 +27,14 @@ from thinkfix.engine.inputs.walk import walk
 from thinkfix.engine.report import LeakFinding
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.result import ScannedFile
-from thinkfix.engine.telemetry.incremental import options_key, scan_increment, vouched
+from thinkfix.engine.telemetry.incremental import options_key, scan_increment
 from thinkfix.engine.telemetry.state import (
     Entry,
     State,
     decode,
     decoded,
     read_document,
+    vouched,
     write_document,
 )
 
