@@ -36,13 +36,18 @@ def test_a_device_as_the_state_is_written_into_never_replaced(
     assert State.load(os.devnull).entries == {}
 
 
-def test_a_fifo_as_the_state_is_refused_not_waited_on(tmp_path: Path) -> None:
+@pytest.mark.parametrize("option", ["--state", "--baseline"])
+def test_a_fifo_named_as_a_file_scan_reads_is_refused_not_waited_on(
+    tmp_path: Path, option: str
+) -> None:
+    """`--baseline` (or `baseline =` in a config) naming a FIFO waited for a writer forever
+    too (tests/telemetry/test_review10_baseline.py has its other cases)."""
     fifo = tmp_path / "state.json"
     os.mkfifo(fifo)
     (tmp_path / "a.jsonl").write_bytes(sessions.claude_code(0, leak=False))
 
     done = run_thinkfix(
-        "scan", "--isolated", "--state", str(fifo), str(tmp_path / "a.jsonl"), timeout=30
+        "scan", "--isolated", option, str(fifo), str(tmp_path / "a.jsonl"), timeout=30
     )
 
     assert done.returncode == 2, done.stdout + done.stderr

@@ -19,6 +19,7 @@ from typing import Any
 from thinkfix._serialize import record
 from thinkfix.engine.report import LeakFinding, Report, StaleEntry
 from thinkfix.engine.report.health import HealthFinding
+from thinkfix.io.regular import open_regular
 
 BASELINE_SCHEMA_VERSION = 1
 
@@ -125,13 +126,17 @@ def loads(data: bytes, root: str = ".", source: str = "baseline") -> Baseline:
         if not isinstance(e, dict):
             raise BaselineError(f"{source}: entry {fp!r} is not an object")
         paths = e.get("paths") or []
+        try:
+            leaked = int(e.get("leaked_chars", 0))
+        except (TypeError, ValueError):  # an internal error before (review10)
+            raise BaselineError(f"{source}: entry {fp!r}: leaked_chars is no number") from None
         entries[fp] = BaselineEntry(
             fingerprint=fp,
             format=str(e.get("format", "")),
             session_id=e.get("session_id"),
             message=str(e.get("message", "")),
             kind=str(e.get("kind", "")),
-            leaked_chars=int(e.get("leaked_chars", 0)),
+            leaked_chars=leaked,
             paths=tuple(str(p) for p in paths) if isinstance(paths, list) else (),
         )
     return Baseline(entries, root)
@@ -140,7 +145,8 @@ def loads(data: bytes, root: str = ".", source: str = "baseline") -> Baseline:
 def load(path: str) -> Baseline:
     """Read a baseline file; paths inside it are relative to its folder."""
     try:
-        with open(path, "rb") as fp:
+        # never `open`: a FIFO would wait for a writer forever, /dev/zero never end (review10)
+        with open_regular(path) as fp:
             data = fp.read()
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from exc
