@@ -201,6 +201,10 @@ def _read_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
         ctx.meta[_CONFIG_ERROR] = exc
         return value
     ctx.meta[_CONFIG_FILE] = path
+    # Settings only: click's default map is by parameter name, and a setting may share its
+    # name with another command's own flag (scan's `check` list reached `repair --check`).
+    settable = {p.name for p in ctx.command.get_params(ctx) if isinstance(p, _Setting)}
+    values = {name: v for name, v in values.items() if name in settable}
     ctx.default_map = {**values, **(ctx.default_map or {})}
     return value
 

@@ -14,8 +14,10 @@ checks the file (`config_values`) and gives the winning values their meaning (`s
 
 A config file travels with the files it configures, so it is trusted no more than they are
 (docs/reliability.md, "A hostile checkout"): a value it gives may not name a file to write
-outside its own folder (symlinks and `..` resolved), nor weaken redaction (`redact = "none"`);
-the same value from a flag or `THINKFIX_*`, which come from whoever runs thinkfix, may.
+outside its own folder (symlinks and `..` resolved), nor weaken redaction (`redact = "none"`),
+nor lift the bounds on hostile input (`max-record-size`, `max-findings`), nor read a baseline
+from outside that folder; its `jobs` is at most twice the cores; the same value from a flag or
+`THINKFIX_*`, which come from whoever runs thinkfix, may.
 Example:
 
     [tool.thinkfix]
@@ -99,8 +101,9 @@ def _not_checkout_content(path: str, root: str) -> str | None:
 
 def _trusted_file_value(name: str, value: Any, config_file: str) -> None:
     """ConfigError when a config file's value writes outside its folder (or into what is
-    not the checkout's content: `_not_checkout_content`) or unmasks secrets: the config of
-    a checkout is as untrusted as the sessions in it."""
+    not the checkout's content: `_not_checkout_content`), unmasks secrets, lifts a bound on
+    hostile input (`BOUNDS`), or reads a baseline from outside its folder or from what never
+    ends (a FIFO, a device): the config of a checkout is as untrusted as the sessions in it."""
     root = os.path.dirname(config_file)
     if name in WRITES:
         targets = value if isinstance(value, tuple) else (value,)
@@ -128,6 +131,48 @@ def _trusted_file_value(name: str, value: Any, config_file: str) -> None:
             "file may only ask for as much or more (secrets, all); --redact none or "
             f"${env_name('redact')}=none may ask for less"
         )
+    if name in BOUNDS and not 0 < value <= Settings._field_defaults[name]:
+        raise ConfigError(
+            f"{config_file}: {name} = {value!r} would lift a bound on hostile input (the "
+            f"default is {Settings._field_defaults[name]}, and 0 turns it off); a config file "
+            f"may only lower it; --{name.replace('_', '-')} or ${env_name(name)} may lift it"
+        )
+    if name == "baseline" and value:
+        why = (
+            f"outside the project ({root})"
+            if not _inside(value, root)
+            else _not_a_file(os.path.realpath(value))
+        )
+        if why is not None:
+            raise ConfigError(
+                f"{config_file}: baseline names {value!r}, {why}; a config file reads a "
+                f"baseline only from its own folder (--baseline or ${env_name('baseline')} "
+                "may name any file)"
+            )
+
+
+#: The settings that bound the work hostile input can cause: a config file may lower them.
+BOUNDS = ("max_record_size", "max_findings")
+
+
+def _not_a_file(path: str) -> str | None:
+    """Why `path` is no file to read a baseline from (a FIFO never ends a read, a device
+    such as /dev/zero neither), or None: a regular file, or nothing (the read says so)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return None if stat.S_ISREG(st.st_mode) else "not a regular file"
+
+
+def _file_jobs(jobs: int) -> int:
+    """A config file's `jobs`, at most twice the cores this process may use: a checkout's
+    config started a process for every session file it held (`jobs = 100000`). Twice, not
+    once: a value written for the machine of whoever committed it is kept on a CI runner
+    with half its cores, and more workers than that only wait on the same disk."""
+    from thinkfix.engine.parallel.pool import default_jobs  # only a config that sets jobs
+
+    return min(jobs, 2 * default_jobs()) if jobs else jobs
 
 
 def _weakens(redact: Any) -> bool:
@@ -292,7 +337,7 @@ def settings(
         elif origin is Origin.FILE:
             if config_file is not None:
                 _trusted_file_value(name, value, config_file)
-            values[name] = value
+            values[name] = _file_jobs(value) if name == "jobs" else value
     return Settings(config_file=config_file, **values)
 
 
