@@ -59,8 +59,9 @@ def undo_command(manifest: str, dry_run: bool, skip_changed: bool, quiet: bool) 
     for f in result.files:
         if f.status in words:
             if not quiet:
-                # a note of a restore (the lines appended since, kept); "already" says it all
-                note = f" ({f.message})" if f.message and f.status is not UndoStatus.ALREADY else ""
+                # a note of the lines appended since, kept; "already" says the rest
+                keeps = f.status is not UndoStatus.ALREADY or f.message.startswith("keeping")
+                note = f" ({f.message})" if f.message and keeps else ""
                 click.echo(f"{words[f.status]} {visible_name(f.path)}{note}", err=True)
         else:
             echo_error(f.message)

@@ -101,6 +101,9 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, filestate.FileSta
     kept = appended(entry, now)
     if kept:
         return UndoStatus.WOULD_RESTORE, f"keeping the {kept:,} bytes appended since", now
+    kept = _lines_after(entry, now, before) if before is not None else 0
+    if kept:  # undone before, keeping what was appended (then or since): done, as it was
+        return UndoStatus.ALREADY, f"keeping the {kept:,} bytes appended since", now
     return (
         UndoStatus.CHANGED,
         (
@@ -116,11 +119,19 @@ def appended(entry: dict[str, Any], now: filestate.FileState) -> int:
     holds every byte the repair wrote (its first `after.size` bytes hash to `after.sha256`
     and end a line), or 0 when it is not that. Undo then restores what the repair changed
     and keeps those lines (an agent that went on writing its session since)."""
-    after, before = entry["after"], entry.get("before")
-    size = after.get("size")
+    if entry.get("before") is None:
+        return 0
+    return _lines_after(entry, now, entry["after"])
+
+
+def _lines_after(entry: dict[str, Any], now: filestate.FileState, state: dict[str, Any]) -> int:
+    """How many bytes follow, in a session of lines, the first `state["size"]` bytes of the
+    file `now`, when those hash to `state["sha256"]` and end a line (lines written after
+    them); else 0. `state` is the manifest's `after` (appended since the repair) or `before`
+    (appended to a file an undo gave back, before or since that undo)."""
+    size = state.get("size")
     if (
-        before is None
-        or entry.get("role") != "session"
+        entry.get("role") != "session"
         or entry.get("compression") != "none"
         or not isinstance(size, int)
         or not 0 < size < now.size
@@ -136,7 +147,7 @@ def appended(entry: dict[str, Any], now: filestate.FileState) -> int:
                 last = block[-1:]
     except OSError:
         return 0
-    if fp.pos != size or last != b"\n" or digest.hexdigest() != after["sha256"]:
+    if fp.pos != size or last != b"\n" or digest.hexdigest() != state["sha256"]:
         return 0
     return now.size - size
 
