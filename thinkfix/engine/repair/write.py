@@ -315,29 +315,32 @@ def _sidecar(plan: FilePlan, target: str, fresh_only: bool = False) -> tuple[str
 
 
 def refuse_links(path: str, source_path: str, job: Job) -> None:
-    """WriteError for an in-place rewrite that would split hard links or reach outside.
+    """WriteError for a rewrite that would split hard links or reach outside.
 
-    A file with several hard links would split: the rename gives this name new bytes
-    while the other names keep the old ones. A symlink found in a named folder whose
-    target lies outside every named path would have that outside file rewritten
-    (allowed with `--follow-links`; the link itself is always kept).
+    In place, a file with several hard links would split: the rename gives this name new
+    bytes while the other names keep the old ones. A symlink found in a named folder whose
+    target lies outside every named path would have that outside file rewritten in place,
+    or copied into `--out` (a checkout's link to a session of the user's, published with
+    the output folder); allowed with `--follow-links`, and the link itself is always kept.
     """
     options = job.options
-    if options.mode is not WriteMode.IN_PLACE:
+    if options.mode is WriteMode.IN_PLACE:
+        links = os.stat(source_path).st_nlink
+        if links > 1:
+            raise filestate.WriteError(
+                f"{path}: has {links} hard links; replacing it would split them (the other "
+                "names would keep the old bytes); skipped, left as it is",
+                ErrorKind.LINKED,
+            )
+    elif options.mode is not WriteMode.OUT:
         return
-    links = os.stat(source_path).st_nlink
-    if links > 1:
-        raise filestate.WriteError(
-            f"{path}: has {links} hard links; replacing it would split them (the other names "
-            "would keep the old bytes); skipped, left as it is",
-            ErrorKind.LINKED,
-        )
     if options.follow_links or not job.roots or not os.path.islink(path):
         return
     if not any(inside(source_path, root) for root in job.roots):
+        done = "left as it is" if options.mode is WriteMode.IN_PLACE else "not copied"
         raise filestate.WriteError(
-            f"{path}: a symlink to {source_path}, outside the paths named; skipped, left as "
-            "it is (--follow-links repairs link targets anywhere)",
+            f"{path}: a symlink to {source_path}, outside the paths named; skipped, {done} "
+            "(--follow-links repairs link targets anywhere)",
             ErrorKind.LINKED,
         )
 
