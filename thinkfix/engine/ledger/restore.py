@@ -1,8 +1,8 @@
 """Undo: put back exactly what a repair changed, from a manifest read and checked by `journal`.
 
-Every file must still hold the bytes the repair wrote (by hash), or undo refuses it, naming
-it; then each is restored atomically and its result's hash checked. A database store gets its
-changed rows back (`rows`), leaving every row the runtime wrote since as it is."""
+Every file must still hold the bytes the repair wrote (by hash; a session of lines, the records
+it wrote), or undo refuses it, naming it; then each is restored atomically, checked by hash,
+lines and rows the runtime wrote since kept (a store's through `rows`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import hashlib
 import io
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, BinaryIO, cast
@@ -32,7 +32,7 @@ from thinkfix.engine.ledger.manifest import (
 )
 from thinkfix.engine.report import ExitCode, InputError
 from thinkfix.formats import registry
-from thinkfix.formats.records import record_limit, set_record_limit
+from thinkfix.formats.records import Record, record_limit, set_record_limit
 from thinkfix.io import filestate, remote, safewrite, urlwrite
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.ranges import ByteRange
@@ -104,31 +104,25 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, filestate.FileSta
     kept = _lines_after(entry, now, before) if before is not None else 0
     if kept:  # undone before, keeping what was appended (then or since): done, as it was
         return UndoStatus.ALREADY, f"keeping the {kept:,} bytes appended since", now
-    return (
-        UndoStatus.CHANGED,
-        (
-            f"{target}: changed since the repair (sha256 {now.sha256[:16]}..., the repair wrote "
-            f"{after['sha256'][:16]}...); restoring it would lose those changes"
-        ),
-        now,
-    )
+    if _merges(entry, now):
+        return UndoStatus.WOULD_RESTORE, MERGED, now
+    if _merges(entry, now, "before"):
+        return UndoStatus.ALREADY, MERGED, now
+    said = f"(sha256 {now.sha256[:16]}..., the repair wrote {after['sha256'][:16]}...)"
+    why = f"{target}: changed since the repair {said}; restoring it would lose those changes"
+    return UndoStatus.CHANGED, why, now
 
 
 def appended(entry: dict[str, Any], now: filestate.FileState) -> int:
     """How many bytes a runtime appended since the repair to a session of lines that still
-    holds every byte the repair wrote (its first `after.size` bytes hash to `after.sha256`
-    and end a line), or 0 when it is not that. Undo then restores what the repair changed
-    and keeps those lines (an agent that went on writing its session since)."""
-    if entry.get("before") is None:
-        return 0
-    return _lines_after(entry, now, entry["after"])
+    holds every byte the repair wrote (`_lines_after`), or 0; undo keeps those lines."""
+    return _lines_after(entry, now, entry["after"]) if entry.get("before") else 0
 
 
 def _lines_after(entry: dict[str, Any], now: filestate.FileState, state: dict[str, Any]) -> int:
-    """How many bytes follow, in a session of lines, the first `state["size"]` bytes of the
-    file `now`, when those hash to `state["sha256"]` and end a line (lines written after
-    them); else 0. `state` is the manifest's `after` (appended since the repair) or `before`
-    (appended to a file an undo gave back, before or since that undo)."""
+    """How many bytes follow the first `state["size"]` bytes of the session `now` when those
+    hash to `state["sha256"]` and end a line, else 0: `state` is the manifest's `after`
+    (appended since the repair) or `before` (appended to a file an undo gave back)."""
     size = state.get("size")
     if (
         entry.get("role") != "session"
@@ -150,6 +144,28 @@ def _lines_after(entry: dict[str, Any], now: filestate.FileState, state: dict[st
     if fp.pos != size or last != b"\n" or digest.hexdigest() != state["sha256"]:
         return 0
     return now.size - size
+
+
+#: An undo's note for a session whose lines the runtime rewrote or appended since the repair.
+MERGED = "keeping the lines written since the repair"
+
+
+def _merges(entry: dict[str, Any], now: filestate.FileState, side: str = "after") -> bool:
+    """Does the session `now` hold every record the repair changed as on `side` of it
+    (`_holds`), though other lines were rewritten, appended or dropped since? "after": undo
+    puts back those records alone, keeping the rest (`rebuild`'s `merge`); "before": done."""
+    if (
+        entry.get("before") is None
+        or entry.get("role") != "session"
+        or entry.get("compression") != "none"
+        or not entry.get("content", {}).get("rebuildable")
+        or not registry.get(entry["format"]).line_records
+    ):
+        return False
+    try:
+        return _holds(entry, now.path, side)
+    except Exception:  # noqa: BLE001 - unreadable now: changed since, as a hash says
+        return False
 
 
 def _classify_url(target: str, after: str) -> tuple[UndoStatus, str]:
@@ -262,32 +278,60 @@ def _copy(path: str, out: BinaryIO | _Digest) -> None:
 
 
 def rebuild(
-    entry: dict[str, Any], current: str, out: BinaryIO | _Digest, written: int | None = None
+    entry: dict[str, Any],
+    current: str,
+    out: BinaryIO | _Digest,
+    written: int | None = None,
+    *,
+    merge: bool = False,
 ) -> None:
     """The original file from the repaired one at `current` (its first `written` bytes,
-    where given), record by record: drop inserted records, put originals back."""
-    fmt = registry.get(entry["format"])
+    where given), record by record: drop inserted records, put originals back. With `merge`
+    (`_holds(entry, current, "after")` said so), the others are kept however many."""
     inserted = {r["after"]["index"] for r in entry["records"] if r["inserted"]}
     replaced = {
         r["after"]["index"]: unblob(r["before"]) for r in entry["records"] if not r["inserted"]
     }
     count = 0
-    limit = record_limit()
-    set_record_limit(0)  # every record's bytes are needed, however long (the hash proves them)
-    try:
-        with open(current, "rb") as raw:
-            end = os.fstat(raw.fileno()).st_size if written is None else written
-            fp = io.BufferedReader(ByteRange(raw, 0, end))
-            for k, rec in enumerate(fmt.read(cast(BinaryIO, fp))):
-                count += 1
-                if k in inserted:
-                    continue
+    with contextlib.closing(_records(entry, current, written)) as records:
+        for k, rec in enumerate(records):
+            count += 1
+            if k not in inserted:
                 out.write(replaced.get(k, rec.raw))
                 out.write(rec.eol)
+    if not merge and count != entry["content"]["after_records"]:
+        raise filestate.WriteError(f"{entry['target']}: record count differs from the manifest")
+
+
+def _records(
+    entry: dict[str, Any], path: str, end: int | None = None
+) -> Generator[Record, None, None]:
+    """The records of the session at `path` (its first `end` bytes), each whole."""
+    limit = record_limit()
+    set_record_limit(0)
+    try:
+        with open(path, "rb") as raw:
+            stop = os.fstat(raw.fileno()).st_size if end is None else end
+            fp = io.BufferedReader(ByteRange(raw, 0, stop))
+            yield from registry.get(entry["format"]).read(cast(BinaryIO, fp))
     finally:
         set_record_limit(limit)
-    if count != entry["content"]["after_records"]:
-        raise filestate.WriteError(f"{entry['target']}: record count differs from the manifest")
+
+
+def _holds(entry: dict[str, Any], path: str, side: str) -> bool:
+    """Does the session at `path` hold, whatever else was written since, each record the
+    repair changed as it was on `side` of it (by hash, at its index): "after", as the repair
+    wrote it; "before", as it was, no record the repair inserted left (an earlier undo)?"""
+    want = {r[side]["index"]: r[side]["sha256"] for r in entry["records"] if r[side]}
+    gone = {r["after"]["sha256"] for r in entry["records"] if r["inserted"] and side == "before"}
+    seen = 0
+    with contextlib.closing(_records(entry, path)) as records:
+        for k, rec in enumerate(records):
+            digest = filestate.sha256(rec.raw)
+            if digest in gone or digest != want.get(k, digest):
+                return False
+            seen = k + 1
+    return bool(want) and seen > max(want)
 
 
 def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> UndoResult:
@@ -350,6 +394,8 @@ def _restore(entry: dict[str, Any], now: filestate.FileState) -> UndoStatus:
     # Permission bits only: never setuid, setgid or sticky, whatever was recorded.
     mode = int(entry["before"].get("mode", "0o644"), 8) & 0o777
     kept = 0 if now.sha256 == entry["after"]["sha256"] else appended(entry, now)
+    if not kept and now.sha256 != entry["after"]["sha256"]:  # lines rewritten since
+        return _merge(entry, now, mode)
     written = entry["after"]["size"]
     previous = previous_bytes(entry, now, written if kept else None)
     tail = _tail_sha256(now.path, written) if kept else None
@@ -372,13 +418,24 @@ def _restore(entry: dict[str, Any], now: filestate.FileState) -> UndoStatus:
     return UndoStatus.RESTORED
 
 
+def _merge(entry: dict[str, Any], now: filestate.FileState, mode: int) -> UndoStatus:
+    """Put back the records the repair changed, keeping every line written since; checked
+    against the same rebuild made before, the rename refused if the file moved meanwhile."""
+    digest = _Digest()
+    rebuild(entry, now.path, digest, merge=True)
+    safewrite.atomic_write_stream(
+        entry["target"],
+        lambda out: rebuild(entry, now.path, out, merge=True),
+        mode=mode,
+        watch=(now.path, now.stamp),
+        verify=_expect(digest.hash.hexdigest()),
+    )
+    return UndoStatus.RESTORED
+
+
 def _tail_sha256(path: str, start: int) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as raw:
-        tail = ByteRange(raw, start, os.fstat(raw.fileno()).st_size)
-        while block := tail.read(filestate.BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
+        return _sha256(ByteRange(raw, start, os.fstat(raw.fileno()).st_size))
 
 
 def roll_back_unfinished(journal_dir: str) -> None:
