@@ -169,3 +169,55 @@ def test_hostile10_settings_from_a_file_refuse_what_the_cli_refuses(tmp_path: Pa
         with pytest.raises(ConfigError, match="baseline"):
             settings({"baseline": (where, Origin.FILE)}, config)
     assert settings({"baseline": ("/dev/zero", Origin.FLAG)}) == Settings(baseline="/dev/zero")
+
+
+def _owned_by_another(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`path` as another user's file: chowned when we are root, else we pose as another uid."""
+    if os.getuid() == 0:
+        os.chown(path, 4242, -1)
+        monkeypatch.setattr(os, "getuid", lambda: 1000)
+    else:
+        me = os.getuid()
+        monkeypatch.setattr(os, "getuid", lambda: me + 1)
+
+
+@pytest.mark.parametrize("name", ["thinkfix.toml", "pyproject.toml"])
+def test_hostile10_a_config_another_user_owns_above_the_run_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Anyone may write /tmp/thinkfix.toml: a run in /tmp/mine obeyed it (its `output` inside
+    /tmp is inside its project, so it could replace the runner's files there)."""
+    for key in [k for k in os.environ if k.startswith("THINKFIX_")]:
+        monkeypatch.delenv(key)
+    shared = tmp_path / "shared"
+    mine = shared / "mine"
+    mine.mkdir(parents=True)
+    shutil.copy(LEAKING, mine / "s.jsonl")
+    (mine / "notes.txt").write_text("mine")
+    config = shared / name
+    table = "[tool.thinkfix]\n" if name == "pyproject.toml" else ""
+    config.write_text(f'{table}output = "mine/notes.txt"\nexit-zero = true\n')
+    _owned_by_another(config, monkeypatch)
+    monkeypatch.chdir(mine)
+    result = _run("scan", "s.jsonl")
+    assert result.exit_code == 2, result.output
+    assert str(config) in result.stderr and "another user" in result.stderr
+    assert (mine / "notes.txt").read_text() == "mine"
+    assert _run("scan", "--isolated", "s.jsonl").exit_code == 1
+    named = _run("scan", "--config", str(config), "s.jsonl")  # named: the runner's choice
+    assert named.exit_code == 0 and (mine / "notes.txt").read_text() != "mine"
+
+
+def test_hostile10_another_users_pyproject_without_a_table_is_passed_by(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key in [k for k in os.environ if k.startswith("THINKFIX_")]:
+        monkeypatch.delenv(key)
+    mine = tmp_path / "shared" / "mine"
+    mine.mkdir(parents=True)
+    shutil.copy(LEAKING, mine / "s.jsonl")
+    for text in ("[project]\nname = 'x'\n", "not [ toml"):
+        (tmp_path / "shared" / "pyproject.toml").write_text(text)
+        _owned_by_another(tmp_path / "shared" / "pyproject.toml", monkeypatch)
+        monkeypatch.chdir(mine)
+        assert _run("scan", "s.jsonl").exit_code == 1

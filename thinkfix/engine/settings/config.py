@@ -183,12 +183,22 @@ def _weakens(redact: Any) -> bool:
 
 
 def find_config(start: str) -> str | None:
-    """The first thinkfix.toml, or pyproject.toml with [tool.thinkfix], from `start` upward."""
+    """The first thinkfix.toml, or pyproject.toml with [tool.thinkfix], from `start` upward.
+    One that another user owns is refused (`_foreign`), never read as ours."""
     folder = os.path.abspath(start)
     while True:
         for name in CONFIG_NAMES:
             path = os.path.join(folder, name)
-            if os.path.isfile(path) and (name != "pyproject.toml" or _has_table(path)):
+            if not os.path.isfile(path):
+                continue
+            owner = _foreign(path)
+            if owner is not None and (name != "pyproject.toml" or _has_table(path, quiet=True)):
+                raise ConfigError(
+                    f"{path}: owned by another user (uid {owner}), so it may be anyone's "
+                    "(a shared folder such as /tmp above this one): not read; name it with "
+                    "--config to use it, or pass --isolated"
+                )
+            if owner is None and (name != "pyproject.toml" or _has_table(path)):
                 return path
         parent = os.path.dirname(folder)
         if parent == folder:
@@ -237,11 +247,31 @@ def _load(path: str) -> dict[str, Any]:
         raise toml_error(path, exc) from exc
 
 
-def _has_table(pyproject: str) -> bool:
+def _has_table(pyproject: str, *, quiet: bool = False) -> bool:
     # A pyproject.toml that does not parse is an error, never "no table here": skipping it
     # would silently apply a parent folder's settings instead of the ones the user wrote.
-    doc = _load(pyproject)
+    # Another user's (`quiet`) is no table: what it holds is not ours to be stopped by.
+    try:
+        doc = _load(pyproject)
+    except ConfigError:
+        if quiet:
+            return False
+        raise
     return isinstance(doc.get("tool"), dict) and "thinkfix" in doc["tool"]
+
+
+def _foreign(path: str) -> int | None:
+    """The owner of a config file found upward when it is another user, neither us nor root,
+    and we are not root; else None. Anyone may write /tmp/thinkfix.toml, and a run anywhere
+    under /tmp would obey it (git refuses such a repository: `safe.directory`)."""
+    if not hasattr(os, "getuid"):  # pragma: no cover - Windows: no owners to compare
+        return None
+    me = os.getuid()
+    try:
+        owner = os.stat(path).st_uid
+    except OSError:
+        return None
+    return owner if me != 0 and owner not in (me, 0) else None
 
 
 def read_config(path: str) -> dict[str, Any]:
