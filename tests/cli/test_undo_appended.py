@@ -6,6 +6,7 @@ taken back from a session still in use."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -78,18 +79,23 @@ def test_undo_dry_run_says_what_it_would_keep(tmp_path: Path) -> None:
     "change",
     [
         "rewritten-and-appended",  # a byte the repair wrote changed, then lines appended
-        "glued",  # the repair's last line continued: no line of its own
+        "glued",  # a line the repair wrote continued: no line of its own
     ],
 )
 def test_undo_refuses_a_session_whose_repaired_bytes_changed(tmp_path: Path, change: str) -> None:
-    """Only the repair's bytes, whole and unchanged, with whole lines after them, are kept:
-    anything else is a session changed since the repair, refused as before."""
+    """Only the records the repair wrote, whole and unchanged where it wrote them, are put
+    back, keeping every other line as it is now: a record of the repair's changed since is a
+    session changed since the repair, refused as before (a line the repair left, rewritten
+    since, is kept: tests/cli/test_hostile10_undo.py)."""
     work, manifest = _repaired(tmp_path, backup=True)
-    data = work.read_bytes()
+    k = json.loads(manifest.read_text())["files"][0]["records"][0]["after"]["index"]
+    lines = work.read_bytes().splitlines(keepends=True)
     if change == "rewritten-and-appended":
-        data = data.replace(b'"type"', b'"type" ', 1) + claude_line("x", uuid="later")
+        lines[k] = lines[k].replace(b'"type"', b'"type" ', 1)
+        lines.append(claude_line("x", uuid="later"))
     else:
-        data = data[:-1] + b' ,"x":1}\n'
+        lines[k] = lines[k][:-1] + b' ,"x":1}\n'
+    data = b"".join(lines)
     work.write_bytes(data)
     result = invoke("undo", str(manifest))
     assert result.exit_code == 2
