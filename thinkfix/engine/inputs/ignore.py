@@ -34,10 +34,54 @@ def _git_line(line: str) -> str:
 def _git_spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
     """The patterns matched by pathspec's pure backend: where hyperscan is installed (the
     `fast` extra) pathspec would compile a database for them, which costs a scan of a folder
-    ~0.2 s of CPU for a walk's few paths (tests/engine/test_native.py)."""
+    ~0.2 s of CPU for a walk's few paths (tests/engine/test_native.py). Each expression is
+    made linear (`linear`) before any path meets it."""
     import pathspec  # only when there are patterns: a scan of one named file never needs it
 
-    return pathspec.GitIgnoreSpec.from_lines((_git_line(line) for line in lines), backend="simple")
+    spec = pathspec.GitIgnoreSpec.from_lines((_git_line(line) for line in lines), backend="simple")
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if regex is not None:
+            safe = linear(regex.pattern)
+            if safe != regex.pattern:
+                pattern.regex = re.compile(safe)
+    return spec
+
+
+# One name's wildcard as pathspec spells it, and what may stand between two of them: a
+# literal, an escape, any one character (`[^/]`) or a class without a range or a negation;
+# nothing that can match a `/` (the earliest fit is the best one only then).
+_STAR = re.escape("[^/]*")
+_ATOM = (
+    r"\\[^/]"  # an escaped character
+    r"|[^\\\[\]()*+?.{}|^$/]"  # a plain one
+    r"|\[\^/\]"  # any one character of a name
+    r"|\[(?!\^)(?:\\[^/]|[^\]\\/-])+\]"  # a class of listed characters
+)
+_MIDDLE = re.compile(f"{_STAR}((?:{_ATOM})+)(?={_STAR})")
+_STARS = re.compile(f"(?:{_STAR}){{2,}}")  # `**` inside a name is `*` (pathspec spells each)
+
+
+def linear(expression: str) -> str:
+    """`expression` (pathspec's for one gitignore pattern) with every wildcard of a name that
+    another wildcard of the same name follows matched once, atomically, up to the earliest
+    place the text between them fits (a lookahead's capture, then its backreference: an
+    atomic group that Python 3.10's `re` has no syntax for).
+
+    A checkout's `.gitignore` is data the scan must not trust: `*a*a*a*a*a*a*a*a*b` made
+    `re` backtrack for minutes over one long name (hostile10, finding 14), each wildcard
+    trying every split of the name. Taking the earliest fit of each middle part is what a
+    glob matcher does and gives the same answer (a later fit never leaves more room for the
+    parts after it: they are of fixed length); the last wildcard of a name backtracks alone,
+    in linear time. tests/engine/test_ignore_linear.py holds both expressions to the same
+    answers."""
+    count = iter(range(1 << 30))
+
+    def atomic(match: re.Match[str]) -> str:
+        name = f"tf{next(count)}"
+        return f"(?=(?P<{name}>[^/]*?{match[1]}))(?P={name})"
+
+    return _MIDDLE.sub(atomic, _STARS.sub(_STAR.replace("\\", ""), expression))
 
 
 @dataclass(frozen=True)
