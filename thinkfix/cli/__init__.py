@@ -14,6 +14,7 @@ _COLLECTING = gc.isenabled()
 gc.disable()
 try:
     import importlib
+    import os
     import sys
     from collections.abc import Iterator, MutableMapping
     from contextlib import contextmanager
@@ -202,6 +203,8 @@ class _Main(click.Group):
         caller and click's test runner call `main.main` instead."""
         if isinstance(self.commands, _LazyCommands):
             self.commands.program = True
+        if sys.stdin is None:  # started with it closed (`<&-`, a service manager): empty
+            sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - for the process
         return super().__call__(*args, **kwargs)
 
     def get_help_option(self, ctx: click.Context) -> click.Option | None:
