@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from tests.cli.test_hostile_config import _pyproject
+from tests.cli.test_hostile_config import checkout as one_session  # noqa: F401 - a fixture
 from thinkfix.cli import main
 from thinkfix.engine.parallel import pool
 from thinkfix.engine.settings.config import Origin, settings
@@ -22,25 +24,11 @@ LEAKING = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl
 
 
 @pytest.fixture
-def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A checked-out repository with sessions in it; the run's working folder."""
-    for key in [k for k in os.environ if k.startswith("THINKFIX_")]:
-        monkeypatch.delenv(key)
-    for key in ("GITHUB_ACTIONS", "CI"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("THINKFIX_STATE_DIR", str(tmp_path / "state"))
-    repo = tmp_path / "repo"
-    (repo / "sessions").mkdir(parents=True)
-    for n in range(6):
-        shutil.copy(LEAKING, repo / "sessions" / f"s{n}.jsonl")
-    monkeypatch.chdir(repo)
-    return repo
-
-
-def _pyproject(repo: Path, body: str) -> Path:
-    path = repo / "pyproject.toml"
-    path.write_text(f"[tool.thinkfix]\n{body}\n")
-    return path
+def checkout(one_session: Path) -> Path:  # noqa: F811 - the fixture imported above
+    """The first pass's checkout (`test_hostile_config.checkout`), with six sessions."""
+    for n in range(1, 6):
+        shutil.copy(LEAKING, one_session / "sessions" / f"s{n}.jsonl")
+    return one_session
 
 
 def _run(*args: str, env: dict[str, str] | None = None) -> Result:

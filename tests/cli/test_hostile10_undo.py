@@ -6,33 +6,17 @@ appended since, before or after the first undo."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.cli.test_undo_appended import FIXTURES, LEAKY, _repaired
 from tests.commands import invoke
 from tests.engine.conftest import claude_line
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-LEAKY = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
-
 pytestmark = pytest.mark.usefixtures("isolated_cli")
-
-
-def _repaired(tmp: Path, backup: bool) -> tuple[Path, Path]:
-    """A leaking session repaired in place: (the session, its manifest)."""
-    work = tmp / "s" / LEAKY.name
-    work.parent.mkdir(parents=True)
-    shutil.copy(LEAKY, work)
-    manifest = tmp / "m.json"
-    args = ["repair", "--in-place", "--isolated", "--include-active", "--manifest", str(manifest)]
-    result = invoke(*args, *([] if backup else ["--no-backup"]), str(work))
-    assert result.exit_code in (0, 1) and manifest.exists(), result.output  # 1: a leak left
-    assert work.read_bytes() != LEAKY.read_bytes()  # not vacuous: the repair changed it
-    return work, manifest
 
 
 def _append(path: Path, data: bytes) -> None:
@@ -117,17 +101,6 @@ CODEX = (
 )
 
 
-def _repaired_copy(tmp: Path, original: Path, backup: bool) -> tuple[Path, Path]:
-    work = tmp / "s" / original.name
-    work.parent.mkdir(parents=True)
-    shutil.copy(original, work)
-    manifest = tmp / "m.json"
-    args = ["repair", "--in-place", "--isolated", "--include-active", "--manifest", str(manifest)]
-    result = invoke(*args, *([] if backup else ["--no-backup"]), str(work))
-    assert result.exit_code in (0, 1) and manifest.exists(), result.output
-    return work, manifest
-
-
 def _untouched(manifest: Path, lines: int) -> list[tuple[int, int]]:
     """(index in the repaired file, index in the original) of each line the repair left."""
     entry = json.loads(manifest.read_text())["files"][0]
@@ -147,7 +120,7 @@ def _rewrite(line: bytes) -> bytes:
 def test_hostile10_undo_keeps_a_line_the_runtime_rewrote(tmp_path: Path, original: Path) -> None:
     """Before: `changed since the repair ... restoring it would lose those changes`, exit 2,
     and nothing restored, though the line the runtime rewrote was none the repair wrote."""
-    work, manifest = _repaired_copy(tmp_path, original, backup=True)
+    work, manifest = _repaired(tmp_path, True, original)
     repaired = work.read_bytes().splitlines(keepends=True)
     want = original.read_bytes().splitlines(keepends=True)
     j, i = _untouched(manifest, len(repaired))[0]
@@ -163,7 +136,7 @@ def test_hostile10_undo_keeps_a_line_the_runtime_rewrote(tmp_path: Path, origina
 def test_hostile10_undo_still_refuses_a_line_the_repair_wrote_and_the_runtime_rewrote(
     tmp_path: Path,
 ) -> None:
-    work, manifest = _repaired_copy(tmp_path, CODEX, backup=True)
+    work, manifest = _repaired(tmp_path, True, CODEX)
     entry = json.loads(manifest.read_text())["files"][0]
     repaired = work.read_bytes().splitlines(keepends=True)
     k = entry["records"][0]["after"]["index"]
@@ -193,7 +166,7 @@ def test_hostile10_undo_puts_back_the_repair_and_keeps_every_rewrite_and_append(
 ) -> None:
     """repair, then any lines it left rewritten and any lines appended, then undo: the
     original with the same lines rewritten, then the appended ones; undo again: the same."""
-    work, manifest = _repaired_copy(tmp_path_factory.mktemp("merge"), original, backup)
+    work, manifest = _repaired(tmp_path_factory.mktemp("merge"), backup, original)
     repaired = work.read_bytes().splitlines(keepends=True)
     want = original.read_bytes().splitlines(keepends=True)
     free = _untouched(manifest, len(repaired))

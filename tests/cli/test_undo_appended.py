@@ -23,16 +23,16 @@ LEAKY = FIXTURES / "claude-code" / "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"
 pytestmark = pytest.mark.usefixtures("isolated_cli")
 
 
-def _repaired(tmp: Path, backup: bool) -> tuple[Path, Path]:
+def _repaired(tmp: Path, backup: bool, original: Path = LEAKY) -> tuple[Path, Path]:
     """A leaking session repaired in place: (the session, its manifest)."""
-    work = tmp / "s" / LEAKY.name
+    work = tmp / "s" / original.name
     work.parent.mkdir(parents=True)
-    shutil.copy(LEAKY, work)
+    shutil.copy(original, work)
     manifest = tmp / "m.json"
     args = ["repair", "--in-place", "--isolated", "--include-active", "--manifest", str(manifest)]
     result = invoke(*args, *([] if backup else ["--no-backup"]), str(work))
     assert result.exit_code in (0, 1) and manifest.exists(), result.output  # 1: a leak left
-    assert work.read_bytes() != LEAKY.read_bytes()  # not vacuous: the repair changed it
+    assert work.read_bytes() != original.read_bytes()  # not vacuous: the repair changed it
     return work, manifest
 
 

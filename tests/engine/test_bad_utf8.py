@@ -9,6 +9,8 @@ line says `not UTF-8` (review8, finding 8). Now every block's bytes are checked
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
 from unittest.mock import patch
 
 import orjson
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 
 from tests.engine.test_bulk import _json, _reports, session_files, sessions
 from thinkfix.engine.scan import native, sparse
+from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.io.textcheck import not_utf8_lines, unread_not_utf8
 
 # Each is invalid wherever it is put into valid UTF-8 (a lone continuation byte breaks the
@@ -57,13 +60,20 @@ def test_a_damaged_line_is_reported_as_a_parse_of_every_line_reports_it(
     folder = tmp_path_factory.mktemp("utf8")
     with patch.object(native, "USE", on), patch.object(native, "WARM_UP", 0):
         for name, path, options in session_files(folder, data, by_day=True):
-            parsed = _json([str(path)], options._replace(prefilter=False))
-            with patch.object(sparse, "supports", lambda fmt: False):  # record by record
-                filtered = _json([str(path)], options)
-            assert _reports([str(path)], options, [name]) == [parsed] * 3
-            assert filtered == parsed
-            errors = orjson.loads(parsed)["errors"]
+            errors = parsed_on_every_path(name, path, options)
             assert [e["line"] for e in errors if "UTF-8" in e["message"]] == [where[name]]
+
+
+def parsed_on_every_path(name: str, path: Path, options: ScanOptions) -> list[dict[str, Any]]:
+    """The errors of the parse of every line of `path`, once every path of the scan (the
+    block counter, line by line, the fast paths off, record by record) gave its report."""
+    parsed = _json([str(path)], options._replace(prefilter=False))
+    with patch.object(sparse, "supports", lambda fmt: False):  # record by record
+        filtered = _json([str(path)], options)
+    assert _reports([str(path)], options, [name]) == [parsed] * 3
+    assert filtered == parsed
+    errors: list[dict[str, Any]] = orjson.loads(parsed)["errors"]
+    return errors
 
 
 @given(

@@ -21,8 +21,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.test_bulk import _json, _reports, session_files, sessions
-from thinkfix.engine.scan import native, sparse
+from tests.engine.test_bad_utf8 import parsed_on_every_path
+from tests.engine.test_bulk import _json, session_files, sessions
+from thinkfix.engine.scan import native
 from thinkfix.io import jsoncheck
 from thinkfix.io.jsoncheck import not_objects, unread_not_objects
 
@@ -84,12 +85,7 @@ def test_a_line_that_is_no_object_is_reported_as_a_parse_of_every_line_reports_i
         stack.enter_context(patch.object(native, "WARM_UP", 0))
         stack.enter_context(patch.object(jsoncheck, "MSGSPEC_FROM", 0 if msgspec else 1 << 62))
         for name, path, options in session_files(folder, data, by_day=True):
-            parsed = _json([str(path)], options._replace(prefilter=False))
-            with patch.object(sparse, "supports", lambda fmt: False):  # record by record
-                filtered = _json([str(path)], options)
-            assert _reports([str(path)], options, [name]) == [parsed] * 3
-            assert filtered == parsed
-            errors = orjson.loads(parsed)["errors"]
+            errors = parsed_on_every_path(name, path, options)
             assert where[name] in [e["line"] for e in errors]
 
 
