@@ -144,8 +144,9 @@ def _shared_flags() -> dict[str, tuple[tuple[str, ...], dict[str, Any]]]:
         "parse_all": (
             ("--parse-all/--no-parse-all",),
             {
-                "help": "Parse every line, so every bad line is reported (slower; by default "
-                "lines that cannot hold assistant text are counted, not parsed).",
+                "help": "Parse every line with its format's reader, so a line of a shape the "
+                "format refuses is reported too (slower; by default a line that cannot hold "
+                "assistant text is only checked to be UTF-8 and one JSON object).",
             },
         ),
         "progress": (
