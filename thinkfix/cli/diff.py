@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -58,6 +59,12 @@ from thinkfix.reporters.diff.base import DiffFormat
     help="html: show at most N message cards (default 500); the page counts the "
     "rest, and the json report lists them all.",
 )
+@click.option(
+    "--follow-links",
+    is_flag=True,
+    help="Also read the targets of symlinks found in a folder that lie outside the "
+    "paths named (by default each is an error).",
+)
 @fix_option
 @exit_zero_option("something would change", "ignore_changes")
 @quiet_option
@@ -71,10 +78,13 @@ def diff_command(
     ignore_changes: bool | None,
     quiet: bool,
     color_setting: bool | None,
+    follow_links: bool,
     **kwargs: Any,
 ) -> None:
     """Show, for an auditor, every message a repair would change: before, after, reasoning."""
     options, redaction, progress = engine_options(WriteMode.DRY_RUN, kwargs, fixes=fix)
+    if follow_links:  # a flag only: a checkout's config may not turn the refusal off
+        options = replace(options, follow_links=True)
     result = run(paths, options, progress, quiet)
     report = repair_run.diff_report(result, redaction)
     fmt = DiffFormat(diff_format)

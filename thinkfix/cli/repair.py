@@ -167,8 +167,9 @@ def _report_spec(spec: str, report_format: str | None) -> tuple[str, DiffFormat 
 @click.option(
     "--follow-links",
     is_flag=True,
-    help="With --in-place or --out: also rewrite (or copy) the targets of symlinks that "
-    "lie outside the paths named (refused by default; the link itself is always kept).",
+    help="Also read, and with --in-place or --out rewrite (or copy), the targets of "
+    "symlinks found in a folder that lie outside the paths named (refused by default; "
+    "the link itself is always kept).",
 )
 @click.option(
     "--include-active",

@@ -289,6 +289,13 @@ def _render(
     "file, $THINKFIX_*, flag), then exit.",
 )
 @click.option(
+    "--follow-links",
+    is_flag=True,
+    help="Also read the targets of symlinks found in a folder that lie outside the "
+    "paths named (by default each is an error: a checkout's link must not put a file "
+    "of yours into the report).",
+)
+@click.option(
     "--show-baselined",
     is_flag=True,
     help="List findings the baseline covers in text, concise and github output "
@@ -312,6 +319,7 @@ def scan_command(
     show_baselined: bool,
     show_settings: bool,
     dask_address: str | None,
+    follow_links: bool,
     **kwargs: Any,
 ) -> None:
     """Find reasoning that leaked into the visible text of stored agent sessions.
@@ -330,6 +338,8 @@ def scan_command(
         options = config.scan_options(settings)
     except (values.ConfigError, ValueError, TypeError) as exc:
         raise Failure(str(exc)) from None
+    if follow_links:  # a flag only: a checkout's config may not turn the refusal off
+        options = options._replace(inputs=options.inputs._replace(follow_links=True))
     output_format = _output_format(settings)
     if settings.statistics and output_format in _LINES_ONLY:
         raise Failure(  # honoured or refused, never ignored (#27 item 7)

@@ -27,3 +27,11 @@ def display_path(path: str, cwd: str) -> str:
     inside = rel != os.pardir and not rel.startswith(os.pardir + os.sep)
     out = rel if inside else absolute
     return out.replace(os.sep, "/") if os.sep != "/" else out
+
+
+def inside(path: str, folder: str) -> bool:
+    """Is `path` `folder` or below it (both absolute, spelled alike: real paths, say)?"""
+    try:
+        return os.path.commonpath([path, folder]) == folder
+    except ValueError:  # one relative, the other absolute; another drive on Windows
+        return False

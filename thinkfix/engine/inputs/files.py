@@ -119,6 +119,9 @@ class InputOptions(NamedTuple):
     format: str | None = None  # a format id forced on every file (None or "auto": detect)
     unknown: UnknownPolicy = UnknownPolicy.AUTO
     follow_symlinks: bool = True
+    # Read the target of a symlink found in a walked folder that lies outside every path
+    # named (`--follow-links`; a checkout's link to a session of the user's is refused).
+    follow_links: bool = False
 
 
 class Candidate(NamedTuple):

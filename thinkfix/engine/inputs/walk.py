@@ -31,6 +31,7 @@ from thinkfix.engine.report import InputError
 from thinkfix.formats.detection import base_name
 from thinkfix.io import remote
 from thinkfix.io.errors import ErrorKind
+from thinkfix.io.paths import inside
 from thinkfix.io.regular import kind_of
 
 if TYPE_CHECKING:
@@ -113,6 +114,9 @@ def walk(
     """
     seen: set[str] = set()
     excluder = _Excluder(options, stats)
+    paths = list(paths)
+    # What a link found in a walked folder may lead into unasked (`_outside`)
+    roots = [os.path.realpath(p) for p in paths if p != STDIN and not remote.is_url(p)]
     for given in paths:
         if remote.is_url(given):
             yield from _walk_url(given, options, excluder)
@@ -127,7 +131,7 @@ def walk(
             yield _error_file(given, given, ErrorKind.UNREADABLE, _os_message(exc))
             continue
         if stat.S_ISDIR(st.st_mode):
-            yield from _walk_folder(given, options, seen, excluder)
+            yield from _walk_folder(given, options, seen, excluder, roots)
         elif excluder.excluded(given, os.path.basename(given)):
             continue
         elif not stat.S_ISREG(st.st_mode):
@@ -203,7 +207,7 @@ class _Excluder:
 
 
 def _walk_folder(
-    root: str, options: InputOptions, seen: set[str], excluder: _Excluder
+    root: str, options: InputOptions, seen: set[str], excluder: _Excluder, roots: list[str]
 ) -> Iterator[Candidate | InputFile]:
     from thinkfix.engine.inputs.ignore import (
         _ancestor_rules,
@@ -252,10 +256,15 @@ def _walk_folder(
                 continue
             if excluder.excluded(os.path.join(root, rel), rel, is_dir):
                 continue
+            if not is_dir and not is_session_name(rel, options.include):
+                continue
+            if not options.follow_links and entry.is_symlink():
+                outside = _outside(os.path.join(root, rel), roots)
+                if outside is not None:
+                    yield outside
+                    continue
             if is_dir:
                 subdirs.append(rel)
-                continue
-            if not is_session_name(rel, options.include):
                 continue
             try:
                 st = entry.stat(follow_symlinks=options.follow_symlinks)
@@ -280,6 +289,23 @@ def _walk_folder(
             yield Candidate(path, path, False, st.st_size)
         # Files of a folder come before its subfolders' files, both sorted by name.
         stack.extend(reversed(subdirs))
+
+
+def _outside(path: str, roots: list[str]) -> InputFile | None:
+    """The error for a symlink found in a walked folder whose target lies outside every path
+    named, else None. A checkout is data: its `planted.jsonl -> ~/.claude/projects/...`
+    would put a session of the user's into a report CI publishes (hostile10's request);
+    naming the link itself, or `--follow-links`, reads it."""
+    target = os.path.realpath(path)
+    if any(inside(target, root) for root in roots):
+        return None
+    return _error_file(
+        path,
+        path,
+        ErrorKind.LINKED,
+        f"a symlink to {target}, outside the paths named; not read (name it, or pass "
+        "--follow-links, to read it)",
+    )
 
 
 def _special(mode: int) -> bool:

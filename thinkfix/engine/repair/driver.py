@@ -102,7 +102,7 @@ def check_paths(paths: Sequence[str], options: RepairOptions) -> None:
     if STDIN in paths:
         raise ValueError("stdin ('-') can only be checked or diffed, not repaired")
     if options.mode is WriteMode.OUT:
-        from thinkfix.engine.repair.write import inside
+        from thinkfix.io.paths import inside
 
         assert options.out_dir is not None
         base, out = out_paths(paths, options.out_dir)
@@ -220,14 +220,15 @@ def _jobs(
     written into swept of killed runs' temporary files first."""
     base = out = None
     if options.mode is WriteMode.OUT:
-        from thinkfix.engine.repair.write import inside  # a writing run's only
+        from thinkfix.io.paths import inside  # a writing run's only
 
         assert options.out_dir is not None
         base, out = out_paths(paths, options.out_dir)
     jobs: list[Job] = []
     named = tuple(os.path.realpath(p) for p in paths if p != STDIN)
     urls = base is not None and out is not None and (remote.is_url(base) or remote.is_url(out))
-    for n, item in enumerate(walk(paths, options.scan.inputs)):
+    inputs = options.scan.inputs._replace(follow_links=options.follow_links)
+    for n, item in enumerate(walk(paths, inputs)):
         output = None
         if base is not None and out is not None:
             if _within(item.path, out) if urls else inside(os.path.abspath(item.path), out):

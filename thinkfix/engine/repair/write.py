@@ -27,6 +27,7 @@ from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import PlacementKind
 from thinkfix.io import compression, filestate, outfile, remote, safewrite, urlwrite
 from thinkfix.io.errors import ErrorKind
+from thinkfix.io.paths import inside
 
 SIDECAR_SUFFIX = ".thinkfix.json"
 
@@ -343,10 +344,3 @@ def refuse_links(path: str, source_path: str, job: Job) -> None:
             "(--follow-links repairs link targets anywhere)",
             ErrorKind.LINKED,
         )
-
-
-def inside(path: str, folder: str) -> bool:
-    try:
-        return os.path.commonpath([path, folder]) == folder
-    except ValueError:
-        return False
