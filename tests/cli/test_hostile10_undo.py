@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.cli.test_undo_appended import FIXTURES, LEAKY, _repaired
+from tests.cli.test_undo_appended import FIXTURES, LEAKY, _repaired, appended_lines
 from tests.commands import invoke
 from tests.engine.conftest import claude_line
 
@@ -67,13 +67,7 @@ def test_hostile10_undo_twice_after_a_line_was_rewritten(tmp_path: Path) -> None
     assert work.read_bytes() == restored
 
 
-_lines = st.lists(
-    st.sampled_from(["All done.", "<think>new</think>Done.", "caf\u00e9", ""]).map(
-        lambda text: claude_line(text, uuid="later")
-    ),
-    min_size=0,
-    max_size=3,
-).map(b"".join)
+_lines = appended_lines(0, 3)
 
 
 @settings(

@@ -36,13 +36,19 @@ def _repaired(tmp: Path, backup: bool, original: Path = LEAKY) -> tuple[Path, Pa
     return work, manifest
 
 
-_lines = st.lists(
-    st.sampled_from(["All done.", "<think>new</think>Done.", "caf\u00e9", ""]).map(
-        lambda text: claude_line(text, uuid="later")
-    ),
-    min_size=1,
-    max_size=4,
-).map(b"".join)
+def appended_lines(min_size: int, max_size: int) -> st.SearchStrategy[bytes]:
+    """Claude Code lines a runtime appends after a repair (clean, leaking, non-ASCII, empty
+    text), joined."""
+    return st.lists(
+        st.sampled_from(["All done.", "<think>new</think>Done.", "caf\u00e9", ""]).map(
+            lambda text: claude_line(text, uuid="later")
+        ),
+        min_size=min_size,
+        max_size=max_size,
+    ).map(b"".join)
+
+
+_lines = appended_lines(1, 4)
 
 
 @settings(

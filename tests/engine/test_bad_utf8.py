@@ -101,6 +101,18 @@ def test_the_unread_lines_check_is_the_whole_check_less_the_lines_read(
 ) -> None:
     """The sparse reader decodes only the lines it does not read itself (`unread_not_utf8`):
     its answer is the whole check's without the lines read, whichever those are."""
+    buf, _, read = block_read_in_part(lines, data)
+    whole = not_utf8_lines(buf, 0, len(buf))
+    assert unread_not_utf8(buf, 0, len(buf), read) == {
+        s: e for s, e in whole.items() if s not in read
+    }
+
+
+def block_read_in_part(
+    lines: list[bytes], data: st.DataObject
+) -> tuple[bytes, list[int], dict[int, int]]:
+    """`lines` as a block (each ended by a newline), where each starts, and the lines a
+    reader reads ({start: offset of its newline}), drawn one by one."""
     buf = b"".join(line + b"\n" for line in lines)
     starts = [sum(len(x) + 1 for x in lines[:i]) for i in range(len(lines))]
     read = {
@@ -108,7 +120,4 @@ def test_the_unread_lines_check_is_the_whole_check_less_the_lines_read(
         for s, line in zip(starts, lines)
         if data.draw(st.booleans(), label=f"read line at {s}")
     }
-    whole = not_utf8_lines(buf, 0, len(buf))
-    assert unread_not_utf8(buf, 0, len(buf), read) == {
-        s: e for s, e in whole.items() if s not in read
-    }
+    return buf, starts, read

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.test_bad_utf8 import parsed_on_every_path
+from tests.engine.test_bad_utf8 import block_read_in_part, parsed_on_every_path
 from tests.engine.test_bulk import _json, session_files, sessions
 from thinkfix.engine.scan import native
 from thinkfix.io import jsoncheck
@@ -122,13 +122,7 @@ def test_the_unread_check_flags_every_line_that_is_no_object(
     """Whichever lines are read, every other line that is not one JSON object is among those
     `unread_not_objects` flags (the block check, and line by line), and a block of objects
     only flags none on the msgspec path."""
-    buf = b"".join(line + b"\n" for line in lines)
-    starts = [sum(len(x) + 1 for x in lines[:i]) for i in range(len(lines))]
-    read = {
-        s: s + len(line)
-        for s, line in zip(starts, lines)
-        if data.draw(st.booleans(), label=f"read line at {s}")
-    }
+    buf, starts, read = block_read_in_part(lines, data)
     unread = [(s, line) for s, line in zip(starts, lines) if s not in read]
     run = 1 << 62 if msgspec else 0
     flagged = set(unread_not_objects(buf, 0, len(buf), read, len(unread), run))
