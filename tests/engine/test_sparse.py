@@ -121,3 +121,16 @@ def test_sparse_offsets_are_where_each_record_starts(
         at = reader.offsets[r.index]
         assert data[at : at + len(r.raw) + len(r.eol)] == r.raw + r.eol
         assert at == 0 or data[at - 1 : at] == b"\n"
+
+
+@pytest.mark.parametrize("block", [7, 64, 1000, sparse.BLOCK])
+def test_an_unread_broken_line_takes_the_context_of_its_place(block: int) -> None:
+    """A line that is not JSON, before the line that changes the context (a Codex
+    session_meta), is reported with the context it was written under, as the format's reader
+    gives it: the unread lines' check runs after the block's loop, which had moved on (found
+    by the property above, on a random seed)."""
+    fmt = registry.get("codex")
+    data = b"".join(
+        [LINES[0], b"\n", b"not json\n", LINES[2], b"\n", LINES[0], b"\nnot json\n", LINES[0]]
+    )
+    assert _sparse(fmt, data, block) == _expected(fmt, data)  # type: ignore[arg-type]

@@ -24,6 +24,9 @@ from hypothesis import strategies as st
 from tests.engine.test_bad_utf8 import block_read_in_part, parsed_on_every_path
 from tests.engine.test_bulk import _json, session_files, sessions
 from thinkfix.engine.scan import native
+from thinkfix.engine.scan.sparse import skippable
+from thinkfix.formats import registry
+from thinkfix.formats.records import EMPTY_CONTEXT, Record
 from thinkfix.io import jsoncheck
 from thinkfix.io.jsoncheck import not_objects, unread_not_objects
 
@@ -134,3 +137,18 @@ def test_the_unread_check_flags_every_line_that_is_no_object(
     assert set(not_objects(buf, 0, len(buf), 0)) >= {
         s for s, line in zip(starts, lines) if line and not _is_object(line)
     }
+
+
+@pytest.mark.parametrize("msgspec", [False, True])
+def test_a_line_that_is_not_utf8_is_never_skipped(msgspec: bool) -> None:
+    """The record-by-record path skips a line that holds no assistant text only when it is
+    JSON and UTF-8, whichever parser `not_json` picks: msgspec's reads no string's bytes,
+    and with it a Claude Code summary whose text is not UTF-8 was skipped, counted clean,
+    where a parse of every line reports it (found by the property above, which runs with
+    msgspec from the first byte; a real run's one-line check is orjson's, which reads them)."""
+    fmt = registry.get("claude-code")
+    good = '{"type":"summary","summary":"résumé","leafUuid":"u1"}'.encode()
+    bad = good.replace(b"r", b"\x97", 1)
+    with patch.object(jsoncheck, "MSGSPEC_FROM", 0 if msgspec else 1 << 62):
+        assert skippable(fmt, Record(3, 4, good, b"\n", EMPTY_CONTEXT, fmt.shapes))
+        assert not skippable(fmt, Record(3, 4, bad, b"\n", EMPTY_CONTEXT, fmt.shapes))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import BinaryIO
 
 from orjson import JSONDecodeError, loads
@@ -40,6 +40,7 @@ Quick = Callable[[bytes, Context], bool]
 # The block counter's sink: counts accepted lines' keys, a key without a model taking the
 # context's (the only part of the context it reads).
 Bulk = Callable[[list[Key], Context], None]
+Places = list[tuple[int, Context]]  # (from where in a block, the context the lines there have)
 
 BLOCK = 1 << 22  # bytes read at a time; memory is this plus the largest record
 _LONG_LINES = 512  # average line length above which a find loop counts lines faster than count
@@ -302,6 +303,7 @@ class SparseReader:
         lines = iter(wanted.items())
         line = next(lines, None)
         at, index, quick, ctx = lo, self.records, self.quick, self.ctx
+        contexts = [(lo, ctx)]  # (from where, the context): the unread lines' records take theirs
         offsets, base = self.offsets, self.base  # where records start, when asked
         hit = min((p for p in nxt.values() if p >= 0), default=-1)
         while True:
@@ -360,6 +362,8 @@ class SparseReader:
             if pending and self.ctx.model != ctx.model:  # counted with the model read under
                 bulk(pending, ctx)  # type: ignore[misc]
                 pending = []
+            if self.ctx is not ctx:
+                contexts.append((end, self.ctx))
             ctx, markers, old = self.ctx, self.markers, nxt
             nxt = {}
             for m in markers:
@@ -372,10 +376,10 @@ class SparseReader:
         unread = self.records - first - len(read)
         edges = None if native.EDGE not in firsts else firsts[native.EDGE] >= 0
         bad = unread_not_objects(buf, lo, hi, read, unread, native.reach(), edges)
-        return self._unread_errors(buf, lo, first, bad, out) if bad else out
+        return self._unread_errors(buf, lo, first, bad, out, contexts) if bad else out
 
     def _unread_errors(
-        self, buf: bytes, lo: int, first: int, bad: list[int], out: list[Record]
+        self, buf: bytes, lo: int, first: int, bad: list[int], out: list[Record], contexts: Places
     ) -> list[Record]:
         """`out` and, in line order, the records of the unread lines starting at `bad` (those
         `io.jsoncheck` cannot vouch are each one JSON object) whose parse fails: a line that
@@ -392,7 +396,9 @@ class SparseReader:
             )
             if index in seen or not raw or raw.isspace():  # read already; blank (no record)
                 continue
-            record = self._record(index, raw, eol)  # not the first line: no context hook
+            # not the first line: no context hook; the context the lines before it left
+            record = self._record(index, raw, eol)
+            record.ctx = contexts[bisect_right(contexts, start, key=itemgetter(0)) - 1][1]
             if record.error is not None:
                 self._at(index, self.base + start)
                 out.append(record)
@@ -475,8 +481,9 @@ def skippable(fmt: SessionFormat, record: Record) -> bool:
     """Scan's rule for a record it need not parse: it cannot hold an assistant message nor
     name a turn of another shape (`formats.strangers`), it is not an unterminated last line
     (which may be a truncated record), and it is UTF-8 and one JSON value (else parsed, its
-    error reported as a parse of every line reports it: orjson checks both), and an object
-    (`{...}`: a line of another shape is parsed, which says whether the format reads it)."""
+    error reported as a parse of every line reports it: checked here, UTF-8 on its own, as
+    `not_json`'s msgspec check does not read a string's bytes), and an object (`{...}`: a
+    line of another shape is parsed, which says whether the format reads it)."""
     raw = record.raw
     return (
         bool(record.eol)
@@ -485,4 +492,5 @@ def skippable(fmt: SessionFormat, record: Record) -> bool:
         and not fmt.may_contain_assistant(raw)
         and not names_turn(raw)
         and not not_json((raw,))
+        and not not_utf8_lines(raw, 0, len(raw))
     )
