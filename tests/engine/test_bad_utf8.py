@@ -70,7 +70,7 @@ def parsed_on_every_path(name: str, path: Path, options: ScanOptions) -> list[di
     parsed = _json([str(path)], options._replace(prefilter=False))
     with patch.object(sparse, "supports", lambda fmt: False):  # record by record
         filtered = _json([str(path)], options)
-    assert _reports([str(path)], options, [name]) == [parsed] * 3
+    assert _reports([str(path)], options, [name]) == [parsed] * 4
     assert filtered == parsed
     errors: list[dict[str, Any]] = orjson.loads(parsed)["errors"]
     return errors

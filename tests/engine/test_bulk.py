@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from tests.engine.test_survey import MIDNIGHT_MS, TEXT_BYTES, _iso
 from tests.formats.test_fast_paths import GENERATED, _record, without_fast_paths
 from thinkfix.engine.inputs.files import InputOptions
-from thinkfix.engine.scan import native, survey, trend
+from thinkfix.engine.scan import native, structsurvey, survey, trend
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.prefilter import delimiter_hits
 from thinkfix.engine.scan.runner import scan
@@ -347,24 +347,26 @@ def _json(paths: list[str], options: ScanOptions) -> bytes:
 
 
 def _reports(paths: list[str], options: ScanOptions, names: list[str]) -> list[bytes]:
-    """The report with the block counter (from the first byte), without it, and with every
-    fast path off."""
-    with patch.object(survey, "FROM_BYTES", 0):
+    """The report with the block counter (from the first byte), without it, with every
+    fast path off, and with the counter keying lines by decoding (`structsurvey`)."""
+    with patch.object(survey, "FROM_BYTES", 0), patch.object(structsurvey, "FROM_BYTES", 1 << 62):
         fast = _json(paths, options)
+    with patch.object(survey, "FROM_BYTES", 0), patch.object(structsurvey, "FROM_BYTES", 0):
+        decoded = _json(paths, options)
     with patch.object(survey, "applies", lambda fmt, windowed: False):
         plain = _json(paths, options)
     with ExitStack() as stack:
         for name in names:
             stack.enter_context(without_fast_paths(registry.get(name)))
         slow = _json(paths, options)
-    return [fast, plain, slow]
+    return [fast, plain, slow, decoded]
 
 
 def test_every_fixture_reports_the_same_with_and_without_the_block_counter() -> None:
     for by_day in (True, False):
         options = ScanOptions(by_day=by_day, allow_no_sessions=True)
-        fast, plain, slow = _reports([str(_FIXTURES)], options, list(NAMES))
-        assert fast == plain == slow
+        fast, plain, slow, decoded = _reports([str(_FIXTURES)], options, list(NAMES))
+        assert fast == plain == slow == decoded
 
 
 @st.composite
@@ -407,8 +409,8 @@ def test_generated_sessions_report_the_same_with_and_without_the_block_counter(
 ) -> None:
     folder = tmp_path_factory.mktemp("bulk")
     for name, path, options in session_files(folder, data, by_day=by_day):
-        fast, plain, slow = _reports([str(path)], options, [name])
-        assert fast == plain == slow
+        fast, plain, slow, decoded = _reports([str(path)], options, [name])
+        assert fast == plain == slow == decoded
 
 
 def test_accepted_lines_take_the_model_of_their_own_turn(tmp_path: Path) -> None:
@@ -439,8 +441,8 @@ def test_accepted_lines_take_the_model_of_their_own_turn(tmp_path: Path) -> None
         meta + turn("a") + user + answer * 3 + turn("b") + user + answer * 2 + turn("a") + answer
     )
     options = ScanOptions(inputs=InputOptions(format="codex"), by_day=True)
-    fast, plain, slow = _reports([str(path)], options, ["codex"])
-    assert fast == plain == slow
+    fast, plain, slow, decoded = _reports([str(path)], options, ["codex"])
+    assert fast == plain == slow == decoded
     report = orjson.loads(fast)
     counts = {m: row["assistant_messages"] for m, row in report["summary"]["by_model"].items()}
     assert counts == {"a": 4, "b": 2}
@@ -457,8 +459,8 @@ def test_a_line_that_is_not_json_is_an_error_on_every_path(name: str, tmp_path: 
     path = tmp_path / f"{name}.jsonl"
     path.write_bytes(b"".join(x + b"\n" for x in [line] * 40 + damaged + [line] * 40))
     options = ScanOptions(inputs=InputOptions(format=name), by_day=True)
-    fast, plain, slow = _reports([str(path)], options, [name])
-    assert fast == plain == slow
+    fast, plain, slow, decoded = _reports([str(path)], options, [name])
+    assert fast == plain == slow == decoded
     errors = orjson.loads(slow)["errors"]
     assert [e["line"] for e in errors] == [41, 42, 43, 44, 45, 47]  # \\q .. \x00, a\\\\\\qb
 
@@ -486,8 +488,8 @@ def test_a_line_whose_structure_alone_is_broken_is_an_error_on_every_path(
         patch.object(native, "WARM_UP", 0),
         patch.object(jsoncheck, "MSGSPEC_FROM", 0 if on else 1 << 62),
     ):
-        fast, plain, slow = _reports([str(path)], options, [fmt])
-    assert fast == plain == slow
+        fast, plain, slow, decoded = _reports([str(path)], options, [fmt])
+    assert fast == plain == slow == decoded
     report = orjson.loads(slow)
     # the cut line's second half is read only where it holds the assistant marker
     assert [e["line"] for e in report["errors"]] in ([41, 42, 43, 44], [41, 42, 43, 44, 45])
@@ -520,7 +522,7 @@ def test_a_role_word_spelled_with_escapes_still_names_its_turn(
     path.write_bytes(b"".join(x + b"\n" for x in [RUNTIME_LINES[name]] * 3 + [line]))
     options = ScanOptions(inputs=InputOptions(format=name), by_day=True)
     with patch.object(native, "USE", on), patch.object(native, "WARM_UP", 0):
-        fast, plain, slow = _reports([str(path)], options, [name])
-    assert fast == plain == slow
+        fast, plain, slow, decoded = _reports([str(path)], options, [name])
+    assert fast == plain == slow == decoded
     report = orjson.loads(fast)
     assert report["summary"]["findings"] == 1 and report["summary"]["assistant_messages"] == 4

@@ -55,7 +55,7 @@ def test_a_counted_line_whose_part_has_another_shape_is_an_error_on_every_path(
         assert [(e["line"], e["kind"]) for e in orjson.loads(parsed)["errors"]] == [
             (41, "bad_shape")
         ]
-        assert _reports([str(path)], options, [fmt]) == [parsed] * 3
+        assert _reports([str(path)], options, [fmt]) == [parsed] * 4
 
 
 CONTENT = st.recursive(

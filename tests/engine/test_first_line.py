@@ -53,4 +53,4 @@ def test_a_first_line_that_is_not_json_is_reported_as_a_parse_of_every_line_repo
             parsed = _json([str(path)], options._replace(prefilter=False))
             errors = orjson.loads(parsed)["errors"]
             assert [e["line"] for e in errors][:1] == [1]  # not vacuous: the line is broken
-            assert _reports([str(path)], options, [name]) == [parsed] * 3
+            assert _reports([str(path)], options, [name]) == [parsed] * 4

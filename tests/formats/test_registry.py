@@ -46,6 +46,7 @@ SUPPORT_MODULES = {
     "goose_items",
     "jsonedit",
     "jsonspans",
+    "linestructs",
     "locations",
     "opencode_items",
     "planner",

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from thinkfix.formats import linestructs
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import (
     TOOL_CALL_BLOCKS,
@@ -181,6 +182,7 @@ class ClaudeCode(FormatBase):
         + iso_stamp(b"date_b")
         + rb"\})(?=\n)",
         ("message", True),
+        linestructs.CLAUDE_CODE,
     )
 
     locations_source = (

@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from thinkfix.formats import linestructs
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import (
     FormatBase,
@@ -90,6 +91,7 @@ class Codex(FormatBase):
         + tail(b"tail", rb"\}")
         + rb"(?=\n)",
         ("payload", False),
+        linestructs.CODEX,
     )
     # Supersets of the lines the context follows; update_context checks the parsed line.
     context_markers = (

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from thinkfix.formats import linestructs
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import (
     FormatBase,
@@ -141,6 +142,7 @@ class Pi(FormatBase):
         + MS_STAMP
         + rb"\}\}(?=\n)",
         ("message", True),
+        linestructs.PI,
     )
 
     locations_source = (

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from thinkfix.formats.linestructs import LineStructs
+
 
 def one_model(raw: bytes) -> tuple[str | None] | None:
     """`(model,)` from the record's only `"model":"..."`, `(None,)` when no `"model"` occurs at
@@ -200,10 +202,14 @@ class Canonical:
     the free parts hold no `bulk.TAIL_TOKENS` and are UTF-8 (tests/engine/test_bulk.py).
     Compiled on first use: a scan that never reaches the format pays nothing at start-up."""
 
-    __slots__ = ("_pattern", "content", "source")
+    __slots__ = ("_pattern", "content", "source", "structs")
 
-    def __init__(self, source: bytes, content: tuple[str, bool]) -> None:
+    def __init__(
+        self, source: bytes, content: tuple[str, bool], structs: LineStructs | None = None
+    ) -> None:
         self.source = source
+        # the same lines decoded (`formats.linestructs`): the counter's faster proof
+        self.structs = structs
         # Where the line's message object is, and whether its `content` may be a string: a
         # line counted from its bytes must also hold parts of the shapes its reader reads
         # (`io.jsoncheck.not_json`; `formats.values`: typed parts, texts that are strings).

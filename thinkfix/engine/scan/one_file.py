@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 from thinkfix.engine.inputs.files import InputFile
 from thinkfix.engine.report import InputError, LeakFinding
-from thinkfix.engine.scan import native, sparse, survey, trend
+from thinkfix.engine.scan import native, sparse, structsurvey, trend
 from thinkfix.engine.scan.evidence import awaits_call, called, calls_after_from
 from thinkfix.engine.scan.findings import CappedFindings, capped_findings, fingerprint_of, text_hash
 from thinkfix.engine.scan.options import ScanOptions
@@ -113,7 +113,7 @@ class _FileScan:
                 crlf=crlf,
                 candidates=candidates,
                 quick=self._quick_timed if timed else self._quick,
-                surveyor=survey.surveyor(fmt, options.policy, self.dater.days, self.windowed)
+                surveyor=structsurvey.surveyor(fmt, options.policy, self.dater.days, self.windowed)
                 if timed or native.warm(0)
                 else None,
                 bulk=self._bulk,

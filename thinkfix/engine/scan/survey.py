@@ -71,7 +71,7 @@ _ISO = re.compile(
 # `"timestamp":<milliseconds>` followed by the end of its member; `trend.epoch` reads a
 # number above 10^10 as milliseconds.
 _MS = re.compile(rb'"timestamp":([1-9][0-9]{11,12})(?=[,}])')
-_DAY_MS = 86_400_000
+DAY_MS = 86_400_000
 LOW_MS, HIGH_MS = 31_536_000_000, 4_102_444_800_000  # 1971-01-01 .. 2100-01-01
 _EPOCH = dt.date(1970, 1, 1)
 
@@ -100,7 +100,7 @@ class Days:
 
     def of_millis(self, ms: int) -> str:
         """The UTC day of a time in milliseconds since the epoch."""
-        number = ms // _DAY_MS
+        number = ms // DAY_MS
         day = self._by_number.get(number)
         if day is None:
             day = self._by_number[number] = _day_of(number)
@@ -344,7 +344,7 @@ class Surveyor:
             bad = {i // per for i in _tokens(joined, offsets)}
             bad.update(i // per for i in self.hits(joined, offsets))
             bad.update(i // per for i in _not_json_text(joined, offsets))
-        bad.update(i // per for i in _not_utf8(joined, offsets))
+        bad.update(i // per for i in not_utf8_pieces(joined, offsets))
         if 0 in b"".join(tails):  # a raw NUL, which the checks cannot tell from a separator
             bad.update(i // per for i, tail in enumerate(tails) if 0 in tail)
         if self.limit:
@@ -382,7 +382,7 @@ class Surveyor:
                     if not LOW_MS <= ms < HIGH_MS:
                         out[i] = None
                         millis[i] = LOW_MS
-            stamped = days.of_numbers([ms // _DAY_MS for ms in millis])
+            stamped = days.of_numbers([ms // DAY_MS for ms in millis])
             for i in [i for i, (a, b) in enumerate(zip(stamped, out)) if a != b]:
                 out[i] = None  # the message's stamp and the record's on two days
         return out
@@ -439,7 +439,7 @@ def _not_json_text(joined: bytes, offsets: list[int]) -> set[int]:
 NOT_JSON_TEXT = (rb"[\x01-\x1f]", rb'\\(?:[^"\\/bfnrtu\x00]|u[0-9a-fA-F]{0,3}[^0-9a-fA-F\x00])')
 
 
-def _not_utf8(joined: bytes, offsets: list[int]) -> set[int]:
+def not_utf8_pieces(joined: bytes, offsets: list[int]) -> set[int]:
     """The pieces that are not UTF-8 (none, at memory speed, for ASCII text)."""
     out: set[int] = set()
     if not joined.isascii():
