@@ -31,7 +31,7 @@ from typing import Any, Optional, Union
 
 #: `(model, stamp)` of a line holding one assistant message, else None.
 Keyed = Optional[tuple[Optional[str], Union[str, int]]]  # noqa: UP007, UP045 - runtime aliases
-Keyer = Callable[[Sequence[bytes]], list[Keyed]]
+Keyer = Callable[[Sequence[bytes | memoryview]], list[Keyed]]
 #: `build(msgspec)`: the rule over decoded lines (None for a line the decode refused), and the
 #: struct type a line decodes into.
 Build = Callable[[Any], tuple[Callable[[list[Any]], list[Keyed]], Any]]
@@ -77,7 +77,7 @@ def _keyer(msgspec: Any, build: Build) -> Keyer:
     decode = msgspec.json.Decoder(line_type).decode
     refused: tuple[type[BaseException], ...] = (ValueError, RecursionError, msgspec.DecodeError)
 
-    def keys(lines: Sequence[bytes]) -> list[Keyed]:
+    def keys(lines: Sequence[bytes | memoryview]) -> list[Keyed]:
         try:
             values = list(map(decode, lines))  # C-level: no Python frame per line
         except refused:
@@ -88,7 +88,9 @@ def _keyer(msgspec: Any, build: Build) -> Keyer:
 
 
 def _decoded(
-    decode: Callable[[bytes], Any], line: bytes, refused: tuple[type[BaseException], ...]
+    decode: Callable[[bytes | memoryview], Any],
+    line: bytes | memoryview,
+    refused: tuple[type[BaseException], ...],
 ) -> Any:
     try:
         return decode(line)

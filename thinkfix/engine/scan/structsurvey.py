@@ -75,7 +75,8 @@ class StructSurveyor(Surveyor):
         starts, ends = list(wanted), list(wanted.values())
         if not starts:
             return Block([], [], [], wanted)
-        lines = list(map(buf.__getitem__, map(slice, starts, ends)))
+        # views: the lines' bytes are copied once, into `joined`, not twice
+        lines = list(map(memoryview(buf).__getitem__, map(slice, starts, ends)))
         found = self.keys(lines)
         bad = {i for i, key in enumerate(found) if key is None}
         stamps = [key[1] if key is not None else "" for key in found]
