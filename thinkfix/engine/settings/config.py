@@ -56,6 +56,7 @@ from thinkfix.engine.settings.values import (
     coerce,
     setting_key,
 )
+from thinkfix.io.regular import NotRegular, open_regular
 from thinkfix.normalizer.policy import (
     DEFAULT,
     Policy,
@@ -189,7 +190,9 @@ def find_config(start: str) -> str | None:
     while True:
         for name in CONFIG_NAMES:
             path = os.path.join(folder, name)
-            if not os.path.isfile(path):
+            # a FIFO or device of that name is read (and refused by name, `_text`), never
+            # passed over: a parent folder's settings would apply instead of these
+            if not os.path.exists(path) or os.path.isdir(path):
                 continue
             owner = _foreign(path)
             if owner is not None and (name != "pyproject.toml" or _has_table(path, quiet=True)):
@@ -206,30 +209,60 @@ def find_config(start: str) -> str | None:
         folder = parent
 
 
+#: The most bytes of a config file read: a config is a few lines, and a checkout's may be a
+#: sparse file of any size (a FIFO or device is refused before a byte is read).
+MAX_CONFIG_BYTES = 4 * 2**20
+
+
 #: Compiled on a TOML error only (re's cache keeps it): not a start-up cost (#26 item 3).
 _TOML_AT = r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$"
 
 
-def toml_error(path: str, exc: ValueError) -> ConfigError:
+def toml_error(path: str, exc: ValueError, text: str) -> ConfigError:
     """`path:line:col: invalid TOML: message`, the location editors jump to.
 
     tomllib puts the place at the end of its message ("... (at line 3, column 5)"); it becomes
-    the prefix, where compilers and linters put it.
+    the prefix, where compilers and linters put it. `text` is what was parsed (the file is not
+    read again: it may have changed, or never end).
     """
     message = str(exc)
     at = re.search(_TOML_AT, message)
     if at is None:
         return ConfigError(f"{path}: invalid TOML: {message}")
     if at[1] is None:  # "at end of document": the place is after the last line
-        try:
-            with open(path, "rb") as fp:
-                lines = fp.read().count(b"\n") or 1
-        except OSError:
-            lines = 1
+        lines = text.count("\n") or 1
         return ConfigError(
             f"{path}:{lines}:1: invalid TOML: {message[: at.start()]} (at end of document)"
         )
     return ConfigError(f"{path}:{at[1]}:{at[2]}: invalid TOML: {message[: at.start()]}")
+
+
+def _text(path: str) -> str:
+    """A config file's text, read as a session is: never `open`, since a FIFO waits for a
+    writer forever and /dev/zero never ends (`open_regular` refuses both by name), and at
+    most `MAX_CONFIG_BYTES` of a regular file. Raises `ConfigError` naming the file."""
+    try:
+        with open_regular(path) as fp:
+            data = fp.read(MAX_CONFIG_BYTES + 1)
+    except NotRegular as exc:
+        # only what it is: "stdin, as '-'", which the message adds for sessions, is no config
+        raise ConfigError(
+            f"{path}: cannot read config: {str(exc.strerror).partition(';')[0]}"
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from exc
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{path}: cannot read config: larger than {MAX_CONFIG_BYTES:,} bytes, which no "
+            "config needs"
+        )
+    try:
+        return data.decode()
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: cannot read config: not UTF-8 (byte {exc.start}: {exc.reason}), as TOML "
+            "must be"
+        ) from exc
 
 
 def _load(path: str) -> dict[str, Any]:
@@ -238,13 +271,11 @@ def _load(path: str) -> dict[str, Any]:
         import tomllib
     else:  # pragma: no cover - Python 3.10 with the tomli backport
         import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
+    text = _text(path)
     try:
-        with open(path, "rb") as fp:
-            return tomllib.load(fp)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from exc
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise toml_error(path, exc) from exc
+        raise toml_error(path, exc, text) from exc
 
 
 def _has_table(pyproject: str, *, quiet: bool = False) -> bool:
