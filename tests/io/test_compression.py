@@ -29,7 +29,8 @@ def test_compression_round_trip_through_a_format(kind: c.Compression, tmp_path: 
     with c.open_read(src) as fp:
         records = list(fmt.read(fp))
     assert len(sites(fmt, records)) == 4
-    dst = tmp_path / ("out.jsonl" + {"none": "", "gzip": ".gz", "zstd": ".zst"}[kind.value])
+    suffix = {"none": "", "gzip": ".gz", "zstd": ".zst", "bzip2": ".bz2", "xz": ".xz"}
+    dst = tmp_path / ("out.jsonl" + suffix[kind.value])
     with c.wrap_writer(open(dst, "wb"), kind) as fp:  # as repair writes a compressed session
         fmt.write(records, fp)
     assert c.sniff(dst.read_bytes()) is kind

@@ -33,7 +33,7 @@ MAX_LINES = 200
 # OpenClaw keeps soft-deleted and reset sessions as `<uuid>.jsonl.deleted.<ISO>` / `.reset.<ISO>`;
 # claw-code rotates to `<stem>.rot-<ms>.jsonl`.
 _ARCHIVE_SUFFIX = re.compile(r"\.(?:deleted|reset|bak)\.[^/\\]*$")
-_COMPRESSED = re.compile(r"\.(?:gz|gzip|zst|zstd)$", re.IGNORECASE)
+_COMPRESSED = re.compile(r"\.(?:gz|gzip|zst|zstd|bz2|xz)$", re.IGNORECASE)
 
 
 class Parsed:

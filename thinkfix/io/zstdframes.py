@@ -132,7 +132,17 @@ class _Fed(_Wrapped):
 
 
 class _Checked(_Wrapped):
-    """The decoded stream; its end an EOFError where the input stopped inside a frame."""
+    """The decoded stream; its end an EOFError where the input stopped inside a frame. Its
+    `name` is the compressed file's, as `GzipFile` gives it: a reader may look beside the
+    file (a zstd OpenCode part lost its message's file, and its role, without it)."""
+
+    def __init__(self, inner: Any, frames: Frames, raw: BinaryIO) -> None:
+        super().__init__(inner, frames)
+        self._raw = raw
+
+    @property
+    def name(self) -> Any:
+        return self._raw.name
 
     def readinto(self, buffer: Any) -> int:
         n: int = self._inner.readinto(buffer)
@@ -148,4 +158,4 @@ def checked_reader(raw: BinaryIO, zstandard: Any) -> BinaryIO:
     reader = zstandard.ZstdDecompressor().stream_reader(
         io.BufferedReader(_Fed(raw, frames)), read_across_frames=True, closefd=True
     )
-    return io.BufferedReader(_Checked(reader, frames))
+    return io.BufferedReader(_Checked(reader, frames, raw))
