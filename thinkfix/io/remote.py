@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from thinkfix.io.regular import open_regular
 
@@ -105,21 +105,42 @@ def join(url: str, path_on_fs: str, root_on_fs: str) -> str:
     return url.rstrip("/") + "/" + rel
 
 
-def listing(url: str) -> tuple[bool, list[tuple[str, str, int]]]:
-    """Whether `url` is a folder, and its files (or itself): (URL, path relative to the
-    folder, size), sorted by URL. FileNotFoundError when nothing is there."""
+class Listed(NamedTuple):
+    """One file a URL's listing found: its URL, its path relative to the folder, its size;
+    `regular` unless the filesystem calls it something else (fsspec's `other`: a FIFO, a
+    socket, a device, or on the local disk any symlink); `local`, for a file on this disk
+    (`file://`), its path here, so the walk can judge it as a local folder's file."""
+
+    url: str
+    rel: str
+    size: int
+    regular: bool = True
+    local: str | None = None
+
+
+def listing(url: str) -> tuple[bool, list[Listed]]:
+    """Whether `url` is a folder, and its files (or itself), sorted by URL; what is not a
+    plain file is listed too (`Listed.regular`), never left out without a word.
+    FileNotFoundError when nothing is there."""
     fs, root = filesystem(url)
     if fs.isdir(root):
+        local = is_local(fs)
         found = fs.find(root, detail=True)
         files = [
-            (join(url, p, root), p[len(root) :].lstrip("/"), int(info.get("size") or 0))
+            Listed(
+                join(url, p, root),
+                p[len(root) :].lstrip("/"),
+                int(info.get("size") or 0),
+                info.get("type", "file") == "file",
+                p if local else None,
+            )
             for p, info in found.items()
-            if info.get("type", "file") == "file"
+            if info.get("type", "file") != "directory"
         ]
         return True, sorted(files)
     if not fs.exists(root):
         raise FileNotFoundError(2, "No such file or directory", url)
-    return False, [(url, root.rsplit("/", 1)[-1], int(fs.size(root) or 0))]
+    return False, [Listed(url, root.rsplit("/", 1)[-1], int(fs.size(root) or 0))]
 
 
 def open_url(url: str) -> BinaryIO:

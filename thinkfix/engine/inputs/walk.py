@@ -117,9 +117,10 @@ def walk(
     paths = list(paths)
     # What a link found in a walked folder may lead into unasked (`_outside`)
     roots = [os.path.realpath(p) for p in paths if p != STDIN and not remote.is_url(p)]
+    roots += _url_roots(paths)
     for given in paths:
         if remote.is_url(given):
-            yield from _walk_url(given, options, excluder)
+            yield from _walk_url(given, options, excluder, roots, seen)
             continue
         if given == STDIN:
             spooled = spool_stdin(stdin)
@@ -154,9 +155,13 @@ def _walk_url(
     url: str,
     options: InputOptions,
     excluder: _Excluder,
+    roots: list[str],
+    seen: set[str],
 ) -> Iterator[Candidate | InputFile]:
     """The files an fsspec URL names (io/remote.py): a folder's session files, by the same
-    name rules and excludes as a local folder's, or the one file named."""
+    name rules and excludes as a local folder's, or the one file named. What is not a plain
+    file is said as a local folder says it (`_url_odd`); a file on this disk is read once,
+    however many names lead to it (`seen`), as a local folder's is."""
     try:
         folder, files = remote.listing(url)
     except remote.RemoteUnavailable:
@@ -165,10 +170,75 @@ def _walk_url(
         message = _os_message(exc) if isinstance(exc, OSError) and exc.strerror else str(exc)
         yield _error_file(url, url, ErrorKind.UNREADABLE, message)
         return
-    for full, rel, size in files:
-        if excluder.excluded(rel, rel) or (folder and not is_session_name(rel, options.include)):
+    for entry in files:
+        if excluder.excluded(entry.rel, entry.rel):
             continue
-        yield Candidate(full, full, not folder, size)
+        found: Candidate | InputFile | None = None
+        if not entry.regular:
+            found = _url_odd(entry, options, roots)
+        elif not folder or is_session_name(entry.rel, options.include):
+            found = Candidate(entry.url, entry.url, not folder, entry.size)
+        if isinstance(found, Candidate) and entry.local is not None:
+            try:
+                key = _identity(entry.local, os.stat(entry.local))
+            except OSError:
+                key = entry.url  # the read says why
+            if key in seen:
+                continue
+            seen.add(key)
+        if found is not None:
+            yield found
+
+
+def _url_odd(
+    entry: remote.Listed, options: InputOptions, roots: list[str]
+) -> Candidate | InputFile | None:
+    """A listed file that is not a plain one, as `_walk_folder` says it of a local folder's
+    (fsspec calls a FIFO, a socket, a device and, on the local disk, every symlink `other`,
+    and the listing left them out without a word, review10): a FIFO, socket or device is a
+    skipped file; a link on this disk is judged by its target (`_outside`, then what it
+    leads to); a link to a folder inside the paths named adds nothing (its files are listed
+    where they lie). None: nothing to say."""
+    local = entry.local
+    if local is None:  # another filesystem's special file: never opened
+        return _skipped_special(entry.url) if is_session_name(entry.rel, options.include) else None
+    is_dir = os.path.isdir(local)
+    if not is_dir and not is_session_name(entry.rel, options.include):
+        return None
+    if not options.follow_links and os.path.islink(local):
+        outside = _outside(local, roots, shown=entry.url)
+        if outside is not None:
+            return outside
+    try:
+        st = os.stat(local)
+    except OSError as exc:
+        return _error_file(entry.url, entry.url, ErrorKind.UNREADABLE, _os_message(exc))
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    if stat.S_ISREG(st.st_mode):
+        return Candidate(entry.url, entry.url, False, st.st_size)
+    return _skipped_special(entry.url)
+
+
+def _url_roots(paths: list[str]) -> list[str]:
+    """The real paths on this disk of the `file://` URLs named: a link found under one may
+    lead anywhere inside them, as a local folder's may inside the paths named. A URL that
+    cannot be judged here is `_walk_url`'s to report."""
+    found = []
+    for path in paths:
+        if remote.is_url(path):
+            try:
+                protocol, where = remote.location(path)
+            except (OSError, ValueError, ImportError):
+                continue
+            if protocol == "file":
+                found.append(where)
+    return found
+
+
+def _skipped_special(path: str) -> InputFile:
+    """A FIFO, socket or device found in a folder: never read, but named (review10)."""
+    return InputFile(path, path, explicit=False, skipped=NOT_REGULAR)
 
 
 def _identity(path: str, st: os.stat_result) -> str:
@@ -278,8 +348,7 @@ def _walk_folder(
                 continue
             if not stat.S_ISREG(st.st_mode):
                 if _special(st.st_mode):  # never read, but named: not as if it were not there
-                    path = os.path.join(root, rel)
-                    yield InputFile(path, path, explicit=False, skipped=NOT_REGULAR)
+                    yield _skipped_special(os.path.join(root, rel))
                 continue
             key = _identity(entry.path, st)
             if key in seen:
@@ -291,7 +360,7 @@ def _walk_folder(
         stack.extend(reversed(subdirs))
 
 
-def _outside(path: str, roots: list[str]) -> InputFile | None:
+def _outside(path: str, roots: list[str], shown: str | None = None) -> InputFile | None:
     """The error for a symlink found in a walked folder whose target lies outside every path
     named, else None. A checkout is data: its `planted.jsonl -> ~/.claude/projects/...`
     would put a session of the user's into a report CI publishes (hostile10's request);
@@ -300,8 +369,8 @@ def _outside(path: str, roots: list[str]) -> InputFile | None:
     if any(inside(target, root) for root in roots):
         return None
     return _error_file(
-        path,
-        path,
+        shown or path,
+        shown or path,
         ErrorKind.LINKED,
         f"a symlink to {target}, outside the paths named; not read (name it, or pass "
         "--follow-links, to read it)",
