@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's class, made without its per-class `eval` and checks (#26 item 3)
+    from thinkfix._serialize import NamedTuple
 
 from thinkfix.io.regular import open_regular
 
