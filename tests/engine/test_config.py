@@ -62,23 +62,24 @@ def _pyproject(folder: Path, body: str) -> Path:
 def test_config_precedence_file_env_flag(tmp_path: Path, resolve: Resolve) -> None:
     _pyproject(
         tmp_path,
-        'output-format = "json"\njobs = 3\norphan-close = "strip"\n'
+        # jobs = 2: a config file's jobs is at most twice the cores, so 2 holds on any machine
+        'output-format = "json"\njobs = 2\norphan-close = "strip"\n'
         'exclude = ["a/**"]\nstatistics = true\n',
     )
-    env = {"THINKFIX_JOBS": "2", "THINKFIX_ORPHAN_CLOSE": "split", "THINKFIX_EXCLUDE": "b/**,c/**"}
+    env = {"THINKFIX_JOBS": "1", "THINKFIX_ORPHAN_CLOSE": "split", "THINKFIX_EXCLUDE": "b/**,c/**"}
     s = resolve(environ={}, cwd=str(tmp_path))
-    assert (s.output_format, s.jobs, s.orphan_close, s.exclude) == ("json", 3, "strip", ("a/**",))
+    assert (s.output_format, s.jobs, s.orphan_close, s.exclude) == ("json", 2, "strip", ("a/**",))
     s = resolve(environ=env, cwd=str(tmp_path))
     assert (s.output_format, s.jobs, s.orphan_close, s.exclude) == (
         "json",
-        2,
+        1,
         "split",
         ("b/**", "c/**"),
     )
     s = resolve(
-        "--jobs", "1", "--exclude", "d/**", "--no-statistics", environ=env, cwd=str(tmp_path)
+        "--jobs", "3", "--exclude", "d/**", "--no-statistics", environ=env, cwd=str(tmp_path)
     )
-    assert (s.output_format, s.jobs, s.exclude, s.statistics) == ("json", 1, ("d/**",), False)
+    assert (s.output_format, s.jobs, s.exclude, s.statistics) == ("json", 3, ("d/**",), False)
     assert policy(s).orphan_close is OrphanClose.SPLIT
 
 
