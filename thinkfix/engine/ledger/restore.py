@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import os
 import sqlite3
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO
 
-from thinkfix.engine.ledger import integrity
+from thinkfix.engine.ledger import integrity, recordwise
 from thinkfix.engine.ledger import rows as store
 from thinkfix.engine.ledger.journal import (
     forget_logs,
@@ -30,9 +29,9 @@ from thinkfix.engine.ledger.manifest import (
     is_store_entry,
     unblob,
 )
+from thinkfix.engine.ledger.recordwise import Digest, rebuild
 from thinkfix.engine.report import ExitCode, InputError
 from thinkfix.formats import registry
-from thinkfix.formats.records import Record, record_limit, set_record_limit
 from thinkfix.io import filestate, remote, safewrite, urlwrite
 from thinkfix.io.errors import ErrorKind
 from thinkfix.io.ranges import ByteRange
@@ -104,12 +103,14 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, filestate.FileSta
     kept = _lines_after(entry, now, before) if before is not None else 0
     if kept:  # undone before, keeping what was appended (then or since): done, as it was
         return UndoStatus.ALREADY, f"keeping the {kept:,} bytes appended since", now
-    if _merges(entry, now):
+    found = _located(entry, now)
+    if found.at:
         return UndoStatus.WOULD_RESTORE, MERGED, now
-    if _merges(entry, now, "before"):
+    if _as_before(entry, now):
         return UndoStatus.ALREADY, MERGED, now
     said = f"(sha256 {now.sha256[:16]}..., the repair wrote {after['sha256'][:16]}...)"
-    why = f"{target}: changed since the repair {said}; restoring it would lose those changes"
+    which = f": {found.why}" if found.why else ""
+    why = f"{target}: changed since the repair {said}{which}; restoring it would lose those changes"
     return UndoStatus.CHANGED, why, now
 
 
@@ -150,20 +151,37 @@ def _lines_after(entry: dict[str, Any], now: filestate.FileState, state: dict[st
 MERGED = "keeping the lines written since the repair"
 
 
-def _merges(entry: dict[str, Any], now: filestate.FileState, side: str = "after") -> bool:
-    """Does the session `now` hold every record the repair changed as on `side` of it
-    (`_holds`), though other lines were rewritten, appended or dropped since? "after": undo
-    puts back those records alone, keeping the rest (`rebuild`'s `merge`); "before": done."""
-    if (
-        entry.get("before") is None
-        or entry.get("role") != "session"
-        or entry.get("compression") != "none"
-        or not entry.get("content", {}).get("rebuildable")
-        or not registry.get(entry["format"]).line_records
-    ):
+def _by_record(entry: dict[str, Any]) -> bool:
+    """Can this entry be undone record by record (a session of lines the manifest's records
+    rebuild), keeping the lines written since?"""
+    return (
+        entry.get("before") is not None
+        and entry.get("role") == "session"
+        and entry.get("compression") == "none"
+        and bool(entry.get("content", {}).get("rebuildable"))
+        and registry.get(entry["format"]).line_records
+    )
+
+
+def _located(entry: dict[str, Any], now: filestate.FileState) -> recordwise.Located:
+    """Where the session `now` holds every record the repair wrote (`recordwise.locate`),
+    though other lines were rewritten, appended, dropped or added since: undo puts back those
+    records alone, keeping the rest."""
+    if not _by_record(entry):
+        return recordwise.Located()
+    try:
+        return recordwise.locate(entry, now.path)
+    except Exception:  # noqa: BLE001 - unreadable now: changed since, as a hash says
+        return recordwise.Located()
+
+
+def _as_before(entry: dict[str, Any], now: filestate.FileState) -> bool:
+    """Is the session `now` as before the repair record by record (an earlier undo), though
+    other lines were written since (`recordwise.holds_before`)?"""
+    if not _by_record(entry):
         return False
     try:
-        return _holds(entry, now.path, side)
+        return recordwise.holds_before(entry, now.path)
     except Exception:  # noqa: BLE001 - unreadable now: changed since, as a hash says
         return False
 
@@ -246,7 +264,7 @@ def previous_bytes(
         if filestate.sha256(data) == want:
             return lambda out: out.write(data)
     if entry.get("content", {}).get("rebuildable"):
-        digest = _Digest()
+        digest = Digest()
         try:
             rebuild(entry, now.path, digest, written)
         except filestate.WriteError:
@@ -260,78 +278,10 @@ def previous_bytes(
     )
 
 
-class _Digest:
-    """A sink that only hashes what is written to it."""
-
-    def __init__(self) -> None:
-        self.hash = hashlib.sha256()
-
-    def write(self, data: bytes) -> int:
-        self.hash.update(data)
-        return len(data)
-
-
-def _copy(path: str, out: BinaryIO | _Digest) -> None:
+def _copy(path: str, out: BinaryIO | Digest) -> None:
     with open(path, "rb") as fp:
         while block := fp.read(filestate.BLOCK):
             out.write(block)
-
-
-def rebuild(
-    entry: dict[str, Any],
-    current: str,
-    out: BinaryIO | _Digest,
-    written: int | None = None,
-    *,
-    merge: bool = False,
-) -> None:
-    """The original file from the repaired one at `current` (its first `written` bytes,
-    where given), record by record: drop inserted records, put originals back. With `merge`
-    (`_holds(entry, current, "after")` said so), the others are kept however many."""
-    inserted = {r["after"]["index"] for r in entry["records"] if r["inserted"]}
-    replaced = {
-        r["after"]["index"]: unblob(r["before"]) for r in entry["records"] if not r["inserted"]
-    }
-    count = 0
-    with contextlib.closing(_records(entry, current, written)) as records:
-        for k, rec in enumerate(records):
-            count += 1
-            if k not in inserted:
-                out.write(replaced.get(k, rec.raw))
-                out.write(rec.eol)
-    if not merge and count != entry["content"]["after_records"]:
-        raise filestate.WriteError(f"{entry['target']}: record count differs from the manifest")
-
-
-def _records(
-    entry: dict[str, Any], path: str, end: int | None = None
-) -> Generator[Record, None, None]:
-    """The records of the session at `path` (its first `end` bytes), each whole."""
-    limit = record_limit()
-    set_record_limit(0)
-    try:
-        with open(path, "rb") as raw:
-            stop = os.fstat(raw.fileno()).st_size if end is None else end
-            fp = io.BufferedReader(ByteRange(raw, 0, stop))
-            yield from registry.get(entry["format"]).read(cast(BinaryIO, fp))
-    finally:
-        set_record_limit(limit)
-
-
-def _holds(entry: dict[str, Any], path: str, side: str) -> bool:
-    """Does the session at `path` hold, whatever else was written since, each record the
-    repair changed as it was on `side` of it (by hash, at its index): "after", as the repair
-    wrote it; "before", as it was, no record the repair inserted left (an earlier undo)?"""
-    want = {r[side]["index"]: r[side]["sha256"] for r in entry["records"] if r[side]}
-    gone = {r["after"]["sha256"] for r in entry["records"] if r["inserted"] and side == "before"}
-    seen = 0
-    with contextlib.closing(_records(entry, path)) as records:
-        for k, rec in enumerate(records):
-            digest = filestate.sha256(rec.raw)
-            if digest in gone or digest != want.get(k, digest):
-                return False
-            seen = k + 1
-    return bool(want) and seen > max(want)
 
 
 def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> UndoResult:
@@ -419,13 +369,17 @@ def _restore(entry: dict[str, Any], now: filestate.FileState) -> UndoStatus:
 
 
 def _merge(entry: dict[str, Any], now: filestate.FileState, mode: int) -> UndoStatus:
-    """Put back the records the repair changed, keeping every line written since; checked
-    against the same rebuild made before, the rename refused if the file moved meanwhile."""
-    digest = _Digest()
-    rebuild(entry, now.path, digest, merge=True)
+    """Put back the records the repair changed, wherever they are now, keeping every line
+    written since; checked against the same rebuild made before, the rename refused if the
+    file moved meanwhile."""
+    found = recordwise.locate(entry, now.path)
+    if not found.at:
+        raise filestate.WriteError(f"{entry['target']}: {found.why}", ErrorKind.CHANGED)
+    digest = Digest()
+    rebuild(entry, now.path, digest, at=found.at)
     safewrite.atomic_write_stream(
         entry["target"],
-        lambda out: rebuild(entry, now.path, out, merge=True),
+        lambda out: rebuild(entry, now.path, out, at=found.at),
         mode=mode,
         watch=(now.path, now.stamp),
         verify=_expect(digest.hash.hexdigest()),
