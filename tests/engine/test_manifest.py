@@ -13,7 +13,7 @@ from tests.engine.repair_helpers import FIXTURES, copy_fixtures, run, tree_bytes
 from tests.formats.support import tree_content
 from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
-from thinkfix.engine.ledger import restore
+from thinkfix.engine.ledger import recordwise, restore
 from thinkfix.engine.repair.model import WriteMode
 from thinkfix.engine.report import ExitCode
 from thinkfix.formats import registry
@@ -64,8 +64,9 @@ def test_manifest_undo_refuses_when_a_file_changed_and_restores_nothing(tmp_path
     result = run([src], WriteMode.IN_PLACE, tmp_path)
     repaired = tree_bytes(src)
     victim = min(src.rglob("*.jsonl"))
-    # the runtime rewrote the session since the repair (a summary line put first)
-    victim.write_bytes(b'{"type":"summary"}\n' + victim.read_bytes())
+    # the runtime saved the session again since the repair, in its own spelling: every record
+    # the repair wrote changed (a line put first is kept: tests/cli/test_undo_moved.py)
+    victim.write_bytes(victim.read_bytes().replace(b'","', b'", "'))
     assert result.manifest_path is not None
     undone = restore.undo(result.manifest_path)
     assert undone.refused and undone.exit_code() is ExitCode.ERROR
@@ -83,7 +84,7 @@ def test_manifest_undo_skip_changed_restores_the_others(tmp_path: Path) -> None:
     original = tree_content(src)
     result = run([src], WriteMode.IN_PLACE, tmp_path)
     victim = min(src.rglob("*.jsonl"))
-    victim.write_bytes(b"\n" + victim.read_bytes())
+    victim.write_bytes(victim.read_bytes().replace(b'","', b'", "'))
     assert result.manifest_path is not None
     undone = restore.undo(result.manifest_path, skip_changed=True)
     assert not undone.refused and undone.exit_code() is ExitCode.ERROR
@@ -149,7 +150,7 @@ def test_manifest_rebuild_drops_inserted_records_and_restores_originals(tmp_path
     work, doc = _repaired(tmp_path, backup=False)
     (entry,) = doc["files"]
     out = io.BytesIO()
-    restore.rebuild(entry, str(work), out)  # record by record, from the file on disk
+    recordwise.rebuild(entry, str(work), out)  # record by record, from the file on disk
     assert out.getvalue() == CODEX.read_bytes()
     fmt = registry.get("codex")
     assert len(list(fmt.read(io.BytesIO(work.read_bytes())))) == entry["content"]["after_records"]
