@@ -194,6 +194,28 @@ def test_hostile_lines_are_left_to_the_parse(name: str, fast: bool) -> None:
     assert sorted(found) == [0, len(hostile) + 1], taken
 
 
+def test_a_pi_message_without_a_stamp_of_its_own_takes_the_entrys() -> None:
+    """pi's messages before they carried a `timestamp` (the sparse bench's lines): dated by
+    the entry's, as `trend.message_time` reads them, and only when the message has no time
+    key at all."""
+    line = RUNTIME_LINES["pi"]
+    bare = line.replace(b',"timestamp":1772495999000}}', b"}}")
+    assert bare != line
+    accepted = [bare, bare.replace(b'"stopReason"', b'"timestamp":null,"stopReason"')]
+    found = _accepted("pi", accepted)
+    assert found == {0: ("m", "2026-03-02"), 1: ("m", "2026-03-02")}
+    for i, key in found.items():
+        _check("pi", accepted[i], key)
+    refused = [
+        bare.replace(b'"stopReason"', b'"created_at":"2026-03-01T00:00:00Z","stopReason"'),
+        bare.replace(b'"stopReason"', b'"time":0,"stopReason"'),
+        bare.replace(b'"stopReason"', b'"timestamp":"x","stopReason"'),
+        bare.replace(b"2026-03-02T", b"2026-02-30T"),
+        bare.replace(b'"timestamp":"2026-03-02T23:59:59.500Z",', b""),
+    ]
+    assert _accepted("pi", [bare, *refused]) == {0: ("m", "2026-03-02")}
+
+
 def test_a_line_past_the_record_limit_is_left_to_the_parse() -> None:
     line = RUNTIME_LINES["pi"]
     assert _accepted("pi", [line, line + b" " * 50], limit=len(line) + 10) == {

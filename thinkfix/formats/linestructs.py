@@ -27,6 +27,7 @@ accepted line to its parsed record.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any, Optional, Union
 
 #: `(model, stamp)` of a line holding one assistant message, else None.
@@ -158,7 +159,9 @@ def _pi(msgspec: Any) -> tuple[Callable[[list[Any]], list[Keyed]], Any]:
     """pi (`formats.pi`: `entry_message` and `Pi.messages`): an entry of type "message" whose
     `message` is an object with role "assistant" holds one message, of its `model`, dated by
     its own `timestamp` (milliseconds: the first time key `trend.message_time` reads, on the
-    innermost object)."""
+    innermost object), or, where the message has no time key at all (pi before its messages
+    carried one), by the entry's."""
+    others = [(key, Any, None) for key in _TIME_KEYS[1:]]  # read only for being absent or null
     message = msgspec.defstruct(
         "PiMessage",
         [
@@ -166,6 +169,7 @@ def _pi(msgspec: Any) -> tuple[Callable[[list[Any]], list[Keyed]], Any]:
             ("model", Optional[str], None),  # noqa: UP045
             ("content", _content(msgspec, True), None),
             ("timestamp", Union[int, float, str, None], None),  # noqa: UP007
+            *others,
         ],
         gc=False,
     )
@@ -174,18 +178,24 @@ def _pi(msgspec: Any) -> tuple[Callable[[list[Any]], list[Keyed]], Any]:
         [
             ("type", Optional[str], None),  # noqa: UP045
             ("message", Union[message, str, None], None),  # noqa: UP007
+            ("timestamp", Union[str, int, float, None], None),  # noqa: UP007
         ],
         gc=False,
     )
+    untimed = tuple(None for _ in others)
+    read = attrgetter(*(key for key, _, _ in others))
 
     def rule(values: list[Any]) -> list[Keyed]:
         return [
-            (v.message.model, v.message.timestamp)
+            (m.model, m.timestamp if type(m.timestamp) is int else v.timestamp)
             if v is not None
             and v.type == "message"
-            and type(v.message) is message
-            and v.message.role == "assistant"
-            and type(v.message.timestamp) is int
+            and type(m := v.message) is message
+            and m.role == "assistant"
+            and (
+                type(m.timestamp) is int
+                or (m.timestamp is None and read(m) == untimed and v.timestamp is not None)
+            )
             else None
             for v in values
         ]
