@@ -23,6 +23,7 @@ from thinkfix.cli.repairing import (
     write_report,
 )
 from thinkfix.cli.settings import SettingsCommand
+from thinkfix.cli.skipped import echo_skipped
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.health.fixes.model import Fix
@@ -101,6 +102,8 @@ def diff_command(
         sys.stdout.flush()
     for e in report.errors:
         echo_error(f"{e.path}{f':{e.line}' if e.line else ''}: {e.message}")
+    if not quiet:
+        echo_skipped(result.skipped)
     sys.exit(int(report.exit_code(exit_zero=bool(ignore_changes))))
 
 

@@ -23,6 +23,7 @@ from thinkfix.cli.repairing import (
     write_report,
 )
 from thinkfix.cli.settings import SettingsCommand
+from thinkfix.cli.skipped import echo_skipped
 from thinkfix.engine.commands import repair as repair_run
 from thinkfix.engine.controls import visible_controls, visible_name
 from thinkfix.engine.repair.model import FileResult, FileStatus, RepairResult, WriteMode
@@ -87,6 +88,7 @@ def _echo_result(result: RepairResult, quiet: bool) -> None:
     if result.all_errors:
         summary += f", {plural(len(result.all_errors), 'error')}"
     click.echo(summary + ").", err=True)
+    echo_skipped(result.skipped)
     if result.manifest_path:
         click.echo(f"undo with: thinkfix undo {visible_name(result.manifest_path)}", err=True)
     if result.backup_dir:

@@ -34,12 +34,12 @@ from thinkfix.cli.settings import (
     setting,
     shared_settings,
 )
+from thinkfix.cli.skipped import echo_skipped
 from thinkfix.engine.commands import scan as scan_run
 from thinkfix.engine.controls import visible_name
 from thinkfix.engine.scan.options import ALL_KINDS
-from thinkfix.engine.scan.report import name_some
 from thinkfix.engine.settings import config, values
-from thinkfix.reporters.base import OutputFormat, RenderOptions, plural
+from thinkfix.reporters.base import OutputFormat, RenderOptions
 from thinkfix.reporters.registry import get_reporter
 
 _KINDS_HELP = ", ".join(sorted(ALL_KINDS))
@@ -96,14 +96,7 @@ def _notes(run: scan_run.ScanRun, settings: values.Settings, quiet: bool) -> Non
 
 def _closing_notes(run: scan_run.ScanRun) -> None:
     """What a person should know that is not a result: skipped files, a baseline written."""
-    skipped = run.report.skipped
-    if skipped:
-        by_reason: dict[str, list[str]] = {}
-        for s in skipped:
-            by_reason.setdefault(s.reason, []).append(s.path)
-        parts = [f"{reason}: {name_some(files)}" for reason, files in sorted(by_reason.items())]
-        line = f"thinkfix: skipped {plural(len(skipped), 'file')} ({'; '.join(parts)})"
-        click.echo(visible_name(line), err=True)
+    echo_skipped(run.report.skipped)
     if run.wrote_baseline is not None:
         path, count = run.wrote_baseline
         entries = "entry" if count == 1 else "entries"

@@ -15,7 +15,13 @@ from thinkfix._serialize import Plain, record
 from thinkfix._version import __version__
 from thinkfix.engine.ledger.change import Change
 from thinkfix.engine.repair.model import FileResult, FileStatus, RepairResult
-from thinkfix.engine.report import MESSAGE_PLACE_KEYS, ExitCode, InputError, document_head
+from thinkfix.engine.report import (
+    MESSAGE_PLACE_KEYS,
+    ExitCode,
+    InputError,
+    SkippedFile,
+    document_head,
+)
 
 
 @dataclass(frozen=True, order=True)
@@ -155,6 +161,7 @@ class DiffReport:
     tool_version: str = __version__
     manifest: str | None = None
     fixes: tuple[FixDiff, ...] = ()  # what `--fix` repaired, beside the messages
+    skipped: tuple[SkippedFile, ...] = ()  # found in a folder and not read, as scan's report
 
     @property
     def applied(self) -> tuple[MessageDiff, ...]:
@@ -191,6 +198,8 @@ class DiffReport:
         out = {**document_head(self.tool_version), **record(self, _REPORT_KEYS)}
         if self.fixes:  # a run without --fix keeps the schema it always had
             out["fixes"] = [f.to_dict() for f in self.fixes]
+        if self.skipped:  # likewise a run that skipped nothing
+            out["skipped"] = [s.to_dict() for s in self.skipped]
         return out
 
 
@@ -271,4 +280,5 @@ def build(result: RepairResult) -> DiffReport:
         written=result.mode.writes and any(f.status is FileStatus.REPAIRED for f in result.files),
         unified_diff="".join(f.unified_diff for f in result.files),
         manifest=result.manifest_path,
+        skipped=result.skipped,
     )

@@ -35,7 +35,7 @@ from thinkfix.engine.repair.model import (
     failed,
 )
 from thinkfix.engine.repair.one_file import repair_file
-from thinkfix.engine.report import InputError
+from thinkfix.engine.report import InputError, SkippedFile
 from thinkfix.io import filestate, remote
 from thinkfix.io.errors import ErrorKind
 
@@ -209,8 +209,11 @@ def repair_paths(
     except KeyboardInterrupt as exc:  # Ctrl-C as the run ends: its journal is kept
         raise RunInterrupted(Stopped(None, manifest_path, _kept(exc, journal_dir))) from exc
     files = tuple(sorted((r for r in results if r.skipped_reason is None), key=lambda r: r.path))
+    skipped = sorted(SkippedFile(r.path, r.skipped_reason) for r in results if r.skipped_reason)
     backups = backup_dir if backup_dir is not None and os.path.isdir(backup_dir) else None
-    return RepairResult(options.mode, files, manifest_path if written else None, backups, errors)
+    return RepairResult(
+        options.mode, files, manifest_path if written else None, backups, errors, tuple(skipped)
+    )
 
 
 def _jobs(

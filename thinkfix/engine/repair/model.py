@@ -13,7 +13,7 @@ from typing import Any
 from thinkfix.engine.health.fixes.model import Fix, Fixed
 from thinkfix.engine.inputs.files import Candidate, InputFile
 from thinkfix.engine.ledger.change import Change
-from thinkfix.engine.report import ExitCode, InputError
+from thinkfix.engine.report import ExitCode, InputError, SkippedFile
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.report import error_key
 from thinkfix.engine.scan.result import bad_kind
@@ -142,6 +142,8 @@ class RepairResult:
     manifest_path: str | None = None
     backup_dir: str | None = None
     errors: tuple[InputError, ...] = ()  # run-level errors (the manifest could not be written)
+    # found in a folder and not read (not a session, empty, not a regular file): as scan's
+    skipped: tuple[SkippedFile, ...] = ()
 
     @property
     def all_errors(self) -> tuple[InputError, ...]:
