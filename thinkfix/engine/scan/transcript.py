@@ -42,7 +42,7 @@ def load(
     policy: Policy = DEFAULT,
     max_record_size: int | None = None,
 ) -> Transcript:
-    """The transcript of the session at `path` (`.gz`/`.zst` read transparently).
+    """The transcript of the session at `path` (`.gz`/`.zst`/`.bz2`/`.xz` read transparently).
 
     `format_name` skips detection. With `normalized`, each assistant-visible text is
     split as repair would split it: the format's own sites say which texts those are,
