@@ -50,6 +50,7 @@ class _FileScan:
         self.fmt = fmt
         self.options = options
         self.records = 0
+        self.reader: sparse.SparseReader | None = None  # the fast path's, which counts its lines
         self.assistant = 0
         self.leaking = 0
         self.findings: list[LeakFinding] = []
@@ -99,13 +100,12 @@ class _FileScan:
         fmt, options = self.fmt, self.options
         candidates = delimiter_candidates(options.policy) if options.prefilter else None
         batches: Iterable[list[Record]]
-        reader = None
+        reader = self.reader = None
         timed = options.timed
         if options.prefilter and sparse.supports(fmt) and (start or not sparse.is_document(fp)):
-            # A clean line is counted from its bytes (`quick_messages`); a timed scan also dates it
-            # from them where they prove it (`survey.Dater`), else parses it. The block counter pays
-            # where it dates lines, or where hyperscan's passes run (`native.warm`).
-            reader = sparse.SparseReader(
+            # A clean line is counted from its bytes (`quick_messages`), dated from them where they
+            # prove it (`survey.Dater`); the block counter pays where it dates or hyperscan runs.
+            reader = self.reader = sparse.SparseReader(
                 fmt,
                 fp,
                 start=start,

@@ -13,7 +13,6 @@ from thinkfix.engine.report import InputError
 from thinkfix.engine.scan.one_file import _FileScan
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.result import ScannedFile
-from thinkfix.engine.scan.sparse import SparseReader
 from thinkfix.engine.secrets.redaction import Redaction
 from thinkfix.formats.records import set_record_limit
 from thinkfix.io.errors import ErrorKind
@@ -64,7 +63,7 @@ def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile
                 file.path,
                 None,
                 ErrorKind.UNREADABLE,
-                f"read failed after {_records_read(scan, exc)} records: {_why(exc, options)}",
+                f"read failed after {_records_read(scan)} records: {_why(exc, options)}",
             )
         )
     except Exception as exc:  # noqa: BLE001 - one odd file must not end a run over thousands
@@ -73,7 +72,7 @@ def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile
                 file.path,
                 None,
                 ErrorKind.UNREADABLE,
-                f"read failed after {_records_read(scan, exc)} records: "
+                f"read failed after {_records_read(scan)} records: "
                 f"{type(exc).__name__}: {_why(exc, options)}",
             )
         )
@@ -82,23 +81,12 @@ def _scan_file(item: Candidate | InputFile, options: ScanOptions) -> ScannedFile
     return _with_health(file, result, options) if options.checks and not unread else result
 
 
-#: `_FileScan.run`'s code, to find its frame in a failure's traceback (`_records_read`).
-_RUN = _FileScan.run.__code__
-
-
-def _records_read(scan: _FileScan, exc: BaseException) -> int:
-    """The records read before `exc` ended the read. The fast path's sparse reader counts them
-    (`SparseReader.records`), and `scan.records` takes that count only once the file is read
-    to its end: the reader is a local of `_FileScan.run`, the scan's hot path, so its count is
-    read here, once, from the frame the failure left, not kept up to date per block."""
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code is _RUN:
-            reader = tb.tb_frame.f_locals.get("reader")
-            if isinstance(reader, SparseReader):
-                return reader.records
-        tb = tb.tb_next
-    return scan.records  # the record-by-record path counts each record as it is read
+def _records_read(scan: _FileScan) -> int:
+    """The records read before a failure ended the read: the fast path's sparse reader counts
+    them (`SparseReader.records`), and `scan.records` takes that count only once the file is
+    read to its end (the hot loop keeps no count of its own per block); the record-by-record
+    path counts each record as it is read."""
+    return scan.reader.records if scan.reader is not None else scan.records
 
 
 def _why(exc: BaseException, options: ScanOptions) -> str:
