@@ -32,6 +32,7 @@ from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.reader import opens_document
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, record_limit, too_large
 from thinkfix.formats.strangers import ESCAPED, escapes_a_letter, names_turn, turn_needles
+from thinkfix.io.blockread import BlockReader
 from thinkfix.io.jsoncheck import not_json, not_objects, unread_not_objects
 from thinkfix.io.textcheck import not_utf8_lines, unread_not_utf8
 
@@ -136,6 +137,7 @@ class SparseReader:
         # index -> where in the stream the line of each record yielded starts, when
         # asked (`offsets`): repair finds its records without a line index of the file.
         self.offsets: dict[int, int] | None = {} if offsets else None
+        self.source = BlockReader(fp)  # a failed read keeps the bytes read before it
         self.read_total = 0  # bytes read from `fp`
         self.base = 0  # where in the stream the block `_block` is given starts
 
@@ -183,7 +185,7 @@ class SparseReader:
             yield [self._record(index, tail, b"", self._marked(tail))]
 
     def _read(self, n: int) -> bytes:
-        data = self.fp.read(n)
+        data = self.source.read(n)
         self.read_total += len(data)
         return data
 
