@@ -32,6 +32,7 @@ FORMAT_IDS = [
     "crush",
     "qwen-code",
     "kimi-cli",
+    "kimi-wire",
     "copilot-cli",
     "factory-droid",
     "zed",

@@ -233,7 +233,7 @@ class KimiCli(FormatBase):
         if role == "tool":
             yield Turn(
                 Role.TOOL,
-                (tool_result(_text(content), call_id=m.get("tool_call_id")),),
+                (tool_result(content_text(content), call_id=m.get("tool_call_id")),),
             )
             return
         if role not in ("user", "assistant", "system", "_system_prompt"):
@@ -248,7 +248,8 @@ class KimiCli(FormatBase):
             yield Turn(kind, tuple(parts))
 
 
-def _text(content: Any) -> str:
+def content_text(content: Any) -> str:
+    """A kosong content's text: the string, or its text parts joined by newlines."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -265,12 +266,20 @@ def _parts(content: Any) -> list[Part]:
     for i, p in enumerate(content if isinstance(content, list) else ()):
         if not isinstance(p, dict):
             continue
-        if p.get("type") == "think" and isinstance(p.get("think"), str):
-            signed = bool(p.get("encrypted"))
-            if p["think"].strip() or signed:
-                parts.append(
-                    Part(PartKind.THINKING, p["think"], signed=signed, redacted=not p["think"])
-                )
+        think = think_part(p)
+        if think is not None:
+            parts.append(think)
         elif p.get("type") == "text" and isinstance(p.get("text"), str):
             parts.append(Part(PartKind.TEXT, p["text"], path=("content", i, "text")))
     return parts
+
+
+def think_part(p: dict[str, Any]) -> Part | None:
+    """A kosong think part as `show` prints it (None for another part, or an empty unsigned
+    one); `encrypted` holds a provider signature."""
+    if p.get("type") != "think" or not isinstance(p.get("think"), str):
+        return None
+    signed = bool(p.get("encrypted"))
+    if not (p["think"].strip() or signed):
+        return None
+    return Part(PartKind.THINKING, p["think"], signed=signed, redacted=not p["think"])

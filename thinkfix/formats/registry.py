@@ -43,6 +43,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     # its files below certain (no conversation entry), so this detector still gets them
     "qwen-code": ("qwen_code", "QwenCode"),
     "kimi-cli": ("kimi_cli", "KimiCli"),
+    "kimi-wire": ("kimi_wire", "KimiWire"),
     "copilot-cli": ("copilot_cli", "CopilotCli"),
     "factory-droid": ("factory_droid", "FactoryDroid"),
     "zed": ("zed", "Zed"),

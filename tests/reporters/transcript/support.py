@@ -35,6 +35,7 @@ CASES = {
     "kilo.db": "kilo",
     "qwen_code.jsonl": "qwen-code",
     "kimi_cli_context.jsonl": "kimi-cli",
+    "kimi_wire.jsonl": "kimi-wire",
     "copilot_cli_events.jsonl": "copilot-cli",
     "copilot_cli_legacy.json": "copilot-cli",
     "factory_droid.jsonl": "factory-droid",

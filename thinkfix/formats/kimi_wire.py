@@ -1,0 +1,352 @@
+"""Kimi CLI wire logs: `<session id>/wire.jsonl` (and `subagents/<id>/wire.jsonl`) beside `context.jsonl`.
+
+What the UI saw, replayed on every resume (never sent to the model): ACP's `session/load`
+(`src/kimi_cli/acp/session.py`, `replay_history`: a text part goes to `_send_text`, a think
+part to `_send_thinking`), the shell's `_build_replay_turns_from_wire`
+(`src/kimi_cli/ui/shell/replay.py`), the web UI (`src/kimi_cli/web/api/sessions.py`) and
+wire mode's `replay` (`src/kimi_cli/wire/server.py`, `_handle_replay`). So a leak left here
+shows again on every resume even once `context.jsonl` is repaired.
+
+Shape (`src/kimi_cli/wire/file.py`): a first line `{"type": "metadata", "protocol_version"}`,
+then one `WireMessageRecord` a line, `{"timestamp": <float>, "message": {"type": <class
+name>, "payload": {...}}}`, each written by `json.dumps(..., ensure_ascii=False)` (default
+separators). Assistant text is a `ContentPart` whose payload is `{"type": "text", "text"}`,
+reasoning one whose payload is `{"type": "think", "think", "encrypted"}`. The recorder
+(`src/kimi_cli/wire/__init__.py`, `_WireRecorder`) writes the merged queue: consecutive text
+deltas are one line, but any other message mid-stream (a status update, a notification)
+splits the text over several lines. So a message here is a *run*: the text parts of one step
+with no other content, tool call, step or turn record between them, read as one text (its
+site is on the run's first line, `_runs`); a repair rewrites each line's share of it
+(`shares`) and puts the reasoning in a think part record before the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from thinkfix.formats.base import Message
+from thinkfix.formats.common import FormatBase, join_texts, place_nothing
+from thinkfix.formats.detection import sample, share
+from thinkfix.formats.kimi_cli import content_text, think_part
+from thinkfix.formats.locations import env_dir
+from thinkfix.formats.reader import bounded_lines, iter_jsonl
+from thinkfix.formats.records import Record
+from thinkfix.formats.repairs import (
+    DEFAULT_OPTIONS,
+    ApplyOptions,
+    Edits,
+    Placement,
+    PlacementKind,
+    Repair,
+    TextSlot,
+)
+from thinkfix.formats.turn_shapes import tool_call, tool_result
+from thinkfix.formats.turns import Part, PartKind, Role, Turn
+from thinkfix.formats.values import get_path
+
+if TYPE_CHECKING:
+    from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
+
+    from thinkfix.formats.planner import Draft, Plan
+
+#: Where a text part's text is in a record.
+TEXT = ("message", "payload", "text")
+
+#: Messages that end a run of text: another step or turn, a tool call, a compaction, a
+#: sub-agent's event (`src/kimi_cli/wire/types.py`, `Event`). Any other content part (think,
+#: image) ends it too; the rest (status updates, notifications, hooks, approvals) only
+#: interrupt the stream, as the recorder's merge sees them.
+_ENDS_RUN = frozenset(
+    {
+        "TurnBegin",
+        "SteerInput",
+        "TurnEnd",
+        "StepBegin",
+        "StepInterrupted",
+        "StepRetry",
+        "CompactionBegin",
+        "CompactionEnd",
+        "ToolCall",
+        "ToolCallPart",
+        "ToolResult",
+        "SubagentEvent",
+        "BtwBegin",
+        "BtwEnd",
+    }
+)
+#: Messages after which a step's earlier think parts no longer belong to the next text.
+_NEW_STEP = frozenset({"TurnBegin", "SteerInput", "TurnEnd", "StepBegin", "CompactionEnd"})
+
+_TEXT, _THINK, _END, _OTHER = "text", "think", "end", "other"
+
+
+def _message(o: Any) -> tuple[str, Any] | None:
+    """(type, payload) of a wire record, or None for a line of another shape (metadata)."""
+    if not isinstance(o, dict):
+        return None
+    message = o.get("message")
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return None
+    return message["type"], message.get("payload")
+
+
+def _kind(record: Record) -> str:
+    """How a record bears on runs: a text part, a think part, a run's end, or neither."""
+    found = _message(record.obj)
+    if found is None:
+        return _OTHER
+    kind, payload = found
+    if kind == "ContentPart":
+        if isinstance(payload, dict) and payload.get("type") == "text":
+            return _TEXT if isinstance(payload.get("text"), str) else _END
+        if isinstance(payload, dict) and payload.get("type") == "think":
+            return _THINK
+        return _END
+    return _END if kind in _ENDS_RUN else _OTHER
+
+
+def _text(record: Record) -> str:
+    text = get_path(record.obj, TEXT)
+    assert isinstance(text, str)
+    return text
+
+
+def _runs(records: Iterable[Record]) -> Iterator[Record]:
+    """The records, the first of each run of text carrying the run's texts (`ctx.extra["run"]`)
+    and the step's reasoning before it (`"native"`); the run's other text lines carry
+    `"in_run"`. Records are held back only while a run is open (memory: one run)."""
+    run: list[Record] = []
+    texts: list[str] = []
+    thinks: list[str] = []
+    for record in records:
+        kind = _kind(record)
+        if kind == _TEXT:
+            run.append(record)
+            texts.append(_text(record))
+            continue
+        if kind == _OTHER and run:
+            run.append(record)
+            continue
+        if run:
+            yield from _close(run, texts, thinks)
+            run, texts = [], []
+        if kind == _THINK:
+            think = get_path(record.obj, ("message", "payload", "think"))
+            thinks.append(think if isinstance(think, str) else "")
+        found = _message(record.obj)
+        if found is not None and found[0] in _NEW_STEP:
+            thinks = []
+        yield record
+    if run:
+        yield from _close(run, texts, thinks)
+
+
+def _close(run: list[Record], texts: list[str], thinks: list[str]) -> Iterator[Record]:
+    first = run[0]
+    first.ctx = first.ctx._replace(
+        extra={**first.ctx.extra, "run": tuple(texts), "native": join_texts(thinks)}
+    )
+    for record in run[1:]:
+        if _kind(record) == _TEXT:
+            record.ctx = record.ctx._replace(extra={**record.ctx.extra, "in_run": True})
+    yield from run
+
+
+def run_at(records: Sequence[Record], start: int) -> list[int]:
+    """The indices of the text lines of the run whose first line is record `start`."""
+    lines = [start]
+    for i in range(start + 1, len(records)):
+        kind = _kind(records[i])
+        if kind == _TEXT:
+            lines.append(i)
+        elif kind != _OTHER:
+            break
+    return lines
+
+
+def shares(texts: Sequence[str], visible: str) -> list[str]:
+    """Each line's share of a run's repaired text: what of its own text remains visible.
+
+    `visible` is matched in the joined text as a subsequence, from the end (the leak most
+    often precedes the answer), so every line keeps the characters it held; the shares join
+    to `visible` exactly. A `visible` that is no subsequence (a placeholder) goes whole to
+    the first line."""
+    joined = "".join(texts)
+    kept = [False] * len(joined)
+    j = len(visible) - 1
+    for i in range(len(joined) - 1, -1, -1):
+        if j < 0:
+            break
+        if joined[i] == visible[j]:
+            kept[i] = True
+            j -= 1
+    if j >= 0:
+        return [visible] + [""] * (len(texts) - 1)
+    out, at = [], 0
+    for text in texts:
+        out.append("".join(c for c, k in zip(text, kept[at : at + len(text)]) if k))
+        at += len(text)
+    return out
+
+
+def _think_record(stamp: Any, segments: Sequence[str]) -> dict[str, Any]:
+    """A think part's record as the recorder writes one (`ThinkPart.model_dump(mode="json")`
+    keeps `encrypted: null`)."""
+    payload = {"type": "think", "think": "\n\n".join(segments), "encrypted": None}
+    return {"timestamp": stamp, "message": {"type": "ContentPart", "payload": payload}}
+
+
+def _metadata(o: Any) -> bool:
+    return (
+        isinstance(o, dict)
+        and o.get("type") == "metadata"
+        and isinstance(o.get("protocol_version"), str)
+    )
+
+
+def _envelope(o: Any) -> bool:
+    return (
+        isinstance(o, dict)
+        and isinstance(o.get("timestamp"), (int, float))
+        and _message(o) is not None
+        and set(o) <= {"timestamp", "message"}
+    )
+
+
+class KimiWire(FormatBase):
+    id = "kimi-wire"
+    description = (
+        "Kimi CLI wire logs: ~/.kimi/sessions/<md5 of work dir>/<session>/wire.jsonl (what "
+        "the UI showed, replayed on resume; text and think ContentPart records)"
+    )
+    detection = (
+        'JSONL opening with {"type": "metadata", "protocol_version"} and then '
+        "{timestamp, message: {type, payload}} records (or only such records)"
+    )
+    placement = (
+        "a {type: think, think, encrypted: null} ContentPart record before the text's run, "
+        "with its timestamp: replayed as thinking on resume"
+    )
+    locations_source = (
+        "$KIMI_SHARE_DIR, else ~/.kimi (MoonshotAI/kimi-cli src/kimi_cli/share.py "
+        "get_share_dir); sessions/<md5 of the work dir>/<id>/wire.jsonl "
+        "(src/kimi_cli/session.py, src/kimi_cli/wire/file.py WireFile)"
+    )
+    jsonl_only = True
+    assistant_marker = b'"ContentPart"'
+
+    def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
+        return [env_dir(env, ("KIMI_SHARE_DIR",), home, ".kimi") / "sessions"]
+
+    def detect(self, head: bytes, path: str = "") -> float:
+        objects = sample(head).objects
+        if not objects:
+            return 0.0
+        if _metadata(objects[0]):
+            rest = objects[1:]
+            return 0.95 if not rest or share(rest, _envelope) >= 0.8 else 0.0
+        return 0.9 if share(objects, _envelope) >= 0.8 else 0.0
+
+    def read(self, fp: BinaryIO) -> Iterator[Record]:
+        """The lines, the first of each run carrying it (`_runs`)."""
+        return _runs(iter_jsonl(bounded_lines(fp), shapes=self.shapes))
+
+    def read_bare(self, fp: BinaryIO) -> Iterator[Record]:
+        return self.read(fp)
+
+    def messages(self, record: Record) -> Iterator[Message]:
+        texts = record.ctx.extra.get("run")
+        if texts is None or _kind(record) != _TEXT:
+            return
+        yield Message(
+            (),
+            record.index,
+            [TextSlot(TEXT, "".join(texts))],
+            native=record.ctx.extra.get("native"),
+        )
+
+    def edits(
+        self,
+        records: Sequence[Record],
+        repairs: Iterable[Repair],
+        options: ApplyOptions = DEFAULT_OPTIONS,
+    ) -> tuple[Edits, list[Placement]]:
+        """As planned, a run's repair drafted on its first line as that line reads alone
+        (the planner checks the site's text against the record), and reported with the
+        site as scanned."""
+        given = list(repairs)
+        edits, placements = super().edits(
+            records, [self._on_line(records, r) for r in given], options
+        )
+        return edits, [p._replace(site=r.site) for p, r in zip(placements, given)]
+
+    @staticmethod
+    def _on_line(records: Sequence[Record], repair: Repair) -> Repair:
+        site = repair.site
+        i = site.record_index
+        if not 0 <= i < len(records) or site.path != TEXT or _kind(records[i]) != _TEXT:
+            return repair
+        own = _text(records[i])
+        joined = "".join(_text(records[j]) for j in run_at(records, i))
+        if own == site.text or joined != site.text:
+            return repair
+        return repair._replace(site=site._replace(text=own))
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        from thinkfix.formats.jsonedit import SetValue
+
+        site = draft.site
+        lines = run_at(plan.records, site.record_index)
+        texts = [_text(plan.records[i]) for i in lines]
+        draft.edits = []
+        for n, (i, text, share_) in enumerate(
+            zip(lines, texts, shares(texts, draft.repair.visible))
+        ):
+            if share_ == text:
+                continue
+            if n == 0:
+                draft.edit(i, SetValue(TEXT, share_))
+            else:
+                draft.mirror(i, TEXT, share_)
+        if not draft.segments:
+            place_nothing(draft)
+            return
+        stamp = plan.records[site.record_index].data.get("timestamp")
+        draft.insert_record(site.record_index, _think_record(stamp, draft.segments))
+        draft.place(
+            PlacementKind.RECORD,
+            "think ContentPart record before the text (replayed as thinking on resume)",
+        )
+
+    def turns(self, record: Record) -> Iterator[Turn]:
+        """The record as `show` prints it: a prompt, a run's whole text (on its first line),
+        a think part, a tool call or its result."""
+        found = _message(record.obj)
+        if found is None:
+            return
+        kind, payload = found
+        if not isinstance(payload, dict):
+            return
+        if kind in ("TurnBegin", "SteerInput"):
+            text = content_text(payload.get("user_input"))
+            if text:
+                yield Turn(Role.USER, (Part(PartKind.TEXT, text),))
+        elif kind == "ContentPart" and payload.get("type") == "text":
+            # a run is one text, on its first line (as its site is)
+            run = record.ctx.extra.get("run")
+            said = "".join(run) if run is not None else None
+            if said:
+                yield Turn(Role.ASSISTANT, (Part(PartKind.TEXT, said, path=TEXT),))
+        elif kind == "ContentPart" and payload.get("type") == "think":
+            part = think_part(payload)
+            if part is not None:
+                yield Turn(Role.ASSISTANT, (part,))
+        elif kind == "ToolCall" and isinstance(payload.get("function"), dict):
+            fn = payload["function"]
+            call = tool_call(fn.get("arguments"), fn.get("name"), payload.get("id"))
+            yield Turn(Role.ASSISTANT, (call,))
+        elif kind == "ToolResult":
+            value = payload.get("return_value")
+            output = value.get("output") if isinstance(value, dict) else value
+            yield Turn(Role.TOOL, (tool_result(output, call_id=payload.get("tool_call_id")),))
