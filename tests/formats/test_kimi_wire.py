@@ -190,6 +190,17 @@ def test_kimi_wire_an_all_reasoning_run_is_refused() -> None:
     assert out.data == data
 
 
+def test_kimi_wire_a_run_grown_since_the_scan_is_stale() -> None:
+    """A site scanned when its run was one line is not applied to the longer run the file
+    holds now: its share of the text could not be told."""
+    before = wire(*turn(text(6.0, "<think>Hm.</think>Yes")))
+    now = wire(*turn(text(6.0, "<think>Hm.</think>Yes"), status(6.1), text(6.2, ", and no.")))
+    out = repair(FMT, now, [_repair_of(before)])
+    assert out.placements[0].kind is PlacementKind.SKIPPED
+    assert (out.placements[0].reason or "").startswith("stale")
+    assert out.data == now
+
+
 def test_kimi_wire_shares_join_to_the_visible_text() -> None:
     assert shares(["<think>a</think>a", "b"], "ab") == ["a", "b"]
     assert shares(["x<think>y", "</think>z"], "xz") == ["x", "z"]

@@ -114,8 +114,8 @@ def _text(record: Record) -> str:
 
 def _runs(records: Iterable[Record]) -> Iterator[Record]:
     """The records, the first of each run of text carrying the run's texts (`ctx.extra["run"]`)
-    and the step's reasoning before it (`"native"`); the run's other text lines carry
-    `"in_run"`. Records are held back only while a run is open (memory: one run)."""
+    and the step's reasoning before it (`"native"`): the run's other lines hold no message of
+    their own. Records are held back only while a run is open (memory: one run)."""
     run: list[Record] = []
     texts: list[str] = []
     thinks: list[str] = []
@@ -147,9 +147,6 @@ def _close(run: list[Record], texts: list[str], thinks: list[str]) -> Iterator[R
     first.ctx = first.ctx._replace(
         extra={**first.ctx.extra, "run": tuple(texts), "native": join_texts(thinks)}
     )
-    for record in run[1:]:
-        if _kind(record) == _TEXT:
-            record.ctx = record.ctx._replace(extra={**record.ctx.extra, "in_run": True})
     yield from run
 
 
@@ -233,7 +230,6 @@ class KimiWire(FormatBase):
         "get_share_dir); sessions/<md5 of the work dir>/<id>/wire.jsonl "
         "(src/kimi_cli/session.py, src/kimi_cli/wire/file.py WireFile)"
     )
-    jsonl_only = True
     assistant_marker = b'"ContentPart"'
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
@@ -251,9 +247,6 @@ class KimiWire(FormatBase):
     def read(self, fp: BinaryIO) -> Iterator[Record]:
         """The lines, the first of each run carrying it (`_runs`)."""
         return _runs(iter_jsonl(bounded_lines(fp), shapes=self.shapes))
-
-    def read_bare(self, fp: BinaryIO) -> Iterator[Record]:
-        return self.read(fp)
 
     def messages(self, record: Record) -> Iterator[Message]:
         texts = record.ctx.extra.get("run")
@@ -289,9 +282,10 @@ class KimiWire(FormatBase):
             return repair
         own = _text(records[i])
         joined = "".join(_text(records[j]) for j in run_at(records, i))
-        if own == site.text or joined != site.text:
-            return repair
-        return repair._replace(site=site._replace(text=own))
+        if joined == site.text:
+            return repair._replace(site=site._replace(text=own))
+        # not the run scanned (a text line added to it since): the planner's check says stale
+        return repair if own != site.text else repair._replace(site=site._replace(text=joined))
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
         from thinkfix.formats.jsonedit import SetValue
