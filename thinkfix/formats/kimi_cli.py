@@ -8,8 +8,8 @@ message whose content is a single text part is written as a plain string; otherw
 content is a list of parts (packages/kosong/src/kosong/message.py): `{type: "text", text}`,
 `{type: "think", think, encrypted}` (reasoning; `encrypted` holds a provider signature),
 images, audio. `revert_to` and `clear` rotate the file to `context_<n>.jsonl`; sub-agents
-keep their own `subagents/<id>/context.jsonl`. `wire.jsonl` beside it is the UI's event log
-(streamed deltas, not replayed) and is not read.
+keep their own `subagents/<id>/context.jsonl`. `wire.jsonl` beside it is what the UI showed,
+replayed on every resume but never sent to the model: its own format (`kimi_wire`).
 
 Placement: `Context.restore` replays these messages to the model on `--continue`, and the
 Kimi provider (`kosong/chat_provider/kimi.py`, `_convert_message`) sends the `think` parts of
