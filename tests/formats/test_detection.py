@@ -32,6 +32,7 @@ EXPECTED = {
     "crush": "crush",
     "qwen-code": "qwen-code",
     "kimi-cli": "kimi-cli",
+    "kimi-wire": "kimi-wire",
     "copilot-cli": "copilot-cli",
     "factory-droid": "factory-droid",
     "cursor": "cursor",

@@ -195,11 +195,9 @@ def _think_record(stamp: Any, segments: Sequence[str]) -> dict[str, Any]:
 
 
 def _metadata(o: Any) -> bool:
-    return (
-        isinstance(o, dict)
-        and o.get("type") == "metadata"
-        and isinstance(o.get("protocol_version"), str)
-    )
+    """`WireFileMetadata`'s shape: its two fields (`type` is "metadata"; judged by the keys, so
+    an odd value does not make the file unknown)."""
+    return isinstance(o, dict) and set(o) == {"type", "protocol_version"}
 
 
 def _envelope(o: Any) -> bool:
