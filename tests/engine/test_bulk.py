@@ -186,10 +186,13 @@ def _surveyor(name: str) -> Surveyor:
     return Surveyor(canon, delimiter_hits(ScanOptions().policy), Days(), 0)
 
 
-def _accepted(name: str, lines: list[bytes], fast: bool = False) -> dict[int, Key]:
+def _accepted(
+    name: str, lines: list[bytes], fast: bool = False, surveyor: Surveyor | None = None
+) -> dict[int, Key]:
     """{line number: key} of the lines one block's survey accepts (the lines in one buffer,
     after a first line, each one wanted as the sparse reader would hand it); `fast`: its
-    native checks, and msgspec's JSON check (`io.jsoncheck`)."""
+    native checks, and msgspec's JSON check (`io.jsoncheck`); `surveyor`: another than the
+    format's pattern's (`structsurvey`'s)."""
     first = b'{"first":1}\n'
     buf = first + b"".join(line + b"\n" for line in lines)
     wanted: dict[int, int] = {}
@@ -200,7 +203,7 @@ def _accepted(name: str, lines: list[bytes], fast: bool = False) -> dict[int, Ke
         number[at] = i
         at += len(line) + 1
     with patch.object(jsoncheck, "MSGSPEC_FROM", 0 if fast else 1 << 62):
-        found = _surveyor(name).block(buf, wanted, fast)
+        found = (surveyor or _surveyor(name)).block(buf, wanted, fast)
     assert set(found.starts).isdisjoint(found.rest)
     assert sorted([*found.starts, *found.rest]) == list(wanted)  # every line, once
     return {number[s]: key for s, key in zip(found.starts, found.keys)}

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.engine.test_bulk import CANONICAL, NAMES, RUNTIME_LINES, _reports
+from tests.engine.test_bulk import _accepted as accepted_by
 from tests.formats.test_fast_paths import _record
 from thinkfix.engine.inputs.files import InputOptions
 from thinkfix.engine.scan import structsurvey, survey, trend
@@ -40,20 +41,8 @@ def _surveyor(name: str, limit: int = 0) -> StructSurveyor:
 
 
 def _accepted(name: str, lines: list[bytes], fast: bool = False, limit: int = 0) -> dict[int, Key]:
-    """{line number: key} of the lines one block's survey accepts, each line wanted."""
-    first = b'{"first":1}\n'
-    buf = first + b"".join(line + b"\n" for line in lines)
-    wanted: dict[int, int] = {}
-    number: dict[int, int] = {}
-    at = len(first)
-    for i, line in enumerate(lines):
-        wanted[at] = at + len(line)
-        number[at] = i
-        at += len(line) + 1
-    found = _surveyor(name, limit).block(buf, wanted, fast)
-    assert set(found.starts).isdisjoint(found.rest)
-    assert sorted([*found.starts, *found.rest]) == list(wanted)  # every line, once
-    return {number[s]: key for s, key in zip(found.starts, found.keys)}
+    """{line number: key} of the lines one block's decoding survey accepts, each line wanted."""
+    return accepted_by(name, lines, fast, _surveyor(name, limit))
 
 
 def _check(name: str, raw: bytes, key: Key) -> None:

@@ -30,25 +30,14 @@ from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any, Optional, Union
 
+from thinkfix.formats.records import TIME_KEYS
+
 #: `(model, stamp)` of a line holding one assistant message, else None.
 Keyed = Optional[tuple[Optional[str], Union[str, int]]]  # noqa: UP007, UP045 - runtime aliases
 Keyer = Callable[[Sequence[bytes | memoryview]], list[Keyed]]
 #: `build(msgspec)`: the rule over decoded lines (None for a line the decode refused), and the
 #: struct type a line decodes into.
 Build = Callable[[Any], tuple[Callable[[list[Any]], list[Keyed]], Any]]
-
-#: Time keys `trend.message_time` reads on an object before the record's (`trend.TIME_KEYS`):
-#: on a message that has none of its own (Claude Code's, Codex's items), each must be absent
-#: or null, else the line is read one by one.
-_TIME_KEYS = (
-    "timestamp",
-    "timestamp_ms",
-    "created_at",
-    "createdAt",
-    "created_at_ms",
-    "created",
-    "time",
-)
 
 
 class LineStructs:
@@ -111,8 +100,10 @@ def _content(msgspec: Any, text_ok: bool) -> Any:
 
 
 def _no_times(msgspec: Any) -> list[tuple[str, Any, None]]:
-    """Struct fields for every time key, each absent or null (`_TIME_KEYS`)."""
-    return [(key, type(None), None) for key in _TIME_KEYS]
+    """Struct fields for every time key (`records.TIME_KEYS`), each absent or null: on a message
+    with no time key of its own (Claude Code's, Codex's items) any other value is read one
+    by one, since `trend.message_time` reads the innermost object's first."""
+    return [(key, type(None), None) for key in TIME_KEYS]
 
 
 def _claude_code(msgspec: Any) -> tuple[Callable[[list[Any]], list[Keyed]], Any]:
@@ -161,7 +152,7 @@ def _pi(msgspec: Any) -> tuple[Callable[[list[Any]], list[Keyed]], Any]:
     its own `timestamp` (milliseconds: the first time key `trend.message_time` reads, on the
     innermost object), or, where the message has no time key at all (pi before its messages
     carried one), by the entry's."""
-    others = [(key, Any, None) for key in _TIME_KEYS[1:]]  # read only for being absent or null
+    others = [(key, Any, None) for key in TIME_KEYS[1:]]  # read only for being absent or null
     message = msgspec.defstruct(
         "PiMessage",
         [

@@ -23,6 +23,18 @@ _MISSING: Any = object()
 #: Records longer than this are never parsed: reported as too large and copied through
 #: untouched, so one huge line cannot cost many times its size in parsed objects. The
 #: engine sets it per file from `--max-record-size` (`set_record_limit`).
+#: Keys that hold a record's or message's time, most specific first (`engine.scan.trend` reads
+#: them; `formats.linestructs` decodes them).
+TIME_KEYS = (
+    "timestamp",
+    "timestamp_ms",
+    "created_at",
+    "createdAt",
+    "created_at_ms",
+    "created",
+    "time",
+)
+
 DEFAULT_RECORD_LIMIT = 64 << 20
 _limit = [DEFAULT_RECORD_LIMIT]
 TOO_LARGE = "too large"  # how a too-large record's error begins

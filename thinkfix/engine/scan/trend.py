@@ -14,16 +14,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-#: Keys that hold a record's or message's time, most specific first.
-TIME_KEYS = (
-    "timestamp",
-    "timestamp_ms",
-    "created_at",
-    "createdAt",
-    "created_at_ms",
-    "created",
-    "time",
-)
+from thinkfix.formats.records import TIME_KEYS
 
 _MS_THRESHOLD = 10_000_000_000  # numbers above this are milliseconds (this is year 2286 in s)
 
