@@ -251,3 +251,18 @@ def test_an_xz_stream_that_asks_more_memory_than_the_limit_is_an_error(
         c.wrap_reader(io.BytesIO(lzma.compress(CLAUDE.read_bytes(), preset=6))) as fp,
     ):
         fp.read()
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("tail", [b"junk\n", b"j", b"junk" * 4])
+def test_bytes_after_the_last_stream_are_said_to_be_garbage(kind: str, tail: bytes) -> None:
+    """A few bytes after a whole stream that no stream starts with are trailing garbage, said
+    so: they read as `ended inside its xz stream (cut short?)`, where the decoder waited for
+    a stream header that could never come (found using the program by hand)."""
+    whole = KINDS[kind][1](CLAUDE.read_bytes())
+    with c.wrap_reader(io.BytesIO(whole + tail)) as fp, pytest.raises(OSError) as raised:
+        fp.read()
+    assert "start no stream (trailing garbage?)" in str(raised.value)
+    with c.wrap_reader(io.BytesIO(whole + whole[:3])) as fp, pytest.raises(EOFError) as cut:
+        fp.read()  # the start of a second stream, cut short: said so
+    assert "cut short" in str(cut.value)

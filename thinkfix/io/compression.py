@@ -143,6 +143,11 @@ class _Streams(io.RawIOBase):
                         f"xz stream padding of {self._padding} null bytes, not a multiple of 4"
                     )
                 return None
+            if not _may_start(rest, _STREAM_MAGIC[self._kind]):  # said as such, not "cut short"
+                raise StreamError(
+                    f"bytes after the last {self._kind.value} stream that start no stream "
+                    "(trailing garbage?)"
+                )
             self._decoder = decoder = self._new()
             return self._decode(rest, want, after=True)
         if decoder.needs_input:
@@ -195,6 +200,17 @@ def open_read(path: str | os.PathLike[str]) -> BinaryIO:
     Only regular files: a FIFO or device is refused (`regular.NotRegular`), never read.
     """
     return wrap_reader(open_regular(os.fspath(path)))
+
+
+#: What a bz2 or xz stream begins with (bz2's block size digit follows its magic).
+_STREAM_MAGIC = {Compression.BZIP2: b"BZh", Compression.XZ: b"\xfd7zXZ\x00"}
+
+
+def _may_start(rest: bytes, magic: bytes) -> bool:
+    """Could `rest` begin a stream: it starts with the magic, or is the start of the magic
+    (a stream cut short there, which the decoder then says)?"""
+    head = rest[: len(magic)]
+    return magic.startswith(head)
 
 
 class _Owning(io.RawIOBase):
