@@ -106,29 +106,37 @@ def _no_times(msgspec: Any) -> list[tuple[str, Any, None]]:
     return [(key, type(None), None) for key in TIME_KEYS]
 
 
+def _structs(msgspec: Any, name: str, key: str, fields: list[Any]) -> tuple[Any, Any]:
+    """A format's message struct (`fields`) and its line's: the record's `type` and
+    `timestamp`, and the message under `key` (an object; a string or null is no message)."""
+    message = msgspec.defstruct(f"{name}Message", fields, gc=False)
+    line = msgspec.defstruct(
+        f"{name}Line",
+        [
+            ("type", Optional[str], None),  # noqa: UP045
+            (key, Union[message, str, None], None),  # noqa: UP007
+            ("timestamp", Union[str, int, float, None], None),  # noqa: UP007
+        ],
+        gc=False,
+    )
+    return message, line
+
+
 def _claude_code(msgspec: Any) -> tuple[Callable[[list[Any]], list[Keyed]], Any]:
     """Claude Code (`formats.claude_code`: `_assistant` and `ClaudeCode.messages`): an entry of
     type "assistant" whose `message` is an object with role "assistant" (or none) holds one
     message, of the message's `model`, dated by the entry's `timestamp` (its message has no
     time key)."""
-    message = msgspec.defstruct(
-        "ClaudeMessage",
+    message, line = _structs(
+        msgspec,
+        "Claude",
+        "message",
         [
             ("role", str, "assistant"),
             ("model", Optional[str], None),  # noqa: UP045
             ("content", _content(msgspec, True), None),
             *_no_times(msgspec),
         ],
-        gc=False,
-    )
-    line = msgspec.defstruct(
-        "ClaudeLine",
-        [
-            ("type", Optional[str], None),  # noqa: UP045
-            ("message", Union[message, str, None], None),  # noqa: UP007
-            ("timestamp", Union[str, int, float, None], None),  # noqa: UP007
-        ],
-        gc=False,
     )
 
     def rule(values: list[Any]) -> list[Keyed]:
@@ -153,8 +161,10 @@ def _pi(msgspec: Any) -> tuple[Callable[[list[Any]], list[Keyed]], Any]:
     innermost object), or, where the message has no time key at all (pi before its messages
     carried one), by the entry's."""
     others = [(key, Any, None) for key in TIME_KEYS[1:]]  # read only for being absent or null
-    message = msgspec.defstruct(
-        "PiMessage",
+    message, line = _structs(
+        msgspec,
+        "Pi",
+        "message",
         [
             ("role", Optional[str], None),  # noqa: UP045
             ("model", Optional[str], None),  # noqa: UP045
@@ -162,16 +172,6 @@ def _pi(msgspec: Any) -> tuple[Callable[[list[Any]], list[Keyed]], Any]:
             ("timestamp", Union[int, float, str, None], None),  # noqa: UP007
             *others,
         ],
-        gc=False,
-    )
-    line = msgspec.defstruct(
-        "PiLine",
-        [
-            ("type", Optional[str], None),  # noqa: UP045
-            ("message", Union[message, str, None], None),  # noqa: UP007
-            ("timestamp", Union[str, int, float, None], None),  # noqa: UP007
-        ],
-        gc=False,
     )
     untimed = tuple(None for _ in others)
     read = attrgetter(*(key for key, _, _ in others))
@@ -199,24 +199,16 @@ def _codex(msgspec: Any) -> tuple[Callable[[list[Any]], list[Keyed]], Any]:
     payload is an object of type "message" (or none) with role "assistant" holds one
     message, of the turn's model (the context's: None here), dated by the line's
     `timestamp` (its payload has no time key)."""
-    payload = msgspec.defstruct(
-        "CodexPayload",
+    payload, line = _structs(
+        msgspec,
+        "Codex",
+        "payload",
         [
             ("type", str, "message"),
             ("role", Optional[str], None),  # noqa: UP045
             ("content", _content(msgspec, False), None),
             *_no_times(msgspec),
         ],
-        gc=False,
-    )
-    line = msgspec.defstruct(
-        "CodexLine",
-        [
-            ("timestamp", Union[str, int, float, None], None),  # noqa: UP007
-            ("type", Optional[str], None),  # noqa: UP045
-            ("payload", Union[payload, str, None], None),  # noqa: UP007
-        ],
-        gc=False,
     )
 
     def rule(values: list[Any]) -> list[Keyed]:
