@@ -208,9 +208,9 @@ def _rows(label: str, corpus: Path, args: argparse.Namespace) -> None:
     root = str(corpus)
     with tempfile.TemporaryDirectory() as out:
 
-        def repair_out() -> None:
+        def repair_out(*jobs: str) -> None:
             shutil.rmtree(out, ignore_errors=True)
-            cli("repair", "-q", "--jobs", "1", "--out", out, root)
+            cli("repair", "-q", *jobs, "--out", out, root)
 
         t = best(
             args.repeat,
@@ -232,11 +232,15 @@ def _rows(label: str, corpus: Path, args: argparse.Namespace) -> None:
                 "repair CLI --dry-run --jobs 1": lambda: cli(
                     "repair", "-q", "--jobs", "1", "--dry-run", root
                 ),
-                "repair CLI --out --jobs 1": repair_out,
+                "repair CLI --out --jobs 1": lambda: repair_out("--jobs", "1"),
+                "repair CLI --dry-run (default --jobs)": lambda: cli(
+                    "repair", "-q", "--dry-run", root
+                ),
+                "repair CLI --out (default --jobs)": repair_out,
             },
         )
     base = mb / t.pop("floor")
-    print("whole corpus, one process (but for the row of the default --jobs):")
+    print("whole corpus, one process (but for the rows of the default --jobs):")
     row("orjson floor", mb / base, mb, None)
     for name, seconds in t.items():
         row(name, seconds, mb, base)
@@ -318,10 +322,20 @@ def _identical(root: str) -> str:
         "block counter vs line by line": fast == lines,
         "survey vs parsed": fast == parsed,
         "--jobs 1 vs default --jobs": one == default,
+        "repair --out --jobs 1 vs default --jobs": _repaired(root, "--jobs", "1")
+        == _repaired(root),
     }
     if not all(checks.values()):
         raise SystemExit(f"reports differ: {checks}")
     return ", ".join(checks)
+
+
+def _repaired(root: str, *jobs: str) -> dict[str, bytes]:
+    """Every file `repair --out` writes for `root`, by its path under the output folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out"
+        cli("repair", "-q", *jobs, "--out", str(out), root)
+        return {str(f.relative_to(out)): f.read_bytes() for f in out.rglob("*") if f.is_file()}
 
 
 def _startup(repeat: int) -> None:
