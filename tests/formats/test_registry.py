@@ -50,6 +50,7 @@ SUPPORT_MODULES = {
     "linestructs",
     "locations",
     "opencode_items",
+    "places",
     "planner",
     "quick",
     "reader",

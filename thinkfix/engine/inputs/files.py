@@ -10,7 +10,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from thinkfix.engine.report import InputError
-from thinkfix.formats import registry
+from thinkfix.formats import places, registry
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.detection import own_document, read_head
 from thinkfix.io import remote
@@ -226,6 +226,9 @@ def resolve(candidate: Candidate | InputFile, options: InputOptions = InputOptio
     own = own_document(head, path)
     if own is not None:  # ours (a sidecar, a baseline): known, never an unknown session
         return base._replace(skipped=f"thinkfix {own}")
+    place = places.claim(real) if path != STDIN else None
+    if place is not None:  # where the runtime writes only sessions: read as its, never skipped
+        return base._replace(fmt=registry.get(place.format))
     policy = options.unknown
     if policy is UnknownPolicy.SKIP or (policy is UnknownPolicy.AUTO and not candidate.explicit):
         return base._replace(skipped=UNKNOWN)

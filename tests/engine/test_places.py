@@ -1,0 +1,144 @@
+"""A file in a runtime's own session folder is that runtime's, though detection cannot tell.
+
+Before, a session whose head no format recognised was skipped as "not a known session
+format" wherever it lay: a Claude Code session overwritten with garbage beside a clean one
+scanned exit 0 (a listed skip), and a Codex rollout holding an assistant turn of a shape
+Codex never writes was never read. In the folders where a runtime writes only its sessions
+(`formats.places`) such a file is read as that runtime's: what it cannot read is an error
+for the file (exit 2), and what it can (a Claude Code session of `file-history-snapshot`
+lines alone) is read, not skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.commands import invoke
+from thinkfix.engine.inputs.files import UNKNOWN, Candidate, resolve
+from thinkfix.formats import places, registry
+
+pytestmark = pytest.mark.usefixtures("isolated_cli")
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+#: A Claude Code session (with leaks: exit 1 when it is all there is to say).
+SESSION = FIXTURES / "claude-code" / "7f3c2a91-5d4e-4b8a-9c1f-2e6d8a0b4c37.jsonl"
+SESSION_ID = "0b6f7a1e-1111-2222-3333-444455556666"
+#: Where each place's runtime writes a session (one real-shaped path per place).
+PLACED = {
+    "claude-code": f"home/.claude/projects/-home-u-proj/{SESSION_ID}.jsonl",
+    "codex": "home/.codex/sessions/2025/01/02/rollout-2025-01-02T10-00-00-" + SESSION_ID + ".jsonl",
+    "pi": f"home/.pi/agent/sessions/--home-u-proj--/2025-01-02T10-00-00-000Z_{SESSION_ID}.jsonl",
+    "kimi-cli": "home/.kimi/sessions/0123abcd/" + SESSION_ID + "/context.jsonl",
+    "kimi-wire": "home/.kimi/sessions/0123abcd/" + SESSION_ID + "/wire.jsonl",
+    "qwen-code": f"home/.qwen/projects/-home-u-proj/chats/{SESSION_ID}.jsonl",
+    "copilot-cli": f"home/.copilot/session-state/{SESSION_ID}/events.jsonl",
+}
+#: Files that live in those folders and are no session: never claimed by their place.
+BESIDE = [
+    "home/.kimi/sessions/0123abcd/" + SESSION_ID + "/state.json",
+    "home/.codex/session_index.jsonl",
+    f"home/.claude/projects/-home-u-proj/{SESSION_ID}/tool-results/out.txt",
+    "home/.claude/projects/-home-u-proj/notes.jsonl",
+    "home/.qwen/projects/-home-u-proj/logs.json",
+    f"home/.copilot/session-state/{SESSION_ID}/plan.md",
+    "elsewhere/0b6f7a1e-1111-2222-3333-444455556666.jsonl",
+]
+
+
+def _write(rel: str, data: bytes) -> Path:
+    path = Path(rel)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def _report(*args: str) -> tuple[int, dict[str, object]]:
+    result = invoke("scan", "--output-format", "json", *args)
+    return result.exit_code, json.loads(result.stdout)
+
+
+def test_every_place_names_a_registered_format() -> None:
+    assert {place.format for place in places.PLACES} <= set(registry.names())
+    assert {place.format for place in places.PLACES} == set(PLACED)
+
+
+@pytest.mark.parametrize("fmt", sorted(PLACED))
+def test_a_runtimes_session_path_is_claimed_by_its_place(fmt: str) -> None:
+    for path in (PLACED[fmt], f"/abs/{PLACED[fmt]}.zst", f"file:///x/{PLACED[fmt]}.gz"):
+        place = places.claim(path)
+        assert place is not None and place.format == fmt, path
+
+
+@pytest.mark.parametrize("path", BESIDE)
+def test_what_else_lives_there_is_not_claimed(path: str) -> None:
+    assert places.claim(path) is None
+
+
+def test_garbage_in_a_claude_code_project_folder_is_an_error_not_a_skip() -> None:
+    folder = Path("home/.claude/projects/-home-u-proj")
+    folder.mkdir(parents=True)
+    shutil.copy(SESSION, folder / SESSION.name)
+    _write(PLACED["claude-code"], b"\x8b\x00\xff garbage \xfe\n" * 3)
+    code, report = _report("home")
+    assert code == 2
+    assert "skipped" not in report or not report["skipped"]
+    errors = report["errors"]
+    assert isinstance(errors, list) and errors
+    assert {e["path"] for e in errors} == {PLACED["claude-code"]}
+
+
+def test_a_claude_code_session_of_snapshots_alone_is_read_not_skipped() -> None:
+    snapshot = {
+        "type": "file-history-snapshot",
+        "messageId": SESSION_ID,
+        "snapshot": {
+            "messageId": SESSION_ID,
+            "trackedFileBackups": {},
+            "timestamp": "2025-10-01T10:00:00.000Z",
+        },
+        "isSnapshotUpdate": False,
+    }
+    _write(PLACED["claude-code"], json.dumps(snapshot).encode() + b"\n")
+    code, report = _report("home")
+    assert code == 0
+    assert report["summary"]["files"] == 1  # type: ignore[index]
+    assert not report.get("skipped")
+
+
+def test_a_codex_rollout_with_a_turn_codex_never_writes_is_an_error() -> None:
+    turn = {"type": "reply", "role": "assistant", "parts": [{"text": "<think>plan</think>done"}]}
+    _write(PLACED["codex"], json.dumps(turn).encode() + b"\n")
+    code, report = _report("home")
+    assert code == 2
+    assert [e["kind"] for e in report["errors"]] == ["bad_shape"]  # type: ignore[union-attr]
+
+
+def test_the_same_bytes_outside_any_place_stay_a_listed_skip() -> None:
+    shutil.copy(SESSION, Path(SESSION.name))
+    _write("elsewhere/" + SESSION_ID + ".jsonl", b"\x8b\x00\xff garbage \xfe\n")
+    code, report = _report(".", "--exclude", "home")
+    assert code == 1  # the session's leaks; no input error
+    assert report["errors"] == []
+    assert [s["reason"] for s in report["skipped"]] == [UNKNOWN]  # type: ignore[union-attr]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(fmt=st.sampled_from(sorted(PLACED)), data=st.binary(min_size=1, max_size=300))
+def test_a_placed_file_is_never_an_unknown_skip(tmp_path: Path, fmt: str, data: bytes) -> None:
+    """Whatever bytes lie at a runtime's session path, resolve reads them as some format (the
+    one detection finds, else the place's) or says why it cannot: never "not a known format"."""
+    path = tmp_path / PLACED[fmt]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    found = resolve(Candidate(str(path), str(path), explicit=False))
+    assert found.skipped != UNKNOWN
+    if found.skipped is None and found.error is None and registry.detect(data) is None:
+        assert found.format == fmt

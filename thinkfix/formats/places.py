@@ -1,0 +1,91 @@
+"""Where a runtime writes nothing but its sessions: a file there is that runtime's, by its place.
+
+Detection weighs a file's head, so a session whose head no format recognises (its first
+lines cut or overwritten, a runtime's new record kinds, a Claude Code session holding only
+`file-history-snapshot` lines) was skipped as "not a known session format": listed, exit 0,
+its lines never read. In the folders below the runtime writes only its sessions, under
+names of its own making, so such a file is read as that runtime's: what it cannot read is
+an error for the file (a line that is no JSON, an assistant turn of another shape:
+`formats.strangers`), never a skip. Detection still decides first; a place only speaks for
+a file nothing claims. Each pattern cites where the runtime names its files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import NamedTuple
+
+#: The compressions thinkfix reads (`io.compression`): an archived session keeps its place.
+_COMPRESSED = r"(?:\.gz|\.zst|\.bz2|\.xz)?"
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+
+class Place(NamedTuple):
+    """A runtime's folder of sessions: its format id, the path pattern, and the source."""
+
+    format: str
+    pattern: re.Pattern[str]
+    source: str
+
+
+def _place(fmt: str, path: str, source: str) -> Place:
+    """A place whose pattern matches the end of a `/`-separated path."""
+    return Place(fmt, re.compile(rf"(?:^|/){path}{_COMPRESSED}$"), source)
+
+
+PLACES: tuple[Place, ...] = (
+    _place(
+        "claude-code",
+        rf"\.claude/projects/[^/]+/(?:{_UUID}|agent-[^/]+|{_UUID}/subagents/agent-[^/]+)\.jsonl",
+        "~/.claude/projects/<cwd slug>/<sessionId>.jsonl, sub-agents agent-<id>.jsonl there or "
+        "in <sessionId>/subagents/ (claude-code-log-format JSONL_LOGGING.md; copilot-lens "
+        "claude-code-sessions.md)",
+    ),
+    _place(
+        "codex",
+        r"(?:sessions/[0-9]{4}/[0-9]{2}/[0-9]{2}|archived_sessions)/rollout-[^/]+\.jsonl",
+        "$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl and archived_sessions/ "
+        "(openai/codex codex-rs/rollout/src/recorder.rs, list.rs)",
+    ),
+    _place(
+        "pi",
+        rf"\.pi/agent/sessions/[^/]+/[^/]+_{_UUID}\.jsonl",
+        "~/.pi/agent/sessions/--<cwd>--/<timestamp>_<uuid>.jsonl "
+        "(badlogic/pi-mono packages/coding-agent/docs/session.md)",
+    ),
+    _place(
+        "kimi-cli",
+        r"\.kimi/sessions/(?:[^/]+/)+context(?:_[0-9]+)?\.jsonl",
+        "~/.kimi/sessions/<work dir md5>/<session id>/context.jsonl, rotated context_<n>.jsonl, "
+        "subagents/<id>/context.jsonl (MoonshotAI/kimi-cli src/kimi_cli/session.py, "
+        "utils/path.py next_available_rotation)",
+    ),
+    _place(
+        "kimi-wire",
+        r"\.kimi/sessions/(?:[^/]+/)+wire\.jsonl",
+        "~/.kimi/sessions/<work dir md5>/<session id>/wire.jsonl "
+        "(MoonshotAI/kimi-cli src/kimi_cli/wire/file.py)",
+    ),
+    _place(
+        "qwen-code",
+        r"\.qwen/projects/[^/]+/chats/[^/]+\.jsonl",
+        "~/.qwen/projects/<cwd>/chats/<session id>.jsonl "
+        "(QwenLM/qwen-code packages/core/src/config/storage.ts, ChatRecordingService)",
+    ),
+    _place(
+        "copilot-cli",
+        r"\.copilot/session-state/[^/]+/events\.jsonl",
+        "~/.copilot/session-state/<id>/events.jsonl (docs.github.com, Copilot CLI configuration "
+        "directory)",
+    ),
+)
+
+
+def claim(path: str) -> Place | None:
+    """The place whose runtime writes only sessions where `path` lies, or None."""
+    slashed = path.replace(os.sep, "/") if os.sep != "/" else path
+    for place in PLACES:
+        if place.pattern.search(slashed):
+            return place
+    return None
