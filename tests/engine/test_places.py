@@ -38,6 +38,22 @@ PLACED = {
     "kimi-wire": "home/.kimi/sessions/0123abcd/" + SESSION_ID + "/wire.jsonl",
     "qwen-code": f"home/.qwen/projects/-home-u-proj/chats/{SESSION_ID}.jsonl",
     "copilot-cli": f"home/.copilot/session-state/{SESSION_ID}/events.jsonl",
+    "claw-code": "work/.claw/sessions/session-1759957816398-0.jsonl",
+    "gemini-cli": "home/.gemini/tmp/0a1b2c3d/chats/session-2025-01-02T10-00-0b6f7a1e.json",
+    "hermes": "home/.hermes/sessions/session_20250102_100000_0b6f7a.json",
+    "continue": f"home/.continue/sessions/{SESSION_ID}.json",
+}
+#: More paths of the same runtimes: sub-agents, rotations, another home (OpenClaw's pi).
+ALSO = {
+    "home/.openclaw/agents/main/sessions/" + SESSION_ID + ".jsonl": "pi",
+    f"home/.claude/projects/-p/{SESSION_ID}/subagents/agent-a1b2c3.jsonl": "claude-code",
+    "home/.claude/projects/-p/agent-a1b2c3.jsonl": "claude-code",
+    "home/.codex/archived_sessions/rollout-2025-01-02T10-00-00-x.jsonl": "codex",
+    "home/.kimi/sessions/0123abcd/s1/context_2.jsonl": "kimi-cli",
+    "home/.kimi/sessions/0123abcd/s1/subagents/a1/wire.jsonl": "kimi-wire",
+    "work/.claw/sessions/session-1759957816398-0.rot-1759957816999.jsonl": "claw-code",
+    "work/.claude/sessions/session-1759957816398.json": "claw-code",
+    "home/.gemini/tmp/0a1b2c3d/chats/" + SESSION_ID + "/subagent-1.jsonl": "gemini-cli",
 }
 #: Files that live in those folders and are no session: never claimed by their place.
 BESIDE = [
@@ -48,6 +64,11 @@ BESIDE = [
     "home/.qwen/projects/-home-u-proj/logs.json",
     f"home/.copilot/session-state/{SESSION_ID}/plan.md",
     "elsewhere/0b6f7a1e-1111-2222-3333-444455556666.jsonl",
+    "home/.openclaw/agents/main/sessions/sessions.json",
+    "home/.openclaw/agents/main/sessions/" + SESSION_ID + ".jsonl.deleted.2025-01-02T10:00:00Z",
+    "home/.continue/sessions/sessions.json",
+    "home/.gemini/tmp/0a1b2c3d/logs.json",
+    "home/.hermes/state.db",
 ]
 
 
@@ -73,6 +94,12 @@ def test_a_runtimes_session_path_is_claimed_by_its_place(fmt: str) -> None:
     for path in (PLACED[fmt], f"/abs/{PLACED[fmt]}.zst", f"file:///x/{PLACED[fmt]}.gz"):
         place = places.claim(path)
         assert place is not None and place.format == fmt, path
+
+
+@pytest.mark.parametrize(("path", "fmt"), sorted(ALSO.items()))
+def test_the_runtimes_other_session_paths_are_claimed_too(path: str, fmt: str) -> None:
+    place = places.claim(path)
+    assert place is not None and place.format == fmt
 
 
 @pytest.mark.parametrize("path", BESIDE)

@@ -14,19 +14,22 @@ from __future__ import annotations
 
 import os
 import re
-from typing import NamedTuple
 
 #: The compressions thinkfix reads (`io.compression`): an archived session keeps its place.
 _COMPRESSED = r"(?:\.gz|\.zst|\.bz2|\.xz)?"
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 
 
-class Place(NamedTuple):
-    """A runtime's folder of sessions: its format id, the path pattern, and the source."""
+class Place:
+    """A runtime's folder of sessions: its format id, the path pattern, and the source (a
+    plain class: a typing NamedTuple costs a scan's start-up, tests/cli/test_scan_startup.py)."""
 
-    format: str
-    pattern: re.Pattern[str]
-    source: str
+    __slots__ = ("format", "pattern", "source")
+
+    def __init__(self, fmt: str, pattern: re.Pattern[str], source: str) -> None:
+        self.format = fmt
+        self.pattern = pattern
+        self.source = source
 
 
 def _place(fmt: str, path: str, source: str) -> Place:
@@ -53,6 +56,38 @@ PLACES: tuple[Place, ...] = (
         rf"\.pi/agent/sessions/[^/]+/[^/]+_{_UUID}\.jsonl",
         "~/.pi/agent/sessions/--<cwd>--/<timestamp>_<uuid>.jsonl "
         "(badlogic/pi-mono packages/coding-agent/docs/session.md)",
+    ),
+    _place(
+        "pi",
+        rf"\.openclaw/agents/[^/]+/sessions/{_UUID}\.jsonl",
+        "~/.openclaw/agents/<agentId>/sessions/<uuid>.jsonl; the soft-deleted and reset copies "
+        "(<uuid>.jsonl.deleted.<ISO>) and sessions.json are not sessions (openclaw/openclaw "
+        "src/config/paths.ts resolveStateDir)",
+    ),
+    _place(
+        "claw-code",
+        r"(?:\.claw/sessions/session-[0-9]+(?:-[0-9]+)?(?:\.rot-[0-9]+)?\.jsonl"
+        r"|\.claude/sessions/session-[0-9]+\.json)",
+        "<workspace>/.claw/sessions/session-<ms>-<n>.jsonl, rotated <stem>.rot-<ms>.jsonl; legacy "
+        "<workspace>/.claude/sessions/session-<ms>.json (claw-code session storage)",
+    ),
+    _place(
+        "gemini-cli",
+        r"\.gemini/tmp/[^/]+/chats/(?:session-[^/]+|[^/]+/[^/]+)\.jsonl?",
+        "~/.gemini/tmp/<projectHash>/chats/session-*.json(l), sub-agents chats/<parent id>/<id> "
+        "(google-gemini/gemini-cli packages/core/src/services/chatRecordingService.ts)",
+    ),
+    _place(
+        "hermes",
+        r"\.hermes/sessions/session_[^/]+\.json",
+        "~/.hermes/sessions/session_<session id>.json (NousResearch hermes-agent run_agent.py, "
+        "AIAgent._save_session_log)",
+    ),
+    _place(
+        "continue",
+        rf"\.continue/sessions/{_UUID}\.json",
+        "~/.continue/sessions/<id>.json beside the index sessions.json (continuedev/continue "
+        "core/util/paths.ts getSessionFilePath)",
     ),
     _place(
         "kimi-cli",
