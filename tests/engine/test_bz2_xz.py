@@ -73,8 +73,20 @@ def _streams(data: bytes, kind: str, cuts: list[int]) -> bytes:
 PART = "opencode/storage/part/msg_95e0f3d71002bP4sW8nY1eLmTg/prt_95e0f3d71005Pp3qQ4rR5sS6tT.json"
 
 
+#: A pretty-printed document (Copilot CLI's legacy file): a first stream or member holding its
+#: `{` alone made the scan's peek end before the first newline, and the file was read by line
+#: (78 "not JSON" errors): found by this property, kept as examples.
+DOCUMENT = (
+    "copilot-cli/history-session-state/"
+    "session_a9c8b7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d_1759957816398.json"
+)
+
+
 @example(session=PART, kind="zstd", cuts=[])
 @example(session=PART, kind="xz", cuts=[])
+@example(session=DOCUMENT, kind="bzip2", cuts=[1])
+@example(session=DOCUMENT, kind="gzip", cuts=[1])
+@example(session=DOCUMENT, kind="xz", cuts=[1])
 @given(
     session=st.sampled_from(SESSIONS),
     kind=st.sampled_from(sorted(EVERY_KIND)),
