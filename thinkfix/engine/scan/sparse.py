@@ -60,16 +60,12 @@ def supports(fmt: SessionFormat) -> bool:
 def is_document(fp: BinaryIO) -> bool:
     """Does the stream start a document (pretty-printed, or split across lines: read whole by
     the format, not by line here)? A JSONL file whose first line is broken answers yes too: the
-    format's reader then reads it by line (`formats.reader.read_auto`). So does a peek that
-    ends, short, before its first newline: it ended where a decoder's stream or member did (a
-    `.gz` of several members, the first holding `{` alone), not where the line does, and the
-    format's reader tells a document from lines by reading on."""
+    format's reader then reads it by line (`formats.reader.read_auto`); so does a short peek
+    with no newline (it ended with a decoder's stream: a `.gz` whose first member is `{`)."""
     peek = getattr(fp, "peek", None)
     head = peek(4096)[:4096] if peek is not None else b""
     newline = head.find(b"\n")
-    if newline < 0:
-        return 0 < len(head) < 4096
-    return opens_document(head[: newline + 1])
+    return opens_document(head[: newline + 1]) if newline >= 0 else 0 < len(head) < 4096
 
 
 def count_lines(buf: bytes, lo: int, hi: int, long_lines: bool) -> int:
