@@ -29,10 +29,8 @@ prompt replays those round texts (`src/extension/prompt/common/conversation.ts`,
 in the markdown part and in the round text that repeats it; the reasoning goes into a
 `thinking` part before the text, which VS Code shows folded and nothing replays.
 
-An assistant message is a request's response as a record holds it: a request with
-response parts (in the flat file, the log's first entry or a pushed request) or a log
-entry that pushes or sets a response's parts. A response that VS Code wrote in pieces
-while it streamed has a copy in each entry, and each copy is read, counted and repaired.
+An assistant message is a response's parts as a record holds them (a request's, or a log
+entry's push or set): a response written in pieces as it streamed is read in each.
 """
 
 from __future__ import annotations
@@ -149,16 +147,16 @@ def _text_path(part: Any, where: Path) -> Path | None:
 
 
 def _thinking(parts: list[Any]) -> str | None:
-    texts: list[Any] = []
-    for p in parts:
-        if isinstance(p, dict) and p.get("kind") == "thinking":
-            value = p.get("value")
-            texts.append(
-                "".join(v for v in value if isinstance(v, str))
-                if isinstance(value, list)
-                else value
-            )
-    return join_texts(texts)
+    return join_texts(
+        _thinking_value(p.get("value"))
+        for p in parts
+        if isinstance(p, dict) and p.get("kind") == "thinking"
+    )
+
+
+def _thinking_value(value: Any) -> Any:
+    """A thinking part's value: a string, or the list of strings it streamed as."""
+    return "".join(v for v in value if isinstance(v, str)) if isinstance(value, list) else value
 
 
 def _slots(parts: list[Any], base: Path) -> list[TextSlot]:
@@ -207,6 +205,26 @@ def _of_requests(
         if _request(r) and isinstance(r.get("response"), list):
             path = (base if single else base + (j,)) + ("response",)
             yield path, r["response"], start + j, r
+
+
+def _check_entry(o: dict[str, Any]) -> None:
+    """Raise `UnexpectedShape` for a log entry no VS Code writes where a response may hide
+    (`_responses` passed it over, its leak counted clean): `ObjectMutationLog.read` switches
+    on a number kind; `storageSchema` pushes or sets whole response lists (their parts are
+    values, never set alone) and requests (`requestSchema`), each with its message."""
+    kind, k, v = o.get("kind", 0), o.get("k"), o.get("v")  # no kind: the flat file
+    if type(kind) is not int or not 0 <= kind <= 3:
+        raise UnexpectedShape(("kind",), kind, "an entry kind of 0, 1, 2 or 3")
+    if kind not in (1, 2) or not isinstance(k, list) or k[:1] != ["requests"]:
+        return
+    if (len(k) == 1 or k[2:] == ["response"]) and v is not None and not isinstance(v, list):
+        raise UnexpectedShape(("v",), v, f"a list at {fmt_path(tuple(k))}")
+    one = len(k) == 2 and kind == 1 and v is not None
+    for j, r in enumerate([v] if one else v if len(k) == 1 and v else ()):
+        if not _request(r):
+            raise UnexpectedShape(("v",) if one else ("v", j), r, "a request with its message")
+    if len(k) > 3 and k[2] == "response" and kind == 1:
+        raise UnexpectedShape(("k",), k, "a whole response list, never one part")
 
 
 def _count_after(record: Record, ctx: Context) -> int:
@@ -306,6 +324,7 @@ class CopilotChat(FormatBase):
         return ctx, after
 
     def messages(self, record: Record) -> Iterator[Message]:
+        _check_entry(record.obj or {})
         for path, parts, index, request in _responses(record):
             if not any(_may_hold_text(p) for p in parts):
                 continue  # a pending request, or a tool call's progress: no text of the model
@@ -400,9 +419,7 @@ def _round_texts(data: Any) -> Iterator[tuple[Path, str]]:
     elif isinstance(data.get("v"), dict):
         k = data.get("k")
         if isinstance(k, list) and k[-1:] == ["result"]:
-            candidates = [((), {"result": data["v"]})]
-            for base, request in candidates:
-                yield from _rounds_of(request, ("v",))
+            yield from _rounds_of({"result": data["v"]}, ("v",))
             return
         candidates = [(("v",), data["v"])]
     for base, request in candidates:
@@ -454,12 +471,7 @@ def _response_turn(parts: list[Any], base: Path, model: str | None, where: str) 
             at = _MARKDOWN_TEXT if _markdown(p) else _VULN_TEXT
             out.append(Part(PartKind.TEXT, get_path(p, at), path=(*base, i, *at)))
         elif isinstance(p, dict) and p.get("kind") == "thinking":
-            value = p.get("value")
-            text = (
-                "".join(v for v in value if isinstance(v, str))
-                if isinstance(value, list)
-                else as_str(value)
-            )
+            text = as_str(_thinking_value(p.get("value")))
             if text:
                 out.append(Part(PartKind.THINKING, text))
         elif isinstance(p, dict) and p.get("kind") in _TOOL_KINDS:

@@ -1,0 +1,103 @@
+"""Review 20: log entries and records of shapes the newer runtimes never write, holding a
+leak, are an error for their line (exit 2), never counted clean.
+
+Each case is built from the runtime's own fixture, one entry changed the way no runtime
+writes it; the scan must exit 2 and name the line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.formats import support
+from thinkfix.engine.report import ExitCode
+from thinkfix.engine.scan.runner import scan
+
+LEAK = "<think>plan the answer</think>The answer."
+
+
+def _dump(records: list[Any]) -> str:
+    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+
+
+def _errors(path: Path, text: str, fmt: str) -> tuple[int, list[tuple[int | None, str]]]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    report = scan([str(path)], jobs=1)
+    assert set(report.summary.by_format) <= {fmt}
+    return int(report.exit_code()), [(e.line, e.message) for e in report.errors]
+
+
+def _assert_error(path: Path, text: str, fmt: str, line: int) -> None:
+    code, errors = _errors(path, text, fmt)
+    assert code == ExitCode.ERROR, (code, errors)
+    assert any(at == line and "unknown shape" in message for at, message in errors), errors
+
+
+# --- Copilot Chat: VS Code's ObjectMutationLog (objectMutationLog.ts, chatSessionOperationLog.ts)
+
+
+def _copilot_log() -> list[Any]:
+    """The fixture's log with its leaks taken out, and 200 lines of input text after its first
+    request, so what follows is past the lines detection weighs."""
+    path = next((support.FIXTURES / "copilot-chat" / "emptyWindowChatSessions").glob("*.jsonl"))
+    text = path.read_text(encoding="utf-8")
+    for tag in ("think", "thinking"):
+        text = text.replace(f"<{tag}>", "").replace(f"<\\/{tag}>", "").replace(f"</{tag}>", "")
+    entries = [json.loads(line) for line in text.splitlines()]
+    filler = {"kind": 1, "k": ["inputState", "inputText"], "v": "typing"}
+    return entries[:3] + [filler] * 200 + entries[3:]
+
+
+_PART = {"value": LEAK, "supportThemeIcons": False, "supportHtml": False}
+
+
+def test_copilot_chat_log_without_the_planted_entry_is_clean(tmp_path: Path) -> None:
+    code, errors = _errors(
+        tmp_path / "chatSessions" / "s.jsonl", _dump(_copilot_log()), "copilot-chat"
+    )
+    assert (code, errors) == (ExitCode.CLEAN, [])
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        # a kind VS Code's reader does not know: `switch (entry.kind)` compares strictly
+        {"kind": "2", "k": ["requests", 0, "response"], "v": [_PART]},
+        {"kind": True, "k": ["requests", 0, "response"], "v": [_PART]},
+        {"kind": 4, "k": ["requests", 0, "response"], "v": [_PART]},
+        # a response is pushed or set as a list (`Adapt.array(responsePartSchema)`)
+        {"kind": 2, "k": ["requests", 0, "response"], "v": _PART},
+        {"kind": 1, "k": ["requests", 0, "response"], "v": LEAK},
+        # response parts are values: a changed part is pushed with `i`, never set alone
+        {"kind": 1, "k": ["requests", 0, "response", 0], "v": _PART},
+        {"kind": 1, "k": ["requests", 0, "response", 0, "value"], "v": LEAK},
+        # requests are pushed as requests (`requestSchema`: requestId, message, response)
+        {"kind": 2, "k": ["requests"], "v": [{"requestId": "r9", "response": [_PART]}]},
+        {"kind": 2, "k": ["requests"], "v": {"requestId": "r9", "response": [_PART]}},
+        {"kind": 1, "k": ["requests", 0], "v": {"requestId": "r9", "response": [_PART]}},
+    ],
+    ids=[
+        "string-kind",
+        "boolean-kind",
+        "unknown-kind",
+        "pushed-object",
+        "set-string",
+        "set-one-part",
+        "set-one-value",
+        "request-without-message",
+        "pushed-request-object",
+        "set-request-without-message",
+    ],
+)
+def test_copilot_chat_log_entry_of_a_shape_vscode_never_writes_is_an_error(
+    tmp_path: Path, entry: dict[str, Any]
+) -> None:
+    log = _copilot_log()
+    at = len(log) - 2  # before the last request, after the first one's result
+    log.insert(at, entry)
+    _assert_error(tmp_path / "chatSessions" / "s.jsonl", _dump(log), "copilot-chat", at + 1)
