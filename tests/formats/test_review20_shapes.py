@@ -101,3 +101,72 @@ def test_copilot_chat_log_entry_of_a_shape_vscode_never_writes_is_an_error(
     at = len(log) - 2  # before the last request, after the first one's result
     log.insert(at, entry)
     _assert_error(tmp_path / "chatSessions" / "s.jsonl", _dump(log), "copilot-chat", at + 1)
+
+
+# --- Kimi CLI wire.jsonl: kimi_cli/wire/file.py WireMessageRecord, kosong ContentPart -------
+
+
+def _wire(*tail: Any) -> str:
+    """The fixture's wire log with its leaks taken out, then a step holding `tail`."""
+    path = next((support.FIXTURES / "kimi-wire").rglob("wire.jsonl"))
+    text = path.read_text(encoding="utf-8")
+    for tag in ("think", "thinking"):
+        text = text.replace(f"<{tag}>", "").replace(f"</{tag}>", "")
+    lines = [json.loads(line) for line in text.splitlines()]
+    stamp = lines[-1]["timestamp"] + 1
+
+    def record(kind: str, payload: Any) -> dict[str, Any]:
+        return {"timestamp": stamp, "message": {"type": kind, "payload": payload}}
+
+    step = [record("StepBegin", {"n": 1}), *tail, record("TurnEnd", {})]
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [*lines, *step])
+
+
+_WIRE_PATH = Path(".kimi") / "sessions" / "0923ed9e" / "0f8e2d4c" / "wire.jsonl"
+
+
+def _part(payload: Any) -> dict[str, Any]:
+    return {"timestamp": 1.0, "message": {"type": "ContentPart", "payload": payload}}
+
+
+def test_kimi_wire_log_without_the_planted_record_is_clean(tmp_path: Path) -> None:
+    assert _errors(tmp_path / _WIRE_PATH, _wire(), "kimi-wire") == (ExitCode.CLEAN, [])
+    code, _ = _errors(
+        tmp_path / _WIRE_PATH, _wire(_part({"type": "text", "text": LEAK})), "kimi-wire"
+    )
+    assert code == ExitCode.FINDINGS
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        # kosong's TextPart.text is a string; its ContentPart is told apart by a string `type`
+        _part({"type": "text", "text": [LEAK]}),
+        _part({"type": "text", "text": {"text": LEAK}}),
+        _part({"text": LEAK}),
+        _part({"type": 1, "text": LEAK}),
+        _part(LEAK),
+        _part([{"type": "text", "text": LEAK}]),
+        # a WireMessageRecord's message is {type: <class name>, payload}
+        {"timestamp": 1.0, "message": LEAK},
+        {"timestamp": 1.0, "message": {"type": 5, "payload": {"type": "text", "text": LEAK}}},
+        {"timestamp": 1.0, "message": {"payload": {"type": "text", "text": LEAK}}},
+    ],
+    ids=[
+        "text-list",
+        "text-object",
+        "untyped-part",
+        "number-type",
+        "string-payload",
+        "list-payload",
+        "string-message",
+        "number-message-type",
+        "untyped-message",
+    ],
+)
+def test_kimi_wire_record_of_a_shape_kimi_never_writes_is_an_error(
+    tmp_path: Path, record: dict[str, Any]
+) -> None:
+    text = _wire(record)
+    line = len(text.splitlines()) - 1
+    _assert_error(tmp_path / _WIRE_PATH, text, "kimi-wire", line)

@@ -43,7 +43,7 @@ from thinkfix.formats.repairs import (
 )
 from thinkfix.formats.turn_shapes import tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
-from thinkfix.formats.values import get_path
+from thinkfix.formats.values import UnexpectedShape, get_path, text_value
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
@@ -194,6 +194,37 @@ def _think_record(stamp: Any, segments: Sequence[str]) -> dict[str, Any]:
     return {"timestamp": stamp, "message": {"type": "ContentPart", "payload": payload}}
 
 
+#: The text field of kosong's text and think parts (`TextPart.text`, `ThinkPart.think`).
+_PART_TEXT = {"text": "text", "think": "think"}
+#: How the recorder's `json.dumps` opens every record's message (default separators).
+_MESSAGE_OPENER = b'"message": {"type": "'
+
+
+def _check(o: Any) -> None:
+    """Raise `UnexpectedShape` for a record no Kimi writes: a message that is no `{type:
+    <class name>, payload}` (`WireMessageRecord`), or a content part whose `type` is no
+    string or whose text or think is no string (kosong's `ContentPart` validator and
+    `TextPart`/`ThinkPart`). `_kind` took each for a run's end, so its leak was counted
+    clean."""
+    if _metadata(o):
+        return
+    message = o.get("message") if isinstance(o, dict) else None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise UnexpectedShape(("message",), message, "a {type, payload} wire message")
+    if message["type"] != "ContentPart":
+        return
+    payload = message.get("payload")
+    where = ("message", "payload")
+    if not isinstance(payload, dict):
+        raise UnexpectedShape(where, payload, "a content part object")
+    kind = payload.get("type")
+    if not isinstance(kind, str):
+        raise UnexpectedShape((*where, "type"), kind, "a string naming the part's type")
+    field = _PART_TEXT.get(kind)
+    if field is not None:
+        text_value(payload.get(field), (*where, field))
+
+
 def _metadata(o: Any) -> bool:
     """`WireFileMetadata`'s shape: its two fields (`type` is "metadata"; judged by the keys, so
     an odd value does not make the file unknown)."""
@@ -246,7 +277,14 @@ class KimiWire(FormatBase):
         """The lines, the first of each run carrying it (`_runs`)."""
         return _runs(iter_jsonl(bounded_lines(fp), shapes=self.shapes))
 
+    def may_contain_assistant(self, raw: bytes) -> bool:
+        """A content part's record, or one whose message the recorder did not write (parsed,
+        so `messages` rejects it)."""
+        return self.assistant_marker in raw or _MESSAGE_OPENER not in raw
+
     def messages(self, record: Record) -> Iterator[Message]:
+        if record.obj is not None:
+            _check(record.obj)
         texts = record.ctx.extra.get("run")
         if texts is None or _kind(record) != _TEXT:
             return
