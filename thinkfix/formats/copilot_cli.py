@@ -41,7 +41,7 @@ from thinkfix.formats.records import Record
 from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import text_parts, tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
-from thinkfix.formats.values import UnexpectedShape, fmt_path, get_path, text_value
+from thinkfix.formats.values import UnexpectedShape, fmt_path, get_path, shift_utf16, text_value
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
@@ -95,6 +95,26 @@ def _assistant(o: dict[str, Any]) -> dict[str, Any] | None:
 def _reasoning(data: dict[str, Any]) -> str | None:
     text = data.get("reasoningText")
     return text if isinstance(text, str) and text.strip() else None
+
+
+def _shift_citations(event: dict[str, Any], draft: Draft) -> None:
+    """Each citation span (`data.citations.spans[]`, `CitationSpan`: `startIndex` and
+    `endIndex` into the content, in UTF-16 code units) moved with the text it cites, which
+    the repair shifted: left as they were, they would cite other words."""
+    citations = event.get("citations")
+    spans = citations.get("spans") if isinstance(citations, dict) else None
+    if not isinstance(spans, list):
+        return
+    old = draft.site.text
+    new = draft.placeholder if draft.placeholder is not None else draft.repair.visible
+    end = len(new.encode("utf-16-le")) // 2
+    shift = shift_utf16(old, new) or (lambda offset: min(offset, end))
+    for j, span in enumerate(spans):
+        for key in ("startIndex", "endIndex"):
+            at = span.get(key) if isinstance(span, dict) else None
+            if type(at) is int and shift(at) != at:
+                path = ("data", "citations", "spans", j, key)
+                draft.edit(draft.site.record_index, SetValue(path, shift(at)))
 
 
 class CopilotCli(FormatBase):
@@ -173,11 +193,13 @@ class CopilotCli(FormatBase):
                 )
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        site = draft.site
+        data = plan.records[site.record_index].data
+        if site.path == ("data", "content"):
+            _shift_citations(data["data"], draft)
         if not draft.segments:
             place_nothing(draft)
             return
-        site = draft.site
-        data = plan.records[site.record_index].data
         if site.path[0] == "chatMessages":
             self._mirror_timeline(data, draft)
             place_elsewhere(

@@ -43,7 +43,7 @@ from thinkfix.formats.repairs import (
 )
 from thinkfix.formats.turn_shapes import tool_call, tool_result
 from thinkfix.formats.turns import Part, PartKind, Role, Turn
-from thinkfix.formats.values import UnexpectedShape, get_path, text_value
+from thinkfix.formats.values import UnexpectedShape, get_path, kept_chars, text_value
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
@@ -169,16 +169,8 @@ def shares(texts: Sequence[str], visible: str) -> list[str]:
     often precedes the answer), so every line keeps the characters it held; the shares join
     to `visible` exactly. A `visible` that is no subsequence (a placeholder) goes whole to
     the first line."""
-    joined = "".join(texts)
-    kept = [False] * len(joined)
-    j = len(visible) - 1
-    for i in range(len(joined) - 1, -1, -1):
-        if j < 0:
-            break
-        if joined[i] == visible[j]:
-            kept[i] = True
-            j -= 1
-    if j >= 0:
+    kept = kept_chars("".join(texts), visible)
+    if kept is None:
         return [visible] + [""] * (len(texts) - 1)
     out, at = [], 0
     for text in texts:

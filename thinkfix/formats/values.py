@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: a scan loads no transcript model
+    from collections.abc import Callable
+
     from thinkfix.formats.turns import Path
 
 
@@ -92,3 +94,40 @@ def typed_parts(
         field = texts.get(kind) if texts else None
         if field is not None:
             text_value(part.get(field), (*path, i, field))
+
+
+# --- where a repaired text's characters were in the old one -----------------------------
+# A repair keeps the visible text and takes the reasoning out, so the new text is most often
+# a subsequence of the old: offsets a runtime keeps into a text (Copilot CLI's citation
+# spans) and a text split over lines (Kimi's wire runs) are carried over by that match.
+
+
+def kept_chars(old: str, new: str) -> list[bool] | None:
+    """For each character of `old`, whether it is one of `new`'s, matched from the end (a
+    leak most often precedes the answer); None when `new` is no subsequence of `old` (a
+    placeholder)."""
+    kept = [False] * len(old)
+    j = len(new) - 1
+    for i in range(len(old) - 1, -1, -1):
+        if j < 0:
+            break
+        if old[i] == new[j]:
+            kept[i] = True
+            j -= 1
+    return kept if j < 0 else None
+
+
+def shift_utf16(old: str, new: str) -> Callable[[int], int] | None:
+    """Maps an offset into `old` to the same place in `new`, both in UTF-16 code units (as
+    JavaScript counts them): the kept characters before it. None when `new` is no
+    subsequence of `old`."""
+    kept = kept_chars(old, new)
+    if kept is None:
+        return None
+    table, n = [0], 0
+    for char, keep in zip(old, kept):
+        width = 2 if ord(char) > 0xFFFF else 1
+        n += width if keep else 0
+        table.extend([n] * width)
+    last = len(table) - 1
+    return lambda offset: table[min(max(offset, 0), last)]
