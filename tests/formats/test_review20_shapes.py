@@ -15,6 +15,7 @@ import pytest
 
 from tests.formats import support
 from thinkfix.engine.report import ExitCode
+from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 
 LEAK = "<think>plan the answer</think>The answer."
@@ -24,10 +25,12 @@ def _dump(records: list[Any]) -> str:
     return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
 
 
-def _errors(path: Path, text: str, fmt: str) -> tuple[int, list[tuple[int | None, str]]]:
+def _errors(
+    path: Path, text: str, fmt: str, options: ScanOptions = ScanOptions()
+) -> tuple[int, list[tuple[int | None, str]]]:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
-    report = scan([str(path)], jobs=1)
+    report = scan([str(path)], options, jobs=1)
     assert set(report.summary.by_format) <= {fmt}
     return int(report.exit_code()), [(e.line, e.message) for e in report.errors]
 
@@ -54,6 +57,7 @@ def _copilot_log() -> list[Any]:
 
 
 _PART = {"value": LEAK, "supportThemeIcons": False, "supportHtml": False}
+_REQUEST = {"requestId": "r9", "message": {"text": "hi", "parts": []}, "response": []}
 
 
 def test_copilot_chat_log_without_the_planted_entry_is_clean(tmp_path: Path) -> None:
@@ -80,6 +84,10 @@ def test_copilot_chat_log_without_the_planted_entry_is_clean(tmp_path: Path) -> 
         {"kind": 2, "k": ["requests"], "v": [{"requestId": "r9", "response": [_PART]}]},
         {"kind": 2, "k": ["requests"], "v": {"requestId": "r9", "response": [_PART]}},
         {"kind": 1, "k": ["requests", 0], "v": {"requestId": "r9", "response": [_PART]}},
+        # a request's response is a list of parts
+        {"kind": 2, "k": ["requests"], "v": [{**_REQUEST, "response": json.dumps([_PART])}]},
+        {"kind": 2, "k": ["requests"], "v": [{**_REQUEST, "response": {"0": _PART}}]},
+        {"kind": 1, "k": ["requests", 1], "v": {**_REQUEST, "response": {"0": _PART}}},
     ],
     ids=[
         "string-kind",
@@ -92,6 +100,9 @@ def test_copilot_chat_log_without_the_planted_entry_is_clean(tmp_path: Path) -> 
         "request-without-message",
         "pushed-request-object",
         "set-request-without-message",
+        "pushed-request-string-response",
+        "pushed-request-object-response",
+        "set-request-object-response",
     ],
 )
 def test_copilot_chat_log_entry_of_a_shape_vscode_never_writes_is_an_error(
@@ -170,3 +181,12 @@ def test_kimi_wire_record_of_a_shape_kimi_never_writes_is_an_error(
     text = _wire(record)
     line = len(text.splitlines()) - 1
     _assert_error(tmp_path / _WIRE_PATH, text, "kimi-wire", line)
+
+
+def test_copilot_chat_flat_session_request_of_an_object_response_is_an_error(
+    tmp_path: Path,
+) -> None:
+    path = next((support.FIXTURES / "copilot-chat" / "chatSessions").glob("*.json"))
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["requests"].append({**_REQUEST, "response": {"0": _PART}})
+    _assert_error(tmp_path / "chatSessions" / "s.json", json.dumps(doc), "copilot-chat", 1)

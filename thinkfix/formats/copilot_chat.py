@@ -1,26 +1,20 @@
 """GitHub Copilot Chat in VS Code: the chat sessions VS Code itself keeps.
 
 VS Code's chat service (microsoft/vscode `src/vs/workbench/contrib/chat/common/model/
-chatSessionStore.ts`, `ChatSessionStore`) writes each session to
-`<user data>/User/workspaceStorage/<workspace id>/chatSessions/<session id>.jsonl`
-(`globalStorage/emptyWindowChatSessions/` for a window with no folder,
-`globalStorage/transferredChatSessions/` for one handed between windows); before 1.109,
-and still where `chat.useLogSessionStorage` is off, a flat `<session id>.json`.
-
-- The flat file is `JSON.stringify(session)` (`stringifyEntryWithFallback`), the
-  `ISerializableChatData` of `chatModel.ts` (`ChatModel.toJSON`, version 3):
-  `{version, responderUsername, initialLocation, requests: [...], sessionId,
-  creationDate, ...}`.
-- The log (`objectMutationLog.ts`, `ObjectMutationLog`; schema in
-  `chatSessionOperationLog.ts`) is one JSON entry a line: `{kind: 0, v: <the session>}`
-  first, then `{kind: 1, k: path, v}` (set), `{kind: 2, k: path, v: [...], i?}` (push onto
-  the array at `k`, truncated at `i` first) and `{kind: 3, k: path}` (delete).
+chatSessionStore.ts`, `ChatSessionStore`) writes each session to `<user data>/User/
+workspaceStorage/<workspace id>/chatSessions/<session id>.jsonl` (`globalStorage/
+{emptyWindow,transferred}ChatSessions/` for windows without a folder or handed between
+them); before 1.109, and where `chat.useLogSessionStorage` is off, a flat `<id>.json`:
+`JSON.stringify` of `chatModel.ts`'s `ISerializableChatData` (`{version: 3, requests,
+sessionId, ...}`). The log (`objectMutationLog.ts`, `ObjectMutationLog`; its schema in
+`chatSessionOperationLog.ts`) is one entry a line: `{kind: 0, v: <the session>}`, then
+`{kind: 1, k: path, v}` (set), `{kind: 2, k, v: [...], i?}` (push, truncated at `i`
+first), `{kind: 3, k}` (delete).
 
 A request is `{requestId, message: {text, parts}, response: [...], result, modelId, ...}`.
 Its `response` is the list of parts VS Code shows: a markdown part is stored as the bare
-`IMarkdownString` (`{value, supportThemeIcons, supportHtml, baseUri}`, no `kind`: "keeping
-the shape of the persisted data the same for back compat"), the others by `kind`
-(`thinking`, `toolInvocationSerialized`, `inlineReference`, `codeblockUri`, ...).
+`IMarkdownString` (`{value, supportThemeIcons, supportHtml, baseUri}`, no `kind`), the
+others by `kind` (`thinking`, `toolInvocationSerialized`, `inlineReference`, ...).
 Copilot Chat (microsoft/vscode-copilot-chat) also keeps, in `result.metadata.
 toolCallRounds[]`, each round's `response` text and `thinking`; for earlier turns its
 prompt replays those round texts (`src/extension/prompt/common/conversation.ts`,
@@ -30,8 +24,7 @@ in the markdown part and in the round text that repeats it; the reasoning goes i
 `thinking` part before the text, which VS Code shows folded and nothing replays.
 
 An assistant message is a response's parts as a record holds them (a request's, or a log
-entry's push or set): a response written in pieces as it streamed is read in each.
-"""
+entry's push or set): a response written in pieces as it streamed is read in each."""
 
 from __future__ import annotations
 
@@ -211,20 +204,27 @@ def _check_entry(o: dict[str, Any]) -> None:
     """Raise `UnexpectedShape` for a log entry no VS Code writes where a response may hide
     (`_responses` passed it over, its leak counted clean): `ObjectMutationLog.read` switches
     on a number kind; `storageSchema` pushes or sets whole response lists (their parts are
-    values, never set alone) and requests (`requestSchema`), each with its message."""
+    values, never set alone) and requests (`requestSchema`), each with its message and a
+    list of response parts."""
     kind, k, v = o.get("kind", 0), o.get("k"), o.get("v")  # no kind: the flat file
     if type(kind) is not int or not 0 <= kind <= 3:
         raise UnexpectedShape(("kind",), kind, "an entry kind of 0, 1, 2 or 3")
-    if kind not in (1, 2) or not isinstance(k, list) or k[:1] != ["requests"]:
-        return
-    if (len(k) == 1 or k[2:] == ["response"]) and v is not None and not isinstance(v, list):
-        raise UnexpectedShape(("v",), v, f"a list at {fmt_path(tuple(k))}")
-    one = len(k) == 2 and kind == 1 and v is not None
-    for j, r in enumerate([v] if one else v if len(k) == 1 and v else ()):
-        if not _request(r):
-            raise UnexpectedShape(("v",) if one else ("v", j), r, "a request with its message")
-    if len(k) > 3 and k[2] == "response" and kind == 1:
-        raise UnexpectedShape(("k",), k, "a whole response list, never one part")
+    requests: Any = ()
+    at: Path = ("requests",)
+    if kind == 0:
+        session = v if "kind" in o else o
+        requests = session.get("requests") if isinstance(session, dict) else None
+        at = ("v", *at) if "kind" in o else at
+    elif kind in (1, 2) and isinstance(k, list) and k[:1] == ["requests"]:
+        if (len(k) == 1 or k[2:] == ["response"]) and v is not None and not isinstance(v, list):
+            raise UnexpectedShape(("v",), v, f"a list at {fmt_path(tuple(k))}")
+        if len(k) > 3 and k[2] == "response" and kind == 1:
+            raise UnexpectedShape(("k",), k, "a whole response list, never one part")
+        requests = v if len(k) == 1 else [v] if len(k) == 2 and kind == 1 and v else ()
+        at = ("v",) if len(k) == 1 else ()
+    for j, r in enumerate(requests if isinstance(requests, list) else ()):
+        if not _request(r) or not isinstance(r.get("response", []), list):
+            raise UnexpectedShape((*at, j) if at else ("v",), r, "a request as VS Code writes it")
 
 
 def _count_after(record: Record, ctx: Context) -> int:
