@@ -190,3 +190,29 @@ def test_copilot_chat_flat_session_request_of_an_object_response_is_an_error(
     doc = json.loads(path.read_text(encoding="utf-8"))
     doc["requests"].append({**_REQUEST, "response": {"0": _PART}})
     _assert_error(tmp_path / "chatSessions" / "s.json", json.dumps(doc), "copilot-chat", 1)
+
+
+# --- Copilot CLI's legacy history: chatMessages are OpenAI chat messages ------------------
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        json.dumps({"role": "assistant", "content": LEAK}),
+        {"content": LEAK},
+        [{"role": "assistant", "content": LEAK}],
+    ],
+    ids=["string", "untyped", "list"],
+)
+def test_copilot_cli_legacy_message_of_an_unexpected_shape_is_an_error(
+    tmp_path: Path, message: Any
+) -> None:
+    path = next((support.FIXTURES / "copilot-cli" / "history-session-state").glob("*.json"))
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    for m in doc["chatMessages"]:
+        if isinstance(m.get("content"), str):
+            m["content"] = m["content"].replace("<think>", "").replace("</think>", "")
+    doc["timeline"] = []
+    doc["chatMessages"].append(message)
+    out = tmp_path / ".copilot" / "history-session-state" / path.name
+    _assert_error(out, json.dumps(doc, indent=2), "copilot-cli", 1)

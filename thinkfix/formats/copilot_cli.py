@@ -182,7 +182,11 @@ class CopilotCli(FormatBase):
             return
         session = as_str(o.get("sessionId"))
         for j, m in enumerate(o["chatMessages"]):
-            if isinstance(m, dict) and m.get("role") == "assistant":
+            if not isinstance(m, dict) or not isinstance(m.get("role"), str):
+                # an OpenAI chat message always names its role: skipped, a leak in it was
+                # counted clean
+                raise UnexpectedShape(("chatMessages", j), m, "a chat message with its role")
+            if m.get("role") == "assistant":
                 base = ("chatMessages", j)
                 yield Message(
                     base,
