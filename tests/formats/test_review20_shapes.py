@@ -216,3 +216,30 @@ def test_copilot_cli_legacy_message_of_an_unexpected_shape_is_an_error(
     doc["chatMessages"].append(message)
     out = tmp_path / ".copilot" / "history-session-state" / path.name
     _assert_error(out, json.dumps(doc, indent=2), "copilot-cli", 1)
+
+
+# --- Factory Droid: {type: "message", message: {role, content: [blocks]}} ------------------
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        json.dumps({"role": "assistant", "content": [{"type": "text", "text": LEAK}]}),
+        {"content": [{"type": "text", "text": LEAK}]},
+        [{"role": "assistant", "content": [{"type": "text", "text": LEAK}]}],
+    ],
+    ids=["string", "untyped", "list"],
+)
+def test_factory_droid_message_of_an_unexpected_shape_is_an_error(
+    tmp_path: Path, message: Any
+) -> None:
+    path = next((support.FIXTURES / "factory-droid").rglob("*.jsonl"))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    record = {**json.loads(lines[2]), "message": message}
+    text = "\n".join([*lines, json.dumps(record)]) + "\n"
+    out = tmp_path / ".factory" / "sessions" / "-home-dev" / path.name
+    # a line without the quoted role word is parsed under --parse-all only (a default scan
+    # checks no line it need not parse: reliability.md, review9)
+    code, errors = _errors(out, text, "factory-droid", ScanOptions(prefilter=False))
+    assert code == ExitCode.ERROR, (code, errors)
+    assert any(at == len(lines) + 1 and "unknown shape" in m for at, m in errors), errors

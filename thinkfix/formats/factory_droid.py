@@ -33,6 +33,7 @@ from thinkfix.formats.records import Context, Record
 from thinkfix.formats.repairs import PlacementKind
 from thinkfix.formats.turn_shapes import block_parts, split_results
 from thinkfix.formats.turns import Role, Turn
+from thinkfix.formats.values import UnexpectedShape
 
 if TYPE_CHECKING:
     from pathlib import Path as FsPath  # annotations only: pathlib costs start-up
@@ -116,6 +117,12 @@ class FactoryDroid(FormatBase):
     def messages(self, record: Record) -> Iterator[Message]:
         o = record.obj
         m = _message(o) if o is not None else None
+        if o is not None and m is None and o.get("type") == "message" and "message" in o:
+            # Droid writes `message: {role, content}` (or a role without content): another
+            # shape was skipped, its leak counted clean
+            said = o["message"]
+            if not isinstance(said, dict) or "role" not in said:
+                raise UnexpectedShape(("message",), said, "a message object with its role")
         if o is None or m is None or m.get("role") != "assistant":
             return
         yield Message(
