@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
-from tests.formats import support
+from tests.formats import support, zed_db
+from thinkfix.cli import main
 from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
@@ -243,3 +245,43 @@ def test_factory_droid_message_of_an_unexpected_shape_is_an_error(
     code, errors = _errors(out, text, "factory-droid", ScanOptions(prefilter=False))
     assert code == ExitCode.ERROR, (code, errors)
     assert any(at == len(lines) + 1 and "unknown shape" in m for at, m in errors), errors
+
+
+# --- Zed: agent 0's threads (`LegacySerializedThread`, no version, `{id, role, text}`) ------
+
+
+def _zed_agent0(answer: Any) -> dict[str, Any]:
+    """A thread as the first agent wrote it, which `SerializedThread::from_json` (crates/agent/
+    src/legacy_thread.rs) still reads: no version, messages `LegacySerializedMessage`, each
+    upgraded to one text segment."""
+    user = {"id": 0, "role": "user", "text": "hi", "tool_uses": [], "tool_results": []}
+    answer = {"id": 1, "role": "assistant", "text": answer, "tool_uses": [], "tool_results": []}
+    return {"summary": "t", "updated_at": "2025-05-01T10:00:00Z", "messages": [user, answer]}
+
+
+def test_zed_agent0_thread_is_read_and_its_repair_refused_with_the_reason(tmp_path: Path) -> None:
+    """Through the CLI: the leak is a finding (exit 1), the repair writes nothing and says
+    why, and the store's bytes stay as they were."""
+    store = zed_db.build(tmp_path / "threads.db", [("t1", {**_zed_agent0(LEAK), "title": "t"})])
+    scanned = CliRunner().invoke(
+        main, ["scan", "--isolated", "--output-format", "json", str(store)]
+    )
+    assert scanned.exit_code == ExitCode.FINDINGS, scanned.output
+    found = json.loads(scanned.stdout)
+    assert ([f["json_path"] for f in found["findings"]], found["errors"]) == (
+        ["thread.messages[1].text"],
+        [],
+    )
+    before = store.read_bytes()
+    run_dir = str(tmp_path / "run")
+    argv = ["repair", "--isolated", "--in-place", "--include-active", "--run-dir", run_dir]
+    repaired = CliRunner().invoke(main, [*argv, str(store)])
+    assert "legacy agent-1 thread" in repaired.output, repaired.output
+    assert store.read_bytes() == before
+
+
+def test_zed_agent0_text_of_an_unexpected_shape_is_an_error(tmp_path: Path) -> None:
+    store = zed_db.build(tmp_path / "threads.db", [("t1", {**_zed_agent0([LEAK]), "title": "t"})])
+    report = scan([str(store)], jobs=1)
+    assert int(report.exit_code()) == ExitCode.ERROR, report.errors
+    assert "messages[1].text" in report.errors[0].message

@@ -116,16 +116,25 @@ def _content(agent: dict[str, Any]) -> list[Any]:
 
 def _legacy(message: Any) -> bool:
     """An agent-1 message (`legacy_thread::SerializedMessage`: `{id, role, segments, ...}`),
-    which Zed still reads and upgrades (`DbThread::from_json`, `upgrade_from_agent_1`)."""
-    return isinstance(message, dict) and "role" in message and "segments" in message
+    or agent 0's (`LegacySerializedMessage`: `{id, role, text, ...}`, in a thread with no
+    version, upgraded to one text segment), which Zed still reads and upgrades
+    (`DbThread::from_json`, `SerializedThread::from_json`, `upgrade_from_agent_1`)."""
+    return (
+        isinstance(message, dict)
+        and "role" in message
+        and ("segments" in message or ("text" in message and "id" in message))
+    )
 
 
 def _legacy_slots(message: dict[str, Any], base: tuple[str | int, ...]) -> list[TextSlot]:
-    """Its `{"type": "text", "text"}` segments (the upgrade makes each a Text item); a
-    segment of no shape serde reads raises `UnexpectedShape`."""
+    """Its `{"type": "text", "text"}` segments (the upgrade makes each a Text item), or agent
+    0's `text`; a segment or text of no shape serde reads raises `UnexpectedShape`."""
+    tools = bool(message.get("tool_uses"))  # its tool uses follow its segments
+    if "segments" not in message:
+        text = text_value(message.get("text"), (*base, "text"))
+        return [] if text is None else [TextSlot((*base, "text"), text, tool_after=tools)]
     segments = parts_list(message.get("segments"), (*base, "segments"))
     typed_parts(segments or [], (*base, "segments"), texts={"text": "text", "thinking": "text"})
-    tools = bool(message.get("tool_uses"))  # its tool uses follow its segments
     return [
         TextSlot((*base, "segments", j, "text"), seg["text"], tool_after=tools)
         for j, seg in enumerate(segments or [])
@@ -348,7 +357,7 @@ def apply_database(db: RowChanges, repairs: list[Repair]) -> list[Placement]:
 def _apply_one(messages: list[Any], repair: Repair) -> Placement:
     site = repair.site
     where = _site_indexes(repair)
-    if "segments" in site.path[3:4]:
+    if site.path[3:4] in (("segments",), ("text",)):
         why = (
             "a legacy agent-1 thread: Zed upgrades it when it loads it and rewrites it on "
             "the next change; repair it after that (the scan keeps reporting the leak)"
