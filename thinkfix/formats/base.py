@@ -234,6 +234,18 @@ class SessionFormat(ABC):
         return False
 
     @property
+    def appends_lines(self) -> bool:
+        """A session is whole lines, each record one or more of them standing alone (nothing
+        around or between records that a kept one depends on), and its runtime grows it by
+        appending: so a file's first lines followed by the lines written since are a session
+        of this format, whatever reader reads it. Undo then keeps the lines a runtime appended
+        since a repair and puts a repair's records back among lines written since
+        (`engine.ledger.restore`); else it refuses a changed file. True for the shared line
+        reader (`line_records`, one record a line); a format that reads lines its own way says
+        so (Kimi's wire.jsonl, read by runs of lines)."""
+        return self.line_records
+
+    @property
     def context_hook(self) -> Callable[[Record, Context], tuple[Context, Context]] | None:
         """What the readers call on the first and every marked record to carry session context
         (ids, model, cwd) forward; None when the format tracks nothing."""

@@ -252,6 +252,7 @@ class KimiWire(FormatBase):
         "(src/kimi_cli/session.py, src/kimi_cli/wire/file.py WireFile)"
     )
     assistant_marker = b'"ContentPart"'
+    appends_lines = True  # `WireFile.append_record` only appends lines (undo keeps them)
 
     def default_locations(self, env: Mapping[str, str], home: FsPath) -> list[FsPath]:
         return [env_dir(env, ("KIMI_SHARE_DIR",), home, ".kimi") / "sessions"]

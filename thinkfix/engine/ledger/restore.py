@@ -130,7 +130,7 @@ def _lines_after(entry: dict[str, Any], now: filestate.FileState, state: dict[st
         or entry.get("compression") != "none"
         or not isinstance(size, int)
         or not 0 < size < now.size
-        or not registry.get(entry["format"]).line_records
+        or not registry.get(entry["format"]).appends_lines
     ):
         return 0
     digest, last = hashlib.sha256(), b""
@@ -159,7 +159,7 @@ def _by_record(entry: dict[str, Any]) -> bool:
         and entry.get("role") == "session"
         and entry.get("compression") == "none"
         and bool(entry.get("content", {}).get("rebuildable"))
-        and registry.get(entry["format"]).line_records
+        and registry.get(entry["format"]).appends_lines
     )
 
 
