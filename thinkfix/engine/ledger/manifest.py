@@ -210,7 +210,10 @@ def record_entry(
 def sidecar_entry(
     path: str, target: str, before: filestate.Snapshot | None, backup: str | None, data: bytes
 ) -> dict[str, Any]:
-    """The manifest entry of a sidecar file (reasoning a format had no place for)."""
+    """The manifest entry of a sidecar file (reasoning a format had no place for). `added`
+    lists the reasoning entries this repair added, so that its undo may take out those alone
+    once a later repair added its own (`sidecar_without`)."""
+    earlier = (sidecar_entries(before.data) or []) if before is not None else []
     return {
         "role": "sidecar",
         "path": path,
@@ -227,19 +230,43 @@ def sidecar_entry(
         },
         "records": [],
         "repairs": [],
+        "added": [e for e in sidecar_entries(data) or [] if e not in earlier],
     }
+
+
+def sidecar_entries(data: bytes) -> list[Any] | None:
+    """The reasoning entries of a sidecar document, None when `data` is not one."""
+    with contextlib.suppress(ValueError):
+        doc = jsontext.loads(data)
+        if isinstance(doc, dict) and isinstance(doc.get("reasoning"), list):
+            return list(doc["reasoning"])
+    return None
+
+
+def sidecar_without(data: bytes, added: list[Any]) -> tuple[bytes | None, int] | None:
+    """The sidecar document `data` with the entries a repair `added` taken out, each once:
+    (its bytes, None when no entry is left, as before any repair made it; how many of
+    `added` were there), or None when `data` is no sidecar document."""
+    doc = None
+    with contextlib.suppress(ValueError):
+        doc = jsontext.loads(data)
+    if not isinstance(doc, dict) or not isinstance(doc.get("reasoning"), list):
+        return None
+    left, found = list(doc["reasoning"]), 0
+    for entry in added:
+        if entry in left:
+            left.remove(entry)
+            found += 1
+    if not left:
+        return None, found
+    return jsontext.dumps(doc | {"reasoning": left}, indent=True, newline=True), found
 
 
 def sidecar_document(
     fmt: str, source_name: str, changes: Iterable[Change], existing: bytes | None
 ) -> bytes:
     """`<file>.thinkfix.json`: the reasoning of messages whose format cannot hold it."""
-    entries: list[Any] = []
-    if existing is not None:
-        with contextlib.suppress(ValueError):
-            old = jsontext.loads(existing)
-            if isinstance(old, dict) and isinstance(old.get("reasoning"), list):
-                entries = list(old["reasoning"])
+    entries = (sidecar_entries(existing) or []) if existing is not None else []
     for c in changes:
         entry = {
             "line": c.site.line,

@@ -27,6 +27,7 @@ from thinkfix.engine.ledger.manifest import (
     ManifestError,
     current_state,
     is_store_entry,
+    sidecar_without,
     unblob,
 )
 from thinkfix.engine.ledger.recordwise import Digest, rebuild
@@ -108,6 +109,10 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, filestate.FileSta
         return UndoStatus.WOULD_RESTORE, MERGED, now
     if _as_before(entry, now):
         return UndoStatus.ALREADY, MERGED, now
+    others = _others_added(entry, now)
+    if others is not None:
+        status = UndoStatus.WOULD_RESTORE if others[1] else UndoStatus.ALREADY
+        return status, OTHERS, now
     said = f"(sha256 {now.sha256[:16]}..., the repair wrote {after['sha256'][:16]}...)"
     which = f": {found.why}" if found.why else ""
     why = f"{target}: changed since the repair {said}{which}; restoring it would lose those changes"
@@ -184,6 +189,27 @@ def _as_before(entry: dict[str, Any], now: filestate.FileState) -> bool:
         return recordwise.holds_before(entry, now.path)
     except Exception:  # noqa: BLE001 - unreadable now: changed since, as a hash says
         return False
+
+
+#: An undo's note for a sidecar a later repair added its own reasoning to.
+OTHERS = "keeping the reasoning other repairs added"
+
+
+def _others_added(
+    entry: dict[str, Any], now: filestate.FileState
+) -> tuple[bytes | None, int] | None:
+    """A sidecar that later repairs added their reasoning to, without the entries this repair
+    added (`sidecar_without`): (its bytes, None to remove it; how many of this repair's
+    entries were there), or None where that cannot be said (not a sidecar document now, or
+    a manifest from before `added` was recorded)."""
+    added = entry.get("added")
+    if entry.get("role") != "sidecar" or not isinstance(added, list) or not added:
+        return None
+    try:
+        data = now.read()
+    except filestate.WriteError:
+        return None
+    return sidecar_without(data, added)
 
 
 def _classify_url(target: str, after: str) -> tuple[UndoStatus, str]:
@@ -338,12 +364,16 @@ def _restore(entry: dict[str, Any], now: filestate.FileState) -> UndoStatus:
     """Put a local file that holds the bytes the repair wrote back as it was (removed when
     the repair created it). Raises `filestate.WriteError`."""
     target = entry["target"]
+    exact = now.sha256 == entry["after"]["sha256"]
+    # Permission bits only: never setuid, setgid or sticky, whatever was recorded.
+    mode = int((entry["before"] or entry["after"]).get("mode", "0o644"), 8) & 0o777
+    others = None if exact else _others_added(entry, now)
+    if others is not None:  # a sidecar a later repair added to
+        return _without_added(target, now, mode, others[0])
     if entry.get("before") is None:
         safewrite.remove_verified(target, entry["after"]["sha256"])
         return UndoStatus.REMOVED
-    # Permission bits only: never setuid, setgid or sticky, whatever was recorded.
-    mode = int(entry["before"].get("mode", "0o644"), 8) & 0o777
-    kept = 0 if now.sha256 == entry["after"]["sha256"] else appended(entry, now)
+    kept = 0 if exact else appended(entry, now)
     if not kept and now.sha256 != entry["after"]["sha256"]:  # lines rewritten since
         return _merge(entry, now, mode)
     written = entry["after"]["size"]
@@ -383,6 +413,24 @@ def _merge(entry: dict[str, Any], now: filestate.FileState, mode: int) -> UndoSt
         mode=mode,
         watch=(now.path, now.stamp),
         verify=_expect(digest.hash.hexdigest()),
+    )
+    return UndoStatus.RESTORED
+
+
+def _without_added(
+    target: str, now: filestate.FileState, mode: int, data: bytes | None
+) -> UndoStatus:
+    """Write a sidecar without this repair's entries (`data`), or remove it when none is
+    left, refused if it moved since it was read."""
+    if data is None:
+        safewrite.remove_verified(target, now.sha256)
+        return UndoStatus.REMOVED
+    safewrite.atomic_write_stream(
+        target,
+        lambda out: out.write(data),
+        mode=mode,
+        watch=(now.path, now.stamp),
+        verify=_expect(filestate.sha256(data)),
     )
     return UndoStatus.RESTORED
 
