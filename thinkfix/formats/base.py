@@ -241,8 +241,9 @@ class SessionFormat(ABC):
         of this format, whatever reader reads it. Undo then keeps the lines a runtime appended
         since a repair and puts a repair's records back among lines written since
         (`engine.ledger.restore`); else it refuses a changed file. True for the shared line
-        reader (`line_records`, one record a line); a format that reads lines its own way says
-        so (Kimi's wire.jsonl, read by runs of lines)."""
+        reader (`line_records`: one record a line; a document it reads whole is one record,
+        whose bytes undo finds only as the repair wrote them); a format that reads lines its
+        own way says so (Kimi's wire.jsonl, read by runs of lines)."""
         return self.line_records
 
     @property
