@@ -87,3 +87,22 @@ def test_a_sidecar_undo_keeps_what_was_there_before_the_repairs(tmp_path: Path) 
     assert _reasoning(sidecar) == ["kept"]
     assert json.loads(sidecar.read_bytes()) == json.loads(original)
     assert work.read_bytes() == CODEX.read_bytes() + APPENDED
+
+
+def test_skip_changed_keeps_the_sidecar_of_a_session_it_leaves_repaired(tmp_path: Path) -> None:
+    """`undo --skip-changed` over a session its runtime rewrote since: the session stays
+    repaired, so its sidecar (the reasoning that repair took out of it) stays too. Before, the
+    sidecar was removed alone, the reasoning gone from beside the session (built by hand)."""
+    work = tmp_path / "s" / "s.jsonl"
+    work.parent.mkdir()
+    shutil.copy(CODEX, work)
+    sidecar = work.parent / "s.jsonl.thinkfix.json"
+    manifest = tmp_path / "m.json"
+    _repair(work, manifest)
+    kept = sidecar.read_bytes()
+    work.write_bytes(work.read_bytes().replace(b'"text":"Let me', b'"text":"Let  me'))
+    result = invoke("undo", "--skip-changed", str(manifest))
+    assert result.exit_code == 2, result.output
+    assert "changed since the repair" in result.stderr
+    assert sidecar.read_bytes() == kept
+    assert "its session" in result.stderr

@@ -5,7 +5,9 @@ A record is found where the repair wrote it (its index and sha256 in the manifes
 lines before it were dropped or added since (an undo of another repair of the same session
 took out the reasoning items that one inserted), by its sha256 alone: every record the repair
 wrote must then be there exactly as many times as it wrote it, in the order it wrote them, so
-which line is which is never a guess. Anything else is refused, naming the record."""
+which line is which is never a guess. Anything else is refused, naming the record. A sidecar's
+records are its reasoning entries: the ones a repair added are taken out, the ones later
+repairs added kept (`others_added`)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, cast
 
-from thinkfix.engine.ledger.manifest import unblob
+from thinkfix.engine.ledger.manifest import sidecar_without, unblob
 from thinkfix.formats import registry
 from thinkfix.formats.records import Record, record_limit, set_record_limit
 from thinkfix.io import filestate
@@ -132,6 +134,58 @@ def holds_before(entry: dict[str, Any], path: str) -> bool:
         return False
     rest = iter(digest for digest in there if digest in olds)
     return all(old in rest for old in olds)  # each in its order, others between kept
+
+
+def by_record(entry: dict[str, Any]) -> bool:
+    """Can this entry be undone record by record (a session of lines the manifest's records
+    rebuild), keeping the lines written since?"""
+    return (
+        entry.get("before") is not None
+        and entry.get("role") == "session"
+        and entry.get("compression") == "none"
+        and bool(entry.get("content", {}).get("rebuildable"))
+        and registry.get(entry["format"]).appends_lines
+    )
+
+
+def located(entry: dict[str, Any], now: filestate.FileState) -> Located:
+    """Where the session `now` holds every record the repair wrote (`locate`),
+    though other lines were rewritten, appended, dropped or added since: undo puts back those
+    records alone, keeping the rest."""
+    if not by_record(entry):
+        return Located()
+    try:
+        return locate(entry, now.path)
+    except Exception:  # noqa: BLE001 - unreadable now: changed since, as a hash says
+        return Located()
+
+
+def as_before(entry: dict[str, Any], now: filestate.FileState) -> bool:
+    """Is the session `now` as before the repair record by record (an earlier undo), though
+    other lines were written since (`holds_before`)?"""
+    if not by_record(entry):
+        return False
+    try:
+        return holds_before(entry, now.path)
+    except Exception:  # noqa: BLE001 - unreadable now: changed since, as a hash says
+        return False
+
+
+def others_added(
+    entry: dict[str, Any], now: filestate.FileState
+) -> tuple[bytes | None, int] | None:
+    """A sidecar that later repairs added their reasoning to, without the entries this repair
+    added (`sidecar_without`): (its bytes, None to remove it; how many of this repair's
+    entries were there), or None where that cannot be said (not a sidecar document now, or
+    a manifest from before `added` was recorded)."""
+    added = entry.get("added")
+    if entry.get("role") != "sidecar" or not isinstance(added, list) or not added:
+        return None
+    try:
+        data = now.read()
+    except filestate.WriteError:
+        return None
+    return sidecar_without(data, added)
 
 
 def rebuild(

@@ -27,7 +27,6 @@ from thinkfix.engine.ledger.manifest import (
     ManifestError,
     current_state,
     is_store_entry,
-    sidecar_without,
     unblob,
 )
 from thinkfix.engine.ledger.recordwise import Digest, rebuild
@@ -104,12 +103,12 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, filestate.FileSta
     kept = _lines_after(entry, now, before) if before is not None else 0
     if kept:  # undone before, keeping what was appended (then or since): done, as it was
         return UndoStatus.ALREADY, f"keeping the {kept:,} bytes appended since", now
-    found = _located(entry, now)
+    found = recordwise.located(entry, now)
     if found.at:
         return UndoStatus.WOULD_RESTORE, MERGED, now
-    if _as_before(entry, now):
+    if recordwise.as_before(entry, now):
         return UndoStatus.ALREADY, MERGED, now
-    others = _others_added(entry, now)
+    others = recordwise.others_added(entry, now)
     if others is not None:
         status = UndoStatus.WOULD_RESTORE if others[1] else UndoStatus.ALREADY
         return status, OTHERS, now
@@ -156,60 +155,8 @@ def _lines_after(entry: dict[str, Any], now: filestate.FileState, state: dict[st
 MERGED = "keeping the lines written since the repair"
 
 
-def _by_record(entry: dict[str, Any]) -> bool:
-    """Can this entry be undone record by record (a session of lines the manifest's records
-    rebuild), keeping the lines written since?"""
-    return (
-        entry.get("before") is not None
-        and entry.get("role") == "session"
-        and entry.get("compression") == "none"
-        and bool(entry.get("content", {}).get("rebuildable"))
-        and registry.get(entry["format"]).appends_lines
-    )
-
-
-def _located(entry: dict[str, Any], now: filestate.FileState) -> recordwise.Located:
-    """Where the session `now` holds every record the repair wrote (`recordwise.locate`),
-    though other lines were rewritten, appended, dropped or added since: undo puts back those
-    records alone, keeping the rest."""
-    if not _by_record(entry):
-        return recordwise.Located()
-    try:
-        return recordwise.locate(entry, now.path)
-    except Exception:  # noqa: BLE001 - unreadable now: changed since, as a hash says
-        return recordwise.Located()
-
-
-def _as_before(entry: dict[str, Any], now: filestate.FileState) -> bool:
-    """Is the session `now` as before the repair record by record (an earlier undo), though
-    other lines were written since (`recordwise.holds_before`)?"""
-    if not _by_record(entry):
-        return False
-    try:
-        return recordwise.holds_before(entry, now.path)
-    except Exception:  # noqa: BLE001 - unreadable now: changed since, as a hash says
-        return False
-
-
 #: An undo's note for a sidecar a later repair added its own reasoning to.
 OTHERS = "keeping the reasoning other repairs added"
-
-
-def _others_added(
-    entry: dict[str, Any], now: filestate.FileState
-) -> tuple[bytes | None, int] | None:
-    """A sidecar that later repairs added their reasoning to, without the entries this repair
-    added (`sidecar_without`): (its bytes, None to remove it; how many of this repair's
-    entries were there), or None where that cannot be said (not a sidecar document now, or
-    a manifest from before `added` was recorded)."""
-    added = entry.get("added")
-    if entry.get("role") != "sidecar" or not isinstance(added, list) or not added:
-        return None
-    try:
-        data = now.read()
-    except filestate.WriteError:
-        return None
-    return sidecar_without(data, added)
 
 
 def _classify_url(target: str, after: str) -> tuple[UndoStatus, str]:
@@ -318,7 +265,7 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
     """
     doc = load_manifest(path)
     entries = list(doc["files"])
-    checked = [(e, *_classify(e)) for e in entries]
+    checked = _with_sessions([(e, *_classify(e)) for e in entries])
     blocked = [
         UndoFile(e["target"], status, msg)
         for e, status, msg, _ in checked
@@ -360,6 +307,34 @@ def undo(path: str, *, dry_run: bool = False, skip_changed: bool = False) -> Und
     return UndoResult(tuple(reversed(results)))
 
 
+Checked = tuple[dict[str, Any], UndoStatus, str, "filestate.FileState | None"]
+
+
+def _with_sessions(checked: list[Checked]) -> list[Checked]:
+    """A sidecar stays while its session stays repaired (changed since, or failed): it holds
+    the reasoning that session's repair took out, which `--skip-changed` would otherwise
+    remove alone."""
+    kept = {
+        e["path"]
+        for e, status, _, _ in checked
+        if e.get("role") == "session" and status in (UndoStatus.CHANGED, UndoStatus.FAILED)
+    }
+    out: list[Checked] = []
+    for e, status, message, now in checked:
+        if (
+            e.get("role") == "sidecar"
+            and e.get("path") in kept
+            and status is not UndoStatus.ALREADY
+        ):
+            status = UndoStatus.CHANGED
+            message = (
+                f"{e['target']}: kept, since its session {e['path']} is not restored (it "
+                "holds the reasoning that session's repair took out)"
+            )
+        out.append((e, status, message, now))
+    return out
+
+
 def _restore(entry: dict[str, Any], now: filestate.FileState) -> UndoStatus:
     """Put a local file that holds the bytes the repair wrote back as it was (removed when
     the repair created it). Raises `filestate.WriteError`."""
@@ -367,7 +342,7 @@ def _restore(entry: dict[str, Any], now: filestate.FileState) -> UndoStatus:
     exact = now.sha256 == entry["after"]["sha256"]
     # Permission bits only: never setuid, setgid or sticky, whatever was recorded.
     mode = int((entry["before"] or entry["after"]).get("mode", "0o644"), 8) & 0o777
-    others = None if exact else _others_added(entry, now)
+    others = None if exact else recordwise.others_added(entry, now)
     if others is not None:  # a sidecar a later repair added to
         return _without_added(target, now, mode, others[0])
     if entry.get("before") is None:
