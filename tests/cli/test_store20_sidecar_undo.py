@@ -14,6 +14,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.commands import invoke
 
@@ -106,3 +108,32 @@ def test_skip_changed_keeps_the_sidecar_of_a_session_it_leaves_repaired(tmp_path
     assert "changed since the repair" in result.stderr
     assert sidecar.read_bytes() == kept
     assert "its session" in result.stderr
+
+
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(order=st.permutations(range(3)))
+def test_three_repairs_with_a_sidecar_undo_in_any_order(
+    tmp_path_factory: pytest.TempPathFactory, order: list[int]
+) -> None:
+    """Repair, a leaking turn appended, repair, another, repair: undone in any order, the
+    session is the original followed by both turns and the sidecar is gone; every undo but
+    the last leaves the other repairs' reasoning in it."""
+    tmp = tmp_path_factory.mktemp("three")
+    work = tmp / "s" / "s.jsonl"
+    work.parent.mkdir()
+    shutil.copy(CODEX, work)
+    sidecar = work.parent / "s.jsonl.thinkfix.json"
+    manifests = [tmp / f"m{k}.json" for k in range(3)]
+    turns = [APPENDED, APPENDED.replace(b"second thought", b"third thought")]
+    _repair(work, manifests[0])
+    for k, turn in enumerate(turns, 1):
+        with open(work, "ab") as fp:
+            fp.write(turn)
+        _repair(work, manifests[k])
+    for done, k in enumerate(order, 1):
+        result = invoke("undo", str(manifests[k]))
+        assert result.exit_code == 0, result.output
+        assert len(_reasoning(sidecar)) == 3 - done if done < 3 else not sidecar.exists()
+    assert work.read_bytes() == CODEX.read_bytes() + b"".join(turns)
