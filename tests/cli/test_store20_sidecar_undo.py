@@ -65,6 +65,7 @@ def test_two_repairs_with_a_sidecar_undo_in_either_order(
     assert again.exit_code == 0 and "already" in again.stderr, again.output
     last = invoke("undo", str(manifests[order[1]]))
     assert last.exit_code == 0, last.output
+    assert "removed" in last.stderr and "keeping the reasoning" not in last.stderr  # none left
     assert work.read_bytes() == CODEX.read_bytes() + APPENDED
     assert not sidecar.exists()  # created by the repairs, gone with them
 

@@ -111,7 +111,7 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, filestate.FileSta
     others = recordwise.others_added(entry, now)
     if others is not None:
         status = UndoStatus.WOULD_RESTORE if others[1] else UndoStatus.ALREADY
-        return status, OTHERS, now
+        return status, OTHERS if others[0] is not None else "", now  # "": none left, removed
     said = f"(sha256 {now.sha256[:16]}..., the repair wrote {after['sha256'][:16]}...)"
     which = f": {found.why}" if found.why else ""
     why = f"{target}: changed since the repair {said}{which}; restoring it would lose those changes"
