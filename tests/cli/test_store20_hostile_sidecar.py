@@ -5,9 +5,9 @@ folder holding `s.jsonl.thinkfix.json -> ~/elsewhere/other.thinkfix.json`. The r
 link's target as the sidecar it extends, copying that file's `reasoning` entries (another
 project's reasoning) into the checkout's new sidecar, and recorded the link's target as the
 file it wrote; then `undo` refused the whole manifest as malformed ("outside the folders the
-repair was given"), so the session's repair could not be undone either. The fix is in
-engine/repair/write.py (/work/helpers/shared/store20-requests.md), hence the strict xfail:
-remove it with the fix."""
+repair was given"), so the session's repair could not be undone either. Now the repair
+refuses a sidecar name that is a link (engine/repair/write.py `_sidecar`), naming it, and
+writes nothing."""
 
 from __future__ import annotations
 
@@ -28,9 +28,6 @@ PRIVATE = {"reasoning": [{"private": "another project's reasoning"}]}
 pytestmark = pytest.mark.usefixtures("isolated_cli")
 
 
-@pytest.mark.xfail(
-    strict=True, reason="engine/repair/write.py follows a sidecar link (store20-requests.md)"
-)
 def test_a_sidecar_link_is_never_read_through_and_undo_still_works(tmp_path: Path) -> None:
     checkout, outside = tmp_path / "checkout", tmp_path / "home" / "other.thinkfix.json"
     checkout.mkdir()

@@ -306,6 +306,14 @@ def _sidecar(plan: FilePlan, target: str, fresh_only: bool = False) -> tuple[str
     if not placed:
         return None
     path = target + SIDECAR_SUFFIX
+    if not remote.is_url(path) and os.path.islink(path):
+        # read through, it would copy another file's entries into this one; and the manifest
+        # would name the link's target, which undo refuses as outside the run
+        raise filestate.WriteError(
+            f"{path}: the sidecar's name is a symbolic link; a sidecar is never read or "
+            "written through one (remove the link to repair this file); left as it is",
+            ErrorKind.LINKED,
+        )
     existing = _existing_snapshot(path, fresh_only)
     return path, mf.sidecar_document(
         plan.fmt.id,
