@@ -122,6 +122,7 @@ def split_reply(text: str) -> tuple[str, str | None, str, str]:
 
 class Aider(SessionFormat):
     id = "aider"
+    appends_lines = True  # io.py InputOutput.append_chat_history opens the history with "a"
     description = (
         "Aider chat history: <repo>/.aider.chat.history.md (Markdown: '# aider chat started "
         "at' per run, '#### ' prompts, '> ' tool output, replies as plain text)"
