@@ -185,3 +185,22 @@ def read_auto(
     yield from iter_jsonl(
         itertools.chain((first,), lines), shapes=shapes, hook=hook, markers=markers
     )
+
+
+def in_batches(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
+    """`size` records at a time; a read that fails part-way gives the records it read before
+    the failure as a last batch, then raises, so a caller scans them (a `.jsonl.xz` with
+    garbage after its stream lost up to a batch of records, their leaks unreported)."""
+    batch: list[Record] = []
+    try:
+        for record in records:
+            batch.append(record)
+            if len(batch) == size:
+                yield batch
+                batch = []
+    except Exception:
+        if batch:
+            yield batch
+        raise
+    if batch:
+        yield batch

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from itertools import islice
 from typing import Any, BinaryIO
 
 from thinkfix.engine.inputs.files import InputFile
@@ -28,6 +27,7 @@ from thinkfix.engine.scan.survey import OUTSIDE, Dater, Key
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.common import keeps_visible, refusal_note
 from thinkfix.formats.detection import base_name
+from thinkfix.formats.reader import in_batches
 from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record, Site
 from thinkfix.io import remote
 from thinkfix.io.errors import ErrorKind
@@ -122,7 +122,7 @@ class _FileScan:
             batches = reader.blocks()
         else:
             records = self._filtered(fmt.read(fp), options.prefilter)
-            batches = iter(lambda: list(islice(records, self.BATCH)), [])
+            batches = in_batches(records, self.BATCH)
         count = self._count_timed if timed else self._count
         for batch in batches:
             leaky = candidates([r.raw for r in batch]) if candidates is not None else None
