@@ -14,6 +14,7 @@ from thinkfix.formats.common import (
 from thinkfix.formats.records import Site
 from thinkfix.formats.repairs import TextSlot
 from thinkfix.formats.turns import Path
+from thinkfix.formats.values import UnexpectedShape
 
 if TYPE_CHECKING:
     from thinkfix.formats.planner import Plan  # annotations only: a scan loads no planner
@@ -152,7 +153,12 @@ def is_assistant(item: dict[str, Any]) -> bool:
 
 
 def slots(item: dict[str, Any], base: Path) -> list[TextSlot]:
+    """A message's text parts. Codex always writes `content` (`ResponseItem::Message`'s
+    `content: Vec<ContentItem>` has no serde default): a message without it is a shape Codex
+    never writes, an error, not a message with nothing to read."""
     content = item.get("content")
+    if content is None:
+        raise UnexpectedShape((*base, "content"), None, "a list of content parts")
     if isinstance(content, str):
         return [TextSlot(base + ("content",), content)]
     return block_slots(content, base + ("content",), types=("output_text",))

@@ -219,6 +219,7 @@ def _codex(msgspec: Any) -> tuple[Callable[[list[Any]], list[Keyed]], Any]:
             and type(v.payload) is payload
             and v.payload.type == "message"
             and v.payload.role == "assistant"
+            and v.payload.content is not None  # none: a shape Codex never writes (`slots`)
             and type(v.timestamp) is str
             else None
             for v in values
