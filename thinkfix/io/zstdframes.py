@@ -6,8 +6,12 @@ or as empty, and was counted clean; `repair --in-place` then wrote the prefix ba
 complete frame, hiding the damage (review8, finding 10). `Frames` follows the frame format
 (RFC 8878 section 3.1: a frame's header, its blocks' three-byte headers, its checksum; a
 skippable frame's length) without decoding anything, and `checked_reader` raises EOFError at
-the end of a stream that stops inside a frame. Decoding stays python-zstandard's, its output
-bounded per read as before (a zstd bomb is still read a block at a time).
+the end of a stream that stops inside a frame. Decoding stays python-zstandard's (its
+`decompressobj`), fed up to one block's end at a time as `Frames` finds them: a decode's
+output is at most one block (128 KiB; a zstd bomb is read a block at a time), and a failure
+(a damaged block, a checksum, garbage after the last frame) costs none of the bytes decoded
+before it, which the reader returns before it raises (the stream reader kept nothing of a
+read that failed: a leak before the damage went unscanned).
 """
 
 from __future__ import annotations
@@ -23,10 +27,11 @@ _DICT_ID_SIZES = (0, 1, 2, 4)
 
 class Frames:
     """The frame structure of a zstd stream fed in pieces: `complete` when it ends between
-    frames. Bad structure (a reserved block type, an unknown magic) is left to the decoder,
-    which raises for it; this only tells a clean end from a cut one."""
+    frames, and where each block ends (`through_block`). Bad structure (a reserved block
+    type, an unknown magic) is left to the decoder, which raises for it; this only tells a
+    clean end from a cut one."""
 
-    __slots__ = ("_broken", "_checksum", "_held", "_skip", "_state")
+    __slots__ = ("_broken", "_checksum", "_ending", "_held", "_skip", "_state")
 
     def __init__(self) -> None:
         self._held = bytearray()  # bytes of a header not yet whole
@@ -34,6 +39,7 @@ class Frames:
         self._state = "magic"  # magic (between frames) | block | checksum
         self._checksum = False  # the frame being read ends with a 4-byte checksum
         self._broken = False  # bytes that are no frame: never complete
+        self._ending = False  # the content being skipped is a block's
 
     @property
     def complete(self) -> bool:
@@ -41,27 +47,41 @@ class Frames:
         return self._state == "magic" and not self._held and not self._skip and not self._broken
 
     def feed(self, data: bytes | memoryview) -> None:
-        view = memoryview(data)
+        self._take(memoryview(data), stop=False)
+
+    def through_block(self, data: bytes | memoryview) -> int:
+        """Feeds `data` through the end of the first block whose content ends in it (all of
+        it when none does, or when it is no frame); how many bytes that took."""
+        return len(data) - len(self._take(memoryview(data), stop=True))
+
+    def _take(self, view: memoryview, *, stop: bool) -> memoryview:
+        """Reads `view`'s structure; what is left of it (something only where `stop` and a
+        block's content ended before its end)."""
         while not self._broken:
             if self._skip:
                 if not view:
-                    return
+                    return view
                 n = min(self._skip, len(view))
                 self._skip -= n
                 view = view[n:]
                 continue
+            if self._ending:  # a block's content read whole
+                self._ending = False
+                if stop:
+                    return view
             need = self._need()
             if need is None:  # no frame: the decoder raises for it, and this never ends
                 self._broken = True
-                return
+                break
             if len(self._held) == need:
                 self._header(bytes(self._held))
                 continue
             if not view:
-                return
+                return view
             take = need - len(self._held)
             self._held += view[:take]
             view = view[take:]
+        return view[:0]
 
     def _need(self) -> int | None:
         """The size of the header being read, as far as the bytes held tell (a frame's grows
@@ -95,6 +115,7 @@ class Frames:
             word = int.from_bytes(header, "little")
             last, kind, size = word & 1, word >> 1 & 3, word >> 3
             self._skip = 1 if kind == 1 else size  # an RLE block holds one byte
+            self._ending = True
             if last:
                 self._state = "checksum" if self._checksum else "magic"
         elif int.from_bytes(header[:4], "little") == _MAGIC:
@@ -104,58 +125,81 @@ class Frames:
             self._skip = int.from_bytes(header[4:8], "little")
 
 
-class _Wrapped(io.RawIOBase):
-    """A readable stream over `inner` (closed with it) that watches the frames of a zstd
-    stream; `readinto` says what it does with each read."""
+class _Decoded(io.RawIOBase):
+    """The decoded stream of the zstd stream `raw`, fed to python-zstandard's decoder one
+    block at a time: a read that fails part-way returns what decoded before the failure and
+    raises it on the next read (its `stream_reader` decoded into the caller's buffer and kept
+    nothing of a read that failed, so a session damaged after a leak lost the leak's chunk,
+    up to the scan's whole block, unscanned beside the error). Each decode ends at a block's
+    end, so what it returns is at most one block (128 KiB: a zstd bomb is read a block at a
+    time) and a damaged block costs no byte before it. Its `name` is the compressed file's,
+    as `GzipFile` gives it: a reader may look beside the file (a zstd OpenCode part lost its
+    message's file, and its role, without it)."""
 
-    def __init__(self, inner: Any, frames: Frames) -> None:
-        self._inner = inner
-        self._frames = frames
-
-    def readable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        if not self.closed:
-            self._inner.close()
-        super().close()
-
-
-class _Fed(_Wrapped):
-    """The compressed stream, each byte read also fed to `frames`."""
-
-    def readinto(self, buffer: Any) -> int:
-        n: int = self._inner.readinto(buffer)
-        if n:
-            self._frames.feed(memoryview(buffer)[:n])
-        return n
-
-
-class _Checked(_Wrapped):
-    """The decoded stream; its end an EOFError where the input stopped inside a frame. Its
-    `name` is the compressed file's, as `GzipFile` gives it: a reader may look beside the
-    file (a zstd OpenCode part lost its message's file, and its role, without it)."""
-
-    def __init__(self, inner: Any, frames: Frames, raw: BinaryIO) -> None:
-        super().__init__(inner, frames)
+    def __init__(self, raw: BinaryIO, zstandard: Any) -> None:
         self._raw = raw
+        self._frames = Frames()
+        self._decoder = zstandard.ZstdDecompressor().decompressobj(read_across_frames=True)
+        self._input = memoryview(b"")  # read, not yet decoded
+        self._output = memoryview(b"")  # decoded, not yet returned
+        self._failed: BaseException | None = None
 
     @property
     def name(self) -> Any:
         return self._raw.name
 
+    def readable(self) -> bool:
+        return True
+
     def readinto(self, buffer: Any) -> int:
-        n: int = self._inner.readinto(buffer)
-        if n == 0 and len(buffer) and not self._frames.complete:
-            raise EOFError("compressed file ended inside a zstd frame (cut short?)")
-        return n
+        if self._failed is not None:
+            raise self._failed
+        want = len(buffer)
+        got = 0
+        while got < want:
+            if not self._output:
+                try:
+                    decoded = self._decoded()
+                except Exception as exc:  # raised by the next read, after what decoded
+                    if not got:
+                        raise
+                    self._failed = exc
+                    break
+                if decoded is None:
+                    break
+                self._output = memoryview(decoded)
+            n = min(len(self._output), want - got)
+            buffer[got : got + n] = self._output[:n]
+            self._output = self._output[n:]
+            got += n
+        return got
+
+    def _decoded(self) -> bytes | None:
+        """What the input's next piece, up to the end of a block, decodes to (b"" for a
+        header); None at the end of a stream that ends between frames."""
+        if not self._input:
+            self._input = memoryview(self._raw.read(_RAW_BLOCK))
+            if not self._input:
+                if not self._frames.complete:
+                    raise EOFError("compressed file ended inside a zstd frame (cut short?)")
+                return None
+        n = self._frames.through_block(self._input)
+        piece, self._input = self._input[:n], self._input[n:]
+        decoded: bytes = self._decoder.decompress(piece)
+        return decoded
+
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+        super().close()
+
+
+#: Compressed bytes read at a time (python-zstandard's own reader read 128 KiB + 3).
+_RAW_BLOCK = 1 << 17
 
 
 def checked_reader(raw: BinaryIO, zstandard: Any) -> BinaryIO:
     """A buffered decoding reader of the zstd stream `raw` (every frame in turn) whose end
-    is an error where `raw` stopped inside a frame."""
-    frames = Frames()
-    reader = zstandard.ZstdDecompressor().stream_reader(
-        io.BufferedReader(_Fed(raw, frames)), read_across_frames=True, closefd=True
-    )
-    return io.BufferedReader(_Checked(reader, frames, raw))
+    is an error where `raw` stopped inside a frame, and whose failed read keeps the bytes
+    decoded before the failure."""
+    return io.BufferedReader(_Decoded(raw, zstandard))
