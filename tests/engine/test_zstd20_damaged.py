@@ -12,15 +12,21 @@ next read, as the bz2/xz reader does (`tests/engine/test_read_failure_count.py`)
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
 import zstandard
 
 from tests.commands import invoke
+from tests.engine.repair_helpers import run
 from tests.engine.test_bulk import RUNTIME_LINES
+from thinkfix.engine.ledger import restore
+from thinkfix.engine.ledger.journal import load_manifest
+from thinkfix.engine.repair.model import FileStatus, WriteMode
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
+from thinkfix.io import compression as c
 
 CLEAN = RUNTIME_LINES["claude-code"]
 LEAK = CLEAN.replace(b"Done.", b"<think>plan the fix</think>Done.")
@@ -94,3 +100,62 @@ def test_the_cli_says_both_and_exits_2(tmp_path: Path, how: str) -> None:
     assert result.exit_code == 2, report["summary"]
     assert [f["line"] for f in report["findings"]] == [line]
     assert report["errors"][0]["message"].startswith("read failed after ")
+
+
+@pytest.mark.parametrize("how", ["flipped", "cut", "garbage"])
+@pytest.mark.parametrize("mode", [WriteMode.IN_PLACE, WriteMode.OUT])
+def test_repair_refuses_a_damaged_zstd_session_and_writes_nothing(
+    tmp_path: Path, how: str, mode: WriteMode
+) -> None:
+    """The leak before the damage is read now: repair must still refuse the file whole (a
+    prefix written back as a complete frame would hide the damage), name it, write nothing."""
+    packed, _ = _damaged(how)
+    work = tmp_path / "in" / "s.jsonl.zst"
+    work.parent.mkdir()
+    work.write_bytes(packed)
+    out = tmp_path / "out"
+    kw = {"out_dir": str(out)} if mode is WriteMode.OUT else {}
+    result = run([work], mode, tmp_path / "state", backup=True, **kw)
+    (file,) = result.files
+    assert file.status is FileStatus.ERROR, file
+    assert file.path == str(work) and file.errors
+    assert work.read_bytes() == packed
+    assert sorted(p.name for p in work.parent.iterdir()) == ["s.jsonl.zst"]
+    assert not out.exists() or not any(p.is_file() for p in out.rglob("*"))
+    assert result.manifest_path is None or not load_manifest(result.manifest_path)["files"]
+
+
+def test_repair_and_undo_of_a_many_block_zstd_session_are_exact(tmp_path: Path) -> None:
+    """Read a block at a time, written back as zstd: the content the plain file's repair,
+    undone to the original bytes (several frames, a checksum, a skippable frame)."""
+    data, line = _session()
+    half = data.index(b"\n", len(data) // 2) + 1
+    skippable = (0x184D2A50).to_bytes(4, "little") + (3).to_bytes(4, "little") + b"abc"
+    packed = (
+        zstandard.ZstdCompressor(write_checksum=True).compress(data[:half])
+        + skippable
+        + zstandard.ZstdCompressor(level=1).compress(data[half:])
+    )
+    plain = tmp_path / "plain" / "s.jsonl"
+    plain.parent.mkdir()
+    plain.write_bytes(data)
+    run([plain], WriteMode.IN_PLACE, tmp_path / "plain-state", backup=False)
+    work = tmp_path / "s.jsonl.zst"
+    work.write_bytes(packed)
+    result = run([work], WriteMode.IN_PLACE, tmp_path / "state", backup=False)
+    assert result.files[0].status is FileStatus.REPAIRED
+    assert c.sniff(work.read_bytes()[:4]) is c.Compression.ZSTD
+    with c.open_read(work) as fp:
+        assert fp.read() == plain.read_bytes() != data
+    assert line in _lines(data) and not scan([str(work)], ScanOptions(), jobs=1).findings
+    assert result.manifest_path is not None
+    restore.undo(result.manifest_path)
+    assert work.read_bytes() == packed
+
+
+def _lines(data: bytes) -> set[int]:
+    """The lines of `data` a scan reports."""
+    path_dir = Path(tempfile.mkdtemp())
+    plain = path_dir / "s.jsonl"
+    plain.write_bytes(data)
+    return {f.line for f in scan([str(plain)], ScanOptions(), jobs=1).findings}

@@ -7,17 +7,20 @@ complete frame, hiding the damage (review8, finding 10). `Frames` follows the fr
 (RFC 8878 section 3.1: a frame's header, its blocks' three-byte headers, its checksum; a
 skippable frame's length) without decoding anything, and `checked_reader` raises EOFError at
 the end of a stream that stops inside a frame. Decoding stays python-zstandard's (its
-`decompressobj`), fed up to one block's end at a time as `Frames` finds them: a decode's
-output is at most one block (128 KiB; a zstd bomb is read a block at a time), and a failure
-(a damaged block, a checksum, garbage after the last frame) costs none of the bytes decoded
-before it, which the reader returns before it raises (the stream reader kept nothing of a
-read that failed: a leak before the damage went unscanned).
+`stream_reader`), given its input up to one block's end at a time as `Frames` finds them
+and read one source read at a time: a decode's output is at most one block (128 KiB; a zstd
+bomb is read a block at a time), and a failure (a damaged block, a checksum, garbage after
+the last frame) costs none of the bytes decoded before it, which the reader returns before
+it raises (a read of many blocks kept nothing when one failed: a leak before the damage
+went unscanned).
 """
 
 from __future__ import annotations
 
 import io
 from typing import Any, BinaryIO
+
+from thinkfix.io.blockread import Decoded
 
 _MAGIC = 0xFD2FB528
 _SKIPPABLE = 0x184D2A50  # to 0x184D2A5F
@@ -125,68 +128,73 @@ class Frames:
             self._skip = int.from_bytes(header[4:8], "little")
 
 
-class _Decoded(io.RawIOBase):
-    """The decoded stream of the zstd stream `raw`, fed to python-zstandard's decoder one
-    block at a time: a read that fails part-way returns what decoded before the failure and
-    raises it on the next read (its `stream_reader` decoded into the caller's buffer and kept
-    nothing of a read that failed, so a session damaged after a leak lost the leak's chunk,
-    up to the scan's whole block, unscanned beside the error). Each decode ends at a block's
-    end, so what it returns is at most one block (128 KiB: a zstd bomb is read a block at a
-    time) and a damaged block costs no byte before it. Its `name` is the compressed file's,
-    as `GzipFile` gives it: a reader may look beside the file (a zstd OpenCode part lost its
+class _Blocks:
+    """The compressed stream as python-zstandard's reader reads it: each read ends at the
+    end of a block (`Frames.through_block`), so a read of the reader's that decodes one
+    source read (`readinto1`) decodes at most one block."""
+
+    __slots__ = ("_frames", "_input", "_raw", "ended")
+
+    def __init__(self, raw: BinaryIO, frames: Frames) -> None:
+        self._raw = raw
+        self._frames = frames
+        self._input = memoryview(b"")  # read, not yet given
+        self.ended = False  # `raw` read to its end
+
+    def read(self, size: int = -1) -> bytes:
+        if not self._input:
+            self._input = memoryview(self._raw.read(_RAW_BLOCK))
+            if not self._input:
+                self.ended = True
+                return b""
+        n = self._frames.through_block(self._input)
+        piece = self._input[:n]
+        self._input = self._input[n:]
+        return bytes(piece)
+
+
+class _Decoded(Decoded):
+    """The decoded stream of the zstd stream `raw`, a block at a time: python-zstandard's
+    `stream_reader` decodes into the caller's buffer and kept nothing of a read that failed
+    part-way, so a session damaged after a leak lost the leak's chunk, up to the scan's
+    whole block, unscanned beside the error. Its `readinto1` decodes one source read, one
+    block here (128 KiB at most: a zstd bomb is read a block at a time), and `Decoded`
+    returns what decoded before a failure, raising it on the next read. Its end is an
+    EOFError where `raw` stopped inside a frame. Its `name` is the compressed file's, as
+    `GzipFile` gives it: a reader may look beside the file (a zstd OpenCode part lost its
     message's file, and its role, without it)."""
 
     def __init__(self, raw: BinaryIO, zstandard: Any) -> None:
+        super().__init__()
         self._raw = raw
         self._frames = Frames()
-        self._decoder = zstandard.ZstdDecompressor().decompressobj(read_across_frames=True)
-        self._input = memoryview(b"")  # read, not yet decoded
-        self._output = memoryview(b"")  # decoded, not yet returned
-        self._failed: BaseException | None = None
+        self._blocks = _Blocks(raw, self._frames)
+        self._reader = zstandard.ZstdDecompressor().stream_reader(
+            self._blocks, read_size=_RAW_BLOCK, read_across_frames=True, closefd=False
+        )
+        # a block decoded into a smaller buffer: python-zstandard holds the rest, and gives
+        # it only with more input (none where the file was cut short there)
+        self._stage = bytearray(_BLOCK_MAX)
+        self._staged = memoryview(b"")  # decoded into `_stage`, not yet returned
 
     @property
     def name(self) -> Any:
         return self._raw.name
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        if self._failed is not None:
-            raise self._failed
-        want = len(buffer)
-        got = 0
-        while got < want:
-            if not self._output:
-                try:
-                    decoded = self._decoded()
-                except Exception as exc:  # raised by the next read, after what decoded
-                    if not got:
-                        raise
-                    self._failed = exc
-                    break
-                if decoded is None:
-                    break
-                self._output = memoryview(decoded)
-            n = min(len(self._output), want - got)
-            buffer[got : got + n] = self._output[:n]
-            self._output = self._output[n:]
-            got += n
-        return got
-
-    def _decoded(self) -> bytes | None:
-        """What the input's next piece, up to the end of a block, decodes to (b"" for a
-        header); None at the end of a stream that ends between frames."""
-        if not self._input:
-            self._input = memoryview(self._raw.read(_RAW_BLOCK))
-            if not self._input:
-                if not self._frames.complete:
-                    raise EOFError("compressed file ended inside a zstd frame (cut short?)")
-                return None
-        n = self._frames.through_block(self._input)
-        piece, self._input = self._input[:n], self._input[n:]
-        decoded: bytes = self._decoder.decompress(piece)
-        return decoded
+    def _into(self, view: memoryview) -> int | None:
+        if not self._staged and len(view) >= _BLOCK_MAX:
+            n: int = self._reader.readinto1(view)  # straight into the caller's buffer
+        else:
+            if not self._staged:
+                self._staged = memoryview(self._stage)[: self._reader.readinto1(self._stage)]
+            n = min(len(self._staged), len(view))
+            view[:n] = self._staged[:n]
+            self._staged = self._staged[n:]
+        if n or not self._blocks.ended:
+            return n  # 0: a header, a skippable frame, an empty block
+        if not self._frames.complete:
+            raise EOFError("compressed file ended inside a zstd frame (cut short?)")
+        return None
 
     def close(self) -> None:
         if not self.closed:
@@ -196,6 +204,8 @@ class _Decoded(io.RawIOBase):
 
 #: Compressed bytes read at a time (python-zstandard's own reader read 128 KiB + 3).
 _RAW_BLOCK = 1 << 17
+#: The most a block decodes to (RFC 8878 3.1.1.2.3: Block_Maximum_Size).
+_BLOCK_MAX = 1 << 17
 
 
 def checked_reader(raw: BinaryIO, zstandard: Any) -> BinaryIO:
