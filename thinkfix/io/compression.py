@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, cast
 if TYPE_CHECKING:
     import gzip
 
+from thinkfix.io.blockread import Pieces
 from thinkfix.io.regular import open_regular
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -60,47 +61,55 @@ def wrap_reader(raw: BinaryIO, compression: Compression | None = None) -> Binary
     buffered: Any = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(cast(Any, raw))
     if compression is None:
         compression = sniff(buffered.peek(4)[:4])
-    # gzip and zstandard load with the first compressed file: a plain session needs neither
-    if compression is Compression.GZIP:
-        import gzip
-
-        return cast(BinaryIO, gzip.GzipFile(fileobj=buffered, mode="rb"))
+    # zstandard loads with the first zstd file: a plain session needs none
     if compression is Compression.ZSTD:
         import zstandard
 
         from thinkfix.io.zstdframes import checked_reader
 
         return checked_reader(buffered, zstandard)
-    if compression in (Compression.BZIP2, Compression.XZ):
+    if compression in (Compression.GZIP, Compression.BZIP2, Compression.XZ):
         return cast(BinaryIO, io.BufferedReader(_Streams(buffered, compression)))
     return cast(BinaryIO, buffered)
 
 
 class StreamError(OSError):
-    """Bytes of a bz2 or xz file that are no stream: damaged, or garbage after the last one."""
+    """Bytes of a compressed file that are no stream: damaged, or garbage after the last one."""
 
 
-#: Compressed bytes read at a time from a bz2 or xz file (as `_compression.BUFFER_SIZE`).
+#: Compressed bytes read at a time from a gzip, bz2 or xz file (as `_compression.BUFFER_SIZE`).
 _RAW_BLOCK = 8192
 #: The most memory an xz stream may ask of liblzma to decode (its dictionary, mostly): `xz
 #: -9e` needs 65 MiB; a hostile header may ask 4 GiB.
 XZ_MEMLIMIT = 256 << 20
 
 
-class _Streams(io.RawIOBase):
-    """The decoded bytes of one or more concatenated bz2 or xz streams (pbzip2 and `xz -T`
-    write several). The stdlib's `BZ2File` and `LZMAFile` stop without a word at bytes after
-    a stream that start no stream, so `whole.jsonl.bz2` with garbage appended read as clean:
-    here those bytes raise `StreamError`, and input that ends inside a stream `EOFError`.
-    Between and after xz streams, null bytes in fours are stream padding (the xz format's)."""
+class _Streams(Pieces):
+    """The decoded bytes of one or more concatenated gzip, bz2 or xz streams (gzip members,
+    pbzip2 and `xz -T` write several). The stdlib's `BZ2File` and `LZMAFile` stop without a
+    word at bytes after a stream that start no stream, so `whole.jsonl.bz2` with garbage
+    appended read as clean: here those bytes raise `StreamError`, and input that ends inside
+    a stream `EOFError`. Between and after xz streams, null bytes in fours are stream padding
+    (the xz format's); after a gzip member, any null bytes (as `GzipFile` and `gzip -d` read
+    them). A decode that fails keeps nothing it decoded (a bz2 block before the damaged one,
+    the text before a flipped byte): where the file can seek, `_salvage` decodes again to
+    the failure, and those bytes are read before the error is raised (`GzipFile` lost them
+    too, so gzip is decoded here as well, with zlib)."""
 
     def __init__(self, raw: BinaryIO, kind: Compression) -> None:
+        super().__init__()
         self._raw = raw
         self._kind = kind
         self._decoder = self._new()
         self._padding = 0  # xz null bytes since the last stream ended
+        self._at = raw.tell() if raw.seekable() else None  # where the next raw read begins
+        self._start = self._at  # where the current stream begins
+        self._block = self._at  # where the last raw read began
+        self._done = 0  # bytes of the current stream decoded and returned
 
     def _new(self) -> Any:
+        if self._kind is Compression.GZIP:
+            return _Gzip()
         if self._kind is Compression.BZIP2:
             import bz2
 
@@ -109,34 +118,30 @@ class _Streams(io.RawIOBase):
 
         return lzma.LZMADecompressor(lzma.FORMAT_XZ, memlimit=XZ_MEMLIMIT)
 
-    def readable(self) -> bool:
-        return True
-
     @property
     def name(self) -> Any:
         """The file's name, as `GzipFile` gives it: a reader may look beside the file
         (OpenCode's parts read their message's file)."""
         return self._raw.name
 
-    def readinto(self, buffer: Any) -> int:
-        want = len(buffer)
-        while want:
-            data = self._decoded(want)
-            if data is None:
-                return 0
-            if data:
-                buffer[: len(data)] = data
-                return len(data)
-        return 0
+    def _read(self) -> bytes:
+        """The next raw block, its offset kept (where the file can seek)."""
+        block = self._raw.read(_RAW_BLOCK)
+        if self._at is not None:
+            self._block = self._at
+            self._at += len(block)
+        return block
 
-    def _decoded(self, want: int) -> bytes | None:
+    def _piece(self, want: int) -> bytes | None:
         """Up to `want` decoded bytes (b"" when a step decoded none), or None at the end of
         the last stream."""
         decoder = self._decoder
         if decoder.eof:
-            rest = decoder.unused_data or self._raw.read(_RAW_BLOCK)
+            rest = decoder.unused_data or self._read()
             if self._kind is Compression.XZ:
                 rest = self._padded(rest)
+            elif self._kind is Compression.GZIP:
+                rest = self._zeros(rest)
             if not rest:
                 if self._padding % 4:
                     raise StreamError(
@@ -144,14 +149,19 @@ class _Streams(io.RawIOBase):
                     )
                 return None
             if not _may_start(rest, _STREAM_MAGIC[self._kind]):  # said as such, not "cut short"
+                if self._kind is Compression.GZIP:  # as `GzipFile` says it
+                    raise StreamError(f"Not a gzipped file ({(rest + self._read())[:2]!r})")
                 raise StreamError(
                     f"bytes after the last {self._kind.value} stream that start no stream "
                     "(trailing garbage?)"
                 )
             self._decoder = decoder = self._new()
+            if self._at is not None:  # the stream's bytes, read or not, start at `rest`
+                self._start = self._block = self._at - len(rest)
+            self._done = 0
             return self._decode(rest, want, after=True)
         if decoder.needs_input:
-            block = self._raw.read(_RAW_BLOCK)
+            block = self._read()
             if not block:
                 raise EOFError(
                     f"compressed file ended inside its {self._kind.value} stream (cut short?)"
@@ -164,7 +174,7 @@ class _Streams(io.RawIOBase):
         """`rest` past the xz stream padding (counted) that begins it, reading on."""
         while rest and not rest.strip(b"\0"):
             self._padding += len(rest)
-            rest = self._raw.read(_RAW_BLOCK)
+            rest = self._read()
         stripped = rest.lstrip(b"\0")
         self._padding += len(rest) - len(stripped)
         if stripped and self._padding % 4:
@@ -175,23 +185,77 @@ class _Streams(io.RawIOBase):
             self._padding = 0
         return stripped
 
+    def _zeros(self, rest: bytes) -> bytes:
+        """`rest` past the null bytes that begin it, reading on (after a gzip member)."""
+        while rest and not rest.strip(b"\0"):
+            rest = self._read()
+        return rest.lstrip(b"\0")
+
     def _decode(self, block: bytes, want: int, *, after: bool) -> bytes:
         try:
             data: bytes = self._decoder.decompress(block, want)
-        except Exception as exc:  # bz2 raises OSError, lzma its LZMAError: either is damage
+        except Exception as exc:  # bz2 raises OSError, lzma LZMAError, zlib its error: damage
             kind = self._kind.value
-            raise StreamError(
+            error = StreamError(
                 f"bytes after the last {kind} stream that start no stream (trailing garbage?): "
                 f"{exc}"
                 if after
                 else f"damaged {kind} data: {exc}"
-            ) from exc
+            )
+            error.__cause__ = exc
+            saved = self._salvage()
+            if not saved:
+                raise error from exc
+            self._then = error  # raised by the next read, after the bytes saved
+            return saved
+        self._done += len(data)
         return data
+
+    def _salvage(self) -> bytes:
+        """The bytes of the current stream that decode after those returned and before the
+        failure (at most `_SALVAGE`): decoded again from the stream's start, in blocks to
+        where the failed call's input began, then a byte at a time (a byte's output is all a
+        failing call then loses). Nothing where the file cannot seek (a pipe)."""
+        if self._start is None or self._block is None:
+            return b""
+        raw, decoder, skip = self._raw, self._new(), self._done
+        saved = bytearray()
+        try:
+            raw.seek(self._start)
+            left = self._block - self._start
+            while left > 0:
+                block = raw.read(min(left, _RAW_BLOCK))
+                left -= len(block)
+                for data in _outputs(decoder, block):
+                    skip -= len(data)
+            while len(saved) < _SALVAGE and not decoder.eof:
+                byte = raw.read(1)
+                if not byte:
+                    break
+                for data in _outputs(decoder, byte):
+                    cut = max(0, min(skip, len(data)))
+                    skip -= cut
+                    saved += data[cut:]
+        except Exception:  # noqa: BLE001 - the failure found again: what came before is saved
+            return bytes(saved[:_SALVAGE])
+        return b""  # no failure this time: trust neither decoding
 
     def close(self) -> None:
         if not self.closed:
             self._raw.close()
         super().close()
+
+
+#: The most bytes `_Streams._salvage` keeps from a failed decode (a bomb's before its damage).
+_SALVAGE = 1 << 24
+
+
+def _outputs(decoder: Any, data: bytes) -> Iterator[bytes]:
+    """What `data` decodes to, `_RAW_BLOCK * 8` bytes at a time (a bz2 or xz decoder holds
+    the input it has not used until it is asked again)."""
+    yield decoder.decompress(data, _RAW_BLOCK * 8)
+    while not decoder.needs_input and not decoder.eof:
+        yield decoder.decompress(b"", _RAW_BLOCK * 8)
 
 
 def open_read(path: str | os.PathLike[str]) -> BinaryIO:
@@ -202,8 +266,44 @@ def open_read(path: str | os.PathLike[str]) -> BinaryIO:
     return wrap_reader(open_regular(os.fspath(path)))
 
 
-#: What a bz2 or xz stream begins with (bz2's block size digit follows its magic).
-_STREAM_MAGIC = {Compression.BZIP2: b"BZh", Compression.XZ: b"\xfd7zXZ\x00"}
+#: What a stream begins with (bz2's block size digit follows its magic).
+_STREAM_MAGIC = {
+    Compression.GZIP: GZIP_MAGIC,
+    Compression.BZIP2: b"BZh",
+    Compression.XZ: b"\xfd7zXZ\x00",
+}
+
+
+class _Gzip:
+    """zlib's decoder of one gzip member (its header, CRC and length checked) with the bz2
+    and lzma decompressors' interface: zlib hands back the input a capped call did not use
+    (`unconsumed_tail`), which they keep and take again themselves."""
+
+    __slots__ = ("_capped", "_zlib")
+
+    def __init__(self) -> None:
+        import zlib
+
+        self._zlib = zlib.decompressobj(31)  # 16 + 15: the gzip wrapper, a 32 KiB window
+        self._capped = False  # the last call stopped at its limit: output may be pending
+
+    @property
+    def eof(self) -> bool:
+        return bool(self._zlib.eof)
+
+    @property
+    def unused_data(self) -> bytes:
+        return bytes(self._zlib.unused_data)
+
+    @property
+    def needs_input(self) -> bool:
+        return not self._zlib.unconsumed_tail and not self._capped
+
+    def decompress(self, data: bytes, max_length: int = -1) -> bytes:
+        tail = self._zlib.unconsumed_tail
+        out: bytes = self._zlib.decompress(tail + data if tail else data, max(max_length, 0))
+        self._capped = 0 < max_length == len(out) and not self._zlib.eof
+        return out
 
 
 def _may_start(rest: bytes, magic: bytes) -> bool:
