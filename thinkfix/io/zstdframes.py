@@ -141,16 +141,18 @@ class _Blocks:
         self._input = memoryview(b"")  # read, not yet given
         self.ended = False  # `raw` read to its end
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self, size: int = -1) -> memoryview:
+        """The input to the next block's end (a view, never a copy: python-zstandard reads
+        any buffer)."""
         if not self._input:
             self._input = memoryview(self._raw.read(_RAW_BLOCK))
             if not self._input:
                 self.ended = True
-                return b""
+                return self._input
         n = self._frames.through_block(self._input)
         piece = self._input[:n]
         self._input = self._input[n:]
-        return bytes(piece)
+        return piece
 
 
 class _Decoded(Decoded):
