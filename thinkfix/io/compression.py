@@ -102,7 +102,7 @@ class _Streams(Pieces):
         self._kind = kind
         self._decoder = self._new()
         self._padding = 0  # xz null bytes since the last stream ended
-        self._at = raw.tell() if raw.seekable() else None  # where the next raw read begins
+        self._at = _position(raw)  # where the next raw read begins (None: it cannot seek)
         self._start = self._at  # where the current stream begins
         self._block = self._at  # where the last raw read began
         self._done = 0  # bytes of the current stream decoded and returned
@@ -244,6 +244,14 @@ class _Streams(Pieces):
         if not self.closed:
             self._raw.close()
         super().close()
+
+
+def _position(raw: BinaryIO) -> int | None:
+    """Where `raw` stands, if it can seek back there (a pipe cannot)."""
+    try:
+        return raw.tell() if raw.seekable() else None
+    except OSError:
+        return None
 
 
 #: The most bytes `_Streams._salvage` keeps from a failed decode (a bomb's before its damage).
