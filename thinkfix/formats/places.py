@@ -22,19 +22,28 @@ _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 
 class Place:
     """A runtime's folder of sessions: its format id, the path pattern, and the source (a
-    plain class: a typing NamedTuple costs a scan's start-up, tests/cli/test_scan_startup.py)."""
+    plain class: a typing NamedTuple costs a scan's start-up, tests/cli/test_scan_startup.py;
+    the pattern is compiled on first use, as only a file detection cannot tell needs it)."""
 
-    __slots__ = ("format", "pattern", "source")
+    __slots__ = ("_compiled", "_path", "format", "source")
 
-    def __init__(self, fmt: str, pattern: re.Pattern[str], source: str) -> None:
+    def __init__(self, fmt: str, path: str, source: str) -> None:
         self.format = fmt
-        self.pattern = pattern
         self.source = source
+        self._path = path
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """Matches the end of a `/`-separated path in this place (compressed too)."""
+        if self._compiled is None:
+            self._compiled = re.compile(rf"(?:^|/){self._path}{_COMPRESSED}$")
+        return self._compiled
 
 
 def _place(fmt: str, path: str, source: str) -> Place:
     """A place whose pattern matches the end of a `/`-separated path."""
-    return Place(fmt, re.compile(rf"(?:^|/){path}{_COMPRESSED}$"), source)
+    return Place(fmt, path, source)
 
 
 PLACES: tuple[Place, ...] = (
