@@ -9,7 +9,6 @@ records, where the default scan reported them.
 
 from __future__ import annotations
 
-import json
 import lzma
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.engine.test_repair_record_memory import _answer
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
 from thinkfix.formats.reader import in_batches
@@ -25,18 +25,8 @@ from thinkfix.formats.records import Record
 
 
 def _line(i: int, text: str) -> bytes:
-    record = {
-        "type": "assistant",
-        "uuid": f"00000000-0000-4000-8000-{i:012d}",
-        "sessionId": "00000000-0000-4000-8000-000000000000",
-        "timestamp": "2025-10-01T10:00:00.000Z",
-        "message": {
-            "role": "assistant",
-            "model": "glm-4.6",
-            "content": [{"type": "text", "text": text}],
-        },
-    }
-    return json.dumps(record).encode() + b"\n"
+    """A Claude Code assistant line, as the repair memory tests write them."""
+    return _answer(i, text) + b"\n"
 
 
 @pytest.mark.parametrize("prefilter", [True, False], ids=["default", "parse-all"])
