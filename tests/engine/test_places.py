@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -44,6 +46,22 @@ PLACED = {
     "gemini-cli": "home/.gemini/tmp/0a1b2c3d/chats/session-2025-01-02T10-00-0b6f7a1e.json",
     "hermes": "home/.hermes/sessions/session_20250102_100000_0b6f7a.json",
     "continue": f"home/.continue/sessions/{SESSION_ID}.json",
+    "factory-droid": f"home/.factory/sessions/-home-u-proj/{SESSION_ID}.jsonl",
+    "copilot-chat": "home/.config/Code/User/workspaceStorage/9f1c/chatSessions/"
+    + SESSION_ID
+    + ".jsonl",
+    "cline": "home/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1759957816398/"
+    "api_conversation_history.json",
+    "roo-code": "home/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/"
+    f"{SESSION_ID}/api_conversation_history.json",
+    "kilo-code": "home/.config/Code/User/globalStorage/kilocode.kilo-code/tasks/"
+    f"{SESSION_ID}/api_conversation_history.json",
+    "aider": "work/.aider.chat.history.md",
+    "crush": "work/.crush/crush.db",
+    "zed": "home/.local/share/zed/threads/threads.db",
+    "goose": "home/.local/share/goose/sessions/sessions.db",
+    "opencode": "home/.local/share/opencode/opencode.db",
+    "kilo": "home/.local/share/kilo/kilo.db",
 }
 #: More paths of the same runtimes: sub-agents, rotations, another home (OpenClaw's pi).
 ALSO = {
@@ -56,6 +74,12 @@ ALSO = {
     "work/.claw/sessions/session-1759957816398-0.rot-1759957816999.jsonl": "claw-code",
     "work/.claude/sessions/session-1759957816398.json": "claw-code",
     "home/.gemini/tmp/0a1b2c3d/chats/" + SESSION_ID + "/subagent-1.jsonl": "gemini-cli",
+    "home/.config/Code/User/globalStorage/emptyWindowChatSessions/s1.json": "copilot-chat",
+    "home/.cline/data/tasks/1759957816398/api_conversation_history.json": "cline",
+    "Library/Application Support/Zed/threads/threads.db": "zed",
+    "home/.local/share/goose/sessions/20250102_1.jsonl": "goose",
+    "AppData/Roaming/Block/goose/data/sessions/sessions.db": "goose",
+    "home/.local/share/opencode/opencode-beta.db": "opencode",
 }
 #: Files that live in those folders and are no session: never claimed by their place.
 BESIDE = [
@@ -71,6 +95,13 @@ BESIDE = [
     "home/.continue/sessions/sessions.json",
     "home/.gemini/tmp/0a1b2c3d/logs.json",
     "home/.hermes/state.db",
+    "home/.factory/sessions/-home-u-proj/" + SESSION_ID + ".settings.json",
+    "home/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1/task_metadata.json",
+    "home/.config/Code/User/workspaceStorage/9f1c/state.vscdb",
+    "elsewhere/threads.db",
+    "elsewhere/sessions.db",
+    "work/notes/crush.db",
+    "home/.config/Cursor/User/globalStorage/state.vscdb",
 ]
 
 
@@ -146,6 +177,38 @@ def test_a_codex_rollout_with_a_turn_codex_never_writes_is_an_error() -> None:
     code, report = _report("home")
     assert code == 2
     assert [e["kind"] for e in report["errors"]] == ["bad_shape"]  # type: ignore[union-attr]
+
+
+def _other_database(path: Path) -> None:
+    """A SQLite database of none of the store formats' schemas (a migration renamed its
+    tables, or another program's file under the store's name)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("CREATE TABLE messages (id TEXT PRIMARY KEY, role TEXT, body TEXT)")
+        db.execute("INSERT INTO messages VALUES ('m1', 'assistant', '<think>plan</think>ok')")
+        db.commit()
+
+
+@pytest.mark.parametrize("fmt", ["crush", "zed", "goose", "opencode", "kilo"])
+def test_a_store_of_another_schema_in_its_place_is_an_error_not_a_skip(fmt: str) -> None:
+    """Before: a readable database at a store's path without the store's tables was "not a
+    known session format", a listed skip, and the scan beside a clean session exited 0."""
+    snapshot = {"type": "summary", "summary": "s", "leafUuid": SESSION_ID}
+    _write(PLACED["claude-code"], json.dumps(snapshot).encode() + b"\n")
+    _other_database(Path(PLACED[fmt]))
+    code, report = _report(*sorted({"home", PLACED[fmt].split("/")[0]}))
+    assert code == 2
+    assert not report.get("skipped")
+    assert [e["path"] for e in report["errors"]] == [PLACED[fmt]]  # type: ignore[union-attr]
+
+
+def test_a_database_of_a_store_name_elsewhere_stays_a_listed_skip() -> None:
+    _other_database(Path("elsewhere/threads.db"))
+    _write(PLACED["claude-code"], SESSION.read_bytes())
+    code, report = _report("home", "elsewhere")
+    assert code == 1
+    assert report["errors"] == []
+    assert [s["path"] for s in report["skipped"]] == ["elsewhere/threads.db"]  # type: ignore[union-attr]
 
 
 def test_the_same_bytes_outside_any_place_stay_a_listed_skip() -> None:

@@ -118,6 +118,77 @@ PLACES: tuple[Place, ...] = (
         "(QwenLM/qwen-code packages/core/src/config/storage.ts, ChatRecordingService)",
     ),
     _place(
+        "factory-droid",
+        r"\.factory/sessions/[^/]+/[^/]+\.jsonl",
+        "~/.factory/sessions/<cwd slug>/<id>.jsonl; <id>.settings.json beside is no session "
+        "(jazzyalex/agent-sessions' droid fixtures, the cass Factory connector)",
+    ),
+    _place(
+        "copilot-chat",
+        r"User/(?:workspaceStorage/[^/]+/chatSessions|globalStorage/"
+        r"(?:emptyWindow|transferred)ChatSessions)/[^/]+\.jsonl?",
+        "<user data>/User/workspaceStorage/<workspace>/chatSessions/<session>.json(l), "
+        "globalStorage/{emptyWindow,transferred}ChatSessions/ (microsoft/vscode "
+        "src/vs/workbench/contrib/chat/common/chatSessionStore.ts, ChatSessionStore)",
+    ),
+    _place(
+        "cline",
+        r"(?:saoudrizwan\.claude-dev|\.cline/data)/tasks/[^/]+/api_conversation_history\.json",
+        "globalStorage/saoudrizwan.claude-dev/tasks/<id>/api_conversation_history.json, the "
+        "CLI's ~/.cline/data/tasks (cline/cline src/core/storage/disk.ts, GlobalFileNames)",
+    ),
+    _place(
+        "roo-code",
+        r"rooveterinaryinc\.roo-cline/tasks/[^/]+/api_conversation_history\.json",
+        "globalStorage/rooveterinaryinc.roo-cline/tasks/<id>/api_conversation_history.json "
+        "(RooCodeInc/Roo-Code src/core/task-persistence/apiMessages.ts)",
+    ),
+    _place(
+        "kilo-code",
+        r"kilocode\.kilo-code/tasks/[^/]+/api_conversation_history\.json",
+        "globalStorage/kilocode.kilo-code/tasks/<id>/api_conversation_history.json (Kilo Code, "
+        "Roo Code's task persistence)",
+    ),
+    _place(
+        "aider",
+        r"\.aider\.chat\.history\.md",
+        "<repo>/.aider.chat.history.md, a name only Aider writes, and only its chat to "
+        "(Aider-AI/aider aider/args.py --chat-history-file, io.py append_chat_history)",
+    ),
+    # The stores: a database of the store's name there that lacks the tables the format
+    # reads (the runtime's schema changed, or the file is damaged in a way SQLite reads)
+    # is an error for the file, never a skip (detection claims a store by its tables).
+    _place(
+        "crush",
+        r"\.crush/crush\.db",
+        "<project>/.crush/crush.db (charmbracelet/crush internal/config/load.go data "
+        "directory, internal/db/connect.go)",
+    ),
+    _place(
+        "zed",
+        r"(?:zed|Zed)/threads/threads\.db",
+        "<Zed data dir>/threads/threads.db (zed-industries/zed crates/agent/src/db.rs, "
+        "ThreadsDatabase::new; paths::data_dir)",
+    ),
+    _place(
+        "goose",
+        r"goose/(?:data/)?sessions/(?:sessions\.db|[^/]+\.jsonl)",
+        "<data>/goose/sessions/sessions.db, legacy <id>.jsonl there (block/goose "
+        "crates/goose/src/session/session_manager.rs, session/legacy.rs)",
+    ),
+    _place(
+        "opencode",
+        r"opencode/opencode(?:-[^/]+)?\.db",
+        "$XDG_DATA_HOME/opencode/opencode.db, opencode-<channel>.db (sst/opencode "
+        "packages/opencode/src/storage/db.ts)",
+    ),
+    _place(
+        "kilo",
+        r"kilo/kilo(?:-[^/]+)?\.db",
+        "$XDG_DATA_HOME/kilo/kilo.db, kilo-<channel>.db (Kilo-Org/kilo, OpenCode's storage/db.ts "
+        "under Kilo's names)",
+    ),
+    _place(
         "copilot-cli",
         r"\.copilot/session-state/[^/]+/events\.jsonl",
         "~/.copilot/session-state/<id>/events.jsonl (docs.github.com, Copilot CLI configuration "
