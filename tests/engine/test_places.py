@@ -56,7 +56,6 @@ PLACED = {
     f"{SESSION_ID}/api_conversation_history.json",
     "kilo-code": "home/.config/Code/User/globalStorage/kilocode.kilo-code/tasks/"
     f"{SESSION_ID}/api_conversation_history.json",
-    "aider": "work/.aider.chat.history.md",
     "crush": "work/.crush/crush.db",
     "zed": "home/.local/share/zed/threads/threads.db",
     "goose": "home/.local/share/goose/sessions/sessions.db",
@@ -102,6 +101,8 @@ BESIDE = [
     "elsewhere/sessions.db",
     "work/notes/crush.db",
     "home/.config/Cursor/User/globalStorage/state.vscdb",
+    # any Markdown reads as an Aider history: its name alone would count a look-alike clean
+    "work/.aider.chat.history.md",
 ]
 
 

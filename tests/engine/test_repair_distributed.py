@@ -87,9 +87,10 @@ def test_dask_repair_of_file_urls_writes_what_a_local_run_does(
     dask_address: str, corpus: Path, tmp_path: Path
 ) -> None:
     """The workers read the inputs through fsspec too (OpenCode's linked files are found by
-    local path only, so its folder is left out)."""
+    local path only, and a store in its place is read from the disk only, an error through a
+    URL: their folders are left out)."""
     sessions = tmp_path / "sessions"
-    shutil.copytree(corpus, sessions, ignore=shutil.ignore_patterns("opencode", "kilo"))
+    shutil.copytree(corpus, sessions, ignore=shutil.ignore_patterns("opencode", "kilo", "crush"))
     out = tmp_path / "out"
     local, local_files, _ = run_to(out, "url", "--jobs", "1", sessions.as_uri())
     assert local.exit_code == 1, local.output  # the refused leaks remain

@@ -149,12 +149,6 @@ PLACES: tuple[Place, ...] = (
         "globalStorage/kilocode.kilo-code/tasks/<id>/api_conversation_history.json (Kilo Code, "
         "Roo Code's task persistence)",
     ),
-    _place(
-        "aider",
-        r"\.aider\.chat\.history\.md",
-        "<repo>/.aider.chat.history.md, a name only Aider writes, and only its chat to "
-        "(Aider-AI/aider aider/args.py --chat-history-file, io.py append_chat_history)",
-    ),
     # The stores: a database of the store's name there that lacks the tables the format
     # reads (the runtime's schema changed, or the file is damaged in a way SQLite reads)
     # is an error for the file, never a skip (detection claims a store by its tables).
