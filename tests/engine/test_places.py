@@ -75,6 +75,7 @@ ALSO = {
     "home/.gemini/tmp/0a1b2c3d/chats/" + SESSION_ID + "/subagent-1.jsonl": "gemini-cli",
     "home/.config/Code/User/globalStorage/emptyWindowChatSessions/s1.json": "copilot-chat",
     "home/.cline/data/tasks/1759957816398/api_conversation_history.json": "cline",
+    "home/.cline/data/tasks/1759957816398/ui_messages.json": "cline",
     "Library/Application Support/Zed/threads/threads.db": "zed",
     "home/.local/share/goose/sessions/20250102_1.jsonl": "goose",
     "AppData/Roaming/Block/goose/data/sessions/sessions.db": "goose",

@@ -133,19 +133,19 @@ PLACES: tuple[Place, ...] = (
     ),
     _place(
         "cline",
-        r"(?:saoudrizwan\.claude-dev|\.cline/data)/tasks/[^/]+/api_conversation_history\.json",
-        "globalStorage/saoudrizwan.claude-dev/tasks/<id>/api_conversation_history.json, the "
-        "CLI's ~/.cline/data/tasks (cline/cline src/core/storage/disk.ts, GlobalFileNames)",
+        r"(?:saoudrizwan\.claude-dev|\.cline/data)/tasks/[^/]+/(?:api_conversation_history|ui_messages)\.json",
+        "globalStorage/saoudrizwan.claude-dev/tasks/<id>/api_conversation_history.json and "
+        "ui_messages.json, the CLI's ~/.cline/data/tasks (cline/cline src/core/storage/disk.ts, GlobalFileNames)",
     ),
     _place(
         "roo-code",
-        r"rooveterinaryinc\.roo-cline/tasks/[^/]+/api_conversation_history\.json",
+        r"rooveterinaryinc\.roo-cline/tasks/[^/]+/(?:api_conversation_history|ui_messages)\.json",
         "globalStorage/rooveterinaryinc.roo-cline/tasks/<id>/api_conversation_history.json "
         "(RooCodeInc/Roo-Code src/core/task-persistence/apiMessages.ts)",
     ),
     _place(
         "kilo-code",
-        r"kilocode\.kilo-code/tasks/[^/]+/api_conversation_history\.json",
+        r"kilocode\.kilo-code/tasks/[^/]+/(?:api_conversation_history|ui_messages)\.json",
         "globalStorage/kilocode.kilo-code/tasks/<id>/api_conversation_history.json (Kilo Code, "
         "Roo Code's task persistence)",
     ),
