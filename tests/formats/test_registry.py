@@ -61,6 +61,7 @@ SUPPORT_MODULES = {
     "sqlite_format",
     "sqlite_keys",
     "sqlite_store",
+    "sqlite_undo",
     "sqlite_triggers",
     "turn_shapes",
     "turns",

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.formats import crush_db
-from thinkfix.formats import sqlite_store, sqlite_triggers
+from thinkfix.formats import sqlite_store, sqlite_triggers, sqlite_undo
 from thinkfix.formats.sqlite_store import RowChanges
 
 KEYS = [f"k{n}" for n in range(8)]
@@ -94,13 +94,13 @@ def test_change_set_revert_restores_its_rows_and_keeps_every_later_write(
                 was = sqlite_store.read_row(copy, "t", {"id": key})
                 _apply(copy, clash, record=False)
                 if sqlite_store.read_row(copy, "t", {"id": key}) != was:
-                    assert sqlite_store.conflicts(copy, record)
-        assert sqlite_store.conflicts(db, record) == []
+                    assert sqlite_undo.conflicts(copy, record)
+        assert sqlite_undo.conflicts(db, record) == []
         made = db.total_changes
-        written = sqlite_store.revert(db, record)  # what undo counts total_changes() against
+        written = sqlite_undo.revert(db, record)  # what undo counts total_changes() against
         assert written == db.total_changes - made <= len(record)
         assert _rows(db) == _rows(expected)
-        assert sqlite_store.already_undone(db, record)
+        assert sqlite_undo.already_undone(db, record)
 
 
 # --- triggers: a write fires none (#22 item 2, #24) ------------------------------------------

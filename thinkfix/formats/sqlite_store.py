@@ -9,8 +9,9 @@ which rows hold a session and how a repair changes them:
   which live only in `-wal` while the runtime runs. `StoreInUse` when another process holds
   the store exclusively locked.
 - `RowChanges`: the row edits of one repair, each with the whole row before and a hash of
-  the row after, which is what `undo` puts back (and checks) row by row, leaving every row
-  the runtime wrote since as it is.
+  the row after (and of each column it changed), which is what `undo` puts back (and
+  checks) row by row (`sqlite_undo`), leaving every row, and every column, the runtime
+  wrote since as it is.
 - `Triggers`: keeps every write of a repair or its undo from firing a trigger: the
   runtime's own triggers (matched against its migrations' text) are dropped and created
   again in the same transaction, any other trigger the write would fire refuses it.
@@ -45,7 +46,6 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from thinkfix.formats.sqlite_keys import missing_parent
 from thinkfix.formats.sqlite_triggers import Triggers
 from thinkfix.io.storedtext import stored_text
 
@@ -233,13 +233,13 @@ def quote(name: str) -> str:
     return f'"{name}"'
 
 
-def _where(key: Mapping[str, Value]) -> tuple[str, list[Value]]:
+def where_key(key: Mapping[str, Value]) -> tuple[str, list[Value]]:
     return " AND ".join(f"{quote(k)} IS ?" for k in key), list(key.values())
 
 
 def read_row(db: sqlite3.Connection, table: str, key: Mapping[str, Value]) -> Row | None:
     """The whole row of `table` with this key, or None; StoreChanged when several match."""
-    where, params = _where(key)
+    where, params = where_key(key)
     cursor = db.execute(f"SELECT * FROM {quote(table)} WHERE {where}", params)
     rows = cursor.fetchmany(2)
     if len(rows) > 1:
@@ -276,6 +276,12 @@ def row_hash(row: Row | None) -> str | None:
     return hashlib.sha256(canon.encode("ascii")).hexdigest()
 
 
+def value_hash(value: Value) -> str:
+    """A hash of one column value, its type kept (1 and 1.0 are two values to SQLite)."""
+    canon = json.dumps(encode(value), ensure_ascii=True, sort_keys=True)
+    return hashlib.sha256(canon.encode("ascii")).hexdigest()
+
+
 @dataclass(frozen=True)
 class RowChange:
     """One row a repair inserted (`before` None), updated, or deleted (`after` None)."""
@@ -287,15 +293,23 @@ class RowChange:
     rowid: int | None = None  # a deleted row's rowid, so undo puts it back where it was
 
     def to_json(self) -> dict[str, Any]:
-        """The manifest's record: the whole row before (undo writes it back) and a hash of
-        the row after (undo proves the row is still what the repair left)."""
-        return {
+        """The manifest's record: the whole row before (undo writes it back), a hash of the
+        row after (undo proves the row is still what the repair left) and, for an update, a
+        hash of each column's value the repair changed (`repaired_columns`: a row the runtime
+        wrote since in other columns only is still undone, those columns kept)."""
+        out: dict[str, Any] = {
             "table": self.table,
             "key": {k: encode(v) for k, v in self.key},
             "before": None if self.before is None else {k: encode(v) for k, v in self.before},
             "after_sha256": row_hash(self.after),
             "rowid": self.rowid,
         }
+        if self.before is not None and self.after is not None:
+            was = dict(self.before)
+            out["repaired_columns"] = {
+                k: value_hash(v) for k, v in self.after if k not in was or not same_value(was[k], v)
+            }
+        return out
 
 
 class RowChanges:
@@ -327,7 +341,7 @@ class RowChanges:
 
     def update(self, table: str, key: Mapping[str, Value], values: Mapping[str, Value]) -> None:
         before = self._existing(table, key)
-        where, params = _where(key)
+        where, params = where_key(key)
         sets = ", ".join(f"{quote(k)} = ?" for k in values)
         self.triggers.before(table, "update", values)
         self.db.execute(
@@ -337,7 +351,7 @@ class RowChanges:
 
     def delete(self, table: str, key: Mapping[str, Value]) -> None:
         before = self._existing(table, key)
-        where, params = _where(key)
+        where, params = where_key(key)
         try:
             found = self.db.execute(f"SELECT rowid FROM {quote(table)} WHERE {where}", params)
             rowid = found.fetchone()[0]
@@ -370,116 +384,6 @@ def digest(changes: Iterable[dict[str, Any]], side: str) -> str:
     return h.hexdigest()
 
 
-def _planned(change: dict[str, Any]) -> tuple[str, dict[str, Value], dict[str, Value] | None]:
-    """A manifest row record, checked as hostile: plain names, values of column types."""
-    table = change.get("table")
-    key, before = change.get("key"), change.get("before")
-    if not isinstance(table, str) or not isinstance(key, dict) or not key:
-        raise StoreChanged("a row record without its table and key")
-    quote(table)
-    if before is not None and not isinstance(before, dict):
-        raise StoreChanged(f"{table}: a row record whose before is not a row")
-    return table, _columns(key), None if before is None else _columns(before)
-
-
-def _columns(values: dict[str, Any]) -> dict[str, Value]:
-    for name in values:
-        quote(name)
-    return {k: decode(v) for k, v in values.items()}
-
-
-def _by_row(changes: Sequence[dict[str, Any]], last: bool) -> Iterator[dict[str, Any]]:
-    """One change per row (a row changed twice is judged by its first before or last after)."""
-    seen: dict[str, dict[str, Any]] = {}
-    for change in changes:
-        _planned(change)
-        name = json.dumps([change["table"], change["key"]], sort_keys=True)
-        if last or name not in seen:
-            seen[name] = change
-    return iter(seen.values())
-
-
-def conflicts(db: sqlite3.Connection, changes: Sequence[dict[str, Any]]) -> list[str]:
-    """The rows (as `table key`) that are no longer what the repair left, or that the repair
-    deleted and whose parent row the runtime deleted since: undo refuses them."""
-    out = []
-    for change in _by_row(changes, last=True):
-        table, key, before = _planned(change)
-        name = f"{table} {json.dumps(change['key'], sort_keys=True)}"
-        if row_hash(read_row(db, table, key)) != change.get("after_sha256"):
-            out.append(name)
-        elif change.get("after_sha256") is None and before is not None:
-            gone = missing_parent(db, table, before)
-            if gone is not None:
-                out.append(f"{name} (its {gone} was deleted since)")
-    return out
-
-
-def already_undone(db: sqlite3.Connection, changes: Sequence[dict[str, Any]]) -> bool:
-    """Does every row already hold what it held before the repair?"""
-    for change in _by_row(changes, last=False):
-        table, key, before = _planned(change)
-        now = read_row(db, table, key)
-        if (now is None) != (before is None) or (now is not None and dict(now) != before):
-            return False
-    return True
-
-
-def revert(
-    db: sqlite3.Connection, changes: Sequence[dict[str, Any]], triggers: Triggers | None = None
-) -> int:
-    """Put every row back as it was before the repair, last change first, inside the caller's
-    transaction, firing no trigger (`triggers`, restored at the end); the number of rows
-    written. An update sets only the columns that differ, so a trigger `UPDATE OF` another
-    column stays quiet. StoreChanged when a row is not what the repair left (nothing
-    should be committed then)."""
-    stale = conflicts(db, changes)
-    if stale:
-        raise StoreChanged(", ".join(stale))
-    guard = triggers or Triggers(db)
-    written = 0
-    for change in reversed(changes):
-        table, key, before = _planned(change)
-        where, params = _where(key)
-        if before is None:
-            guard.before(table, "delete")
-            cursor = db.execute(f"DELETE FROM {quote(table)} WHERE {where}", params)
-        elif change.get("after_sha256") is None:
-            guard.before(table, "insert")
-            cursor = _insert_back(db, table, before, change.get("rowid"))
-        else:
-            now = dict(read_row(db, table, key) or ())
-            differ = {k: v for k, v in before.items() if k not in now or not _same(now[k], v)}
-            if not differ:
-                continue
-            sets = ", ".join(f"{quote(k)} = ?" for k in differ)
-            guard.before(table, "update", differ)
-            cursor = db.execute(
-                f"UPDATE {quote(table)} SET {sets} WHERE {where}", [*differ.values(), *params]
-            )
-        if cursor.rowcount != 1:
-            raise StoreChanged(f"{table}: {cursor.rowcount} rows matched the key {key}")
-        written += 1
-    guard.restore()
-    return written
-
-
-def _same(a: Value, b: Value) -> bool:
+def same_value(a: Value, b: Value) -> bool:
     """The same column value to SQLite: of one type (1 and 1.0 are not) and equal."""
     return type(a) is type(b) and encode(a) == encode(b)
-
-
-def _insert_back(
-    db: sqlite3.Connection, table: str, row: dict[str, Value], rowid: Any
-) -> sqlite3.Cursor:
-    """A deleted row inserted again, at its old rowid unless a newer row took it since."""
-    names = ", ".join(quote(k) for k in row)
-    marks = ", ".join("?" for _ in row)
-    if isinstance(rowid, int) and not isinstance(rowid, bool):
-        taken = db.execute(f"SELECT 1 FROM {quote(table)} WHERE rowid = ?", (rowid,)).fetchone()
-        if taken is None:
-            return db.execute(
-                f"INSERT INTO {quote(table)} (rowid, {names}) VALUES (?, {marks})",
-                [rowid, *row.values()],
-            )
-    return db.execute(f"INSERT INTO {quote(table)} ({names}) VALUES ({marks})", list(row.values()))

@@ -367,6 +367,11 @@ def _check_entry(
             after = row.get("after_sha256")
             if after is not None and not (isinstance(after, str) and _HEX64.match(after)):
                 raise c.fail(f"{where}.after_sha256 is not a SHA-256")
+            columns = row.get("repaired_columns", {})
+            if not isinstance(columns, dict) or not all(
+                isinstance(v, str) and _HEX64.match(v) for v in columns.values()
+            ):
+                raise c.fail(f"{where}.repaired_columns is not a column's SHA-256 each")
     if role == "session":
         content = c.get(entry, "content", dict, at)
         if c.get(content, "rebuildable", bool, f"{at}.content"):

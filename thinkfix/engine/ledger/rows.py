@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from typing import Any
 
-from thinkfix.formats import registry, sqlite_store
+from thinkfix.formats import registry, sqlite_store, sqlite_undo
 from thinkfix.formats.base import SessionFormat
 from thinkfix.formats.repairs import Placement, Repair
 from thinkfix.formats.sqlite_store import RowChange, RowChanges, StoreInUse
@@ -217,10 +217,10 @@ def state(entry: dict[str, Any]) -> tuple[str, str]:
         return "failed", f"{target}: {LEGACY}{where}"
     try:
         with sqlite_store.snapshot(target) as db:
-            stale = sqlite_store.conflicts(db, changes)
+            stale = sqlite_undo.conflicts(db, changes)
             if not stale:
                 return "after", ""
-            if sqlite_store.already_undone(db, changes):
+            if sqlite_undo.already_undone(db, changes):
                 return "before", ""
     except StoreInUse as exc:
         return "failed", str(exc)
@@ -244,10 +244,10 @@ def revert(entry: dict[str, Any]) -> None:
     fmt = registry.FORMATS.get(str(entry.get("format")))
     try:
         with _transaction(target) as db:
-            stale = sqlite_store.conflicts(db, changes)
+            stale = sqlite_undo.conflicts(db, changes)
             if stale:
                 raise filestate.WriteError(_changed(target, stale), ErrorKind.CHANGED)
-            _guarded(target, db, lambda triggers: sqlite_store.revert(db, changes, triggers), fmt)
+            _guarded(target, db, lambda triggers: sqlite_undo.revert(db, changes, triggers), fmt)
     except StoreChanged as exc:
         raise filestate.WriteError(
             f"{target}: cannot undo: {exc}", ErrorKind.WRITE_FAILED
