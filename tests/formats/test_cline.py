@@ -71,12 +71,14 @@ def test_cline_truncated_history_is_told_by_its_name_and_keys() -> None:
     assert found is not None and found[0].id == "cline"
 
 
-def test_cline_companions_are_recognised_and_hold_no_history() -> None:
-    for name in ("ui_messages.json", "task_metadata.json"):
+def test_cline_task_folder_files_are_all_cline_and_metadata_holds_no_message() -> None:
+    # ui_messages.json is read too (tests/formats/test_cline_ui.py): its two answers
+    expected = {"ui_messages.json": 2, "task_metadata.json": 0}
+    for name, count in expected.items():
         data = (TASK / name).read_bytes()
         fmt = registry.detect_or_raise(data, str(TASK / name))
         assert fmt is CLINE
-        assert sum(fmt.assistant_messages(r) for r in read(fmt, data)) == 0
+        assert sum(fmt.assistant_messages(r) for r in read(fmt, data)) == count
 
 
 def test_cline_sites_carry_the_model_of_model_info() -> None:

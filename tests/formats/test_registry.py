@@ -41,6 +41,7 @@ FORMAT_IDS = [
 ]
 SUPPORT_MODULES = {
     "base",
+    "cline_ui",
     "codex_items",
     "common",
     "detection",

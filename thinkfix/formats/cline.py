@@ -6,9 +6,8 @@ runtime's own fields beside `role` and `content`: Cline adds `modelInfo`
 (cline/cline `src/shared/messages/content.ts`, `ClineStorageMessage`); Roo Code
 adds `ts`, `isSummary`, condense ids, and standalone `{type: "reasoning"}` items
 (RooCodeInc/Roo-Code `src/core/task-persistence/apiMessages.ts`, `ApiMessage`).
-Beside it sit `ui_messages.json` (what the chat showed) and
-`task_metadata.json`; they are recognised so that a task folder scans cleanly, and
-hold no history message.
+Beside it sit `ui_messages.json` (what the task view shows, read by `cline_ui`: the same
+format, another document) and `task_metadata.json` (recognised, no message).
 
 Placement: the history is what both runtimes send back to the provider on every
 request, Anthropic included, where an unsigned thinking block is a 400; so the
@@ -21,17 +20,23 @@ import re
 from collections.abc import Iterator, Mapping
 from functools import partial
 from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from thinkfix.formats import cline_ui
 from thinkfix.formats.anthropic import Anthropic
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import as_str, block_reasoning, content_slots, join_texts
 from thinkfix.formats.detection import base_name, sample
 from thinkfix.formats.locations import editor_users
 from thinkfix.formats.records import Record
+from thinkfix.formats.strangers import ASSISTANT
+from thinkfix.formats.turns import Turn
+
+if TYPE_CHECKING:
+    from thinkfix.formats.planner import Draft, Plan
 
 HISTORY = "api_conversation_history.json"
-COMPANIONS = ("ui_messages.json", "task_metadata.json")
+METADATA = "task_metadata.json"
 #: VS Code extension ids as they appear in globalStorage paths.
 _ROO_PATH = re.compile(r"roo-?(?:cline|code)|rooveterinaryinc", re.IGNORECASE)
 _CLINE_PATH = re.compile(r"claude-dev|saoudrizwan|[\\/]\.cline[\\/]", re.IGNORECASE)
@@ -62,20 +67,17 @@ def _runtime(head: bytes, path: str) -> tuple[str, float] | None:
     name = base_name(path)
     s = sample(head)
     doc = s.doc
+    if cline_ui.detects(doc, head, name):
+        # the task view's messages, by their shape (any name) or, cut off, their opening bytes
+        return _by_path(path) or "cline", 0.95
     if isinstance(doc, list):
         if not doc or not all(_item(m) for m in doc[:200]):
-            if (
-                name in COMPANIONS
-                and doc
-                and all(isinstance(m, dict) and "ts" in m for m in doc[:50])
-            ):
-                return _by_path(path) or "cline", 0.95
             return None
         extras = any(isinstance(m, dict) and ("ts" in m or "modelInfo" in m) for m in doc)
         if name != HISTORY and not extras:
             return None
     elif isinstance(doc, dict):
-        if name == "task_metadata.json" and ("files_in_context" in doc or "model_usage" in doc):
+        if name == METADATA and ("files_in_context" in doc or "model_usage" in doc):
             return _by_path(path) or "cline", 0.95
         return None
     elif name != HISTORY or not _HISTORY_OPENER.match(head):
@@ -127,16 +129,19 @@ class Cline(Anthropic):
     id = "cline"
     description = (
         "Cline task histories: tasks/<id>/api_conversation_history.json (Anthropic "
-        "MessageParams with modelInfo, metrics, ts), ui_messages.json beside it"
+        "MessageParams with modelInfo, metrics, ts) and the task view's ui_messages.json "
+        "(ClineMessages: say text and completion_result are the answers)"
     )
     detection = (
         "the file name api_conversation_history.json or history entries carrying "
-        "ts/modelInfo, and the saoudrizwan.claude-dev storage path; the companion "
-        "ui_messages.json and task_metadata.json are recognised and hold no history"
+        "ts/modelInfo, and the saoudrizwan.claude-dev storage path; ui_messages.json by "
+        "its {ts, type: ask|say} messages; task_metadata.json is recognised, no message"
     )
     placement = (
-        "the repair manifest only: the history is replayed to the provider on every "
-        "request (Anthropic included), where an unsigned thinking block is rejected"
+        "history: the repair manifest only (replayed to the provider on every request, "
+        "Anthropic included, where an unsigned thinking block is rejected); "
+        "ui_messages.json: a say: reasoning message before the answer, as the runtime "
+        "writes one"
     )
     locations_source = (
         "VS Code globalStorage/saoudrizwan.claude-dev/tasks/<id>/ "
@@ -157,9 +162,26 @@ class Cline(Anthropic):
         found = _runtime(head, path)
         return found[1] if found is not None and found[0] == self.id else 0.0
 
+    # A task folder's two documents share no assistant marker (the history's role word, the
+    # task view's `"say"`), so neither a line reader's jump nor the marker test may skip one.
+    @property
+    def line_records(self) -> bool:
+        return False
+
+    def may_contain_assistant(self, raw: bytes) -> bool:
+        return ASSISTANT in raw or cline_ui.MARKER in raw
+
+    def _messages(self, record: Record, texts: bool = False) -> list[Message]:
+        if cline_ui.MARKER in record.raw and record.error is None and record.data is not None:
+            return self.checked_messages(record, texts=texts)
+        return super()._messages(record, texts)
+
     def messages(self, record: Record) -> Iterator[Message]:
         value = record.data
         if not isinstance(value, list):
+            return
+        if cline_ui.is_ui(value):
+            yield from cline_ui.messages(value)
             return
         for j, m in enumerate(value):
             if isinstance(m, dict) and m.get("role") == "assistant" and "content" in m:
@@ -173,6 +195,23 @@ class Cline(Anthropic):
                     message_id=as_str(m.get("id")),
                     model=as_str(model),
                 )
+
+    def plan_repair(self, plan: Plan, draft: Draft) -> None:
+        if cline_ui.is_ui(plan.records[draft.site.record_index].data):
+            cline_ui.plan_repair(plan, draft)
+        else:
+            super().plan_repair(plan, draft)
+
+    def plan_emptied(self, plan: Plan, draft: Draft) -> None:
+        if cline_ui.is_ui(plan.records[draft.site.record_index].data):
+            cline_ui.plan_emptied(plan, draft)
+        else:
+            super().plan_emptied(plan, draft)
+
+    def turns(self, record: Record) -> Iterator[Turn]:
+        if cline_ui.is_ui(record.data):
+            return cline_ui.turns(record)
+        return super().turns(record)
 
 
 class RooCode(Cline):
