@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.base import Message
@@ -81,7 +82,14 @@ TOOLS = frozenset(
     }
 )
 #: The start of a truncated head: `[{"ts":<number>,"type":"ask"|"say"` as both runtimes write.
-_OPENER = re.compile(rb'^\s*\[\s*\{\s*"ts"\s*:\s*\d+(?:\.\d+)?\s*,\s*"type"\s*:\s*"(?:ask|say)"')
+_OPENER = rb'^\s*\[\s*\{\s*"ts"\s*:\s*\d+(?:\.\d+)?\s*,\s*"type"\s*:\s*"(?:ask|say)"'
+
+
+@cache
+def _opener() -> re.Pattern[bytes]:
+    """`_OPENER`, compiled on first use: only a cut-off head needs it, and compiling it on
+    import cost every scan's start-up (as `places`' patterns did)."""
+    return re.compile(_OPENER)
 
 
 def _message(m: Any) -> bool:
@@ -99,7 +107,7 @@ def detects(doc: Any, head: bytes, name: str) -> bool:
     document is cut off, the runtimes' opening bytes under that name."""
     if isinstance(doc, list):
         return is_ui(doc) and (name == NAME or all(_message(m) for m in doc[:50]))
-    return doc is None and name == NAME and _OPENER.match(head) is not None
+    return doc is None and name == NAME and _opener().match(head) is not None
 
 
 def _number(value: Any) -> bool:
