@@ -336,3 +336,41 @@ def test_cline_ui_property_repair_leaves_no_leak_keeps_reasoning_and_undo_restor
         assert result.manifest_path is not None
         assert restore.undo(result.manifest_path).exit_code() is ExitCode.CLEAN
         assert work.read_bytes() == data
+
+
+_SOUP = st.lists(
+    st.sampled_from(["<think>", "</think>", "<thought>", "</thought>", "◁think▷", "◁/think▷"])
+    | st.text(alphabet="ab \n`", min_size=1, max_size=8),
+    min_size=1,
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(_SOUP, min_size=1, max_size=3), tool=st.booleans())
+def test_cline_ui_property_any_leak_is_repaired_or_refused_and_nothing_else_moves(
+    texts: list[str], tool: bool
+) -> None:
+    messages = _task()[:2]
+    for n, text in enumerate(texts):
+        messages.append(_cline("text", 1780000001000 + 10 * n, text, partial=False))
+        if tool:
+            messages.append(_cline("tool", 1780000001005 + 10 * n, "{}", "ask"))
+    data = _dump(messages)
+    repairs = _repairs(data)
+    out = repair(CLINE, data, repairs)  # ids, numbers, texts and no removal checked there
+    after = json.loads(out.data)
+    refused = {p.site.json_path for p in out.placements if p.kind is PlacementKind.REFUSED}
+    left = {r.site.json_path for r in _repairs(out.data)}
+    assert len(left) == len(refused)  # what a repair refuses is all that still leaks
+    # every message the file had is still there, in order, with its ts; the new ones are
+    # reasoning messages, each right before its answer
+    kept = [m for m in after if m["ts"] in {o["ts"] for o in messages}]
+    assert [m["ts"] for m in kept] == [m["ts"] for m in messages]
+    for j, m in enumerate(after):
+        if m["ts"] not in {o["ts"] for o in messages}:
+            assert m["say"] == "reasoning" and after[j + 1]["ts"] == m["ts"] + 1
+    reasoning = "\n\n".join(m["text"] for m in after if m.get("say") == "reasoning")
+    for rep, placement in zip(repairs, out.placements):
+        if placement.applied:
+            assert all(s.strip() in reasoning for s in rep.thinking if s.strip())
