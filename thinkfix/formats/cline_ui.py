@@ -8,7 +8,9 @@ webview renders when the task is reopened, written whole and compact on every ch
 is `{ts, type: "ask"|"say", ask?, say?, text?, images?, files?, partial?, ...}` (Cline
 src/shared/ExtensionMessage.ts `ClineMessage`; Roo packages/types/src/message.ts
 `clineMessageSchema`): `ts` a number (`Date.now()`), `text` a string. Any other shape is an
-error for the file, never a clean count.
+error for the file, never a clean count. Cline's SDK builds (apps/vscode/src/sdk, 2026-06 on)
+write no new one and still show an old task's (`readUiMessages` in legacy-state-reader.ts,
+called by sdk-task-history.ts).
 
 What is read: the model's answer texts, `say: "text"` (Cline `presentAssistantMessage` in
 src/core/task/index.ts and `ActModeRespondHandler`; Roo
