@@ -156,12 +156,35 @@ def _wait_unlocked(path: str) -> None:
         time.sleep(0.05)
 
 
+class StoreSchema(sqlite3.OperationalError, ValueError):
+    """The store lacks a table or column its format reads: a build of the runtime thinkfix
+    does not know migrated it, or another program's database took the store's name (a
+    ValueError too, so a scan says it in words, as it says a file it cannot parse)."""
+
+
 @contextmanager
 def snapshot(path: str) -> Iterator[sqlite3.Connection]:
     """A read-only connection to the store at `path` that leaves its folder untouched and sees
     its newest committed rows. StoreInUse when it is exclusively locked, or kept changing
-    under every try. Must not be called while this process holds a write transaction on
-    the store: closing any descriptor of a file drops the process's POSIX locks on it."""
+    under every try; StoreSchema when a read names a table or column the store lacks. Must
+    not be called while this process holds a write transaction on the store: closing any
+    descriptor of a file drops the process's POSIX locks on it."""
+    try:
+        with _snapshot(path) as db:
+            yield db
+    except StoreSchema:
+        raise
+    except sqlite3.OperationalError as exc:
+        if str(exc).startswith(("no such table", "no such column")):
+            raise StoreSchema(
+                f"not the store's schema thinkfix reads ({exc}): a build of the runtime it "
+                "does not know, or another program's database of that name"
+            ) from None
+        raise
+
+
+@contextmanager
+def _snapshot(path: str) -> Iterator[sqlite3.Connection]:
     _wait_unlocked(path)
     if _size(path + "-wal") > 0:
         if os.path.exists(path + "-shm"):
