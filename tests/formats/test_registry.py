@@ -43,6 +43,7 @@ SUPPORT_MODULES = {
     "base",
     "cline_ui",
     "codex_items",
+    "copilot_rounds",
     "common",
     "detection",
     "goose_items",

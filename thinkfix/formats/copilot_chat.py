@@ -21,7 +21,9 @@ prompt replays those round texts (`src/extension/prompt/common/conversation.ts`,
 `Turn.rounds`), and their `thinking` only for the current turn
 (`src/extension/prompts/node/panel/toolCalling.tsx`, `!isHistorical`). So a leak is fixed
 in the markdown part and in the round text that repeats it; the reasoning goes into a
-`thinking` part before the text, which VS Code shows folded and nothing replays.
+`thinking` part before the text, which VS Code shows folded and nothing replays. A round
+no markdown part holds is read on its own (`copilot_rounds`), its reasoning put into its
+own `thinking`.
 
 An assistant message is a response's parts as a record holds them (a request's, or a log
 entry's push or set): a response written in pieces as it streamed is read in each."""
@@ -29,17 +31,33 @@ entry's push or set): a response written in pieces as it streamed is read in eac
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import suppress
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from thinkfix.formats.base import Message
 from thinkfix.formats.common import FormatBase, as_str, join_texts, place_elsewhere, place_nothing
+from thinkfix.formats.copilot_rounds import (
+    COUNT,
+    MARKER,
+    MODELS,
+    ROUNDS,
+    SEEN,
+    is_request,
+    mark,
+    mirror_rounds,
+    own_rounds,
+    place_in_round,
+    requests_of,
+    round_messages,
+    seen_after,
+)
 from thinkfix.formats.detection import has_keys, sample
-from thinkfix.formats.jsonedit import InsertItems, SetValue
+from thinkfix.formats.jsonedit import InsertItems
 from thinkfix.formats.locations import VSCODE_EDITORS, editor_users
 from thinkfix.formats.planner import Draft, Plan
-from thinkfix.formats.records import Context, Record
+from thinkfix.formats.records import EMPTY_CONTEXT, Context, Record
 from thinkfix.formats.repairs import PlacementKind, TextSlot
 from thinkfix.formats.turn_shapes import args_text
 from thinkfix.formats.turns import Part, PartKind, Path, Role, Turn
@@ -55,18 +73,6 @@ _LOG_OPENER = re.compile(rb'^\s*\{\s*"kind"\s*:\s*0\s*,\s*"v"\s*:\s*\{')
 _FLAT_OPENER = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,')
 #: Folders of a profile's globalStorage that hold sessions of windows without a workspace.
 _GLOBAL_FOLDERS = ("emptyWindowChatSessions", "transferredChatSessions")
-#: Context key: how many requests the session has after a record (log entries index them).
-_COUNT = "copilot-chat:requests"
-#: Context key: request index -> its modelId (a log line that pushes parts does not say).
-_MODELS = "copilot-chat:models"
-
-
-def _request(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and isinstance(value.get("message"), dict)
-        and ("requestId" in value or "response" in value)
-    )
 
 
 def _session(value: Any) -> bool:
@@ -75,7 +81,7 @@ def _session(value: Any) -> bool:
         and isinstance(value.get("requests"), list)
         and "sessionId" in value
         and ("version" in value or "responderUsername" in value or "creationDate" in value)
-        and all(_request(r) for r in value["requests"][:200])
+        and all(is_request(r) for r in value["requests"][:200])
     )
 
 
@@ -170,34 +176,38 @@ def _responses(
 ) -> Iterator[tuple[Path, list[Any], int | None, dict[str, Any] | None]]:
     """(path of a response-part list, the parts, the request's index or None, the request)
     for each response a record holds."""
-    o = record.obj
-    if o is None:
-        return
-    if "kind" not in o and isinstance(o.get("requests"), list):  # the flat file
-        yield from _of_requests(o["requests"], ("requests",), 0)
-        return
-    kind, k, v = o.get("kind"), o.get("k"), o.get("v")
-    if kind == 0 and isinstance(v, dict) and isinstance(v.get("requests"), list):
-        yield from _of_requests(v["requests"], ("v", "requests"), 0)
-    elif kind in (1, 2) and isinstance(k, list) and k[:1] == ["requests"]:
-        if len(k) == 1 and isinstance(v, list):
-            start = o.get("i") if kind == 2 and isinstance(o.get("i"), int) else None
-            if start is None:
-                start = 0 if kind == 1 else record.ctx.extra.get(_COUNT, 0)
-            yield from _of_requests(v, ("v",), start)
-        elif len(k) == 2 and isinstance(k[1], int) and kind == 1:
-            yield from _of_requests([v], ("v",), k[1], single=True)
-        elif len(k) == 3 and isinstance(k[1], int) and k[2] == "response" and isinstance(v, list):
-            yield ("v",), v, k[1], None
+    if record.obj is not None:
+        yield from _responses_of(record.obj, record.ctx.extra.get(COUNT, 0))
 
 
-def _of_requests(
-    requests: list[Any], base: Path, start: int, *, single: bool = False
+def _responses_of(
+    o: dict[str, Any], count: int
 ) -> Iterator[tuple[Path, list[Any], int | None, dict[str, Any] | None]]:
-    for j, r in enumerate(requests):
-        if _request(r) and isinstance(r.get("response"), list):
-            path = (base if single else base + (j,)) + ("response",)
-            yield path, r["response"], start + j, r
+    for path, request, index in requests_of(o, count):
+        if isinstance(request.get("response"), list):
+            yield (*path, "response"), request["response"], index, request
+    kind, k, v = o.get("kind"), o.get("k"), o.get("v")
+    key = k if isinstance(k, list) and len(k) == 3 else [None, None, None]
+    if kind in (1, 2) and key[0] == "requests" and key[2] == "response" and isinstance(v, list):
+        yield ("v",), v, key[1] if isinstance(key[1], int) else None, None
+
+
+def _marks(record: Record) -> dict[int, list[str | int]]:
+    """Request index -> the `mark`s of its markdown texts in the record (what a round of that
+    request is checked against)."""
+    return _marks_in(_responses(record))
+
+
+def _marks_in(
+    responses: Iterable[tuple[Path, list[Any], int | None, dict[str, Any] | None]],
+) -> dict[int, list[str | int]]:
+    marks: dict[int, list[str | int]] = {}
+    for _, parts, index, _ in responses:
+        for p in parts:
+            text = get_path(p, _VULN_TEXT) if _vuln(p) else p.get("value") if _markdown(p) else None
+            if index is not None and isinstance(text, str) and text.strip():
+                marks.setdefault(index, []).append(mark(text))
+    return marks
 
 
 def _check_entry(o: dict[str, Any]) -> None:
@@ -223,13 +233,13 @@ def _check_entry(o: dict[str, Any]) -> None:
         requests = v if len(k) == 1 else [v] if len(k) == 2 and kind == 1 and v else ()
         at = ("v",) if len(k) == 1 else ()
     for j, r in enumerate(requests if isinstance(requests, list) else ()):
-        if not _request(r) or not isinstance(r.get("response", []), list):
+        if not is_request(r) or not isinstance(r.get("response", []), list):
             raise UnexpectedShape((*at, j) if at else ("v",), r, "a request as VS Code writes it")
 
 
 def _count_after(record: Record, ctx: Context) -> int:
     o = record.obj
-    count: int = ctx.extra.get(_COUNT, 0)
+    count: int = ctx.extra.get(COUNT, 0)
     if o is None:
         return count
     kind, k, v = o.get("kind"), o.get("k"), o.get("v")
@@ -258,7 +268,8 @@ class CopilotChat(FormatBase):
     placement = (
         "a `thinking` response part before the text (VS Code shows it folded; nothing "
         "replays it), and the leak fixed in the result.metadata.toolCallRounds text Copilot "
-        "replays; in a log whose later lines index into that response, the manifest only"
+        "replays; in a log whose later lines index into that response, the manifest only; "
+        "a round's own `thinking` for a round no markdown part holds"
     )
     locations_source = (
         "VS Code user data (VSCODE_PORTABLE, $XDG_CONFIG_HOME, ~/Library/Application Support, "
@@ -312,16 +323,18 @@ class CopilotChat(FormatBase):
         session = o.get("v") if o.get("kind") == 0 else o if "kind" not in o else None
         if isinstance(session, dict) and "sessionId" in session:
             ctx = Context(session_id=as_str(session.get("sessionId")), extra=ctx.extra)
-        models = dict(ctx.extra.get(_MODELS, {}))
-        for _, _, index, request in _responses(record):
-            if request is not None and index is not None and as_str(request.get("modelId")):
-                models[index] = request["modelId"]
-        after = Context(
-            ctx.session_id,
-            ctx.model,
-            {**ctx.extra, _COUNT: _count_after(record, ctx), _MODELS: models},
-        )
-        return ctx, after
+        models = ctx.extra.get(MODELS, {})
+        responses = list(_responses_of(o, ctx.extra.get(COUNT, 0)))
+        named = {
+            index: request["modelId"]
+            for _, _, index, request in responses
+            if request is not None and index is not None and as_str(request.get("modelId"))
+        }
+        if named:  # copied only when it changes: a log has a line per streamed piece
+            models = {**models, **named}
+        seen = seen_after(record, ctx.extra, _marks_in(responses))
+        extra = {**ctx.extra, COUNT: _count_after(record, ctx), MODELS: models, SEEN: seen}
+        return ctx, Context(ctx.session_id, ctx.model, extra)
 
     def messages(self, record: Record) -> Iterator[Message]:
         _check_entry(record.obj or {})
@@ -338,15 +351,27 @@ class CopilotChat(FormatBase):
                 else None,
                 model=as_str(request.get("modelId"))
                 if request
-                else record.ctx.extra.get(_MODELS, {}).get(index),
+                else record.ctx.extra.get(MODELS, {}).get(index),
             )
+        if MARKER in record.raw:
+            yield from round_messages(record, _marks)
 
     def plan_repair(self, plan: Plan, draft: Draft) -> None:
         site = draft.site
-        self._fix_rounds(plan, draft)
         if not draft.segments:
+            if ROUNDS[-1] not in site.path:
+                mirror_rounds(plan, draft, self._own_rounds(plan))
             place_nothing(draft)
             return
+        if ROUNDS[-1] in site.path:  # a round read on its own: its own `thinking`
+            placed = place_in_round(plan.records[site.record_index].data, draft)
+            if placed is None:
+                why = "the repair manifest: `encrypted` signs the round's thinking"
+                place_elsewhere(draft, PlacementKind.MANIFEST, why)
+            else:
+                draft.place(PlacementKind.FIELD, placed[0], field=(site.record_index, placed[1]))
+            return
+        mirror_rounds(plan, draft, self._own_rounds(plan))
         if not self._last_touch(plan, site):
             place_elsewhere(
                 draft,
@@ -368,26 +393,27 @@ class CopilotChat(FormatBase):
             block=(site.record_index, array, index),
         )
 
-    def _fix_rounds(self, plan: Plan, draft: Draft) -> None:
-        """The same leak in a `result.metadata.toolCallRounds[].response` Copilot replays."""
-        site = draft.site
-        old = site.text
-        if not old.strip():
-            return
-        for record in plan.records_with(b'"toolCallRounds"'):
-            if record.error is not None:
-                continue
-            for path, text in _round_texts(record.data):
-                if old in text:
-                    key = (record.index, path)
+    def _own_rounds(self, plan: Plan) -> set[tuple[int, Path]]:
+        """(record, path) of each round the scan reads on its own (so no mirror of a markdown
+        repair), from the contexts a read of the file builds: the planner's records carry
+        none."""
 
-                    def build(drafts: list[Draft], text: str = text, path: Path = path) -> SetValue:
-                        for d in drafts:
-                            text = text.replace(d.site.text, d.repair.visible, 1)
-                        return SetValue(path, text)
+        def compute() -> set[tuple[int, Path]]:
+            own, ctx = set(), EMPTY_CONTEXT
+            for record in plan.records_with(b'"requests"'):  # every line the context reads
+                if record.error is not None or record.obj is None:
+                    continue
+                before, ctx = self.update_context(record, ctx)
+                if MARKER in record.raw:
+                    count = before.extra.get(COUNT, 0)
+                    marks = _marks_in(_responses_of(record.obj, count))
+                    with suppress(UnexpectedShape):  # never read: no mirror goes there
+                        found = own_rounds(record.obj, count, before.extra.get(SEEN), marks)
+                        own |= {(record.index, at) for at, _, _ in found}
+            return own
 
-                    plan.shared_edit(draft, record.index, ("rounds",) + path, build)
-                    draft.mirrors.append(key)
+        found: set[tuple[int, Path]] = plan.fact("copilot-chat:own", compute)
+        return found
 
     def _last_touch(self, plan: Plan, site: Any) -> bool:
         """Does no later line of the log index into the site's response (so a part inserted
@@ -403,37 +429,6 @@ class CopilotChat(FormatBase):
     def turns(self, record: Record) -> Iterator[Turn]:
         """The record as the turns `show` prints (module-level `turns`)."""
         return turns(record)
-
-
-def _round_texts(data: Any) -> Iterator[tuple[Path, str]]:
-    """Every `result.metadata.toolCallRounds[].response` of a record, with its path."""
-    if not isinstance(data, dict):
-        return
-    candidates: list[tuple[Path, Any]] = []
-    if "kind" not in data and isinstance(data.get("requests"), list):
-        candidates = [(("requests", j), r) for j, r in enumerate(data["requests"])]
-    elif isinstance(data.get("v"), dict) and isinstance(data["v"].get("requests"), list):
-        candidates = [(("v", "requests", j), r) for j, r in enumerate(data["v"]["requests"])]
-    elif isinstance(data.get("v"), list) and data.get("k") == ["requests"]:
-        candidates = [(("v", j), r) for j, r in enumerate(data["v"])]
-    elif isinstance(data.get("v"), dict):
-        k = data.get("k")
-        if isinstance(k, list) and k[-1:] == ["result"]:
-            yield from _rounds_of({"result": data["v"]}, ("v",))
-            return
-        candidates = [(("v",), data["v"])]
-    for base, request in candidates:
-        if isinstance(request, dict):
-            yield from _rounds_of(request, base + ("result",))
-
-
-def _rounds_of(request: dict[str, Any], result_path: Path) -> Iterator[tuple[Path, str]]:
-    result = request.get("result")
-    metadata = result.get("metadata") if isinstance(result, dict) else None
-    rounds = metadata.get("toolCallRounds") if isinstance(metadata, dict) else None
-    for r, round_ in enumerate(rounds if isinstance(rounds, list) else ()):
-        if isinstance(round_, dict) and isinstance(round_.get("response"), str):
-            yield result_path + ("metadata", "toolCallRounds", r, "response"), round_["response"]
 
 
 def _last_writes(plan: Plan) -> dict[int, int]:
