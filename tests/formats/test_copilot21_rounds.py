@@ -229,14 +229,11 @@ def test_copilot21_rounds_not_a_list_is_an_error(tmp_path: Path) -> None:
     assert report.exit_code() == ExitCode.ERROR, report.errors
 
 
-@pytest.fixture
-def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "state"
-    monkeypatch.setenv("THINKFIX_STATE_DIR", str(folder))
-    return folder
-
-
-def test_copilot21_round_repair_diff_and_undo(tmp_path: Path, state: Path) -> None:
+def test_copilot21_round_repair_diff_and_undo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = tmp_path / "state"
+    monkeypatch.setenv("THINKFIX_STATE_DIR", str(state))
     path = tmp_path / "chatSessions" / "s.json"
     path.parent.mkdir()
     data = _with_round(LEAK)

@@ -18,6 +18,14 @@ splits the text over several lines. So a message here is a *run*: the text parts
 with no other content, tool call, step or turn record between them, read as one text (its
 site is on the run's first line, `_runs`); a repair rewrites each line's share of it
 (`shares`) and puts the reasoning in a think part record before the run.
+
+A sub-agent's events are also in the parent's wire, each wrapped as a `SubagentEvent`
+(`src/kimi_cli/subagents/runner.py`, `_make_ui_loop_fn`), and the web UI replays them on
+every session open as the text and thinking steps of the parent's Agent tool call
+(`src/kimi_cli/web/api/sessions.py`, `replay_history`; `web/src/hooks/useSessionStream.ts`,
+`processSubagentEvent`). So each sub-agent's events are a lane of their own (sub-agents run
+side by side; their events interleave), read in runs as the top level's are, and a nested
+run's reasoning goes into a nested think part before it, wrapped as its first line is.
 """
 
 from __future__ import annotations
@@ -50,8 +58,12 @@ if TYPE_CHECKING:
 
     from thinkfix.formats.planner import Draft, Plan
 
-#: Where a text part's text is in a record.
+#: Where a text part's text is in a record, and in a sub-agent's event the parent wraps.
 TEXT = ("message", "payload", "text")
+NESTED_TEXT = ("message", "payload", "event", "payload", "text")
+#: A record's lane: None for the session's own events, else the sub-agent's (its parent tool
+#: call and agent id): sub-agents run side by side and their events interleave.
+Lane = tuple[Any, Any] | None
 
 #: Messages that end a run of text: another step or turn, a tool call, a compaction, a
 #: sub-agent's event (`src/kimi_cli/wire/types.py`, `Event`). Any other content part (think,
@@ -91,11 +103,30 @@ def _message(o: Any) -> tuple[str, Any] | None:
     return message["type"], message.get("payload")
 
 
-def _kind(record: Record) -> str:
-    """How a record bears on runs: a text part, a think part, a run's end, or neither."""
-    found = _message(record.obj)
-    if found is None:
+def _lane(o: Any) -> tuple[Lane, tuple[str, Any] | None]:
+    """A record's lane and the message in it: a `SubagentEvent`'s nested event is its
+    sub-agent's (`parent_tool_call_id`, before wire 1.6 `task_tool_call_id`, and
+    `agent_id`: `SubagentEvent._compat_legacy_fields`, src/kimi_cli/wire/types.py)."""
+    found = _message(o)
+    if found is None or found[0] != "SubagentEvent" or not isinstance(found[1], dict):
+        return None, found
+    payload = found[1]
+    inner = _message({"message": payload.get("event")})
+    if inner is None:
+        return None, found
+    call = payload.get("parent_tool_call_id", payload.get("task_tool_call_id"))
+    return (call, payload.get("agent_id")), inner
+
+
+def _kind(record: Record, lane: Lane = None) -> str:
+    """How a record bears on the runs of `lane`: a text part, a think part, a run's end, or
+    neither. Another sub-agent's events, and the session's own, are neither to a
+    sub-agent's run; a sub-agent's event ends a run of the session's own (`_ENDS_RUN`)."""
+    own, found = _lane(record.obj)
+    if found is None or (own != lane and lane is not None):
         return _OTHER
+    if own != lane:
+        return _END
     kind, payload = found
     if kind == "ContentPart":
         if isinstance(payload, dict) and payload.get("type") == "text":
@@ -106,55 +137,60 @@ def _kind(record: Record) -> str:
     return _END if kind in _ENDS_RUN else _OTHER
 
 
+def _text_path(record: Record) -> tuple[str, ...]:
+    return TEXT if _lane(record.obj)[0] is None else NESTED_TEXT
+
+
 def _text(record: Record) -> str:
-    text = get_path(record.obj, TEXT)
+    text = get_path(record.obj, _text_path(record))
     assert isinstance(text, str)
     return text
 
 
 def _runs(records: Iterable[Record]) -> Iterator[Record]:
     """The records, the first of each run of text carrying the run's texts (`ctx.extra["run"]`)
-    and the step's reasoning before it (`"native"`): the run's other lines hold no message of
-    their own. Records are held back only while a run is open (memory: one run)."""
-    run: list[Record] = []
-    texts: list[str] = []
-    thinks: list[str] = []
+    and its lane's step's reasoning before it (`"native"`): the run's other lines hold no
+    message of their own. Records are held back only while a run is open (memory: the
+    runs open side by side, one a lane)."""
+    runs: dict[Lane, tuple[Record, list[str]]] = {}
+    thinks: dict[Lane, list[str]] = {}
+    held: list[Record] = []
     for record in records:
-        kind = _kind(record)
+        lane, found = _lane(record.obj)
+        if lane is not None and None in runs:  # a sub-agent's event ends the session's run
+            _close(*runs.pop(None), thinks.get(None, []))
+        kind = _kind(record, lane)
         if kind == _TEXT:
-            run.append(record)
-            texts.append(_text(record))
-            continue
-        if kind == _OTHER and run:
-            run.append(record)
-            continue
-        if run:
-            yield from _close(run, texts, thinks)
-            run, texts = [], []
-        if kind == _THINK:
-            think = get_path(record.obj, ("message", "payload", "think"))
-            thinks.append(think if isinstance(think, str) else "")
-        found = _message(record.obj)
-        if found is not None and found[0] in _NEW_STEP:
-            thinks = []
-        yield record
-    if run:
-        yield from _close(run, texts, thinks)
+            runs.setdefault(lane, (record, []))[1].append(_text(record))
+        elif kind != _OTHER:
+            if lane in runs:
+                _close(*runs.pop(lane), thinks.get(lane, []))
+            if kind == _THINK:
+                think = found[1].get("think") if found and isinstance(found[1], dict) else None
+                thinks.setdefault(lane, []).append(think if isinstance(think, str) else "")
+            if found is not None and found[0] in _NEW_STEP:
+                thinks[lane] = []
+        held.append(record)
+        if not runs:
+            yield from held
+            held = []
+    for lane, (first, texts) in runs.items():
+        _close(first, texts, thinks.get(lane, []))
+    yield from held
 
 
-def _close(run: list[Record], texts: list[str], thinks: list[str]) -> Iterator[Record]:
-    first = run[0]
+def _close(first: Record, texts: list[str], thinks: list[str]) -> None:
     first.ctx = first.ctx._replace(
         extra={**first.ctx.extra, "run": tuple(texts), "native": join_texts(thinks)}
     )
-    yield from run
 
 
 def run_at(records: Sequence[Record], start: int) -> list[int]:
     """The indices of the text lines of the run whose first line is record `start`."""
     lines = [start]
+    lane = _lane(records[start].obj)[0]
     for i in range(start + 1, len(records)):
-        kind = _kind(records[i])
+        kind = _kind(records[i], lane)
         if kind == _TEXT:
             lines.append(i)
         elif kind != _OTHER:
@@ -179,11 +215,16 @@ def shares(texts: Sequence[str], visible: str) -> list[str]:
     return out
 
 
-def _think_record(stamp: Any, segments: Sequence[str]) -> dict[str, Any]:
+def _think_record(first: dict[str, Any], segments: Sequence[str]) -> dict[str, Any]:
     """A think part's record as the recorder writes one (`ThinkPart.model_dump(mode="json")`
-    keeps `encrypted: null`)."""
+    keeps `encrypted: null`), with the timestamp of the run's first line; in a sub-agent's
+    lane wrapped as that line is (the runner forwards a think part as it does a text part)."""
     payload = {"type": "think", "think": "\n\n".join(segments), "encrypted": None}
-    return {"timestamp": stamp, "message": {"type": "ContentPart", "payload": payload}}
+    message: dict[str, Any] = {"type": "ContentPart", "payload": payload}
+    if _lane(first)[0] is not None:
+        wrapper = first["message"]["payload"]
+        message = {"type": "SubagentEvent", "payload": {**wrapper, "event": message}}
+    return {"timestamp": first.get("timestamp"), "message": message}
 
 
 #: The text field of kosong's text and think parts (`TextPart.text`, `ThinkPart.think`).
@@ -194,19 +235,26 @@ _MESSAGE_OPENER = b'"message": {"type": "'
 
 def _check(o: Any) -> None:
     """Raise `UnexpectedShape` for a record no Kimi writes: a message that is no `{type:
-    <class name>, payload}` (`WireMessageRecord`), or a content part whose `type` is no
+    <class name>, payload}` (`WireMessageRecord`), a `SubagentEvent` whose payload or nested
+    event is not one (`SubagentEvent._validate_event`), or a content part whose `type` is no
     string or whose text or think is no string (kosong's `ContentPart` validator and
     `TextPart`/`ThinkPart`). `_kind` took each for a run's end, so its leak was counted
     clean."""
-    if _metadata(o):
-        return
-    message = o.get("message") if isinstance(o, dict) else None
+    if not _metadata(o):
+        _check_message(o.get("message") if isinstance(o, dict) else None, ("message",))
+
+
+def _check_message(message: Any, where: tuple[str, ...]) -> None:
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise UnexpectedShape(("message",), message, "a {type, payload} wire message")
+        raise UnexpectedShape(where, message, "a {type, payload} wire message")
+    payload = message.get("payload")
+    if message["type"] == "SubagentEvent":
+        if not isinstance(payload, dict):
+            raise UnexpectedShape((*where, "payload"), payload, "a SubagentEvent object")
+        _check_message(payload.get("event"), (*where, "payload", "event"))
     if message["type"] != "ContentPart":
         return
-    payload = message.get("payload")
-    where = ("message", "payload")
+    where = (*where, "payload")
     if not isinstance(payload, dict):
         raise UnexpectedShape(where, payload, "a content part object")
     kind = payload.get("type")
@@ -279,12 +327,13 @@ class KimiWire(FormatBase):
         if record.obj is not None:
             _check(record.obj)
         texts = record.ctx.extra.get("run")
-        if texts is None or _kind(record) != _TEXT:
+        if texts is None or _kind(record, _lane(record.obj)[0]) != _TEXT:
             return
+        at = _text_path(record)
         yield Message(
-            (),
+            () if at == TEXT else at[:-2],
             record.index,
-            [TextSlot(TEXT, "".join(texts))],
+            [TextSlot(at, "".join(texts))],
             native=record.ctx.extra.get("native"),
         )
 
@@ -307,7 +356,12 @@ class KimiWire(FormatBase):
     def _on_line(records: Sequence[Record], repair: Repair) -> Repair:
         site = repair.site
         i = site.record_index
-        if not 0 <= i < len(records) or site.path != TEXT or _kind(records[i]) != _TEXT:
+        if not 0 <= i < len(records) or site.path not in (TEXT, NESTED_TEXT):
+            return repair
+        if (
+            site.path != _text_path(records[i])
+            or _kind(records[i], _lane(records[i].obj)[0]) != _TEXT
+        ):
             return repair
         own = _text(records[i])
         joined = "".join(_text(records[j]) for j in run_at(records, i))
@@ -323,20 +377,21 @@ class KimiWire(FormatBase):
         lines = run_at(plan.records, site.record_index)
         texts = [_text(plan.records[i]) for i in lines]
         draft.edits = []
+        at = site.path
         for n, (i, text, share_) in enumerate(
             zip(lines, texts, shares(texts, draft.repair.visible))
         ):
             if share_ == text:
                 continue
             if n == 0:
-                draft.edit(i, SetValue(TEXT, share_))
+                draft.edit(i, SetValue(at, share_))
             else:
-                draft.mirror(i, TEXT, share_)
+                draft.mirror(i, at, share_)
         if not draft.segments:
             place_nothing(draft)
             return
-        stamp = plan.records[site.record_index].data.get("timestamp")
-        draft.insert_record(site.record_index, _think_record(stamp, draft.segments))
+        first = plan.records[site.record_index].data
+        draft.insert_record(site.record_index, _think_record(first, draft.segments))
         draft.place(
             PlacementKind.RECORD,
             "think ContentPart record before the text (replayed as thinking on resume)",
