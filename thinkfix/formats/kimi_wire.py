@@ -122,7 +122,10 @@ def _kind(record: Record, lane: Lane = None) -> str:
     """How a record bears on the runs of `lane`: a text part, a think part, a run's end, or
     neither. Another sub-agent's events, and the session's own, are neither to a
     sub-agent's run; a sub-agent's event ends a run of the session's own (`_ENDS_RUN`)."""
-    own, found = _lane(record.obj)
+    return _kind_of(*_lane(record.obj), lane)
+
+
+def _kind_of(own: Lane, found: tuple[str, Any] | None, lane: Lane) -> str:
     if found is None or (own != lane and lane is not None):
         return _OTHER
     if own != lane:
@@ -159,9 +162,10 @@ def _runs(records: Iterable[Record]) -> Iterator[Record]:
         lane, found = _lane(record.obj)
         if lane is not None and None in runs:  # a sub-agent's event ends the session's run
             _close(*runs.pop(None), thinks.get(None, []))
-        kind = _kind(record, lane)
+        kind = _kind_of(lane, found, lane)
         if kind == _TEXT:
-            runs.setdefault(lane, (record, []))[1].append(_text(record))
+            assert found is not None  # a text part's payload is a dict with a string text
+            runs.setdefault(lane, (record, []))[1].append(found[1]["text"])
         elif kind != _OTHER:
             if lane in runs:
                 _close(*runs.pop(lane), thinks.get(lane, []))
