@@ -11,6 +11,7 @@ and repaired there with a nested think part before the run; the sub-agent's own
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.formats.support import read, repair, sites
-from tests.formats.test_kimi_wire import META, _line, status, text, think, tool_call, turn, wire
+from tests.formats.test_kimi_cli import KIMI_PYTHON
+from tests.formats.test_kimi_wire import (
+    META,
+    _line,
+    status,
+    text,
+    think,
+    tool_call,
+    tool_result,
+    turn,
+    wire,
+)
 from thinkfix import normalize
 from thinkfix.cli import main
 from thinkfix.engine.report import ExitCode
@@ -59,7 +71,7 @@ def parent(*nested: str) -> bytes:
             text(1.0, "I will ask a sub-agent."),
             agent_call(1.1),
             *nested,
-            _line(9.0, "ToolResult", {"tool_call_id": "call_agent", "return_value": {}}),
+            tool_result(9.0).replace('"call_123"', '"call_agent"'),
         )
     )
 
@@ -254,3 +266,52 @@ def test_kimi21_a_nested_leak_is_one_site_however_it_is_split(
     assert not _leaks(out.data)
     assert out.data.decode().count("Look in src first") == 1
     assert META in out.data.decode()
+
+
+#: Run by an interpreter with Kimi CLI installed: each line of the wire file given is parsed
+#: and dumped again as `WireFile` writes it (`parse_wire_file_line`, `_dump_line`), and the
+#: sub-agent events are folded into steps as the web UI's `processSubagentEvent` folds them.
+_KIMI_READS = """
+import json, sys
+from kimi_cli.wire.file import WireMessageRecord, _dump_line, parse_wire_file_line
+from kimi_cli.wire.types import SubagentEvent
+from kosong.message import TextPart, ThinkPart
+
+same, steps = True, []
+for line in open(sys.argv[1], encoding="utf-8"):
+    parsed = parse_wire_file_line(line)
+    same = same and _dump_line(parsed) == line
+    if not isinstance(parsed, WireMessageRecord):
+        continue
+    message = parsed.to_wire_message()
+    if isinstance(message, SubagentEvent):
+        kind = {ThinkPart: "thinking", TextPart: "text"}.get(type(message.event))
+        text = getattr(message.event, "think", None) or getattr(message.event, "text", None)
+        if kind and text:
+            if steps and steps[-1][0] == kind:
+                steps[-1][1] += text
+            else:
+                steps.append([kind, text])
+print(json.dumps({"same": same, "steps": steps}))
+"""
+
+
+@pytest.mark.skipif(not KIMI_PYTHON, reason="THINKFIX_KIMI_PYTHON names no Kimi CLI interpreter")
+def test_kimi21_kimi_reads_the_repaired_parent_wire_itself(tmp_path: Path) -> None:
+    """Kimi CLI parses every line of the repaired parent wire and writes each back byte for
+    byte, and the web UI's steps of the Agent call become the reasoning as a thinking step and
+    the answer as a text step."""
+    out = repair(FMT, SPLIT, _fixed(SPLIT))
+    path = tmp_path / "wire.jsonl"
+    path.write_bytes(out.data)
+    run = subprocess.run(
+        [KIMI_PYTHON, "-c", _KIMI_READS, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert json.loads(run.stdout) == {
+        "same": True,
+        "steps": [["thinking", "Look in src first; é."], ["text", "Found it in src/app.py."]],
+    }
