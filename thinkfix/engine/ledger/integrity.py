@@ -383,6 +383,22 @@ def _check_entry(
                 c.get(c.get(rec, "after", dict, where), "index", int, f"{where}.after")
                 if not inserted:
                     _check_blob(c, c.get(rec, "before", dict, where), f"{where}.before")
+                if "tree_changes" in rec:
+                    _check_tree(c, rec["tree_changes"], f"{where}.tree_changes")
+
+
+def _check_tree(c: _Checker, changes: Any, at: str) -> None:
+    """A document's changed values (`docwise.tree_changes`): each a path of keys and indices
+    and the SHA-256 of what the repair left there."""
+    if not isinstance(changes, list) or not changes:
+        raise c.fail(f"{at} is not a list of changed values")
+    for k, change in enumerate(changes):
+        path = c.get(change, "path", list, f"{at}[{k}]")
+        if not path or not all(isinstance(s, str) or type(s) is int for s in path):
+            raise c.fail(f"{at}[{k}].path is not a path of keys and indices")
+        digest = change.get("after_sha256")
+        if not (isinstance(digest, str) and _HEX64.match(digest)):
+            raise c.fail(f"{at}[{k}].after_sha256 is not a SHA-256")
 
 
 def _check_blob(c: _Checker, blob: Any, at: str) -> None:

@@ -180,9 +180,14 @@ def file_entry(
 
 
 def record_entry(
-    new: Record, new_offset: int, old: tuple[int, Record, int] | None
+    new: Record,
+    new_offset: int,
+    old: tuple[int, Record, int] | None,
+    tree: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """One changed (`old` is its original index, record and offset) or inserted record."""
+    """One changed (`old` is its original index, record and offset) or inserted record;
+    `tree`: a whole document's changed values (`docwise.tree_changes`), so that undo can put
+    them back in the document its runtime saved again since."""
     after = {
         "index": new.index,
         "line": new.line,
@@ -204,6 +209,7 @@ def record_entry(
             **_blob(rec.raw),
         },
         "after": after,
+        **({"tree_changes": tree} if tree else {}),
     }
 
 

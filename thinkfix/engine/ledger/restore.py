@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, BinaryIO
 
-from thinkfix.engine.ledger import integrity, recordwise
+from thinkfix.engine.ledger import docwise, integrity, recordwise
 from thinkfix.engine.ledger import rows as store
 from thinkfix.engine.ledger.journal import (
     forget_logs,
@@ -112,8 +112,13 @@ def _classify(entry: dict[str, Any]) -> tuple[UndoStatus, str, filestate.FileSta
     if others is not None:
         status = UndoStatus.WOULD_RESTORE if others[1] else UndoStatus.ALREADY
         return status, OTHERS if others[0] is not None else "", now  # "": none left, removed
+    document, why_not = docwise.undone_document(entry, now.path)
+    if document is not None:
+        if filestate.sha256(document) == now.sha256:
+            return UndoStatus.ALREADY, RESAVED, now
+        return UndoStatus.WOULD_RESTORE, RESAVED, now
     said = f"(sha256 {now.sha256[:16]}..., the repair wrote {after['sha256'][:16]}...)"
-    which = f": {found.why}" if found.why else ""
+    which = f": {why_not or found.why}" if why_not or found.why else ""
     why = f"{target}: changed since the repair {said}{which}; restoring it would lose those changes"
     return UndoStatus.CHANGED, why, now
 
@@ -153,6 +158,10 @@ def _lines_after(entry: dict[str, Any], now: filestate.FileState, state: dict[st
 
 #: An undo's note for a session whose lines the runtime rewrote or appended since the repair.
 MERGED = "keeping the lines written since the repair"
+
+
+#: An undo's note for a session document its runtime saved again since the repair.
+RESAVED = "keeping what the runtime saved since the repair"
 
 
 #: An undo's note for a sidecar a later repair added its own reasoning to.
@@ -379,7 +388,18 @@ def _merge(entry: dict[str, Any], now: filestate.FileState, mode: int) -> UndoSt
     file moved meanwhile."""
     found = recordwise.locate(entry, now.path)
     if not found.at:
-        raise filestate.WriteError(f"{entry['target']}: {found.why}", ErrorKind.CHANGED)
+        document, why_not = docwise.undone_document(entry, now.path)
+        if document is None:
+            why = why_not or found.why
+            raise filestate.WriteError(f"{entry['target']}: {why}", ErrorKind.CHANGED)
+        safewrite.atomic_write_stream(
+            entry["target"],
+            lambda out: out.write(document),
+            mode=mode,
+            watch=(now.path, now.stamp),
+            verify=_expect(filestate.sha256(document), len(document)),
+        )
+        return UndoStatus.RESTORED
     digest = Digest()
     rebuild(entry, now.path, digest, at=found.at)
     safewrite.atomic_write_stream(

@@ -18,6 +18,7 @@ import os
 from dataclasses import replace
 from typing import Any, BinaryIO, cast
 
+from thinkfix.engine.ledger import docwise
 from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.repair.model import FileResult, FileStatus, Job, WriteMode
@@ -219,11 +220,13 @@ def record_entries(plan: FilePlan) -> list[dict[str, Any]]:
         if isinstance(seg, Copy):
             at += seg.end - seg.start
             continue
-        old = None
+        old, tree = None, None
         if seg.original is not None:
             start, end = plan.span(seg.original)
             old = (seg.original, _original(plan, seg.original, start, end), start)
-        out.append(mf.record_entry(seg.record, at, old))
+            if plan.count == 1:  # a document (its runtime saves it whole), or one line
+                tree = docwise.tree_changes(old[1].raw, seg.record.raw)
+        out.append(mf.record_entry(seg.record, at, old, tree))
         at += seg.size
     return out
 
