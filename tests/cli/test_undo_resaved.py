@@ -93,6 +93,35 @@ def test_undo_of_a_resaved_document_keeps_what_the_runtime_saved_since(
     assert again.exit_code == 0 and "already" in again.output
 
 
+CLINE_TASK = FIXTURES / "cline" / "tasks" / "1775300000123"
+
+
+def test_undo_of_a_cline_task_keeps_the_messages_cline_appended_since(tmp_path: Path) -> None:
+    """Cline saves both task files compact and whole; the repair inserted a reasoning message
+    into `ui_messages.json` (a list of another length: one change, its repaired length kept),
+    and Cline appended to both since."""
+    task = tmp_path / "tasks" / CLINE_TASK.name
+    shutil.copytree(CLINE_TASK, task)
+    manifest = tmp_path / "m.json"
+    args = ["repair", "--in-place", "--isolated", "--include-active", "--manifest", str(manifest)]
+    assert invoke(*args, str(task)).exit_code in (0, 1)
+    later = {
+        "api_conversation_history.json": {
+            "role": "user",
+            "content": [{"type": "text", "text": "next"}],
+        },
+        "ui_messages.json": {"ts": 1775300999999, "type": "say", "say": "text", "text": "later"},
+    }
+    for name, item in later.items():
+        doc = json.loads((task / name).read_bytes())
+        (task / name).write_text(json.dumps([*doc, item], separators=(",", ":")))
+    result = invoke("undo", str(manifest))
+    assert result.exit_code == 0, result.output  # before: 2, "changed since the repair"
+    for name, item in later.items():
+        now = json.loads((task / name).read_bytes())
+        assert now == [*json.loads((CLINE_TASK / name).read_bytes()), item]
+
+
 def test_undo_refuses_a_repaired_value_the_runtime_changed_since(tmp_path: Path) -> None:
     work, manifest = _repaired(tmp_path, GEMINI)
 
@@ -115,6 +144,7 @@ def test_undo_refuses_a_repaired_value_the_runtime_changed_since(tmp_path: Path)
         [{"path": ["a", 1.5], "after_sha256": "0" * 64}],
         [{"path": ["a"], "after_sha256": "zz"}],
         {"path": ["a"]},
+        [{"path": ["a"], "length": -1, "after_sha256": "0" * 64}],
     ],
 )
 def test_a_manifest_with_odd_tree_changes_fails_its_check(tmp_path: Path, bad: Any) -> None:
@@ -157,6 +187,9 @@ def test_merged_puts_back_the_repaired_values_and_keeps_the_rest(
             m["content"] = m["content"] + "!"
         elif how == "thoughts":
             m["thoughts"] = [{"description": "why"}]
+    if data.draw(st.booleans()):  # a reasoning message inserted before an answer
+        at = data.draw(st.integers(0, len(after["messages"])))
+        after["messages"].insert(at, {"id": -1, "content": "reasoning"})
     changes = docwise.tree_changes(orjson.dumps(before), orjson.dumps(after))
     if after == before:
         assert changes is None

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from thinkfix.engine.ledger.manifest import unblob
-from thinkfix.formats.jsonedit import SetValue, edit
+from thinkfix.formats.jsonedit import Edit, InsertItems, RemoveItem, SetValue, edit
 from thinkfix.formats.records import parse_json
 from thinkfix.formats.repairs import UnsafeEdit
 from thinkfix.formats.turns import Path
@@ -54,7 +54,10 @@ def undone_document(entry: dict[str, Any], path: str) -> tuple[bytes | None, str
         return None, f"cannot compare the document's values: {exc}"
 
 
-def _diff(before: Any, after: Any, path: Path, out: list[Path]) -> None:
+def _diff(before: Any, after: Any, path: Path, out: list[tuple[Path, int | None]]) -> None:
+    """The paths where `after` differs from `before`, smallest first; a list whose length the
+    repair changed (a reasoning message inserted) is one change, with its repaired length, so
+    that items the runtime appended since can be kept."""
     if isinstance(before, dict) and isinstance(after, dict) and list(before) == list(after):
         for key in after:
             if not _same(before[key], after[key]):
@@ -63,8 +66,10 @@ def _diff(before: Any, after: Any, path: Path, out: list[Path]) -> None:
         for i, (b, a) in enumerate(zip(before, after, strict=True)):
             if not _same(b, a):
                 _diff(b, a, (*path, i), out)
+    elif isinstance(before, list) and isinstance(after, list):
+        out.append((path, len(after)))
     else:
-        out.append(path)
+        out.append((path, None))
 
 
 def _at(data: Any, path: Path) -> tuple[bool, Any]:
@@ -87,29 +92,41 @@ def tree_changes(before: bytes, after: bytes) -> list[dict[str, Any]] | None:
     new, error_after = parse_json(after)
     if error or error_after or not isinstance(old, (dict, list)) or type(old) is not type(new):
         return None
-    paths: list[Path] = []
+    paths: list[tuple[Path, int | None]] = []
     try:
         _diff(old, new, (), paths)
-        if not paths or () in paths:
+        if not paths or ((), None) in paths:
             return None
-        return [{"path": list(p), "after_sha256": value_sha256(_at(new, p)[1])} for p in paths]
+        return [_change(new, p, length) for p, length in paths]
     except TypeError:  # a value orjson cannot write: such a document is undone whole only
         return None
 
 
-def _paths(changes: Any) -> list[tuple[Path, str]] | None:
+def _change(new: Any, path: Path, length: int | None) -> dict[str, Any]:
+    value = _at(new, path)[1]
+    if length is None:
+        return {"path": list(path), "after_sha256": value_sha256(value)}
+    return {"path": list(path), "length": length, "after_sha256": value_sha256(value)}
+
+
+def _paths(changes: Any) -> list[tuple[Path, str, int | None]] | None:
     """The recorded changes, checked as hostile (a manifest is data): None when malformed."""
     if not isinstance(changes, list) or not changes:
         return None
     out = []
     for change in changes:
-        path = change.get("path") if isinstance(change, dict) else None
-        digest = change.get("after_sha256") if isinstance(change, dict) else None
-        if not isinstance(path, list) or not path or not isinstance(digest, str):
+        if not isinstance(change, dict):
+            return None
+        path, digest, length = change.get("path"), change.get("after_sha256"), change.get("length")
+        if not isinstance(path, list) or not isinstance(digest, str):
             return None
         if not all(isinstance(s, str) or type(s) is int for s in path):
             return None
-        out.append((tuple(path), digest))
+        if length is not None and (type(length) is not int or length < 0):
+            return None
+        if not path and length is None:
+            return None
+        out.append((tuple(path), digest, length))
     return out
 
 
@@ -124,12 +141,23 @@ def merged(record: dict[str, Any], original: bytes, now: bytes) -> tuple[bytes |
     current, error_now = parse_json(now)
     if error or error_now:
         return None, "the document does not parse now"
-    edits, undone = [], 0
-    for path, digest in changes:
+    edits: list[Edit] = []
+    undone = 0
+    for path, digest, length in changes:
         there, value = _at(current, path)
         if not there:
             return None, f"{_shown(path)} is not there now"
         _, before = _at(old, path)
+        if length is not None:  # a list: the repair's items, then any appended since
+            if not isinstance(value, list) or not isinstance(before, list):
+                return None, f"{_shown(path)} is no list now"
+            if _same(value[: len(before)], before) and value_sha256(value[:length]) != digest:
+                undone += 1
+                continue
+            if len(value) < length or value_sha256(value[:length]) != digest:
+                return None, f"{_shown(path)} changed since the repair"
+            edits.extend(_put_back_items(path, before, length, len(value)))
+            continue
         if _same(value, before):
             undone += 1
             continue
@@ -147,5 +175,19 @@ def merged(record: dict[str, Any], original: bytes, now: bytes) -> tuple[bytes |
     return new, ""
 
 
+def _put_back_items(path: Path, before: list[Any], length: int, now: int) -> list[Edit]:
+    """The edits that turn a list's first `length` items (the repair's) into `before`'s,
+    leaving the `now - length` items after them as they are."""
+    if path and now == length:
+        return [SetValue(path, before)]
+    return [
+        *(RemoveItem(path, i) for i in range(length)),
+        InsertItems(path, length, tuple(before)),
+    ]
+
+
 def _shown(path: Path) -> str:
-    return "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in path).lstrip(".")
+    return (
+        "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in path).lstrip(".")
+        or "the document"
+    )

@@ -394,7 +394,12 @@ def _check_tree(c: _Checker, changes: Any, at: str) -> None:
         raise c.fail(f"{at} is not a list of changed values")
     for k, change in enumerate(changes):
         path = c.get(change, "path", list, f"{at}[{k}]")
-        if not path or not all(isinstance(s, str) or type(s) is int for s in path):
+        length = change.get("length")
+        if length is not None and (type(length) is not int or length < 0):
+            raise c.fail(f"{at}[{k}].length is not a list's length")
+        if (not path and length is None) or not all(
+            isinstance(s, str) or type(s) is int for s in path
+        ):
             raise c.fail(f"{at}[{k}].path is not a path of keys and indices")
         digest = change.get("after_sha256")
         if not (isinstance(digest, str) and _HEX64.match(digest)):
