@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.cli.test_undo_appended import append_and_undo
 from tests.commands import invoke
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -77,12 +78,7 @@ def test_undo_keeps_the_records_kimi_appended_since(
     work, manifest = _session(tmp), tmp / "m.json"
     repair(work, manifest, backup=backup)
     appended = wire_line("StatusUpdate", {"context_usage": 0.03}) + b"".join(map(turn, texts))
-    with open(work, "ab") as fp:
-        fp.write(appended)
-    result = invoke("undo", str(manifest))
-    assert result.exit_code == 0, result.output
-    assert work.read_bytes() == WIRE.read_bytes() + appended
-    assert f"keeping the {len(appended):,} bytes appended since" in result.stderr
+    append_and_undo(work, manifest, WIRE.read_bytes(), appended)
     again = invoke("undo", str(manifest))
     assert again.exit_code == 0, again.output
     assert work.read_bytes() == WIRE.read_bytes() + appended

@@ -62,11 +62,17 @@ def test_undo_restores_the_repair_and_keeps_the_lines_appended_since(
     its bytes from before the repair followed by the appended lines, byte for byte, and undo
     says it kept them. (A leak in the appended lines is left to the next scan.)"""
     work, manifest = _repaired(tmp_path_factory.mktemp("undo"), backup)
+    append_and_undo(work, manifest, LEAKY.read_bytes(), appended)
+
+
+def append_and_undo(work: Path, manifest: Path, original: bytes, appended: bytes) -> None:
+    """Append `appended` to the repaired session and undo: the session is `original` and
+    then the appended bytes, byte for byte, and undo says it kept them."""
     with open(work, "ab") as fp:
         fp.write(appended)
     result = invoke("undo", str(manifest))
     assert result.exit_code == 0, result.output
-    assert work.read_bytes() == LEAKY.read_bytes() + appended
+    assert work.read_bytes() == original + appended
     assert f"keeping the {len(appended):,} bytes appended since" in result.stderr
 
 
