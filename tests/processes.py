@@ -12,6 +12,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+#: How long a child run may take before the test fails instead of waiting on it: a run here
+#: takes seconds; one that waits for input or a lock for ever must not hold the suite.
+TIMEOUT = 300.0
+
 
 def run_python(
     script: str,
@@ -97,10 +101,11 @@ def _run(
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         argv,
+        stdin=subprocess.DEVNULL,  # never the test runner's: a child that reads it waits no one
         capture_output=True,
         text=True,
         check=check,
-        timeout=timeout,
+        timeout=TIMEOUT if timeout is None else timeout,
         cwd=cwd,
         env=None if env is None else dict(env),
     )

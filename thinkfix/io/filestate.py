@@ -109,11 +109,15 @@ class Lane:
     ~0.5 ms of wall time to start and join, per block hashed or file synced (#26 item 4).
     A forked child starts a thread of its own on first use."""
 
-    __slots__ = ("_jobs", "_pid")
+    __slots__ = ("_given", "_jobs", "_pid", "_ran")
 
     def __init__(self) -> None:
         self._jobs: Any = None
         self._pid = 0
+        # Jobs given (written by the submitting thread only) and run (by the lane's thread
+        # only): one writer each, so `idle` needs no lock.
+        self._given = 0
+        self._ran = [0]
 
     def submit(self, job: Callable[[Any], object], arg: Any, done: Any) -> bool:
         """Run `job(arg)` on the lane's thread, then put None (or what it raised) on `done`;
@@ -123,23 +127,36 @@ class Lane:
             import threading
 
             jobs: Any = queue.SimpleQueue()
+            ran = [0]
             try:
-                threading.Thread(target=_run_lane, args=(jobs,), daemon=True).start()
+                threading.Thread(target=_run_lane, args=(jobs, ran), daemon=True).start()
             except RuntimeError:
                 return False
-            self._jobs, self._pid = jobs, os.getpid()
+            self._jobs, self._pid, self._given, self._ran = jobs, os.getpid(), 0, ran
+        self._given += 1
         self._jobs.put((job, arg, done))
         return True
 
+    def threads(self) -> int:
+        """This process's threads of this lane: 1 once started, else 0."""
+        return int(self._jobs is not None and self._pid == os.getpid())
 
-def _run_lane(jobs: Any) -> None:
+    def idle(self) -> bool:
+        """No job given is waiting or running: the lane's thread (if any) waits on its
+        queue, holding nothing a forked child could need."""
+        return self._given == self._ran[0] or not self.threads()
+
+
+def _run_lane(jobs: Any, ran: list[int]) -> None:
     while True:
         job, arg, done = jobs.get()
         try:
             job(arg)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller, who raises it
+            ran[0] += 1
             done.put(exc)
         else:
+            ran[0] += 1
             done.put(None)
 
 

@@ -55,13 +55,40 @@ def default_jobs() -> int:
 
 
 def start_method() -> str:
-    """fork where it is cheap and safe (nothing but the tasks is pickled), else the default."""
+    """fork where it is cheap and safe (nothing but the tasks is pickled), else forkserver
+    (or the platform's default).
+
+    Fork copies one thread: a lock another thread held at that instant (a library caller's
+    thread, a Dask client's event loop, a job still on one of thinkfix's lanes) stays held in
+    the child for ever, and a worker that needs it waits for ever, and the run with it
+    (CPython 3.12 warns of this; 3.14 made forkserver the default). A process whose only other
+    threads are thinkfix's idle lanes forks."""
     import multiprocessing
 
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and os.name == "posix" and sys.platform != "darwin":
-        return "fork"  # macOS system frameworks are not fork-safe
+        if _alone():
+            return "fork"  # macOS system frameworks are not fork-safe
+        if "forkserver" in methods:
+            return "forkserver"
     return multiprocessing.get_start_method(allow_none=False)
+
+
+def _alone() -> bool:
+    """Is the calling thread this process's only one, but for thinkfix's idle lanes?"""
+    import threading
+
+    from thinkfix.io.filestate import HASHING, SYNCING
+
+    lanes = (HASHING, SYNCING)
+    if not all(lane.idle() for lane in lanes):
+        return False
+    python = threading.active_count() - sum(lane.threads() for lane in lanes)
+    try:  # threads Python did not start (a C library's) are listed here, on Linux
+        native = len(os.listdir("/proc/self/task")) - threading.active_count()
+    except OSError:
+        native = 0
+    return python == 1 and native <= 0
 
 
 def chunk_size(tasks: int, workers: int, most: int = 32) -> int:
