@@ -35,6 +35,7 @@ from tests.engine.test_journal_log import (
 from thinkfix.engine.ledger import journal as ledger_journal
 from thinkfix.engine.ledger import manifest as mf
 from thinkfix.engine.ledger import restore
+from thinkfix.engine.parallel import pool
 from thinkfix.engine.repair import write as repair_write
 from thinkfix.engine.repair.journal import finalise
 from thinkfix.engine.repair.model import RepairOptions, WriteMode
@@ -169,6 +170,10 @@ def _interrupt_a_workers_journal_sync(monkeypatch: pytest.MonkeyPatch, flag: Pat
                 raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "fsync", fsync)
+    # The patched fsync reaches the workers only by fork, which the pool chooses only in a
+    # process without other threads; the suite's may have some (a Dask client's, a reader's
+    # JavaScript engine), so fork is asked for here (a hang fails by the suite's timeout).
+    monkeypatch.setattr(pool, "start_method", lambda: "fork")
 
 
 def test_a_run_interrupted_in_a_workers_journal_sync_is_undone_exactly(

@@ -2,14 +2,14 @@
 a lock another thread held at that instant stays held in every forked worker for ever, and a
 worker that takes it never returns (nor the run). A process with threads running (a library
 caller's, a Dask client's loop, a job still on a thinkfix lane) starts its workers with
-forkserver; one whose only other threads are thinkfix's idle lanes still forks (cheap).
+spawn; one whose only other threads are thinkfix's idle lanes still forks (cheap).
 
 Before: `pool.start_method()` was fork whatever ran beside it, and the first test hung.
 """
 
 from __future__ import annotations
 
-import queue
+import shutil
 import sys
 import threading
 from collections.abc import Iterator
@@ -18,18 +18,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.repair_helpers import copy_fixtures, run, tree_bytes
+from tests.engine.repair_helpers import FIXTURES, copy_fixtures, run, tree_bytes
 from tests.processes import run_python
+from thinkfix.engine.ledger import manifest as mf
+from thinkfix.engine.ledger import restore
 from thinkfix.engine.parallel import pool
 from thinkfix.engine.repair.model import WriteMode
+from thinkfix.engine.report import ExitCode
 from thinkfix.engine.scan.options import ScanOptions
 from thinkfix.engine.scan.runner import scan
-from thinkfix.io.filestate import HASHING
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "darwin" or sys.platform == "win32", reason="fork is not used there"
 )
 
+SESSION = "2e8b4f60-91c3-4d7a-b5e2-7c1f0a9d3e48.jsonl"  # a Claude Code session that leaks
 #: A module the workers import: its lock is the one another thread holds at the fork.
 HOLDER = """
 import threading
@@ -65,7 +68,7 @@ def test_a_lock_another_thread_holds_at_the_start_does_not_hang_the_workers(
     (tmp_path / "holder.py").write_text(HOLDER)
     done = run_python(SCRIPT, str(tmp_path), timeout=120, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:2] == ["forkserver", str([t * 2 for t in range(8)])]
+    assert done.stdout.split("\n")[:2] == ["spawn", str([t * 2 for t in range(8)])]
 
 
 @contextmanager
@@ -80,31 +83,45 @@ def _thread_running() -> Iterator[None]:
         thread.join()
 
 
-def test_fork_only_where_no_other_thread_runs() -> None:
-    assert pool.start_method() == "fork"
-    with _thread_running():
-        assert pool.start_method() == "forkserver"
-    assert pool.start_method() == "fork"
+#: The method chosen in a fresh process: alone, beside a thread, with a job on a lane and
+#: with that lane idle again (the suite's own process may have threads of its own).
+CHOICES = """
+import queue, threading
+from thinkfix.engine.parallel import pool
+from thinkfix.io.filestate import HASHING
+print(pool.start_method())
+stop = threading.Event()
+thread = threading.Thread(target=stop.wait)
+thread.start()
+print(pool.start_method())
+stop.set()
+thread.join()
+print(pool.start_method())
+release, done = threading.Event(), queue.SimpleQueue()
+assert HASHING.submit(lambda _: release.wait(30), None, done)
+print(HASHING.threads(), HASHING.idle(), pool.start_method())
+release.set()
+assert done.get(timeout=30) is None
+print(HASHING.threads(), HASHING.idle(), pool.start_method())
+"""
 
 
-def test_a_job_still_on_a_lane_is_a_thread_running_an_idle_lane_is_not() -> None:
-    release, done = threading.Event(), queue.SimpleQueue()  # type: ignore[var-annotated]
-    assert HASHING.submit(lambda _: release.wait(30), None, done)
-    try:
-        assert HASHING.threads() == 1 and not HASHING.idle()
-        assert pool.start_method() == "forkserver"
-    finally:
-        release.set()
-    assert done.get(timeout=30) is None
-    assert HASHING.idle()
-    assert pool.start_method() == "fork"  # its thread waits on its queue: nothing held
+def test_fork_only_where_no_other_thread_runs_or_a_lane_job_is_pending() -> None:
+    done = run_python(CHOICES, timeout=120)
+    assert done.stdout.split("\n")[:5] == [
+        "fork",
+        "spawn",  # beside a running thread
+        "fork",
+        "1 False spawn",  # a job still on the hashing lane
+        "1 True fork",  # its thread waits on its queue: nothing held
+    ]
 
 
 @pytest.mark.parametrize("jobs", [2, 3])
 def test_a_scan_beside_a_running_thread_reports_what_one_process_does(jobs: int) -> None:
     alone = scan(["fixtures"], ScanOptions(), jobs=1).to_dict()
     with _thread_running():
-        assert pool.start_method() == "forkserver"
+        assert pool.start_method() == "spawn"
         beside = scan(["fixtures"], ScanOptions(), jobs=jobs).to_dict()
     assert beside == alone
 
@@ -117,3 +134,21 @@ def test_a_repair_beside_a_running_thread_writes_what_one_process_does(tmp_path:
     assert tree_bytes(tmp_path / "two") == tree_bytes(tmp_path / "one")
     assert len(two.changes) == len(one.changes) > 0
     assert [e.path for e in two.all_errors] == [e.path for e in one.all_errors]
+
+
+def test_an_in_place_repair_beside_a_running_thread_is_undone_exactly(tmp_path: Path) -> None:
+    """The workers seal the undo journal with the key of the state folder the caller set
+    (THINKFIX_STATE_DIR here): a forkserver started earlier kept an older environment, and
+    undo refused the journal as sealed with another key."""
+    root = tmp_path / "in"  # session files undo gives back byte for byte (a store, row by row)
+    root.mkdir()
+    for i in range(8):
+        shutil.copy(FIXTURES / "claude-code" / SESSION, root / f"s{i}.jsonl")
+    before = tree_bytes(root)
+    with _thread_running():
+        result = run([root], WriteMode.IN_PLACE, tmp_path, jobs=2)
+    assert [c for c in result.changes if c.applied]
+    assert tree_bytes(root) != before
+    manifest = tmp_path / "run" / mf.MANIFEST_NAME
+    assert restore.undo(str(manifest)).exit_code() is ExitCode.CLEAN
+    assert tree_bytes(root) == before

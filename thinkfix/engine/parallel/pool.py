@@ -55,22 +55,21 @@ def default_jobs() -> int:
 
 
 def start_method() -> str:
-    """fork where it is cheap and safe (nothing but the tasks is pickled), else forkserver
-    (or the platform's default).
+    """fork where it is cheap and safe (nothing but the tasks is pickled), else spawn (or the
+    platform's default).
 
     Fork copies one thread: a lock another thread held at that instant (a library caller's
     thread, a Dask client's event loop, a job still on one of thinkfix's lanes) stays held in
     the child for ever, and a worker that needs it waits for ever, and the run with it
     (CPython 3.12 warns of this; 3.14 made forkserver the default). A process whose only other
-    threads are thinkfix's idle lanes forks."""
+    threads are thinkfix's idle lanes forks. Not forkserver: its server keeps the environment
+    of its start, and a worker must see this process's (THINKFIX_STATE_DIR keys the undo
+    journal a worker seals)."""
     import multiprocessing
 
     methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and os.name == "posix" and sys.platform != "darwin":
-        if _alone():
-            return "fork"  # macOS system frameworks are not fork-safe
-        if "forkserver" in methods:
-            return "forkserver"
+    if "fork" in methods and os.name == "posix" and sys.platform != "darwin":  # macOS system
+        return "fork" if _alone() else "spawn"  # frameworks are not fork-safe
     return multiprocessing.get_start_method(allow_none=False)
 
 
