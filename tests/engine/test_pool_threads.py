@@ -86,7 +86,7 @@ def _thread_running() -> Iterator[None]:
 #: The method chosen in a fresh process: alone, beside a thread, with a job on a lane and
 #: with that lane idle again (the suite's own process may have threads of its own).
 CHOICES = """
-import queue, threading
+import os, queue, threading, time
 from thinkfix.engine.parallel import pool
 from thinkfix.io.filestate import HASHING
 print(pool.start_method())
@@ -96,6 +96,11 @@ thread.start()
 print(pool.start_method())
 stop.set()
 thread.join()
+# A joined thread's task may stay in /proc/self/task a moment longer (Python 3.10 here):
+# the pool spawns meanwhile, which is safe, only slower to start.
+deadline = time.monotonic() + 30
+while len(os.listdir("/proc/self/task")) > 1 and time.monotonic() < deadline:
+    time.sleep(0.01)
 print(pool.start_method())
 release, done = threading.Event(), queue.SimpleQueue()
 assert HASHING.submit(lambda _: release.wait(30), None, done)
