@@ -80,6 +80,11 @@ ALSO = {
     "home/.local/share/goose/sessions/20250102_1.jsonl": "goose",
     "AppData/Roaming/Block/goose/data/sessions/sessions.db": "goose",
     "home/.local/share/opencode/opencode-beta.db": "opencode",
+    # OpenCode's (and Kilo's) older file store: sessions, messages and parts, each a JSON file
+    "home/.local/share/opencode/storage/session/global/ses_1.json": "opencode",
+    "home/.local/share/opencode/storage/message/ses_1/msg_1.json": "opencode",
+    "home/.local/share/opencode/storage/part/msg_1/prt_1.json": "opencode",
+    "home/.local/share/kilo/storage/part/msg_1/prt_1.json": "kilo",
 }
 #: Files that live in those folders and are no session: never claimed by their place.
 BESIDE = [
@@ -102,6 +107,10 @@ BESIDE = [
     "elsewhere/sessions.db",
     "work/notes/crush.db",
     "home/.config/Cursor/User/globalStorage/state.vscdb",
+    "home/.local/share/opencode/storage/session_diff/ses_1.json",
+    "home/.local/share/opencode/storage/project/global.json",
+    "home/.local/share/opencode/storage/todo/ses_1.json",
+    "home/.local/share/opencode/storage/migration",
     # any Markdown reads as an Aider history: its name alone would count a look-alike clean
     "work/.aider.chat.history.md",
 ]
@@ -248,3 +257,29 @@ def test_importing_places_compiles_no_pattern() -> None:
         "assert all(p._compiled is None for p in places.PLACES)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("runtime", ["opencode", "kilo"])
+def test_a_file_store_part_cut_short_or_of_another_shape_is_an_error_not_a_skip(
+    runtime: str,
+) -> None:
+    """Before: a part file cut short (OpenCode killed mid-write) or a message file of a shape
+    the format does not know, in OpenCode's (or Kilo's) own file store, was "not a known
+    session format", a listed skip beside the store's sessions, which were counted clean."""
+    storage = Path(f"home/.local/share/{runtime}/storage")
+    shutil.copytree(FIXTURES / "opencode" / "storage", storage)
+    cut = storage / "part" / "msg_1" / "prt_1.json"
+    cut.parent.mkdir(parents=True)
+    cut.write_bytes(
+        b'{"id": "prt_1", "sessionID": "ses_1", "messageID": "msg_1", "type": "text", "text": "<think>plan'
+    )
+    other = storage / "message" / "ses_1" / "msg_1.json"
+    other.parent.mkdir(parents=True)
+    other.write_bytes(b'{"id": "msg_1", "sessionID": "ses_1", "role": "assistant"}')
+    code, report = _report("home")
+    assert code == 2
+    assert not report.get("skipped")
+    errors = report["errors"]
+    assert isinstance(errors, list)
+    assert sorted(e["path"] for e in errors) == [str(other), str(cut)]
+    assert report["summary"]["leaking_messages"] > 0  # type: ignore[index]

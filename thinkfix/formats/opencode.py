@@ -110,7 +110,10 @@ class OpenCode(StoreOnly, FormatBase):
             io.BytesIO(head + fp.read()), shapes=self.shapes, doc_shapes=self.shapes
         ):
             doc = record.obj
-            if doc is not None and storage_kind(doc) == "part":
+            if record.error is None and storage_kind(doc) is None:
+                # read by its place (or --format): no object OpenCode writes, never clean
+                record = _stranger(record, doc, self.shapes)
+            elif doc is not None and storage_kind(doc) == "part":
                 record.ctx = self._part_context(name, doc)
                 if (
                     doc.get("type") == "text"
@@ -438,6 +441,24 @@ def turns(record: Record) -> Iterator[Turn]:
                 record.ctx.model,
                 as_str(doc.get("messageID")),
             )
+
+
+def _stranger(record: Record, doc: Any, shapes: Any) -> Record:
+    """`record` as an error: a file-store file holds one session, message or part object."""
+    return Record(
+        record.index,
+        record.line,
+        record.raw,
+        record.eol,
+        ctx=record.ctx,
+        shapes=shapes,
+        data=doc,
+        error=(
+            "not an OpenCode session, message or part: a message has string id and sessionID, "
+            "a role user or assistant and a time object; a part string id, sessionID, "
+            "messageID and type"
+        ),
+    )
 
 
 class KiloCli(OpenCode):

@@ -182,6 +182,20 @@ PLACES: tuple[Place, ...] = (
         "$XDG_DATA_HOME/kilo/kilo.db, kilo-<channel>.db (Kilo-Org/kilo, OpenCode's storage/db.ts "
         "under Kilo's names)",
     ),
+    # OpenCode's older file store (and Kilo's, the same code under its name): one JSON file per
+    # session, message and part; its other folders (project/, session_diff/, todo/) hold none.
+    _place(
+        "opencode",
+        r"opencode/storage/(?:session|message|part)/[^/]+/[^/]+\.json",
+        "$XDG_DATA_HOME/opencode/storage/{session/<projectID>/<sessionID>,message/<sessionID>/"
+        "<messageID>,part/<messageID>/<partID>}.json (sst/opencode packages/opencode/src/storage/"
+        "storage.ts, keys written by session/index.ts and message-v2.ts)",
+    ),
+    _place(
+        "kilo",
+        r"kilo/storage/(?:session|message|part)/[^/]+/[^/]+\.json",
+        "$XDG_DATA_HOME/kilo/storage/, OpenCode's file store under Kilo's name (Kilo-Org/kilo)",
+    ),
     _place(
         "copilot-cli",
         r"\.copilot/session-state/[^/]+/events\.jsonl",
