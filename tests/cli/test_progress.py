@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -38,6 +39,23 @@ def test_progress_bar_draws_files_and_megabytes() -> None:
     bar.finish()
     drawn = stream.getvalue()
     assert "2/2" in drawn and "3.0/3.0 MB" in drawn and "MB/s" in drawn
+
+
+def test_the_bar_draws_without_a_thread_of_its_own() -> None:
+    """Before: rich's refresh thread ran while the bar showed, so the pool's workers of every
+    run on a terminal were spawned, not forked (`pool.start_method`: fork only where no other
+    thread runs)."""
+    before = {t.ident for t in threading.enumerate()}
+    stream = _Tty()
+    bar = RichProgress(stream)
+    bar.start(3, 3_000_000)
+    try:
+        assert {t.ident for t in threading.enumerate()} == before
+        assert "0/3" in stream.getvalue()  # drawn at once, not by a thread later
+        bar.advance("a.jsonl", 1_000_000)
+        assert {t.ident for t in threading.enumerate()} == before
+    finally:
+        bar.finish()
 
 
 class _Recorder:
