@@ -112,7 +112,7 @@ class OpenCode(StoreOnly, FormatBase):
             doc = record.obj
             if record.error is None and storage_kind(doc) is None:
                 # read by its place (or --format): no object OpenCode writes, never clean
-                record = _stranger(record, doc, self.shapes)
+                record = _refused(record, doc, self.shapes, STRANGER)
             elif doc is not None and storage_kind(doc) == "part":
                 record.ctx = self._part_context(name, doc)
                 if (
@@ -120,19 +120,11 @@ class OpenCode(StoreOnly, FormatBase):
                     and not doc.get("synthetic")
                     and record.ctx.extra.get("role") is None
                 ):
-                    record = Record(
-                        record.index,
-                        record.line,
-                        record.raw,
-                        record.eol,
-                        ctx=record.ctx,
-                        shapes=self.shapes,
-                        data=doc,
-                        error=(
-                            f"no message file for {doc.get('messageID')} beside "
-                            "this part: its role (user or assistant) is unknown"
-                        ),
+                    error = (
+                        f"no message file for {doc.get('messageID')} beside "
+                        "this part: its role (user or assistant) is unknown"
                     )
+                    record = _refused(record, doc, self.shapes, error)
             yield record
 
     def _read_database(self, fp: BinaryIO) -> Iterator[Record]:
@@ -443,8 +435,14 @@ def turns(record: Record) -> Iterator[Turn]:
             )
 
 
-def _stranger(record: Record, doc: Any, shapes: Any) -> Record:
-    """`record` as an error: a file-store file holds one session, message or part object."""
+STRANGER = (
+    "not an OpenCode session, message or part: a message has string id and sessionID, a role "
+    "user or assistant and a time object; a part string id, sessionID, messageID and type"
+)
+
+
+def _refused(record: Record, doc: Any, shapes: Any, error: str) -> Record:
+    """`record` as an error for its file, its object kept."""
     return Record(
         record.index,
         record.line,
@@ -453,11 +451,7 @@ def _stranger(record: Record, doc: Any, shapes: Any) -> Record:
         ctx=record.ctx,
         shapes=shapes,
         data=doc,
-        error=(
-            "not an OpenCode session, message or part: a message has string id and sessionID, "
-            "a role user or assistant and a time object; a part string id, sessionID, "
-            "messageID and type"
-        ),
+        error=error,
     )
 
 
