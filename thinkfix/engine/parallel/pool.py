@@ -90,9 +90,17 @@ def _alone() -> bool:
     return python == 1 and native <= 0
 
 
-def chunk_size(tasks: int, workers: int, most: int = 32) -> int:
-    """Tasks per chunk: small enough that the tail balances, large enough to amortise."""
-    return max(1, min(most, tasks // (workers * 8)))
+def chunked(tasks: Sequence[T], workers: int, most: int = 32) -> list[Sequence[T]]:
+    """The tasks in chunks, each a quarter of an even share of what is left (at most `most`):
+    large first, to amortise a chunk's round trip, then smaller down to single tasks, so the
+    workers run out of work together instead of one finishing a full-size chunk alone."""
+    out: list[Sequence[T]] = []
+    at, n = 0, len(tasks)
+    while at < n:
+        size = max(1, min(most, (n - at) // (workers * 4)))
+        out.append(tasks[at : at + size])
+        at += size
+    return out
 
 
 def _start(shared: Any, parent: int, stop: Any) -> None:
@@ -142,8 +150,11 @@ def run(
     global _shared
     method = start_method()
     context = multiprocessing.get_context(method)
-    size = chunk or chunk_size(len(tasks), workers)
-    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+    chunks = (
+        [tasks[i : i + chunk] for i in range(0, len(tasks), chunk)]
+        if chunk
+        else chunked(tasks, workers)
+    )
     stop = context.Event()
     _shared = shared  # a forked worker inherits it (and whatever it compiled) from here
     try:

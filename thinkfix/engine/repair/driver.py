@@ -363,12 +363,11 @@ def _run(
             return [got[i] for i in range(len(jobs))], False
         try:
             tasks = list(enumerate(jobs))
-            chunk = _chunk(len(jobs), workers)
             # Closed however this loop ends (Ctrl-C in its body too): the pool then starts
             # nothing more and its workers stop at their next file, before the run's end reads
             # the journal they write.
             with contextlib.closing(
-                parallel.run(_repair_task, tasks, None, min(workers, len(jobs)), chunk=chunk)
+                parallel.run(_repair_task, tasks, None, min(workers, len(jobs)))
             ) as results:
                 for i, result in results:
                     got[i] = _done(progress, jobs[i], result)
@@ -426,7 +425,3 @@ def _size(job: Job) -> int:
 def _done(progress: Progress, job: Job, result: FileResult) -> FileResult:
     progress.advance(result.path, _size(job))
     return result
-
-
-def _chunk(n: int, workers: int) -> int:
-    return max(1, min(64, n // (workers * 8)))
