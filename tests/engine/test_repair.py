@@ -6,6 +6,7 @@ import difflib
 import gzip
 import os
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -353,6 +354,29 @@ def test_repair_jobs_give_the_same_result_as_one_process(tmp_path: Path) -> None
     assert tree_bytes(tmp_path / "one") == tree_bytes(tmp_path / "many")
     assert [(f.path, f.status, len(f.changes)) for f in one.files] == [
         (f.path, f.status, len(f.changes)) for f in many.files
+    ]
+
+
+def test_repair_hands_the_pool_its_largest_files_first_and_keeps_job_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big session handed out last leaves the other workers idle while one repairs it: the
+    pool gets the files largest first (before: in the order given), the results stay in it."""
+    from thinkfix.engine.parallel import pool
+
+    sizes: list[int] = []
+    real = pool.run
+
+    def spy(fn: Any, tasks: Any, shared: Any, workers: int, **kw: Any) -> Any:
+        sizes.extend(os.path.getsize(job.candidate.path) for _, job in tasks)
+        return real(fn, tasks, shared, workers, **kw)
+
+    monkeypatch.setattr(pool, "run", spy)
+    one = run([FIXTURES], WriteMode.DRY_RUN, tmp_path / "a")
+    many = run([FIXTURES], WriteMode.DRY_RUN, tmp_path / "b", jobs=2)
+    assert len(sizes) > 2 and sizes == sorted(sizes, reverse=True)
+    assert [(f.path, f.status, len(f.changes)) for f in many.files] == [
+        (f.path, f.status, len(f.changes)) for f in one.files
     ]
 
 

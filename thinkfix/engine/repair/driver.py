@@ -362,7 +362,9 @@ def _run(
                 got[i] = _done(progress, j, repair_file(j))
             return [got[i] for i in range(len(jobs))], False
         try:
-            tasks = list(enumerate(jobs))
+            # Largest first (results still come back by job): a big session handed out last
+            # would leave the other workers idle while one repairs it (scan does the same).
+            tasks = sorted(enumerate(jobs), key=lambda task: -_size(task[1]))
             # Closed however this loop ends (Ctrl-C in its body too): the pool then starts
             # nothing more and its workers stop at their next file, before the run's end reads
             # the journal they write.
